@@ -1,0 +1,297 @@
+// Package config is Herald's configuration: the HCL schema, its defaults,
+// environment overrides and validation. It is public so that operators' tools
+// can read and check the same files the host reads.
+//
+// Load order: defaults, then the HCL file (if any), then HERALD_* environment
+// variables, then Validate. No file and no environment gives the embedded
+// default: SQLite under ./data, in-process signalling, listening on
+// 127.0.0.1:8080.
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration of a herald host.
+type Config struct {
+	// Listen is the address the API listens on (HERALD_LISTEN).
+	Listen string
+	// DataDir holds the SQLite file and the filesystem blob store (HERALD_DATA_DIR).
+	DataDir string
+	// PublicURL is the base URL used in hosted URLs, snippets and scriptUrl
+	// (HERALD_PUBLIC_URL). Empty: http://<Listen>.
+	PublicURL string
+	// DatabaseURL selects CockroachDB or PostgreSQL (postgres:// or
+	// postgresql://). Empty: embedded SQLite (HERALD_DATABASE_URL).
+	DatabaseURL string
+	// RedisURL carries job wake-ups between hosts (HERALD_REDIS_URL). Empty:
+	// in-process signalling.
+	RedisURL string
+	// SecretKey encrypts stored credentials (HERALD_SECRET_KEY).
+	SecretKey string
+	// JWTSecret is the HS256 secret of session JWTs (HERALD_JWT_SECRET).
+	JWTSecret string
+	// AllowedPrivateCIDRs are private or loopback ranges that outbound
+	// fetches and deliveries may reach (HERALD_ALLOWED_PRIVATE_CIDRS).
+	AllowedPrivateCIDRs []netip.Prefix
+	// LogFormat is "text" or "json" (HERALD_LOG_FORMAT).
+	LogFormat string
+	// LogLevel is trace, debug, info, warn or error (HERALD_LOG_LEVEL).
+	LogLevel string
+	// MaxBodyBytes caps JSON request bodies; larger bodies get 413
+	// (HERALD_MAX_BODY_BYTES).
+	MaxBodyBytes int64
+	// ShutdownTimeout bounds how long a stopping host waits for in-flight
+	// requests and jobs (HERALD_SHUTDOWN_TIMEOUT).
+	ShutdownTimeout time.Duration
+	// Plans carries the limits of each plan, by plan name.
+	Plans map[string]Plan
+	// Queues carries per-queue settings, by queue name.
+	Queues map[string]Queue
+	// JobRetention is how long finished jobs are kept before pruning
+	// (HERALD_JOB_RETENTION).
+	JobRetention time.Duration
+	// Plugins lists the plugins the host may start, by name.
+	Plugins map[string]Plugin
+	// Models maps model names and aliases to provider deployments.
+	Models map[string]Model
+
+	// Source names the file the configuration came from, if any.
+	Source string
+}
+
+// Plan is the set of limits SPEC.md attaches to a workspace's plan.
+type Plan struct {
+	// PromptsPerReport caps buyer prompts in a visibility report.
+	PromptsPerReport int
+	// RefreshesPer24h caps report refreshes in any 24 hours; 0 blocks refreshes.
+	RefreshesPer24h int
+	// MonthlyAICredits is the monthly allowance of AI credits.
+	MonthlyAICredits int
+	// FreeAudits is how many visibility reports a workspace may run in total
+	// on this plan; 0 means unlimited.
+	FreeAudits int
+	// SchedulerAPIAccess allows the scheduler with an api-key (SPEC: Business
+	// and higher); sessions are always allowed.
+	SchedulerAPIAccess bool
+}
+
+// Queue is the setting of one job queue.
+type Queue struct {
+	// Concurrency is how many jobs of the queue one host runs at once.
+	Concurrency int
+}
+
+// Plugin is one plugin the host may start.
+type Plugin struct {
+	// Name is how config and routes refer to the plugin.
+	Name string
+	// Kind is "provider" or "destination".
+	Kind string
+	// Command is the executable; empty means the first-party plugin Name,
+	// served by the herald executable itself (`herald plugin NAME`).
+	Command string
+	// Args are passed to Command.
+	Args []string
+	// Env is added to the plugin's environment.
+	Env map[string]string
+	// SHA256 is the expected hex checksum of Command; empty skips the check.
+	SHA256 string
+}
+
+// Model routes a model name or alias to provider deployments, tried in order.
+type Model struct {
+	// Name is the model name clients send.
+	Name string
+	// Deployments are tried in order; later ones are fallbacks.
+	Deployments []Deployment
+}
+
+// Deployment is one provider serving a model.
+type Deployment struct {
+	// Provider is the name of a provider plugin.
+	Provider string
+	// Model is the provider's own model name; empty means the routed name.
+	Model string
+}
+
+// PlanNames lists the plans in increasing order of privilege.
+var PlanNames = []string{"free", "pro", "business", "enterprise"}
+
+// QueueNames lists the job queues SPEC.md names.
+var QueueNames = []string{"aiQueue", "seoQueue", "contentQueue"}
+
+// Default returns the embedded default configuration.
+func Default() *Config {
+	c := &Config{
+		Listen:          "127.0.0.1:8080",
+		DataDir:         "./data",
+		LogFormat:       "text",
+		LogLevel:        "info",
+		MaxBodyBytes:    1 << 20,
+		ShutdownTimeout: 15 * time.Second,
+		JobRetention:    7 * 24 * time.Hour,
+		Plans:           DefaultPlans(),
+		Queues:          map[string]Queue{},
+		Plugins:         map[string]Plugin{},
+		Models:          map[string]Model{},
+	}
+	for _, q := range QueueNames {
+		c.Queues[q] = Queue{Concurrency: 8}
+	}
+	return c
+}
+
+// DefaultPlans returns the plan limits used when config does not set them.
+func DefaultPlans() map[string]Plan {
+	return map[string]Plan{
+		"free":       {PromptsPerReport: 5, RefreshesPer24h: 0, MonthlyAICredits: 25, FreeAudits: 1, SchedulerAPIAccess: false},
+		"pro":        {PromptsPerReport: 25, RefreshesPer24h: 3, MonthlyAICredits: 500, FreeAudits: 0, SchedulerAPIAccess: false},
+		"business":   {PromptsPerReport: 50, RefreshesPer24h: 10, MonthlyAICredits: 2000, FreeAudits: 0, SchedulerAPIAccess: true},
+		"enterprise": {PromptsPerReport: 200, RefreshesPer24h: 50, MonthlyAICredits: 20000, FreeAudits: 0, SchedulerAPIAccess: true},
+	}
+}
+
+// Embedded reports whether the config runs on the embedded SQLite store.
+func (c *Config) Embedded() bool { return c.DatabaseURL == "" }
+
+// BaseURL is PublicURL, or the listen address as an http URL.
+func (c *Config) BaseURL() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	return "http://" + c.Listen
+}
+
+// Error is a configuration problem located in a file, when it came from one.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
+	default:
+		return fmt.Sprintf("%s: %s", e.Field, e.Msg)
+	}
+}
+
+// Validate checks the configuration. pos locates a field in the source file
+// (nil when the config has no file); fields set from the environment report
+// the variable instead.
+func (c *Config) validate(pos func(field string) (string, int)) error {
+	fail := func(field, format string, args ...any) error {
+		e := &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+		if pos != nil {
+			e.File, e.Line = pos(field)
+		}
+		return e
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fail("listen", "%q is not host:port", c.Listen)
+	}
+	if c.DataDir == "" {
+		return fail("data_dir", "must not be empty")
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fail("public_url", "%q is not an http(s) URL", c.PublicURL)
+		}
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return fail("database_url", "must start with postgres:// or postgresql:// (empty selects embedded SQLite)")
+	}
+	if c.RedisURL != "" && !strings.HasPrefix(c.RedisURL, "redis://") && !strings.HasPrefix(c.RedisURL, "rediss://") {
+		return fail("redis_url", "must start with redis:// or rediss://")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fail("log_format", "%q is not text or json", c.LogFormat)
+	}
+	switch c.LogLevel {
+	case "trace", "debug", "info", "warn", "error":
+	default:
+		return fail("log_level", "%q is not trace, debug, info, warn or error", c.LogLevel)
+	}
+	if c.MaxBodyBytes < 1024 {
+		return fail("max_body_bytes", "must be at least 1024, got %d", c.MaxBodyBytes)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return fail("shutdown_timeout", "must be positive")
+	}
+	if c.JobRetention <= 0 {
+		return fail("job_retention", "must be positive")
+	}
+	for _, name := range sortedKeys(c.Plans) {
+		if !contains(PlanNames, name) {
+			return fail("plan."+name, "unknown plan %q (plans: %s)", name, strings.Join(PlanNames, ", "))
+		}
+		p := c.Plans[name]
+		if p.PromptsPerReport < 1 {
+			return fail("plan."+name+".prompts_per_report", "must be at least 1")
+		}
+		if p.RefreshesPer24h < 0 || p.MonthlyAICredits < 0 || p.FreeAudits < 0 {
+			return fail("plan."+name, "limits must not be negative")
+		}
+	}
+	for _, name := range sortedKeys(c.Queues) {
+		if !contains(QueueNames, name) {
+			return fail("queue."+name, "unknown queue %q (queues: %s)", name, strings.Join(QueueNames, ", "))
+		}
+		if q := c.Queues[name]; q.Concurrency < 1 || q.Concurrency > 1000 {
+			return fail("queue."+name+".concurrency", "must be between 1 and 1000, got %d", q.Concurrency)
+		}
+	}
+	for _, name := range sortedKeys(c.Plugins) {
+		p := c.Plugins[name]
+		if p.Kind != "provider" && p.Kind != "destination" {
+			return fail("plugin."+name+".kind", "%q is not provider or destination", p.Kind)
+		}
+		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
+			return fail("plugin."+name+".sha256", "must be 64 hex digits")
+		}
+	}
+	for _, name := range sortedKeys(c.Models) {
+		m := c.Models[name]
+		if len(m.Deployments) == 0 {
+			return fail("model."+name, "needs at least one deployment")
+		}
+		for _, d := range m.Deployments {
+			p, ok := c.Plugins[d.Provider]
+			if !ok || p.Kind != "provider" {
+				return fail("model."+name+".deployment", "provider %q is not a configured provider plugin", d.Provider)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,361 @@
+package config
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/gohcl"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+// fileSchema mirrors the HCL file. Pointers tell "unset" from zero so that a
+// file overrides only what it names.
+type fileSchema struct {
+	Listen              *string   `hcl:"listen,optional"`
+	DataDir             *string   `hcl:"data_dir,optional"`
+	PublicURL           *string   `hcl:"public_url,optional"`
+	DatabaseURL         *string   `hcl:"database_url,optional"`
+	RedisURL            *string   `hcl:"redis_url,optional"`
+	SecretKey           *string   `hcl:"secret_key,optional"`
+	JWTSecret           *string   `hcl:"jwt_secret,optional"`
+	AllowedPrivateCIDRs *[]string `hcl:"allowed_private_cidrs,optional"`
+	LogFormat           *string   `hcl:"log_format,optional"`
+	LogLevel            *string   `hcl:"log_level,optional"`
+	MaxBodyBytes        *int64    `hcl:"max_body_bytes,optional"`
+	ShutdownTimeout     *string   `hcl:"shutdown_timeout,optional"`
+	JobRetention        *string   `hcl:"job_retention,optional"`
+	Plans               []struct {
+		Name               string `hcl:"name,label"`
+		PromptsPerReport   *int   `hcl:"prompts_per_report,optional"`
+		RefreshesPer24h    *int   `hcl:"refreshes_per_24h,optional"`
+		MonthlyAICredits   *int   `hcl:"monthly_ai_credits,optional"`
+		FreeAudits         *int   `hcl:"free_audits,optional"`
+		SchedulerAPIAccess *bool  `hcl:"scheduler_api_access,optional"`
+	} `hcl:"plan,block"`
+	Queues []struct {
+		Name        string `hcl:"name,label"`
+		Concurrency *int   `hcl:"concurrency,optional"`
+	} `hcl:"queue,block"`
+	Plugins []struct {
+		Name    string            `hcl:"name,label"`
+		Kind    string            `hcl:"kind"`
+		Command string            `hcl:"command,optional"`
+		Args    []string          `hcl:"args,optional"`
+		Env     map[string]string `hcl:"env,optional"`
+		SHA256  string            `hcl:"sha256,optional"`
+	} `hcl:"plugin,block"`
+	Models []struct {
+		Name        string `hcl:"name,label"`
+		Deployments []struct {
+			Provider string `hcl:"provider"`
+			Model    string `hcl:"model,optional"`
+		} `hcl:"deployment,block"`
+	} `hcl:"model,block"`
+}
+
+// Load reads the configuration: defaults, then the HCL file at path (empty:
+// none), then the environment as getenv reports it, then validation. Errors
+// name the file, line and field.
+func Load(path string, getenv func(string) string) (*Config, error) {
+	c := Default()
+	var body *hclsyntax.Body
+	if path != "" {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("read config: %w", err)
+		}
+		file, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
+		if diags.HasErrors() {
+			return nil, diagError(diags)
+		}
+		body = file.Body.(*hclsyntax.Body)
+		var fs fileSchema
+		if diags := gohcl.DecodeBody(file.Body, nil, &fs); diags.HasErrors() {
+			return nil, diagError(diags)
+		}
+		if err := c.applyFile(&fs, func(field string) (string, int) { return path, lineOf(body, field) }); err != nil {
+			return nil, err
+		}
+		c.Source = path
+	}
+	if err := c.applyEnv(getenv); err != nil {
+		return nil, err
+	}
+	var pos func(string) (string, int)
+	if body != nil {
+		pos = func(field string) (string, int) {
+			if line := lineOf(body, field); line > 0 {
+				return path, line
+			}
+			if env := envOf(field); env != "" && getenv(env) != "" {
+				return "env " + env, 0
+			}
+			return path, 0
+		}
+	} else {
+		pos = func(field string) (string, int) {
+			if env := envOf(field); env != "" && getenv(env) != "" {
+				return "env " + env, 0
+			}
+			return "", 0
+		}
+	}
+	if err := c.validate(pos); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error {
+	setStr := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	setStr(&c.Listen, fs.Listen)
+	setStr(&c.DataDir, fs.DataDir)
+	setStr(&c.PublicURL, fs.PublicURL)
+	setStr(&c.DatabaseURL, fs.DatabaseURL)
+	setStr(&c.RedisURL, fs.RedisURL)
+	setStr(&c.SecretKey, fs.SecretKey)
+	setStr(&c.JWTSecret, fs.JWTSecret)
+	setStr(&c.LogFormat, fs.LogFormat)
+	setStr(&c.LogLevel, fs.LogLevel)
+	if fs.MaxBodyBytes != nil {
+		c.MaxBodyBytes = *fs.MaxBodyBytes
+	}
+	located := func(field string, err error) error {
+		file, line := pos(field)
+		return &Error{File: file, Line: line, Field: field, Msg: err.Error()}
+	}
+	if fs.AllowedPrivateCIDRs != nil {
+		cidrs, err := parseCIDRs(*fs.AllowedPrivateCIDRs)
+		if err != nil {
+			return located("allowed_private_cidrs", err)
+		}
+		c.AllowedPrivateCIDRs = cidrs
+	}
+	for _, d := range []struct {
+		field string
+		src   *string
+		dst   *time.Duration
+	}{{"shutdown_timeout", fs.ShutdownTimeout, &c.ShutdownTimeout}, {"job_retention", fs.JobRetention, &c.JobRetention}} {
+		if d.src == nil {
+			continue
+		}
+		v, err := time.ParseDuration(*d.src)
+		if err != nil {
+			return located(d.field, fmt.Errorf("%q is not a duration such as 30s or 168h", *d.src))
+		}
+		*d.dst = v
+	}
+	for _, p := range fs.Plans {
+		plan, ok := c.Plans[p.Name]
+		if !ok {
+			return located("plan."+p.Name, fmt.Errorf("unknown plan %q (plans: %s)", p.Name, strings.Join(PlanNames, ", ")))
+		}
+		setInt(&plan.PromptsPerReport, p.PromptsPerReport)
+		setInt(&plan.RefreshesPer24h, p.RefreshesPer24h)
+		setInt(&plan.MonthlyAICredits, p.MonthlyAICredits)
+		setInt(&plan.FreeAudits, p.FreeAudits)
+		if p.SchedulerAPIAccess != nil {
+			plan.SchedulerAPIAccess = *p.SchedulerAPIAccess
+		}
+		c.Plans[p.Name] = plan
+	}
+	for _, q := range fs.Queues {
+		queue := c.Queues[q.Name]
+		setInt(&queue.Concurrency, q.Concurrency)
+		c.Queues[q.Name] = queue
+	}
+	for _, p := range fs.Plugins {
+		c.Plugins[p.Name] = Plugin{Name: p.Name, Kind: p.Kind, Command: p.Command, Args: p.Args, Env: p.Env, SHA256: strings.ToLower(p.SHA256)}
+	}
+	for _, m := range fs.Models {
+		model := Model{Name: m.Name}
+		for _, d := range m.Deployments {
+			model.Deployments = append(model.Deployments, Deployment{Provider: d.Provider, Model: d.Model})
+		}
+		c.Models[m.Name] = model
+	}
+	return nil
+}
+
+func setInt(dst *int, src *int) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// envVars maps top-level fields to their environment overrides.
+var envVars = map[string]string{
+	"listen":                "HERALD_LISTEN",
+	"data_dir":              "HERALD_DATA_DIR",
+	"public_url":            "HERALD_PUBLIC_URL",
+	"database_url":          "HERALD_DATABASE_URL",
+	"redis_url":             "HERALD_REDIS_URL",
+	"secret_key":            "HERALD_SECRET_KEY",
+	"jwt_secret":            "HERALD_JWT_SECRET",
+	"allowed_private_cidrs": "HERALD_ALLOWED_PRIVATE_CIDRS",
+	"log_format":            "HERALD_LOG_FORMAT",
+	"log_level":             "HERALD_LOG_LEVEL",
+	"max_body_bytes":        "HERALD_MAX_BODY_BYTES",
+	"shutdown_timeout":      "HERALD_SHUTDOWN_TIMEOUT",
+	"job_retention":         "HERALD_JOB_RETENTION",
+}
+
+func envOf(field string) string {
+	if v, ok := envVars[field]; ok {
+		return v
+	}
+	// plan.NAME.FIELD and queue.NAME.FIELD: HERALD_PLAN_NAME_FIELD.
+	parts := strings.Split(field, ".")
+	if len(parts) == 3 && (parts[0] == "plan" || parts[0] == "queue") {
+		return "HERALD_" + strings.ToUpper(parts[0]+"_"+parts[1]+"_"+parts[2])
+	}
+	return ""
+}
+
+func (c *Config) applyEnv(getenv func(string) string) error {
+	strs := map[string]*string{
+		"listen": &c.Listen, "data_dir": &c.DataDir, "public_url": &c.PublicURL,
+		"database_url": &c.DatabaseURL, "redis_url": &c.RedisURL, "secret_key": &c.SecretKey,
+		"jwt_secret": &c.JWTSecret, "log_format": &c.LogFormat, "log_level": &c.LogLevel,
+	}
+	for field, dst := range strs {
+		if v := getenv(envVars[field]); v != "" {
+			*dst = v
+		}
+	}
+	envErr := func(field string, err error) error {
+		return &Error{File: "env " + envOf(field), Field: field, Msg: err.Error()}
+	}
+	if v := getenv("HERALD_ALLOWED_PRIVATE_CIDRS"); v != "" {
+		cidrs, err := parseCIDRs(strings.Split(v, ","))
+		if err != nil {
+			return envErr("allowed_private_cidrs", err)
+		}
+		c.AllowedPrivateCIDRs = cidrs
+	}
+	if v := getenv("HERALD_MAX_BODY_BYTES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return envErr("max_body_bytes", fmt.Errorf("%q is not an integer", v))
+		}
+		c.MaxBodyBytes = n
+	}
+	for field, dst := range map[string]*time.Duration{"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention} {
+		if v := getenv(envVars[field]); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return envErr(field, fmt.Errorf("%q is not a duration", v))
+			}
+			*dst = d
+		}
+	}
+	for _, name := range PlanNames {
+		plan := c.Plans[name]
+		for field, dst := range map[string]*int{
+			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
+			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
+		} {
+			key := envOf("plan." + name + "." + field)
+			if v := getenv(key); v != "" {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return envErr("plan."+name+"."+field, fmt.Errorf("%q is not an integer", v))
+				}
+				*dst = n
+			}
+		}
+		if v := getenv(envOf("plan." + name + ".scheduler_api_access")); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return envErr("plan."+name+".scheduler_api_access", fmt.Errorf("%q is not a boolean", v))
+			}
+			plan.SchedulerAPIAccess = b
+		}
+		c.Plans[name] = plan
+	}
+	for _, name := range QueueNames {
+		if v := getenv(envOf("queue." + name + ".concurrency")); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return envErr("queue."+name+".concurrency", fmt.Errorf("%q is not an integer", v))
+			}
+			q := c.Queues[name]
+			q.Concurrency = n
+			c.Queues[name] = q
+		}
+	}
+	return nil
+}
+
+func parseCIDRs(list []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8", s)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// lineOf finds the line of a field ("listen", "plan.free.prompts_per_report",
+// "plugin.openai") in the parsed file; 0 when it is not there.
+func lineOf(body *hclsyntax.Body, field string) int {
+	parts := strings.Split(field, ".")
+	if len(parts) == 1 {
+		if a, ok := body.Attributes[parts[0]]; ok {
+			return a.SrcRange.Start.Line
+		}
+		return 0
+	}
+	for _, b := range body.Blocks {
+		if b.Type != parts[0] || len(b.Labels) == 0 || b.Labels[0] != parts[1] {
+			continue
+		}
+		if len(parts) == 2 {
+			return b.TypeRange.Start.Line
+		}
+		if a, ok := b.Body.Attributes[parts[2]]; ok {
+			return a.SrcRange.Start.Line
+		}
+		for _, nb := range b.Body.Blocks {
+			if nb.Type == parts[2] {
+				return nb.TypeRange.Start.Line
+			}
+		}
+		return b.TypeRange.Start.Line
+	}
+	return 0
+}
+
+func diagError(diags hcl.Diagnostics) error {
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		e := &Error{Msg: d.Summary}
+		if d.Detail != "" {
+			e.Msg += ": " + d.Detail
+		}
+		if d.Subject != nil {
+			e.File, e.Line = d.Subject.Filename, d.Subject.Start.Line
+		}
+		e.Field = "config"
+		return e
+	}
+	return diags
+}

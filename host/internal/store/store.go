@@ -1,0 +1,146 @@
+// Package store is Herald's SQL store: one schema and one set of queries that
+// run on embedded SQLite (modernc.org/sqlite, WAL) and on CockroachDB or
+// PostgreSQL (pgx v5, every transaction through cockroach-go's retry helper).
+//
+// Queries are written once in the dialect both backends accept: $N
+// placeholders, TEXT/BIGINT/BOOLEAN columns, times as epoch milliseconds,
+// JSON as TEXT, ids generated in Go. Where the dialects must differ (row
+// locking), the Store exposes the fragment through a method, never a second
+// query.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotFound is returned when a row does not exist or belongs to another
+// workspace: callers cannot tell the two apart, by design.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write would violate a uniqueness rule.
+var ErrConflict = errors.New("conflict")
+
+// Dialect names the backend behind a Store.
+type Dialect string
+
+// The supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// Querier runs SQL. It is implemented by the store itself (auto-commit) and
+// by the transaction handed to Tx callbacks.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (int64, error)
+	Query(ctx context.Context, sql string, args ...any) (Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) Row
+}
+
+// Rows is the result of Query; always Close it.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+	Close()
+}
+
+// Row is the result of QueryRow; Scan returns ErrNotFound when there is no row.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// backend is what each dialect provides.
+type backend interface {
+	Querier
+	tx(ctx context.Context, fn func(Querier) error) error
+	ping(ctx context.Context) error
+	migrate(ctx context.Context) error
+	close()
+	isUniqueViolation(err error) bool
+}
+
+// Store is the SQL store. It is safe for concurrent use.
+type Store struct {
+	Dialect Dialect
+	b       backend
+	now     func() time.Time
+}
+
+// Open opens the store: databaseURL selects PostgreSQL/CockroachDB, empty
+// selects the SQLite file herald.db under dataDir. It does not migrate; call
+// Migrate.
+func Open(ctx context.Context, databaseURL, dataDir string) (*Store, error) {
+	if databaseURL == "" {
+		b, err := openSQLite(ctx, dataDir)
+		if err != nil {
+			return nil, err
+		}
+		return &Store{Dialect: SQLite, b: b, now: time.Now}, nil
+	}
+	b, err := openPostgres(ctx, databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{Dialect: Postgres, b: b, now: time.Now}, nil
+}
+
+// Close releases the store's connections.
+func (s *Store) Close() { s.b.close() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.b.ping(ctx) }
+
+// Migrate applies the embedded migrations that are not applied yet. It is
+// safe to call from several processes at once.
+func (s *Store) Migrate(ctx context.Context) error {
+	if err := s.b.migrate(ctx); err != nil {
+		return fmt.Errorf("migrate %s store: %w", s.Dialect, err)
+	}
+	return nil
+}
+
+// Exec runs a statement outside any transaction.
+func (s *Store) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	return s.b.Exec(ctx, sql, args...)
+}
+
+// Query runs a query outside any transaction.
+func (s *Store) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	return s.b.Query(ctx, sql, args...)
+}
+
+// QueryRow runs a single-row query outside any transaction.
+func (s *Store) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	return s.b.QueryRow(ctx, sql, args...)
+}
+
+// Tx runs fn in a transaction. On CockroachDB/PostgreSQL a serialization
+// failure (40001) re-runs fn, so fn must be safe to run again.
+func (s *Store) Tx(ctx context.Context, fn func(q Querier) error) error {
+	return s.b.tx(ctx, fn)
+}
+
+// IsConflict reports whether err is a uniqueness violation.
+func (s *Store) IsConflict(err error) bool {
+	return errors.Is(err, ErrConflict) || s.b.isUniqueViolation(err)
+}
+
+// SkipLocked is the row-locking suffix for a claim query: FOR UPDATE SKIP
+// LOCKED on CockroachDB/PostgreSQL, nothing on SQLite, whose single writer
+// already makes the claim atomic.
+func (s *Store) SkipLocked() string {
+	if s.Dialect == Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}
+
+// Now is the store's clock in epoch milliseconds.
+func (s *Store) Now() int64 { return s.now().UnixMilli() }
+
+// SetClock replaces the store's clock; tests use it.
+func (s *Store) SetClock(now func() time.Time) { s.now = now }

@@ -1,0 +1,163 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestWorkspacesAndKeys(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, u, err := s.EnsureWorkspaceUser(ctx, "acme", "pro", "a@acme.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, u2, err := s.EnsureWorkspaceUser(ctx, "acme", "free", "a@acme.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.ID != ws.ID || u2.ID != u.ID || again.Plan != "pro" {
+			t.Fatalf("ensure is not idempotent: %+v %+v", again, u2)
+		}
+		if err := s.CreateAPIKey(ctx, store.APIKey{WorkspaceID: ws.ID, UserID: u.ID, Prefix: "hk_abc", Hash: "h1"}); err != nil {
+			t.Fatal(err)
+		}
+		err = s.CreateAPIKey(ctx, store.APIKey{WorkspaceID: ws.ID, UserID: u.ID, Prefix: "hk_abc", Hash: "h1"})
+		if !s.IsConflict(err) {
+			t.Fatalf("duplicate key hash: got %v, want a conflict", err)
+		}
+		p, stored, err := s.PrincipalByKeyHash(ctx, "h1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stored != "h1" || p.Workspace.ID != ws.ID || p.UserID != u.ID || p.Workspace.Plan != "pro" {
+			t.Fatalf("principal: %+v", p)
+		}
+		if _, _, err := s.PrincipalByKeyHash(ctx, "nope"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("unknown key: got %v, want ErrNotFound", err)
+		}
+		if _, err := s.PrincipalByUser(ctx, ws.ID, u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.CountWorkspaces(ctx); err != nil || n != 1 {
+			t.Fatalf("count: %d %v", n, err)
+		}
+	})
+}
+
+func TestEnsureWorkspaceUserIsSafeConcurrently(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		ids := make([]string, 8)
+		errs := make([]error, 8)
+		for i := range ids {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ws, _, err := s.EnsureWorkspaceUser(ctx, "race", "free", "r@race.test")
+				ids[i], errs[i] = ws.ID, err
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for i := range ids {
+			if errs[i] == nil {
+				ok++
+				if ids[i] != ids[0] && errs[0] == nil {
+					t.Fatalf("two workspaces created: %s %s", ids[0], ids[i])
+				}
+			} else if !s.IsConflict(errs[i]) {
+				t.Fatalf("unexpected error: %v", errs[i])
+			}
+		}
+		if ok == 0 {
+			t.Fatal("no call succeeded")
+		}
+		if n, _ := s.CountWorkspaces(ctx); n != 1 {
+			t.Fatalf("workspaces: %d", n)
+		}
+	})
+}
+
+func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		clock := time.UnixMilli(1_700_000_000_000)
+		s.SetClock(func() time.Time { clock = clock.Add(time.Millisecond); return clock })
+		ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
+		_, bob, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "bob@acme.test")
+		other, mallory, _ := s.EnsureWorkspaceUser(ctx, "other", "business", "m@other.test")
+
+		team := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Team", Type: "text", Content: "hello"}
+		personal := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "personal", Name: "Mine", Type: "text", Content: "mine", URL: ptr("https://a.test")}
+		for _, v := range []*store.Voice{team, personal} {
+			if err := s.CreateVoice(ctx, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		list, err := s.ListVoices(ctx, ws.ID, alice.ID)
+		if err != nil || len(list) != 2 || list[0].ID != personal.ID {
+			t.Fatalf("alice list (newest first): %+v %v", list, err)
+		}
+		if *list[0].URL != "https://a.test" || list[1].URL != nil || !list[0].IsActive {
+			t.Fatalf("nullable columns: %+v", list)
+		}
+		list, _ = s.ListVoices(ctx, ws.ID, bob.ID)
+		if len(list) != 1 || list[0].ID != team.ID {
+			t.Fatalf("bob sees personal voice of alice: %+v", list)
+		}
+		if _, err := s.GetVoice(ctx, ws.ID, bob.ID, personal.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("bob get personal: %v", err)
+		}
+		if _, err := s.GetVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other workspace get: %v", err)
+		}
+		if _, err := s.UpdateVoice(ctx, other.ID, mallory.ID, team.ID, store.VoiceUpdate{Name: ptr("x")}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other workspace update: %v", err)
+		}
+		up, err := s.UpdateVoice(ctx, ws.ID, bob.ID, team.ID, store.VoiceUpdate{Name: ptr("Renamed"), FetchInterval: ptr("weekly")})
+		if err != nil || up.Name != "Renamed" || up.Content != "hello" || *up.FetchInterval != "weekly" || up.UpdatedAt <= up.CreatedAt {
+			t.Fatalf("partial update: %+v %v", up, err)
+		}
+		if err := s.DeactivateVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other workspace delete: %v", err)
+		}
+		if err := s.DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+		if _, err := s.GetVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("deleted voice still fetchable: %v", err)
+		}
+		var active bool
+		if err := s.QueryRow(ctx, `SELECT is_active FROM brand_voices WHERE id = $1`, team.ID).Scan(&active); err != nil || active {
+			t.Fatalf("soft delete must keep the row inactive: active=%v err=%v", active, err)
+		}
+	})
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		if err := s.Migrate(context.Background()); err != nil {
+			t.Fatalf("second migrate: %v", err)
+		}
+		if err := s.Ping(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

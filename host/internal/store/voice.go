@@ -1,0 +1,122 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// Voice is a stored brand voice.
+type Voice struct {
+	ID            string
+	WorkspaceID   string
+	UserID        string
+	Scope         string
+	Name          string
+	Type          string
+	URL           *string
+	Content       string
+	FetchInterval *string
+	IsActive      bool
+	CreatedAt     int64
+	UpdatedAt     int64
+}
+
+// VoiceUpdate changes the fields that are not nil.
+type VoiceUpdate struct {
+	Name, Content, URL, FetchInterval *string
+}
+
+const voiceColumns = `id, workspace_id, user_id, scope, name, type, url, content, fetch_interval, is_active, created_at, updated_at`
+
+// voiceVisible limits voices to the caller: team voices of the workspace and
+// the caller's own personal voices. It expects $1 workspace and $2 user.
+const voiceVisible = `workspace_id = $1 AND is_active = TRUE AND (scope = 'team' OR user_id = $2)`
+
+func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
+	var v Voice
+	err := r.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.Content, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt)
+	return v, err
+}
+
+// CreateVoice stores a new active voice; ID and times are set when empty.
+func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
+	if v.ID == "" {
+		v.ID = NewID()
+	}
+	now := s.Now()
+	v.CreatedAt, v.UpdatedAt, v.IsActive = now, now, true
+	_, err := s.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("create voice: %w", err)
+	}
+	return nil
+}
+
+// ListVoices returns the active voices the user can see, newest first.
+func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]Voice, error) {
+	rows, err := s.Query(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("list voices: %w", err)
+	}
+	defer rows.Close()
+	var out []Voice
+	for rows.Next() {
+		v, err := scanVoice(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list voices: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// GetVoice returns an active voice the user can see, or ErrNotFound.
+func (s *Store) GetVoice(ctx context.Context, workspaceID, userID, id string) (Voice, error) {
+	return scanVoice(s.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
+}
+
+// UpdateVoice applies u to an active voice the user can see and returns the
+// result, or ErrNotFound.
+func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string, u VoiceUpdate) (Voice, error) {
+	var out Voice
+	err := s.Tx(ctx, func(q Querier) error {
+		v, err := scanVoice(q.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
+		if err != nil {
+			return err
+		}
+		if u.Name != nil {
+			v.Name = *u.Name
+		}
+		if u.Content != nil {
+			v.Content = *u.Content
+		}
+		if u.URL != nil {
+			v.URL = u.URL
+		}
+		if u.FetchInterval != nil {
+			v.FetchInterval = u.FetchInterval
+		}
+		v.UpdatedAt = s.Now()
+		if _, err := q.Exec(ctx, `UPDATE brand_voices SET name = $1, content = $2, url = $3, fetch_interval = $4, updated_at = $5 WHERE id = $6 AND workspace_id = $7`,
+			v.Name, v.Content, v.URL, v.FetchInterval, v.UpdatedAt, v.ID, workspaceID); err != nil {
+			return fmt.Errorf("update voice: %w", err)
+		}
+		out = v
+		return nil
+	})
+	return out, err
+}
+
+// DeactivateVoice soft-deletes a voice the user can see: the row stays with
+// is_active false. ErrNotFound when there is no such active voice.
+func (s *Store) DeactivateVoice(ctx context.Context, workspaceID, userID, id string) error {
+	n, err := s.Exec(ctx, `UPDATE brand_voices SET is_active = FALSE, updated_at = $4 WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id, s.Now())
+	if err != nil {
+		return fmt.Errorf("delete voice: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
