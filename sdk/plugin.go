@@ -1,0 +1,89 @@
+package sdk
+
+// This file is the go-plugin transport: the contract both sides share.
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-plugin"
+	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"google.golang.org/grpc"
+)
+
+// ProtocolVersion is the herald.plugin.v1 protocol version negotiated
+// through go-plugin's VersionedPlugins.
+const ProtocolVersion = 1
+
+// The names under which the plugin kinds are registered in a go-plugin
+// PluginSet. The host dispenses them by these names.
+const (
+	ProviderPluginName    = "provider"
+	DestinationPluginName = "destination"
+)
+
+// Handshake is the go-plugin handshake both the host and every plugin use.
+// The magic cookie only keeps a plugin binary from being run by hand by
+// mistake; it is not a security measure. ProtocolVersion is left zero
+// because versions are negotiated through [VersionedPlugins].
+var Handshake = plugin.HandshakeConfig{
+	MagicCookieKey:   "HERALD_PLUGIN_MAGIC_COOKIE",
+	MagicCookieValue: "7c1e3f0a9b5d4e2f8a6c1b3d5e7f9a0b2c4d6e8f",
+}
+
+// VersionedPlugins returns the plugin sets a host passes to
+// plugin.ClientConfig.VersionedPlugins. Dispensing ProviderPluginName yields
+// a *ProviderClient, DestinationPluginName a *DestinationClient.
+func VersionedPlugins() map[int]plugin.PluginSet {
+	return map[int]plugin.PluginSet{
+		ProtocolVersion: {
+			ProviderPluginName:    &ProviderPlugin{},
+			DestinationPluginName: &DestinationPlugin{},
+		},
+	}
+}
+
+// ProviderPlugin is the go-plugin plugin.GRPCPlugin for providers. Plugins
+// set Impl and serve it (through [Serve]); hosts leave Impl nil and get a
+// *ProviderClient from GRPCClient.
+type ProviderPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl is the provider to serve; only the plugin side sets it.
+	Impl Provider
+}
+
+// GRPCServer registers Impl on the plugin's gRPC server.
+func (p *ProviderPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pluginv1.RegisterProviderServer(s, &providerServer{impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns a *ProviderClient that calls the plugin over conn.
+func (p *ProviderPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return NewProviderClient(conn), nil
+}
+
+// DestinationPlugin is the go-plugin plugin.GRPCPlugin for destinations.
+// Plugins set Impl and serve it (through [Serve]); hosts leave Impl nil and
+// get a *DestinationClient from GRPCClient.
+type DestinationPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl is the destination to serve; only the plugin side sets it.
+	Impl Destination
+}
+
+// GRPCServer registers Impl on the plugin's gRPC server.
+func (p *DestinationPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pluginv1.RegisterDestinationServer(s, &destinationServer{impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns a *DestinationClient that calls the plugin over conn.
+func (p *DestinationPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return NewDestinationClient(conn), nil
+}
+
+// Interface guards.
+var (
+	_ plugin.GRPCPlugin = (*ProviderPlugin)(nil)
+	_ plugin.GRPCPlugin = (*DestinationPlugin)(nil)
+)

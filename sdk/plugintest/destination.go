@@ -1,0 +1,193 @@
+package plugintest
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/sdk"
+)
+
+// DestinationChecks are the plugin-specific inputs of the destination
+// conformance checks.
+type DestinationChecks struct {
+	// Valid is a payload and credentials that Validate must accept. Each
+	// required key is also removed from it in turn to check that Validate
+	// names it.
+	Valid sdk.ValidateRequest
+	// Export, when non-nil, is exported and must succeed. Point its
+	// credentials at a fake of the remote (an httptest server).
+	Export *sdk.ExportRequest
+	// Failures are exports that must fail with the given error after the
+	// round trip through gRPC.
+	Failures []ExportFailure
+}
+
+// ExportFailure is an export that must fail.
+type ExportFailure struct {
+	// Name is a sentence naming the case, used as the subtest name.
+	Name    string
+	Request sdk.ExportRequest
+	// Want is compared on Code, Retryable, StatusCode and RetryAfter.
+	Want sdk.Error
+}
+
+// TestDestination serves d in-process through gRPC and runs
+// [CheckDestination] against the client.
+func TestDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
+	t.Helper()
+	CheckDestination(t, InProcessDestination(t, d), c)
+}
+
+var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+
+// CheckDestination runs the destination conformance checks against d, which
+// is normally a client from [InProcessDestination] or [Process.Destination].
+func CheckDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+
+	info, err := d.Info(ctx)
+	if err != nil {
+		t.Fatalf("Info: %v", err)
+	}
+
+	t.Run("Info names the destination, its keys and its credential fields", func(t *testing.T) {
+		if !namePattern.MatchString(info.Name) {
+			t.Errorf("Name = %q, want a lowercase identifier", info.Name)
+		}
+		if info.DisplayName == "" {
+			t.Error("DisplayName is empty")
+		}
+		seen := map[string]bool{}
+		for _, k := range info.RequiredKeys {
+			if k == "" || seen[k] {
+				t.Errorf("required key %q is empty or repeated", k)
+			}
+			seen[k] = true
+		}
+		for _, k := range info.OptionalKeys {
+			if k == "" || seen[k] {
+				t.Errorf("optional key %q is empty or repeated (or also required)", k)
+			}
+			seen[k] = true
+		}
+		fields := map[string]bool{}
+		for _, f := range info.Credentials {
+			if f.Name == "" || f.Label == "" || fields[f.Name] {
+				t.Errorf("credential field %+v has no name or label, or is repeated", f)
+			}
+			fields[f.Name] = true
+		}
+	})
+
+	t.Run("Validate accepts the valid payload", func(t *testing.T) {
+		problems, err := d.Validate(ctx, c.Valid)
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		if len(problems) != 0 {
+			t.Errorf("Validate found problems in the valid payload: %+v", problems)
+		}
+	})
+
+	t.Run("Validate names every missing key and credential of an empty payload", func(t *testing.T) {
+		problems, err := d.Validate(ctx, sdk.ValidateRequest{Content: sdk.Content{}, Credentials: map[string]string{}})
+		if err != nil {
+			t.Fatalf("Validate: %v", err)
+		}
+		for _, k := range info.RequiredKeys {
+			if !hasProblem(problems, k) {
+				t.Errorf("no problem names missing key %q; got %+v", k, problems)
+			}
+		}
+		for _, f := range info.Credentials {
+			if f.Required && !hasProblem(problems, sdk.CredentialKey(f.Name)) {
+				t.Errorf("no problem names missing credential %q; got %+v", sdk.CredentialKey(f.Name), problems)
+			}
+		}
+	})
+
+	t.Run("Validate names a required key removed from the valid payload", func(t *testing.T) {
+		for _, k := range info.RequiredKeys {
+			content := maps.Clone(c.Valid.Content)
+			delete(content, k)
+			problems, err := d.Validate(ctx, sdk.ValidateRequest{Content: content, Credentials: c.Valid.Credentials})
+			if err != nil {
+				t.Fatalf("Validate without %q: %v", k, err)
+			}
+			if !hasProblem(problems, k) {
+				t.Errorf("without %q, no problem names it; got %+v", k, problems)
+			}
+		}
+	})
+
+	if len(info.RequiredKeys) > 0 {
+		t.Run("Export refuses a payload without its required keys and does not ask for a retry", func(t *testing.T) {
+			_, err := d.Export(ctx, sdk.ExportRequest{ScheduleID: "conformance", IdempotencyKey: "conformance", Content: sdk.Content{}, Credentials: c.Valid.Credentials})
+			var e *sdk.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Export error = %v, want an *sdk.Error", err)
+			}
+			if e.Code != sdk.CodeInvalidArgument || e.Retryable {
+				t.Errorf("Export error = %+v, want code %q and not retryable", e, sdk.CodeInvalidArgument)
+			}
+		})
+	}
+
+	if !info.CanDelete {
+		t.Run("Delete answers unimplemented when the destination cannot delete", func(t *testing.T) {
+			del, ok := d.(sdk.Deleter)
+			if !ok {
+				t.Skip("not a client: Delete is not reachable")
+			}
+			err := del.Delete(ctx, sdk.DeleteRequest{ExternalID: "x", Credentials: c.Valid.Credentials})
+			if got := sdk.ErrorCode(err); got != sdk.CodeUnimplemented {
+				t.Errorf("Delete error = %v, want code %q", err, sdk.CodeUnimplemented)
+			}
+		})
+	}
+
+	if c.Export != nil {
+		t.Run("Export of the valid payload succeeds", func(t *testing.T) {
+			if _, err := d.Export(ctx, *c.Export); err != nil {
+				t.Errorf("Export: %v", err)
+			}
+		})
+	}
+
+	for _, f := range c.Failures {
+		t.Run(f.Name, func(t *testing.T) {
+			_, err := d.Export(ctx, f.Request)
+			checkError(t, err, f.Want)
+		})
+	}
+}
+
+func hasProblem(problems []sdk.Problem, key string) bool {
+	for _, p := range problems {
+		if p.Key == key && p.Message != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func checkError(t *testing.T, err error, want sdk.Error) {
+	t.Helper()
+	var e *sdk.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error = %v, want an *sdk.Error", err)
+	}
+	if e.Code != want.Code || e.Retryable != want.Retryable || e.StatusCode != want.StatusCode || e.RetryAfter != want.RetryAfter {
+		t.Errorf("error = {Code:%s Retryable:%v StatusCode:%d RetryAfter:%s}, want {Code:%s Retryable:%v StatusCode:%d RetryAfter:%s}",
+			e.Code, e.Retryable, e.StatusCode, e.RetryAfter, want.Code, want.Retryable, want.StatusCode, want.RetryAfter)
+	}
+	if e.Message == "" {
+		t.Error("error message is empty")
+	}
+}
