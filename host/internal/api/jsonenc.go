@@ -1,0 +1,203 @@
+package api
+
+import (
+	"encoding/base64"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// marshalJSON renders a response message the way SPEC.md shows JSON, which
+// protojson cannot: 64-bit integers as numbers (epoch milliseconds, counts),
+// every field present, unset optional and message fields as null. Field
+// names are the proto JSON names (camelCase, or json_name such as "_id").
+// Well-known types render as protojson renders them.
+func marshalJSON(m proto.Message) []byte {
+	return appendMessage(make([]byte, 0, 512), m.ProtoReflect())
+}
+
+func appendMessage(b []byte, m protoreflect.Message) []byte {
+	md := m.Descriptor()
+	switch md.FullName() {
+	case "google.protobuf.Timestamp":
+		secs := m.Get(md.Fields().ByName("seconds")).Int()
+		nanos := m.Get(md.Fields().ByName("nanos")).Int()
+		return appendString(b, time.Unix(secs, nanos).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	case "google.protobuf.Struct":
+		return appendMap(b, m.Get(md.Fields().ByName("fields")).Map(), md.Fields().ByName("fields"))
+	case "google.protobuf.ListValue":
+		return appendList(b, m.Get(md.Fields().ByName("values")).List(), md.Fields().ByName("values"))
+	case "google.protobuf.Value":
+		od := md.Oneofs().ByName("kind")
+		fd := m.WhichOneof(od)
+		if fd == nil {
+			return append(b, "null"...)
+		}
+		if fd.Name() == "null_value" {
+			return append(b, "null"...)
+		}
+		return appendSingular(b, m.Get(fd), fd)
+	case "google.protobuf.StringValue", "google.protobuf.Int64Value", "google.protobuf.Int32Value",
+		"google.protobuf.BoolValue", "google.protobuf.DoubleValue":
+		fd := md.Fields().ByName("value")
+		return appendSingular(b, m.Get(fd), fd)
+	}
+	b = append(b, '{')
+	fields := md.Fields()
+	first := true
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() && !m.Has(fd) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, fd.JSONName())
+		b = append(b, ':')
+		switch {
+		case fd.IsList():
+			b = appendList(b, m.Get(fd).List(), fd)
+		case fd.IsMap():
+			b = appendMap(b, m.Get(fd).Map(), fd)
+		case fd.HasPresence() && !m.Has(fd):
+			b = append(b, "null"...)
+		default:
+			b = appendSingular(b, m.Get(fd), fd)
+		}
+	}
+	return append(b, '}')
+}
+
+func appendList(b []byte, l protoreflect.List, fd protoreflect.FieldDescriptor) []byte {
+	b = append(b, '[')
+	for i := 0; i < l.Len(); i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendSingular(b, l.Get(i), fd)
+	}
+	return append(b, ']')
+}
+
+func appendMap(b []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor) []byte {
+	keys := make([]protoreflect.MapKey, 0, mp.Len())
+	mp.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k.String())
+		b = append(b, ':')
+		b = appendSingular(b, mp.Get(k), fd.MapValue())
+	}
+	return append(b, '}')
+}
+
+func appendSingular(b []byte, v protoreflect.Value, fd protoreflect.FieldDescriptor) []byte {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return strconv.AppendBool(b, v.Bool())
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return strconv.AppendInt(b, v.Int(), 10)
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return strconv.AppendUint(b, v.Uint(), 10)
+	case protoreflect.FloatKind:
+		return appendFloat(b, v.Float(), 32)
+	case protoreflect.DoubleKind:
+		return appendFloat(b, v.Float(), 64)
+	case protoreflect.StringKind:
+		return appendString(b, v.String())
+	case protoreflect.BytesKind:
+		return appendString(b, base64.StdEncoding.EncodeToString(v.Bytes()))
+	case protoreflect.EnumKind:
+		if fd.Enum().FullName() == "google.protobuf.NullValue" {
+			return append(b, "null"...)
+		}
+		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
+			return appendString(b, string(ev.Name()))
+		}
+		return strconv.AppendInt(b, int64(v.Enum()), 10)
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return appendMessage(b, v.Message())
+	}
+	return append(b, "null"...)
+}
+
+// appendFloat formats like encoding/json: integers without a fraction,
+// exponents only for very large or small magnitudes, NaN and Inf as null.
+func appendFloat(b []byte, f float64, bits int) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	return strconv.AppendFloat(b, f, format, -1, bits)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string, escaping what JSON requires and
+// replacing invalid UTF-8.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

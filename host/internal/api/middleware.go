@@ -1,0 +1,143 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+type requestIDKey struct{}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+type httpMetrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
+	m := &httpMetrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herald_http_requests_total", Help: "HTTP requests by route, method and status.",
+		}, []string{"route", "method", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "herald_http_request_duration_seconds", Help: "HTTP request latency by route and method.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"route", "method"}),
+	}
+	reg.MustRegister(m.requests, m.latency)
+	return m
+}
+
+// middleware adds a request id, recovers panics, records metrics by route
+// pattern and logs each request.
+func (s *server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "request_id", id, "panic", p)
+				if rec.status == 0 {
+					writeMessage(rec, http.StatusInternalServerError, "internal error", map[string]string{"requestId": id})
+				}
+			}
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			route := routeLabel(r)
+			elapsed := time.Since(start)
+			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+			s.metrics.latency.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
+			if s.log.IsDebug() || status >= 500 {
+				s.log.Info("request", "method", r.Method, "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id)
+			}
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// routeLabel is the matched pattern (REST) or the procedure path (Connect),
+// so metric labels stay bounded whatever paths clients send.
+func routeLabel(r *http.Request) string {
+	if r.Pattern == "" {
+		return "unmatched"
+	}
+	if strings.HasSuffix(r.Pattern, "/") && strings.HasPrefix(r.Pattern, "/herald.") {
+		return r.URL.Path
+	}
+	return r.Pattern
+}
+
+// statusRecorder remembers the status; with discard it swallows the body
+// (used to turn the mux's text errors into JSON).
+type statusRecorder struct {
+	http.ResponseWriter
+	status  int
+	discard bool
+	header  http.Header
+}
+
+func (r *statusRecorder) Header() http.Header {
+	if r.discard {
+		if r.header == nil {
+			r.header = http.Header{}
+		}
+		return r.header
+	}
+	return r.ResponseWriter.Header()
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	if !r.discard {
+		r.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	if r.discard {
+		return len(b), nil
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming responses (Connect server streams) flush through.
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok && !r.discard {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the writer to http.ResponseController.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

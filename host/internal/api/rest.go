@@ -1,0 +1,239 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+)
+
+// unaryMethod is the shape of every generated Connect handler method.
+type unaryMethod[Req, Res any] func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)
+
+// rest adapts one Connect method to a REST route: it authenticates under
+// policy, decodes the JSON body, path values and query parameters into the
+// proto request (matching wildcard and parameter names to the fields' JSON
+// names), calls the very method the Connect face serves, and writes the
+// response with status, or the error as {"message": ...}.
+func rest[Req, Res any](s *server, policy auth.Policy, status int, method unaryMethod[Req, Res]) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, err := s.authenticate(r.Context(), r.Header, policy)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		req := new(Req)
+		msg := any(req).(proto.Message)
+		if err := s.decode(w, r, msg); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		creq := connect.NewRequest(req)
+		for k, v := range r.Header {
+			creq.Header()[k] = v
+		}
+		res, err := method(ctx, creq)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		for k, v := range res.Header() {
+			w.Header()[k] = v
+		}
+		writeJSON(w, status, marshalJSON(any(res.Msg).(proto.Message)))
+	})
+}
+
+var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// decode fills msg from the body (methods with a body), the query string and
+// the path values, in that order of precedence from lowest to highest.
+func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Message) error {
+	m := msg.ProtoReflect()
+	if err := bindQuery(m, r); err != nil {
+		return err
+	}
+	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return errTooLarge{limit: tooBig.Limit}
+			}
+			return apierr.Invalid("cannot read request body: %v", err)
+		}
+		body = bytes.TrimSpace(body)
+		if len(body) > 0 {
+			if body[0] != '{' {
+				return apierr.Invalid("request body must be a JSON object")
+			}
+			if err := decodeOptions.Unmarshal(body, msg); err != nil {
+				return apierr.Invalid("%s", describeDecodeError(err))
+			}
+		}
+	}
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.StringKind || fd.IsList() || fd.IsMap() {
+			continue
+		}
+		if v := r.PathValue(fd.JSONName()); v != "" {
+			m.Set(fd, protoreflect.ValueOfString(v))
+		}
+	}
+	return nil
+}
+
+// bindQuery sets scalar fields from query parameters of the same JSON name.
+func bindQuery(m protoreflect.Message, r *http.Request) error {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q := r.URL.Query()
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.IsList() || fd.IsMap() {
+			continue
+		}
+		raw, ok := q[fd.JSONName()]
+		if !ok || len(raw) == 0 {
+			continue
+		}
+		v := raw[0]
+		switch fd.Kind() {
+		case protoreflect.StringKind:
+			m.Set(fd, protoreflect.ValueOfString(v))
+		case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Int64Kind, protoreflect.Sint64Kind:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return apierr.Invalid("query parameter %s must be an integer, got %q", fd.JSONName(), v)
+			}
+			if fd.Kind() == protoreflect.Int32Kind || fd.Kind() == protoreflect.Sint32Kind {
+				if n != int64(int32(n)) {
+					return apierr.Invalid("query parameter %s is out of range", fd.JSONName())
+				}
+				m.Set(fd, protoreflect.ValueOfInt32(int32(n)))
+			} else {
+				m.Set(fd, protoreflect.ValueOfInt64(n))
+			}
+		case protoreflect.BoolKind:
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return apierr.Invalid("query parameter %s must be true or false, got %q", fd.JSONName(), v)
+			}
+			m.Set(fd, protoreflect.ValueOfBool(b))
+		}
+	}
+	return nil
+}
+
+var (
+	decodeLinePrefix = regexp.MustCompile(`^proto:\s*(syntax error\s*)?(\(line \d+:\d+\):\s*)?`)
+	decodeFieldError = regexp.MustCompile(`invalid value for (\w+) field (\w+): (.*)$`)
+)
+
+// describeDecodeError turns a protojson error into a message that names the
+// field and the expected type, without Go or protobuf jargon.
+func describeDecodeError(err error) string {
+	msg := err.Error()
+	if m := decodeFieldError.FindStringSubmatch(msg); m != nil {
+		kind := m[1]
+		switch kind {
+		case "int32", "int64", "uint32", "uint64", "sint32", "sint64":
+			kind = "an integer"
+		case "double", "float":
+			kind = "a number"
+		case "bool":
+			kind = "a boolean"
+		case "string":
+			kind = "a string"
+		case "message":
+			kind = "an object"
+		case "list":
+			kind = "an array"
+		default:
+			kind = "a " + kind
+		}
+		return fmt.Sprintf("field %s must be %s, got %s", m[2], kind, m[3])
+	}
+	if strings.Contains(msg, "unexpected token") || strings.Contains(msg, "syntax error") || strings.Contains(msg, "unexpected EOF") {
+		return "malformed JSON: " + strings.TrimSpace(decodeLinePrefix.ReplaceAllString(msg, ""))
+	}
+	return "invalid request body: " + decodeLinePrefix.ReplaceAllString(msg, "")
+}
+
+// errTooLarge becomes a 413 on the REST face.
+type errTooLarge struct{ limit int64 }
+
+func (e errTooLarge) Error() string {
+	return fmt.Sprintf("request body is larger than the limit of %d bytes", e.limit)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// writeError renders err as SPEC's error body: {"message": ...} plus the
+// extra fields the error carries. Errors that are not API errors are logged
+// and answered with a generic 500 so that internal detail never leaks.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig errTooLarge
+	if errors.As(err, &tooBig) {
+		writeMessage(w, http.StatusRequestEntityTooLarge, tooBig.Error(), nil)
+		return
+	}
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		writeMessage(w, http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "unauthenticated: "), nil)
+		return
+	}
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		status := StatusOf(ce.Code())
+		if status >= 500 {
+			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
+		}
+		writeMessage(w, status, ce.Message(), apierr.Fields(ce))
+		return
+	}
+	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
+	writeMessage(w, http.StatusInternalServerError, "internal error", map[string]string{"requestId": requestID(r.Context())})
+}
+
+func writeMessage(w http.ResponseWriter, status int, msg string, fields map[string]string) {
+	b := append([]byte(`{"message":`), appendString(nil, msg)...)
+	for _, k := range sortedKeys(fields) {
+		b = append(b, ',')
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendString(b, fields[k])
+	}
+	writeJSON(w, status, append(b, '}'))
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"net/http"
+
+	"connectrpc.com/grpchealth"
+	"connectrpc.com/grpcreflect"
+
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// routes lists every route of both faces. A reader finds any route's
+// implementation by following the method value into its area package.
+func (s *server) routes(mux *http.ServeMux) {
+	const key = auth.APIKey
+
+	// Brand voices (package voice).
+	v := s.Voices
+	mux.Handle("POST /v1/ai/generate/brand-voice/text", rest(s, key, http.StatusCreated, v.CreateBrandVoiceFromText))
+	mux.Handle("GET /v1/ai/brand-voice/{$}", rest(s, key, http.StatusOK, v.ListBrandVoices))
+	mux.Handle("GET /v1/ai/brand-voice", rest(s, key, http.StatusOK, v.ListBrandVoices))
+	mux.Handle("GET /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.GetBrandVoice))
+	mux.Handle("PUT /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.UpdateBrandVoice))
+	mux.Handle("DELETE /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.DeleteBrandVoice))
+	mux.Handle("PUT /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.UpdateBrandVoice))
+	mux.Handle("DELETE /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.DeleteBrandVoice))
+	s.connectService(mux, apiv1connect.BrandVoiceServiceName, nil)(apiv1connect.NewBrandVoiceServiceHandler(v, s.connectOptions()...))
+
+	// gRPC health and reflection cover every service registered above.
+	checker := grpchealth.NewStaticChecker(s.services...)
+	mux.Handle(grpchealth.NewHandler(checker))
+	reflector := grpcreflect.NewStaticReflector(s.services...)
+	mux.Handle(grpcreflect.NewHandlerV1(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+}
+
+// connectService mounts a generated Connect handler, records the service
+// for health and reflection, and sets the auth policy of procedures that do
+// not use the default (api-key).
+func (s *server) connectService(mux *http.ServeMux, name string, policies map[string]auth.Policy) func(path string, h http.Handler) {
+	s.services = append(s.services, name)
+	for proc, p := range policies {
+		s.policies[proc] = p
+	}
+	return func(path string, h http.Handler) { mux.Handle(path, h) }
+}

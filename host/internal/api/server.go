@@ -1,0 +1,170 @@
+// Package api is Herald's transport: it serves every herald.api.v1 service
+// as Connect, gRPC and gRPC-Web (with reflection and health) and, through a
+// thin REST adapter, at the exact paths, statuses and JSON shapes of SPEC.md.
+// Both faces call the same methods in the area packages; routes.go lists
+// every route. Business logic never lives here.
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/voice"
+)
+
+// Deps is what the API needs from the rest of the host.
+type Deps struct {
+	Logger   hclog.Logger
+	Store    *store.Store
+	Auth     *auth.Authenticator
+	Registry *prometheus.Registry
+	// MaxBodyBytes caps request bodies (413 above it).
+	MaxBodyBytes int64
+
+	Voices *voice.Handler
+}
+
+type server struct {
+	Deps
+	log      hclog.Logger
+	maxBody  int64
+	policies map[string]auth.Policy // Connect procedure → policy
+	services []string             // Connect services, for health and reflection
+	metrics  *httpMetrics
+}
+
+// NewServer returns the HTTP handler of the whole API.
+func NewServer(d Deps) http.Handler {
+	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}}
+	if s.maxBody <= 0 {
+		s.maxBody = 1 << 20
+	}
+	s.metrics = newHTTPMetrics(d.Registry)
+	mux := http.NewServeMux()
+	s.routes(mux)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeMessage(w, http.StatusOK, "ok", nil)
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := d.Store.Ping(r.Context()); err != nil {
+			s.log.Warn("not ready: store unreachable", "error", err)
+			writeMessage(w, http.StatusServiceUnavailable, "store unreachable", nil)
+			return
+		}
+		writeMessage(w, http.StatusOK, "ready", nil)
+	})
+	return s.middleware(jsonFallbacks(mux))
+}
+
+// authenticate verifies credentials under policy and returns ctx carrying
+// the caller.
+func (s *server) authenticate(ctx context.Context, h http.Header, policy auth.Policy) (context.Context, error) {
+	p, ok, err := s.Auth.Authenticate(ctx, h, policy)
+	if err != nil {
+		return ctx, err
+	}
+	if ok {
+		ctx = auth.WithPrincipal(ctx, p)
+	}
+	return ctx, nil
+}
+
+// connectOptions are the handler options of every Connect service: the
+// auth interceptor and the same body limit as REST.
+func (s *server) connectOptions() []connect.HandlerOption {
+	return []connect.HandlerOption{
+		connect.WithInterceptors(&authInterceptor{s: s}),
+		connect.WithReadMaxBytes(int(s.maxBody)),
+	}
+}
+
+// authInterceptor authenticates Connect, gRPC and gRPC-Web calls by the
+// policy routes.go gives each procedure, and hides internal errors.
+type authInterceptor struct{ s *server }
+
+func (i *authInterceptor) policy(procedure string) auth.Policy {
+	if p, ok := i.s.policies[procedure]; ok {
+		return p
+	}
+	return auth.APIKey
+}
+
+func (i *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		ctx, err := i.s.authenticate(ctx, req.Header(), i.policy(req.Spec().Procedure))
+		if err != nil {
+			return nil, i.s.connectError(ctx, req.Spec().Procedure, err)
+		}
+		res, err := next(ctx, req)
+		if err != nil {
+			return nil, i.s.connectError(ctx, req.Spec().Procedure, err)
+		}
+		return res, nil
+	}
+}
+
+func (i *authInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		ctx, err := i.s.authenticate(ctx, conn.RequestHeader(), i.policy(conn.Spec().Procedure))
+		if err != nil {
+			return i.s.connectError(ctx, conn.Spec().Procedure, err)
+		}
+		if err := next(ctx, conn); err != nil {
+			return i.s.connectError(ctx, conn.Spec().Procedure, err)
+		}
+		return nil
+	}
+}
+
+// connectError keeps API errors and replaces anything else with a generic
+// internal error after logging it.
+func (s *server) connectError(ctx context.Context, procedure string, err error) error {
+	if errors.Is(err, auth.ErrUnauthenticated) {
+		return connect.NewError(connect.CodeUnauthenticated, err)
+	}
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return ce
+	}
+	s.log.Error("call failed", "procedure", procedure, "request_id", requestID(ctx), "error", err)
+	return apierr.Internal("internal error")
+}
+
+// jsonFallbacks turns the mux's plain-text 404 and 405 into JSON bodies.
+func jsonFallbacks(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &statusRecorder{ResponseWriter: w, discard: true}
+		h.ServeHTTP(rec, r)
+		switch rec.status {
+		case http.StatusMethodNotAllowed:
+			writeMessage(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path, nil)
+		case http.StatusNotFound, 0:
+			writeMessage(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, nil)
+		default:
+			// Redirects (trailing slash cleanup) and anything else pass through.
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.status)
+		}
+	})
+}

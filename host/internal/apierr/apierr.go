@@ -1,0 +1,80 @@
+// Package apierr builds the errors that area packages return from API
+// methods. They are Connect errors, so the Connect face sends them as they
+// are; the REST face turns the code into an HTTP status through one table
+// and merges the extra fields into the JSON body beside "message".
+package apierr
+
+import (
+	"errors"
+	"fmt"
+
+	"connectrpc.com/connect"
+
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+)
+
+// New returns an error with code and message. fields are key/value pairs
+// that the REST body carries beside "message" (SPEC: jobId on unknown jobs).
+func New(code connect.Code, msg string, fields ...string) *connect.Error {
+	err := connect.NewError(code, errors.New(msg))
+	if len(fields) > 0 {
+		m := map[string]string{}
+		for i := 0; i+1 < len(fields); i += 2 {
+			m[fields[i]] = fields[i+1]
+		}
+		if d, derr := connect.NewErrorDetail(&apiv1.ErrorFields{Fields: m}); derr == nil {
+			err.AddDetail(d)
+		}
+	}
+	return err
+}
+
+// Invalid is a 400: the request is wrong and the message says how.
+func Invalid(format string, args ...any) *connect.Error {
+	return New(connect.CodeInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// NotFound is a 404.
+func NotFound(format string, args ...any) *connect.Error {
+	return New(connect.CodeNotFound, fmt.Sprintf(format, args...))
+}
+
+// Forbidden is a 403: authenticated, but the plan or role does not allow it.
+func Forbidden(format string, args ...any) *connect.Error {
+	return New(connect.CodePermissionDenied, fmt.Sprintf(format, args...))
+}
+
+// Unauthenticated is a 401.
+func Unauthenticated(format string, args ...any) *connect.Error {
+	return New(connect.CodeUnauthenticated, fmt.Sprintf(format, args...))
+}
+
+// Conflict is a 409.
+func Conflict(format string, args ...any) *connect.Error {
+	return New(connect.CodeAborted, fmt.Sprintf(format, args...))
+}
+
+// Unavailable is a 503: a dependency (plugin, credentials) is not ready.
+func Unavailable(format string, args ...any) *connect.Error {
+	return New(connect.CodeUnavailable, fmt.Sprintf(format, args...))
+}
+
+// Internal is a 500. The message goes to the client, so it must not carry
+// internal detail; log the cause separately.
+func Internal(msg string) *connect.Error {
+	return New(connect.CodeInternal, msg)
+}
+
+// Fields returns the extra body fields attached by New.
+func Fields(err *connect.Error) map[string]string {
+	for _, d := range err.Details() {
+		v, derr := d.Value()
+		if derr != nil {
+			continue
+		}
+		if f, ok := v.(*apiv1.ErrorFields); ok {
+			return f.Fields
+		}
+	}
+	return nil
+}

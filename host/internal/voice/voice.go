@@ -1,0 +1,181 @@
+// Package voice manages brand voices: stored writing-style profiles made
+// from text, a website or a file, scoped to a team or to one user. It
+// implements herald.api.v1.BrandVoiceService; the REST face reaches the same
+// methods through routes.go.
+package voice
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// Limits of voice fields.
+const (
+	MaxContentChars = 200_000
+	MaxNameChars    = 200
+	defaultNameLen  = 40
+)
+
+// Scopes of a voice.
+const (
+	ScopeTeam     = "team"
+	ScopePersonal = "personal"
+)
+
+// FetchIntervals are the refresh intervals a voice accepts.
+var FetchIntervals = []string{"never", "daily", "weekly", "monthly"}
+
+// Service is the brand-voice domain logic over the store.
+type Service struct {
+	store *store.Store
+}
+
+// NewService returns a Service.
+func NewService(s *store.Store) *Service { return &Service{store: s} }
+
+// NewText is the input of CreateFromText.
+type NewText struct {
+	Content, Name, Scope string
+}
+
+// CreateFromText stores a voice built from raw text.
+func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (store.Voice, error) {
+	content := strings.TrimSpace(in.Content)
+	if content == "" {
+		return store.Voice{}, apierr.Invalid("content is required")
+	}
+	if err := checkContent(content); err != nil {
+		return store.Voice{}, err
+	}
+	scope, err := checkScope(in.Scope)
+	if err != nil {
+		return store.Voice{}, err
+	}
+	name := strings.TrimSpace(in.Name)
+	if name == "" {
+		name = defaultName(content)
+	}
+	if err := checkName(name); err != nil {
+		return store.Voice{}, err
+	}
+	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
+	if err := s.store.CreateVoice(ctx, &v); err != nil {
+		return store.Voice{}, err
+	}
+	return v, nil
+}
+
+// List returns the voices the caller can see, newest first.
+func (s *Service) List(ctx context.Context, p auth.Principal) ([]store.Voice, error) {
+	return s.store.ListVoices(ctx, p.WorkspaceID, p.UserID)
+}
+
+// Get returns one voice the caller can see.
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (store.Voice, error) {
+	v, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	return v, notFound(err, id)
+}
+
+// Update changes the fields that are set.
+type Update = store.VoiceUpdate
+
+// Update applies a partial update and returns the voice as Get would.
+func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (store.Voice, error) {
+	if u.Name == nil && u.Content == nil && u.URL == nil && u.FetchInterval == nil {
+		return store.Voice{}, apierr.Invalid("nothing to update: send at least one of name, content, url, fetchInterval")
+	}
+	if u.Name != nil {
+		name := strings.TrimSpace(*u.Name)
+		if name == "" {
+			return store.Voice{}, apierr.Invalid("name must not be empty")
+		}
+		if err := checkName(name); err != nil {
+			return store.Voice{}, err
+		}
+		u.Name = &name
+	}
+	if u.Content != nil {
+		content := strings.TrimSpace(*u.Content)
+		if content == "" {
+			return store.Voice{}, apierr.Invalid("content must not be empty")
+		}
+		if err := checkContent(content); err != nil {
+			return store.Voice{}, err
+		}
+		u.Content = &content
+	}
+	if u.URL != nil && *u.URL != "" && !strings.HasPrefix(*u.URL, "https://") && !strings.HasPrefix(*u.URL, "http://") {
+		return store.Voice{}, apierr.Invalid("url must be an http(s) URL")
+	}
+	if u.FetchInterval != nil && !contains(FetchIntervals, *u.FetchInterval) {
+		return store.Voice{}, apierr.Invalid("fetchInterval must be one of %s", strings.Join(FetchIntervals, ", "))
+	}
+	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, u)
+	return v, notFound(err, id)
+}
+
+// Delete soft-deletes a voice: it stays stored with isActive false.
+func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) error {
+	return notFound(s.store.DeactivateVoice(ctx, p.WorkspaceID, p.UserID, id), id)
+}
+
+func notFound(err error, id string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.NotFound("brand voice %q not found", id)
+	}
+	return err
+}
+
+func checkScope(scope string) (string, error) {
+	switch scope {
+	case "":
+		return ScopeTeam, nil
+	case ScopeTeam, ScopePersonal:
+		return scope, nil
+	}
+	return "", apierr.Invalid("scope must be team or personal, got %q", scope)
+}
+
+func checkContent(content string) error {
+	if n := utf8.RuneCountInString(content); n > MaxContentChars {
+		return apierr.Invalid("content is %d characters; the limit is %d", n, MaxContentChars)
+	}
+	return nil
+}
+
+func checkName(name string) error {
+	if n := utf8.RuneCountInString(name); n > MaxNameChars {
+		return apierr.Invalid("name is %d characters; the limit is %d", n, MaxNameChars)
+	}
+	return nil
+}
+
+// defaultName is the first words of content, cut at a word boundary.
+func defaultName(content string) string {
+	line, _, _ := strings.Cut(content, "\n")
+	line = strings.TrimSpace(line)
+	if utf8.RuneCountInString(line) <= defaultNameLen {
+		return line
+	}
+	runes := []rune(line)[:defaultNameLen]
+	cut := string(runes)
+	if i := strings.LastIndexByte(cut, ' '); i > defaultNameLen/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + "…"
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/voice"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `usage: herald <command> [flags]
+
+commands:
+  serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
+  migrate   apply database migrations
+  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL]
+  version   print the version
+
+common flags: --config FILE, --data-dir DIR, --log-format text|json
+`
+
+// run is the whole program; tests call it in-process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("missing command")
+	}
+	switch cmd, rest := args[1], args[2:]; cmd {
+	case "serve":
+		return serve(ctx, rest, getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, rest, getenv, stdout, stderr)
+	case "keys":
+		return keys(ctx, rest, getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "herald", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+// commonFlags are the flags every store-using command accepts; set flags
+// win over the environment, which wins over the config file.
+type commonFlags struct {
+	config, listen, dataDir, logFormat string
+}
+
+func (f *commonFlags) register(fs *flag.FlagSet, withListen bool) {
+	fs.StringVar(&f.config, "config", "", "HCL config file (default $HERALD_CONFIG)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data dir for SQLite and blobs (default $HERALD_DATA_DIR or ./data)")
+	fs.StringVar(&f.logFormat, "log-format", "", "log format: text or json")
+	if withListen {
+		fs.StringVar(&f.listen, "listen", "", "listen address (default $HERALD_LISTEN or 127.0.0.1:8080)")
+	}
+}
+
+func (f *commonFlags) load(getenv func(string) string) (*config.Config, error) {
+	overrides := map[string]string{"HERALD_LISTEN": f.listen, "HERALD_DATA_DIR": f.dataDir, "HERALD_LOG_FORMAT": f.logFormat}
+	env := func(k string) string {
+		if v := overrides[k]; v != "" {
+			return v
+		}
+		return getenv(k)
+	}
+	path := f.config
+	if path == "" {
+		path = getenv("HERALD_CONFIG")
+	}
+	return config.Load(path, env)
+}
+
+func newLogger(c *config.Config, w io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       "herald",
+		Level:      hclog.LevelFromString(c.LogLevel),
+		Output:     w,
+		JSONFormat: c.LogFormat == "json",
+	})
+}
+
+func openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
+	s, err := store.Open(ctx, c.DatabaseURL, c.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs, true)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := bootstrap(ctx, st, stdout); err != nil {
+		return err
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	handler := api.NewServer(api.Deps{
+		Logger:       log,
+		Store:        st,
+		Auth:         auth.NewAuthenticator(st, cfg.JWTSecret),
+		Registry:     reg,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Voices:       voice.NewHandler(voice.NewService(st)),
+	})
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		Protocols:         new(http.Protocols),
+	}
+	// HTTP/1.1 for REST and Connect, cleartext HTTP/2 for gRPC clients
+	// (grpcurl -plaintext) without TLS.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// bootstrap creates workspace "default" (plan business) on the first start
+// against an empty store and prints its API key once.
+func bootstrap(ctx context.Context, st *store.Store, stdout io.Writer) error {
+	n, err := st.CountWorkspaces(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	key, err := auth.CreateKey(ctx, st, "default", "business", "owner@default")
+	if err != nil {
+		return fmt.Errorf("create default workspace: %w", err)
+	}
+	fmt.Fprintf(stdout, "Created workspace \"default\" (plan business). Its API key is shown once, keep it:\n%s\n", key)
+	return nil
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs, false)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	st.Close()
+	fmt.Fprintf(stdout, "migrations applied (%s)\n", st.Dialect)
+	return nil
+}
+
+func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "create" {
+		return errors.New("usage: herald keys create --workspace NAME [--plan free|pro|business|enterprise] [--user EMAIL]")
+	}
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs, false)
+	workspace := fs.String("workspace", "", "workspace name (created when missing)")
+	plan := fs.String("plan", "business", "plan of a new workspace: "+strings.Join(config.PlanNames, ", "))
+	user := fs.String("user", "", "user email (default owner@WORKSPACE)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *workspace == "" {
+		return errors.New("keys create: --workspace is required")
+	}
+	if !contains(config.PlanNames, *plan) {
+		return fmt.Errorf("keys create: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
+	}
+	if *user == "" {
+		*user = "owner@" + *workspace
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	key, err := auth.CreateKey(ctx, st, *workspace, *plan, *user)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "API key for workspace %q, user %s (shown once):\n%s\n", *workspace, *user, key)
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
