@@ -263,4 +263,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-

@@ -38,7 +38,7 @@ type server struct {
 	log      hclog.Logger
 	maxBody  int64
 	policies map[string]auth.Policy // Connect procedure → policy
-	services []string             // Connect services, for health and reflection
+	services []string               // Connect services, for health and reflection
 	metrics  *httpMetrics
 }
 

@@ -97,4 +97,3 @@ func (s *slack) Export(ctx context.Context, req sdk.ExportRequest) (sdk.ExportRe
 }
 
 var _ sdk.Destination = (*slack)(nil)
-
