@@ -1,0 +1,197 @@
+// Package wordpress is Herald's first-party WordPress destination. It uses
+// the WordPress REST API v2 with an application password (HTTP Basic auth):
+// when the schedule has an image it uploads it first (POST
+// /wp-json/wp/v2/media with Content-Disposition), then creates the post
+// (POST /wp-json/wp/v2/posts) with title, content, slug, status and
+// featured_media.
+package wordpress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Destination publishes posts to a WordPress site.
+type Destination struct {
+	client *http.Client
+}
+
+// New returns the WordPress destination.
+func New() *Destination {
+	return &Destination{client: &http.Client{Timeout: 60 * time.Second}}
+}
+
+var info = sdk.DestinationInfo{
+	Name:         "wordpress",
+	DisplayName:  "WordPress",
+	RequiredKeys: []string{"title", "content"},
+	OptionalKeys: []string{"slug", "status", "excerpt"},
+	Credentials: []sdk.Field{
+		{Name: "site_url", Label: "Site URL", Required: true, Description: "https://example.com (the REST API lives under /wp-json)"},
+		{Name: "username", Label: "Username", Required: true},
+		{Name: "application_password", Label: "Application password", Secret: true, Required: true, Description: "Users → Profile → Application Passwords"},
+	},
+}
+
+// statuses are the post statuses WordPress accepts on create.
+var statuses = map[string]bool{"publish": true, "future": true, "draft": true, "pending": true, "private": true}
+
+// Info describes the destination.
+func (d *Destination) Info(context.Context) (sdk.DestinationInfo, error) { return info, nil }
+
+// Validate checks the payload and credentials.
+func (d *Destination) Validate(_ context.Context, req sdk.ValidateRequest) ([]sdk.Problem, error) {
+	problems := sdk.CheckRequired(info, req.Content, req.Credentials)
+	if raw := req.Credentials["site_url"]; raw != "" {
+		if _, err := siteURL(raw); err != nil {
+			problems = append(problems, sdk.Problem{Key: sdk.CredentialKey("site_url"), Message: err.Error()})
+		}
+	}
+	if s := req.Content.String("status"); s != "" && !statuses[s] {
+		problems = append(problems, sdk.Problem{Key: "status", Message: fmt.Sprintf("status %q is not one of publish, future, draft, pending, private", s)})
+	}
+	return problems, nil
+}
+
+func siteURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", fmt.Errorf("site_url must be an http(s) URL")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// Export uploads the image, if any, then creates the post. WordPress has no
+// idempotency key; a repeated export creates a second post.
+func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.ExportResult, error) {
+	problems, _ := d.Validate(ctx, sdk.ValidateRequest{Content: req.Content, Credentials: req.Credentials})
+	if err := sdk.ProblemsError(problems); err != nil {
+		return sdk.ExportResult{}, err
+	}
+	site, _ := siteURL(req.Credentials["site_url"])
+	c := client{http: d.client, site: site, user: req.Credentials["username"], password: req.Credentials["application_password"]}
+
+	post := map[string]any{
+		"title":   req.Content.String("title"),
+		"content": req.Content.String("content"),
+		"status":  "publish",
+	}
+	if s := req.Content.String("status"); s != "" {
+		post["status"] = s
+	}
+	if s := req.Content.String("slug"); s != "" {
+		post["slug"] = s
+	}
+	if s := req.Content.String("excerpt"); s != "" {
+		post["excerpt"] = s
+	}
+
+	data, mimeType, fileName, err := req.Image(ctx, d.client)
+	if err != nil {
+		return sdk.ExportResult{}, fmt.Errorf("fetch image for wordpress: %w", err)
+	}
+	if data != nil {
+		var media struct {
+			ID int64 `json:"id"`
+		}
+		header := http.Header{
+			"Content-Type":        {mimeType},
+			"Content-Disposition": {mime.FormatMediaType("attachment", map[string]string{"filename": fileName})},
+		}
+		if err := c.do(ctx, http.MethodPost, "/wp-json/wp/v2/media", header, data, &media); err != nil {
+			return sdk.ExportResult{}, err
+		}
+		post["featured_media"] = media.ID
+	}
+
+	body, err := json.Marshal(post)
+	if err != nil {
+		return sdk.ExportResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "encode wordpress post: %v", err)
+	}
+	var created struct {
+		ID   int64  `json:"id"`
+		Link string `json:"link"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/wp-json/wp/v2/posts", http.Header{"Content-Type": {"application/json"}}, body, &created); err != nil {
+		return sdk.ExportResult{}, err
+	}
+	return sdk.ExportResult{ExternalID: strconv.FormatInt(created.ID, 10), ExternalURL: created.Link}, nil
+}
+
+// Delete moves an exported post to the trash.
+func (d *Destination) Delete(ctx context.Context, req sdk.DeleteRequest) error {
+	site, err := siteURL(req.Credentials["site_url"])
+	if err != nil {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "%v", err)
+	}
+	if _, err := strconv.ParseInt(req.ExternalID, 10, 64); err != nil {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "wordpress post id %q is not a number", req.ExternalID)
+	}
+	c := client{http: d.client, site: site, user: req.Credentials["username"], password: req.Credentials["application_password"]}
+	return c.do(ctx, http.MethodDelete, "/wp-json/wp/v2/posts/"+req.ExternalID, nil, nil, nil)
+}
+
+// client is one site's REST API.
+type client struct {
+	http           *http.Client
+	site           string
+	user, password string
+}
+
+// do sends a request and decodes a JSON answer into out (when non-nil).
+// WordPress errors look like {"code":"rest_cannot_create","message":"…","data":{"status":401}}.
+func (c client) do(ctx context.Context, method, path string, header http.Header, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.site+path, bytes.NewReader(body))
+	if err != nil {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "build wordpress request: %v", err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/json")
+	req.SetBasicAuth(c.user, c.password)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return sdk.RequestError("wordpress", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return sdk.RequestError("wordpress", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(raw, &e)
+		msg := e.Message
+		if e.Code != "" {
+			msg = e.Code + ": " + msg
+		}
+		return sdk.RemoteError("wordpress", resp.StatusCode, resp.Header, msg)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return sdk.Errorf(sdk.CodeRemote, "wordpress answered %s %s with unreadable JSON", method, path)
+		}
+	}
+	return nil
+}
+
+// Interface guards.
+var (
+	_ sdk.Destination = (*Destination)(nil)
+	_ sdk.Deleter     = (*Destination)(nil)
+)
