@@ -1,0 +1,366 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Job states as stored. JobDelayed is a job waiting out a retry backoff or a
+// run time in the future; once its run time has passed it is claimable like
+// a waiting job.
+const (
+	JobWaiting   = "waiting"
+	JobDelayed   = "delayed"
+	JobActive    = "active"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+)
+
+// Job is a stored queued job. Data and Result hold JSON text.
+type Job struct {
+	ID           string
+	WorkspaceID  string
+	Queue        string
+	Name         string
+	State        string
+	Data         string
+	Progress     int
+	Result       *string
+	FailedReason *string
+	AttemptsMade int
+	MaxAttempts  int
+	RunAt        int64
+	CreatedAt    int64
+	ProcessedOn  *int64
+	FinishedOn   *int64
+	LeaseOwner   *string
+	LeaseUntil   *int64
+}
+
+// JobOutcome is the end of one attempt, recorded by FinishJobs. The attempt
+// and the lease owner guard the write: an attempt whose lease was taken over
+// by another worker records nothing.
+type JobOutcome struct {
+	ID      string
+	Attempt int
+	// State is JobCompleted, JobFailed or JobDelayed (retry at RunAt).
+	State  string
+	Result *string
+	// Reason is the failure message of a failed or retried attempt.
+	Reason *string
+	RunAt  int64
+}
+
+const jobColumns = `id, workspace_id, queue, name, state, data, progress, result, failed_reason, attempts_made, max_attempts, run_at, created_at, processed_on, finished_on, lease_owner, lease_until`
+
+// jobReady selects claimable jobs; it repeats the predicate of the partial
+// index jobs_ready so that every backend can use that index.
+const jobReady = `state IN ('waiting', 'delayed')`
+
+// maxRowsPerStatement bounds multi-row statements well below the parameter
+// limits of SQLite (32766) and PostgreSQL (65535).
+const maxRowsPerStatement = 500
+
+func scanJob(r interface{ Scan(...any) error }) (Job, error) {
+	var j Job
+	err := r.Scan(&j.ID, &j.WorkspaceID, &j.Queue, &j.Name, &j.State, &j.Data, &j.Progress, &j.Result, &j.FailedReason,
+		&j.AttemptsMade, &j.MaxAttempts, &j.RunAt, &j.CreatedAt, &j.ProcessedOn, &j.FinishedOn, &j.LeaseOwner, &j.LeaseUntil)
+	return j, err
+}
+
+func scanJobs(rows Rows, err error) ([]Job, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// placeholders returns "$from, $from+1, ..." for n parameters.
+func placeholders(from, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(from + i))
+	}
+	return b.String()
+}
+
+// InsertJobs stores new jobs through q (the store itself, or a transaction
+// so that jobs commit atomically with other rows). Each job needs ID,
+// WorkspaceID, Queue, Name, State (waiting or delayed), Data, MaxAttempts,
+// RunAt and CreatedAt.
+func (s *Store) InsertJobs(ctx context.Context, q Querier, jobs []Job) error {
+	if q == nil {
+		q = s
+	}
+	const cols = 9
+	for len(jobs) > 0 {
+		n := min(len(jobs), maxRowsPerStatement)
+		var sql strings.Builder
+		sql.WriteString(`INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `)
+		args := make([]any, 0, n*cols)
+		for i, j := range jobs[:n] {
+			if i > 0 {
+				sql.WriteString(", ")
+			}
+			sql.WriteString("(" + placeholders(i*cols+1, cols) + ")")
+			args = append(args, j.ID, j.WorkspaceID, j.Queue, j.Name, j.State, j.Data, j.MaxAttempts, j.RunAt, j.CreatedAt)
+		}
+		if _, err := q.Exec(ctx, sql.String(), args...); err != nil {
+			return fmt.Errorf("insert %d jobs: %w", n, err)
+		}
+		jobs = jobs[n:]
+	}
+	return nil
+}
+
+// ClaimJobs atomically moves up to limit claimable jobs of queue (waiting or
+// delayed with run_at <= now) to active, counts the attempt, and leases them
+// to owner until leaseUntil. Jobs come back in run-time order. Concurrent
+// claimers never get the same job: SKIP LOCKED on CockroachDB/PostgreSQL,
+// the single writer on SQLite.
+func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64) ([]Job, error) {
+	jobs, err := scanJobs(s.Query(ctx, `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
+		processed_on = $1, finished_on = NULL, lease_owner = $2, lease_until = $3
+		WHERE id IN (SELECT id FROM jobs WHERE queue = $4 AND `+jobReady+` AND run_at <= $1
+			ORDER BY run_at, id LIMIT $5`+s.SkipLocked()+`)
+		RETURNING `+jobColumns, now, owner, leaseUntil, queue, limit))
+	if err != nil {
+		return nil, fmt.Errorf("claim jobs of %s: %w", queue, err)
+	}
+	// RETURNING does not keep the subquery's order.
+	sortJobs(jobs)
+	return jobs, nil
+}
+
+func sortJobs(jobs []Job) {
+	slices.SortFunc(jobs, func(a, b Job) int {
+		if c := cmp.Compare(a.RunAt, b.RunAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// FinishJobs records the outcomes of attempts leased to owner at now:
+// completions in one statement per batch, failures and retries one by one.
+// It returns how many outcomes were recorded; an outcome whose lease was
+// lost (rescued, re-claimed) is skipped.
+func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcomes []JobOutcome) (int, error) {
+	var done []JobOutcome
+	recorded := 0
+	for _, o := range outcomes {
+		if o.State == JobCompleted {
+			done = append(done, o)
+			continue
+		}
+		var finished *int64
+		if o.State == JobFailed {
+			finished = &now
+		}
+		n, err := s.Exec(ctx, `UPDATE jobs SET state = $1, run_at = $2, failed_reason = $3, finished_on = $4, lease_owner = NULL, lease_until = NULL
+			WHERE id = $5 AND attempts_made = $6 AND lease_owner = $7 AND state = 'active'`,
+			o.State, o.RunAt, o.Reason, finished, o.ID, o.Attempt, owner)
+		if err != nil {
+			return recorded, fmt.Errorf("record %s of job %s: %w", o.State, o.ID, err)
+		}
+		recorded += int(n)
+	}
+	for len(done) > 0 {
+		n := min(len(done), maxRowsPerStatement)
+		var sql strings.Builder
+		sql.WriteString(`WITH done (id, attempt, result) AS (VALUES `)
+		args := []any{now, owner}
+		for i, o := range done[:n] {
+			if i > 0 {
+				sql.WriteString(", ")
+			}
+			p := 3 + i*3
+			fmt.Fprintf(&sql, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS TEXT))", p, p+1, p+2)
+			args = append(args, o.ID, o.Attempt, o.Result)
+		}
+		sql.WriteString(`) UPDATE jobs SET state = 'completed', progress = 100, result = done.result, failed_reason = NULL,
+			finished_on = $1, lease_owner = NULL, lease_until = NULL
+			FROM done WHERE jobs.id = done.id AND jobs.attempts_made = done.attempt AND jobs.lease_owner = $2 AND jobs.state = 'active'`)
+		c, err := s.Exec(ctx, sql.String(), args...)
+		if err != nil {
+			return recorded, fmt.Errorf("complete %d jobs: %w", n, err)
+		}
+		recorded += int(c)
+		done = done[n:]
+	}
+	return recorded, nil
+}
+
+// UpdateJobProgress writes progress and, when partial is not nil, a partial
+// result of an attempt that owner still holds. ErrNotFound when the lease
+// is lost.
+func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt, progress int, partial *string) error {
+	n, err := s.Exec(ctx, `UPDATE jobs SET progress = $1, result = COALESCE($2, result)
+		WHERE id = $3 AND attempts_made = $4 AND lease_owner = $5 AND state = 'active'`, progress, partial, id, attempt, owner)
+	if err != nil {
+		return fmt.Errorf("update progress of job %s: %w", id, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ExtendJobLeases moves the lease of owner's active jobs ids to until and
+// returns how many it extended.
+func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string, until int64) (int, error) {
+	total := 0
+	for len(ids) > 0 {
+		n := min(len(ids), maxRowsPerStatement)
+		args := []any{until, owner}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		c, err := s.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, n)+`)`, args...)
+		if err != nil {
+			return total, fmt.Errorf("extend %d job leases: %w", n, err)
+		}
+		total += int(c)
+		ids = ids[n:]
+	}
+	return total, nil
+}
+
+// ReleaseJobs hands owner's active jobs ids back to waiting, runnable at
+// now, and takes back the attempt: the worker is stopping, the job did not
+// fail. It returns the queues of the released jobs.
+func (s *Store) ReleaseJobs(ctx context.Context, owner string, ids []string, now int64) ([]string, error) {
+	var queues []string
+	for len(ids) > 0 {
+		n := min(len(ids), maxRowsPerStatement)
+		args := []any{now, owner}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rows, err := s.Query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = $1, lease_owner = NULL, lease_until = NULL
+			WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, n)+`) RETURNING queue`, args...)
+		if err != nil {
+			return queues, fmt.Errorf("release %d jobs: %w", n, err)
+		}
+		queues, err = appendStrings(queues, rows)
+		if err != nil {
+			return queues, fmt.Errorf("release %d jobs: %w", n, err)
+		}
+		ids = ids[n:]
+	}
+	return queues, nil
+}
+
+func appendStrings(out []string, rows Rows) ([]string, error) {
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return out, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// RescuedJob is a job whose lease expired, as RescueJobs left it.
+type RescuedJob struct {
+	ID, Queue, State string
+}
+
+// RescueJobs returns up to limit active jobs whose lease expired before now
+// (their worker died or lost the database) to waiting, or to failed with
+// reason when the lost attempt was the last one. The lost attempt counts.
+func (s *Store) RescueJobs(ctx context.Context, now int64, reason string, limit int) ([]RescuedJob, error) {
+	rows, err := s.Query(ctx, `UPDATE jobs SET
+			state = CASE WHEN attempts_made >= max_attempts THEN 'failed' ELSE 'waiting' END,
+			finished_on = CASE WHEN attempts_made >= max_attempts THEN CAST($1 AS BIGINT) ELSE NULL END,
+			failed_reason = $2, run_at = $1, lease_owner = NULL, lease_until = NULL
+		WHERE id IN (SELECT id FROM jobs WHERE state = 'active' AND lease_until < $1 LIMIT $3`+s.SkipLocked()+`)
+		RETURNING id, queue, state`, now, reason, limit)
+	if err != nil {
+		return nil, fmt.Errorf("rescue jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []RescuedJob
+	for rows.Next() {
+		var r RescuedJob
+		if err := rows.Scan(&r.ID, &r.Queue, &r.State); err != nil {
+			return out, fmt.Errorf("rescue jobs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// NextJobRunAt returns the earliest run time of a claimable job of queue,
+// or nil when there is none.
+func (s *Store) NextJobRunAt(ctx context.Context, queue string) (*int64, error) {
+	var at *int64
+	if err := s.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE queue = $1 AND `+jobReady, queue).Scan(&at); err != nil {
+		return nil, fmt.Errorf("next run time of %s: %w", queue, err)
+	}
+	return at, nil
+}
+
+// GetJob returns a job of the workspace, or ErrNotFound (also for a job of
+// another workspace).
+func (s *Store) GetJob(ctx context.Context, workspaceID, id string) (Job, error) {
+	j, err := scanJob(s.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
+	if err != nil {
+		return j, fmt.Errorf("get job %s: %w", id, err)
+	}
+	return j, nil
+}
+
+// PruneJobs deletes up to limit completed or failed jobs that finished
+// before cutoff and returns how many it deleted.
+func (s *Store) PruneJobs(ctx context.Context, cutoff int64, limit int) (int, error) {
+	n, err := s.Exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN ('completed', 'failed') AND finished_on < $1 LIMIT $2)`, cutoff, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune jobs: %w", err)
+	}
+	return int(n), nil
+}
+
+// JobCount is the number of unfinished jobs of one queue in one state.
+type JobCount struct {
+	Queue, State string
+	Count        int64
+}
+
+// CountUnfinishedJobs counts waiting, delayed and active jobs by queue and
+// state: the queue depth operators watch.
+func (s *Store) CountUnfinishedJobs(ctx context.Context) ([]JobCount, error) {
+	rows, err := s.Query(ctx, `SELECT queue, state, COUNT(*) FROM jobs WHERE state IN ('waiting', 'delayed', 'active') GROUP BY queue, state`)
+	if err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []JobCount
+	for rows.Next() {
+		var c JobCount
+		if err := rows.Scan(&c.Queue, &c.State, &c.Count); err != nil {
+			return nil, fmt.Errorf("count jobs: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
