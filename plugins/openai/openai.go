@@ -1,0 +1,403 @@
+// Package openai is Herald's first-party provider for OpenAI and any
+// OpenAI-compatible server, built on the official openai-go SDK. It offers
+// text generation and streamed chat (with tool calls) through the Chat
+// Completions API, and image generation (gpt-image-1, gpt-image-1-mini,
+// gpt-image-1.5, gpt-image-2) returning the image bytes.
+//
+// It reads OPENAI_API_KEY and OPENAI_BASE_URL from its environment; the
+// api_key and base_url settings override them. The SDK's own retries are
+// off: a 429 or 5xx comes back to the host as a retryable error with the
+// server's Retry-After, and the host's model router decides what to do.
+package openai
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/heraldhq/herald/sdk"
+)
+
+// The environment variables the provider reads.
+const (
+	APIKeyEnv  = "OPENAI_API_KEY"
+	BaseURLEnv = "OPENAI_BASE_URL"
+)
+
+// DefaultImageModel is used when an image request names no model.
+const DefaultImageModel = "gpt-image-1"
+
+// Provider talks to an OpenAI-compatible API.
+type Provider struct {
+	httpClient *http.Client
+
+	mu      sync.RWMutex
+	apiKey  string
+	baseURL string
+}
+
+// New returns the provider configured from the environment.
+func New() *Provider {
+	return &Provider{
+		httpClient: &http.Client{Timeout: 10 * time.Minute},
+		apiKey:     os.Getenv(APIKeyEnv),
+		baseURL:    os.Getenv(BaseURLEnv),
+	}
+}
+
+var (
+	chatCaps  = []sdk.Capability{sdk.CapabilityText, sdk.CapabilityChat, sdk.CapabilityTools}
+	imageCaps = []sdk.Capability{sdk.CapabilityImage}
+)
+
+// Info describes the provider and its well-known models; other model names
+// are passed through to the server.
+func (p *Provider) Info(context.Context) (sdk.ProviderInfo, error) {
+	return sdk.ProviderInfo{
+		Name:        "openai",
+		DisplayName: "OpenAI (or compatible)",
+		Models: []sdk.Model{
+			{ID: "gpt-5", Capabilities: chatCaps},
+			{ID: "gpt-5-mini", Capabilities: chatCaps},
+			{ID: "gpt-4.1", Capabilities: chatCaps},
+			{ID: "gpt-4o-mini", Capabilities: chatCaps},
+			{ID: "gpt-image-1", Capabilities: imageCaps},
+			{ID: "gpt-image-1-mini", Capabilities: imageCaps},
+			{ID: "gpt-image-1.5", Capabilities: imageCaps},
+			{ID: "gpt-image-2", Capabilities: imageCaps},
+		},
+		Settings: []sdk.Field{
+			{Name: "api_key", Label: "API key", Secret: true, Description: "overrides " + APIKeyEnv},
+			{Name: "base_url", Label: "Base URL", Description: "overrides " + BaseURLEnv + "; for OpenAI-compatible servers, e.g. http://localhost:11434/v1"},
+		},
+	}, nil
+}
+
+// Configure accepts api_key and base_url.
+func (p *Provider) Configure(_ context.Context, settings map[string]string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, v := range settings {
+		switch k {
+		case "api_key":
+			p.apiKey = v
+		case "base_url":
+			p.baseURL = v
+		default:
+			return sdk.Errorf(sdk.CodeInvalidArgument, "openai has no setting %q", k)
+		}
+	}
+	return nil
+}
+
+// client returns an SDK client for the current settings, or the
+// unconfigured error the host turns into "set OPENAI_API_KEY".
+func (p *Provider) client() (oai.Client, error) {
+	p.mu.RLock()
+	key, base := p.apiKey, p.baseURL
+	p.mu.RUnlock()
+	if key == "" {
+		return oai.Client{}, sdk.Errorf(sdk.CodeUnconfigured, "set %s: the openai plugin has no API key", APIKeyEnv)
+	}
+	opts := []option.RequestOption{
+		option.WithAPIKey(key),
+		option.WithHTTPClient(p.httpClient),
+		option.WithMaxRetries(0),
+	}
+	if base != "" {
+		opts = append(opts, option.WithBaseURL(base))
+	}
+	return oai.NewClient(opts...), nil
+}
+
+// mapError turns an SDK error into an *sdk.Error: API errors keep their
+// status, message and Retry-After; transport errors are retryable.
+func mapError(op string, err error) error {
+	var apiErr *oai.Error
+	if errors.As(err, &apiErr) {
+		header := http.Header{}
+		if apiErr.Response != nil {
+			header = apiErr.Response.Header
+		}
+		msg := apiErr.Message
+		if apiErr.Code != "" {
+			msg = apiErr.Code + ": " + msg
+		}
+		return sdk.RemoteError("openai "+op, apiErr.StatusCode, header, msg)
+	}
+	return sdk.RequestError("openai "+op, err)
+}
+
+func usage(u oai.CompletionUsage) sdk.Usage {
+	return sdk.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
+
+// GenerateText answers one prompt with one chat completion.
+func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.TextResponse, error) {
+	if req.Model == "" || req.Prompt == "" {
+		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "openai: model and prompt are required")
+	}
+	client, err := p.client()
+	if err != nil {
+		return sdk.TextResponse{}, err
+	}
+	var msgs []sdk.Message
+	if req.System != "" {
+		msgs = append(msgs, sdk.Message{Role: sdk.RoleSystem, Content: req.System})
+	}
+	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: req.Prompt})
+	params, err := chatParams(sdk.ChatRequest{Model: req.Model, Messages: msgs, MaxOutputTokens: req.MaxOutputTokens, Temperature: req.Temperature})
+	if err != nil {
+		return sdk.TextResponse{}, err
+	}
+	resp, err := client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		return sdk.TextResponse{}, mapError("chat completion", err)
+	}
+	if len(resp.Choices) == 0 {
+		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned no choices")
+	}
+	return sdk.TextResponse{
+		Text: resp.Choices[0].Message.Content, Model: resp.Model,
+		FinishReason: resp.Choices[0].FinishReason, Usage: usage(resp.Usage),
+	}, nil
+}
+
+// chatParams converts a chat request to Chat Completions parameters.
+func chatParams(req sdk.ChatRequest) (oai.ChatCompletionNewParams, error) {
+	params := oai.ChatCompletionNewParams{Model: shared.ChatModel(req.Model)}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case sdk.RoleSystem:
+			params.Messages = append(params.Messages, oai.SystemMessage(m.Content))
+		case sdk.RoleUser:
+			params.Messages = append(params.Messages, oai.UserMessage(m.Content))
+		case sdk.RoleTool:
+			params.Messages = append(params.Messages, oai.ToolMessage(m.Content, m.ToolCallID))
+		case sdk.RoleAssistant:
+			am := oai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" {
+				am.Content.OfString = oai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				am.ToolCalls = append(am.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       tc.ID,
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+					},
+				})
+			}
+			params.Messages = append(params.Messages, oai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+		default:
+			return params, sdk.Errorf(sdk.CodeInvalidArgument, "openai: message %d has no known role (%q)", i, m.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		fn := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(t.Parameters)}
+		if t.Description != "" {
+			fn.Description = oai.String(t.Description)
+		}
+		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
+	}
+	if req.MaxOutputTokens > 0 {
+		params.MaxCompletionTokens = oai.Int(req.MaxOutputTokens)
+	}
+	if req.Temperature != nil {
+		params.Temperature = oai.Float(*req.Temperature)
+	}
+	return params, nil
+}
+
+// toolCallBuilder accumulates one streamed tool call.
+type toolCallBuilder struct {
+	id, name string
+	args     strings.Builder
+}
+
+// Chat streams one assistant turn. Text deltas are forwarded as they come;
+// tool calls, which arrive in fragments, are sent whole once the model has
+// finished them (at the end of the turn).
+func (p *Provider) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.ChatStream) error {
+	if req.Model == "" || len(req.Messages) == 0 {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "openai: model and messages are required")
+	}
+	client, err := p.client()
+	if err != nil {
+		return err
+	}
+	params, err := chatParams(req)
+	if err != nil {
+		return err
+	}
+	params.StreamOptions.IncludeUsage = oai.Bool(true)
+	s := client.Chat.Completions.NewStreaming(ctx, params)
+	defer s.Close()
+
+	calls := map[int64]*toolCallBuilder{}
+	finish := sdk.ChatFinish{Model: req.Model}
+	for s.Next() {
+		chunk := s.Current()
+		if chunk.Model != "" {
+			finish.Model = chunk.Model
+		}
+		if chunk.Usage.TotalTokens > 0 {
+			finish.Usage = usage(chunk.Usage)
+		}
+		for _, choice := range chunk.Choices {
+			if choice.Index != 0 {
+				continue
+			}
+			if choice.Delta.Content != "" {
+				if err := stream.Send(sdk.ChatEvent{TextDelta: choice.Delta.Content}); err != nil {
+					return err
+				}
+			}
+			for _, tc := range choice.Delta.ToolCalls {
+				b := calls[tc.Index]
+				if b == nil {
+					b = &toolCallBuilder{}
+					calls[tc.Index] = b
+				}
+				if tc.ID != "" {
+					b.id = tc.ID
+				}
+				if tc.Function.Name != "" {
+					b.name = tc.Function.Name
+				}
+				b.args.WriteString(tc.Function.Arguments)
+			}
+			if choice.FinishReason != "" {
+				finish.FinishReason = choice.FinishReason
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return mapError("chat stream", err)
+	}
+	indexes := make([]int64, 0, len(calls))
+	for i := range calls {
+		indexes = append(indexes, i)
+	}
+	sort.Slice(indexes, func(a, b int) bool { return indexes[a] < indexes[b] })
+	for _, i := range indexes {
+		b := calls[i]
+		args := b.args.String()
+		if args == "" {
+			args = "{}"
+		}
+		if err := stream.Send(sdk.ChatEvent{ToolCall: &sdk.ToolCall{ID: b.id, Name: b.name, Arguments: args}}); err != nil {
+			return err
+		}
+	}
+	if finish.FinishReason == "" {
+		finish.FinishReason = "stop"
+	}
+	return stream.Send(sdk.ChatEvent{Finish: &finish})
+}
+
+// GenerateImage creates one image. gpt-image models answer with base64
+// bytes; servers that answer with a URL are fetched.
+func (p *Provider) GenerateImage(ctx context.Context, req sdk.ImageRequest) (sdk.ImageResponse, error) {
+	if req.Prompt == "" {
+		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "openai: an image prompt is required")
+	}
+	client, err := p.client()
+	if err != nil {
+		return sdk.ImageResponse{}, err
+	}
+	model := req.Model
+	if model == "" {
+		model = DefaultImageModel
+	}
+	params := oai.ImageGenerateParams{Prompt: req.Prompt, Model: oai.ImageModel(model), N: oai.Int(1)}
+	if req.Size != "" {
+		params.Size = oai.ImageGenerateParamsSize(req.Size)
+	}
+	if req.Quality != "" {
+		params.Quality = oai.ImageGenerateParamsQuality(req.Quality)
+	}
+	if f, ok := req.Options["output_format"].(string); ok && f != "" {
+		params.OutputFormat = oai.ImageGenerateParamsOutputFormat(f)
+	}
+	resp, err := client.Images.Generate(ctx, params)
+	if err != nil {
+		return sdk.ImageResponse{}, mapError("image generation", err)
+	}
+	if len(resp.Data) == 0 {
+		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned no image")
+	}
+	img := resp.Data[0]
+	var data []byte
+	switch {
+	case img.B64JSON != "":
+		if data, err = base64.StdEncoding.DecodeString(img.B64JSON); err != nil {
+			return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned an image that is not base64")
+		}
+	case img.URL != "":
+		if data, err = p.fetch(ctx, img.URL); err != nil {
+			return sdk.ImageResponse{}, err
+		}
+	default:
+		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned an image without data")
+	}
+	mimeType := "image/" + string(resp.OutputFormat)
+	if resp.OutputFormat == "" {
+		mimeType = http.DetectContentType(data)
+	}
+	size, quality := string(resp.Size), string(resp.Quality)
+	if size == "" {
+		size = req.Size
+	}
+	if quality == "" {
+		quality = req.Quality
+	}
+	return sdk.ImageResponse{
+		Data: data, MIMEType: mimeType, Model: model, Size: size, Quality: quality, RevisedPrompt: img.RevisedPrompt,
+		Usage: sdk.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, TotalTokens: resp.Usage.TotalTokens},
+	}, nil
+}
+
+// maxImageBytes bounds a fetched image.
+const maxImageBytes = 50 << 20
+
+func (p *Provider) fetch(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, sdk.Errorf(sdk.CodeRemote, "openai returned an invalid image URL")
+	}
+	resp, err := p.httpClient.Do(req)
+	if err != nil {
+		return nil, sdk.RequestError("openai image download", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, sdk.RemoteError("openai image download", resp.StatusCode, resp.Header, "")
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxImageBytes+1))
+	if err != nil {
+		return nil, sdk.RequestError("openai image download", err)
+	}
+	if len(data) > maxImageBytes {
+		return nil, sdk.Errorf(sdk.CodeRemote, "openai image is larger than %d bytes", maxImageBytes)
+	}
+	return data, nil
+}
+
+// Interface guards.
+var (
+	_ sdk.Provider       = (*Provider)(nil)
+	_ sdk.ImageGenerator = (*Provider)(nil)
+	_ sdk.Configurer     = (*Provider)(nil)
+)
+
