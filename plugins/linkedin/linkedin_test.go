@@ -104,6 +104,9 @@ func (f *fakeLinkedIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func setup(t *testing.T, f *fakeLinkedIn) (string, *fakeLinkedIn) {
 	t.Helper()
+	if f == nil {
+		f = &fakeLinkedIn{}
+	}
 	f.t = t
 	f.bodies = map[string]any{}
 	srv := httptest.NewServer(f)
@@ -139,7 +142,7 @@ func TestExport(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		fake       fakeLinkedIn
+		fake       *fakeLinkedIn
 		token      string
 		withImage  bool
 		wantCalls  []string
@@ -165,12 +168,12 @@ func TestExport(t *testing.T) {
 			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "linkedin answered 401: INVALID_ACCESS_TOKEN: Invalid access token"},
 		},
 		{
-			name: "a throttled post is retryable after LinkedIn's delay", token: token, fake: fakeLinkedIn{postStatus: 429, retryAfter: "45"},
+			name: "a throttled post is retryable after LinkedIn's delay", token: token, fake: &fakeLinkedIn{postStatus: 429, retryAfter: "45"},
 			wantCalls: []string{"POST /rest/posts"},
 			wantErr:   &sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 45 * time.Second},
 		},
 		{
-			name: "a failed upload is retryable and no post is made", token: token, withImage: true, fake: fakeLinkedIn{uploadStatus: 503},
+			name: "a failed upload is retryable and no post is made", token: token, withImage: true, fake: &fakeLinkedIn{uploadStatus: 503},
 			wantCalls: []string{"GET /uploads/cover.jpg", "POST /rest/images?action=initializeUpload", "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare"},
 			wantErr:   &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503},
 		},
@@ -178,7 +181,7 @@ func TestExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			base, f := setup(t, &tt.fake)
+			base, f := setup(t, tt.fake)
 			client := plugintest.InProcessDestination(t, New())
 			res, err := client.Export(t.Context(), exportReq(base, tt.token, tt.withImage))
 			f.mu.Lock()

@@ -103,6 +103,9 @@ func (f *fakeNotion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func setup(t *testing.T, f *fakeNotion) (string, *fakeNotion) {
 	t.Helper()
+	if f == nil {
+		f = &fakeNotion{}
+	}
 	f.t = t
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -131,7 +134,7 @@ func TestExport(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name         string
-		fake         fakeNotion
+		fake         *fakeNotion
 		token        string
 		content      string
 		wantCalls    []string
@@ -155,14 +158,14 @@ func TestExport(t *testing.T) {
 		},
 		{
 			name: "a rate-limited create is retryable after Notion's delay", token: token, content: "Hello",
-			fake:         fakeNotion{createStatus: 429, retryAfter: "3", createBody: `{"object":"error","status":429,"code":"rate_limited","message":"You have been rate limited. Please try again in a few minutes."}`},
+			fake:         &fakeNotion{createStatus: 429, retryAfter: "3", createBody: `{"object":"error","status":429,"code":"rate_limited","message":"You have been rate limited. Please try again in a few minutes."}`},
 			wantCalls:    []string{"POST /v1/pages"},
 			wantChildren: []int{2},
 			wantErr:      &sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 3 * time.Second},
 		},
 		{
 			name: "a failed append is retryable and names the created page", token: token, content: longPost(),
-			fake:         fakeNotion{appendStatus: 502},
+			fake:         &fakeNotion{appendStatus: 502},
 			wantCalls:    []string{"POST /v1/pages", "PATCH /v1/blocks/" + pageID + "/children"},
 			wantChildren: []int{100, 100},
 			wantErr:      &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 502, Message: "notion answered 502: internal_server_error: Unexpected error."},
@@ -171,7 +174,7 @@ func TestExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			base, f := setup(t, &tt.fake)
+			base, f := setup(t, tt.fake)
 			client := plugintest.InProcessDestination(t, New())
 			res, err := client.Export(t.Context(), exportReq(base, tt.token, tt.content))
 			f.mu.Lock()

@@ -400,4 +400,3 @@ var (
 	_ sdk.ImageGenerator = (*Provider)(nil)
 	_ sdk.Configurer     = (*Provider)(nil)
 )
-

@@ -97,6 +97,9 @@ func (f *fakeOpenAI) stream(w http.ResponseWriter) {
 
 func setup(t *testing.T, f *fakeOpenAI) (*Provider, *fakeOpenAI) {
 	t.Helper()
+	if f == nil {
+		f = &fakeOpenAI{}
+	}
 	f.t = t
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -200,7 +203,7 @@ func TestErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		fake    fakeOpenAI
+		fake    *fakeOpenAI
 		key     string
 		call    string
 		want    sdk.Error
@@ -210,17 +213,17 @@ func TestErrors(t *testing.T) {
 			want: sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}},
 		{name: "a wrong API key is an authentication failure, not retried", key: "sk-wrong", call: "text",
 			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "openai chat completion answered 401: invalid_api_key: Incorrect API key provided."}},
-		{name: "a 429 on text is retryable after the server's delay", key: apiKey, call: "text", fake: fakeOpenAI{failStatus: 429, retryAfter: "20"},
+		{name: "a 429 on text is retryable after the server's delay", key: apiKey, call: "text", fake: &fakeOpenAI{failStatus: 429, retryAfter: "20"},
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 20 * time.Second}},
-		{name: "a 429 on a chat stream is retryable after the server's delay", key: apiKey, call: "chat", fake: fakeOpenAI{failStatus: 429, retryAfter: "5"},
+		{name: "a 429 on a chat stream is retryable after the server's delay", key: apiKey, call: "chat", fake: &fakeOpenAI{failStatus: 429, retryAfter: "5"},
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 5 * time.Second}},
-		{name: "a 503 on images is retryable", key: apiKey, call: "image", fake: fakeOpenAI{failStatus: 503},
+		{name: "a 503 on images is retryable", key: apiKey, call: "image", fake: &fakeOpenAI{failStatus: 503},
 			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p, f := setup(t, &tt.fake)
+			p, f := setup(t, tt.fake)
 			p.apiKey = tt.key
 			client := plugintest.InProcessProvider(t, p)
 			var err error

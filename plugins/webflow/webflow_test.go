@@ -75,6 +75,9 @@ func (f *fakeWebflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func setup(t *testing.T, f *fakeWebflow) (string, *fakeWebflow) {
 	t.Helper()
+	if f == nil {
+		f = &fakeWebflow{}
+	}
 	f.t = t
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -102,7 +105,7 @@ func TestExport(t *testing.T) {
 	published := map[string]any{"itemIds": []any{itemID}}
 	tests := []struct {
 		name       string
-		fake       fakeWebflow
+		fake       *fakeWebflow
 		token      string
 		content    sdk.Content
 		wantCalls  []string
@@ -129,25 +132,25 @@ func TestExport(t *testing.T) {
 		},
 		{
 			name: "a taken slug is an invalid argument naming the field", token: token, content: blogPost(),
-			fake:      fakeWebflow{createStatus: 400, createBody: `{"code":"validation_error","message":"Validation Error","details":[{"param":"slug","description":"Unique value is already in database"}]}`},
+			fake:      &fakeWebflow{createStatus: 400, createBody: `{"code":"validation_error","message":"Validation Error","details":[{"param":"slug","description":"Unique value is already in database"}]}`},
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
 			wantErr:   &sdk.Error{Code: sdk.CodeInvalidArgument, StatusCode: 400, Message: `webflow answered 400: Validation Error {"param":"slug","description":"Unique value is already in database"}`},
 		},
 		{
 			name: "a 429 is retryable after Webflow's delay", token: token, content: blogPost(),
-			fake:      fakeWebflow{createStatus: 429, retryAfter: "60", createBody: `{"code":"too_many_requests","message":"Too many requests"}`},
+			fake:      &fakeWebflow{createStatus: 429, retryAfter: "60", createBody: `{"code":"too_many_requests","message":"Too many requests"}`},
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
 			wantErr:   &sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: time.Minute},
 		},
 		{
 			name: "a 500 is retryable", token: token, content: blogPost(),
-			fake:      fakeWebflow{createStatus: 500, createBody: `{"code":"internal_error","message":"Internal error"}`},
+			fake:      &fakeWebflow{createStatus: 500, createBody: `{"code":"internal_error","message":"Internal error"}`},
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
 			wantErr:   &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 500},
 		},
 		{
 			name: "publish errors are reported with the created item", token: token, content: blogPost(),
-			fake:      fakeWebflow{publishErrors: []string{"Staging item ID not found."}},
+			fake:      &fakeWebflow{publishErrors: []string{"Staging item ID not found."}},
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items", "POST /v2/collections/" + collection + "/items/publish"},
 			wantErr:   &sdk.Error{Code: sdk.CodeRemote, Message: "webflow item " + itemID + " was created but not published: Staging item ID not found."},
 		},
@@ -155,7 +158,7 @@ func TestExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			base, f := setup(t, &tt.fake)
+			base, f := setup(t, tt.fake)
 			client := plugintest.InProcessDestination(t, New())
 			res, err := client.Export(t.Context(), exportReq(base, tt.token, tt.content))
 			if !reflect.DeepEqual(f.calls, tt.wantCalls) {

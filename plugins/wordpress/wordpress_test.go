@@ -94,6 +94,9 @@ func (f *fakeWordPress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func setup(t *testing.T, f *fakeWordPress) (string, *fakeWordPress) {
 	t.Helper()
+	if f == nil {
+		f = &fakeWordPress{}
+	}
 	f.t = t
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -116,7 +119,7 @@ func TestExport(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		fake       fakeWordPress
+		fake       *fakeWordPress
 		password   string
 		withImage  bool
 		wantCalls  []string
@@ -142,12 +145,12 @@ func TestExport(t *testing.T) {
 			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "wordpress answered 401: rest_not_logged_in: You are not currently logged in."},
 		},
 		{
-			name: "a 429 is retryable after the site's delay", password: password, fake: fakeWordPress{postStatus: 429, retryAfter: "120"},
+			name: "a 429 is retryable after the site's delay", password: password, fake: &fakeWordPress{postStatus: 429, retryAfter: "120"},
 			wantCalls: []string{"POST /wp-json/wp/v2/posts"},
 			wantErr:   &sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 2 * time.Minute},
 		},
 		{
-			name: "a 502 is retryable", password: password, fake: fakeWordPress{postStatus: 502},
+			name: "a 502 is retryable", password: password, fake: &fakeWordPress{postStatus: 502},
 			wantCalls: []string{"POST /wp-json/wp/v2/posts"},
 			wantErr:   &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 502},
 		},
@@ -155,7 +158,7 @@ func TestExport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			site, f := setup(t, &tt.fake)
+			site, f := setup(t, tt.fake)
 			client := plugintest.InProcessDestination(t, New())
 			res, err := client.Export(t.Context(), exportReq(site, tt.password, tt.withImage))
 			if !reflect.DeepEqual(f.calls, tt.wantCalls) {

@@ -1,0 +1,83 @@
+// Package plugins registers Herald's first-party plugins so that one
+// executable can serve any of them: the host's `herald plugin NAME`
+// subcommand calls [Serve], and the host launches its own executable with
+// that subcommand for each first-party plugin, exactly as it launches a
+// third-party plugin executable. Every plugin here imports only sdk/.
+package plugins
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/heraldhq/herald/plugins/linkedin"
+	"github.com/heraldhq/herald/plugins/notion"
+	"github.com/heraldhq/herald/plugins/openai"
+	"github.com/heraldhq/herald/plugins/webflow"
+	"github.com/heraldhq/herald/plugins/webhook"
+	"github.com/heraldhq/herald/plugins/wordpress"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Kind is what a plugin serves.
+type Kind string
+
+// The kinds of first-party plugins; they equal the go-plugin plugin set
+// names the host dispenses.
+const (
+	KindProvider    Kind = sdk.ProviderPluginName
+	KindDestination Kind = sdk.DestinationPluginName
+)
+
+// registry builds each plugin's ServeOpts lazily, so that serving one plugin
+// never constructs the others.
+var registry = map[string]struct {
+	kind Kind
+	opts func() sdk.ServeOpts
+}{
+	"openai":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} }},
+	"webhook":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
+	"wordpress": {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
+	"webflow":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},
+	"notion":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} }},
+	"linkedin":  {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} }},
+}
+
+// Names returns the names of the first-party plugins, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for name := range registry {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// KindOf returns what the first-party plugin name serves, and false for an
+// unknown name.
+func KindOf(name string) (Kind, bool) {
+	p, ok := registry[name]
+	return p.kind, ok
+}
+
+// Options returns the ServeOpts of the first-party plugin name, for serving
+// it in-process (tests) or through [Serve].
+func Options(name string) (sdk.ServeOpts, error) {
+	p, ok := registry[name]
+	if !ok {
+		return sdk.ServeOpts{}, fmt.Errorf("unknown first-party plugin %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return p.opts(), nil
+}
+
+// Serve serves the first-party plugin name over go-plugin and returns when
+// the host is done with it. It must be called from the process's main
+// goroutine, as `herald plugin NAME` does; run by hand (without the host's
+// handshake) it prints an explanation and exits.
+func Serve(name string) error {
+	opts, err := Options(name)
+	if err != nil {
+		return err
+	}
+	return sdk.Serve(opts)
+}
