@@ -358,7 +358,7 @@ type GetStatsRequest struct {
 	// Site to report; default: the workspace's first site.
 	SiteKey string `protobuf:"bytes,1,opt,name=site_key,json=siteKey,proto3" json:"site_key,omitempty"`
 	// Lookback in days, 1 to 365; default 30. The window ends today (UTC).
-	Days int32 `protobuf:"varint,2,opt,name=days,proto3" json:"days,omitempty"`
+	Days *int32 `protobuf:"varint,2,opt,name=days,proto3,oneof" json:"days,omitempty"`
 	// "script" (or empty): statistics from the tracking script.
 	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -403,8 +403,8 @@ func (x *GetStatsRequest) GetSiteKey() string {
 }
 
 func (x *GetStatsRequest) GetDays() int32 {
-	if x != nil {
-		return x.Days
+	if x != nil && x.Days != nil {
+		return *x.Days
 	}
 	return 0
 }
@@ -1316,11 +1316,12 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\x11EnsureSiteRequest\"i\n" +
 	"\x12EnsureSiteResponse\x120\n" +
 	"\x04site\x18\x01 \x01(\v2\x1c.herald.api.v1.AITrafficSiteR\x04site\x12!\n" +
-	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"X\n" +
+	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"f\n" +
 	"\x0fGetStatsRequest\x12\x19\n" +
-	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x12\n" +
-	"\x04days\x18\x02 \x01(\x05R\x04days\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06source\"\xaf\x04\n" +
+	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x17\n" +
+	"\x04days\x18\x02 \x01(\x05H\x00R\x04days\x88\x01\x01\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06sourceB\a\n" +
+	"\x05_days\"\xaf\x04\n" +
 	"\x10GetStatsResponse\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12<\n" +
 	"\x1agoogle_analytics_connected\x18\x02 \x01(\bR\x18googleAnalyticsConnected\x12\x19\n" +
@@ -1477,6 +1478,7 @@ func file_herald_api_v1_traffic_proto_init() {
 	if File_herald_api_v1_traffic_proto != nil {
 		return
 	}
+	file_herald_api_v1_traffic_proto_msgTypes[6].OneofWrappers = []any{}
 	file_herald_api_v1_traffic_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -1,0 +1,118 @@
+package traffic
+
+import (
+	"context"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// Handler serves AITrafficService on both API faces.
+type Handler struct {
+	svc *Service
+}
+
+var _ apiv1connect.AITrafficServiceHandler = (*Handler)(nil)
+
+// NewHandler returns the API handler over svc.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+func caller(ctx context.Context) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return p, apierr.Unauthenticated("missing api-key header")
+	}
+	return p, nil
+}
+
+// ListSites lists the workspace's sites.
+func (h *Handler) ListSites(ctx context.Context, _ *connect.Request[apiv1.ListSitesRequest]) (*connect.Response[apiv1.ListSitesResponse], error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sites, err := h.svc.ListSites(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := &apiv1.ListSitesResponse{Sites: make([]*apiv1.AITrafficSite, 0, len(sites))}
+	for _, s := range sites {
+		out.Sites = append(out.Sites, h.site(s))
+	}
+	return connect.NewResponse(out), nil
+}
+
+// CreateSite adds a site, or returns the workspace's site with that domain.
+func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.CreateSiteRequest]) (*connect.Response[apiv1.AITrafficSite], error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	site, _, err := h.svc.CreateSite(ctx, p, req.Msg.Domain, req.Msg.Name)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(h.site(site)), nil
+}
+
+// EnsureSite returns the workspace's site, creating it from the website.
+func (h *Handler) EnsureSite(ctx context.Context, _ *connect.Request[apiv1.EnsureSiteRequest]) (*connect.Response[apiv1.EnsureSiteResponse], error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	site, err := h.svc.EnsureSite(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if site == nil {
+		return connect.NewResponse(&apiv1.EnsureSiteResponse{NeedsDomain: true}), nil
+	}
+	return connect.NewResponse(&apiv1.EnsureSiteResponse{Site: h.site(*site)}), nil
+}
+
+// GetStats reports a site's AI traffic.
+func (h *Handler) GetStats(ctx context.Context, req *connect.Request[apiv1.GetStatsRequest]) (*connect.Response[apiv1.GetStatsResponse], error) {
+	p, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := req.Msg
+	r, err := h.svc.Stats(ctx, p, StatsQuery{SiteKey: m.SiteKey, Days: m.Days, Source: m.Source})
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(r), nil
+}
+
+// Collect records a beacon; it is public.
+func (h *Handler) Collect(ctx context.Context, req *connect.Request[apiv1.CollectRequest]) (*connect.Response[apiv1.CollectResponse], error) {
+	m := req.Msg
+	c, err := h.svc.Collect(ctx, Beacon{
+		SiteKey: m.SiteKey, Path: m.Path, Referrer: m.Referrer, Title: m.Title, SessionID: m.SessionId, UserAgent: m.UserAgent,
+		UTMSource: m.UtmSource, UTMMedium: m.UtmMedium, UTMCampaign: m.UtmCampaign,
+		SessionDurationMs: m.SessionDurationMs, ScrollDepth: m.ScrollDepth,
+	}, req.Header().Get("User-Agent"))
+	if err != nil {
+		return nil, err
+	}
+	msg := "accepted"
+	if c.Kind == "ignored" {
+		msg = "ignored: not stored"
+	}
+	return connect.NewResponse(&apiv1.CollectResponse{Message: msg, Kind: c.Kind, AiSource: c.Source}), nil
+}
+
+func (h *Handler) site(s store.TrafficSite) *apiv1.AITrafficSite {
+	return &apiv1.AITrafficSite{
+		Id: s.ID, SiteKey: s.SiteKey, Domain: s.Domain, Name: s.Name, IsActive: s.IsActive,
+		Snippet: h.svc.Snippet(s.SiteKey), ScriptUrl: h.svc.ScriptURL(), CreatedAt: timestamppb.New(time.UnixMilli(s.CreatedAt)),
+	}
+}

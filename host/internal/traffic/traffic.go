@@ -1,0 +1,319 @@
+// Package traffic tracks visits that AI assistants send to a team's
+// website. A site gets a public key and a script tag; the script (t.js)
+// posts beacons to the public collect route; Classify tells AI visits,
+// AI crawler hits and other bots apart; a group-commit Writer stores each
+// accepted beacon durably before it is answered; stats read daily rollups
+// that are upserted in the same transaction as the events. It implements
+// herald.api.v1.AITrafficService; routes.go maps the REST face onto it.
+package traffic
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"html"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// SiteKeyPrefix starts every site key.
+const SiteKeyPrefix = "ks_"
+
+// MaxBeaconBytes caps a collect body; a beacon is a few hundred bytes.
+const MaxBeaconBytes = 16 << 10
+
+// Field limits of a beacon. Longer text fields are cut; longer paths and
+// session ids are refused.
+const (
+	maxPathLen      = 2048
+	maxSessionLen   = 128
+	maxTextLen      = 512
+	maxDurationMs   = 7 * 24 * 3600 * 1000
+	maxNameRunes    = 200
+	siteCacheTTL    = 30 * time.Second
+	siteMissTTL     = 5 * time.Second
+	siteCacheMaxLen = 10000
+)
+
+// Service is the AI traffic domain logic over the store.
+type Service struct {
+	store   *store.Store
+	writer  *Writer
+	baseURL string
+
+	mu    sync.Mutex
+	sites map[string]cachedSite // by site key
+}
+
+type cachedSite struct {
+	site  store.TrafficSite
+	found bool
+	exp   time.Time
+}
+
+// NewService returns a Service. baseURL is the public base URL that
+// scriptUrl and snippets use (config BaseURL, from HERALD_PUBLIC_URL).
+func NewService(st *store.Store, w *Writer, baseURL string) *Service {
+	return &Service{store: st, writer: w, baseURL: strings.TrimRight(baseURL, "/"), sites: map[string]cachedSite{}}
+}
+
+// ScriptURL is where the tracking script is served.
+func (s *Service) ScriptURL() string { return s.baseURL + "/v1/ai-traffic/t.js" }
+
+// Snippet is the script tag a site owner adds to every page.
+func (s *Service) Snippet(siteKey string) string {
+	return `<script defer src="` + html.EscapeString(s.ScriptURL()) + `" data-site="` + html.EscapeString(siteKey) + `"></script>`
+}
+
+// ListSites returns the caller's sites, oldest first.
+func (s *Service) ListSites(ctx context.Context, p auth.Principal) ([]store.TrafficSite, error) {
+	return s.store.ListTrafficSites(ctx, p.WorkspaceID)
+}
+
+// CreateSite adds a site for domain, or returns the workspace's site that
+// already has that domain (created is false then). The first site of a
+// workspace without a website records its domain as the website.
+func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name string) (store.TrafficSite, bool, error) {
+	d, err := NormalizeDomain(domain)
+	if err != nil {
+		return store.TrafficSite{}, false, apierr.Invalid("%s", err.Error())
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = d
+	}
+	if utf8.RuneCountInString(name) > maxNameRunes {
+		return store.TrafficSite{}, false, apierr.Invalid("name is longer than %d characters", maxNameRunes)
+	}
+	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
+		WorkspaceID: p.WorkspaceID, SiteKey: newSiteKey(), Domain: d, Name: name, IsActive: true,
+	})
+	if err != nil {
+		return store.TrafficSite{}, false, err
+	}
+	if created && p.Website == "" {
+		if err := s.store.RecordWorkspaceWebsite(ctx, p.WorkspaceID, "https://"+d); err != nil {
+			return store.TrafficSite{}, false, err
+		}
+	}
+	return site, created, nil
+}
+
+// EnsureSite returns the workspace's first site, creating one from the
+// workspace website when there is none. It returns nil when the workspace
+// has neither a site nor a usable website.
+func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*store.TrafficSite, error) {
+	sites, err := s.store.ListTrafficSites(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	if len(sites) > 0 {
+		return &sites[0], nil
+	}
+	if _, err := NormalizeDomain(p.Website); err != nil {
+		return nil, nil
+	}
+	site, _, err := s.CreateSite(ctx, p, p.Website, "")
+	if err != nil {
+		return nil, err
+	}
+	return &site, nil
+}
+
+// newSiteKey returns "ks_" and 32 base62 characters (190 random bits).
+func newSiteKey() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	out := make([]byte, 0, 32)
+	var buf [64]byte
+	for len(out) < 32 {
+		rand.Read(buf[:])
+		for _, c := range buf {
+			if c < 248 && len(out) < 32 {
+				out = append(out, alphabet[c%62])
+			}
+		}
+	}
+	return SiteKeyPrefix + string(out)
+}
+
+// siteByKey finds an active site by key through a short cache, so that a
+// beacon flood costs no site query per beacon. Deactivation takes effect
+// within siteCacheTTL.
+func (s *Service) siteByKey(ctx context.Context, key string) (store.TrafficSite, error) {
+	now := time.Now()
+	s.mu.Lock()
+	c, ok := s.sites[key]
+	s.mu.Unlock()
+	if !ok || now.After(c.exp) {
+		site, err := s.store.TrafficSiteByKey(ctx, key)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return store.TrafficSite{}, err
+		}
+		c = cachedSite{site: site, found: err == nil, exp: now.Add(siteCacheTTL)}
+		if !c.found {
+			c.exp = now.Add(siteMissTTL)
+		}
+		s.mu.Lock()
+		if len(s.sites) >= siteCacheMaxLen {
+			clear(s.sites)
+		}
+		s.sites[key] = c
+		s.mu.Unlock()
+	}
+	if !c.found {
+		return store.TrafficSite{}, apierr.NotFound("unknown siteKey %q", key)
+	}
+	if !c.site.IsActive {
+		return store.TrafficSite{}, apierr.Forbidden("site %s (%s) is inactive", key, c.site.Domain)
+	}
+	return c.site, nil
+}
+
+// Beacon is SPEC's collect beacon body.
+type Beacon struct {
+	SiteKey, Path, Referrer, Title, SessionID, UserAgent string
+	UTMSource, UTMMedium, UTMCampaign                    string
+	// SessionDurationMs and ScrollDepth are set on engagement updates.
+	SessionDurationMs *int64
+	ScrollDepth       *int32
+}
+
+// Collected is what Collect did with a beacon.
+type Collected struct {
+	// Kind is "pageview", "engagement", "crawler" or "ignored".
+	Kind string
+	// Source is the AI source id of the visit, "" when none.
+	Source string
+}
+
+// Collect validates and classifies a beacon and stores it durably.
+// headerUA is the request's User-Agent, used when the body has none.
+// Beacons of bots other than AI crawlers are answered but not stored.
+func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Collected, error) {
+	key := strings.TrimSpace(b.SiteKey)
+	if key == "" {
+		return Collected{}, apierr.Invalid("siteKey is required")
+	}
+	if !strings.HasPrefix(key, SiteKeyPrefix) || len(key) > 64 {
+		return Collected{}, apierr.Invalid("siteKey %q is not a site key (they start with %s)", truncate(key, 70), SiteKeyPrefix)
+	}
+	path, err := beaconPath(b.Path)
+	if err != nil {
+		return Collected{}, err
+	}
+	session := strings.TrimSpace(b.SessionID)
+	if len(session) > maxSessionLen || strings.IndexFunc(session, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
+	}) >= 0 {
+		return Collected{}, apierr.Invalid("sessionId must be at most %d letters, digits, '-', '_' or '.'", maxSessionLen)
+	}
+	engagement := b.SessionDurationMs != nil || b.ScrollDepth != nil
+	ev := store.TrafficEvent{Kind: store.TrafficPageview, SessionID: session, Path: path, DurationMs: -1, ScrollDepth: -1,
+		Title: truncate(b.Title, maxTextLen), Referrer: truncate(strings.TrimSpace(b.Referrer), maxPathLen),
+		UTMSource: truncate(b.UTMSource, maxTextLen), UTMMedium: truncate(b.UTMMedium, maxTextLen),
+		UTMCampaign: truncate(b.UTMCampaign, maxTextLen)}
+	if b.SessionDurationMs != nil {
+		if v := *b.SessionDurationMs; v < 0 || v > maxDurationMs {
+			return Collected{}, apierr.Invalid("sessionDurationMs must be between 0 and %d", maxDurationMs)
+		}
+		ev.DurationMs = *b.SessionDurationMs
+	}
+	if b.ScrollDepth != nil {
+		if v := *b.ScrollDepth; v < 0 || v > 100 {
+			return Collected{}, apierr.Invalid("scrollDepth must be a percentage between 0 and 100")
+		}
+		ev.ScrollDepth = int(*b.ScrollDepth)
+	}
+	if engagement && session == "" {
+		return Collected{}, apierr.Invalid("engagement updates (sessionDurationMs, scrollDepth) need the sessionId of their pageview")
+	}
+	ua := strings.TrimSpace(b.UserAgent)
+	if ua == "" {
+		ua = strings.TrimSpace(headerUA)
+	}
+	ev.UserAgent = truncate(ua, maxTextLen)
+
+	site, err := s.siteByKey(ctx, key)
+	if err != nil {
+		return Collected{}, err
+	}
+	ev.SiteID = site.ID
+
+	c := Classify(ev.Referrer, ev.UTMSource, ua)
+	switch {
+	case c.Kind == Bot:
+		return Collected{Kind: "ignored"}, nil
+	case c.Kind == AICrawler:
+		ev.Kind, ev.Bot, ev.DurationMs, ev.ScrollDepth = store.TrafficCrawler, c.Crawler.Token, 0, -1
+	case engagement:
+		ev.Kind = store.TrafficEngagement
+	default:
+		if c.Source != nil {
+			ev.Source = c.Source.ID
+		}
+		if ev.SessionID == "" {
+			ev.SessionID = store.NewID()
+		}
+		ev.DurationMs, ev.ScrollDepth = 0, -1
+	}
+	ev.At = s.store.Now()
+	out, err := s.writer.Write(ctx, ev)
+	if errors.Is(err, ErrWriterClosed) {
+		return Collected{}, apierr.Unavailable("the server is shutting down; retry")
+	}
+	if err != nil {
+		return Collected{}, fmt.Errorf("store %s beacon for site %s: %w", ev.Kind, site.ID, err)
+	}
+	if !out.Stored {
+		return Collected{Kind: "ignored", Source: out.Source}, nil
+	}
+	return Collected{Kind: string(ev.Kind), Source: out.Source}, nil
+}
+
+// beaconPath accepts a path ("/pricing") or a full URL and returns the path
+// without query or fragment; "/" when empty.
+func beaconPath(p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return "/", nil
+	}
+	if len(p) > maxPathLen {
+		return "", apierr.Invalid("path is longer than %d characters", maxPathLen)
+	}
+	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		u, err := url.Parse(p)
+		if err != nil {
+			return "", apierr.Invalid("path %q is not a path or URL", truncate(p, 100))
+		}
+		p = u.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+	}
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	if !strings.HasPrefix(p, "/") {
+		return "", apierr.Invalid("path must start with /, got %q", truncate(p, 100))
+	}
+	return p, nil
+}
+
+// truncate cuts s to at most n bytes on a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}

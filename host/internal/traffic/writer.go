@@ -1,0 +1,176 @@
+package traffic
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// ErrWriterClosed is returned by Writer.Write after Close.
+var ErrWriterClosed = errors.New("traffic writer is closed")
+
+// WriterOptions tune a Writer; zero values take the defaults.
+type WriterOptions struct {
+	// Workers is the number of batches committed at once. Default: 1 on
+	// SQLite (one writer connection; batches grow while it commits), 4 on
+	// PostgreSQL/CockroachDB.
+	Workers int
+	// MaxBatch caps the events of one transaction. Default 1000.
+	MaxBatch int
+	// Queue is the capacity of the pending-event queue. Default 8192.
+	Queue int
+	// Logger receives batch failures. Default: discard.
+	Logger hclog.Logger
+}
+
+// Writer stores traffic events with group commit: every event waits for
+// the transaction that stores it, and the events that arrive while one
+// transaction commits go together into the next. A beacon is answered only
+// after its event is durable, yet the store sees one transaction per batch
+// instead of one per beacon.
+type Writer struct {
+	st   *store.Store
+	opts WriterOptions
+	in   chan *pendingWrite
+
+	mu     sync.RWMutex // held for reading while sending on in
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type pendingWrite struct {
+	ev   store.TrafficEvent
+	done chan writeResult
+}
+
+type writeResult struct {
+	out store.TrafficOutcome
+	err error
+}
+
+// NewWriter returns a started Writer; call Close to drain and stop it.
+func NewWriter(st *store.Store, opts WriterOptions) *Writer {
+	if opts.Workers <= 0 {
+		opts.Workers = 1
+		if st.Dialect == store.Postgres {
+			opts.Workers = 4
+		}
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 1000
+	}
+	if opts.Queue <= 0 {
+		opts.Queue = 8192
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	w := &Writer{st: st, opts: opts, in: make(chan *pendingWrite, opts.Queue)}
+	for i := 0; i < opts.Workers; i++ {
+		w.wg.Add(1)
+		go w.work()
+	}
+	return w
+}
+
+// Write stores ev and returns once it is committed, or with the error that
+// kept it from being stored. When ctx ends first, the event may still be
+// stored.
+func (w *Writer) Write(ctx context.Context, ev store.TrafficEvent) (store.TrafficOutcome, error) {
+	p := &pendingWrite{ev: ev, done: make(chan writeResult, 1)}
+	w.mu.RLock()
+	if w.closed {
+		w.mu.RUnlock()
+		return store.TrafficOutcome{}, ErrWriterClosed
+	}
+	select {
+	case w.in <- p:
+		w.mu.RUnlock()
+	case <-ctx.Done():
+		w.mu.RUnlock()
+		return store.TrafficOutcome{}, ctx.Err()
+	}
+	select {
+	case r := <-p.done:
+		return r.out, r.err
+	case <-ctx.Done():
+		return store.TrafficOutcome{}, ctx.Err()
+	}
+}
+
+// Close stops accepting events, commits every event already accepted and
+// returns when the workers are done. Call it after the HTTP server has shut
+// down.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	if !w.closed {
+		w.closed = true
+		close(w.in)
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+func (w *Writer) work() {
+	defer w.wg.Done()
+	batch := make([]*pendingWrite, 0, w.opts.MaxBatch)
+	for first := range w.in {
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < w.opts.MaxBatch {
+			select {
+			case p, ok := <-w.in:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, p)
+			default:
+				break fill
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+// commit stores a batch. A failed batch is retried once (a session created
+// by another host at the same moment conflicts once, then is found), then
+// event by event so that one bad event fails alone.
+func (w *Writer) commit(batch []*pendingWrite) {
+	events := make([]store.TrafficEvent, len(batch))
+	for i, p := range batch {
+		events[i] = p.ev
+	}
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var out []store.TrafficOutcome
+		out, err = w.record(events)
+		if err == nil {
+			for i, p := range batch {
+				p.done <- writeResult{out: out[i]}
+			}
+			return
+		}
+	}
+	w.opts.Logger.Warn("traffic batch failed; storing its events one by one", "events", len(batch), "error", err)
+	for _, p := range batch {
+		out, err := w.record([]store.TrafficEvent{p.ev})
+		if err != nil {
+			p.done <- writeResult{err: err}
+			continue
+		}
+		p.done <- writeResult{out: out[0]}
+	}
+}
+
+func (w *Writer) record(events []store.TrafficEvent) ([]store.TrafficOutcome, error) {
+	// Not the request's context: the batch serves many requests, and an
+	// accepted event must be stored even if its sender hung up.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return w.st.RecordTraffic(ctx, events)
+}
