@@ -19,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
@@ -30,7 +31,7 @@ const usage = `usage: herald <command> [flags]
 commands:
   serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
   migrate   apply database migrations
-  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL]
+  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL]
   version   print the version
 
 common flags: --config FILE, --data-dir DIR, --log-format text|json
@@ -134,6 +135,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
+	// Group commit for AI traffic beacons; closed after the HTTP server has
+	// drained, so every beacon answered 202 is committed before exit.
+	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
+	defer beacons.Close()
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	handler := api.NewServer(api.Deps{
@@ -143,6 +149,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Voices:       voice.NewHandler(voice.NewService(st)),
+		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
 	})
 
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -226,6 +233,7 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	workspace := fs.String("workspace", "", "workspace name (created when missing)")
 	plan := fs.String("plan", "business", "plan of a new workspace: "+strings.Join(config.PlanNames, ", "))
 	user := fs.String("user", "", "user email (default owner@WORKSPACE)")
+	website := fs.String("website", "", "team website (https://example.com); AI traffic's sites/ensure tracks it")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -237,6 +245,11 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	if *user == "" {
 		*user = "owner@" + *workspace
+	}
+	if *website != "" {
+		if _, err := traffic.NormalizeDomain(*website); err != nil {
+			return fmt.Errorf("keys create: --website: %w", err)
+		}
 	}
 	cfg, err := f.load(getenv)
 	if err != nil {
@@ -251,6 +264,11 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
+	if *website != "" {
+		if err := setWebsite(ctx, st, *workspace, *plan, *user, *website); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "API key for workspace %q, user %s (shown once):\n%s\n", *workspace, *user, key)
 	return nil
 }
@@ -262,4 +280,16 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// setWebsite records the team website given to keys create.
+func setWebsite(ctx context.Context, st *store.Store, workspace, plan, user, website string) error {
+	if !strings.Contains(website, "://") {
+		website = "https://" + website
+	}
+	ws, _, err := st.EnsureWorkspaceUser(ctx, workspace, plan, user)
+	if err != nil {
+		return err
+	}
+	return st.SetWorkspaceWebsite(ctx, ws.ID, website)
 }

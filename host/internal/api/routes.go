@@ -7,6 +7,7 @@ import (
 	"connectrpc.com/grpcreflect"
 
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
@@ -26,6 +27,22 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.Handle("PUT /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.UpdateBrandVoice))
 	mux.Handle("DELETE /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.DeleteBrandVoice))
 	s.connectService(mux, apiv1connect.BrandVoiceServiceName, nil)(apiv1connect.NewBrandVoiceServiceHandler(v, s.connectOptions()...))
+
+	// AI traffic (package traffic). t.js and collect are public; collect
+	// answers any origin's preflight and caps beacons at traffic.MaxBeaconBytes.
+	tr := s.Traffic
+	mux.Handle("GET /v1/ai-traffic/sites", rest(s, key, http.StatusOK, tr.ListSites))
+	mux.Handle("POST /v1/ai-traffic/sites", rest(s, key, http.StatusCreated, tr.CreateSite))
+	mux.Handle("POST /v1/ai-traffic/sites/ensure", rest(s, key, http.StatusOK, tr.EnsureSite))
+	mux.Handle("GET /v1/ai-traffic/stats", rest(s, key, http.StatusOK, tr.GetStats))
+	mux.Handle("GET /v1/ai/generate/ai-traffic", rest(s, key, http.StatusOK, tr.GetStats))
+	mux.Handle("GET /v1/ai-traffic/t.js", traffic.ScriptHandler())
+	collect := publicCORS(traffic.MaxBeaconBytes, rest(s, auth.Public, http.StatusAccepted, tr.Collect))
+	mux.Handle("POST /v1/ai-traffic/collect", collect)
+	mux.Handle("OPTIONS /v1/ai-traffic/collect", collect)
+	s.connectService(mux, apiv1connect.AITrafficServiceName, map[string]auth.Policy{
+		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
+	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
 
 	// gRPC health and reflection cover every service registered above.
 	checker := grpchealth.NewStaticChecker(s.services...)

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
@@ -31,6 +32,8 @@ type Deps struct {
 	MaxBodyBytes int64
 
 	Voices *voice.Handler
+	// Traffic serves /v1/ai-traffic (package traffic).
+	Traffic *traffic.Handler
 }
 
 type server struct {
@@ -166,5 +169,27 @@ func jsonFallbacks(mux *http.ServeMux) http.Handler {
 			}
 			w.WriteHeader(rec.status)
 		}
+	})
+}
+
+// publicCORS lets browsers on any origin POST beacons: it answers the
+// preflight (OPTIONS) itself, marks every response readable by any origin,
+// and caps the body at limit bytes (413 above it). Beacons carry no
+// credentials, so the wildcard origin is safe.
+func publicCORS(limit int64, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+		if r.Method == http.MethodOptions {
+			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type")
+			h.Set("Access-Control-Max-Age", "86400")
+			h.Add("Vary", "Access-Control-Request-Headers")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
 	})
 }
