@@ -48,8 +48,14 @@ func inProcess(t testing.TB, opts sdk.ServeOpts, name string) any {
 	t.Helper()
 	client, server := plugin.TestPluginGRPCConn(t, false, sdk.PluginSet(opts))
 	t.Cleanup(func() {
+		// Close asks the server to stop (go-plugin's controller Shutdown);
+		// stopping it here too would race with that.
 		_ = client.Close()
-		server.Stop()
+		select {
+		case <-server.DoneCh:
+		case <-time.After(5 * time.Second):
+			t.Errorf("in-process plugin server did not stop")
+		}
 	})
 	raw, err := client.Dispense(name)
 	if err != nil {
