@@ -74,7 +74,6 @@ func TestErrorsCrossTheWireIntact(t *testing.T) {
 
 func TestRemoteErrorClassifiesStatuses(t *testing.T) {
 	t.Parallel()
-	now := time.Now()
 	tests := []struct {
 		name       string
 		status     int
@@ -84,7 +83,6 @@ func TestRemoteErrorClassifiesStatuses(t *testing.T) {
 		wantAfter  time.Duration
 	}{
 		{"429 is rate limited and honours delay seconds", 429, "12", sdk.CodeRateLimited, true, 12 * time.Second},
-		{"429 honours an HTTP date", 429, now.Add(90 * time.Second).UTC().Format(http.TimeFormat), sdk.CodeRateLimited, true, 89 * time.Second},
 		{"500 is unavailable and retryable", 500, "", sdk.CodeUnavailable, true, 0},
 		{"502 is unavailable and retryable", 502, "", sdk.CodeUnavailable, true, 0},
 		{"400 is an invalid argument", 400, "", sdk.CodeInvalidArgument, false, 0},
@@ -106,9 +104,34 @@ func TestRemoteErrorClassifiesStatuses(t *testing.T) {
 			if e.Code != tt.wantCode || e.Retryable != tt.wantRetry || e.StatusCode != tt.status {
 				t.Errorf("got %+v", *e)
 			}
-			// HTTP dates have one-second resolution.
-			if d := e.RetryAfter - tt.wantAfter; d < 0 || d > 2*time.Second {
-				t.Errorf("RetryAfter = %s, want about %s", e.RetryAfter, tt.wantAfter)
+			if e.RetryAfter != tt.wantAfter {
+				t.Errorf("RetryAfter = %s, want %s", e.RetryAfter, tt.wantAfter)
+			}
+		})
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		value string
+		want  time.Duration
+	}{
+		{"delay seconds are read", "120", 2 * time.Minute},
+		{"fractional seconds are kept", "1.5", 1500 * time.Millisecond},
+		{"an HTTP date is relative to now", "Wed, 25 Nov 2026 12:01:30 GMT", 90 * time.Second},
+		{"a date in the past means no delay", "Wed, 25 Nov 2026 11:00:00 GMT", 0},
+		{"a negative delay means no delay", "-5", 0},
+		{"an empty value means no delay", "", 0},
+		{"garbage means no delay", "tomorrow", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := sdk.ParseRetryAfter(tt.value, now); got != tt.want {
+				t.Errorf("ParseRetryAfter(%q) = %s, want %s", tt.value, got, tt.want)
 			}
 		})
 	}
