@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/plugins"
+	"github.com/heraldhq/herald/sdk"
 	"github.com/heraldhq/herald/sdk/plugintest"
 )
 
@@ -62,4 +63,22 @@ func TestServeRefusesAnUnknownName(t *testing.T) {
 	if _, ok := plugins.KindOf("myspace"); ok {
 		t.Error("KindOf of an unknown plugin reported ok")
 	}
+}
+
+// TestServeRunsPluginsAsSubprocesses builds a main that calls Serve, as
+// `herald plugin NAME` does, and runs a provider and a destination through
+// go-plugin as real subprocesses.
+func TestServeRunsPluginsAsSubprocesses(t *testing.T) {
+	t.Parallel()
+	bin := plugintest.Build(t, "./testdata/serve")
+	t.Run("openai serves a provider", func(t *testing.T) {
+		t.Parallel()
+		plugintest.CheckProvider(t, plugintest.Start(t, bin, "openai").Provider(t), plugintest.ProviderChecks{})
+	})
+	t.Run("webhook serves a destination", func(t *testing.T) {
+		t.Parallel()
+		plugintest.CheckDestination(t, plugintest.Start(t, bin, "webhook").Destination(t), plugintest.DestinationChecks{
+			Valid: sdk.ValidateRequest{Content: sdk.Content{"title": "Hi"}, Credentials: map[string]string{"url": "https://example.com/hook", "secret": "whsec_c2VjcmV0"}},
+		})
+	})
 }
