@@ -161,11 +161,17 @@ func RemoteError(service string, status int, header http.Header, remoteMessage s
 
 // RequestError builds the *Error for an HTTP request that got no response
 // (DNS, connection refused, timeout). It is retryable unless the caller's
-// context ended. The request URL is reduced to its host, because URLs such
-// as webhook URLs are often secrets.
+// context was canceled or a guarded client refused the address
+// ([ErrForbiddenAddress]). The request URL is reduced to its host, because
+// URLs such as webhook URLs are often secrets.
 func RequestError(service string, err error) *Error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// A deadline may be the client's own timeout on a slow remote, which is
+	// worth retrying; only cancellation means the caller gave up.
+	if errors.Is(err, context.Canceled) {
 		return &Error{Code: CodeCanceled, Message: fmt.Sprintf("%s: %v", service, redactURL(err)), cause: err}
+	}
+	if isForbidden(err) {
+		return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: refused to connect: %v (allow it with %s)", service, redactURL(err), AllowedPrivateCIDRsEnv), cause: err}
 	}
 	return &Error{
 		Code:      CodeUnavailable,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
@@ -331,5 +332,47 @@ func TestCheckRequiredNamesMissingKeysAndCredentials(t *testing.T) {
 	}
 	if want := []string{"title", "credentials.token"}; !reflect.DeepEqual(keys, want) {
 		t.Errorf("problem keys = %v, want %v", keys, want)
+	}
+}
+
+func TestGuardedHTTPClient(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "/ok", http.StatusFound)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	}))
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name     string
+		allowed  []netip.Prefix
+		path     string
+		wantCode sdk.Code // "" for success
+	}{
+		{"a loopback server is refused by default, without retry", nil, "/ok", sdk.CodeInvalidArgument},
+		{"a loopback server inside an allowed CIDR is reached", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, "/ok", ""},
+		{"redirects are followed under the same rule", []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, "/redirect", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client := sdk.GuardedHTTPClient(5*time.Second, tt.allowed)
+			resp, err := client.Get(srv.URL + tt.path)
+			if tt.wantCode == "" {
+				if err != nil {
+					t.Fatalf("Get: %v", err)
+				}
+				resp.Body.Close()
+				return
+			}
+			if !errors.Is(err, sdk.ErrForbiddenAddress) {
+				t.Fatalf("err = %v, want ErrForbiddenAddress", err)
+			}
+			if e := sdk.RequestError("webhook", err); e.Code != tt.wantCode || e.Retryable {
+				t.Errorf("RequestError = %+v, want %s and not retryable", *e, tt.wantCode)
+			}
+		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -45,9 +46,12 @@ type Destination struct {
 }
 
 // New returns the LinkedIn destination, reading its base URL and API
-// version from the environment.
-func New() *Destination {
-	d := &Destination{client: &http.Client{Timeout: 60 * time.Second}, baseURL: DefaultBaseURL, version: DefaultVersion}
+// version from the environment. It reaches only public addresses (API,
+// images), except the CIDRs in HERALD_ALLOWED_PRIVATE_CIDRS.
+func New() *Destination { return newDestination(sdk.AllowedPrivateCIDRs()) }
+
+func newDestination(allowed []netip.Prefix) *Destination {
+	d := &Destination{client: sdk.GuardedHTTPClient(60*time.Second, allowed), baseURL: DefaultBaseURL, version: DefaultVersion}
 	if v := os.Getenv(BaseURLEnv); v != "" {
 		d.baseURL = v
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -48,13 +49,17 @@ type Destination struct {
 }
 
 // New returns the Notion destination, reading its base URL from the
-// environment.
-func New() *Destination {
+// environment. Because the base_url credential is user-supplied, it
+// reaches only public addresses, except the CIDRs in
+// HERALD_ALLOWED_PRIVATE_CIDRS.
+func New() *Destination { return newDestination(sdk.AllowedPrivateCIDRs()) }
+
+func newDestination(allowed []netip.Prefix) *Destination {
 	base := os.Getenv(BaseURLEnv)
 	if base == "" {
 		base = DefaultBaseURL
 	}
-	return &Destination{client: &http.Client{Timeout: 60 * time.Second}, baseURL: base}
+	return &Destination{client: sdk.GuardedHTTPClient(60*time.Second, allowed), baseURL: base}
 }
 
 var info = sdk.DestinationInfo{

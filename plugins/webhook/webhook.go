@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -34,9 +35,12 @@ type Destination struct {
 	now    func() time.Time
 }
 
-// New returns the webhook destination.
-func New() *Destination {
-	return &Destination{client: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
+// New returns the webhook destination. It delivers only to public
+// addresses, except the CIDRs in HERALD_ALLOWED_PRIVATE_CIDRS.
+func New() *Destination { return newDestination(sdk.AllowedPrivateCIDRs()) }
+
+func newDestination(allowed []netip.Prefix) *Destination {
+	return &Destination{client: sdk.GuardedHTTPClient(30*time.Second, allowed), now: time.Now}
 }
 
 var info = sdk.DestinationInfo{

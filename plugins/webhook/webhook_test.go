@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -99,7 +100,7 @@ func TestExport(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			url, calls := receiver(t, tt.status, tt.retryAfter)
-			client := plugintest.InProcessDestination(t, New())
+			client := plugintest.InProcessDestination(t, newDestination(loopback))
 			res, err := client.Export(t.Context(), exportReq(url, secret))
 			if calls.Load() != 1 {
 				t.Fatalf("receiver got %d calls, want 1", calls.Load())
@@ -145,7 +146,7 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			problems, err := New().Validate(t.Context(), sdk.ValidateRequest{Content: sdk.Content{}, Credentials: tt.creds})
+			problems, err := newDestination(loopback).Validate(t.Context(), sdk.ValidateRequest{Content: sdk.Content{}, Credentials: tt.creds})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,8 +170,25 @@ func TestConformance(t *testing.T) {
 	t.Parallel()
 	url, _ := receiver(t, http.StatusOK, "")
 	exp := exportReq(url, secret)
-	plugintest.TestDestination(t, New(), plugintest.DestinationChecks{
+	plugintest.TestDestination(t, newDestination(loopback), plugintest.DestinationChecks{
 		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
 		Export: &exp,
 	})
+}
+
+// loopback lets the plugin reach the httptest fakes, as
+// HERALD_ALLOWED_PRIVATE_CIDRS=127.0.0.0/8 would.
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
+func TestAPrivateEndpointIsRefusedUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	url, calls := receiver(t, http.StatusOK, "")
+	client := plugintest.InProcessDestination(t, newDestination(nil))
+	_, err := client.Export(t.Context(), exportReq(url, secret))
+	if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeInvalidArgument || e.Retryable {
+		t.Errorf("error = %+v, want a non-retryable invalid_argument", e)
+	}
+	if calls.Load() != 0 {
+		t.Errorf("the private endpoint received %d calls", calls.Load())
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -27,9 +28,12 @@ type Destination struct {
 	client *http.Client
 }
 
-// New returns the WordPress destination.
-func New() *Destination {
-	return &Destination{client: &http.Client{Timeout: 60 * time.Second}}
+// New returns the WordPress destination. It reaches only public addresses
+// (sites and images), except the CIDRs in HERALD_ALLOWED_PRIVATE_CIDRS.
+func New() *Destination { return newDestination(sdk.AllowedPrivateCIDRs()) }
+
+func newDestination(allowed []netip.Prefix) *Destination {
+	return &Destination{client: sdk.GuardedHTTPClient(60*time.Second, allowed)}
 }
 
 var info = sdk.DestinationInfo{

@@ -92,11 +92,19 @@ type Process struct {
 // failed.
 func Start(t testing.TB, path string, args ...string) *Process {
 	t.Helper()
+	return StartCmd(t, exec.Command(path, args...))
+}
+
+// StartCmd is [Start] for a prepared command, for example one with extra
+// environment variables in cmd.Env.
+func StartCmd(t testing.TB, cmd *exec.Cmd) *Process {
+	t.Helper()
+	path := cmd.Path
 	logs := &syncBuffer{}
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.VersionedPlugins(),
-		Cmd:              exec.Command(path, args...),
+		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     30 * time.Second,

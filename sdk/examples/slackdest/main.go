@@ -30,9 +30,12 @@ type slack struct {
 	client *http.Client
 }
 
+// newSlack returns the destination; a nil client means the SDK's guarded
+// client, because webhook URLs are user-supplied: it dials only public
+// addresses, except the private CIDRs the operator allows.
 func newSlack(client *http.Client) *slack {
 	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
+		client = sdk.GuardedHTTPClient(30*time.Second, sdk.AllowedPrivateCIDRs())
 	}
 	return &slack{client: client}
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,7 +56,8 @@ func TestConformanceInProcess(t *testing.T) {
 	limitedURL, _ := fakeSlack(t, http.StatusTooManyRequests, map[string]string{"Retry-After": "30"}, "rate_limited")
 	goneURL, _ := fakeSlack(t, http.StatusGone, nil, "channel_is_archived")
 	exp := exportTo(okURL)
-	plugintest.TestDestination(t, newSlack(nil), plugintest.DestinationChecks{
+	client := sdk.GuardedHTTPClient(5*time.Second, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
+	plugintest.TestDestination(t, newSlack(client), plugintest.DestinationChecks{
 		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
 		Export: &exp,
 		Failures: []plugintest.ExportFailure{
@@ -74,7 +78,9 @@ func TestConformanceSubprocess(t *testing.T) {
 	t.Parallel()
 	okURL, calls := fakeSlack(t, http.StatusOK, nil, "ok")
 	exp := exportTo(okURL)
-	proc := plugintest.Start(t, plugintest.Build(t, "."))
+	cmd := exec.Command(plugintest.Build(t, "."))
+	cmd.Env = append(os.Environ(), sdk.AllowedPrivateCIDRsEnv+"=127.0.0.0/8")
+	proc := plugintest.StartCmd(t, cmd)
 	plugintest.CheckDestination(t, proc.Destination(t), plugintest.DestinationChecks{
 		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
 		Export: &exp,
