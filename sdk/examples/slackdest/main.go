@@ -51,8 +51,10 @@ var info = sdk.DestinationInfo{
 	}},
 }
 
+// Info describes the destination.
 func (s *slack) Info(context.Context) (sdk.DestinationInfo, error) { return info, nil }
 
+// Validate names missing keys and credentials and checks the URL.
 func (s *slack) Validate(_ context.Context, req sdk.ValidateRequest) ([]sdk.Problem, error) {
 	problems := sdk.CheckRequired(info, req.Content, req.Credentials)
 	if raw := req.Credentials["webhook_url"]; raw != "" {
@@ -63,6 +65,7 @@ func (s *slack) Validate(_ context.Context, req sdk.ValidateRequest) ([]sdk.Prob
 	return problems, nil
 }
 
+// Export posts the schedule as one Slack message.
 func (s *slack) Export(ctx context.Context, req sdk.ExportRequest) (sdk.ExportResult, error) {
 	problems, _ := s.Validate(ctx, sdk.ValidateRequest{Content: req.Content, Credentials: req.Credentials})
 	if err := sdk.ProblemsError(problems); err != nil {
