@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/pressly/goose/v3"
@@ -22,6 +23,64 @@ import (
 type sqliteBackend struct {
 	w, r *sql.DB
 	path string
+	// Prepared statements per pool, keyed by query text: SQLite spends more
+	// time parsing a short query than running it.
+	wStmts, rStmts stmtCache
+}
+
+// stmtCache keeps prepared statements of one pool. database/sql re-prepares
+// a cached *sql.Stmt on each connection as needed.
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+const maxCachedStmts = 256
+
+func (c *stmtCache) cached(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[query]
+}
+
+func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	if st := c.cached(query); st != nil {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev, ok := c.m[query]; ok {
+		st.Close()
+		return prev, nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	if len(c.m) < maxCachedStmts {
+		c.m[query] = st
+	}
+	return st, nil
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
+}
+
+// pool picks the pool and statement cache for a query.
+func (b *sqliteBackend) pool(query string) (*sql.DB, *stmtCache) {
+	if isRead(query) {
+		return b.r, &b.rStmts
+	}
+	return b.w, &b.wStmts
 }
 
 func openSQLite(ctx context.Context, dataDir string) (*sqliteBackend, error) {
@@ -61,35 +120,61 @@ func isRead(query string) bool {
 }
 
 func (b *sqliteBackend) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	return sqlExec(ctx, b.w, query, args)
+	st, err := b.wStmts.get(ctx, b.w, query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 func (b *sqliteBackend) Query(ctx context.Context, query string, args ...any) (Rows, error) {
-	db := b.w
-	if isRead(query) {
-		db = b.r
+	db, cache := b.pool(query)
+	st, err := cache.get(ctx, db, query)
+	if err != nil {
+		return nil, err
 	}
-	return sqlQuery(ctx, db, query, args)
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
 }
 
 func (b *sqliteBackend) QueryRow(ctx context.Context, query string, args ...any) Row {
-	db := b.w
-	if isRead(query) {
-		db = b.r
+	db, cache := b.pool(query)
+	st, err := cache.get(ctx, db, query)
+	if err != nil {
+		return errRow{err}
 	}
-	return sqlRow{db.QueryRowContext(ctx, query, args...)}
+	return sqlRow{st.QueryRowContext(ctx, args...)}
 }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 func (b *sqliteBackend) tx(ctx context.Context, fn func(Querier) error) error {
 	tx, err := b.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(sqlTx{tx}); err != nil {
+	var misses []string
+	err = fn(sqlTx{tx: tx, b: b, misses: &misses})
+	if err != nil {
 		tx.Rollback()
-		return err
+	} else {
+		err = tx.Commit()
 	}
-	return tx.Commit()
+	// The writer connection is free again: cache what the transaction had
+	// to prepare, so the next run of the same transaction does not parse.
+	for _, q := range misses {
+		b.wStmts.get(ctx, b.w, q)
+	}
+	return err
 }
 
 func (b *sqliteBackend) ping(ctx context.Context) error {
@@ -100,6 +185,8 @@ func (b *sqliteBackend) ping(ctx context.Context) error {
 }
 
 func (b *sqliteBackend) close() {
+	b.rStmts.close()
+	b.wStmts.close()
 	b.r.Close()
 	b.w.Close()
 }
@@ -132,42 +219,53 @@ func (b *sqliteBackend) migrate(ctx context.Context) error {
 	return err
 }
 
-// database/sql adapters shared by the SQLite pools and transactions.
-
-type sqlRunner interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+// sqlTx runs statements of a transaction on the writer, reusing the
+// writer's cached statements. It never prepares on the writer pool: the
+// transaction holds its only connection.
+type sqlTx struct {
+	tx     *sql.Tx
+	b      *sqliteBackend
+	misses *[]string // queries to prepare on the writer once the transaction ends
 }
 
-func sqlExec(ctx context.Context, db sqlRunner, query string, args []any) (int64, error) {
-	res, err := db.ExecContext(ctx, query, args...)
+func (t sqlTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := t.b.wStmts.cached(query); st != nil {
+		return t.tx.StmtContext(ctx, st), nil
+	}
+	*t.misses = append(*t.misses, query)
+	return t.tx.PrepareContext(ctx, query)
+}
+
+func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, args...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-func sqlQuery(ctx context.Context, db sqlRunner, query string, args []any) (Rows, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
+func (t sqlTx) Query(ctx context.Context, query string, args ...any) (Rows, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
 	return sqlRows{rows}, nil
 }
 
-type sqlTx struct{ tx *sql.Tx }
-
-func (t sqlTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	return sqlExec(ctx, t.tx, query, args)
-}
-
-func (t sqlTx) Query(ctx context.Context, query string, args ...any) (Rows, error) {
-	return sqlQuery(ctx, t.tx, query, args)
-}
-
 func (t sqlTx) QueryRow(ctx context.Context, query string, args ...any) Row {
-	return sqlRow{t.tx.QueryRowContext(ctx, query, args...)}
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return sqlRow{st.QueryRowContext(ctx, args...)}
 }
 
 type sqlRows struct{ *sql.Rows }

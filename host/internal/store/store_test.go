@@ -101,7 +101,7 @@ func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
 		other, mallory, _ := s.EnsureWorkspaceUser(ctx, "other", "business", "m@other.test")
 
 		team := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Team", Type: "text", Content: "hello"}
-		personal := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "personal", Name: "Mine", Type: "text", Content: "mine", URL: ptr("https://a.test")}
+		personal := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "personal", Name: "Mine", Type: "text", Content: "mïne", URL: ptr("https://a.test")}
 		for _, v := range []*store.Voice{team, personal} {
 			if err := s.CreateVoice(ctx, v); err != nil {
 				t.Fatal(err)
@@ -111,7 +111,7 @@ func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
 		if err != nil || len(list) != 2 || list[0].ID != personal.ID {
 			t.Fatalf("alice list (newest first): %+v %v", list, err)
 		}
-		if *list[0].URL != "https://a.test" || list[1].URL != nil || !list[0].IsActive {
+		if *list[0].URL != "https://a.test" || list[1].URL != nil || !list[0].IsActive || list[0].ContentLength != 4 || list[0].Content != "" {
 			t.Fatalf("nullable columns: %+v", list)
 		}
 		list, _ = s.ListVoices(ctx, ws.ID, bob.ID)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Voice is a stored brand voice.
@@ -15,6 +16,9 @@ type Voice struct {
 	Type          string
 	URL           *string
 	Content       string
+	// ContentLength is the length of Content in characters. List fills it
+	// without loading Content.
+	ContentLength int
 	FetchInterval *string
 	IsActive      bool
 	CreatedAt     int64
@@ -32,9 +36,15 @@ const voiceColumns = `id, workspace_id, user_id, scope, name, type, url, content
 // the caller's own personal voices. It expects $1 workspace and $2 user.
 const voiceVisible = `workspace_id = $1 AND is_active = TRUE AND (scope = 'team' OR user_id = $2)`
 
+// voiceListColumns is voiceColumns with the content replaced by its length
+// in characters (LENGTH counts characters on both backends): lists never
+// load voice bodies.
+const voiceListColumns = `id, workspace_id, user_id, scope, name, type, url, LENGTH(content), fetch_interval, is_active, created_at, updated_at`
+
 func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
 	var v Voice
 	err := r.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.Content, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt)
+	v.ContentLength = utf8.RuneCountInString(v.Content)
 	return v, err
 }
 
@@ -45,6 +55,7 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 	}
 	now := s.Now()
 	v.CreatedAt, v.UpdatedAt, v.IsActive = now, now, true
+	v.ContentLength = utf8.RuneCountInString(v.Content)
 	_, err := s.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt)
 	if err != nil {
@@ -55,14 +66,15 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 
 // ListVoices returns the active voices the user can see, newest first.
 func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]Voice, error) {
-	rows, err := s.Query(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
+	rows, err := s.Query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list voices: %w", err)
 	}
 	defer rows.Close()
 	var out []Voice
 	for rows.Next() {
-		v, err := scanVoice(rows)
+		var v Voice
+		err := rows.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.ContentLength, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt)
 		if err != nil {
 			return nil, fmt.Errorf("list voices: %w", err)
 		}
@@ -98,6 +110,7 @@ func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string,
 			v.FetchInterval = u.FetchInterval
 		}
 		v.UpdatedAt = s.Now()
+		v.ContentLength = utf8.RuneCountInString(v.Content)
 		if _, err := q.Exec(ctx, `UPDATE brand_voices SET name = $1, content = $2, url = $3, fetch_interval = $4, updated_at = $5 WHERE id = $6 AND workspace_id = $7`,
 			v.Name, v.Content, v.URL, v.FetchInterval, v.UpdatedAt, v.ID, workspaceID); err != nil {
 			return fmt.Errorf("update voice: %w", err)

@@ -44,7 +44,7 @@ func (h *Handler) CreateBrandVoiceFromText(ctx context.Context, req *connect.Req
 	}
 	return connect.NewResponse(&apiv1.CreateBrandVoiceResponse{
 		Message: "Brand voice created",
-		Data:    &apiv1.BrandVoiceSummary{Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(len([]rune(v.Content)))},
+		Data:    &apiv1.BrandVoiceSummary{Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(v.ContentLength)},
 	}), nil
 }
 
@@ -61,7 +61,7 @@ func (h *Handler) ListBrandVoices(ctx context.Context, _ *connect.Request[apiv1.
 	out := &apiv1.ListBrandVoicesResponse{Message: "Brand voices fetched", Data: make([]*apiv1.BrandVoiceListItem, 0, len(voices))}
 	for _, v := range voices {
 		out.Data = append(out.Data, &apiv1.BrandVoiceListItem{
-			Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(len([]rune(v.Content))),
+			Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(v.ContentLength),
 			CreatedAt: ts(v.CreatedAt), UpdatedAt: ts(v.UpdatedAt),
 		})
 	}
