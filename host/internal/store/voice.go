@@ -8,14 +8,14 @@ import (
 
 // Voice is a stored brand voice.
 type Voice struct {
-	ID            string
-	WorkspaceID   string
-	UserID        string
-	Scope         string
-	Name          string
-	Type          string
-	URL           *string
-	Content       string
+	ID          string
+	WorkspaceID string
+	UserID      string
+	Scope       string
+	Name        string
+	Type        string
+	URL         *string
+	Content     string
 	// ContentLength is the length of Content in characters. List fills it
 	// without loading Content.
 	ContentLength int
