@@ -145,7 +145,30 @@ func Default() *Config {
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
 	}
+	for name, kind := range FirstPartyPlugins {
+		c.Plugins[name] = Plugin{Name: name, Kind: kind}
+	}
+	for _, m := range OpenAIModels {
+		c.Models[m] = Model{Name: m, Deployments: []Deployment{{Provider: "openai"}}}
+	}
 	return c
+}
+
+// FirstPartyPlugins are the plugins every host has unless config replaces
+// them: served by the herald executable itself (`herald plugin NAME`).
+var FirstPartyPlugins = map[string]string{
+	"openai":    "provider",
+	"webhook":   "destination",
+	"wordpress": "destination",
+	"webflow":   "destination",
+	"notion":    "destination",
+	"linkedin":  "destination",
+}
+
+// OpenAIModels are routed to the openai plugin by default.
+var OpenAIModels = []string{
+	"gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-5", "gpt-5-mini",
+	"gpt-image-1", "gpt-image-1-mini", "gpt-image-1.5", "gpt-image-2",
 }
 
 // DefaultPlans returns the plan limits used when config does not set them.

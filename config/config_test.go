@@ -33,6 +33,9 @@ func TestNoFileAndNoEnvIsTheEmbeddedDefault(t *testing.T) {
 	if c.Listen != "127.0.0.1:8080" || c.DataDir != "./data" || !c.Embedded() || c.RedisURL != "" || c.BaseURL() != "http://127.0.0.1:8080" {
 		t.Fatalf("default: %+v", c)
 	}
+	if c.Plugins["openai"].Kind != "provider" || c.Plugins["webhook"].Kind != "destination" || c.Models["gpt-4o"].Deployments[0].Provider != "openai" || c.Models["gpt-image-1"].Name == "" {
+		t.Fatalf("default plugins and models: %+v %+v", c.Plugins, c.Models)
+	}
 	if !c.Plans["business"].SchedulerAPIAccess || c.Plans["pro"].SchedulerAPIAccess || c.Plans["free"].RefreshesPer24h != 0 || c.Plans["free"].FreeAudits != 1 {
 		t.Fatalf("default plans: %+v", c.Plans)
 	}
