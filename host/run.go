@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -140,6 +142,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
 	defer beacons.Close()
 
+	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL())
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	handler := api.NewServer(api.Deps{
@@ -148,6 +154,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Auth:         auth.NewAuthenticator(st, cfg.JWTSecret),
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
+		Blobs:        blobs,
 		Voices:       voice.NewHandler(voice.NewService(st)),
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -49,7 +50,7 @@ func setup(t testing.TB, s *store.Store) *testBundle {
 	ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
 	_, bob, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "bob@acme.test")
 	b.acmeID, b.aliceID, b.bobID = ws.ID, alice.ID, bob.ID
-	srv := httptest.NewUnstartedServer(newHandler(s))
+	srv := httptest.NewUnstartedServer(newHandler(t, s))
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
 	srv.Config.Protocols.SetUnencryptedHTTP2(true)
@@ -59,13 +60,18 @@ func setup(t testing.TB, s *store.Store) *testBundle {
 	return b
 }
 
-func newHandler(s *store.Store) http.Handler {
+func newHandler(t testing.TB, s *store.Store) http.Handler {
+	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return api.NewServer(api.Deps{
 		Logger:       hclog.NewNullLogger(),
 		Store:        s,
 		Auth:         auth.NewAuthenticator(s, jwtSecret),
 		Registry:     prometheus.NewRegistry(),
 		MaxBodyBytes: 64 << 10,
+		Blobs:        blobs,
 		Voices:       voice.NewHandler(voice.NewService(s)),
 	})
 }

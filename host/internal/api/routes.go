@@ -7,6 +7,7 @@ import (
 	"connectrpc.com/grpcreflect"
 
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -43,6 +44,9 @@ func (s *server) routes(mux *http.ServeMux) {
 	s.connectService(mux, apiv1connect.AITrafficServiceName, map[string]auth.Policy{
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
+
+	// Stored objects (package blob): public, unguessable keys.
+	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 
 	// gRPC health and reflection cover every service registered above.
 	checker := grpchealth.NewStaticChecker(s.services...)

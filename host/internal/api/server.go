@@ -17,6 +17,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -30,6 +31,9 @@ type Deps struct {
 	Registry *prometheus.Registry
 	// MaxBodyBytes caps request bodies (413 above it).
 	MaxBodyBytes int64
+
+	// Blobs serves stored objects at /v1/blobs/{key}.
+	Blobs blob.Store
 
 	Voices *voice.Handler
 	// Traffic serves /v1/ai-traffic (package traffic).
