@@ -61,6 +61,11 @@ type Config struct {
 	Plugins map[string]Plugin
 	// Models maps model names and aliases to provider deployments.
 	Models map[string]Model
+	// PluginCallTimeout bounds each plugin call whose context has no earlier
+	// deadline (HERALD_PLUGIN_CALL_TIMEOUT).
+	PluginCallTimeout time.Duration
+	// Router holds the model router's retry, fallback and cooldown settings.
+	Router Router
 
 	// Source names the file the configuration came from, if any.
 	Source string
@@ -121,6 +126,28 @@ type Deployment struct {
 	Model string
 }
 
+// Router tunes how a model's deployments are tried, as LiteLLM's router
+// does: each deployment in order, then again after a backoff, skipping
+// deployments that failed too often lately.
+type Router struct {
+	// Retries is how many more rounds over the deployments follow the first
+	// when every deployment failed with a retryable error (HERALD_MODEL_RETRIES).
+	Retries int
+	// RetryBackoff is the wait before the second round, doubling each round
+	// (HERALD_MODEL_RETRY_BACKOFF).
+	RetryBackoff time.Duration
+	// MaxRetryAfter caps how long a call waits for a deployment's
+	// Retry-After; a deployment asking for longer is not retried in that call
+	// (HERALD_MODEL_MAX_RETRY_AFTER).
+	MaxRetryAfter time.Duration
+	// AllowedFails is how many consecutive failures put a deployment in
+	// cooldown (HERALD_MODEL_ALLOWED_FAILS).
+	AllowedFails int
+	// Cooldown is how long a failing deployment is skipped, unless it is the
+	// only one left (HERALD_MODEL_COOLDOWN).
+	Cooldown time.Duration
+}
+
 // PlanNames lists the plans in increasing order of privilege.
 var PlanNames = []string{"free", "pro", "business", "enterprise"}
 
@@ -141,6 +168,9 @@ func Default() *Config {
 		Queues:          map[string]Queue{},
 		Plugins:         map[string]Plugin{},
 		Models:          map[string]Model{},
+
+		PluginCallTimeout: 3 * time.Minute,
+		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
 	}
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
@@ -285,6 +315,20 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
 			return fail("plugin."+name+".sha256", "must be 64 hex digits")
 		}
+	}
+	if c.PluginCallTimeout <= 0 {
+		return fail("plugin_call_timeout", "must be positive")
+	}
+	if c.Router.Retries < 0 || c.Router.Retries > 10 {
+		return fail("model_retries", "must be between 0 and 10, got %d", c.Router.Retries)
+	}
+	for field, d := range map[string]time.Duration{"model_retry_backoff": c.Router.RetryBackoff, "model_max_retry_after": c.Router.MaxRetryAfter, "model_cooldown": c.Router.Cooldown} {
+		if d < 0 {
+			return fail(field, "must not be negative")
+		}
+	}
+	if c.Router.AllowedFails < 1 {
+		return fail("model_allowed_fails", "must be at least 1, got %d", c.Router.AllowedFails)
 	}
 	for _, name := range sortedKeys(c.Models) {
 		m := c.Models[name]

@@ -81,6 +81,19 @@ model "gpt-4o" {
 	}
 }
 
+func TestRouterSettingsComeFromFileThenEnv(t *testing.T) {
+	t.Parallel()
+	p := write(t, "plugin_call_timeout = \"45s\"\nmodel_retries = 1\nmodel_cooldown = \"10s\"\nmodel_max_retry_after = \"5s\"\n")
+	c, err := config.Load(p, env(map[string]string{"HERALD_MODEL_ALLOWED_FAILS": "5", "HERALD_MODEL_RETRY_BACKOFF": "1s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Router{Retries: 1, RetryBackoff: time.Second, MaxRetryAfter: 5 * time.Second, AllowedFails: 5, Cooldown: 10 * time.Second}
+	if c.PluginCallTimeout != 45*time.Second || c.Router != want {
+		t.Fatalf("timeout %s, router %+v, want 45s and %+v", c.PluginCallTimeout, c.Router, want)
+	}
+}
+
 func TestErrorsNameFileLineAndField(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -100,6 +113,10 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"a syntax error", "listen = \n", nil, ":1:"},
 		{"a bad env value", "", map[string]string{"HERALD_DATABASE_URL": "mysql://x"}, "env HERALD_DATABASE_URL: database_url:"},
 		{"a bad env integer", "", map[string]string{"HERALD_MAX_BODY_BYTES": "lots"}, "env HERALD_MAX_BODY_BYTES: max_body_bytes:"},
+		{"a zero plugin call timeout", "\nplugin_call_timeout = \"0s\"\n", nil, ":2: plugin_call_timeout:"},
+		{"a negative model cooldown", "model_cooldown = \"-1s\"\n", nil, ":1: model_cooldown:"},
+		{"zero allowed fails", "model_allowed_fails = 0\n", nil, ":1: model_allowed_fails:"},
+		{"a bad env model retries", "", map[string]string{"HERALD_MODEL_RETRIES": "many"}, "env HERALD_MODEL_RETRIES: model_retries:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name+" is reported with its place", func(t *testing.T) {

@@ -29,6 +29,12 @@ type fileSchema struct {
 	MaxBodyBytes        *int64    `hcl:"max_body_bytes,optional"`
 	ShutdownTimeout     *string   `hcl:"shutdown_timeout,optional"`
 	JobRetention        *string   `hcl:"job_retention,optional"`
+	PluginCallTimeout   *string   `hcl:"plugin_call_timeout,optional"`
+	ModelRetries        *int      `hcl:"model_retries,optional"`
+	ModelRetryBackoff   *string   `hcl:"model_retry_backoff,optional"`
+	ModelMaxRetryAfter  *string   `hcl:"model_max_retry_after,optional"`
+	ModelAllowedFails   *int      `hcl:"model_allowed_fails,optional"`
+	ModelCooldown       *string   `hcl:"model_cooldown,optional"`
 	Plans               []struct {
 		Name               string `hcl:"name,label"`
 		PromptsPerReport   *int   `hcl:"prompts_per_report,optional"`
@@ -144,7 +150,11 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		field string
 		src   *string
 		dst   *time.Duration
-	}{{"shutdown_timeout", fs.ShutdownTimeout, &c.ShutdownTimeout}, {"job_retention", fs.JobRetention, &c.JobRetention}} {
+	}{
+		{"shutdown_timeout", fs.ShutdownTimeout, &c.ShutdownTimeout}, {"job_retention", fs.JobRetention, &c.JobRetention},
+		{"plugin_call_timeout", fs.PluginCallTimeout, &c.PluginCallTimeout}, {"model_retry_backoff", fs.ModelRetryBackoff, &c.Router.RetryBackoff},
+		{"model_max_retry_after", fs.ModelMaxRetryAfter, &c.Router.MaxRetryAfter}, {"model_cooldown", fs.ModelCooldown, &c.Router.Cooldown},
+	} {
 		if d.src == nil {
 			continue
 		}
@@ -154,6 +164,8 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		}
 		*d.dst = v
 	}
+	setInt(&c.Router.Retries, fs.ModelRetries)
+	setInt(&c.Router.AllowedFails, fs.ModelAllowedFails)
 	for _, p := range fs.Plans {
 		plan, ok := c.Plans[p.Name]
 		if !ok {
@@ -207,6 +219,12 @@ var envVars = map[string]string{
 	"max_body_bytes":        "HERALD_MAX_BODY_BYTES",
 	"shutdown_timeout":      "HERALD_SHUTDOWN_TIMEOUT",
 	"job_retention":         "HERALD_JOB_RETENTION",
+	"plugin_call_timeout":   "HERALD_PLUGIN_CALL_TIMEOUT",
+	"model_retries":         "HERALD_MODEL_RETRIES",
+	"model_retry_backoff":   "HERALD_MODEL_RETRY_BACKOFF",
+	"model_max_retry_after": "HERALD_MODEL_MAX_RETRY_AFTER",
+	"model_allowed_fails":   "HERALD_MODEL_ALLOWED_FAILS",
+	"model_cooldown":        "HERALD_MODEL_COOLDOWN",
 }
 
 func envOf(field string) string {
@@ -249,7 +267,20 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		}
 		c.MaxBodyBytes = n
 	}
-	for field, dst := range map[string]*time.Duration{"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention} {
+	for field, dst := range map[string]*int{"model_retries": &c.Router.Retries, "model_allowed_fails": &c.Router.AllowedFails} {
+		if v := getenv(envVars[field]); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return envErr(field, fmt.Errorf("%q is not an integer", v))
+			}
+			*dst = n
+		}
+	}
+	for field, dst := range map[string]*time.Duration{
+		"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention,
+		"plugin_call_timeout": &c.PluginCallTimeout, "model_retry_backoff": &c.Router.RetryBackoff,
+		"model_max_retry_after": &c.Router.MaxRetryAfter, "model_cooldown": &c.Router.Cooldown,
+	} {
 		if v := getenv(envVars[field]); v != "" {
 			d, err := time.ParseDuration(v)
 			if err != nil {
