@@ -30,6 +30,12 @@ type unaryMethod[Req, Res any] func(context.Context, *connect.Request[Req]) (*co
 // names), calls the very method the Connect face serves, and writes the
 // response with status, or the error as {"message": ...}.
 func rest[Req, Res any](s *server, policy auth.Policy, status int, method unaryMethod[Req, Res]) http.Handler {
+	return restStatus(s, policy, func(*Res) int { return status }, method)
+}
+
+// restStatus is rest for routes whose success status depends on the
+// response, such as POST /v1/ai/generate/text (200 inline, 202 queued).
+func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) int, method unaryMethod[Req, Res]) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := s.authenticate(r.Context(), r.Header, policy)
 		if err != nil {
@@ -54,7 +60,7 @@ func rest[Req, Res any](s *server, policy auth.Policy, status int, method unaryM
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		writeJSON(w, status, marshalJSON(any(res.Msg).(proto.Message)))
+		writeJSON(w, status(res.Msg), marshalJSON(any(res.Msg).(proto.Message)))
 	})
 }
 

@@ -1,0 +1,256 @@
+// Package generate runs text and image generation through the models the
+// operator routes to provider plugins: text inline or as an aiQueue job that
+// clients poll, images stored in the blob store at a durable URL and paid
+// for with the workspace's monthly AI credits. It implements
+// herald.api.v1.GenerateService.
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Models is what generation needs from the plugin manager's model router.
+type Models interface {
+	// Models lists the configured model names and aliases.
+	Models() []string
+	GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error)
+	GenerateImage(ctx context.Context, model string, req sdk.ImageRequest) (sdk.ImageResponse, error)
+}
+
+// Limits of generation requests.
+const (
+	MaxPromptChars      = 100_000
+	MaxImagePromptChars = 32_000
+	// inlineTimeout bounds an inline text run; longer work belongs on the queue.
+	inlineTimeout = 2 * time.Minute
+)
+
+// DefaultTextJob is the job name of queued text generation (SPEC).
+const DefaultTextJob = "ai_tool_content"
+
+// TextJobTypes are the job names a queued text generation may carry. They
+// all run the same handler; the name labels the work for the client.
+var TextJobTypes = []string{DefaultTextJob, "blog_post", "social_post", "email", "ad_copy", "product_description", "seo_meta"}
+
+// Service is the generation domain logic.
+type Service struct {
+	log    hclog.Logger
+	models Models
+	queue  *jobs.Queue
+	store  *store.Store
+	blobs  blob.Store
+	plans  map[string]config.Plan
+	now    func() time.Time
+}
+
+// NewService returns a Service and registers its job handlers on queue.
+func NewService(log hclog.Logger, models Models, queue *jobs.Queue, st *store.Store, blobs blob.Store, plans map[string]config.Plan) *Service {
+	s := &Service{log: log.Named("generate"), models: models, queue: queue, store: st, blobs: blobs, plans: plans, now: time.Now}
+	for _, name := range TextJobTypes {
+		queue.Register(name, jobs.HandlerFunc(s.textJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute})
+	}
+	return s
+}
+
+// TextInput is a text generation request.
+type TextInput struct {
+	Model, Text, JobType string
+	Options              map[string]any
+}
+
+// textJobData is the stored input of a queued text job (SPEC: the job's data).
+type textJobData struct {
+	Model   string         `json:"model"`
+	Text    string         `json:"text"`
+	Options map[string]any `json:"options,omitempty"`
+}
+
+func (s *Service) checkModel(model string) error {
+	if strings.TrimSpace(model) == "" {
+		return apierr.Invalid("model is required (configured: %s)", strings.Join(s.sortedModels(), ", "))
+	}
+	if !slices.Contains(s.models.Models(), model) {
+		return apierr.Invalid("unknown model %q (configured: %s)", model, strings.Join(s.sortedModels(), ", "))
+	}
+	return nil
+}
+
+func (s *Service) sortedModels() []string {
+	m := slices.Clone(s.models.Models())
+	slices.Sort(m)
+	return m
+}
+
+func (s *Service) checkText(in TextInput) error {
+	if err := s.checkModel(in.Model); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.Text) == "" {
+		return apierr.Invalid("text is required")
+	}
+	if n := utf8.RuneCountInString(in.Text); n > MaxPromptChars {
+		return apierr.Invalid("text is %d characters; the limit is %d", n, MaxPromptChars)
+	}
+	_, err := textRequest(in.Model, in.Text, in.Options)
+	return err
+}
+
+// textRequest builds the provider request; options system, maxOutputTokens
+// and temperature are understood, the rest pass through.
+func textRequest(model, text string, options map[string]any) (sdk.TextRequest, error) {
+	req := sdk.TextRequest{Model: model, Prompt: text}
+	rest := map[string]any{}
+	for k, v := range options {
+		switch k {
+		case "system":
+			str, ok := v.(string)
+			if !ok {
+				return req, apierr.Invalid("options.system must be a string")
+			}
+			req.System = str
+		case "maxOutputTokens":
+			n, ok := v.(float64)
+			if !ok || n < 1 || n != float64(int64(n)) {
+				return req, apierr.Invalid("options.maxOutputTokens must be a positive integer")
+			}
+			req.MaxOutputTokens = int64(n)
+		case "temperature":
+			f, ok := v.(float64)
+			if !ok || f < 0 || f > 2 {
+				return req, apierr.Invalid("options.temperature must be a number from 0 to 2")
+			}
+			req.Temperature = &f
+		default:
+			rest[k] = v
+		}
+	}
+	if len(rest) > 0 {
+		req.Options = rest
+	}
+	return req, nil
+}
+
+// GenerateText runs a prompt inline and returns the completion.
+func (s *Service) GenerateText(ctx context.Context, in TextInput) (sdk.TextResponse, error) {
+	if err := s.checkText(in); err != nil {
+		return sdk.TextResponse{}, err
+	}
+	req, _ := textRequest(in.Model, in.Text, in.Options)
+	ctx, cancel := context.WithTimeout(ctx, inlineTimeout)
+	defer cancel()
+	res, err := s.models.GenerateText(ctx, in.Model, req)
+	if err != nil {
+		return sdk.TextResponse{}, providerError(err)
+	}
+	return res, nil
+}
+
+// QueueText enqueues a prompt on aiQueue and returns the job id.
+func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput) (string, error) {
+	if err := s.checkText(in); err != nil {
+		return "", err
+	}
+	name := in.JobType
+	if name == "" {
+		name = DefaultTextJob
+	}
+	if !slices.Contains(TextJobTypes, name) {
+		return "", apierr.Invalid("jobType must be one of %s", strings.Join(TextJobTypes, ", "))
+	}
+	id, err := s.queue.Enqueue(ctx, jobs.NewJob{
+		Workspace: p.WorkspaceID, Queue: jobs.AIQueue, Name: name,
+		Data: textJobData{Model: in.Model, Text: in.Text, Options: in.Options},
+	})
+	if err != nil {
+		return "", fmt.Errorf("queue text job: %w", err)
+	}
+	return id, nil
+}
+
+// TextResult is the result object of a text job.
+type TextResult struct {
+	Text         string      `json:"text"`
+	Model        string      `json:"model"`
+	FinishReason string      `json:"finishReason"`
+	Usage        UsageResult `json:"usage"`
+}
+
+// UsageResult is the token usage in a job result.
+type UsageResult struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+	TotalTokens  int64 `json:"totalTokens"`
+}
+
+// textJob runs a queued text generation. Provider failures that may pass
+// (429, 5xx) are retried after the provider's Retry-After; others fail the
+// job at once with the provider's message.
+func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
+	var in textJobData
+	if err := job.Decode(&in); err != nil {
+		return nil, err
+	}
+	req, err := textRequest(in.Model, in.Text, in.Options)
+	if err != nil {
+		return nil, jobs.NoRetry(err)
+	}
+	res, err := s.models.GenerateText(ctx, in.Model, req)
+	if err != nil {
+		var se *sdk.Error
+		if errors.As(err, &se) {
+			if se.Retryable && se.RetryAfter > 0 {
+				return nil, jobs.RetryAfter(se.RetryAfter, errors.New(se.Message))
+			}
+			if se.Retryable {
+				return nil, errors.New(se.Message) // the handler's backoff applies
+			}
+			return nil, jobs.NoRetry(errors.New(se.Message))
+		}
+		return nil, err
+	}
+	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage)}, nil
+}
+
+// providerError turns a model-router or plugin failure into an API error
+// whose message says what to do.
+func providerError(err error) error {
+	var se *sdk.Error
+	if !errors.As(err, &se) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+		}
+		if errors.Is(err, context.Canceled) {
+			return apierr.New(connect.CodeCanceled, "request canceled")
+		}
+		return err
+	}
+	switch se.Code {
+	case sdk.CodeUnconfigured:
+		return apierr.Unavailable("%s", se.Message)
+	case sdk.CodeInvalidArgument:
+		return apierr.Invalid("the provider rejected the request: %s", se.Message)
+	case sdk.CodeRateLimited:
+		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later: "+se.Message)
+	case sdk.CodeCanceled:
+		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+	default:
+		return apierr.Unavailable("the provider failed: %s", se.Message)
+	}
+}

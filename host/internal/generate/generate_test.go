@@ -1,0 +1,289 @@
+package generate_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/sdk"
+)
+
+var pngBytes = append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)
+
+// router is an in-process model router: the domain tests check what
+// generation does with the router's answers; the plugin path itself is
+// tested end to end in integration/.
+type router struct {
+	mu       sync.Mutex
+	textErrs []error // returned in order before succeeding
+	imageErr error
+	image    []byte
+	prompts  []sdk.TextRequest
+}
+
+func (r *router) Models() []string { return append([]string{"gpt-4o"}, generate.ImageModels...) }
+
+func (r *router) GenerateText(_ context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prompts = append(r.prompts, req)
+	if len(r.textErrs) > 0 {
+		err := r.textErrs[0]
+		r.textErrs = r.textErrs[1:]
+		return sdk.TextResponse{}, err
+	}
+	return sdk.TextResponse{Text: "echo: " + req.Prompt, Model: model + "-2026", FinishReason: "stop", Usage: sdk.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}}, nil
+}
+
+func (r *router) GenerateImage(_ context.Context, model string, req sdk.ImageRequest) (sdk.ImageResponse, error) {
+	if r.imageErr != nil {
+		return sdk.ImageResponse{}, r.imageErr
+	}
+	data := r.image
+	if data == nil {
+		data = pngBytes
+	}
+	return sdk.ImageResponse{Data: data, MIMEType: "image/png", Model: model, Size: req.Size, Quality: req.Quality}, nil
+}
+
+type testBundle struct {
+	svc    *generate.Service
+	store  *store.Store
+	queue  *jobs.Queue
+	router *router
+	p      auth.Principal
+}
+
+func setup(t *testing.T, s *store.Store, plan string) *testBundle {
+	t.Helper()
+	ctx := context.Background()
+	ws, u, err := s.EnsureWorkspaceUser(ctx, "acme", plan, "a@acme.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(jobs.Options{Store: s, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
+	plans := config.DefaultPlans()
+	plans["free"] = config.Plan{PromptsPerReport: 5, MonthlyAICredits: 2}
+	r := &router{}
+	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, plans)
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Stop(context.Background()) })
+	return &testBundle{svc: svc, store: s, queue: q, router: r,
+		p: auth.Principal{WorkspaceID: ws.ID, UserID: u.ID, Plan: plan}}
+}
+
+func code(err error) connect.Code { return connect.CodeOf(err) }
+
+func TestTextRunsInlineWithOptions(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	res, err := b.svc.GenerateText(context.Background(), generate.TextInput{Model: "gpt-4o", Text: "hi",
+		Options: map[string]any{"system": "be brief", "maxOutputTokens": float64(50), "temperature": 0.2, "seed": float64(7)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "echo: hi" || res.Usage.TotalTokens != 7 {
+		t.Fatalf("result: %+v", res)
+	}
+	got := b.router.prompts[0]
+	if got.System != "be brief" || got.MaxOutputTokens != 50 || *got.Temperature != 0.2 || got.Options["seed"] != float64(7) {
+		t.Fatalf("provider request: %+v", got)
+	}
+}
+
+func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	cases := []struct {
+		name string
+		in   generate.TextInput
+		want string
+	}{
+		{"no model", generate.TextInput{Text: "x"}, "model is required"},
+		{"an unknown model", generate.TextInput{Model: "gpt-99", Text: "x"}, `unknown model "gpt-99" (configured: gpt-4o, gpt-image-1`},
+		{"no text", generate.TextInput{Model: "gpt-4o", Text: "  "}, "text is required"},
+		{"too much text", generate.TextInput{Model: "gpt-4o", Text: strings.Repeat("x", generate.MaxPromptChars+1)}, "limit"},
+		{"a string temperature", generate.TextInput{Model: "gpt-4o", Text: "x", Options: map[string]any{"temperature": "hot"}}, "temperature"},
+		{"a fractional token cap", generate.TextInput{Model: "gpt-4o", Text: "x", Options: map[string]any{"maxOutputTokens": 1.5}}, "maxOutputTokens"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := b.svc.GenerateText(context.Background(), c.in)
+			if code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want 400 mentioning %q", err, c.want)
+			}
+			_, err = b.svc.QueueText(context.Background(), b.p, c.in)
+			if code(err) != connect.CodeInvalidArgument {
+				t.Fatalf("queued: got %v", err)
+			}
+		})
+	}
+	if _, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "x", JobType: "mine"}); code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "ai_tool_content") {
+		t.Fatalf("unknown job type: %v", err)
+	}
+	if len(b.router.prompts) != 0 {
+		t.Fatalf("the provider was called for invalid requests: %v", b.router.prompts)
+	}
+}
+
+func waitJob(t *testing.T, q *jobs.Queue, ws, id string) store.Job {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		j, err := q.Get(context.Background(), ws, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State == jobs.StateCompleted || j.State == jobs.StateFailed {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s still %s", id, j.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestQueuedTextCompletesAndRetriesTransientFailures(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s, "business")
+		b.router.textErrs = []error{&sdk.Error{Code: sdk.CodeRateLimited, Message: "slow down", Retryable: true, RetryAfter: 100 * time.Millisecond}}
+		id, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "queued", JobType: "blog_post"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := waitJob(t, b.queue, b.p.WorkspaceID, id)
+		if j.State != jobs.StateCompleted || j.Name != "blog_post" || j.Queue != jobs.AIQueue || j.AttemptsMade != 2 {
+			t.Fatalf("job: %+v", j)
+		}
+		if j.Result == nil || !strings.Contains(*j.Result, `"text":"echo: queued"`) || !strings.Contains(*j.Result, `"totalTokens":7`) || !strings.Contains(j.Data, `"model":"gpt-4o"`) {
+			t.Fatalf("result %v, data %s", j.Result, j.Data)
+		}
+	})
+}
+
+func TestQueuedTextFailsAtOnceOnAPermanentError(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	b.router.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "prompt violates policy"}}
+	id, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "bad"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitJob(t, b.queue, b.p.WorkspaceID, id)
+	if j.State != jobs.StateFailed || j.AttemptsMade != 1 || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "prompt violates policy") {
+		t.Fatalf("job: %+v", j)
+	}
+}
+
+func TestProviderErrorsMapToActionableStatuses(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	cases := []struct {
+		err  error
+		code connect.Code
+		want string
+	}{
+		{&sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}, connect.CodeUnavailable, "set OPENAI_API_KEY"},
+		{&sdk.Error{Code: sdk.CodeRateLimited, Message: "429", Retryable: true}, connect.CodeResourceExhausted, "rate limiting"},
+		{&sdk.Error{Code: sdk.CodeUnavailable, Message: "upstream 502", Retryable: true}, connect.CodeUnavailable, "upstream 502"},
+		{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "bad prompt"}, connect.CodeInvalidArgument, "bad prompt"},
+		{context.DeadlineExceeded, connect.CodeDeadlineExceeded, "useWorker"},
+	}
+	for _, c := range cases {
+		b.router.textErrs = []error{c.err}
+		_, err := b.svc.GenerateText(context.Background(), generate.TextInput{Model: "gpt-4o", Text: "x"})
+		if code(err) != c.code || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v (%v), want %v mentioning %q", c.err, err, code(err), c.code, c.want)
+		}
+	}
+}
+
+func TestImagesUsePresetsAndSpendOneCreditEachOnlyOnSuccess(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s, "free") // 2 credits a month
+		ctx := context.Background()
+		month := time.Now().UTC().Format("2006-01")
+
+		b.router.imageErr = &sdk.Error{Code: sdk.CodeUnavailable, Message: "boom", Retryable: true}
+		if _, err := b.svc.GenerateImage(ctx, b.p, generate.ImageInput{Text: "a cat"}); code(err) != connect.CodeUnavailable {
+			t.Fatalf("provider failure: %v", err)
+		}
+		b.router.imageErr = nil
+		b.router.image = []byte("<html>not an image</html>")
+		if _, err := b.svc.GenerateImage(ctx, b.p, generate.ImageInput{Text: "a cat"}); code(err) != connect.CodeUnavailable {
+			t.Fatalf("non-image bytes: %v", err)
+		}
+		b.router.image = nil
+		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 0 {
+			t.Fatalf("failed requests spent %d credits", used)
+		}
+
+		img, err := b.svc.GenerateImage(ctx, b.p, generate.ImageInput{Text: "a cat", Purpose: "linkedin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.Model != "gpt-image-1" || img.Size != "1536x1024" || img.Quality != "high" || img.Purpose != "linkedin" || !strings.HasPrefix(img.URL, "http://herald.test/v1/blobs/") || !strings.HasSuffix(img.URL, ".png") {
+			t.Fatalf("image: %+v", img)
+		}
+		img, err = b.svc.GenerateImage(ctx, b.p, generate.ImageInput{Text: "a dog", Purpose: "square", Quality: "low", Model: "gpt-image-2"})
+		if err != nil || img.Size != "1024x1024" || img.Quality != "low" || img.Model != "gpt-image-2" {
+			t.Fatalf("explicit quality wins over the preset: %+v %v", img, err)
+		}
+		_, err = b.svc.GenerateImage(ctx, b.p, generate.ImageInput{Text: "a third"})
+		if code(err) != connect.CodePermissionDenied || !strings.Contains(err.Error(), "credit") {
+			t.Fatalf("over the allowance: %v", err)
+		}
+		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 2 {
+			t.Fatalf("credits used: %d", used)
+		}
+	})
+}
+
+func TestBadImageRequestsListWhatIsAllowed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	cases := []struct {
+		in   generate.ImageInput
+		want string
+	}{
+		{generate.ImageInput{}, "text is required"},
+		{generate.ImageInput{Text: "x", Model: "dall-e-3"}, "model must be one of gpt-image-1, gpt-image-1-mini, gpt-image-1.5, gpt-image-2"},
+		{generate.ImageInput{Text: "x", Model: "stability-ultra"}, "model must be one of"},
+		{generate.ImageInput{Text: "x", Size: "512x512"}, "size must be one of 1024x1024, 1536x1024, 1024x1536, auto"},
+		{generate.ImageInput{Text: "x", Quality: "ultra"}, "quality must be one of low, medium, high, auto"},
+		{generate.ImageInput{Text: "x", Purpose: "banner"}, "purpose must be one of blog, linkedin, portrait, square"},
+	}
+	for _, c := range cases {
+		_, err := b.svc.GenerateImage(context.Background(), b.p, c.in)
+		if code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want 400 mentioning %q", c.in, err, c.want)
+		}
+	}
+	var ce *connect.Error
+	_, err := b.svc.GenerateImage(context.Background(), b.p, generate.ImageInput{Text: "x", Size: "1x1"})
+	if !errors.As(err, &ce) {
+		t.Fatalf("not an API error: %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package generate
+
+import (
+	"context"
+
+	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// Handler serves GenerateService on both API faces.
+type Handler struct{ svc *Service }
+
+var _ apiv1connect.GenerateServiceHandler = (*Handler)(nil)
+
+// NewHandler returns the API handler over svc.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// TextStatus is the REST status of a text response: 202 when queued.
+func TextStatus(res *apiv1.GenerateTextResponse) int {
+	if _, queued := res.Outcome.(*apiv1.GenerateTextResponse_JobId); queued {
+		return 202
+	}
+	return 200
+}
+
+// GenerateText runs a prompt inline, or queues it with useWorker.
+func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.GenerateTextRequest]) (*connect.Response[apiv1.GenerateTextResponse], error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, apierr.Unauthenticated("missing api-key header")
+	}
+	m := req.Msg
+	in := TextInput{Model: m.Model, Text: m.Text, JobType: m.JobType, Options: m.Options.AsMap()}
+	if m.UseWorker {
+		id, err := h.svc.QueueText(ctx, p, in)
+		if err != nil {
+			return nil, err
+		}
+		return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Job queued; poll /v1/ai/generate/job/" + id,
+			Outcome: &apiv1.GenerateTextResponse_JobId{JobId: id}}), nil
+	}
+	if m.JobType != "" {
+		return nil, apierr.Invalid("jobType applies only with useWorker")
+	}
+	res, err := h.svc.GenerateText(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Text generated", Outcome: &apiv1.GenerateTextResponse_Data{
+		Data: &apiv1.GeneratedText{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
+			InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, TotalTokens: res.Usage.TotalTokens,
+		}},
+	}}), nil
+}
+
+// GenerateImage generates, stores and returns a hosted image.
+func (h *Handler) GenerateImage(ctx context.Context, req *connect.Request[apiv1.GenerateImageRequest]) (*connect.Response[apiv1.GenerateImageResponse], error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, apierr.Unauthenticated("missing api-key header")
+	}
+	m := req.Msg
+	img, err := h.svc.GenerateImage(ctx, p, ImageInput{Text: m.Text, Model: m.Model, Size: m.Size, Quality: m.Quality, Purpose: m.Purpose})
+	if err != nil {
+		return nil, err
+	}
+	data := &apiv1.GeneratedImage{Url: img.URL, Model: img.Model, Size: img.Size, Quality: img.Quality}
+	if img.Purpose != "" {
+		data.Purpose = &img.Purpose
+	}
+	return connect.NewResponse(&apiv1.GenerateImageResponse{Message: "Image generated", Data: data}), nil
+}
