@@ -57,6 +57,14 @@ type Config struct {
 	// JobRetention is how long finished jobs are kept before pruning
 	// (HERALD_JOB_RETENTION).
 	JobRetention time.Duration
+	// JobPollInterval is how often an idle host looks for queued jobs
+	// without a wake-up, the bound on delay while Redis is unreachable
+	// (HERALD_JOB_POLL_INTERVAL).
+	JobPollInterval time.Duration
+	// JobLease is how long a host holds a claimed job without renewing the
+	// lease; the jobs of a crashed host run elsewhere after it
+	// (HERALD_JOB_LEASE).
+	JobLease time.Duration
 	// Plugins lists the plugins the host may start, by name.
 	Plugins map[string]Plugin
 	// Models maps model names and aliases to provider deployments.
@@ -164,6 +172,8 @@ func Default() *Config {
 		MaxBodyBytes:    1 << 20,
 		ShutdownTimeout: 15 * time.Second,
 		JobRetention:    7 * 24 * time.Hour,
+		JobPollInterval: time.Second,
+		JobLease:        30 * time.Second,
 		Plans:           DefaultPlans(),
 		Queues:          map[string]Queue{},
 		Plugins:         map[string]Plugin{},
@@ -286,6 +296,12 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.JobRetention <= 0 {
 		return fail("job_retention", "must be positive")
+	}
+	if c.JobPollInterval < 10*time.Millisecond {
+		return fail("job_poll_interval", "must be at least 10ms, got %s", c.JobPollInterval)
+	}
+	if c.JobLease < time.Second {
+		return fail("job_lease", "must be at least 1s, got %s", c.JobLease)
 	}
 	for _, name := range sortedKeys(c.Plans) {
 		if !contains(PlanNames, name) {

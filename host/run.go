@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -148,6 +149,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	// The job queue runs on every host; it stops after the HTTP server so
+	// that running jobs finish within the shutdown timeout and the rest are
+	// handed to other hosts.
+	queue, err := newJobQueue(st, cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	defer queue.Stop(context.Background())
+
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
@@ -157,6 +171,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Blobs:        blobs,
 		Voices:       voice.NewHandler(voice.NewService(st)),
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
+		Jobs:         jobs.NewService(queue),
 	})
 
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -189,8 +204,30 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	if err := queue.Stop(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
 	log.Info("stopped")
 	return nil
+}
+
+// newJobQueue builds the job queue from config: Redis wake-ups when
+// HERALD_REDIS_URL is set, in-process otherwise.
+func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prometheus.Registerer) (*jobs.Queue, error) {
+	concurrency := map[string]int{}
+	for name, q := range cfg.Queues {
+		concurrency[name] = q.Concurrency
+	}
+	return jobs.New(jobs.Options{
+		Store:        st,
+		RedisURL:     cfg.RedisURL,
+		Concurrency:  concurrency,
+		PollInterval: cfg.JobPollInterval,
+		Lease:        cfg.JobLease,
+		Retention:    cfg.JobRetention,
+		Logger:       log,
+		Registerer:   reg,
+	})
 }
 
 // bootstrap creates workspace "default" (plan business) on the first start

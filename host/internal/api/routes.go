@@ -45,6 +45,10 @@ func (s *server) routes(mux *http.ServeMux) {
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
 
+	// Job polling (package jobs).
+	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
+	s.connectService(mux, apiv1connect.JobServiceName, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))
+
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 

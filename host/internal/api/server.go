@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -38,6 +39,8 @@ type Deps struct {
 	Voices *voice.Handler
 	// Traffic serves /v1/ai-traffic (package traffic).
 	Traffic *traffic.Handler
+	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
+	Jobs *jobs.Service
 }
 
 type server struct {

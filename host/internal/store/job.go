@@ -63,7 +63,32 @@ const jobReady = `state IN ('waiting', 'delayed')`
 
 // maxRowsPerStatement bounds multi-row statements well below the parameter
 // limits of SQLite (32766) and PostgreSQL (65535).
-const maxRowsPerStatement = 500
+const maxRowsPerStatement = 256
+
+// chunk returns how many of n rows the next multi-row statement takes: a
+// power of two, so that batches of any size use a handful of statement
+// shapes and the SQLite statement cache is not flooded with one text per
+// batch size.
+func chunk(n int) int {
+	c := 1
+	for c*2 <= min(n, maxRowsPerStatement) {
+		c *= 2
+	}
+	return c
+}
+
+// padded returns ids padded to a power-of-two length by repeating the last
+// id (harmless in an IN list), for the same reason as chunk.
+func padded(ids []string) []string {
+	n := 1
+	for n < len(ids) {
+		n *= 2
+	}
+	for len(ids) < n {
+		ids = append(ids, ids[len(ids)-1])
+	}
+	return ids
+}
 
 func scanJob(r interface{ Scan(...any) error }) (Job, error) {
 	var j Job
@@ -111,7 +136,7 @@ func (s *Store) InsertJobs(ctx context.Context, q Querier, jobs []Job) error {
 	}
 	const cols = 9
 	for len(jobs) > 0 {
-		n := min(len(jobs), maxRowsPerStatement)
+		n := chunk(len(jobs))
 		var sql strings.Builder
 		sql.WriteString(`INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `)
 		args := make([]any, 0, n*cols)
@@ -184,10 +209,16 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 	}
 	for len(done) > 0 {
 		n := min(len(done), maxRowsPerStatement)
+		rows := done[:n:n]
+		// Pad with repeats of the last row (updating a row twice with the
+		// same values changes nothing) to a power-of-two statement shape.
+		for len(rows) < maxRowsPerStatement && len(rows)&(len(rows)-1) != 0 {
+			rows = append(rows, rows[len(rows)-1])
+		}
 		var sql strings.Builder
 		sql.WriteString(`WITH done (id, attempt, result) AS (VALUES `)
 		args := []any{now, owner}
-		for i, o := range done[:n] {
+		for i, o := range rows {
 			if i > 0 {
 				sql.WriteString(", ")
 			}
@@ -230,10 +261,11 @@ func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string,
 	for len(ids) > 0 {
 		n := min(len(ids), maxRowsPerStatement)
 		args := []any{until, owner}
-		for _, id := range ids[:n] {
+		part := padded(slices.Clone(ids[:n]))
+		for _, id := range part {
 			args = append(args, id)
 		}
-		c, err := s.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, n)+`)`, args...)
+		c, err := s.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`)`, args...)
 		if err != nil {
 			return total, fmt.Errorf("extend %d job leases: %w", n, err)
 		}
@@ -251,11 +283,12 @@ func (s *Store) ReleaseJobs(ctx context.Context, owner string, ids []string, now
 	for len(ids) > 0 {
 		n := min(len(ids), maxRowsPerStatement)
 		args := []any{now, owner}
-		for _, id := range ids[:n] {
+		part := padded(slices.Clone(ids[:n]))
+		for _, id := range part {
 			args = append(args, id)
 		}
 		rows, err := s.Query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = $1, lease_owner = NULL, lease_until = NULL
-			WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, n)+`) RETURNING queue`, args...)
+			WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`) RETURNING queue`, args...)
 		if err != nil {
 			return queues, fmt.Errorf("release %d jobs: %w", n, err)
 		}
