@@ -1,0 +1,442 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Schedule statuses as stored. Pending and draft are the ones a client
+// creates; the publisher moves pending through publishing to published or
+// failed; DELETE moves pending to cancelled.
+const (
+	ScheduleDraft      = "draft"
+	SchedulePending    = "pending"
+	SchedulePublishing = "publishing"
+	SchedulePublished  = "published"
+	ScheduleFailed     = "failed"
+	ScheduleCancelled  = "cancelled"
+)
+
+// ErrScheduleBusy is returned when a schedule cannot be cancelled because an
+// attempt is publishing it right now, or it is already published.
+var ErrScheduleBusy = errors.New("schedule is being published or already published")
+
+// Schedule is a stored post to export. Content is contentToExport as JSON
+// text; it never holds image bytes, only a durable imageUrl.
+type Schedule struct {
+	ID           string
+	WorkspaceID  string
+	UserID       string
+	ExportTo     string
+	Status       string
+	WhenToExport *int64
+	WebhookID    *string
+	Content      string
+	ImageKey     *string
+	JobID        *string
+	Attempts     int
+	LastError    *string
+	ExternalID   *string
+	ExternalURL  *string
+	ClaimedAt    *int64
+	PublishedAt  *int64
+	CreatedAt    int64
+	UpdatedAt    int64
+}
+
+const scheduleColumns = `id, workspace_id, user_id, export_to, status, when_to_export, webhook_id, content, image_key, job_id, attempts, last_error, external_id, external_url, claimed_at, published_at, created_at, updated_at`
+
+func scanSchedule(r interface{ Scan(...any) error }) (Schedule, error) {
+	var s Schedule
+	err := r.Scan(&s.ID, &s.WorkspaceID, &s.UserID, &s.ExportTo, &s.Status, &s.WhenToExport, &s.WebhookID, &s.Content, &s.ImageKey,
+		&s.JobID, &s.Attempts, &s.LastError, &s.ExternalID, &s.ExternalURL, &s.ClaimedAt, &s.PublishedAt, &s.CreatedAt, &s.UpdatedAt)
+	return s, err
+}
+
+// InsertSchedule stores a new schedule through q (the store, or the
+// transaction that also enqueues its publish job). ID and times are set when
+// empty.
+func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule) error {
+	if q == nil {
+		q = s
+	}
+	if sc.ID == "" {
+		sc.ID = NewID()
+	}
+	now := s.Now()
+	if sc.CreatedAt == 0 {
+		sc.CreatedAt = now
+	}
+	sc.UpdatedAt = sc.CreatedAt
+	_, err := q.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		sc.ID, sc.WorkspaceID, sc.UserID, sc.ExportTo, sc.Status, sc.WhenToExport, sc.WebhookID, sc.Content, sc.ImageKey,
+		sc.JobID, sc.Attempts, sc.LastError, sc.ExternalID, sc.ExternalURL, sc.ClaimedAt, sc.PublishedAt, sc.CreatedAt, sc.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("create schedule: %w", err)
+	}
+	return nil
+}
+
+// ListSchedules returns a page of the workspace's schedules, newest first,
+// and how many the workspace has in all.
+func (s *Store) ListSchedules(ctx context.Context, workspaceID string, skip, limit int) ([]Schedule, int, error) {
+	var total int
+	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM schedules WHERE workspace_id = $1`, workspaceID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count schedules: %w", err)
+	}
+	rows, err := s.Query(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+		workspaceID, limit, skip)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list schedules: %w", err)
+	}
+	defer rows.Close()
+	out := []Schedule{}
+	for rows.Next() {
+		sc, err := scanSchedule(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list schedules: %w", err)
+		}
+		out = append(out, sc)
+	}
+	return out, total, rows.Err()
+}
+
+// GetSchedule returns a schedule of the workspace, or ErrNotFound (also for
+// another workspace's schedule).
+func (s *Store) GetSchedule(ctx context.Context, workspaceID, id string) (Schedule, error) {
+	return scanSchedule(s.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+}
+
+// CancelSchedule ends a schedule on behalf of DELETE: a pending one becomes
+// cancelled, a draft or a failed one is removed, a cancelled one stays
+// cancelled. It returns the schedule as it was and the resulting status
+// ("cancelled" or "removed"); ErrScheduleBusy when it is publishing or
+// published, ErrNotFound when there is no such schedule in the workspace.
+func (s *Store) CancelSchedule(ctx context.Context, workspaceID, id string) (Schedule, string, error) {
+	var before Schedule
+	var result string
+	err := s.Tx(ctx, func(q Querier) error {
+		sc, err := scanSchedule(q.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`+s.forUpdate(), workspaceID, id))
+		if err != nil {
+			return err
+		}
+		before = sc
+		switch sc.Status {
+		case SchedulePending:
+			// Guarded by status: an attempt that claimed the row in the
+			// meantime wins, and the cancel is refused.
+			n, err := q.Exec(ctx, `UPDATE schedules SET status = $1, updated_at = $2 WHERE id = $3 AND status = $4`,
+				ScheduleCancelled, s.Now(), id, SchedulePending)
+			if err != nil {
+				return fmt.Errorf("cancel schedule: %w", err)
+			}
+			if n == 0 {
+				return ErrScheduleBusy
+			}
+			result = ScheduleCancelled
+		case ScheduleDraft, ScheduleFailed:
+			if _, err := q.Exec(ctx, `DELETE FROM schedules WHERE id = $1 AND status = $2`, id, sc.Status); err != nil {
+				return fmt.Errorf("remove schedule: %w", err)
+			}
+			result = "removed"
+		case ScheduleCancelled:
+			result = ScheduleCancelled
+		default:
+			return ErrScheduleBusy
+		}
+		return nil
+	})
+	return before, result, err
+}
+
+// forUpdate locks the selected row on PostgreSQL/CockroachDB; SQLite's
+// single writer already serialises the transaction.
+func (s *Store) forUpdate() string {
+	if s.Dialect == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// ClaimSchedule moves a pending schedule to publishing for one attempt,
+// atomically: of several workers only one wins. It returns the claimed
+// schedule (Attempts counts this attempt and guards FinishSchedule) and
+// false when the schedule was not pending.
+func (s *Store) ClaimSchedule(ctx context.Context, workspaceID, id string) (Schedule, bool, error) {
+	now := s.Now()
+	sc, err := scanSchedule(s.QueryRow(ctx, `UPDATE schedules SET status = $1, attempts = attempts + 1, claimed_at = $2, updated_at = $2
+		WHERE workspace_id = $3 AND id = $4 AND status = $5 RETURNING `+scheduleColumns,
+		SchedulePublishing, now, workspaceID, id, SchedulePending))
+	if errors.Is(err, ErrNotFound) {
+		return Schedule{}, false, nil
+	}
+	if err != nil {
+		return Schedule{}, false, fmt.Errorf("claim schedule %s: %w", id, err)
+	}
+	return sc, true, nil
+}
+
+// ReclaimSchedule takes over a schedule left in publishing by an attempt
+// that never recorded its outcome (its host died): it counts a new attempt,
+// guarded by the attempt count seen, so that of several workers only one
+// wins. It returns false when the schedule moved on in the meantime.
+func (s *Store) ReclaimSchedule(ctx context.Context, workspaceID, id string, seenAttempts int) (Schedule, bool, error) {
+	now := s.Now()
+	sc, err := scanSchedule(s.QueryRow(ctx, `UPDATE schedules SET attempts = attempts + 1, claimed_at = $1, updated_at = $1
+		WHERE workspace_id = $2 AND id = $3 AND status = $4 AND attempts = $5 RETURNING `+scheduleColumns,
+		now, workspaceID, id, SchedulePublishing, seenAttempts))
+	if errors.Is(err, ErrNotFound) {
+		return Schedule{}, false, nil
+	}
+	if err != nil {
+		return Schedule{}, false, fmt.Errorf("reclaim schedule %s: %w", id, err)
+	}
+	return sc, true, nil
+}
+
+// ScheduleOutcome is the end of one publish attempt.
+type ScheduleOutcome struct {
+	// Status is SchedulePublished, ScheduleFailed, or SchedulePending (a
+	// retry will follow).
+	Status      string
+	ExternalID  string
+	ExternalURL string
+	// Error is the reason of a failure or of the coming retry.
+	Error string
+}
+
+// FinishSchedule records the outcome of the attempt that claimed the
+// schedule with attempt number attempt. It returns false when that attempt
+// no longer owns the schedule (another worker took it over), in which case
+// nothing is written.
+func (s *Store) FinishSchedule(ctx context.Context, workspaceID, id string, attempt int, o ScheduleOutcome) (bool, error) {
+	now := s.Now()
+	var lastErr, extID, extURL *string
+	var publishedAt *int64
+	if o.Error != "" {
+		lastErr = &o.Error
+	}
+	if o.Status == SchedulePublished {
+		extID, extURL, publishedAt = nullable(o.ExternalID), nullable(o.ExternalURL), &now
+	}
+	n, err := s.Exec(ctx, `UPDATE schedules SET status = $1, last_error = COALESCE($2, last_error), external_id = $3, external_url = $4,
+		published_at = $5, updated_at = $6 WHERE workspace_id = $7 AND id = $8 AND status = $9 AND attempts = $10`,
+		o.Status, lastErr, extID, extURL, publishedAt, now, workspaceID, id, SchedulePublishing, attempt)
+	if err != nil {
+		return false, fmt.Errorf("record outcome of schedule %s: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// FailUnfinishedSchedule marks a pending or publishing schedule failed with
+// reason, whoever holds it; the reconciler uses it when the publish job
+// failed for good without recording an outcome.
+func (s *Store) FailUnfinishedSchedule(ctx context.Context, workspaceID, id, reason string) error {
+	_, err := s.Exec(ctx, `UPDATE schedules SET status = $1, last_error = $2, updated_at = $3 WHERE workspace_id = $4 AND id = $5 AND status IN ($6, $7)`,
+		ScheduleFailed, reason, s.Now(), workspaceID, id, SchedulePending, SchedulePublishing)
+	if err != nil {
+		return fmt.Errorf("fail schedule %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetScheduleJob records the publish job of an unfinished schedule through
+// q (the transaction that enqueued the job).
+func (s *Store) SetScheduleJob(ctx context.Context, q Querier, workspaceID, id, jobID string) error {
+	if q == nil {
+		q = s
+	}
+	_, err := q.Exec(ctx, `UPDATE schedules SET job_id = $1 WHERE workspace_id = $2 AND id = $3 AND status IN ($4, $5)`,
+		jobID, workspaceID, id, SchedulePending, SchedulePublishing)
+	if err != nil {
+		return fmt.Errorf("set job of schedule %s: %w", id, err)
+	}
+	return nil
+}
+
+// OrphanSchedule is a due, unfinished schedule whose publish job is gone or
+// finished: the reconciler either gives it a new job or fails it.
+type OrphanSchedule struct {
+	ID, WorkspaceID, Status string
+	// JobState is the state of the recorded job, "" when there is none.
+	JobState string
+	// JobReason is the failure reason of a failed job.
+	JobReason *string
+}
+
+// OrphanSchedules returns up to limit due pending or publishing schedules
+// (whenToExport before dueBefore) whose job is missing, completed or failed.
+func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int) ([]OrphanSchedule, error) {
+	rows, err := s.Query(ctx, `SELECT s.id, s.workspace_id, s.status, COALESCE(j.state, ''), j.failed_reason
+		FROM schedules s LEFT JOIN jobs j ON j.id = s.job_id
+		WHERE s.status IN ($1, $2) AND s.when_to_export <= $3 AND (j.id IS NULL OR j.state IN ($4, $5))
+		ORDER BY s.when_to_export LIMIT $6`,
+		SchedulePending, SchedulePublishing, dueBefore, JobCompleted, JobFailed, limit)
+	if err != nil {
+		return nil, fmt.Errorf("find orphan schedules: %w", err)
+	}
+	defer rows.Close()
+	var out []OrphanSchedule
+	for rows.Next() {
+		var o OrphanSchedule
+		if err := rows.Scan(&o.ID, &o.WorkspaceID, &o.Status, &o.JobState, &o.JobReason); err != nil {
+			return nil, fmt.Errorf("find orphan schedules: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Connection is a workspace's stored credentials for one destination.
+// Sealed is the AES-256-GCM sealed JSON of the values; Fields names them.
+type Connection struct {
+	WorkspaceID string
+	Destination string
+	Sealed      string
+	Fields      []string
+	CreatedAt   int64
+	UpdatedAt   int64
+}
+
+// PutConnection creates or replaces the workspace's connection to a
+// destination.
+func (s *Store) PutConnection(ctx context.Context, c *Connection) error {
+	now := s.Now()
+	c.CreatedAt, c.UpdatedAt = now, now
+	_, err := s.Exec(ctx, `INSERT INTO destination_connections (workspace_id, destination, sealed, fields, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (workspace_id, destination) DO UPDATE SET sealed = excluded.sealed, fields = excluded.fields, updated_at = excluded.updated_at`,
+		c.WorkspaceID, c.Destination, c.Sealed, strings.Join(c.Fields, ","), now, now)
+	if err != nil {
+		return fmt.Errorf("store connection to %s: %w", c.Destination, err)
+	}
+	return nil
+}
+
+func scanConnection(r interface{ Scan(...any) error }) (Connection, error) {
+	var c Connection
+	var fields string
+	err := r.Scan(&c.WorkspaceID, &c.Destination, &c.Sealed, &fields, &c.CreatedAt, &c.UpdatedAt)
+	if fields != "" {
+		c.Fields = strings.Split(fields, ",")
+	}
+	return c, err
+}
+
+const connectionColumns = `workspace_id, destination, sealed, fields, created_at, updated_at`
+
+// GetConnection returns the workspace's connection to destination, or
+// ErrNotFound.
+func (s *Store) GetConnection(ctx context.Context, workspaceID, destination string) (Connection, error) {
+	return scanConnection(s.QueryRow(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination))
+}
+
+// ListConnections returns the workspace's connections by destination name.
+func (s *Store) ListConnections(ctx context.Context, workspaceID string) (map[string]Connection, error) {
+	rows, err := s.Query(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("list connections: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]Connection{}
+	for rows.Next() {
+		c, err := scanConnection(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list connections: %w", err)
+		}
+		out[c.Destination] = c
+	}
+	return out, rows.Err()
+}
+
+// DeleteConnection removes the workspace's connection to destination;
+// ErrNotFound when there is none.
+func (s *Store) DeleteConnection(ctx context.Context, workspaceID, destination string) error {
+	n, err := s.Exec(ctx, `DELETE FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination)
+	if err != nil {
+		return fmt.Errorf("delete connection to %s: %w", destination, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Webhook is a saved webhook endpoint. Sealed holds the full URL and the
+// signing secret; DisplayURL is safe to show.
+type Webhook struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	DisplayURL  string
+	Sealed      string
+	CreatedAt   int64
+}
+
+const webhookColumns = `id, workspace_id, name, display_url, sealed, created_at`
+
+func scanWebhook(r interface{ Scan(...any) error }) (Webhook, error) {
+	var w Webhook
+	err := r.Scan(&w.ID, &w.WorkspaceID, &w.Name, &w.DisplayURL, &w.Sealed, &w.CreatedAt)
+	return w, err
+}
+
+// CreateWebhook stores a new webhook; ID and time are set when empty.
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
+	if w.ID == "" {
+		w.ID = NewID()
+	}
+	w.CreatedAt = s.Now()
+	_, err := s.Exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		w.ID, w.WorkspaceID, w.Name, w.DisplayURL, w.Sealed, w.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("create webhook: %w", err)
+	}
+	return nil
+}
+
+// ListWebhooks returns the workspace's webhooks, newest first.
+func (s *Store) ListWebhooks(ctx context.Context, workspaceID string) ([]Webhook, error) {
+	rows, err := s.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	defer rows.Close()
+	out := []Webhook{}
+	for rows.Next() {
+		w, err := scanWebhook(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list webhooks: %w", err)
+		}
+		out = append(out, w)
+	}
+	return out, rows.Err()
+}
+
+// GetWebhook returns a live webhook of the workspace, or ErrNotFound.
+func (s *Store) GetWebhook(ctx context.Context, workspaceID, id string) (Webhook, error) {
+	return scanWebhook(s.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`, workspaceID, id))
+}
+
+// DeleteWebhook deletes a webhook of the workspace (the row is kept without
+// its secrets so that schedules naming it fail with a clear reason);
+// ErrNotFound when there is no such live webhook.
+func (s *Store) DeleteWebhook(ctx context.Context, workspaceID, id string) error {
+	n, err := s.Exec(ctx, `UPDATE webhooks SET deleted_at = $1, sealed = '' WHERE workspace_id = $2 AND id = $3 AND deleted_at IS NULL`, s.Now(), workspaceID, id)
+	if err != nil {
+		return fmt.Errorf("delete webhook: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func newSchedule(ws, status string, when *int64) *store.Schedule {
+	return &store.Schedule{WorkspaceID: ws, UserID: "u1", ExportTo: "webhook", Status: status, WhenToExport: when, Content: `{"title":"t"}`}
+}
+
+func TestSchedulesPageNewestFirstWithTotalAndStayInTheirWorkspace(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		var ids []string
+		for i := range 45 {
+			sc := newSchedule("acme", store.SchedulePending, ptr(int64(1000+i)))
+			sc.CreatedAt = int64(1000 + i)
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, sc.ID)
+		}
+		if err := s.InsertSchedule(ctx, nil, newSchedule("other", store.ScheduleDraft, nil)); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			skip, want int
+		}{{0, 20}, {20, 20}, {40, 5}, {60, 0}} {
+			page, total, err := s.ListSchedules(ctx, "acme", tc.skip, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 45 || len(page) != tc.want {
+				t.Fatalf("skip %d: %d items of %d, want %d of 45", tc.skip, len(page), total, tc.want)
+			}
+			if tc.want > 0 && page[0].ID != ids[44-tc.skip] {
+				t.Fatalf("skip %d: first is %s, want %s", tc.skip, page[0].ID, ids[44-tc.skip])
+			}
+		}
+		if _, err := s.GetSchedule(ctx, "other", ids[0]); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace's schedule: %v, want ErrNotFound", err)
+		}
+		if _, _, err := s.CancelSchedule(ctx, "other", ids[0]); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("cancel from another workspace: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestCancelScheduleFollowsTheStatusTable(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name, status, want string
+			err                error
+			gone               bool
+		}{
+			{"a pending schedule is cancelled", store.SchedulePending, store.ScheduleCancelled, nil, false},
+			{"a draft is removed", store.ScheduleDraft, "removed", nil, true},
+			{"a failed schedule is removed", store.ScheduleFailed, "removed", nil, true},
+			{"a cancelled schedule stays cancelled", store.ScheduleCancelled, store.ScheduleCancelled, nil, false},
+			{"a publishing schedule is refused", store.SchedulePublishing, "", store.ErrScheduleBusy, false},
+			{"a published schedule is refused", store.SchedulePublished, "", store.ErrScheduleBusy, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				sc := newSchedule("acme", tc.status, ptr(int64(5)))
+				if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+					t.Fatal(err)
+				}
+				before, got, err := s.CancelSchedule(ctx, "acme", sc.ID)
+				if !errors.Is(err, tc.err) || got != tc.want {
+					t.Fatalf("got %q, %v; want %q, %v", got, err, tc.want, tc.err)
+				}
+				if before.ID != sc.ID || before.Status != tc.status {
+					t.Fatalf("before: %+v", before)
+				}
+				after, err := s.GetSchedule(ctx, "acme", sc.ID)
+				if tc.gone != errors.Is(err, store.ErrNotFound) {
+					t.Fatalf("after: %+v %v, gone want %v", after, err, tc.gone)
+				}
+			})
+		}
+	})
+}
+
+func TestOnlyOneOfManyWorkersClaimsASchedule(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		sc := newSchedule("acme", store.SchedulePending, ptr(int64(5)))
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, ok, err := s.ClaimSchedule(ctx, "acme", sc.ID); err != nil {
+					t.Error(err)
+				} else if ok {
+					wins.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if wins.Load() != 1 {
+			t.Fatalf("%d claims won, want 1", wins.Load())
+		}
+		got, _ := s.GetSchedule(ctx, "acme", sc.ID)
+		if got.Status != store.SchedulePublishing || got.Attempts != 1 || got.ClaimedAt == nil {
+			t.Fatalf("claimed: %+v", got)
+		}
+		if _, _, err := s.CancelSchedule(ctx, "acme", sc.ID); !errors.Is(err, store.ErrScheduleBusy) {
+			t.Fatalf("cancel while publishing: %v", err)
+		}
+	})
+}
+
+func TestOnlyTheOwningAttemptRecordsTheOutcome(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		sc := newSchedule("acme", store.SchedulePending, ptr(int64(5)))
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := s.ClaimSchedule(ctx, "acme", sc.ID)
+		// The first attempt's host is presumed dead; another takes over.
+		second, ok, err := s.ReclaimSchedule(ctx, "acme", sc.ID, first.Attempts)
+		if err != nil || !ok || second.Attempts != 2 {
+			t.Fatalf("reclaim: %+v %v %v", second, ok, err)
+		}
+		if _, ok, _ := s.ReclaimSchedule(ctx, "acme", sc.ID, first.Attempts); ok {
+			t.Fatal("a second reclaim from the same attempt count won")
+		}
+		if ok, err := s.FinishSchedule(ctx, "acme", sc.ID, first.Attempts, store.ScheduleOutcome{Status: store.ScheduleFailed, Error: "late"}); err != nil || ok {
+			t.Fatalf("stale attempt recorded: %v %v", ok, err)
+		}
+		if ok, err := s.FinishSchedule(ctx, "acme", sc.ID, second.Attempts, store.ScheduleOutcome{Status: store.SchedulePublished, ExternalID: "ext-1", ExternalURL: "https://x.test/1"}); err != nil || !ok {
+			t.Fatalf("owner not recorded: %v %v", ok, err)
+		}
+		got, _ := s.GetSchedule(ctx, "acme", sc.ID)
+		if got.Status != store.SchedulePublished || *got.ExternalID != "ext-1" || *got.ExternalURL != "https://x.test/1" || got.PublishedAt == nil || got.LastError != nil {
+			t.Fatalf("published: %+v", got)
+		}
+	})
+}
+
+func TestARetryReturnsTheScheduleToPendingWithTheReason(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		sc := newSchedule("acme", store.SchedulePending, ptr(int64(5)))
+		s.InsertSchedule(ctx, nil, sc)
+		c, _, _ := s.ClaimSchedule(ctx, "acme", sc.ID)
+		if ok, err := s.FinishSchedule(ctx, "acme", sc.ID, c.Attempts, store.ScheduleOutcome{Status: store.SchedulePending, Error: "webhook answered 500"}); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		got, _ := s.GetSchedule(ctx, "acme", sc.ID)
+		if got.Status != store.SchedulePending || got.LastError == nil || *got.LastError != "webhook answered 500" {
+			t.Fatalf("after retryable failure: %+v", got)
+		}
+		c2, ok, _ := s.ClaimSchedule(ctx, "acme", sc.ID)
+		if !ok || c2.Attempts != 2 {
+			t.Fatalf("second claim: %+v %v", c2, ok)
+		}
+	})
+}
+
+func TestOrphanSchedulesAreThoseWithoutALiveJob(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := s.Now()
+		mk := func(status string, when int64, jobState string) string {
+			sc := newSchedule("acme", status, ptr(when))
+			if jobState != "" {
+				id := store.NewID()
+				j := store.Job{ID: id, WorkspaceID: "acme", Queue: "contentQueue", Name: "schedule.publish", State: jobState, Data: "{}", MaxAttempts: 3, RunAt: when, CreatedAt: now}
+				if err := s.InsertJobs(ctx, nil, []store.Job{j}); err != nil {
+					t.Fatal(err)
+				}
+				sc.JobID = &id
+			}
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+			return sc.ID
+		}
+		noJob := mk(store.SchedulePending, now-10, "")
+		failedJob := mk(store.SchedulePublishing, now-10, store.JobFailed)
+		mk(store.SchedulePending, now-10, store.JobWaiting)
+		mk(store.SchedulePending, now+60_000, "")
+		mk(store.SchedulePublished, now-10, store.JobCompleted)
+		got, err := s.OrphanSchedules(ctx, now, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]string{}
+		for _, o := range got {
+			found[o.ID] = o.JobState
+		}
+		want := map[string]string{noJob: "", failedJob: store.JobFailed}
+		if fmt.Sprint(found) != fmt.Sprint(want) {
+			t.Fatalf("orphans %v, want %v", found, want)
+		}
+	})
+}
+
+func TestConnectionsAreUpsertedAndScopedByWorkspace(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v1", Fields: []string{"siteUrl", "username"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v2", Fields: []string{"siteUrl"}}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.GetConnection(ctx, "acme", "wordpress")
+		if err != nil || c.Sealed != "v2" || len(c.Fields) != 1 {
+			t.Fatalf("get: %+v %v", c, err)
+		}
+		if _, err := s.GetConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other workspace: %v", err)
+		}
+		all, _ := s.ListConnections(ctx, "acme")
+		if len(all) != 1 {
+			t.Fatalf("list: %v", all)
+		}
+		if err := s.DeleteConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("delete from other workspace: %v", err)
+		}
+		if err := s.DeleteConnection(ctx, "acme", "wordpress"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.DeleteConnection(ctx, "acme", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("second delete: %v", err)
+		}
+	})
+}
+
+func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		w := &store.Webhook{WorkspaceID: "acme", Name: "n", DisplayURL: "https://h.test/x", Sealed: "sealed"}
+		if err := s.CreateWebhook(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		if list, _ := s.ListWebhooks(ctx, "acme"); len(list) != 1 {
+			t.Fatalf("list: %v", list)
+		}
+		if _, err := s.GetWebhook(ctx, "other", w.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("other workspace: %v", err)
+		}
+		if err := s.DeleteWebhook(ctx, "acme", w.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GetWebhook(ctx, "acme", w.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("after delete: %v", err)
+		}
+		if list, _ := s.ListWebhooks(ctx, "acme"); len(list) != 0 {
+			t.Fatalf("list after delete: %v", list)
+		}
+		var sealed string
+		s.QueryRow(ctx, `SELECT sealed FROM webhooks WHERE id = $1`, w.ID).Scan(&sealed)
+		if sealed != "" {
+			t.Fatalf("deleted webhook keeps its secrets: %q", sealed)
+		}
+	})
+}
