@@ -1,0 +1,361 @@
+// Package schedule is Herald's post scheduler (/v1/scheduler): it stores
+// posts with their contentToExport, re-hosts their images in the blob store,
+// keeps each workspace's destination credentials and saved webhooks sealed
+// at rest, and publishes due posts exactly once through the destination
+// plugins.
+//
+// A pending schedule and its publish job (queue contentQueue, run at
+// whenToExport) are written in one transaction, so a schedule is never
+// without a job. The job handler (Publisher) moves the schedule from
+// pending to publishing with a guarded update, so that only one attempt on
+// any host proceeds, exports it with the schedule's id as idempotency key,
+// and records published (with the external id and URL) or failed (with the
+// destination's message). Retryable failures (429, 5xx, unreachable) go
+// back to pending with the reason and retry with backoff or Retry-After.
+// An attempt that died between sending and recording leaves the schedule in
+// publishing; the next attempt takes it over and exports again with the
+// same idempotency key (see Publisher for what each destination does with
+// it). A reconciler gives a new job to any due schedule whose job is gone.
+package schedule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// PageSize is how many schedules GET /v1/scheduler returns per page.
+const PageSize = 20
+
+// WebhookDestination is the destination whose credentials come from saved
+// webhooks rather than a stored connection.
+const WebhookDestination = "webhook"
+
+// Destinations is what the scheduler needs from the plugin manager
+// (*plugins.Manager implements it).
+type Destinations interface {
+	// Destinations returns the configured destination names.
+	Destinations() []string
+	DestinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error)
+	Validate(ctx context.Context, name string, req sdk.ValidateRequest) ([]sdk.Problem, error)
+	// Export publishes once; it is never retried by the implementation
+	// unless ctx says the export is idempotent (see Options.IdempotentExport).
+	Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error)
+}
+
+// Options are the dependencies of a Service.
+type Options struct {
+	Store        *store.Store
+	Queue        *jobs.Queue
+	Destinations Destinations
+	Blobs        blob.Store
+	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
+	// store any.
+	SecretKey string
+	// Plans gives each plan's SchedulerAPIAccess.
+	Plans map[string]config.Plan
+	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
+	AllowedPrivateCIDRs []netip.Prefix
+	// IdempotentExport marks an export context as safe for the plugin
+	// manager to repeat once after a plugin crash (plugins.WithIdempotentExport).
+	// It is used only for destinations in RepeatableDestinations. Nil: never.
+	IdempotentExport func(context.Context) context.Context
+	// IsUnknownDestination reports errors meaning the destination is not
+	// configured (errors.Is(err, plugins.ErrUnknownDestination)).
+	IsUnknownDestination func(error) bool
+	Logger               hclog.Logger
+}
+
+// Service implements the scheduler, destination connections and saved
+// webhooks for both API faces.
+type Service struct {
+	store     *store.Store
+	queue     *jobs.Queue
+	dests     Destinations
+	blobs     blob.Store
+	sealer    *Sealer
+	plans     map[string]config.Plan
+	fetch     *http.Client
+	idem      func(context.Context) context.Context
+	isUnknown func(error) bool
+	log       hclog.Logger
+}
+
+// NewService returns the scheduler service. Without a secret key it works,
+// but refuses to store credentials or webhooks.
+func NewService(o Options) *Service {
+	s := &Service{
+		store: o.Store, queue: o.Queue, dests: o.Destinations, blobs: o.Blobs, plans: o.Plans,
+		fetch:     sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
+		idem:      o.IdempotentExport,
+		isUnknown: o.IsUnknownDestination,
+		log:       o.Logger,
+	}
+	if s.log == nil {
+		s.log = hclog.NewNullLogger()
+	}
+	if s.plans == nil {
+		s.plans = config.DefaultPlans()
+	}
+	if s.isUnknown == nil {
+		s.isUnknown = func(error) bool { return false }
+	}
+	if sealer, err := NewSealer(o.SecretKey); err == nil {
+		s.sealer = sealer
+	}
+	return s
+}
+
+// caller returns the authenticated principal and enforces SPEC's plan rule:
+// the api-key works on the scheduler only for plans with scheduler API
+// access (business and higher); sessions always work.
+func (s *Service) caller(ctx context.Context) (auth.Principal, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return p, apierr.Unauthenticated("send the api-key header or an Authorization: Bearer session JWT")
+	}
+	if p.Via == auth.ViaAPIKey && !s.plans[p.Plan].SchedulerAPIAccess {
+		return p, apierr.Forbidden("the scheduler API needs the business plan or higher (this workspace is on the %s plan); upgrade, or use a session", p.Plan)
+	}
+	return p, nil
+}
+
+// NewSchedule is a validated create request before images are handled.
+type NewSchedule struct {
+	ExportTo     string
+	Content      map[string]any
+	Title        *string
+	Text         *string
+	Body         *string
+	WhenToExport string
+	Status       string
+	WebhookID    *string
+	Confirm      *bool
+	Image        ImageInput
+}
+
+// Create validates and stores a schedule; a pending one gets its publish
+// job in the same transaction.
+func (s *Service) Create(ctx context.Context, in NewSchedule) (store.Schedule, error) {
+	p, err := s.caller(ctx)
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	if in.Confirm != nil && !*in.Confirm {
+		return store.Schedule{}, apierr.Invalid("confirm must be true: schedule only after the user approves")
+	}
+	in.ExportTo = strings.TrimSpace(in.ExportTo)
+	if in.ExportTo == "" {
+		return store.Schedule{}, apierr.Invalid("exportTo is required: one of %s", strings.Join(s.destinationNames(), ", "))
+	}
+	if !slices.Contains(s.destinationNames(), in.ExportTo) {
+		return store.Schedule{}, apierr.Invalid("exportTo %q is not a configured destination (configured: %s)", in.ExportTo, strings.Join(s.destinationNames(), ", "))
+	}
+	switch in.Status {
+	case "":
+		in.Status = store.SchedulePending
+	case store.SchedulePending, store.ScheduleDraft:
+	default:
+		return store.Schedule{}, apierr.Invalid("status must be pending or draft, got %q", in.Status)
+	}
+	content := in.Content
+	if content == nil {
+		if in.Title == nil && in.Text == nil && in.Body == nil {
+			return store.Schedule{}, apierr.Invalid("contentToExport is required unless title, text or content is passed")
+		}
+		content = map[string]any{}
+	}
+	for key, v := range map[string]*string{"title": in.Title, "text": in.Text, "content": in.Body} {
+		if v != nil {
+			content[key] = *v
+		}
+	}
+	var when *int64
+	if strings.TrimSpace(in.WhenToExport) != "" {
+		t, err := ParseTime(in.WhenToExport)
+		if err != nil {
+			return store.Schedule{}, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z or 2030-01-02T17:04:05+02:00", in.WhenToExport)
+		}
+		ms := t.UnixMilli()
+		when = &ms
+	} else if in.Status == store.SchedulePending {
+		return store.Schedule{}, apierr.Invalid("whenToExport is required unless status is draft")
+	}
+	creds, err := s.exportCredentials(ctx, p.WorkspaceID, in.ExportTo, in.WebhookID)
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	img, err := s.hostImage(ctx, in.Image, content)
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	if img.URL != "" {
+		content["imageUrl"] = img.URL
+	}
+	if err := s.validate(ctx, in.ExportTo, in.Status, content, creds); err != nil {
+		return store.Schedule{}, err
+	}
+	body, err := marshalContent(content)
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	sc := store.Schedule{
+		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.Status,
+		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
+	}
+	err = s.store.Tx(ctx, func(q store.Querier) error {
+		sc.ID, sc.JobID = store.NewID(), nil
+		if sc.Status == store.SchedulePending {
+			jobID, err := s.queue.EnqueueTx(ctx, q, publishJob(sc.WorkspaceID, sc.ID, *sc.WhenToExport))
+			if err != nil {
+				return fmt.Errorf("enqueue publish job: %w", err)
+			}
+			sc.JobID = &jobID
+		}
+		return s.store.InsertSchedule(ctx, q, &sc)
+	})
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	if sc.Status == store.SchedulePending {
+		s.queue.Wake(jobs.ContentQueue)
+	}
+	return sc, nil
+}
+
+func (s *Service) destinationNames() []string {
+	if s.dests == nil {
+		return nil
+	}
+	return s.dests.Destinations()
+}
+
+// validate runs the destination plugin's Validate. Missing or bad
+// contentToExport keys are a 400 naming them; credential problems are a 400
+// telling how to connect, except for drafts, which may be written before
+// the destination is connected.
+func (s *Service) validate(ctx context.Context, dest, status string, content map[string]any, creds map[string]string) error {
+	problems, err := s.dests.Validate(ctx, dest, sdk.ValidateRequest{Content: content, Credentials: creds})
+	if err != nil {
+		return s.pluginError(dest, "validate", err)
+	}
+	var keys, keyMsgs, credMsgs []string
+	for _, pr := range problems {
+		if strings.HasPrefix(pr.Key, "credentials.") {
+			credMsgs = append(credMsgs, pr.Message)
+			continue
+		}
+		keys = append(keys, pr.Key)
+		keyMsgs = append(keyMsgs, pr.Message)
+	}
+	if len(keys) > 0 {
+		return apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; ")),
+			"missingKeys", strings.Join(keys, ","))
+	}
+	if len(credMsgs) > 0 && status == store.SchedulePending {
+		how := "connect it with PUT /v1/destinations/" + dest + "/connection"
+		if dest == WebhookDestination {
+			how = "check the saved webhook"
+		}
+		return apierr.Invalid("%s is not connected for this workspace (%s): %s", dest, how, strings.Join(credMsgs, "; "))
+	}
+	return nil
+}
+
+// pluginError turns a plugin failure at create time into an API error.
+func (s *Service) pluginError(dest, op string, err error) error {
+	if s.isUnknown(err) {
+		return apierr.Invalid("exportTo %q is not a configured destination", dest)
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		if se.Code == sdk.CodeInvalidArgument {
+			return apierr.Invalid("%s", se.Message)
+		}
+		return apierr.Unavailable("destination %s could not %s the schedule: %s", dest, op, se.Message)
+	}
+	return fmt.Errorf("%s schedule with %s: %w", op, dest, err)
+}
+
+// List returns a page of the caller's workspace's schedules and the total.
+func (s *Service) List(ctx context.Context, skip int) ([]store.Schedule, int, error) {
+	p, err := s.caller(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if skip < 0 {
+		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
+	}
+	return s.store.ListSchedules(ctx, p.WorkspaceID, skip, PageSize)
+}
+
+// Get returns one schedule of the caller's workspace.
+func (s *Service) Get(ctx context.Context, id string) (store.Schedule, error) {
+	p, err := s.caller(ctx)
+	if err != nil {
+		return store.Schedule{}, err
+	}
+	sc, err := s.store.GetSchedule(ctx, p.WorkspaceID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return sc, apierr.NotFound("schedule %s not found", id)
+	}
+	return sc, err
+}
+
+// Delete cancels a pending schedule or removes a draft (or a failed one).
+// It returns the resulting status: "cancelled" or "removed". A schedule
+// being published, or already published, cannot be cancelled (409).
+func (s *Service) Delete(ctx context.Context, id string) (string, error) {
+	p, err := s.caller(ctx)
+	if err != nil {
+		return "", err
+	}
+	before, result, err := s.store.CancelSchedule(ctx, p.WorkspaceID, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return "", apierr.NotFound("schedule %s not found", id)
+	case errors.Is(err, store.ErrScheduleBusy) && before.Status == store.SchedulePublished:
+		return "", apierr.Conflict("schedule %s is already published; it cannot be cancelled", id)
+	case errors.Is(err, store.ErrScheduleBusy):
+		return "", apierr.Conflict("schedule %s is being published right now; it cannot be cancelled", id)
+	case err != nil:
+		return "", err
+	}
+	// The cancelled schedule's job stays queued and does nothing when it
+	// runs: the publisher only proceeds from pending.
+	return result, nil
+}
+
+// ParseTime reads an ISO-8601 time with any offset (Z, ±hh:mm, ±hhmm); a
+// time without an offset is taken as UTC. Fractional seconds are optional.
+func ParseTime(v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	for _, layout := range []string{
+		time.RFC3339Nano,
+		"2006-01-02T15:04:05.999999999Z0700",
+		"2006-01-02T15:04Z07:00",
+		"2006-01-02T15:04:05.999999999",
+		"2006-01-02T15:04",
+	} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not an ISO-8601 time: %q", v)
+}
