@@ -8,8 +8,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,9 +25,11 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	hostplugins "github.com/heraldhq/herald/host/internal/plugins"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
+	firstparty "github.com/heraldhq/herald/plugins"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -35,6 +41,8 @@ commands:
   serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
   migrate   apply database migrations
   keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL]
+  plugins   list configured plugins and their checksums; --check starts each and prints its Info
+  plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
   version   print the version
 
 common flags: --config FILE, --data-dir DIR, --log-format text|json
@@ -53,6 +61,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrate(ctx, rest, getenv, stdout, stderr)
 	case "keys":
 		return keys(ctx, rest, getenv, stdout, stderr)
+	case "plugins":
+		return listPlugins(ctx, rest, getenv, stdout, stderr)
+	case "plugin":
+		if len(rest) != 1 {
+			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))
+		}
+		return firstparty.Serve(rest[0])
 	case "version", "--version":
 		fmt.Fprintln(stdout, "herald", version)
 		return nil
@@ -150,6 +165,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	// Plugins start lazily, on their first call, so serving starts fast.
+	// SIGHUP reloads their config: new calls use the new set, calls in
+	// flight finish on the old one. Closed after the job queue has stopped.
+	pluginMgr, err := hostplugins.NewManager(log, cfg, reg)
+	if err != nil {
+		return err
+	}
+	defer pluginMgr.Close()
+	defer reloadOnSIGHUP(log, func() error {
+		next, err := f.load(getenv)
+		if err != nil {
+			return err
+		}
+		return pluginMgr.Reload(next)
+	})()
+
 	// The job queue runs on every host; it stops after the HTTP server so
 	// that running jobs finish within the shutdown timeout and the rest are
 	// handed to other hosts.
@@ -208,6 +239,81 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
+// called; a failed reload is logged and the running config stays.
+func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if err := reload(); err != nil {
+					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
+				} else {
+					log.Info("configuration reloaded on SIGHUP")
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
+}
+
+// listPlugins is `herald plugins [--check]`: the configured plugins with
+// their commands and checksum status; --check starts each one and prints
+// what its Info answers.
+func listPlugins(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plugins", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f commonFlags
+	f.register(fs, false)
+	check := fs.Bool("check", false, "start each plugin and print what its Info answers")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	statuses := hostplugins.Statuses(cfg)
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tCOMMAND\tSHA256")
+	for _, s := range statuses {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Command, s.Checksum)
+	}
+	if err := tw.Flush(); err != nil || !*check {
+		return err
+	}
+	m, err := hostplugins.NewManager(newLogger(cfg, stderr), cfg, nil)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	failed := 0
+	fmt.Fprintln(stdout)
+	for _, s := range statuses {
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		line, err := m.Check(cctx, s.Name)
+		cancel()
+		if err != nil {
+			failed++
+			fmt.Fprintf(stdout, "%s: FAILED: %v\n", s.Name, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", s.Name, line)
+	}
+	if failed > 0 {
+		return fmt.Errorf("plugins: %d of %d failed the check", failed, len(statuses))
+	}
 	return nil
 }
 

@@ -121,7 +121,7 @@ func (m *Manager) build(cfg *config.Config) (*generation, error) {
 			}
 			self = exe
 		}
-		proc, err := newProcess(p, self, cfg, m.log.Named(name).With("plugin", name), m.met)
+		proc, err := newProcess(p, self, cfg, m.log.Named(name), m.met)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +438,7 @@ func (m *Manager) Check(ctx context.Context, name string) (string, error) {
 			for i, mo := range info.Models {
 				ids[i] = mo.ID
 			}
-			return fmt.Sprintf("provider %s (%s): models %s", info.Name, info.DisplayName, strings.Join(ids, ", ")), nil
+			return fmt.Sprintf("provider %s (%s): models [%s]", info.Name, info.DisplayName, strings.Join(ids, ", ")), nil
 		}
 		info, err := h.destination.Info(ctx)
 		if err != nil {
@@ -448,7 +448,7 @@ func (m *Manager) Check(ctx context.Context, name string) (string, error) {
 		for i, f := range info.Credentials {
 			creds[i] = f.Name
 		}
-		return fmt.Sprintf("destination %s (%s): keys %s; credentials %s; can delete: %v",
+		return fmt.Sprintf("destination %s (%s): required keys [%s]; credentials [%s]; can delete: %v",
 			info.Name, info.DisplayName, strings.Join(info.RequiredKeys, ", "), strings.Join(creds, ", "), info.CanDelete), nil
 	})
 }

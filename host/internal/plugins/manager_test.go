@@ -199,7 +199,7 @@ func TestNoPluginStartsBeforeItsFirstCall(t *testing.T) {
 		t.Error("no latency histogram registered")
 	}
 	// The plugin's own hclog JSON lines reach the host log under its name.
-	if log := b.log.String(); !strings.Contains(log, "asking the control server") || !strings.Contains(log, "plugin=a") {
+	if log := b.log.String(); !strings.Contains(log, "asking the control server") || !strings.Contains(log, "herald.plugins.a.testplugin") {
 		t.Errorf("plugin log not relayed with the plugin's name:\n%s", log)
 	}
 }
