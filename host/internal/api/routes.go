@@ -49,6 +49,39 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
 	s.connectService(mux, apiv1connect.JobServiceName, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))
 
+	// Post scheduler, destination connections and saved webhooks (package
+	// schedule): api-key (plans with scheduler API access) or session JWT.
+	if sc := s.Scheduler; sc != nil {
+		const either = auth.APIKeyOrSession
+		mux.Handle("POST /v1/scheduler/create", rest(s, either, http.StatusOK, sc.CreateSchedule))
+		mux.Handle("GET /v1/scheduler", rest(s, either, http.StatusOK, sc.ListSchedules))
+		mux.Handle("GET /v1/scheduler/{$}", rest(s, either, http.StatusOK, sc.ListSchedules))
+		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
+		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
+		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, sc.ListDestinations))
+		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.ConnectDestination))
+		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.DisconnectDestination))
+		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, sc.CreateWebhook))
+		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, sc.ListWebhooks))
+		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, sc.DeleteWebhook))
+		s.connectService(mux, apiv1connect.SchedulerServiceName, map[string]auth.Policy{
+			apiv1connect.SchedulerServiceCreateScheduleProcedure: either,
+			apiv1connect.SchedulerServiceListSchedulesProcedure:  either,
+			apiv1connect.SchedulerServiceGetScheduleProcedure:    either,
+			apiv1connect.SchedulerServiceDeleteScheduleProcedure: either,
+		})(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.DestinationServiceName, map[string]auth.Policy{
+			apiv1connect.DestinationServiceListDestinationsProcedure:      either,
+			apiv1connect.DestinationServiceConnectDestinationProcedure:    either,
+			apiv1connect.DestinationServiceDisconnectDestinationProcedure: either,
+		})(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.WebhookServiceName, map[string]auth.Policy{
+			apiv1connect.WebhookServiceCreateWebhookProcedure: either,
+			apiv1connect.WebhookServiceListWebhooksProcedure:  either,
+			apiv1connect.WebhookServiceDeleteWebhookProcedure: either,
+		})(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))
+	}
+
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 

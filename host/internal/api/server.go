@@ -19,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -41,6 +42,9 @@ type Deps struct {
 	Traffic *traffic.Handler
 	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
 	Jobs *jobs.Service
+	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
+	// (package schedule).
+	Scheduler *schedule.Handler
 }
 
 type server struct {
