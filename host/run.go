@@ -24,6 +24,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	hostplugins "github.com/heraldhq/herald/host/internal/plugins"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -144,6 +145,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	log := newLogger(cfg, stderr)
+	// Listen first: with port 0 the address is known only now, and hosted
+	// URLs (blobs, scriptUrl) default to it when public_url is unset.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	defer ln.Close()
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -188,10 +199,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// Area services register their job handlers before the queue starts.
+	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
-	defer queue.Stop(context.Background())
+	defer func() {
+		// Error paths; a normal shutdown has stopped the queue already.
+		qctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		queue.Stop(qctx)
+	}()
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
@@ -203,12 +221,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Voices:       voice.NewHandler(voice.NewService(st)),
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
 		Jobs:         jobs.NewService(queue),
+		Generate:     generate.NewHandler(generator),
 	})
 
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -44,6 +45,12 @@ func (s *server) routes(mux *http.ServeMux) {
 	s.connectService(mux, apiv1connect.AITrafficServiceName, map[string]auth.Policy{
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
+
+	// Text and image generation (package generate).
+	g := s.Generate
+	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText))
+	mux.Handle("POST /v1/ai/generate/image", rest(s, key, http.StatusOK, g.GenerateImage))
+	s.connectService(mux, apiv1connect.GenerateServiceName, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
 
 	// Job polling (package jobs).
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -42,6 +43,8 @@ type Deps struct {
 	Traffic *traffic.Handler
 	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
 	Jobs *jobs.Service
+	// Generate serves text and image generation (package generate).
+	Generate *generate.Handler
 	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
 	// (package schedule).
 	Scheduler *schedule.Handler
