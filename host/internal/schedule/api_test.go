@@ -1,0 +1,375 @@
+package schedule_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	rc := newReceiver(t)
+	hook := b.saveWebhook(t, b.acme, rc)
+	otherHook := b.saveWebhook(t, b.other, newReceiver(t))
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/text.png":
+			w.Write([]byte("this is not an image at all"))
+		case "/huge.png":
+			w.Write(pngBytes)
+			w.Write(make([]byte, blob.MaxBytes))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(files.Close)
+	when := in(time.Hour)
+	ok := fmt.Sprintf(`"exportTo":"webhook","webhookId":%q,"whenToExport":%q`, hook, when)
+	text := base64.StdEncoding.EncodeToString([]byte("plain text, not an image"))
+
+	for _, tc := range []struct {
+		name, body, wantMessage string
+	}{
+		{"a missing exportTo is refused", `{"title":"t","whenToExport":"` + when + `"}`, "exportTo is required"},
+		{"an unknown exportTo is refused", `{"exportTo":"myspace","title":"t","whenToExport":"` + when + `"}`, `exportTo "myspace" is not a configured destination`},
+		{"missing content is refused", `{` + ok + `}`, "contentToExport is required unless title, text or content is passed"},
+		{"a pending post without whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"}`, hook), "whenToExport is required unless status is draft"},
+		{"an invalid whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":"next tuesday"}`, hook), `whenToExport "next tuesday" is not an ISO-8601 time`},
+		{"an unknown status is refused", `{` + ok + `,"title":"t","status":"published"}`, "status must be pending or draft"},
+		{"confirm false is refused", `{` + ok + `,"title":"t","confirm":false}`, "confirm must be true"},
+		{"webhook without webhookId is refused", `{"exportTo":"webhook","title":"t","whenToExport":"` + when + `"}`, "webhookId is required when exportTo is webhook"},
+		{"an unknown webhookId is refused", `{"exportTo":"webhook","webhookId":"nope","title":"t","whenToExport":"` + when + `"}`, `webhookId "nope" is not a saved webhook`},
+		{"another workspace's webhookId is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, otherHook, when), "is not a saved webhook of this workspace"},
+		{"missing destination keys are named", `{"exportTo":"wordpress","text":"body only","whenToExport":"` + when + `"}`, "contentToExport.title is required by wordpress; contentToExport.content is required by wordpress"},
+		{"an unconnected destination is refused for a pending post", `{"exportTo":"wordpress","title":"t","content":"c","whenToExport":"` + when + `"}`, "wordpress is not connected for this workspace"},
+		{"an http imageUrl is refused", `{` + ok + `,"title":"t","imageUrl":"http://img.test/a.png"}`, "imageUrl must be an https URL or a data: URL"},
+		{"bad base64 is refused", `{` + ok + `,"title":"t","imageBase64":"%%%not base64%%%"}`, "imageBase64 is not valid base64"},
+		{"base64 that is not an image is refused", `{` + ok + `,"title":"t","imageBase64":"` + text + `","imageFileName":"x.png"}`, "imageBase64 is not a PNG, JPEG, GIF or WebP image"},
+		{"a non-image MIME type is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageMimeType":"application/pdf"}`, `imageBase64 has type "application/pdf", which is not an image`},
+		{"a data URL that is not an image is refused", `{` + ok + `,"title":"t","imageUrl":"data:image/png;base64,` + text + `"}`, "imageUrl is not a PNG, JPEG, GIF or WebP image"},
+		{"a data URL without base64 is refused", `{` + ok + `,"title":"t","imageUrl":"data:image/png,abc"}`, "imageUrl must be a base64 data: URL"},
+		{"a download that fails is refused", `{` + ok + `,"title":"t","image":{"download_url":"` + files.URL + `/gone.png","file_id":"f1"}}`, "image.download_url could not be fetched: " + strings.TrimPrefix(files.URL, "http://") + " answered 404"},
+		{"a download that is not an image is refused", `{` + ok + `,"title":"t","image":{"download_url":"` + files.URL + `/text.png","file_id":"f1","mime_type":"image/png"}}`, "image is not a PNG, JPEG, GIF or WebP image"},
+		{"a download that is too large is refused", `{` + ok + `,"title":"t","image":{"download_url":"` + files.URL + `/huge.png","file_id":"f1"}}`, "image.download_url is larger than the 20 MiB image limit"},
+		{"an image without download_url is refused", `{` + ok + `,"title":"t","image":{"file_id":"f1"}}`, "image.download_url is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := b.do(t, "POST", "/v1/scheduler/create", b.acme, tc.body).want(t, http.StatusBadRequest)
+			if msg, _ := res.body["message"].(string); !strings.Contains(msg, tc.wantMessage) {
+				t.Fatalf("message %q, want it to contain %q", msg, tc.wantMessage)
+			}
+		})
+	}
+	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, http.StatusOK); list.body["total"] != float64(0) {
+		t.Fatalf("refused requests stored schedules: %s", list.raw)
+	}
+}
+
+func TestAGuardedDownloadRefusesLoopbackUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{secretKey: secretKey, noCIDRs: true})
+	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(pngBytes) }))
+	t.Cleanup(files.Close)
+	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,"image":{"download_url":%q}}`,
+		hook, in(time.Hour), files.URL+"/a.png")).want(t, http.StatusBadRequest)
+	if msg := res.body["message"].(string); !strings.Contains(msg, "refused to connect") || strings.Contains(msg, "/a.png") {
+		t.Fatalf("message %q: want a refusal that does not repeat the URL's path", msg)
+	}
+}
+
+func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,
+		"contentToExport":{"slug":"hello","title":"old"},"title":"Hello","text":"Body","whenToExport":"2099-01-02T17:04:05+02:00","confirm":true}`, hook)).want(t, http.StatusOK)
+	if res.body["message"] != "Post scheduled" {
+		t.Fatalf("message: %v", res.body["message"])
+	}
+	sc := res.schedule(t)
+	for _, k := range []string{"id", "_id", "exportTo", "status", "whenToExport", "webhookId", "contentToExport", "createdAt", "updatedAt"} {
+		if _, ok := sc[k]; !ok {
+			t.Fatalf("schedule lacks %s: %v", k, sc)
+		}
+	}
+	if sc["id"] != sc["_id"] || sc["status"] != "pending" || sc["exportTo"] != "webhook" || sc["webhookId"] != hook {
+		t.Fatalf("schedule: %v", sc)
+	}
+	if sc["whenToExport"] != "2099-01-02T15:04:05.000Z" {
+		t.Fatalf("whenToExport %v, want UTC 2099-01-02T15:04:05.000Z", sc["whenToExport"])
+	}
+	content := sc["contentToExport"].(map[string]any)
+	if content["title"] != "Hello" || content["text"] != "Body" || content["slug"] != "hello" {
+		t.Fatalf("title and text were not merged into contentToExport: %v", content)
+	}
+	got := b.do(t, "GET", "/v1/scheduler/"+sc["id"].(string), b.acme, "").want(t, http.StatusOK)
+	if got.body["message"] != "Schedule fetched" || got.schedule(t)["whenToExport"] != sc["whenToExport"] {
+		t.Fatalf("get: %s", got.raw)
+	}
+
+	draft := b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","status":"draft","title":"T","content":"C"}`).want(t, http.StatusOK)
+	d := draft.schedule(t)
+	if draft.body["message"] != "Draft saved" || d["status"] != "draft" || d["whenToExport"] != nil || d["webhookId"] != nil {
+		t.Fatalf("draft without a time and not connected: %s", draft.raw)
+	}
+}
+
+func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(pngBytes) }))
+	t.Cleanup(files.Close)
+	b64 := base64.StdEncoding.EncodeToString(pngBytes)
+	for _, tc := range []struct {
+		name, image string
+		rehosted    bool
+	}{
+		{"an https imageUrl is kept as is", `"imageUrl":"https://cdn.example.com/a.png"`, false},
+		{"a data imageUrl is re-hosted", `"imageUrl":"data:image/png;base64,` + b64 + `"`, true},
+		{"raw imageBase64 is re-hosted", `"imageBase64":"` + b64 + `","imageFileName":"a.png","imageMimeType":"image/png"`, true},
+		{"a data URL in imageBase64 is re-hosted", `"imageBase64":"data:image/png;base64,` + b64 + `"`, true},
+		{"a data URL inside contentToExport is re-hosted", `"contentToExport":{"imageUrl":"data:image/png;base64,` + b64 + `"}`, true},
+		{"an uploaded file is downloaded at once and re-hosted", `"image":{"download_url":"` + files.URL + `/tmp/a?sig=1","file_id":"f1","mime_type":"image/png","file_name":"a.png"}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,%s}`, hook, in(time.Hour), tc.image)).want(t, http.StatusOK)
+			url, _ := res.schedule(t)["contentToExport"].(map[string]any)["imageUrl"].(string)
+			if tc.rehosted != strings.HasPrefix(url, "http://blobs.test/v1/blobs/") || url == "" {
+				t.Fatalf("imageUrl %q, re-hosted want %v", url, tc.rehosted)
+			}
+			if strings.Contains(res.raw, b64[:40]) {
+				t.Fatal("the response carries the image bytes")
+			}
+			var content string
+			b.store.QueryRow(context.Background(), `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
+			if strings.Contains(content, b64[:40]) || strings.Contains(content, "data:") {
+				t.Fatalf("the stored schedule carries image bytes: %s", content)
+			}
+		})
+	}
+}
+
+func TestSchedulerAuthFollowsPlansAndSessions(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	proSession, _ := auth.SignSession(jwtSecret, b.proID, b.proUserID, time.Hour)
+	badSession, _ := auth.SignSession("another-secret", b.proID, b.proUserID, time.Hour)
+	for _, tc := range []struct {
+		name, authz string
+		want        int
+	}{
+		{"no credentials get 401", "", http.StatusUnauthorized},
+		{"an invalid API key gets 401", "hk_doesnotexist", http.StatusUnauthorized},
+		{"a forged session gets 401", "Bearer " + badSession, http.StatusUnauthorized},
+		{"a business API key is allowed", b.acme, http.StatusOK},
+		{"a pro API key gets 403", b.pro, http.StatusForbidden},
+		{"a pro session is allowed", "Bearer " + proSession, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, path := range []string{"/v1/scheduler", "/v1/webhooks", "/v1/destinations"} {
+				res := b.do(t, "GET", path, tc.authz, "").want(t, tc.want)
+				if tc.want == http.StatusForbidden && !strings.Contains(res.body["message"].(string), "business plan or higher") {
+					t.Fatalf("403 message: %s", res.raw)
+				}
+			}
+		})
+	}
+}
+
+func TestListPagesByTwentyWithTotal(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	for i := range 45 {
+		b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"wordpress","status":"draft","title":"post %d","content":"c"}`, i)).want(t, http.StatusOK)
+	}
+	b.do(t, "POST", "/v1/scheduler/create", b.other, `{"exportTo":"wordpress","status":"draft","title":"theirs","content":"c"}`).want(t, http.StatusOK)
+	seen := map[string]bool{}
+	for _, tc := range []struct{ skip, want int }{{0, 20}, {20, 20}, {40, 5}, {45, 0}} {
+		res := b.do(t, "GET", fmt.Sprintf("/v1/scheduler?skip=%d", tc.skip), b.acme, "").want(t, http.StatusOK)
+		list := res.body["schedulers"].([]any)
+		if len(list) != tc.want || res.body["total"] != float64(45) || res.body["message"] == "" {
+			t.Fatalf("skip %d: %d items, total %v", tc.skip, len(list), res.body["total"])
+		}
+		for _, it := range list {
+			seen[it.(map[string]any)["id"].(string)] = true
+		}
+	}
+	if len(seen) != 45 {
+		t.Fatalf("pages overlap or miss: %d distinct", len(seen))
+	}
+	first := b.do(t, "GET", "/v1/scheduler", b.acme, "").body["schedulers"].([]any)[0].(map[string]any)
+	if first["contentToExport"].(map[string]any)["title"] != "post 44" {
+		t.Fatalf("newest first: %v", first)
+	}
+	b.do(t, "GET", "/v1/scheduler?skip=-1", b.acme, "").want(t, http.StatusBadRequest)
+	b.do(t, "GET", "/v1/scheduler?skip=abc", b.acme, "").want(t, http.StatusBadRequest)
+}
+
+func TestDeleteFollowsTheStatusTable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	create := func(extra string) string {
+		res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q%s}`, hook, in(time.Hour), extra)).want(t, http.StatusOK)
+		return res.schedule(t)["id"].(string)
+	}
+	pending, draft := create(""), create(`,"status":"draft"`)
+
+	res := b.do(t, "DELETE", "/v1/scheduler/"+pending, b.other, "").want(t, http.StatusNotFound)
+	b.do(t, "GET", "/v1/scheduler/"+pending, b.other, "").want(t, http.StatusNotFound)
+	res = b.do(t, "DELETE", "/v1/scheduler/"+pending, b.acme, "").want(t, http.StatusOK)
+	if res.body["status"] != "cancelled" || res.body["id"] != pending || res.body["message"] != "Schedule cancelled" {
+		t.Fatalf("cancel: %s", res.raw)
+	}
+	if got := b.do(t, "GET", "/v1/scheduler/"+pending, b.acme, "").schedule(t); got["status"] != "cancelled" {
+		t.Fatalf("after cancel: %v", got)
+	}
+	res = b.do(t, "DELETE", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusOK)
+	if res.body["status"] != "removed" {
+		t.Fatalf("draft delete: %s", res.raw)
+	}
+	b.do(t, "GET", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusNotFound)
+	b.do(t, "DELETE", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusNotFound)
+
+	publishing := create("")
+	if _, ok, err := b.store.ClaimSchedule(context.Background(), b.acmeID, publishing); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	res = b.do(t, "DELETE", "/v1/scheduler/"+publishing, b.acme, "").want(t, http.StatusConflict)
+	if !strings.Contains(res.body["message"].(string), "being published") {
+		t.Fatalf("409 message: %s", res.raw)
+	}
+}
+
+func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	const password = "abcd EFGH ijkl MNOP"
+	for _, tc := range []struct {
+		name, path, body string
+		want             int
+		message          string
+	}{
+		{"an unknown destination is 404", "/v1/destinations/myspace/connection", `{"credentials":{}}`, 404, `destination "myspace" is not configured`},
+		{"webhook points to saved webhooks", "/v1/destinations/webhook/connection", `{"credentials":{"url":"https://x.test"}}`, 400, "POST /v1/webhooks"},
+		{"unknown fields are named", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","token":"x"}}`, 400, "wordpress has no credential fields token"},
+		{"missing required fields are named", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test"}}`, 400, `credential "username"`},
+		{"the plugin's checks apply", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"ftp://wp.test","username":"u","application_password":"p"}}`, 400, "site_url must be an http(s) URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := b.do(t, "PUT", tc.path, b.acme, tc.body).want(t, tc.want)
+			if !strings.Contains(res.body["message"].(string), tc.message) {
+				t.Fatalf("message %q, want %q", res.body["message"], tc.message)
+			}
+		})
+	}
+	res := b.do(t, "PUT", "/v1/destinations/wordpress/connection", b.acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).want(t, http.StatusOK)
+	d := res.body["destination"].(map[string]any)
+	if d["connected"] != true || fmt.Sprint(d["connectedFields"]) != "[application_password site_url username]" || strings.Contains(res.raw, password) {
+		t.Fatalf("connect: %s", res.raw)
+	}
+	list := b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK)
+	if strings.Contains(list.raw, password) {
+		t.Fatal("the list shows a credential value")
+	}
+	byName := map[string]map[string]any{}
+	for _, it := range list.body["destinations"].([]any) {
+		m := it.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	if wp := byName["wordpress"]; wp["connected"] != true || len(wp["credentials"].([]any)) != 3 || !slices.Contains(wp["requiredKeys"].([]any), any("title")) {
+		t.Fatalf("wordpress entry: %v", wp)
+	}
+	if byName["webhook"]["connected"] != false || byName["webhook"]["connectWith"] != "POST /v1/webhooks" || byName["notion"]["connected"] != false {
+		t.Fatalf("other entries: %v %v", byName["webhook"], byName["notion"])
+	}
+	if other := b.do(t, "GET", "/v1/destinations", b.other, ""); strings.Contains(other.raw, `"connected":true`) {
+		t.Fatalf("another workspace sees the connection: %s", other.raw)
+	}
+	var sealed string
+	b.store.QueryRow(context.Background(), `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
+	if !strings.HasPrefix(sealed, "v1.") || strings.Contains(sealed, password) || strings.Contains(sealed, "wp.test") {
+		t.Fatalf("stored credentials are not sealed: %q", sealed)
+	}
+	// A connected destination accepts a pending post.
+	b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).want(t, http.StatusOK)
+	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusOK)
+	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusNotFound)
+}
+
+func TestWithoutASecretKeyCredentialsAreRefusedWith503(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{})
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/v1/webhooks", `{"url":"https://hooks.test/x"}`},
+		{"PUT", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"p"}}`},
+	} {
+		res := b.do(t, tc.method, tc.path, b.acme, tc.body).want(t, http.StatusServiceUnavailable)
+		if !strings.Contains(res.body["message"].(string), "HERALD_SECRET_KEY is not set") {
+			t.Fatalf("message: %s", res.raw)
+		}
+	}
+}
+
+func TestAWebhookSecretIsShownOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	res := b.do(t, "POST", "/v1/webhooks", b.acme, `{"url":"https://hooks.test/in?token=s3cret"}`).want(t, http.StatusCreated)
+	secret, _ := res.body["secret"].(string)
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) < 24 {
+		t.Fatalf("secret %q", secret)
+	}
+	w := res.body["webhook"].(map[string]any)
+	if w["url"] != "https://hooks.test/in" || w["name"] != "hooks.test" {
+		t.Fatalf("webhook: %v", w)
+	}
+	list := b.do(t, "GET", "/v1/webhooks", b.acme, "").want(t, http.StatusOK)
+	if strings.Contains(list.raw, secret) || strings.Contains(list.raw, "s3cret") || len(list.body["webhooks"].([]any)) != 1 {
+		t.Fatalf("list: %s", list.raw)
+	}
+	if n := len(b.do(t, "GET", "/v1/webhooks", b.other, "").body["webhooks"].([]any)); n != 0 {
+		t.Fatalf("another workspace lists %d webhooks", n)
+	}
+	b.do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.other, "").want(t, http.StatusNotFound)
+	b.do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.acme, "").want(t, http.StatusOK)
+	b.do(t, "POST", "/v1/webhooks", b.acme, `{"url":"ftp://x"}`).want(t, http.StatusBadRequest)
+}
+
+func TestParseTimeAcceptsAnyOffsetAndReturnsUTC(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"2030-01-02T15:04:05Z", "2030-01-02T15:04:05Z"},
+		{"2030-01-02T17:04:05+02:00", "2030-01-02T15:04:05Z"},
+		{"2030-01-02T10:04:05.250-0500", "2030-01-02T15:04:05.25Z"},
+		{"2030-01-02T15:04", "2030-01-02T15:04:00Z"},
+		{"2030-01-02T15:04:05", "2030-01-02T15:04:05Z"},
+	} {
+		got, err := schedule.ParseTime(tc.in)
+		if err != nil || got.Format(time.RFC3339Nano) != tc.want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "tomorrow", "2030-13-02T15:04:05Z", "1700000000"} {
+		if _, err := schedule.ParseTime(bad); err == nil {
+			t.Errorf("ParseTime(%q) accepted", bad)
+		}
+	}
+}
