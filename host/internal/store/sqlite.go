@@ -43,9 +43,18 @@ func (c *stmtCache) cached(query string) *sql.Stmt {
 	return c.m[query]
 }
 
+// get returns the cached statement of query, preparing it on db first if
+// needed. When the cache is full it returns nil: the caller runs the query
+// unprepared, so no statement is ever left unclosed.
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
 	if st := c.cached(query); st != nil {
 		return st, nil
+	}
+	c.mu.Lock()
+	full := len(c.m) >= maxCachedStmts
+	c.mu.Unlock()
+	if full {
+		return nil, nil
 	}
 	st, err := db.PrepareContext(ctx, query)
 	if err != nil {
@@ -60,9 +69,11 @@ func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 	if c.m == nil {
 		c.m = map[string]*sql.Stmt{}
 	}
-	if len(c.m) < maxCachedStmts {
-		c.m[query] = st
+	if len(c.m) >= maxCachedStmts {
+		st.Close()
+		return nil, nil
 	}
+	c.m[query] = st
 	return st, nil
 }
 
@@ -124,7 +135,12 @@ func (b *sqliteBackend) Exec(ctx context.Context, query string, args ...any) (in
 	if err != nil {
 		return 0, err
 	}
-	res, err := st.ExecContext(ctx, args...)
+	var res sql.Result
+	if st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = b.w.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -137,7 +153,12 @@ func (b *sqliteBackend) Query(ctx context.Context, query string, args ...any) (R
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	var rows *sql.Rows
+	if st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = db.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -149,6 +170,9 @@ func (b *sqliteBackend) QueryRow(ctx context.Context, query string, args ...any)
 	st, err := cache.get(ctx, db, query)
 	if err != nil {
 		return errRow{err}
+	}
+	if st == nil {
+		return sqlRow{db.QueryRowContext(ctx, query, args...)}
 	}
 	return sqlRow{st.QueryRowContext(ctx, args...)}
 }
