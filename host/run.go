@@ -27,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	hostplugins "github.com/heraldhq/herald/host/internal/plugins"
+	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -201,6 +202,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Area services register their job handlers before the queue starts.
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
+	scheduler := schedule.NewService(schedule.Options{
+		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
+		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+		IdempotentExport:     hostplugins.WithIdempotentExport,
+		IsUnknownDestination: func(err error) bool { return errors.Is(err, hostplugins.ErrUnknownDestination) },
+		Logger:               log.Named("scheduler"),
+	})
+	if cfg.SecretKey == "" {
+		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")
+	}
+	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
@@ -210,6 +222,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer cancel()
 		queue.Stop(qctx)
 	}()
+	// Publishes schedules that fell due while no host ran and whose job is
+	// gone; the queue itself runs the jobs of the others.
+	publisher.Start()
+	defer publisher.Stop()
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
@@ -222,6 +238,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
 		Jobs:         jobs.NewService(queue),
 		Generate:     generate.NewHandler(generator),
+		Scheduler:    schedule.NewHandler(scheduler),
 	})
 
 	srv := &http.Server{
