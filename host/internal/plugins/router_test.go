@@ -161,6 +161,38 @@ func TestACoolingDeploymentIsSkippedUnlessItIsTheOnlyOne(t *testing.T) {
 	}
 }
 
+func TestACallOverTheCallTimeoutIsCanceledAndFallsBack(t *testing.T) {
+	t.Parallel()
+	canceled := make(chan struct{}, 1)
+	ctl := newControl(t, func(r *http.Request, c Call) Answer {
+		if c.ID == "primary" {
+			<-r.Context().Done() // the plugin gave up: its context was canceled
+			canceled <- struct{}{}
+			return Answer{}
+		}
+		return Answer{Text: c.Prompt}
+	})
+	cfg := routed(ctl.url)
+	cfg.PluginCallTimeout = 300 * time.Millisecond
+	cfg.Router.Retries = 0
+	cfg.Models["only-primary"] = config.Model{Name: "only-primary", Deployments: []config.Deployment{{Provider: "primary"}}}
+	b := setup(t, cfg)
+	resp, err := b.m.GenerateText(ctxT(t), "m", sdk.TextRequest{Prompt: "hi"})
+	if err != nil || resp.Text != "backup:hi" {
+		t.Fatalf("response = %+v, %v; want backup after primary timed out", resp, err)
+	}
+	select {
+	case <-canceled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the timed-out plugin call was not canceled in the plugin")
+	}
+	_, err = b.m.GenerateText(ctxT(t), "only-primary", sdk.TextRequest{Prompt: "hi"})
+	var e *sdk.Error
+	if !errors.As(err, &e) || e.Code != sdk.CodeUnavailable || !strings.Contains(e.Message, "plugin_call_timeout") {
+		t.Fatalf("error = %v, want unavailable naming plugin_call_timeout", err)
+	}
+}
+
 func TestAnUnknownModelErrorListsTheConfiguredModels(t *testing.T) {
 	t.Parallel()
 	b := setup(t, routed(""))
