@@ -495,3 +495,26 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestNewManagerRefusesAMissingCommandAndCallsAfterCloseFail(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.Plugins["ghost"] = config.Plugin{Name: "ghost", Kind: "destination", Command: "/nonexistent/ghost-plugin"}
+	if _, err := NewManager(nil, cfg, nil); err == nil || !strings.Contains(err.Error(), `"ghost"`) {
+		t.Fatalf("NewManager error = %v, want one naming the plugin", err)
+	}
+	cfg = testConfig()
+	addProvider(cfg, "a", "a", "")
+	b := setup(t, cfg)
+	if _, err := b.m.GenerateText(ctxT(t), "a", sdk.TextRequest{Prompt: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	pid := b.m.cur.procs["a"].pid()
+	b.m.Close()
+	if alive(pid) == nil {
+		t.Errorf("plugin process %d alive after Close", pid)
+	}
+	if _, err := b.m.GenerateText(ctxT(t), "a", sdk.TextRequest{Prompt: "x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("call after Close = %v, want ErrClosed", err)
+	}
+}

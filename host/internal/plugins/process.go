@@ -71,6 +71,7 @@ type process struct {
 
 	live   atomic.Pointer[handle]
 	closed atomic.Bool
+	done   chan struct{} // closed by close, so a backoff wait ends at once
 	// sem serialises starts and restarts; the fields below it are guarded by it.
 	sem       chan struct{}
 	failures  int // crashes and failed starts since the last healthy process
@@ -106,6 +107,7 @@ func newProcess(p config.Plugin, self string, cfg *config.Config, log hclog.Logg
 		log:     log,
 		met:     met.forPlugin(p.Name),
 		sem:     make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	if p.Command == "" {
 		proc.path, proc.args = self, []string{"plugin", p.Name}
@@ -208,6 +210,9 @@ func (p *process) acquire(ctx context.Context) (*handle, error) {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
+		case <-p.done:
+			t.Stop()
+			return nil, fmt.Errorf("plugin %q: %w", p.name, ErrClosed)
 		case <-ctx.Done():
 			t.Stop()
 			return nil, sdk.AsError(ctx.Err())
@@ -301,7 +306,10 @@ func (p *process) start() (*handle, error) {
 
 // close kills the running process, if any, and refuses later starts.
 func (p *process) close() {
-	p.closed.Store(true)
+	if p.closed.Swap(true) {
+		return
+	}
+	close(p.done)
 	p.sem <- struct{}{}
 	defer func() { <-p.sem }()
 	if h := p.live.Swap(nil); h != nil {
