@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // TrafficSite is a website tracked for AI traffic.
@@ -138,19 +137,6 @@ type TrafficOutcome struct {
 
 // Day returns the UTC epoch day of an epoch-ms time.
 func Day(ms int64) int64 { return floorDiv(ms, 86_400_000) }
-
-// DayMonth returns the month (year*12 + month-1) of an epoch day.
-func DayMonth(day int64) int64 {
-	t := time.Unix(day*86400, 0).UTC()
-	return int64(t.Year())*12 + int64(t.Month()) - 1
-}
-
-// monthDays returns the first and last epoch day of a month.
-func monthDays(month int64) (int64, int64) {
-	first := time.Date(int(month/12), time.Month(month%12+1), 1, 0, 0, 0, 0, time.UTC)
-	next := first.AddDate(0, 1, 0)
-	return first.Unix() / 86400, next.Unix()/86400 - 1
-}
 
 func floorDiv(a, b int64) int64 {
 	q := a / b
@@ -294,7 +280,7 @@ func (s *Store) recordTraffic(ctx context.Context, q Querier, events []TrafficEv
 	if err := s.writeSessions(ctx, q, sessions); err != nil {
 		return nil, err
 	}
-	if err := insertEvents(ctx, q, ids, inserts); err != nil {
+	if err := insertEvents(ctx, q, s.Dialect, ids, inserts); err != nil {
 		return nil, err
 	}
 	updateIDs := make([]string, 0, len(updates))
@@ -308,7 +294,7 @@ func (s *Store) recordTraffic(ctx context.Context, q Querier, events []TrafficEv
 			return nil, fmt.Errorf("update pageview engagement: %w", err)
 		}
 	}
-	if err := roll.write(ctx, q); err != nil {
+	if err := roll.write(ctx, q, s.Dialect); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -339,20 +325,25 @@ func (s *Store) loadSessions(ctx context.Context, q Querier, events []TrafficEve
 		}
 		sort.Strings(keys)
 		for len(keys) > 0 {
-			chunk := keys[:min(len(keys), 500)]
+			chunk := keys[:min(len(keys), maxSessionChunk)]
 			keys = keys[len(chunk):]
-			args := []any{site}
-			var ph strings.Builder
-			for i, k := range chunk {
-				if i > 0 {
-					ph.WriteByte(',')
-				}
-				args = append(args, k)
-				ph.WriteString("$" + strconv.Itoa(len(args)))
+			// Pad the IN list to a power of two with the last key, so that
+			// a handful of statement texts serve every batch size and stay
+			// prepared.
+			n := 1
+			for n < len(chunk) {
+				n *= 2
 			}
+			args := make([]any, 0, n+1)
+			args = append(args, site)
+			for i := 0; i < n; i++ {
+				args = append(args, chunk[min(i, len(chunk)-1)])
+			}
+			var ph strings.Builder
+			writePlaceholders(&ph, s.Dialect, 2, n)
 			rows, err := q.Query(ctx, `SELECT site_id, session_id, source, day, started_at, pageviews, duration_ms, engaged,
 				last_event_id, last_path, last_day, last_duration_ms, last_scroll, updated_at
-				FROM traffic_sessions WHERE site_id = $1 AND session_id IN (`+ph.String()+`)`+lock, args...)
+				FROM traffic_sessions WHERE site_id = `+placeholder(s.Dialect, 1)+` AND session_id IN (`+ph.String()+`)`+lock, args...)
 			if err != nil {
 				return nil, fmt.Errorf("load traffic sessions: %w", err)
 			}
@@ -402,9 +393,9 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[sessi
 	}
 	byKey(fresh)
 	byKey(changed)
-	row := func(x *trafficSession) []any {
-		return []any{x.siteID, x.sessionID, x.source, x.day, x.startedAt, x.pageviews, x.durationMs, x.engaged,
-			x.lastEventID, x.lastPath, x.lastDay, x.lastDurationMs, x.lastScroll, x.updatedAt}
+	row := func(args []any, x *trafficSession) []any {
+		return append(args, x.siteID, x.sessionID, x.source, x.day, x.startedAt, x.pageviews, x.durationMs, x.engaged,
+			x.lastEventID, x.lastPath, x.lastDay, x.lastDurationMs, x.lastScroll, x.updatedAt)
 	}
 	const update = ` ON CONFLICT (site_id, session_id) DO UPDATE SET pageviews = excluded.pageviews,
 		duration_ms = excluded.duration_ms, engaged = excluded.engaged, last_event_id = excluded.last_event_id,
@@ -414,8 +405,8 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[sessi
 		rows   []*trafficSession
 		suffix string
 	}{{fresh, ""}, {changed, update}} {
-		err := insertRows(ctx, q, `INSERT INTO traffic_sessions (`+sessionColumns+`) VALUES `, 14, len(part.rows),
-			func(i int) []any { return row(part.rows[i]) }, part.suffix)
+		err := insertRows(ctx, q, s.Dialect, `INSERT INTO traffic_sessions (`+sessionColumns+`) VALUES `, 14, len(part.rows),
+			func(args []any, i int) []any { return row(args, part.rows[i]) }, part.suffix)
 		if err != nil {
 			return fmt.Errorf("write traffic sessions: %w", err)
 		}
@@ -423,13 +414,13 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[sessi
 	return nil
 }
 
-func insertEvents(ctx context.Context, q Querier, ids []string, events []*TrafficEvent) error {
-	err := insertRows(ctx, q, `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
+func insertEvents(ctx context.Context, q Querier, d Dialect, ids []string, events []*TrafficEvent) error {
+	err := insertRows(ctx, q, d, `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
 		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `, 17, len(events),
-		func(i int) []any {
+		func(args []any, i int) []any {
 			ev := events[i]
-			return []any{ids[i], ev.SiteID, string(ev.Kind), ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source, ev.Bot,
-				ev.UTMSource, ev.UTMMedium, ev.UTMCampaign, ev.UserAgent, ev.DurationMs, ev.ScrollDepth, ev.At}
+			return append(args, ids[i], ev.SiteID, string(ev.Kind), ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source, ev.Bot,
+				ev.UTMSource, ev.UTMMedium, ev.UTMCampaign, ev.UserAgent, ev.DurationMs, ev.ScrollDepth, ev.At)
 		}, "")
 	if err != nil {
 		return fmt.Errorf("insert traffic events: %w", err)
@@ -437,35 +428,83 @@ func insertEvents(ctx context.Context, q Querier, ids []string, events []*Traffi
 	return nil
 }
 
-// insertRows runs prefix with multi-row VALUES in chunks that stay under the
-// placeholder limits of both dialects.
-func insertRows(ctx context.Context, q Querier, prefix string, cols, n int, row func(i int) []any, suffix string) error {
-	per := max(1, 900/cols)
-	for start := 0; start < n; start += per {
-		end := min(n, start+per)
-		var b strings.Builder
+// maxSessionChunk caps the session ids of one SELECT.
+const maxSessionChunk = 512
+
+// insertRows runs prefix with multi-row VALUES and suffix for n rows. Each
+// statement carries a power-of-two number of rows that keeps it under the
+// placeholder limits of both dialects, so a few statement texts per table
+// serve every batch size and stay prepared (a new text per batch size
+// would be parsed again on every batch). row appends the values of row i.
+func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
+	maxRows := chunkRows(900/cols, 900/cols)
+	var args []any
+	var b strings.Builder
+	for start := 0; start < n; {
+		rows := chunkRows(n-start, maxRows)
+		b.Reset()
 		b.WriteString(prefix)
-		args := make([]any, 0, (end-start)*cols)
-		for i := start; i < end; i++ {
-			if i > start {
+		for i := 0; i < rows; i++ {
+			if i > 0 {
 				b.WriteByte(',')
 			}
 			b.WriteByte('(')
-			for c := 0; c < cols; c++ {
-				if c > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString("$" + strconv.Itoa(len(args)+c+1))
-			}
+			writePlaceholders(&b, d, i*cols+1, cols)
 			b.WriteByte(')')
-			args = append(args, row(i)...)
 		}
 		b.WriteString(suffix)
+		args = args[:0]
+		for i := start; i < start+rows; i++ {
+			args = row(args, i)
+		}
 		if _, err := q.Exec(ctx, b.String(), args...); err != nil {
 			return err
 		}
+		start += rows
 	}
 	return nil
+}
+
+// chunkRows returns the largest power of two that is at most n and maxRows
+// (n, maxRows >= 1).
+func chunkRows(n, maxRows int) int {
+	c := 1
+	for c*2 <= n && c*2 <= maxRows {
+		c *= 2
+	}
+	return c
+}
+
+// placeholder returns bind parameter i (from 1) of a statement whose
+// parameters are all written in order with placeholder or
+// writePlaceholders.
+//
+// On SQLite it is an anonymous "?": binding a numbered "$N" makes the
+// modernc driver look up the parameter's name in a list that is linear in
+// the number of parameters, so binding a multi-row INSERT of 900
+// parameters was quadratic and took a third of the traffic writer's time.
+// PostgreSQL needs "$N".
+func placeholder(d Dialect, i int) string {
+	if d == SQLite {
+		return "?"
+	}
+	return "$" + strconv.Itoa(i)
+}
+
+// writePlaceholders writes n comma-separated bind parameters numbered from
+// first.
+func writePlaceholders(b *strings.Builder, d Dialect, first, n int) {
+	for c := 0; c < n; c++ {
+		if c > 0 {
+			b.WriteByte(',')
+		}
+		if d == SQLite {
+			b.WriteByte('?')
+			continue
+		}
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(first + c))
+	}
 }
 
 // TrafficDailyDelta is an increment of a traffic_daily row.
@@ -495,7 +534,7 @@ type dailyKey struct {
 
 type pageKey struct {
 	site   string
-	grain  string
+	span   int64
 	period int64
 	path   string
 }
@@ -531,9 +570,11 @@ func (r *TrafficRollups) AddDaily(site string, day int64, source string, d Traff
 	r.daily[k].add(d)
 }
 
-// AddPage adds p to path on day, in the day and the month rollup.
+// AddPage adds p to path on day, in the block of every page span that
+// holds the day.
 func (r *TrafficRollups) AddPage(site string, day int64, path string, p TrafficPageDelta) {
-	for _, k := range []pageKey{{site, "d", day, path}, {site, "m", DayMonth(day), path}} {
+	for _, span := range pageSpans {
+		k := pageKey{site, span, floorDiv(day, span), path}
 		if r.pages[k] == nil {
 			r.pages[k] = &TrafficPageDelta{}
 		}
@@ -552,12 +593,12 @@ func (r *TrafficRollups) AddCrawler(site string, day int64, bot string, hits int
 // AddTrafficRollups writes rollups without raw events. Bulk imports and the
 // stats benchmark use it; RecordTraffic writes rollups with their events.
 func (s *Store) AddTrafficRollups(ctx context.Context, r *TrafficRollups) error {
-	return s.Tx(ctx, func(q Querier) error { return r.write(ctx, q) })
+	return s.Tx(ctx, func(q Querier) error { return r.write(ctx, q, s.Dialect) })
 }
 
 // write upserts the increments in key order, so concurrent writers take row
 // locks in the same order.
-func (r *TrafficRollups) write(ctx context.Context, q Querier) error {
+func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error {
 	dk := make([]dailyKey, 0, len(r.daily))
 	for k := range r.daily {
 		dk = append(dk, k)
@@ -572,10 +613,10 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier) error {
 		}
 		return a.source < b.source
 	})
-	err := insertRows(ctx, q, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
-		9, len(dk), func(i int) []any {
+	err := insertRows(ctx, q, d, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
+		9, len(dk), func(args []any, i int) []any {
 			k, v := dk[i], r.daily[dk[i]]
-			return []any{k.site, k.day, k.source, v.Visits, v.Pageviews, v.EngagedVisits, v.DurationMs, v.ScrollSum, v.ScrollCount}
+			return append(args, k.site, k.day, k.source, v.Visits, v.Pageviews, v.EngagedVisits, v.DurationMs, v.ScrollSum, v.ScrollCount)
 		}, ` ON CONFLICT (site_id, day, source) DO UPDATE SET visits = traffic_daily.visits + excluded.visits,
 			pageviews = traffic_daily.pageviews + excluded.pageviews, engaged_visits = traffic_daily.engaged_visits + excluded.engaged_visits,
 			duration_ms = traffic_daily.duration_ms + excluded.duration_ms, scroll_sum = traffic_daily.scroll_sum + excluded.scroll_sum,
@@ -593,19 +634,19 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier) error {
 		if a.site != b.site {
 			return a.site < b.site
 		}
-		if a.grain != b.grain {
-			return a.grain < b.grain
+		if a.span != b.span {
+			return a.span < b.span
 		}
 		if a.period != b.period {
 			return a.period < b.period
 		}
 		return a.path < b.path
 	})
-	err = insertRows(ctx, q, `INSERT INTO traffic_pages (site_id, grain, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
-		7, len(pk), func(i int) []any {
+	err = insertRows(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
+		7, len(pk), func(args []any, i int) []any {
 			k, v := pk[i], r.pages[pk[i]]
-			return []any{k.site, k.grain, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs}
-		}, ` ON CONFLICT (site_id, grain, period, path) DO UPDATE SET ai_visits = traffic_pages.ai_visits + excluded.ai_visits,
+			return append(args, k.site, k.span, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
+		}, ` ON CONFLICT (site_id, span, period, path) DO UPDATE SET ai_visits = traffic_pages.ai_visits + excluded.ai_visits,
 			ai_pageviews = traffic_pages.ai_pageviews + excluded.ai_pageviews, ai_duration_ms = traffic_pages.ai_duration_ms + excluded.ai_duration_ms`)
 	if err != nil {
 		return fmt.Errorf("upsert traffic_pages: %w", err)
@@ -625,8 +666,8 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier) error {
 		}
 		return a.bot < b.bot
 	})
-	err = insertRows(ctx, q, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
-		func(i int) []any { k := ck[i]; return []any{k.site, k.day, k.bot, r.crawlers[k]} },
+	err = insertRows(ctx, q, d, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
+		func(args []any, i int) []any { k := ck[i]; return append(args, k.site, k.day, k.bot, r.crawlers[k]) },
 		` ON CONFLICT (site_id, day, bot) DO UPDATE SET hits = traffic_crawlers.hits + excluded.hits`)
 	if err != nil {
 		return fmt.Errorf("upsert traffic_crawlers: %w", err)
@@ -655,64 +696,6 @@ func (s *Store) TrafficDaily(ctx context.Context, siteID string, from, to int64)
 		var r TrafficDailyRow
 		if err := rows.Scan(&r.Day, &r.Source, &r.Visits, &r.Pageviews, &r.EngagedVisits, &r.DurationMs, &r.ScrollSum, &r.ScrollCount); err != nil {
 			return nil, fmt.Errorf("read traffic_daily: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// TrafficPageRow is a page's AI totals over a window.
-type TrafficPageRow struct {
-	Path string
-	TrafficPageDelta
-}
-
-// TrafficTopPages returns the pages with the most AI pageviews over days
-// from..to. Whole months inside the window are read from month rows, the
-// rest from day rows; a month that runs past to is whole when to is today
-// or later, as no later rows exist yet.
-func (s *Store) TrafficTopPages(ctx context.Context, siteID string, from, to int64, limit int) ([]TrafficPageRow, error) {
-	today := Day(s.Now())
-	type span struct {
-		grain    string
-		from, to int64
-	}
-	var spans []span
-	for m := DayMonth(from); m <= DayMonth(to); m++ {
-		first, last := monthDays(m)
-		if first >= from && (last <= to || to >= today) {
-			if n := len(spans); n > 0 && spans[n-1].grain == "m" && spans[n-1].to == m-1 {
-				spans[n-1].to = m
-			} else {
-				spans = append(spans, span{"m", m, m})
-			}
-			continue
-		}
-		spans = append(spans, span{"d", max(first, from), min(last, to)})
-	}
-	args := []any{siteID}
-	var parts []string
-	for _, sp := range spans {
-		args = append(args, sp.grain, sp.from, sp.to)
-		n := len(args)
-		parts = append(parts, fmt.Sprintf(`SELECT path, ai_visits, ai_pageviews, ai_duration_ms FROM traffic_pages
-			WHERE site_id = $1 AND grain = $%d AND period BETWEEN $%d AND $%d`, n-2, n-1, n))
-	}
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	args = append(args, limit)
-	rows, err := s.Query(ctx, `SELECT path, CAST(SUM(ai_visits) AS BIGINT), CAST(SUM(ai_pageviews) AS BIGINT), CAST(SUM(ai_duration_ms) AS BIGINT) FROM (`+
-		strings.Join(parts, " UNION ALL ")+`) p GROUP BY path ORDER BY SUM(ai_pageviews) DESC, path LIMIT $`+strconv.Itoa(len(args)), args...)
-	if err != nil {
-		return nil, fmt.Errorf("read traffic_pages: %w", err)
-	}
-	defer rows.Close()
-	var out []TrafficPageRow
-	for rows.Next() {
-		var r TrafficPageRow
-		if err := rows.Scan(&r.Path, &r.AIVisits, &r.AIPageviews, &r.AIDurationMs); err != nil {
-			return nil, fmt.Errorf("read traffic_pages: %w", err)
 		}
 		out = append(out, r)
 	}

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -135,7 +137,7 @@ func TestRecordTraffic(t *testing.T) {
 	})
 }
 
-func TestTrafficTopPagesMixesMonthAndDayRows(t *testing.T) {
+func TestTrafficTopPagesCountsEveryDayOfTheWindowOnce(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
@@ -160,10 +162,85 @@ func TestTrafficTopPagesMixesMonthAndDayRows(t *testing.T) {
 				t.Errorf("%d days: %+v, want %d pageviews", days, pages, want)
 			}
 		}
-		// A window that ends before today uses day rows at its end.
+		// A window that ends before today leaves out the days after it.
 		pages, _ := s.TrafficTopPages(ctx, site.ID, today-59, today-20, 5)
 		if len(pages) != 1 || pages[0].AIPageviews != 40 {
 			t.Errorf("past window: %+v, want 40", pages)
 		}
+	})
+}
+
+// TestTrafficTopPagesMatchesDayByDaySums compares top pages over many
+// windows with sums of the same data day by day: windows of 1 to 365 days
+// ending today or earlier, starting on and just off block boundaries.
+func TestTrafficTopPagesMatchesDayByDaySums(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		site := trafficSite(t, s)
+		// Epoch day 20735 = 81*256 - 1: today is the last day of a
+		// 256-day block, tomorrow starts the next one.
+		today := int64(20735)
+		s.SetClock(func() time.Time { return time.Unix(today*86400+3600, 0) })
+		rng := rand.New(rand.NewPCG(7, 8))
+		type dayPage struct {
+			day  int64
+			path string
+		}
+		views := map[dayPage]int64{}
+		r := store.NewTrafficRollups()
+		for d := today - 800; d <= today; d++ {
+			for p := 0; p < 6; p++ {
+				if rng.IntN(3) == 0 {
+					continue
+				}
+				n := int64(1 + rng.IntN(5))
+				path := fmt.Sprintf("/p%d", p)
+				views[dayPage{d, path}] += n
+				r.AddPage(site.ID, d, path, store.TrafficPageDelta{AIVisits: 1, AIPageviews: n, AIDurationMs: 10 * n})
+			}
+		}
+		if err := s.AddTrafficRollups(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		check := func(from, to int64) {
+			t.Helper()
+			want := map[string]int64{}
+			for k, n := range views {
+				if k.day >= from && k.day <= to {
+					want[k.path] += n
+				}
+			}
+			pages, err := s.TrafficTopPages(ctx, site.ID, from, to, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pages) != len(want) {
+				t.Fatalf("days %d..%d: %d pages, want %d", from, to, len(pages), len(want))
+			}
+			for i, p := range pages {
+				if p.AIPageviews != want[p.Path] || p.AIDurationMs != 10*want[p.Path] {
+					t.Errorf("days %d..%d: %s has %d pageviews, want %d", from, to, p.Path, p.AIPageviews, want[p.Path])
+				}
+				if i > 0 && pages[i-1].AIPageviews < p.AIPageviews {
+					t.Errorf("days %d..%d: not sorted: %+v", from, to, pages)
+				}
+			}
+		}
+		for _, days := range []int64{1, 2, 3, 4, 5, 7, 15, 16, 17, 63, 64, 65, 200, 255, 256, 257, 300, 364, 365} {
+			check(today-days+1, today) // ending today
+		}
+		for _, to := range []int64{today - 1, today - 3, today - 130, today - 255, today - 256, today - 257} {
+			for _, days := range []int64{1, 6, 30, 100, 365} {
+				check(to-days+1, to) // ending in the past
+			}
+		}
+		for i := 0; i < 40; i++ {
+			to := today - int64(rng.IntN(400))
+			check(to-int64(rng.IntN(365)), to)
+		}
+		// Tomorrow starts a new 256-day block.
+		s.SetClock(func() time.Time { return time.Unix((today+1)*86400+3600, 0) })
+		check(today-363, today+1)
 	})
 }

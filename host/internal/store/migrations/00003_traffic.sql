@@ -1,6 +1,6 @@
 -- AI traffic tracking (package traffic). Portable: same DDL on SQLite,
 -- PostgreSQL and CockroachDB. Times are epoch milliseconds; days are UTC
--- epoch days (ms / 86400000); months are year*12 + month-1.
+-- epoch days (ms / 86400000).
 --
 -- Raw events are the record; the rollup tables are what stats read, upserted
 -- with ON CONFLICT in the same transaction as the events, so a report costs
@@ -76,17 +76,19 @@ CREATE TABLE traffic_daily (
     PRIMARY KEY (site_id, day, source)
 );
 
--- Pages viewed in AI visits, by day (grain 'd') and by month (grain 'm'), so
--- a year of top pages reads about twelve month rows per page.
+-- Pages viewed in AI visits, by aligned blocks of span days (1, 4, 16, 64
+-- and 256): period p of span s covers epoch days p*s to p*s+s-1. Blocks
+-- nest, so any window is a signed sum of a few blocks (store/traffic_pages.go)
+-- and a year of top pages reads a few blocks' rows, not 365 days' rows.
 CREATE TABLE traffic_pages (
     site_id        TEXT NOT NULL,
-    grain          TEXT NOT NULL,
+    span           BIGINT NOT NULL,
     period         BIGINT NOT NULL,
     path           TEXT NOT NULL,
     ai_visits      BIGINT NOT NULL,
     ai_pageviews   BIGINT NOT NULL,
     ai_duration_ms BIGINT NOT NULL,
-    PRIMARY KEY (site_id, grain, period, path)
+    PRIMARY KEY (site_id, span, period, path)
 );
 
 -- AI crawler hits by day and bot.
