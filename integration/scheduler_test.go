@@ -339,6 +339,9 @@ func TestSchedulerLag(t *testing.T) {
 	if u := os.Getenv("HERALD_BENCH_DATABASE_URL"); u != "" {
 		env["HERALD_DATABASE_URL"] = testenv.NewSchema(t, u)
 	}
+	if v := os.Getenv("HERALD_QUEUE_CONTENTQUEUE_CONCURRENCY"); v != "" {
+		env["HERALD_QUEUE_CONTENTQUEUE_CONCURRENCY"] = v
+	}
 	p := harness.Start(t, harness.Options{Env: env})
 	rc := newSchedReceiver(t, 0)
 	hook := saveReceiver(t, p.URL, p.Key, rc)
