@@ -39,7 +39,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herald_plugin_calls_total",
-			Help: "Calls from the host to plugins, by plugin, method and outcome (ok, an sdk error code, crashed or start_failed).",
+			Help: "Calls from the host to plugins, by plugin, method and outcome (ok, an sdk error code, timeout, crashed or start_failed).",
 		}, []string{"plugin", "method", "outcome"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "herald_plugin_call_duration_seconds",

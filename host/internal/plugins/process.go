@@ -329,39 +329,33 @@ func (p *process) pid() int {
 // call timeout.
 var errCallTimeout = errors.New("plugin call timeout")
 
-// call runs fn on the running process with the default call timeout and
-// records its metrics. When the process dies during the call, the next call
-// restarts it, and this one is repeated once on the new process if
-// idempotent() says it may be (the Vault pattern).
-//
-// The default timeout cancels the call from the host (the plugin's context
-// is canceled through gRPC) instead of setting a context deadline: a
-// deadline costs a grpc-timeout header and a timer on both sides of every
-// call, about 5% of a local round trip. A caller's own deadline is sent as
-// usual.
+// call runs fn on the running process and records its metrics. When the
+// process dies during the call, the next call restarts it, and this one is
+// repeated once on the new process if idempotent() says it may be (the
+// Vault pattern). Each attempt gets the default call timeout unless the
+// caller's deadline is sooner; waiting for a start does not count.
 func call[T any](ctx context.Context, p *process, m method, idempotent func() bool, fn func(context.Context, *handle) (T, error)) (T, error) {
 	start := time.Now()
-	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > p.timeout {
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		t := time.AfterFunc(p.timeout, func() { cancel(errCallTimeout) })
-		defer t.Stop()
-		defer cancel(nil)
-	}
 	for attempt := 0; ; attempt++ {
 		h, err := p.acquire(ctx)
 		if err != nil {
 			var zero T
 			p.met.observe(m, start, "start_failed")
-			return zero, p.timedOut(ctx, m, err)
+			return zero, err
 		}
-		v, err := fn(ctx, h)
+		cctx, stop := p.callContext(ctx)
+		v, err := fn(cctx, h)
+		timedOut := stop()
 		if err == nil {
 			if !h.healthy.Load() {
 				h.healthy.Store(true)
 			}
 			p.met.observeOK(m, start)
 			return v, nil
+		}
+		if timedOut {
+			p.met.observe(m, start, "timeout")
+			return v, &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, Message: fmt.Sprintf("plugin %s did not answer %s within %s (plugin_call_timeout)", p.name, m, p.timeout)}
 		}
 		if ctx.Err() == nil && transportFailure(err) && exited(h) {
 			if attempt == 0 && idempotent() {
@@ -371,20 +365,31 @@ func call[T any](ctx context.Context, p *process, m method, idempotent func() bo
 			p.met.observe(m, start, "crashed")
 			return v, &sdk.Error{Code: sdk.CodeUnavailable, Message: fmt.Sprintf("plugin %s exited during %s; the call was not repeated", p.name, m)}
 		}
-		err = p.timedOut(ctx, m, err)
 		p.met.observe(m, start, outcome(err))
 		return v, err
 	}
 }
 
-// timedOut replaces err by a retryable CodeUnavailable error when the
-// default call timeout ended the call, so the router tries another
-// deployment.
-func (p *process) timedOut(ctx context.Context, m method, err error) error {
-	if !errors.Is(context.Cause(ctx), errCallTimeout) {
-		return err
+func noTimeout() bool { return false }
+
+// callContext returns the context of one plugin call and a stop function
+// that releases it and reports whether the default call timeout ended it.
+//
+// The timeout cancels the call from the host (gRPC cancels the plugin's
+// context) instead of setting a context deadline: a deadline costs a
+// grpc-timeout header and a timer on both sides of every call, about 5% of
+// a local round trip. A caller's own deadline is sent as usual.
+func (p *process) callContext(ctx context.Context) (context.Context, func() bool) {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= p.timeout {
+		return ctx, noTimeout
 	}
-	return &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, Message: fmt.Sprintf("plugin %s did not answer %s within %s (plugin_call_timeout)", p.name, m, p.timeout)}
+	cctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(p.timeout, func() { cancel(errCallTimeout) })
+	return cctx, func() bool {
+		t.Stop()
+		cancel(nil)
+		return errors.Is(context.Cause(cctx), errCallTimeout)
+	}
 }
 
 // transportFailure reports whether err came from the gRPC transport rather
