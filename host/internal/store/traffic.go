@@ -774,3 +774,55 @@ func (s *Store) RecordWorkspaceWebsite(ctx context.Context, workspaceID, website
 	}
 	return nil
 }
+
+// pruneChunk caps the rows one prune statement deletes, so that pruning
+// never holds the SQLite writer (or PostgreSQL row locks) for long.
+const pruneChunk = 5000
+
+// PruneTraffic deletes the raw events of every site from days before
+// beforeDay (epoch day) and the sessions whose latest pageview is older.
+// Rollups are kept, so stats over those days do not change; an engagement
+// update for a pruned session is no longer stored. It returns the events
+// and sessions deleted.
+func (s *Store) PruneTraffic(ctx context.Context, beforeDay int64) (events, sessions int64, err error) {
+	rows, err := s.Query(ctx, `SELECT id FROM traffic_sites ORDER BY id`)
+	if err != nil {
+		return 0, 0, fmt.Errorf("prune traffic: %w", err)
+	}
+	var sites []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, 0, fmt.Errorf("prune traffic: %w", err)
+		}
+		sites = append(sites, id)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return 0, 0, fmt.Errorf("prune traffic: %w", err)
+	}
+	for _, site := range sites {
+		for _, st := range []struct {
+			n   *int64
+			sql string
+		}{
+			{&events, `DELETE FROM traffic_events WHERE id IN (SELECT id FROM traffic_events WHERE site_id = $1 AND day < $2 LIMIT $3)`},
+			{&sessions, `DELETE FROM traffic_sessions WHERE site_id = $1 AND session_id IN
+				(SELECT session_id FROM traffic_sessions WHERE site_id = $1 AND last_day < $2 LIMIT $3)`},
+		} {
+			for {
+				n, err := s.Exec(ctx, st.sql, site, beforeDay, pruneChunk)
+				if err != nil {
+					return events, sessions, fmt.Errorf("prune traffic of site %s: %w", site, err)
+				}
+				*st.n += n
+				if n < pruneChunk {
+					break
+				}
+			}
+		}
+	}
+	return events, sessions, nil
+}

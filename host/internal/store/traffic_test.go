@@ -244,3 +244,43 @@ func TestTrafficTopPagesMatchesDayByDaySums(t *testing.T) {
 		check(today-363, today+1)
 	})
 }
+
+func TestPruneTrafficKeepsRollupsAndRecentEvents(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		site := trafficSite(t, s)
+		day0 := time.Date(2026, 1, 10, 12, 0, 0, 0, time.UTC).UnixMilli()
+		s.SetClock(func() time.Time { return time.UnixMilli(day0 + 40*86_400_000) })
+		pv := func(session string, at int64) store.TrafficEvent {
+			return store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, SessionID: session, Path: "/", Source: "chatgpt", ScrollDepth: -1, At: at}
+		}
+		// "old" has only old pageviews; "both" was seen then and 30 days later.
+		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old", day0), pv("both", day0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("both", day0+30*86_400_000)}); err != nil {
+			t.Fatal(err)
+		}
+		d0 := store.Day(day0)
+		events, sessions, err := s.PruneTraffic(ctx, d0+1)
+		if err != nil || events != 2 || sessions != 1 {
+			t.Fatalf("pruned %d events, %d sessions, %v; want 2, 1", events, sessions, err)
+		}
+		if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview); n != 1 {
+			t.Errorf("%d pageviews left, want the recent one", n)
+		}
+		// The session that went on keeps counting as one visit.
+		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("both", day0+31*86_400_000)}); err != nil {
+			t.Fatal(err)
+		}
+		daily, err := s.TrafficDaily(ctx, site.ID, d0, d0+40)
+		if err != nil || len(daily) != 1 || daily[0].Visits != 2 || daily[0].Pageviews != 4 {
+			t.Errorf("rollups after pruning: %+v %v", daily, err)
+		}
+		pages, err := s.TrafficTopPages(ctx, site.ID, d0, d0+40, 5)
+		if err != nil || len(pages) != 1 || pages[0].AIPageviews != 4 {
+			t.Errorf("top pages after pruning: %+v %v", pages, err)
+		}
+	})
+}
