@@ -27,7 +27,9 @@ func appendMessage(b []byte, m protoreflect.Message) []byte {
 	case "google.protobuf.Timestamp":
 		secs := m.Get(md.Fields().ByName("seconds")).Int()
 		nanos := m.Get(md.Fields().ByName("nanos")).Int()
-		return appendString(b, time.Unix(secs, nanos).UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+		b = append(b, '"')
+		b = time.Unix(secs, nanos).UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+		return append(b, '"')
 	case "google.protobuf.Struct":
 		return appendMap(b, m.Get(md.Fields().ByName("fields")).Map(), md.Fields().ByName("fields"))
 	case "google.protobuf.ListValue":

@@ -94,47 +94,29 @@ func routeLabel(r *http.Request) string {
 	return r.Pattern
 }
 
-// statusRecorder remembers the status; with discard it swallows the body
-// (used to turn the mux's text errors into JSON).
+// statusRecorder remembers the status for metrics and logs.
 type statusRecorder struct {
 	http.ResponseWriter
-	status  int
-	discard bool
-	header  http.Header
-}
-
-func (r *statusRecorder) Header() http.Header {
-	if r.discard {
-		if r.header == nil {
-			r.header = http.Header{}
-		}
-		return r.header
-	}
-	return r.ResponseWriter.Header()
+	status int
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
 	}
-	if !r.discard {
-		r.ResponseWriter.WriteHeader(code)
-	}
+	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	if r.discard {
-		return len(b), nil
-	}
 	return r.ResponseWriter.Write(b)
 }
 
 // Flush lets streaming responses (Connect server streams) flush through.
 func (r *statusRecorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok && !r.discard {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }

@@ -162,29 +162,51 @@ func (s *server) connectError(ctx context.Context, procedure string, err error) 
 }
 
 // jsonFallbacks turns the mux's plain-text 404 and 405 into JSON bodies.
+// It routes once: the mux records the matched pattern on the request before
+// calling the handler, so an empty pattern at WriteHeader time means the
+// mux itself is answering.
 func jsonFallbacks(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
-			mux.ServeHTTP(w, r)
-			return
-		}
-		rec := &statusRecorder{ResponseWriter: w, discard: true}
-		h.ServeHTTP(rec, r)
-		switch rec.status {
-		case http.StatusMethodNotAllowed:
-			writeMessage(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path, nil)
-		case http.StatusNotFound, 0:
-			writeMessage(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path, nil)
-		default:
-			// Redirects (trailing slash cleanup) and anything else pass through.
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.status)
-		}
+		mux.ServeHTTP(&fallbackWriter{ResponseWriter: w, r: r}, r)
 	})
 }
+
+type fallbackWriter struct {
+	http.ResponseWriter
+	r         *http.Request
+	swallowed bool
+}
+
+func (f *fallbackWriter) WriteHeader(code int) {
+	if f.r.Pattern == "" && (code == http.StatusNotFound || code == http.StatusMethodNotAllowed) {
+		f.swallowed = true
+		msg := "no route for " + f.r.Method + " " + f.r.URL.Path
+		if code == http.StatusMethodNotAllowed {
+			msg = "method " + f.r.Method + " is not allowed on " + f.r.URL.Path
+		}
+		f.ResponseWriter.Header().Del("X-Content-Type-Options")
+		writeMessage(f.ResponseWriter, code, msg, nil)
+		return
+	}
+	f.ResponseWriter.WriteHeader(code)
+}
+
+func (f *fallbackWriter) Write(b []byte) (int, error) {
+	if f.swallowed {
+		return len(b), nil
+	}
+	return f.ResponseWriter.Write(b)
+}
+
+// Flush lets streaming responses through.
+func (f *fallbackWriter) Flush() {
+	if fl, ok := f.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// Unwrap exposes the writer to http.ResponseController.
+func (f *fallbackWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // publicCORS lets browsers on any origin POST beacons: it answers the
 // preflight (OPTIONS) itself, marks every response readable by any origin,

@@ -36,10 +36,10 @@ const voiceColumns = `id, workspace_id, user_id, scope, name, type, url, content
 // the caller's own personal voices. It expects $1 workspace and $2 user.
 const voiceVisible = `workspace_id = $1 AND is_active = TRUE AND (scope = 'team' OR user_id = $2)`
 
-// voiceListColumns is voiceColumns with the content replaced by its length
-// in characters (LENGTH counts characters on both backends): lists never
-// load voice bodies.
-const voiceListColumns = `id, workspace_id, user_id, scope, name, type, url, LENGTH(content), fetch_interval, is_active, created_at, updated_at`
+// voiceListColumns are the columns a list shows; the content is replaced by
+// its length in characters (LENGTH counts characters on both backends), so
+// lists never load voice bodies.
+const voiceListColumns = `id, scope, name, type, url, LENGTH(content), created_at, updated_at`
 
 func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
 	var v Voice
@@ -64,7 +64,8 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 	return nil
 }
 
-// ListVoices returns the active voices the user can see, newest first.
+// ListVoices returns the active voices the user can see, newest first,
+// without their content (ContentLength is set) or fetch interval.
 func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]Voice, error) {
 	rows, err := s.Query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
 	if err != nil {
@@ -73,8 +74,8 @@ func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]V
 	defer rows.Close()
 	var out []Voice
 	for rows.Next() {
-		var v Voice
-		err := rows.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.ContentLength, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt)
+		v := Voice{WorkspaceID: workspaceID, IsActive: true}
+		err := rows.Scan(&v.ID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.ContentLength, &v.CreatedAt, &v.UpdatedAt)
 		if err != nil {
 			return nil, fmt.Errorf("list voices: %w", err)
 		}

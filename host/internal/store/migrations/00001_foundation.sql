@@ -43,7 +43,7 @@ CREATE TABLE brand_voices (
     updated_at     BIGINT NOT NULL
 );
 
-CREATE INDEX brand_voices_by_workspace ON brand_voices (workspace_id, is_active, created_at);
+CREATE INDEX brand_voices_by_workspace ON brand_voices (workspace_id, is_active, created_at, id);
 
 -- +goose Down
 DROP TABLE brand_voices;
