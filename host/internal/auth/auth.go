@@ -19,6 +19,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -55,6 +56,16 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(ctxKey{}).(Principal)
 	return p, ok
+}
+
+// Caller returns the authenticated caller of an API method, or the API's
+// 401 error when there is none (a handler reached without authentication).
+func Caller(ctx context.Context) (Principal, error) {
+	p, ok := FromContext(ctx)
+	if !ok {
+		return p, apierr.Unauthenticated("missing api-key header")
+	}
+	return p, nil
 }
 
 // Policy says which credentials a route accepts.

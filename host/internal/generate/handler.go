@@ -29,9 +29,9 @@ func TextStatus(res *apiv1.GenerateTextResponse) int {
 
 // GenerateText runs a prompt inline, or queues it with useWorker.
 func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.GenerateTextRequest]) (*connect.Response[apiv1.GenerateTextResponse], error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, apierr.Unauthenticated("missing api-key header")
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m := req.Msg
 	in := TextInput{Model: m.Model, Text: m.Text, JobType: m.JobType, Options: m.Options.AsMap()}
@@ -59,9 +59,9 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 
 // GenerateImage generates, stores and returns a hosted image.
 func (h *Handler) GenerateImage(ctx context.Context, req *connect.Request[apiv1.GenerateImageRequest]) (*connect.Response[apiv1.GenerateImageResponse], error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, apierr.Unauthenticated("missing api-key header")
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	m := req.Msg
 	img, err := h.svc.GenerateImage(ctx, p, ImageInput{Text: m.Text, Model: m.Model, Size: m.Size, Quality: m.Quality, Purpose: m.Purpose})

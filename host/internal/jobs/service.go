@@ -31,9 +31,9 @@ func (s *Service) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJobR
 	if s == nil || s.q == nil {
 		return nil, apierr.Unavailable("the job queue is not running on this host")
 	}
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return nil, apierr.Unauthenticated("missing api-key header")
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
 	}
 	id := req.Msg.JobId
 	notFound := apierr.New(connect.CodeNotFound, "Job not found", "jobId", id)

@@ -7,7 +7,6 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -24,17 +23,9 @@ var _ apiv1connect.AITrafficServiceHandler = (*Handler)(nil)
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-func caller(ctx context.Context) (auth.Principal, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return p, apierr.Unauthenticated("missing api-key header")
-	}
-	return p, nil
-}
-
 // ListSites lists the workspace's sites.
 func (h *Handler) ListSites(ctx context.Context, _ *connect.Request[apiv1.ListSitesRequest]) (*connect.Response[apiv1.ListSitesResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +42,7 @@ func (h *Handler) ListSites(ctx context.Context, _ *connect.Request[apiv1.ListSi
 
 // CreateSite adds a site, or returns the workspace's site with that domain.
 func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.CreateSiteRequest]) (*connect.Response[apiv1.AITrafficSite], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +55,7 @@ func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.Cre
 
 // EnsureSite returns the workspace's site, creating it from the website.
 func (h *Handler) EnsureSite(ctx context.Context, _ *connect.Request[apiv1.EnsureSiteRequest]) (*connect.Response[apiv1.EnsureSiteResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +71,7 @@ func (h *Handler) EnsureSite(ctx context.Context, _ *connect.Request[apiv1.Ensur
 
 // GetStats reports a site's AI traffic.
 func (h *Handler) GetStats(ctx context.Context, req *connect.Request[apiv1.GetStatsRequest]) (*connect.Response[apiv1.GetStatsResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -24,17 +23,9 @@ var _ apiv1connect.BrandVoiceServiceHandler = (*Handler)(nil)
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-func caller(ctx context.Context) (auth.Principal, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return p, apierr.Unauthenticated("missing api-key header")
-	}
-	return p, nil
-}
-
 // CreateBrandVoiceFromText creates a voice from raw text.
 func (h *Handler) CreateBrandVoiceFromText(ctx context.Context, req *connect.Request[apiv1.CreateBrandVoiceFromTextRequest]) (*connect.Response[apiv1.CreateBrandVoiceResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +41,7 @@ func (h *Handler) CreateBrandVoiceFromText(ctx context.Context, req *connect.Req
 
 // ListBrandVoices lists the caller's visible active voices, newest first.
 func (h *Handler) ListBrandVoices(ctx context.Context, _ *connect.Request[apiv1.ListBrandVoicesRequest]) (*connect.Response[apiv1.ListBrandVoicesResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +61,7 @@ func (h *Handler) ListBrandVoices(ctx context.Context, _ *connect.Request[apiv1.
 
 // GetBrandVoice returns one voice with its content.
 func (h *Handler) GetBrandVoice(ctx context.Context, req *connect.Request[apiv1.GetBrandVoiceRequest]) (*connect.Response[apiv1.GetBrandVoiceResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +74,7 @@ func (h *Handler) GetBrandVoice(ctx context.Context, req *connect.Request[apiv1.
 
 // UpdateBrandVoice applies a partial update.
 func (h *Handler) UpdateBrandVoice(ctx context.Context, req *connect.Request[apiv1.UpdateBrandVoiceRequest]) (*connect.Response[apiv1.UpdateBrandVoiceResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +88,7 @@ func (h *Handler) UpdateBrandVoice(ctx context.Context, req *connect.Request[api
 
 // DeleteBrandVoice soft-deletes a voice.
 func (h *Handler) DeleteBrandVoice(ctx context.Context, req *connect.Request[apiv1.DeleteBrandVoiceRequest]) (*connect.Response[apiv1.DeleteBrandVoiceResponse], error) {
-	p, err := caller(ctx)
+	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
 	}
