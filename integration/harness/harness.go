@@ -191,6 +191,9 @@ func (p *Proc) Stop(timeout time.Duration) error {
 	}
 }
 
+// Signal sends sig to the process (SIGHUP reloads its config).
+func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
+
 // Output returns everything the process wrote so far.
 func (p *Proc) Output() string { return p.out.String() }
 
