@@ -28,7 +28,7 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.Handle("DELETE /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.DeleteBrandVoice))
 	mux.Handle("PUT /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.UpdateBrandVoice))
 	mux.Handle("DELETE /v1/ai/chat/brandVoices/{id}", rest(s, key, http.StatusOK, v.DeleteBrandVoice))
-	s.connectService(mux, apiv1connect.BrandVoiceServiceName, nil)(apiv1connect.NewBrandVoiceServiceHandler(v, s.connectOptions()...))
+	s.connectService(mux, apiv1connect.BrandVoiceServiceName, key, nil)(apiv1connect.NewBrandVoiceServiceHandler(v, s.connectOptions()...))
 
 	// AI traffic (package traffic). t.js and collect are public; collect
 	// answers any origin's preflight and caps beacons at traffic.MaxBeaconBytes.
@@ -42,7 +42,7 @@ func (s *server) routes(mux *http.ServeMux) {
 	collect := publicCORS(traffic.MaxBeaconBytes, rest(s, auth.Public, http.StatusAccepted, tr.Collect))
 	mux.Handle("POST /v1/ai-traffic/collect", collect)
 	mux.Handle("OPTIONS /v1/ai-traffic/collect", collect)
-	s.connectService(mux, apiv1connect.AITrafficServiceName, map[string]auth.Policy{
+	s.connectService(mux, apiv1connect.AITrafficServiceName, key, map[string]auth.Policy{
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
 
@@ -50,11 +50,11 @@ func (s *server) routes(mux *http.ServeMux) {
 	g := s.Generate
 	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText))
 	mux.Handle("POST /v1/ai/generate/image", rest(s, key, http.StatusOK, g.GenerateImage))
-	s.connectService(mux, apiv1connect.GenerateServiceName, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
+	s.connectService(mux, apiv1connect.GenerateServiceName, key, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
 
 	// Job polling (package jobs).
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
-	s.connectService(mux, apiv1connect.JobServiceName, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))
+	s.connectService(mux, apiv1connect.JobServiceName, key, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))
 
 	// Post scheduler, destination connections and saved webhooks (package
 	// schedule): api-key (plans with scheduler API access) or session JWT.
@@ -71,22 +71,9 @@ func (s *server) routes(mux *http.ServeMux) {
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, sc.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, sc.ListWebhooks))
 		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, sc.DeleteWebhook))
-		s.connectService(mux, apiv1connect.SchedulerServiceName, map[string]auth.Policy{
-			apiv1connect.SchedulerServiceCreateScheduleProcedure: either,
-			apiv1connect.SchedulerServiceListSchedulesProcedure:  either,
-			apiv1connect.SchedulerServiceGetScheduleProcedure:    either,
-			apiv1connect.SchedulerServiceDeleteScheduleProcedure: either,
-		})(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
-		s.connectService(mux, apiv1connect.DestinationServiceName, map[string]auth.Policy{
-			apiv1connect.DestinationServiceListDestinationsProcedure:      either,
-			apiv1connect.DestinationServiceConnectDestinationProcedure:    either,
-			apiv1connect.DestinationServiceDisconnectDestinationProcedure: either,
-		})(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
-		s.connectService(mux, apiv1connect.WebhookServiceName, map[string]auth.Policy{
-			apiv1connect.WebhookServiceCreateWebhookProcedure: either,
-			apiv1connect.WebhookServiceListWebhooksProcedure:  either,
-			apiv1connect.WebhookServiceDeleteWebhookProcedure: either,
-		})(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))
 	}
 
 	// Stored objects (package blob): public, unguessable keys.
@@ -101,11 +88,12 @@ func (s *server) routes(mux *http.ServeMux) {
 }
 
 // connectService mounts a generated Connect handler, records the service
-// for health and reflection, and sets the auth policy of procedures that do
-// not use the default (api-key).
-func (s *server) connectService(mux *http.ServeMux, name string, policies map[string]auth.Policy) func(path string, h http.Handler) {
+// for health and reflection, and sets the auth policy of its procedures:
+// policy for all of them, overrides for single procedures.
+func (s *server) connectService(mux *http.ServeMux, name string, policy auth.Policy, overrides map[string]auth.Policy) func(path string, h http.Handler) {
 	s.services = append(s.services, name)
-	for proc, p := range policies {
+	s.servicePolicies["/"+name+"/"] = policy
+	for proc, p := range overrides {
 		s.policies[proc] = p
 	}
 	return func(path string, h http.Handler) { mux.Handle(path, h) }

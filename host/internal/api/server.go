@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
@@ -54,14 +55,16 @@ type server struct {
 	Deps
 	log      hclog.Logger
 	maxBody  int64
-	policies map[string]auth.Policy // Connect procedure → policy
-	services []string               // Connect services, for health and reflection
-	metrics  *httpMetrics
+	policies map[string]auth.Policy // Connect procedure → policy, overriding its service's
+	// servicePolicies maps "/package.Service/" to the policy of its procedures.
+	servicePolicies map[string]auth.Policy
+	services        []string // Connect services, for health and reflection
+	metrics         *httpMetrics
 }
 
 // NewServer returns the HTTP handler of the whole API.
 func NewServer(d Deps) http.Handler {
-	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}}
+	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
 	}
@@ -112,6 +115,11 @@ type authInterceptor struct{ s *server }
 func (i *authInterceptor) policy(procedure string) auth.Policy {
 	if p, ok := i.s.policies[procedure]; ok {
 		return p
+	}
+	if slash := strings.LastIndexByte(procedure, '/'); slash > 0 {
+		if p, ok := i.s.servicePolicies[procedure[:slash+1]]; ok {
+			return p
+		}
 	}
 	return auth.APIKey
 }
