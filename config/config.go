@@ -65,6 +65,10 @@ type Config struct {
 	// lease; the jobs of a crashed host run elsewhere after it
 	// (HERALD_JOB_LEASE).
 	JobLease time.Duration
+	// TrafficRetention is how long raw AI-traffic events and sessions are
+	// kept; daily rollups (what stats read) are kept for good
+	// (HERALD_TRAFFIC_RETENTION).
+	TrafficRetention time.Duration
 	// Plugins lists the plugins the host may start, by name.
 	Plugins map[string]Plugin
 	// Models maps model names and aliases to provider deployments.
@@ -165,19 +169,20 @@ var QueueNames = []string{"aiQueue", "seoQueue", "contentQueue"}
 // Default returns the embedded default configuration.
 func Default() *Config {
 	c := &Config{
-		Listen:          "127.0.0.1:8080",
-		DataDir:         "./data",
-		LogFormat:       "text",
-		LogLevel:        "info",
-		MaxBodyBytes:    1 << 20,
-		ShutdownTimeout: 15 * time.Second,
-		JobRetention:    7 * 24 * time.Hour,
-		JobPollInterval: time.Second,
-		JobLease:        30 * time.Second,
-		Plans:           DefaultPlans(),
-		Queues:          map[string]Queue{},
-		Plugins:         map[string]Plugin{},
-		Models:          map[string]Model{},
+		Listen:           "127.0.0.1:8080",
+		DataDir:          "./data",
+		LogFormat:        "text",
+		LogLevel:         "info",
+		MaxBodyBytes:     1 << 20,
+		ShutdownTimeout:  15 * time.Second,
+		JobRetention:     7 * 24 * time.Hour,
+		TrafficRetention: 400 * 24 * time.Hour,
+		JobPollInterval:  time.Second,
+		JobLease:         30 * time.Second,
+		Plans:            DefaultPlans(),
+		Queues:           map[string]Queue{},
+		Plugins:          map[string]Plugin{},
+		Models:           map[string]Model{},
 
 		PluginCallTimeout: 3 * time.Minute,
 		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
@@ -296,6 +301,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.JobRetention <= 0 {
 		return fail("job_retention", "must be positive")
+	}
+	if c.TrafficRetention < 24*time.Hour {
+		return fail("traffic_retention", "must be at least 24h, got %s", c.TrafficRetention)
 	}
 	if c.JobPollInterval < 10*time.Millisecond {
 		return fail("job_poll_interval", "must be at least 10ms, got %s", c.JobPollInterval)

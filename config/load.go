@@ -29,6 +29,7 @@ type fileSchema struct {
 	MaxBodyBytes        *int64    `hcl:"max_body_bytes,optional"`
 	ShutdownTimeout     *string   `hcl:"shutdown_timeout,optional"`
 	JobRetention        *string   `hcl:"job_retention,optional"`
+	TrafficRetention    *string   `hcl:"traffic_retention,optional"`
 	JobPollInterval     *string   `hcl:"job_poll_interval,optional"`
 	JobLease            *string   `hcl:"job_lease,optional"`
 	PluginCallTimeout   *string   `hcl:"plugin_call_timeout,optional"`
@@ -154,6 +155,7 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		dst   *time.Duration
 	}{
 		{"shutdown_timeout", fs.ShutdownTimeout, &c.ShutdownTimeout}, {"job_retention", fs.JobRetention, &c.JobRetention},
+		{"traffic_retention", fs.TrafficRetention, &c.TrafficRetention},
 		{"job_poll_interval", fs.JobPollInterval, &c.JobPollInterval}, {"job_lease", fs.JobLease, &c.JobLease},
 		{"plugin_call_timeout", fs.PluginCallTimeout, &c.PluginCallTimeout}, {"model_retry_backoff", fs.ModelRetryBackoff, &c.Router.RetryBackoff},
 		{"model_max_retry_after", fs.ModelMaxRetryAfter, &c.Router.MaxRetryAfter}, {"model_cooldown", fs.ModelCooldown, &c.Router.Cooldown},
@@ -222,6 +224,7 @@ var envVars = map[string]string{
 	"max_body_bytes":        "HERALD_MAX_BODY_BYTES",
 	"shutdown_timeout":      "HERALD_SHUTDOWN_TIMEOUT",
 	"job_retention":         "HERALD_JOB_RETENTION",
+	"traffic_retention":     "HERALD_TRAFFIC_RETENTION",
 	"job_poll_interval":     "HERALD_JOB_POLL_INTERVAL",
 	"job_lease":             "HERALD_JOB_LEASE",
 	"plugin_call_timeout":   "HERALD_PLUGIN_CALL_TIMEOUT",
@@ -282,7 +285,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		}
 	}
 	for field, dst := range map[string]*time.Duration{
-		"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention,
+		"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention, "traffic_retention": &c.TrafficRetention,
 		"job_poll_interval": &c.JobPollInterval, "job_lease": &c.JobLease,
 		"plugin_call_timeout": &c.PluginCallTimeout, "model_retry_backoff": &c.Router.RetryBackoff,
 		"model_max_retry_after": &c.Router.MaxRetryAfter, "model_cooldown": &c.Router.Cooldown,

@@ -169,6 +169,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// drained, so every beacon answered 202 is committed before exit.
 	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
 	defer beacons.Close()
+	// Raw traffic events older than traffic_retention go; rollups stay.
+	retention := &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
+	retention.Start()
+	defer retention.Stop()
 
 	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL())
 	if err != nil {
