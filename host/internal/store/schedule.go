@@ -118,7 +118,7 @@ func (s *Store) CancelSchedule(ctx context.Context, workspaceID, id string) (Sch
 	var before Schedule
 	var result string
 	err := s.Tx(ctx, func(q Querier) error {
-		sc, err := scanSchedule(q.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`+s.forUpdate(), workspaceID, id))
+		sc, err := scanSchedule(q.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`+s.ForUpdate(), workspaceID, id))
 		if err != nil {
 			return err
 		}
@@ -149,15 +149,6 @@ func (s *Store) CancelSchedule(ctx context.Context, workspaceID, id string) (Sch
 		return nil
 	})
 	return before, result, err
-}
-
-// forUpdate locks the selected row on PostgreSQL/CockroachDB; SQLite's
-// single writer already serialises the transaction.
-func (s *Store) forUpdate() string {
-	if s.Dialect == Postgres {
-		return " FOR UPDATE"
-	}
-	return ""
 }
 
 // ClaimSchedule moves a pending schedule to publishing for one attempt,

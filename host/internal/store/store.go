@@ -139,6 +139,16 @@ func (s *Store) SkipLocked() string {
 	return ""
 }
 
+// ForUpdate is the row-locking suffix of a read that a transaction will
+// write back: FOR UPDATE on CockroachDB/PostgreSQL, nothing on SQLite, whose
+// single writer already serialises the transaction.
+func (s *Store) ForUpdate() string {
+	if s.Dialect == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // Now is the store's clock in epoch milliseconds.
 func (s *Store) Now() int64 { return s.now().UnixMilli() }
 

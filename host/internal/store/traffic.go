@@ -313,10 +313,7 @@ func (s *Store) loadSessions(ctx context.Context, q Querier, events []TrafficEve
 		}
 		bySite[ev.SiteID][ev.SessionID] = true
 	}
-	lock := ""
-	if s.Dialect == Postgres {
-		lock = " FOR UPDATE"
-	}
+	lock := s.ForUpdate()
 	sessions := map[sessionKey]*trafficSession{}
 	for site, set := range bySite {
 		keys := make([]string, 0, len(set))
