@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -88,6 +89,16 @@ type commonFlags struct {
 	config, listen, dataDir, logFormat string
 }
 
+// newFlagSet returns the flag set of a subcommand with the common flags
+// registered on it.
+func newFlagSet(name string, stderr io.Writer, withListen bool) (*flag.FlagSet, *commonFlags) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &commonFlags{}
+	f.register(fs, withListen)
+	return fs, f
+}
+
 func (f *commonFlags) register(fs *flag.FlagSet, withListen bool) {
 	fs.StringVar(&f.config, "config", "", "HCL config file (default $HERALD_CONFIG)")
 	fs.StringVar(&f.dataDir, "data-dir", "", "data dir for SQLite and blobs (default $HERALD_DATA_DIR or ./data)")
@@ -134,10 +145,7 @@ func openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f commonFlags
-	f.register(fs, true)
+	fs, f := newFlagSet("serve", stderr, true)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -308,10 +316,7 @@ func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
 // their commands and checksum status; --check starts each one and prints
 // what its Info answers.
 func listPlugins(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("plugins", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f commonFlags
-	f.register(fs, false)
+	fs, f := newFlagSet("plugins", stderr, false)
 	check := fs.Bool("check", false, "start each plugin and print what its Info answers")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -388,10 +393,7 @@ func bootstrap(ctx context.Context, st *store.Store, stdout io.Writer) error {
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f commonFlags
-	f.register(fs, false)
+	fs, f := newFlagSet("migrate", stderr, false)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -412,10 +414,7 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if len(args) == 0 || args[0] != "create" {
 		return errors.New("usage: herald keys create --workspace NAME [--plan free|pro|business|enterprise] [--user EMAIL]")
 	}
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var f commonFlags
-	f.register(fs, false)
+	fs, f := newFlagSet("keys create", stderr, false)
 	workspace := fs.String("workspace", "", "workspace name (created when missing)")
 	plan := fs.String("plan", "business", "plan of a new workspace: "+strings.Join(config.PlanNames, ", "))
 	user := fs.String("user", "", "user email (default owner@WORKSPACE)")
@@ -426,7 +425,7 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if *workspace == "" {
 		return errors.New("keys create: --workspace is required")
 	}
-	if !contains(config.PlanNames, *plan) {
+	if !slices.Contains(config.PlanNames, *plan) {
 		return fmt.Errorf("keys create: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
 	}
 	if *user == "" {
@@ -457,15 +456,6 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	}
 	fmt.Fprintf(stdout, "API key for workspace %q, user %s (shown once):\n%s\n", *workspace, *user, key)
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // setWebsite records the team website given to keys create.
