@@ -5,11 +5,12 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"time"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // marshalJSON renders a response message the way SPEC.md shows JSON, which
@@ -21,15 +22,49 @@ func marshalJSON(m proto.Message) []byte {
 	return appendMessage(make([]byte, 0, 512), m.ProtoReflect())
 }
 
+// fieldPlan is what encoding one field needs, worked out once per message
+// type: the JSON key already quoted, and how to treat an unset value.
+type fieldPlan struct {
+	fd       protoreflect.FieldDescriptor
+	key      []byte // "jsonName":
+	oneof    bool   // member of a real oneof: omitted when unset
+	presence bool   // unset renders as null
+	list     bool
+	isMap    bool
+}
+
+var plans sync.Map // protoreflect.FullName → []fieldPlan
+
+func planOf(md protoreflect.MessageDescriptor) []fieldPlan {
+	if p, ok := plans.Load(md.FullName()); ok {
+		return p.([]fieldPlan)
+	}
+	fields := md.Fields()
+	p := make([]fieldPlan, fields.Len())
+	for i := range p {
+		fd := fields.Get(i)
+		od := fd.ContainingOneof()
+		p[i] = fieldPlan{
+			fd:       fd,
+			key:      append(appendString(nil, fd.JSONName()), ':'),
+			oneof:    od != nil && !od.IsSynthetic(),
+			presence: fd.HasPresence(),
+			list:     fd.IsList(),
+			isMap:    fd.IsMap(),
+		}
+	}
+	plans.Store(md.FullName(), p)
+	return p
+}
+
 func appendMessage(b []byte, m protoreflect.Message) []byte {
+	if ts, ok := m.Interface().(*timestamppb.Timestamp); ok {
+		b = append(b, '"')
+		b = ts.AsTime().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
+		return append(b, '"')
+	}
 	md := m.Descriptor()
 	switch md.FullName() {
-	case "google.protobuf.Timestamp":
-		secs := m.Get(md.Fields().ByName("seconds")).Int()
-		nanos := m.Get(md.Fields().ByName("nanos")).Int()
-		b = append(b, '"')
-		b = time.Unix(secs, nanos).UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-		return append(b, '"')
 	case "google.protobuf.Struct":
 		return appendMap(b, m.Get(md.Fields().ByName("fields")).Map(), md.Fields().ByName("fields"))
 	case "google.protobuf.ListValue":
@@ -50,28 +85,25 @@ func appendMessage(b []byte, m protoreflect.Message) []byte {
 		return appendSingular(b, m.Get(fd), fd)
 	}
 	b = append(b, '{')
-	fields := md.Fields()
 	first := true
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if od := fd.ContainingOneof(); od != nil && !od.IsSynthetic() && !m.Has(fd) {
+	for _, f := range planOf(md) {
+		if f.oneof && !m.Has(f.fd) {
 			continue
 		}
 		if !first {
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, fd.JSONName())
-		b = append(b, ':')
+		b = append(b, f.key...)
 		switch {
-		case fd.IsList():
-			b = appendList(b, m.Get(fd).List(), fd)
-		case fd.IsMap():
-			b = appendMap(b, m.Get(fd).Map(), fd)
-		case fd.HasPresence() && !m.Has(fd):
+		case f.list:
+			b = appendList(b, m.Get(f.fd).List(), f.fd)
+		case f.isMap:
+			b = appendMap(b, m.Get(f.fd).Map(), f.fd)
+		case f.presence && !m.Has(f.fd):
 			b = append(b, "null"...)
 		default:
-			b = appendSingular(b, m.Get(fd), fd)
+			b = appendSingular(b, m.Get(f.fd), f.fd)
 		}
 	}
 	return append(b, '}')
