@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -172,6 +174,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := bootstrap(ctx, st, stdout); err != nil {
 		return err
 	}
+	if err := ensureSecretKey(cfg, log); err != nil {
+		return err
+	}
 
 	// Group commit for AI traffic beacons; closed after the HTTP server has
 	// drained, so every beacon answered 202 is committed before exit.
@@ -221,9 +226,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		IsUnknownDestination: func(err error) bool { return errors.Is(err, hostplugins.ErrUnknownDestination) },
 		Logger:               log.Named("scheduler"),
 	})
-	if cfg.SecretKey == "" {
-		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")
-	}
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
 	if err := queue.Start(ctx); err != nil {
 		return err
@@ -375,6 +377,58 @@ func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prom
 		Logger:       log,
 		Registerer:   reg,
 	})
+}
+
+// ensureSecretKey gives the embedded default a secret key for stored
+// credentials: one generated on first start and kept beside the SQLite file
+// (mode 0600), so destination connections and saved webhooks work with zero
+// setup. Distributed hosts must share one key, so they get none unless
+// configured, and credentials are refused until it is set.
+func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
+	if cfg.SecretKey != "" {
+		return nil
+	}
+	if !cfg.Embedded() {
+		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")
+		return nil
+	}
+	path := filepath.Join(cfg.DataDir, "secret.key")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		cfg.SecretKey = strings.TrimSpace(string(b))
+		return nil
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return fmt.Errorf("generate secret key: %w", err)
+	}
+	key := base64.StdEncoding.EncodeToString(raw)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		// Another process (herald keys create) made it first.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read secret key: %w", err)
+		}
+		cfg.SecretKey = strings.TrimSpace(string(b))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create secret key: %w", err)
+	}
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	log.Info("generated a secret key for stored credentials", "path", path)
+	cfg.SecretKey = key
+	return nil
 }
 
 // bootstrap creates workspace "default" (plan business) on the first start
