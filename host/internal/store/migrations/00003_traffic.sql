@@ -39,9 +39,12 @@ CREATE TABLE traffic_sessions (
     PRIMARY KEY (site_id, session_id)
 );
 
--- Pageviews (with their engagement) and AI crawler hits, as received.
+-- Pageviews (with their engagement) and AI crawler hits, as received. The
+-- key leads with (site_id, day), which retention and per-site reads use, so
+-- the table needs no second index (on SQLite every index is one more b-tree
+-- written per event); id is a UUIDv7, unique on its own.
 CREATE TABLE traffic_events (
-    id           TEXT PRIMARY KEY,
+    id           TEXT NOT NULL,
     site_id      TEXT NOT NULL,
     kind         TEXT NOT NULL,
     session_id   TEXT NOT NULL,
@@ -57,10 +60,9 @@ CREATE TABLE traffic_events (
     user_agent   TEXT NOT NULL,
     duration_ms  BIGINT NOT NULL,
     scroll_depth INTEGER NOT NULL,
-    created_at   BIGINT NOT NULL
+    created_at   BIGINT NOT NULL,
+    PRIMARY KEY (site_id, day, id)
 );
-
-CREATE INDEX traffic_events_by_site ON traffic_events (site_id, day);
 
 -- Visits by site, session start day and AI source ('' = not from an AI).
 CREATE TABLE traffic_daily (
