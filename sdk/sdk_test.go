@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -374,5 +375,46 @@ func TestGuardedHTTPClient(t *testing.T) {
 				t.Errorf("RequestError = %+v, want %s and not retryable", *e, tt.wantCode)
 			}
 		})
+	}
+}
+
+func TestExchangeTurnsAnswersIntoErrorsTheHostUnderstands(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ok":
+			io.WriteString(w, `{"id":"42"}`)
+		case "/limited":
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(429)
+			io.WriteString(w, `{"code":"rate_limited","message":"slow down"}`)
+		case "/bad":
+			w.WriteHeader(400)
+			io.WriteString(w, `{"code":"validation_error","message":"Validation Error","details":[{"param":"slug"}]}`)
+		case "/html":
+			w.WriteHeader(502)
+			io.WriteString(w, `<html>bad gateway</html>`)
+		}
+	}))
+	defer srv.Close()
+	get := func(path string) *http.Request {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		return req
+	}
+	var out struct{ ID string }
+	if err := sdk.ExchangeJSON(srv.Client(), get("/ok"), "acme", &out); err != nil || out.ID != "42" {
+		t.Fatalf("ok: %v %+v", err, out)
+	}
+	err := sdk.ExchangeJSON(srv.Client(), get("/limited"), "acme", &out)
+	if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeRateLimited || !e.Retryable || e.RetryAfter != 7*time.Second || !strings.Contains(e.Message, "rate_limited: slow down") {
+		t.Fatalf("429: %#v", err)
+	}
+	err = sdk.ExchangeJSON(srv.Client(), get("/bad"), "acme", nil)
+	if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeInvalidArgument || e.Retryable || e.Message != `acme answered 400: validation_error: Validation Error {"param":"slug"}` {
+		t.Fatalf("400: %#v", err)
+	}
+	_, _, err = sdk.Exchange(srv.Client(), get("/html"), "acme")
+	if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeUnavailable || !e.Retryable || !strings.Contains(e.Message, "Bad Gateway") {
+		t.Fatalf("502 with an HTML body: %#v", err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -258,28 +257,11 @@ func (a api) do(ctx context.Context, method, rawURL, contentType string, body an
 		req.Header.Set("LinkedIn-Version", a.version)
 		req.Header.Set("X-Restli-Protocol-Version", "2.0.0")
 	}
-	resp, err := a.http.Do(req)
+	header, answer, err := sdk.Exchange(a.http, req, "linkedin")
 	if err != nil {
-		return response{}, sdk.RequestError("linkedin", err)
+		return response{}, err
 	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return response{}, sdk.RequestError("linkedin", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(out, &e)
-		msg := e.Message
-		if e.Code != "" {
-			msg = e.Code + ": " + msg
-		}
-		return response{}, sdk.RemoteError("linkedin", resp.StatusCode, resp.Header, msg)
-	}
-	return response{Header: resp.Header, Body: out}, nil
+	return response{Header: header, Body: answer}, nil
 }
 
 // Interface guards.

@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -269,33 +268,7 @@ func (a api) do(ctx context.Context, method, path string, in, out any) error {
 	req.Header.Set("Authorization", "Bearer "+a.token)
 	req.Header.Set("Notion-Version", Version)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return sdk.RequestError("notion", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return sdk.RequestError("notion", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(raw, &e)
-		msg := e.Message
-		if e.Code != "" {
-			msg = e.Code + ": " + msg
-		}
-		return sdk.RemoteError("notion", resp.StatusCode, resp.Header, msg)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return sdk.Errorf(sdk.CodeRemote, "notion answered %s %s with unreadable JSON", method, path)
-		}
-	}
-	return nil
+	return sdk.ExchangeJSON(a.http, req, "notion", out)
 }
 
 // Interface guards.

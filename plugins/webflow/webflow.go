@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -227,32 +226,7 @@ func (a api) do(ctx context.Context, path string, in, out any) error {
 	req.Header.Set("Authorization", "Bearer "+a.token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return sdk.RequestError("webflow", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return sdk.RequestError("webflow", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Code    string            `json:"code"`
-			Message string            `json:"message"`
-			Details []json.RawMessage `json:"details"`
-		}
-		_ = json.Unmarshal(raw, &e)
-		msg := e.Message
-		if len(e.Details) > 0 {
-			msg += " " + string(e.Details[0])
-		}
-		return sdk.RemoteError("webflow", resp.StatusCode, resp.Header, msg)
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return sdk.Errorf(sdk.CodeRemote, "webflow answered %s with unreadable JSON", path)
-	}
-	return nil
+	return sdk.ExchangeJSON(a.http, req, "webflow", out)
 }
 
 // Interface guards.

@@ -129,13 +129,13 @@ func TestExport(t *testing.T) {
 		{
 			name: "a bad token is an authentication failure, not retried", token: "wrong", content: blogPost(),
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
-			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "webflow answered 401: Request not authorized"},
+			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "webflow answered 401: not_authorized: Request not authorized"},
 		},
 		{
 			name: "a taken slug is an invalid argument naming the field", token: token, content: blogPost(),
 			fake:      &fakeWebflow{createStatus: 400, createBody: `{"code":"validation_error","message":"Validation Error","details":[{"param":"slug","description":"Unique value is already in database"}]}`},
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
-			wantErr:   &sdk.Error{Code: sdk.CodeInvalidArgument, StatusCode: 400, Message: `webflow answered 400: Validation Error {"param":"slug","description":"Unique value is already in database"}`},
+			wantErr:   &sdk.Error{Code: sdk.CodeInvalidArgument, StatusCode: 400, Message: `webflow answered 400: validation_error: Validation Error {"param":"slug","description":"Unique value is already in database"}`},
 		},
 		{
 			name: "a 429 is retryable after Webflow's delay", token: token, content: blogPost(),

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/netip"
@@ -165,33 +164,7 @@ func (c client) do(ctx context.Context, method, path string, header http.Header,
 	}
 	req.Header.Set("Accept", "application/json")
 	req.SetBasicAuth(c.user, c.password)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return sdk.RequestError("wordpress", err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return sdk.RequestError("wordpress", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(raw, &e)
-		msg := e.Message
-		if e.Code != "" {
-			msg = e.Code + ": " + msg
-		}
-		return sdk.RemoteError("wordpress", resp.StatusCode, resp.Header, msg)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return sdk.Errorf(sdk.CodeRemote, "wordpress answered %s %s with unreadable JSON", method, path)
-		}
-	}
-	return nil
+	return sdk.ExchangeJSON(c.http, req, "wordpress", out)
 }
 
 // Interface guards.
