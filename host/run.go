@@ -187,9 +187,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	retention.Start()
 	defer retention.Stop()
 
-	blobs, err := blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL())
-	if err != nil {
-		return err
+	// Blobs live under the data dir on one host, in the database when
+	// several hosts share one, so that any host serves any object.
+	var blobs blob.Store = blob.NewDB(st, cfg.BaseURL())
+	if cfg.Embedded() {
+		if blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL()); err != nil {
+			return err
+		}
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

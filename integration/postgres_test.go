@@ -1,7 +1,10 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -12,7 +15,8 @@ import (
 func TestServeOnPostgres(t *testing.T) {
 	t.Parallel()
 	db := testenv.NewSchema(t, testenv.DatabaseURL(t))
-	env := map[string]string{"HERALD_DATABASE_URL": db}
+	openai := newFakeOpenAI(t, "sk-test")
+	env := map[string]string{"HERALD_DATABASE_URL": db, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": openai.URL + "/v1"}
 	p := harness.Start(t, harness.Options{Env: env})
 	if !strings.HasPrefix(p.Key, "hk_") {
 		t.Fatalf("no key printed:\n%s", p.Output())
@@ -33,5 +37,22 @@ func TestServeOnPostgres(t *testing.T) {
 	}
 	if status, _ := call(t, "GET", p.URL+"/readyz", "", ""); status != 200 {
 		t.Fatalf("readyz: %d", status)
+	}
+	// In distributed mode images are stored in the database, so any host
+	// serves them: a second host on the same database serves the first's.
+	status, body := call(t, "POST", p.URL+"/v1/ai/generate/image", key, `{"text":"a harbour"}`)
+	if status != 200 {
+		t.Fatalf("image: %d %v", status, body)
+	}
+	url := body["data"].(map[string]any)["url"].(string)
+	other := harness.Start(t, harness.Options{Env: env, Key: p.Key})
+	res, err := http.Get(other.URL + url[strings.Index(url, "/v1/blobs/"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !bytes.Equal(got, tinyPNG) {
+		t.Fatalf("the other host does not serve the image: %d", res.StatusCode)
 	}
 }

@@ -2,10 +2,13 @@
 // schedules) and serves them at durable public URLs. Keys are random and
 // unguessable, so the URLs can be handed to destinations (a CMS fetching a
 // featured image) without credentials. The default store is a directory
-// under the data dir, served by the host itself at /v1/blobs/{key}.
+// under the data dir (FS), served by the host itself at /v1/blobs/{key};
+// in distributed mode objects live in the SQL store (DB), so every host
+// serves every object.
 package blob
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -17,6 +20,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // MaxBytes is the largest object the store accepts.
@@ -77,14 +82,19 @@ func mimeOf(key string) string {
 	return "application/octet-stream"
 }
 
+// newKey returns a random key with the extension of mime.
+func newKey(mime string) string {
+	var rnd [16]byte
+	rand.Read(rnd[:])
+	return hex.EncodeToString(rnd[:]) + extensions[mime]
+}
+
 // Put stores data under a new random key.
 func (f *FS) Put(ctx context.Context, data []byte, mime string) (Object, error) {
 	if len(data) > MaxBytes {
 		return Object{}, ErrTooLarge
 	}
-	var rnd [16]byte
-	rand.Read(rnd[:])
-	key := hex.EncodeToString(rnd[:]) + extensions[mime]
+	key := newKey(mime)
 	tmp, err := os.CreateTemp(f.dir, ".put-*")
 	if err != nil {
 		return Object{}, fmt.Errorf("store blob: %w", err)
@@ -146,6 +156,52 @@ func (f *FS) Open(_ context.Context, key string) (io.ReadSeekCloser, Object, err
 	}
 	return file, Object{Key: key, URL: f.URL(key), MIME: mimeOf(key), Size: st.Size()}, nil
 }
+
+// DB is a Store in the SQL store, for distributed mode: any host serves
+// any object. Objects are read whole into memory (they are at most
+// MaxBytes).
+type DB struct {
+	st      *store.Store
+	baseURL string
+}
+
+var _ Store = (*DB)(nil)
+
+// NewDB returns a store in st whose URLs start with baseURL.
+func NewDB(st *store.Store, baseURL string) *DB {
+	return &DB{st: st, baseURL: strings.TrimRight(baseURL, "/")}
+}
+
+// Put stores data under a new random key.
+func (d *DB) Put(ctx context.Context, data []byte, mime string) (Object, error) {
+	if len(data) > MaxBytes {
+		return Object{}, ErrTooLarge
+	}
+	key := newKey(mime)
+	if err := d.st.PutBlob(ctx, key, mime, data); err != nil {
+		return Object{}, err
+	}
+	return Object{Key: key, URL: d.baseURL + "/v1/blobs/" + key, MIME: mime, Size: int64(len(data))}, nil
+}
+
+// Open returns the object at key.
+func (d *DB) Open(ctx context.Context, key string) (io.ReadSeekCloser, Object, error) {
+	if !validKey(key) {
+		return nil, Object{}, ErrNotFound
+	}
+	mime, data, err := d.st.GetBlob(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, Object{}, ErrNotFound
+	}
+	if err != nil {
+		return nil, Object{}, err
+	}
+	return nopCloser{bytes.NewReader(data)}, Object{Key: key, URL: d.baseURL + "/v1/blobs/" + key, MIME: mime, Size: int64(len(data))}, nil
+}
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }
 
 // Handler serves GET /v1/blobs/{key}: public, immutable, cacheable.
 func Handler(s Store) http.Handler {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 var png = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{1}, 100)...)
@@ -86,4 +88,37 @@ func TestSniffImageLooksAtBytesNotNames(t *testing.T) {
 			t.Errorf("%s: %q %v", name, mime, ok)
 		}
 	}
+}
+
+func TestDatabaseStoreServesObjectsFromAnyHost(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		defer srv.Close()
+		hostA := blob.NewDB(s, srv.URL)
+		// A second host on the same database serves what the first stored.
+		mux.Handle("GET /v1/blobs/{key}", blob.Handler(blob.NewDB(s, srv.URL)))
+		obj, err := hostA.Put(context.Background(), png, "image/png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.Get(obj.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !bytes.Equal(body, png) || res.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("GET: %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		res, _ = http.Get(srv.URL + "/v1/blobs/00000000000000000000000000000000.png")
+		res.Body.Close()
+		if res.StatusCode != 404 {
+			t.Fatalf("unknown key: %d", res.StatusCode)
+		}
+		if _, err := hostA.Put(context.Background(), make([]byte, blob.MaxBytes+1), "image/png"); !errors.Is(err, blob.ErrTooLarge) {
+			t.Fatalf("oversized: %v", err)
+		}
+	})
 }
