@@ -147,8 +147,20 @@ func (b *sqliteBackend) Exec(ctx context.Context, query string, args ...any) (in
 	return res.RowsAffected()
 }
 
+// readContext drops the cancellation of plain reads on the reader pool: for a
+// cancellable context the driver starts a watcher goroutine and a progress
+// handler per statement, which costs more than the short, indexed reads
+// Herald makes. Writes keep their context.
+func (b *sqliteBackend) readContext(ctx context.Context, db *sql.DB) context.Context {
+	if db == b.r {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 func (b *sqliteBackend) Query(ctx context.Context, query string, args ...any) (Rows, error) {
 	db, cache := b.pool(query)
+	ctx = b.readContext(ctx, db)
 	st, err := cache.get(ctx, db, query)
 	if err != nil {
 		return nil, err
@@ -167,6 +179,7 @@ func (b *sqliteBackend) Query(ctx context.Context, query string, args ...any) (R
 
 func (b *sqliteBackend) QueryRow(ctx context.Context, query string, args ...any) Row {
 	db, cache := b.pool(query)
+	ctx = b.readContext(ctx, db)
 	st, err := cache.get(ctx, db, query)
 	if err != nil {
 		return errRow{err}
