@@ -24,5 +24,13 @@ check-generated: generate
 	git diff --exit-code -- proto || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
 	test -z "$$(git status --porcelain -- proto)" || (git status --porcelain -- proto; echo "untracked generated files: run make generate and commit" >&2; exit 1)
 
+# Every benchmark of docs/BENCHMARKS.md, each against its baseline in the same
+# run. Set HERALD_TEST_DATABASE_URL and HERALD_TEST_REDIS_URL to add the
+# PostgreSQL + Redis cases. Takes several minutes.
 bench:
-	go test -run '^$$' -bench . -benchtime 3s ./host/... 
+	go test -run '^$$' -bench ListBrandVoices -benchtime 1x -count 3 ./host/internal/api
+	go test -run '^$$' -bench 'CollectVsBare|Stats10M' -benchtime 1x -count 3 -timeout 30m ./host/internal/traffic
+	go test -run '^$$' -bench 'BenchmarkQueue/.*/(throughput|drain)' -benchtime 20000x -count 3 ./host/internal/jobs
+	go test -run '^$$' -bench 'BenchmarkQueue/.*/latency' -benchtime 2000x -count 3 ./host/internal/jobs
+	go test -run '^$$' -bench 'BenchmarkPluginCall|BenchmarkManagerOverheadInProcess' -benchtime 5000x -count 3 ./host/internal/plugins
+	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration
