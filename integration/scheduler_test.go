@@ -99,13 +99,6 @@ func (rc *schedReceiver) distinct() int {
 	return len(rc.arrivals)
 }
 
-// redeliveries returns how many deliveries repeated an earlier webhook-id.
-func (rc *schedReceiver) redeliveries() int {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return rc.total - len(rc.arrivals)
-}
-
 // api calls a herald process with its key and decodes the JSON answer.
 func api(t testing.TB, base, key, method, path string, body any) (int, map[string]any) {
 	t.Helper()

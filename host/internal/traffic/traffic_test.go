@@ -108,16 +108,6 @@ func (b *testBundle) raw(t testing.TB, method, path, body string, headers map[st
 	return res, raw
 }
 
-// collect posts a beacon the way t.js does: text/plain, no api-key.
-func (b *testBundle) collect(t testing.TB, beacon map[string]any) (int, map[string]any) {
-	t.Helper()
-	if _, ok := beacon["siteKey"]; !ok {
-		beacon["siteKey"] = b.siteKey()
-	}
-	body, _ := json.Marshal(beacon)
-	return b.call(t, "POST", "/v1/ai-traffic/collect", string(body), map[string]string{"Content-Type": "text/plain;charset=UTF-8", "api-key": ""})
-}
-
 func (b *testBundle) stats(t testing.TB, query string) map[string]any {
 	t.Helper()
 	status, out := b.call(t, "GET", "/v1/ai-traffic/stats?"+query, "", nil)
