@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TrafficSite is a website tracked for AI traffic.
@@ -438,31 +439,50 @@ const maxSessionChunk = 512
 // would be parsed again on every batch). row appends the values of row i.
 func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
 	maxRows := chunkRows(900/cols, 900/cols)
-	var args []any
-	var b strings.Builder
+	args := make([]any, 0, min(n, maxRows)*cols)
 	for start := 0; start < n; {
 		rows := chunkRows(n-start, maxRows)
-		b.Reset()
-		b.WriteString(prefix)
-		for i := 0; i < rows; i++ {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('(')
-			writePlaceholders(&b, d, i*cols+1, cols)
-			b.WriteByte(')')
-		}
-		b.WriteString(suffix)
 		args = args[:0]
 		for i := start; i < start+rows; i++ {
 			args = row(args, i)
 		}
-		if _, err := q.Exec(ctx, b.String(), args...); err != nil {
+		if _, err := q.Exec(ctx, multiRowSQL(d, prefix, suffix, cols, rows), args...); err != nil {
 			return err
 		}
 		start += rows
 	}
 	return nil
+}
+
+type multiRowKey struct {
+	d              Dialect
+	prefix, suffix string
+	cols, rows     int
+}
+
+// multiRowTexts caches the statement texts of insertRows: a handful per
+// table, rebuilt on every batch otherwise.
+var multiRowTexts sync.Map // multiRowKey → string
+
+// multiRowSQL returns prefix, rows groups of cols placeholders, and suffix.
+func multiRowSQL(d Dialect, prefix, suffix string, cols, rows int) string {
+	k := multiRowKey{d, prefix, suffix, cols, rows}
+	if v, ok := multiRowTexts.Load(k); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		writePlaceholders(&b, d, i*cols+1, cols)
+		b.WriteByte(')')
+	}
+	b.WriteString(suffix)
+	v, _ := multiRowTexts.LoadOrStore(k, b.String())
+	return v.(string)
 }
 
 // chunkRows returns the largest power of two that is at most n and maxRows

@@ -11,7 +11,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-func trafficSite(t *testing.T, s *store.Store) store.TrafficSite {
+func trafficSite(t testing.TB, s *store.Store) store.TrafficSite {
 	t.Helper()
 	ctx := context.Background()
 	ws, _, err := s.EnsureWorkspaceUser(ctx, "acme", "business", "o@acme.test")
