@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,9 +33,10 @@ func BenchmarkCollectVsBare(b *testing.B) {
 	b.Cleanup(bare.Close)
 	key := tb.siteKey()
 	referrers := []string{"https://chatgpt.com/", "https://www.google.com/", "", "https://www.perplexity.ai/"}
-	run := func(base string, accepted *atomic.Int64) loadgen.Result {
+	run := func(base string, accepted *atomic.Int64) (loadgen.Result, time.Duration) {
 		client := loadgen.Client(concurrency)
-		return loadgen.Run(context.Background(), client, loadgen.Options{
+		cpu0 := processCPU(b)
+		r := loadgen.Run(context.Background(), client, loadgen.Options{
 			Concurrency: concurrency, Requests: requests,
 			New: func(i int) (*http.Request, error) {
 				body := fmt.Sprintf(`{"siteKey":%q,"path":"/docs/%d","referrer":%q,"sessionId":"b%d","title":"Docs","utmSource":""}`,
@@ -54,11 +56,12 @@ func BenchmarkCollectVsBare(b *testing.B) {
 				return nil
 			},
 		})
+		return r, processCPU(b) - cpu0
 	}
 	for b.Loop() {
 		var bareOK, heraldOK atomic.Int64
-		rb := run(bare.URL, &bareOK)
-		rh := run(tb.url, &heraldOK)
+		rb, cpuBare := run(bare.URL, &bareOK)
+		rh, cpuHerald := run(tb.url, &heraldOK)
 		site, _ := st.TrafficSiteByKey(context.Background(), key)
 		stored, err := st.TrafficEventCount(context.Background(), site.ID, store.TrafficPageview)
 		if err != nil {
@@ -66,13 +69,18 @@ func BenchmarkCollectVsBare(b *testing.B) {
 		}
 		b.Logf("bare:   %s", rb)
 		b.Logf("herald: %s", rh)
+		perReq := func(d time.Duration) float64 { return float64(d.Microseconds()) / requests }
 		b.Logf("herald/bare req/s: %.2f; accepted %d, stored %d", rh.RPS/rb.RPS, heraldOK.Load(), stored)
+		b.Logf("process CPU per request (server and load generator): bare %.0f µs, herald %.0f µs; bare/herald %.2f",
+			perReq(cpuBare), perReq(cpuHerald), perReq(cpuBare)/perReq(cpuHerald))
 		if rh.Errors > 0 || stored < heraldOK.Load() {
 			b.Fatalf("%d errors (first: %v); %d accepted beacons missing", rh.Errors, rh.FirstError, heraldOK.Load()-stored)
 		}
 		b.ReportMetric(rb.RPS, "bare-req/s")
 		b.ReportMetric(rh.RPS, "herald-req/s")
 		b.ReportMetric(rh.RPS/rb.RPS, "ratio")
+		b.ReportMetric(perReq(cpuBare), "bare-cpu-µs/req")
+		b.ReportMetric(perReq(cpuHerald), "herald-cpu-µs/req")
 		b.ReportMetric(float64(rb.P99.Microseconds())/1000, "bare-p99-ms")
 		b.ReportMetric(float64(rh.P99.Microseconds())/1000, "herald-p99-ms")
 	}
@@ -154,4 +162,15 @@ func BenchmarkStats10M(b *testing.B) {
 			b.ReportMetric(float64(res.P99.Microseconds())/1000, fmt.Sprintf("p99-ms-%dd", days))
 		}
 	}
+}
+
+// processCPU is the user and system CPU time this process has used. CPU
+// per request moves far less between runs on a shared machine than
+// requests per second do.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
