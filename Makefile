@@ -2,11 +2,16 @@
 BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: test test-short generate tools check-generated bench run
+.PHONY: test test-race generate tools check-generated bench run
 
 # The README's test command.
 test:
 	go test -count=1 -timeout 20m ./...
+
+# The in-process packages under the race detector (the integration suite
+# runs herald as a plain binary). Not in CI: it doubles the compile time.
+test-race:
+	go test -race -count=1 -timeout 20m ./host/internal/... ./sdk/... ./plugins/... ./config/...
 
 run:
 	go run ./host serve
