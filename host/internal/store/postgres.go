@@ -108,7 +108,7 @@ func (b *pgBackend) isUniqueViolation(err error) bool {
 
 // migrate runs goose under a table-based lock: CockroachDB has no advisory
 // locks, and a lock row works the same on both.
-func (b *pgBackend) migrate(ctx context.Context) error {
+func (b *pgBackend) migrate(ctx context.Context, upTo int64) error {
 	db := stdlib.OpenDBFromPool(b.pool)
 	defer db.Close()
 	locker, err := lock.NewPostgresTableLocker(lock.WithTableName("herald_migration_lock"))
@@ -117,6 +117,10 @@ func (b *pgBackend) migrate(ctx context.Context) error {
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithLocker(locker))
 	if err != nil {
+		return err
+	}
+	if upTo > 0 {
+		_, err = p.UpTo(ctx, upTo)
 		return err
 	}
 	_, err = p.Up(ctx)

@@ -238,7 +238,7 @@ func (b *sqliteBackend) isUniqueViolation(err error) bool {
 
 // migrate holds an exclusive lock on a file beside the database while goose
 // runs, so two processes starting at once do not both apply a migration.
-func (b *sqliteBackend) migrate(ctx context.Context) error {
+func (b *sqliteBackend) migrate(ctx context.Context, upTo int64) error {
 	lock, err := os.OpenFile(b.path+".migrate.lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
@@ -250,6 +250,10 @@ func (b *sqliteBackend) migrate(ctx context.Context) error {
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	p, err := goose.NewProvider(goose.DialectSQLite3, b.w, migrationsFS())
 	if err != nil {
+		return err
+	}
+	if upTo > 0 {
+		_, err = p.UpTo(ctx, upTo)
 		return err
 	}
 	_, err = p.Up(ctx)

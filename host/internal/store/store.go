@@ -58,7 +58,7 @@ type backend interface {
 	Querier
 	tx(ctx context.Context, fn func(Querier) error) error
 	ping(ctx context.Context) error
-	migrate(ctx context.Context) error
+	migrate(ctx context.Context, upTo int64) error // upTo 0: every migration
 	close()
 	isUniqueViolation(err error) bool
 }
@@ -97,7 +97,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.b.ping(ctx) }
 // Migrate applies the embedded migrations that are not applied yet. It is
 // safe to call from several processes at once.
 func (s *Store) Migrate(ctx context.Context) error {
-	if err := s.b.migrate(ctx); err != nil {
+	if err := s.b.migrate(ctx, 0); err != nil {
 		return fmt.Errorf("migrate %s store: %w", s.Dialect, err)
 	}
 	return nil

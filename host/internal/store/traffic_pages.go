@@ -11,24 +11,29 @@ import (
 //
 // traffic_pages holds each page's AI totals per aligned block of days, for
 // every span in pageSpans: block p of span s covers epoch days p*s to
-// p*s+s-1, so the blocks nest (four of one span make one of the next).
-// A window is read as a signed sum of blocks: a year can be a few 256- and
-// 64-day blocks, plus or minus a few shorter blocks at its edges. A page
+// p*s+s-1, so the blocks nest (eight of one span make one of the next).
+// A window is read as a signed sum of blocks: a year can be a 512-day
+// block (whole when it reaches past today, where nothing is stored yet) or
+// a few 64-day blocks, plus or minus a few shorter blocks at its edges. A page
 // row is read once per block, and short blocks hold few pages, so a year
 // costs a handful of blocks' rows instead of 365 days' or twelve months'
 // rows plus the days of a partial month. The cost depends on the window,
 // never on the events stored.
 
 // pageSpans are the block lengths of traffic_pages, in days. Each is
-// pageBase times the previous one.
-var pageSpans = [...]int64{1, 4, 16, 64, 256}
+// pageBase times the previous one. Every AI pageview upserts one row per
+// span, so spans cost the collect writer: these four read a year as fast
+// as the five of migration 00003 (1, 4, 16, 64, 256) did, with one upsert
+// fewer per pageview; three (1, 8, 64) read it 50% slower
+// (BenchmarkStats10M, docs/BENCHMARKS.md; migration 00007).
+var pageSpans = [...]int64{1, 8, 64, 512}
 
-const pageBase = 4
+const pageBase = 8
 
 // pageSpanCost estimates the rows of one block of each span relative to a
 // day block: longer blocks hold more distinct pages, but far fewer than
 // their length in days would suggest.
-var pageSpanCost = [...]int{1, 2, 3, 4, 5}
+var pageSpanCost = [...]int{2, 5, 10, 13}
 
 // pageBlock is one block of traffic_pages: span pageSpans[level], period.
 type pageBlock struct {
