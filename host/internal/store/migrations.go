@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"embed"
 	"io/fs"
+
+	"github.com/pressly/goose/v3"
 )
 
 //go:embed migrations/*.sql
@@ -14,4 +17,16 @@ func migrationsFS() fs.FS {
 		panic(err)
 	}
 	return sub
+}
+
+// gooseUp applies the migrations up to version upTo, or all of them when
+// upTo is 0 (tests stop at a version to write data in an older layout).
+func gooseUp(ctx context.Context, p *goose.Provider, upTo int64) error {
+	var err error
+	if upTo > 0 {
+		_, err = p.UpTo(ctx, upTo)
+	} else {
+		_, err = p.Up(ctx)
+	}
+	return err
 }

@@ -47,16 +47,14 @@ func TestPageSpansMigration(t *testing.T) {
 					path := fmt.Sprintf("/p/%d", rng.IntN(12))
 					d := TrafficPageDelta{AIVisits: 1, AIPageviews: int64(1 + rng.IntN(3)), AIDurationMs: int64(rng.IntN(9000))}
 					x := days[day][path]
-					x.AIVisits, x.AIPageviews, x.AIDurationMs = x.AIVisits+d.AIVisits, x.AIPageviews+d.AIPageviews, x.AIDurationMs+d.AIDurationMs
+					x.add(d)
 					days[day][path] = x
 					for _, span := range []int64{1, 4, 16, 64, 256} {
 						k := key{span, day / span, path}
 						if old[k] == nil {
 							old[k] = &TrafficPageDelta{}
 						}
-						old[k].AIVisits += d.AIVisits
-						old[k].AIPageviews += d.AIPageviews
-						old[k].AIDurationMs += d.AIDurationMs
+						old[k].add(d)
 					}
 				}
 			}
@@ -79,7 +77,7 @@ func TestPageSpansMigration(t *testing.T) {
 				for day := w[0]; day <= w[1]; day++ {
 					for path, d := range days[day] {
 						x := want[path]
-						x.AIVisits, x.AIPageviews, x.AIDurationMs = x.AIVisits+d.AIVisits, x.AIPageviews+d.AIPageviews, x.AIDurationMs+d.AIDurationMs
+						x.add(d)
 						want[path] = x
 					}
 				}

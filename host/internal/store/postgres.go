@@ -119,10 +119,5 @@ func (b *pgBackend) migrate(ctx context.Context, upTo int64) error {
 	if err != nil {
 		return err
 	}
-	if upTo > 0 {
-		_, err = p.UpTo(ctx, upTo)
-		return err
-	}
-	_, err = p.Up(ctx)
-	return err
+	return gooseUp(ctx, p, upTo)
 }

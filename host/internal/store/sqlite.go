@@ -252,12 +252,7 @@ func (b *sqliteBackend) migrate(ctx context.Context, upTo int64) error {
 	if err != nil {
 		return err
 	}
-	if upTo > 0 {
-		_, err = p.UpTo(ctx, upTo)
-		return err
-	}
-	_, err = p.Up(ctx)
-	return err
+	return gooseUp(ctx, p, upTo)
 }
 
 // sqlTx runs statements of a transaction on the writer, reusing the

@@ -546,6 +546,12 @@ type TrafficPageDelta struct {
 	AIVisits, AIPageviews, AIDurationMs int64
 }
 
+func (p *TrafficPageDelta) add(o TrafficPageDelta) {
+	p.AIVisits += o.AIVisits
+	p.AIPageviews += o.AIPageviews
+	p.AIDurationMs += o.AIDurationMs
+}
+
 type dailyKey struct {
 	site   string
 	day    int64
@@ -598,10 +604,7 @@ func (r *TrafficRollups) AddPage(site string, day int64, path string, p TrafficP
 		if r.pages[k] == nil {
 			r.pages[k] = &TrafficPageDelta{}
 		}
-		v := r.pages[k]
-		v.AIVisits += p.AIVisits
-		v.AIPageviews += p.AIPageviews
-		v.AIDurationMs += p.AIDurationMs
+		r.pages[k].add(p)
 	}
 }
 

@@ -24,7 +24,6 @@ func BenchmarkRecordTraffic(b *testing.B) {
 			ua := "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36"
 			events := make([]store.TrafficEvent, batch)
 			n := 0
-			b.ResetTimer()
 			for b.Loop() {
 				for i := range events {
 					n++
