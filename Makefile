@@ -38,5 +38,5 @@ bench:
 	go test -run '^$$' -bench RecordTraffic -benchtime 2s -count 3 ./host/internal/store
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/(throughput|drain)' -benchtime 20000x -count 3 ./host/internal/jobs
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/latency' -benchtime 2000x -count 3 ./host/internal/jobs
-	go test -run '^$$' -bench 'BenchmarkPluginCall|BenchmarkManagerOverheadInProcess' -benchtime 5000x -count 3 ./host/internal/plugins
+	go test -run '^$$' -bench 'BenchmarkPluginCall|BenchmarkManagerOverheadInProcess' -benchtime 5000x -count 3 ./host/internal/pluginhost
 	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration

@@ -29,7 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	hostplugins "github.com/heraldhq/herald/host/internal/plugins"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -201,7 +201,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// Plugins start lazily, on their first call, so serving starts fast.
 	// SIGHUP reloads their config: new calls use the new set, calls in
 	// flight finish on the old one. Closed after the job queue has stopped.
-	pluginMgr, err := hostplugins.NewManager(log, cfg, reg)
+	pluginMgr, err := pluginhost.NewManager(log, cfg, reg)
 	if err != nil {
 		return err
 	}
@@ -226,8 +226,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
-		IdempotentExport:     hostplugins.WithIdempotentExport,
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, hostplugins.ErrUnknownDestination) },
+		IdempotentExport:     pluginhost.WithIdempotentExport,
+		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
 		Logger:               log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
@@ -254,7 +254,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Blobs:        blobs,
 		Voices:       voice.NewHandler(voice.NewService(st)),
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
-		Jobs:         jobs.NewService(queue),
+		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
 	})
@@ -331,7 +331,7 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	statuses := hostplugins.Statuses(cfg)
+	statuses := pluginhost.Statuses(cfg)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tKIND\tCOMMAND\tSHA256")
 	for _, s := range statuses {
@@ -340,7 +340,7 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 	if err := tw.Flush(); err != nil || !*check {
 		return err
 	}
-	m, err := hostplugins.NewManager(newLogger(cfg, stderr), cfg, nil)
+	m, err := pluginhost.NewManager(newLogger(cfg, stderr), cfg, nil)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ type Deps struct {
 	// Traffic serves /v1/ai-traffic (package traffic).
 	Traffic *traffic.Handler
 	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
-	Jobs *jobs.Service
+	Jobs *jobs.APIHandler
 	// Generate serves text and image generation (package generate).
 	Generate *generate.Handler
 	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks

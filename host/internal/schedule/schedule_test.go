@@ -28,7 +28,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	hostplugins "github.com/heraldhq/herald/host/internal/plugins"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	firstparty "github.com/heraldhq/herald/plugins"
@@ -55,16 +55,16 @@ func TestMain(m *testing.M) {
 // shared by the package's tests; it may deliver to loopback receivers.
 var (
 	managerOnce sync.Once
-	manager     *hostplugins.Manager
+	manager     *pluginhost.Manager
 	managerErr  error
 )
 
-func plugins(t testing.TB) *hostplugins.Manager {
+func plugins(t testing.TB) *pluginhost.Manager {
 	t.Helper()
 	managerOnce.Do(func() {
 		cfg := config.Default()
 		cfg.AllowedPrivateCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-		manager, managerErr = hostplugins.NewManager(hclog.NewNullLogger(), cfg, nil)
+		manager, managerErr = pluginhost.NewManager(hclog.NewNullLogger(), cfg, nil)
 	})
 	if managerErr != nil {
 		t.Fatal(managerErr)
@@ -133,8 +133,8 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	b.svc = schedule.NewService(schedule.Options{
 		Store: s, Queue: q, Destinations: plugins(t), Blobs: blobs, SecretKey: opt.secretKey,
 		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
-		IdempotentExport:     hostplugins.WithIdempotentExport,
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, hostplugins.ErrUnknownDestination) },
+		IdempotentExport:     pluginhost.WithIdempotentExport,
+		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
 	})
 	b.pub = schedule.NewPublisher(b.svc, schedule.PublisherOptions{RetryBase: 200 * time.Millisecond, RetryMax: time.Second, ReconcileInterval: time.Hour})
 	if err := q.Start(ctx); err != nil {
@@ -148,7 +148,7 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret),
 		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Blobs: blobs,
-		Jobs: jobs.NewService(q), Scheduler: schedule.NewHandler(b.svc),
+		Jobs: jobs.NewAPIHandler(q), Scheduler: schedule.NewHandler(b.svc),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL

@@ -1,4 +1,4 @@
-// Package plugins is the host side of Herald's plugins: the Manager starts
+// Package pluginhost is the host side of Herald's plugins: the Manager starts
 // the configured provider and destination plugins as go-plugin subprocesses
 // (lazily, on their first call), restarts them when they crash, and routes
 // model names to provider deployments with retries, fallbacks and cooldowns.
@@ -9,7 +9,7 @@
 // start. SIGHUP (Manager.Reload) builds a new generation of plugins from the
 // new config: new calls use it, calls in flight finish on the old one, whose
 // processes are killed when its last call returns.
-package plugins
+package pluginhost
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package plugins
+package pluginhost
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // alternating the two so that both see the same machine. It reports the p50
 // and p99 of each and their ratio; ns/op counts one call of each.
 //
-//	go test -run '^$' -bench BenchmarkPluginCall -benchtime 5000x ./host/internal/plugins
+//	go test -run '^$' -bench BenchmarkPluginCall -benchtime 5000x ./host/internal/pluginhost
 func BenchmarkPluginCall(b *testing.B) {
 	cfg := testConfig()
 	addProvider(cfg, "echo", "echo", "")
@@ -83,7 +83,7 @@ func (runningClient) Kill()        {}
 // connection (no second process, no TLS), so machine load and process
 // scheduling weigh less than in BenchmarkPluginCall.
 //
-//	go test -run '^$' -bench BenchmarkManagerOverheadInProcess -benchtime 20000x ./host/internal/plugins
+//	go test -run '^$' -bench BenchmarkManagerOverheadInProcess -benchtime 20000x ./host/internal/pluginhost
 func BenchmarkManagerOverheadInProcess(b *testing.B) {
 	pc := plugintest.InProcessProvider(b, echoProvider{})
 	cfg := testConfig()

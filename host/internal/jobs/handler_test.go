@@ -46,7 +46,7 @@ func TestJobPolling(t *testing.T) {
 		}
 		srv := httptest.NewServer(api.NewServer(api.Deps{
 			Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt-secret"),
-			Registry: prometheus.NewRegistry(), Jobs: jobs.NewService(q),
+			Registry: prometheus.NewRegistry(), Jobs: jobs.NewAPIHandler(q),
 		}))
 		t.Cleanup(srv.Close)
 

@@ -15,19 +15,19 @@ import (
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
-// Service serves JobService (job polling) on both API faces.
-type Service struct {
+// APIHandler serves JobService (job polling) on both API faces.
+type APIHandler struct {
 	q *Queue
 }
 
-var _ apiv1connect.JobServiceHandler = (*Service)(nil)
+var _ apiv1connect.JobServiceHandler = (*APIHandler)(nil)
 
-// NewService returns the job-polling API over q.
-func NewService(q *Queue) *Service { return &Service{q: q} }
+// NewAPIHandler returns the job-polling API over q.
+func NewAPIHandler(q *Queue) *APIHandler { return &APIHandler{q: q} }
 
 // GetJob returns a job of the caller's workspace; an unknown job and a job
 // of another workspace are both 404 {message, jobId}.
-func (s *Service) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJobRequest]) (*connect.Response[apiv1.Job], error) {
+func (s *APIHandler) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJobRequest]) (*connect.Response[apiv1.Job], error) {
 	if s == nil || s.q == nil {
 		return nil, apierr.Unavailable("the job queue is not running on this host")
 	}
@@ -50,7 +50,7 @@ func (s *Service) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJobR
 	return connect.NewResponse(s.toProto(j)), nil
 }
 
-func (s *Service) toProto(j store.Job) *apiv1.Job {
+func (s *APIHandler) toProto(j store.Job) *apiv1.Job {
 	state := j.State
 	// A delayed job whose run time has come is simply waiting for a worker.
 	if state == store.JobDelayed && j.RunAt <= s.q.store.Now() {
