@@ -107,11 +107,19 @@ func textRequestFromProto(r *pluginv1.GenerateTextRequest) TextRequest {
 }
 
 func textResponseToProto(r TextResponse) *pluginv1.GenerateTextResponse {
-	return &pluginv1.GenerateTextResponse{Text: r.Text, Model: r.Model, FinishReason: r.FinishReason, Usage: usageToProto(r.Usage)}
+	out := &pluginv1.GenerateTextResponse{Text: r.Text, Model: r.Model, FinishReason: r.FinishReason, Usage: usageToProto(r.Usage)}
+	for _, c := range r.Citations {
+		out.Citations = append(out.Citations, &pluginv1.Citation{Url: c.URL, Title: c.Title})
+	}
+	return out
 }
 
 func textResponseFromProto(r *pluginv1.GenerateTextResponse) TextResponse {
-	return TextResponse{Text: r.GetText(), Model: r.GetModel(), FinishReason: r.GetFinishReason(), Usage: usageFromProto(r.GetUsage())}
+	out := TextResponse{Text: r.GetText(), Model: r.GetModel(), FinishReason: r.GetFinishReason(), Usage: usageFromProto(r.GetUsage())}
+	for _, c := range r.GetCitations() {
+		out.Citations = append(out.Citations, Citation{URL: c.GetUrl(), Title: c.GetTitle()})
+	}
+	return out
 }
 
 var roleToProto = map[Role]pluginv1.Role{

@@ -115,6 +115,16 @@ type TextResponse struct {
 	Model        string
 	FinishReason string
 	Usage        Usage
+	// Citations are the sources the engine returned with its answer (web
+	// search results, URL annotations), in its order; empty when the
+	// provider returns none.
+	Citations []Citation
+}
+
+// Citation is one source an answer engine cited.
+type Citation struct {
+	URL   string
+	Title string
 }
 
 // Role is the author of a chat message.

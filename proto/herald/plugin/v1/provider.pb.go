@@ -613,9 +613,12 @@ type GenerateTextResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
 	// Model is the model that answered, as the remote names it.
-	Model         string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
-	FinishReason  string `protobuf:"bytes,3,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
-	Usage         *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
+	Model        string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
+	FinishReason string `protobuf:"bytes,3,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
+	Usage        *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
+	// Citations are the sources the engine returned with its answer (web
+	// search results, annotations), in the order the engine gave them.
+	Citations     []*Citation `protobuf:"bytes,5,rep,name=citations,proto3" json:"citations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -678,6 +681,66 @@ func (x *GenerateTextResponse) GetUsage() *Usage {
 	return nil
 }
 
+func (x *GenerateTextResponse) GetCitations() []*Citation {
+	if x != nil {
+		return x.Citations
+	}
+	return nil
+}
+
+// Citation is one source an answer engine cited.
+type Citation struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Title         string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Citation) Reset() {
+	*x = Citation{}
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Citation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Citation) ProtoMessage() {}
+
+func (x *Citation) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Citation.ProtoReflect.Descriptor instead.
+func (*Citation) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *Citation) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *Citation) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
 // ToolCall is a request by the model to call a tool.
 type ToolCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -691,7 +754,7 @@ type ToolCall struct {
 
 func (x *ToolCall) Reset() {
 	*x = ToolCall{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[9]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -703,7 +766,7 @@ func (x *ToolCall) String() string {
 func (*ToolCall) ProtoMessage() {}
 
 func (x *ToolCall) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[9]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -716,7 +779,7 @@ func (x *ToolCall) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
 func (*ToolCall) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{9}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ToolCall) GetId() string {
@@ -755,7 +818,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[10]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -767,7 +830,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[10]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -780,7 +843,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{10}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Message) GetRole() Role {
@@ -824,7 +887,7 @@ type Tool struct {
 
 func (x *Tool) Reset() {
 	*x = Tool{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[11]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -836,7 +899,7 @@ func (x *Tool) String() string {
 func (*Tool) ProtoMessage() {}
 
 func (x *Tool) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[11]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -849,7 +912,7 @@ func (x *Tool) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Tool.ProtoReflect.Descriptor instead.
 func (*Tool) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{11}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Tool) GetName() string {
@@ -888,7 +951,7 @@ type ChatRequest struct {
 
 func (x *ChatRequest) Reset() {
 	*x = ChatRequest{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[12]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +963,7 @@ func (x *ChatRequest) String() string {
 func (*ChatRequest) ProtoMessage() {}
 
 func (x *ChatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[12]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +976,7 @@ func (x *ChatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatRequest.ProtoReflect.Descriptor instead.
 func (*ChatRequest) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{12}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ChatRequest) GetModel() string {
@@ -971,7 +1034,7 @@ type ChatFinish struct {
 
 func (x *ChatFinish) Reset() {
 	*x = ChatFinish{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[13]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -983,7 +1046,7 @@ func (x *ChatFinish) String() string {
 func (*ChatFinish) ProtoMessage() {}
 
 func (x *ChatFinish) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[13]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -996,7 +1059,7 @@ func (x *ChatFinish) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatFinish.ProtoReflect.Descriptor instead.
 func (*ChatFinish) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{13}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ChatFinish) GetFinishReason() string {
@@ -1035,7 +1098,7 @@ type ChatResponse struct {
 
 func (x *ChatResponse) Reset() {
 	*x = ChatResponse{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[14]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1047,7 +1110,7 @@ func (x *ChatResponse) String() string {
 func (*ChatResponse) ProtoMessage() {}
 
 func (x *ChatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[14]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1060,7 +1123,7 @@ func (x *ChatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChatResponse.ProtoReflect.Descriptor instead.
 func (*ChatResponse) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{14}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ChatResponse) GetEvent() isChatResponse_Event {
@@ -1138,7 +1201,7 @@ type GenerateImageRequest struct {
 
 func (x *GenerateImageRequest) Reset() {
 	*x = GenerateImageRequest{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[15]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1213,7 @@ func (x *GenerateImageRequest) String() string {
 func (*GenerateImageRequest) ProtoMessage() {}
 
 func (x *GenerateImageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[15]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1226,7 @@ func (x *GenerateImageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateImageRequest.ProtoReflect.Descriptor instead.
 func (*GenerateImageRequest) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{15}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GenerateImageRequest) GetModel() string {
@@ -1218,7 +1281,7 @@ type GenerateImageResponse struct {
 
 func (x *GenerateImageResponse) Reset() {
 	*x = GenerateImageResponse{}
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[16]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1293,7 @@ func (x *GenerateImageResponse) String() string {
 func (*GenerateImageResponse) ProtoMessage() {}
 
 func (x *GenerateImageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_plugin_v1_provider_proto_msgTypes[16]
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1306,7 @@ func (x *GenerateImageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateImageResponse.ProtoReflect.Descriptor instead.
 func (*GenerateImageResponse) Descriptor() ([]byte, []int) {
-	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{16}
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GenerateImageResponse) GetData() []byte {
@@ -1332,12 +1395,16 @@ const file_herald_plugin_v1_provider_proto_rawDesc = "" +
 	"\x11max_output_tokens\x18\x04 \x01(\x03R\x0fmaxOutputTokens\x12%\n" +
 	"\vtemperature\x18\x05 \x01(\x01H\x00R\vtemperature\x88\x01\x01\x121\n" +
 	"\aoptions\x18\x06 \x01(\v2\x17.google.protobuf.StructR\aoptionsB\x0e\n" +
-	"\f_temperature\"\x94\x01\n" +
+	"\f_temperature\"\xce\x01\n" +
 	"\x14GenerateTextResponse\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12#\n" +
 	"\rfinish_reason\x18\x03 \x01(\tR\ffinishReason\x12-\n" +
-	"\x05usage\x18\x04 \x01(\v2\x17.herald.plugin.v1.UsageR\x05usage\"L\n" +
+	"\x05usage\x18\x04 \x01(\v2\x17.herald.plugin.v1.UsageR\x05usage\x128\n" +
+	"\tcitations\x18\x05 \x03(\v2\x1a.herald.plugin.v1.CitationR\tcitations\"2\n" +
+	"\bCitation\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\"L\n" +
 	"\bToolCall\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1c\n" +
@@ -1421,7 +1488,7 @@ func file_herald_plugin_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_herald_plugin_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_herald_plugin_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_herald_plugin_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_herald_plugin_v1_provider_proto_goTypes = []any{
 	(Capability)(0),                   // 0: herald.plugin.v1.Capability
 	(Role)(0),                         // 1: herald.plugin.v1.Role
@@ -1434,50 +1501,52 @@ var file_herald_plugin_v1_provider_proto_goTypes = []any{
 	(*Usage)(nil),                     // 8: herald.plugin.v1.Usage
 	(*GenerateTextRequest)(nil),       // 9: herald.plugin.v1.GenerateTextRequest
 	(*GenerateTextResponse)(nil),      // 10: herald.plugin.v1.GenerateTextResponse
-	(*ToolCall)(nil),                  // 11: herald.plugin.v1.ToolCall
-	(*Message)(nil),                   // 12: herald.plugin.v1.Message
-	(*Tool)(nil),                      // 13: herald.plugin.v1.Tool
-	(*ChatRequest)(nil),               // 14: herald.plugin.v1.ChatRequest
-	(*ChatFinish)(nil),                // 15: herald.plugin.v1.ChatFinish
-	(*ChatResponse)(nil),              // 16: herald.plugin.v1.ChatResponse
-	(*GenerateImageRequest)(nil),      // 17: herald.plugin.v1.GenerateImageRequest
-	(*GenerateImageResponse)(nil),     // 18: herald.plugin.v1.GenerateImageResponse
-	nil,                               // 19: herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
-	(*structpb.Struct)(nil),           // 20: google.protobuf.Struct
+	(*Citation)(nil),                  // 11: herald.plugin.v1.Citation
+	(*ToolCall)(nil),                  // 12: herald.plugin.v1.ToolCall
+	(*Message)(nil),                   // 13: herald.plugin.v1.Message
+	(*Tool)(nil),                      // 14: herald.plugin.v1.Tool
+	(*ChatRequest)(nil),               // 15: herald.plugin.v1.ChatRequest
+	(*ChatFinish)(nil),                // 16: herald.plugin.v1.ChatFinish
+	(*ChatResponse)(nil),              // 17: herald.plugin.v1.ChatResponse
+	(*GenerateImageRequest)(nil),      // 18: herald.plugin.v1.GenerateImageRequest
+	(*GenerateImageResponse)(nil),     // 19: herald.plugin.v1.GenerateImageResponse
+	nil,                               // 20: herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
+	(*structpb.Struct)(nil),           // 21: google.protobuf.Struct
 }
 var file_herald_plugin_v1_provider_proto_depIdxs = []int32{
 	0,  // 0: herald.plugin.v1.Model.capabilities:type_name -> herald.plugin.v1.Capability
 	2,  // 1: herald.plugin.v1.ProviderInfoResponse.models:type_name -> herald.plugin.v1.Model
 	5,  // 2: herald.plugin.v1.ProviderInfoResponse.settings:type_name -> herald.plugin.v1.Field
-	19, // 3: herald.plugin.v1.ProviderConfigureRequest.settings:type_name -> herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
-	20, // 4: herald.plugin.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
+	20, // 3: herald.plugin.v1.ProviderConfigureRequest.settings:type_name -> herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
+	21, // 4: herald.plugin.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
 	8,  // 5: herald.plugin.v1.GenerateTextResponse.usage:type_name -> herald.plugin.v1.Usage
-	1,  // 6: herald.plugin.v1.Message.role:type_name -> herald.plugin.v1.Role
-	11, // 7: herald.plugin.v1.Message.tool_calls:type_name -> herald.plugin.v1.ToolCall
-	20, // 8: herald.plugin.v1.Tool.parameters:type_name -> google.protobuf.Struct
-	12, // 9: herald.plugin.v1.ChatRequest.messages:type_name -> herald.plugin.v1.Message
-	13, // 10: herald.plugin.v1.ChatRequest.tools:type_name -> herald.plugin.v1.Tool
-	20, // 11: herald.plugin.v1.ChatRequest.options:type_name -> google.protobuf.Struct
-	8,  // 12: herald.plugin.v1.ChatFinish.usage:type_name -> herald.plugin.v1.Usage
-	11, // 13: herald.plugin.v1.ChatResponse.tool_call:type_name -> herald.plugin.v1.ToolCall
-	15, // 14: herald.plugin.v1.ChatResponse.finish:type_name -> herald.plugin.v1.ChatFinish
-	20, // 15: herald.plugin.v1.GenerateImageRequest.options:type_name -> google.protobuf.Struct
-	8,  // 16: herald.plugin.v1.GenerateImageResponse.usage:type_name -> herald.plugin.v1.Usage
-	3,  // 17: herald.plugin.v1.Provider.Info:input_type -> herald.plugin.v1.ProviderInfoRequest
-	6,  // 18: herald.plugin.v1.Provider.Configure:input_type -> herald.plugin.v1.ProviderConfigureRequest
-	9,  // 19: herald.plugin.v1.Provider.GenerateText:input_type -> herald.plugin.v1.GenerateTextRequest
-	14, // 20: herald.plugin.v1.Provider.Chat:input_type -> herald.plugin.v1.ChatRequest
-	17, // 21: herald.plugin.v1.Provider.GenerateImage:input_type -> herald.plugin.v1.GenerateImageRequest
-	4,  // 22: herald.plugin.v1.Provider.Info:output_type -> herald.plugin.v1.ProviderInfoResponse
-	7,  // 23: herald.plugin.v1.Provider.Configure:output_type -> herald.plugin.v1.ProviderConfigureResponse
-	10, // 24: herald.plugin.v1.Provider.GenerateText:output_type -> herald.plugin.v1.GenerateTextResponse
-	16, // 25: herald.plugin.v1.Provider.Chat:output_type -> herald.plugin.v1.ChatResponse
-	18, // 26: herald.plugin.v1.Provider.GenerateImage:output_type -> herald.plugin.v1.GenerateImageResponse
-	22, // [22:27] is the sub-list for method output_type
-	17, // [17:22] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	11, // 6: herald.plugin.v1.GenerateTextResponse.citations:type_name -> herald.plugin.v1.Citation
+	1,  // 7: herald.plugin.v1.Message.role:type_name -> herald.plugin.v1.Role
+	12, // 8: herald.plugin.v1.Message.tool_calls:type_name -> herald.plugin.v1.ToolCall
+	21, // 9: herald.plugin.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	13, // 10: herald.plugin.v1.ChatRequest.messages:type_name -> herald.plugin.v1.Message
+	14, // 11: herald.plugin.v1.ChatRequest.tools:type_name -> herald.plugin.v1.Tool
+	21, // 12: herald.plugin.v1.ChatRequest.options:type_name -> google.protobuf.Struct
+	8,  // 13: herald.plugin.v1.ChatFinish.usage:type_name -> herald.plugin.v1.Usage
+	12, // 14: herald.plugin.v1.ChatResponse.tool_call:type_name -> herald.plugin.v1.ToolCall
+	16, // 15: herald.plugin.v1.ChatResponse.finish:type_name -> herald.plugin.v1.ChatFinish
+	21, // 16: herald.plugin.v1.GenerateImageRequest.options:type_name -> google.protobuf.Struct
+	8,  // 17: herald.plugin.v1.GenerateImageResponse.usage:type_name -> herald.plugin.v1.Usage
+	3,  // 18: herald.plugin.v1.Provider.Info:input_type -> herald.plugin.v1.ProviderInfoRequest
+	6,  // 19: herald.plugin.v1.Provider.Configure:input_type -> herald.plugin.v1.ProviderConfigureRequest
+	9,  // 20: herald.plugin.v1.Provider.GenerateText:input_type -> herald.plugin.v1.GenerateTextRequest
+	15, // 21: herald.plugin.v1.Provider.Chat:input_type -> herald.plugin.v1.ChatRequest
+	18, // 22: herald.plugin.v1.Provider.GenerateImage:input_type -> herald.plugin.v1.GenerateImageRequest
+	4,  // 23: herald.plugin.v1.Provider.Info:output_type -> herald.plugin.v1.ProviderInfoResponse
+	7,  // 24: herald.plugin.v1.Provider.Configure:output_type -> herald.plugin.v1.ProviderConfigureResponse
+	10, // 25: herald.plugin.v1.Provider.GenerateText:output_type -> herald.plugin.v1.GenerateTextResponse
+	17, // 26: herald.plugin.v1.Provider.Chat:output_type -> herald.plugin.v1.ChatResponse
+	19, // 27: herald.plugin.v1.Provider.GenerateImage:output_type -> herald.plugin.v1.GenerateImageResponse
+	23, // [23:28] is the sub-list for method output_type
+	18, // [18:23] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_herald_plugin_v1_provider_proto_init() }
@@ -1486,8 +1555,8 @@ func file_herald_plugin_v1_provider_proto_init() {
 		return
 	}
 	file_herald_plugin_v1_provider_proto_msgTypes[7].OneofWrappers = []any{}
-	file_herald_plugin_v1_provider_proto_msgTypes[12].OneofWrappers = []any{}
-	file_herald_plugin_v1_provider_proto_msgTypes[14].OneofWrappers = []any{
+	file_herald_plugin_v1_provider_proto_msgTypes[13].OneofWrappers = []any{}
+	file_herald_plugin_v1_provider_proto_msgTypes[15].OneofWrappers = []any{
 		(*ChatResponse_TextDelta)(nil),
 		(*ChatResponse_ToolCall)(nil),
 		(*ChatResponse_Finish)(nil),
@@ -1498,7 +1567,7 @@ func file_herald_plugin_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_plugin_v1_provider_proto_rawDesc), len(file_herald_plugin_v1_provider_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   18,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
