@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/heraldhq/herald/plugins/anthropic"
 	"github.com/heraldhq/herald/plugins/linkedin"
 	"github.com/heraldhq/herald/plugins/notion"
 	"github.com/heraldhq/herald/plugins/openai"
@@ -36,6 +37,7 @@ var registry = map[string]struct {
 	opts func() sdk.ServeOpts
 }{
 	"openai":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} }},
+	"anthropic": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} }},
 	"webhook":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
 	"wordpress": {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
 	"webflow":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},

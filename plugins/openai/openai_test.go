@@ -118,7 +118,7 @@ func TestGenerateText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sdk.TextResponse{Text: "Hello there.", Model: "gpt-5-mini-2026-01-01", FinishReason: "stop", Usage: sdk.Usage{InputTokens: 12, OutputTokens: 3, TotalTokens: 15}}
-	if resp != want {
+	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("response = %+v, want %+v", resp, want)
 	}
 	wantBody := map[string]any{
