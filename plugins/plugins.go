@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/plugins/anthropic"
+	"github.com/heraldhq/herald/plugins/gemini"
 	"github.com/heraldhq/herald/plugins/linkedin"
 	"github.com/heraldhq/herald/plugins/notion"
 	"github.com/heraldhq/herald/plugins/openai"
@@ -38,6 +39,7 @@ var registry = map[string]struct {
 }{
 	"openai":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} }},
 	"anthropic": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} }},
+	"gemini":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: gemini.New()} }},
 	"webhook":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
 	"wordpress": {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
 	"webflow":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},

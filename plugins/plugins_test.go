@@ -12,7 +12,7 @@ import (
 
 func TestNamesListsEveryFirstPartyPlugin(t *testing.T) {
 	t.Parallel()
-	want := []string{"anthropic", "linkedin", "notion", "openai", "webflow", "webhook", "wordpress"}
+	want := []string{"anthropic", "gemini", "linkedin", "notion", "openai", "webflow", "webhook", "wordpress"}
 	if got := plugins.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
