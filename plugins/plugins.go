@@ -40,11 +40,14 @@ var registry = map[string]struct {
 	"openai":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} }},
 	"anthropic": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} }},
 	"gemini":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: gemini.New()} }},
-	"webhook":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
-	"wordpress": {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
-	"webflow":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},
-	"notion":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} }},
-	"linkedin":  {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} }},
+	// perplexity is the openai plugin's code as a second deployment, with
+	// its own key (PERPLEXITY_API_KEY) and base URL.
+	"perplexity": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Perplexity)} }},
+	"webhook":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
+	"wordpress":  {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
+	"webflow":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},
+	"notion":     {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} }},
+	"linkedin":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} }},
 }
 
 // Names returns the names of the first-party plugins, sorted.

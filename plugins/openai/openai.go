@@ -8,6 +8,14 @@
 // api_key and base_url settings override them. The SDK's own retries are
 // off: a 429 or 5xx comes back to the host as a retryable error with the
 // server's Retry-After, and the host's model router decides what to do.
+//
+// The same code serves other OpenAI-compatible deployments under their own
+// plugin name, environment variables and default base URL ([Deployment]);
+// [Perplexity] is one. Text answers carry the engine's citations: OpenAI's
+// url_citation annotations (search models, or the request option
+// "web_search": true) and Perplexity's top-level citations and
+// search_results, read from the raw JSON because openai-go does not model
+// them.
 package openai
 
 import (
@@ -38,22 +46,22 @@ const (
 // DefaultImageModel is used when an image request names no model.
 const DefaultImageModel = "gpt-image-1"
 
-// Provider talks to an OpenAI-compatible API.
-type Provider struct {
-	httpClient *http.Client
-
-	mu      sync.RWMutex
-	apiKey  string
-	baseURL string
-}
-
-// New returns the provider configured from the environment.
-func New() *Provider {
-	return &Provider{
-		httpClient: &http.Client{Timeout: 10 * time.Minute},
-		apiKey:     os.Getenv(APIKeyEnv),
-		baseURL:    os.Getenv(BaseURLEnv),
-	}
+// Deployment is one OpenAI-compatible service the plugin code serves: the
+// plugin name the host knows it by, where its key and base URL come from,
+// and what it offers.
+type Deployment struct {
+	// Name is the plugin name (Info().Name, the config plugin block).
+	Name        string
+	DisplayName string
+	// APIKeyEnv and BaseURLEnv are the environment variables read at start.
+	APIKeyEnv, BaseURLEnv string
+	// DefaultBaseURL is used when neither the environment nor a setting
+	// gives one; empty means the SDK's (api.openai.com).
+	DefaultBaseURL string
+	// Models are the well-known models Info lists.
+	Models []sdk.Model
+	// Images reports whether the service has the images API.
+	Images bool
 }
 
 var (
@@ -61,25 +69,73 @@ var (
 	imageCaps = []sdk.Capability{sdk.CapabilityImage}
 )
 
+// OpenAI is the default deployment: api.openai.com or the server named by
+// OPENAI_BASE_URL.
+var OpenAI = Deployment{
+	Name: "openai", DisplayName: "OpenAI (or compatible)", APIKeyEnv: APIKeyEnv, BaseURLEnv: BaseURLEnv, Images: true,
+	Models: []sdk.Model{
+		{ID: "gpt-5", Capabilities: chatCaps},
+		{ID: "gpt-5-mini", Capabilities: chatCaps},
+		{ID: "gpt-4.1", Capabilities: chatCaps},
+		{ID: "gpt-4o-mini", Capabilities: chatCaps},
+		{ID: "gpt-4o-search-preview", Capabilities: chatCaps},
+		{ID: "gpt-image-1", Capabilities: imageCaps},
+		{ID: "gpt-image-1-mini", Capabilities: imageCaps},
+		{ID: "gpt-image-1.5", Capabilities: imageCaps},
+		{ID: "gpt-image-2", Capabilities: imageCaps},
+	},
+}
+
+// Perplexity is Perplexity's Sonar API, which speaks Chat Completions at
+// https://api.perplexity.ai and searches the web for every answer.
+var Perplexity = Deployment{
+	Name: "perplexity", DisplayName: "Perplexity Sonar", APIKeyEnv: "PERPLEXITY_API_KEY", BaseURLEnv: "PERPLEXITY_BASE_URL",
+	DefaultBaseURL: "https://api.perplexity.ai",
+	Models: []sdk.Model{
+		{ID: "sonar", Capabilities: chatCaps},
+		{ID: "sonar-pro", Capabilities: chatCaps},
+		{ID: "sonar-reasoning-pro", Capabilities: chatCaps},
+	},
+}
+
+// Provider talks to an OpenAI-compatible API.
+type Provider struct {
+	httpClient *http.Client
+	d          Deployment
+
+	mu      sync.RWMutex
+	apiKey  string
+	baseURL string
+}
+
+// New returns the OpenAI provider configured from the environment.
+func New() *Provider { return NewDeployment(OpenAI) }
+
+// NewDeployment returns the provider for deployment d, configured from
+// d's environment variables.
+func NewDeployment(d Deployment) *Provider {
+	base := os.Getenv(d.BaseURLEnv)
+	if base == "" {
+		base = d.DefaultBaseURL
+	}
+	return &Provider{
+		httpClient: &http.Client{Timeout: 10 * time.Minute},
+		d:          d,
+		apiKey:     os.Getenv(d.APIKeyEnv),
+		baseURL:    base,
+	}
+}
+
 // Info describes the provider and its well-known models; other model names
 // are passed through to the server.
 func (p *Provider) Info(context.Context) (sdk.ProviderInfo, error) {
 	return sdk.ProviderInfo{
-		Name:        "openai",
-		DisplayName: "OpenAI (or compatible)",
-		Models: []sdk.Model{
-			{ID: "gpt-5", Capabilities: chatCaps},
-			{ID: "gpt-5-mini", Capabilities: chatCaps},
-			{ID: "gpt-4.1", Capabilities: chatCaps},
-			{ID: "gpt-4o-mini", Capabilities: chatCaps},
-			{ID: "gpt-image-1", Capabilities: imageCaps},
-			{ID: "gpt-image-1-mini", Capabilities: imageCaps},
-			{ID: "gpt-image-1.5", Capabilities: imageCaps},
-			{ID: "gpt-image-2", Capabilities: imageCaps},
-		},
+		Name:        p.d.Name,
+		DisplayName: p.d.DisplayName,
+		Models:      p.d.Models,
 		Settings: []sdk.Field{
-			{Name: "api_key", Label: "API key", Secret: true, Description: "overrides " + APIKeyEnv},
-			{Name: "base_url", Label: "Base URL", Description: "overrides " + BaseURLEnv + "; for OpenAI-compatible servers, e.g. http://localhost:11434/v1"},
+			{Name: "api_key", Label: "API key", Secret: true, Description: "overrides " + p.d.APIKeyEnv},
+			{Name: "base_url", Label: "Base URL", Description: "overrides " + p.d.BaseURLEnv + "; for OpenAI-compatible servers, e.g. http://localhost:11434/v1"},
 		},
 	}, nil
 }
@@ -95,20 +151,21 @@ func (p *Provider) Configure(_ context.Context, settings map[string]string) erro
 		case "base_url":
 			p.baseURL = v
 		default:
-			return sdk.Errorf(sdk.CodeInvalidArgument, "openai has no setting %q", k)
+			return sdk.Errorf(sdk.CodeInvalidArgument, "%s has no setting %q", p.d.Name, k)
 		}
 	}
 	return nil
 }
 
 // client returns an SDK client for the current settings, or the
-// unconfigured error the host turns into "set OPENAI_API_KEY".
+// unconfigured error the host turns into 503 "set OPENAI_API_KEY" (or the
+// deployment's variable).
 func (p *Provider) client() (oai.Client, error) {
 	p.mu.RLock()
 	key, base := p.apiKey, p.baseURL
 	p.mu.RUnlock()
 	if key == "" {
-		return oai.Client{}, sdk.Errorf(sdk.CodeUnconfigured, "set %s: the openai plugin has no API key", APIKeyEnv)
+		return oai.Client{}, sdk.Errorf(sdk.CodeUnconfigured, "set %s: the %s plugin has no API key", p.d.APIKeyEnv, p.d.Name)
 	}
 	opts := []option.RequestOption{
 		option.WithAPIKey(key),
@@ -122,8 +179,10 @@ func (p *Provider) client() (oai.Client, error) {
 }
 
 // mapError turns an SDK error into an *sdk.Error: API errors keep their
-// status, message and Retry-After; transport errors are retryable.
-func mapError(op string, err error) error {
+// status, message and Retry-After; a rejected key (401, 403) names the
+// variable to fix; transport errors are retryable.
+func (p *Provider) mapError(op string, err error) error {
+	service := p.d.Name + " " + op
 	var apiErr *oai.Error
 	if errors.As(err, &apiErr) {
 		header := http.Header{}
@@ -134,9 +193,14 @@ func mapError(op string, err error) error {
 		if apiErr.Code != "" {
 			msg = apiErr.Code + ": " + msg
 		}
-		return sdk.RemoteError("openai "+op, apiErr.StatusCode, header, msg)
+		e := sdk.RemoteError(service, apiErr.StatusCode, header, msg)
+		if apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden {
+			e.Code = sdk.CodeUnauthenticated
+			e.Message = "check " + p.d.APIKeyEnv + ": " + e.Message
+		}
+		return e
 	}
-	return sdk.RequestError("openai "+op, err)
+	return sdk.RequestError(service, err)
 }
 
 func usage(u oai.CompletionUsage) sdk.Usage {
@@ -157,13 +221,13 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 		msgs = append(msgs, sdk.Message{Role: sdk.RoleSystem, Content: req.System})
 	}
 	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: req.Prompt})
-	params, err := chatParams(sdk.ChatRequest{Model: req.Model, Messages: msgs, MaxOutputTokens: req.MaxOutputTokens, Temperature: req.Temperature})
+	params, err := chatParams(sdk.ChatRequest{Model: req.Model, Messages: msgs, MaxOutputTokens: req.MaxOutputTokens, Temperature: req.Temperature, Options: req.Options})
 	if err != nil {
 		return sdk.TextResponse{}, err
 	}
 	resp, err := client.Chat.Completions.New(ctx, params)
 	if err != nil {
-		return sdk.TextResponse{}, mapError("chat completion", err)
+		return sdk.TextResponse{}, p.mapError("chat completion", err)
 	}
 	if len(resp.Choices) == 0 {
 		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned no choices")
@@ -171,6 +235,7 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 	return sdk.TextResponse{
 		Text: resp.Choices[0].Message.Content, Model: resp.Model,
 		FinishReason: resp.Choices[0].FinishReason, Usage: usage(resp.Usage),
+		Citations: citations(resp),
 	}, nil
 }
 
@@ -215,6 +280,11 @@ func chatParams(req sdk.ChatRequest) (oai.ChatCompletionNewParams, error) {
 	}
 	if req.Temperature != nil {
 		params.Temperature = oai.Float(*req.Temperature)
+	}
+	if on, _ := req.Options["web_search"].(bool); on {
+		// OpenAI's search models (and Perplexity) take web_search_options;
+		// "medium" is the documented default context size.
+		params.WebSearchOptions.SearchContextSize = "medium"
 	}
 	return params, nil
 }
@@ -283,7 +353,7 @@ func (p *Provider) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.Cha
 		}
 	}
 	if err := s.Err(); err != nil {
-		return mapError("chat stream", err)
+		return p.mapError("chat stream", err)
 	}
 	indexes := make([]int64, 0, len(calls))
 	for i := range calls {
@@ -309,6 +379,9 @@ func (p *Provider) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.Cha
 // GenerateImage creates one image. gpt-image models answer with base64
 // bytes; servers that answer with a URL are fetched.
 func (p *Provider) GenerateImage(ctx context.Context, req sdk.ImageRequest) (sdk.ImageResponse, error) {
+	if !p.d.Images {
+		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeUnimplemented, "%s does not generate images", p.d.Name)
+	}
 	if req.Prompt == "" {
 		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "openai: an image prompt is required")
 	}
@@ -332,7 +405,7 @@ func (p *Provider) GenerateImage(ctx context.Context, req sdk.ImageRequest) (sdk
 	}
 	resp, err := client.Images.Generate(ctx, params)
 	if err != nil {
-		return sdk.ImageResponse{}, mapError("image generation", err)
+		return sdk.ImageResponse{}, p.mapError("image generation", err)
 	}
 	if len(resp.Data) == 0 {
 		return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeRemote, "openai returned no image")

@@ -59,6 +59,16 @@ func (f *fakeOpenAI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			f.stream(w)
 			return
 		}
+		if body["model"] == "gpt-4o-search-preview" {
+			// A web-searched answer carries url_citation annotations.
+			_, _ = io.WriteString(w, `{"id":"chatcmpl-3","object":"chat.completion","created":1700000000,"model":"gpt-4o-search-preview-2025-03-11",
+				"choices":[{"index":0,"message":{"role":"assistant","content":"Acme [a.example] and Globex [b.example].","refusal":null,"annotations":[
+					{"type":"url_citation","url_citation":{"start_index":5,"end_index":16,"url":"https://a.example/crm?utm_source=openai","title":"CRM guide"}},
+					{"type":"url_citation","url_citation":{"start_index":28,"end_index":39,"url":"https://b.example/top?utm_source=openai","title":"Top CRMs"}},
+					{"type":"url_citation","url_citation":{"start_index":40,"end_index":41,"url":"https://a.example/crm?utm_source=openai","title":"CRM guide"}}]},
+				"finish_reason":"stop","logprobs":null}],"usage":{"prompt_tokens":9,"completion_tokens":12,"total_tokens":21}}`)
+			return
+		}
 		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-5-mini-2026-01-01",
 			"choices":[{"index":0,"message":{"role":"assistant","content":"Hello there.","refusal":null},"finish_reason":"stop","logprobs":null}],
 			"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`)
@@ -127,6 +137,22 @@ func TestGenerateText(t *testing.T) {
 	}
 	if !reflect.DeepEqual(f.bodies[0], wantBody) {
 		t.Errorf("request body = %v, want %v", f.bodies[0], wantBody)
+	}
+}
+
+func TestGenerateTextReturnsURLCitationAnnotations(t *testing.T) {
+	t.Parallel()
+	p, f := setup(t, &fakeOpenAI{})
+	resp, err := plugintest.InProcessProvider(t, p).GenerateText(t.Context(), sdk.TextRequest{Model: "gpt-4o-search-preview", Prompt: "Best CRM?", Options: map[string]any{"web_search": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []sdk.Citation{{URL: "https://a.example/crm?utm_source=openai", Title: "CRM guide"}, {URL: "https://b.example/top?utm_source=openai", Title: "Top CRMs"}}
+	if !reflect.DeepEqual(resp.Citations, want) {
+		t.Errorf("citations = %+v, want %+v", resp.Citations, want)
+	}
+	if want := map[string]any{"search_context_size": "medium"}; !reflect.DeepEqual(f.bodies[0]["web_search_options"], want) {
+		t.Errorf("web_search_options = %v, want %v", f.bodies[0]["web_search_options"], want)
 	}
 }
 
@@ -212,7 +238,7 @@ func TestErrors(t *testing.T) {
 		{name: "a missing API key asks the operator to set OPENAI_API_KEY", key: "", call: "text", noCalls: true,
 			want: sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}},
 		{name: "a wrong API key is an authentication failure, not retried", key: "sk-wrong", call: "text",
-			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "openai chat completion answered 401: invalid_api_key: Incorrect API key provided."}},
+			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "check OPENAI_API_KEY: openai chat completion answered 401: invalid_api_key: Incorrect API key provided."}},
 		{name: "a 429 on text is retryable after the server's delay", key: apiKey, call: "text", fake: &fakeOpenAI{failStatus: 429, retryAfter: "20"},
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 20 * time.Second}},
 		{name: "a 429 on a chat stream is retryable after the server's delay", key: apiKey, call: "chat", fake: &fakeOpenAI{failStatus: 429, retryAfter: "5"},
