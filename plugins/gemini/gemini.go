@@ -123,11 +123,12 @@ type retryAfterKey struct{}
 
 type retryAfter struct {
 	mu     sync.Mutex
+	status int
 	header http.Header
 }
 
-// retryAfterTransport records the headers of every non-2xx response into
-// the request context's *retryAfter.
+// retryAfterTransport records the status and headers of every non-2xx
+// response into the request context's *retryAfter.
 type retryAfterTransport struct{ base http.RoundTripper }
 
 func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -135,7 +136,7 @@ func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error
 	if err == nil && resp.StatusCode >= 300 {
 		if ra, ok := req.Context().Value(retryAfterKey{}).(*retryAfter); ok {
 			ra.mu.Lock()
-			ra.header = resp.Header.Clone()
+			ra.status, ra.header = resp.StatusCode, resp.Header.Clone()
 			ra.mu.Unlock()
 		}
 	}
@@ -164,6 +165,10 @@ func mapError(op string, err error, ra *retryAfter) error {
 	ra.mu.Lock()
 	if ra.header != nil {
 		header = ra.header
+	}
+	if apiErr.Code == 0 {
+		// An error body without a code (a proxy's) still has a status.
+		apiErr.Code = ra.status
 	}
 	ra.mu.Unlock()
 	if header.Get("Retry-After") == "" {

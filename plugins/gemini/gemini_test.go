@@ -27,6 +27,7 @@ type fakeGemini struct {
 	failStatus int
 	retryAfter string
 	retryInfo  string
+	failBody   string
 
 	mu     sync.Mutex
 	paths  []string
@@ -53,6 +54,10 @@ func (f *fakeGemini) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", f.retryAfter)
 		}
 		w.WriteHeader(f.failStatus)
+		if f.failBody != "" {
+			_, _ = io.WriteString(w, f.failBody)
+			return
+		}
 		details := "[]"
 		if f.retryInfo != "" {
 			details = fmt.Sprintf(`[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":%q}]`, f.retryInfo)
@@ -235,6 +240,8 @@ func TestErrors(t *testing.T) {
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 5 * time.Second}},
 		{name: "a 503 is retryable", key: apiKey, fake: &fakeGemini{failStatus: 503},
 			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503}},
+		{name: "a proxy's 502 whose error body has no code keeps the HTTP status", key: apiKey, fake: &fakeGemini{failStatus: 502, failBody: `{"error":{"message":"upstream connect error"}}`},
+			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 502}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
