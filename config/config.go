@@ -196,6 +196,11 @@ func Default() *Config {
 	for _, m := range OpenAIModels {
 		c.Models[m] = Model{Name: m, Deployments: []Deployment{{Provider: "openai"}}}
 	}
+	for provider, models := range EngineModels {
+		for _, m := range models {
+			c.Models[m] = Model{Name: m, Deployments: []Deployment{{Provider: provider}}}
+		}
+	}
 	return c
 }
 
@@ -208,12 +213,27 @@ var FirstPartyPlugins = map[string]string{
 	"webflow":   "destination",
 	"notion":    "destination",
 	"linkedin":  "destination",
+
+	// The answer engines: each reads its own key from the host's
+	// environment (ANTHROPIC_API_KEY, GEMINI_API_KEY, PERPLEXITY_API_KEY);
+	// perplexity is the openai plugin's code as a second deployment.
+	"anthropic":  "provider",
+	"gemini":     "provider",
+	"perplexity": "provider",
 }
 
 // OpenAIModels are routed to the openai plugin by default.
 var OpenAIModels = []string{
 	"gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-5", "gpt-5-mini",
 	"gpt-image-1", "gpt-image-1-mini", "gpt-image-1.5", "gpt-image-2",
+}
+
+// EngineModels are routed by default to the answer-engine plugins, keyed by
+// plugin name; without the plugin's key a call answers 503 "set …_API_KEY".
+var EngineModels = map[string][]string{
+	"anthropic":  {"claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"},
+	"gemini":     {"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite"},
+	"perplexity": {"sonar", "sonar-pro", "sonar-reasoning-pro"},
 }
 
 // DefaultPlans returns the plan limits used when config does not set them.
