@@ -150,12 +150,28 @@ func mapError(op string, err error) error {
 	if body.Error.Type != "" {
 		msg = body.Error.Type + ": " + msg
 	}
-	e := sdk.RemoteError("anthropic "+op, apiErr.StatusCode, header, msg)
-	if apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden {
+	status := apiErr.StatusCode
+	if status < 400 {
+		// An error event inside a 200 stream: its type says what happened.
+		status = streamErrorStatus[body.Error.Type]
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+	}
+	e := sdk.RemoteError("anthropic "+op, status, header, msg)
+	if status == http.StatusUnauthorized || status == http.StatusForbidden {
 		e.Code = sdk.CodeUnauthenticated
 		e.Message = "check " + APIKeyEnv + ": " + e.Message
 	}
 	return e
+}
+
+// streamErrorStatus maps the error types Anthropic documents to the HTTP
+// status each has when it is not sent inside a stream.
+var streamErrorStatus = map[string]int{
+	"invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+	"not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+	"api_error": 500, "overloaded_error": 529,
 }
 
 // GenerateText answers one prompt with one message.

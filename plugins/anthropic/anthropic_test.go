@@ -26,6 +26,9 @@ type fakeAnthropic struct {
 	t          *testing.T
 	failStatus int
 	retryAfter string
+	// midStreamError makes a stream fail with an error event after its
+	// first text delta, as Anthropic does when it overloads mid-answer.
+	midStreamError bool
 
 	mu     sync.Mutex
 	bodies []map[string]any
@@ -108,6 +111,9 @@ func (f *fakeAnthropic) stream(w http.ResponseWriter) {
 		{"content_block_stop", `{"type":"content_block_stop","index":2}`},
 		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`},
 		{"message_stop", `{"type":"message_stop"}`},
+	}
+	if f.midStreamError {
+		events = append(events[:4:4], [2]string{"error", `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`})
 	}
 	for _, e := range events {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e[0], e[1])
@@ -264,6 +270,8 @@ func TestErrors(t *testing.T) {
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 7 * time.Second}},
 		{name: "a 529 overloaded is retryable", key: apiKey, fake: &fakeAnthropic{failStatus: 529, retryAfter: "3"},
 			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 529, RetryAfter: 3 * time.Second}},
+		{name: "an overloaded error event inside a chat stream is retryable", key: apiKey, chat: true, fake: &fakeAnthropic{midStreamError: true},
+			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 529}},
 		{name: "a 500 on a chat stream is retryable", key: apiKey, chat: true, fake: &fakeAnthropic{failStatus: 500},
 			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 500}},
 	}
