@@ -129,7 +129,7 @@ func (p *Provider) client() (ant.Client, error) {
 // mapError turns an SDK error into an *sdk.Error: API errors keep their
 // status, message and Retry-After (429, 529 and 5xx are retryable); a
 // rejected key names the variable to fix; transport errors are retryable.
-func mapError(op string, err error) error {
+func (p *Provider) mapError(op string, err error) error {
 	var apiErr *ant.Error
 	if !errors.As(err, &apiErr) {
 		return sdk.RequestError("anthropic "+op, err)
@@ -146,7 +146,7 @@ func mapError(op string, err error) error {
 		} `json:"error"`
 	}
 	_ = json.Unmarshal([]byte(apiErr.RawJSON()), &body)
-	msg := body.Error.Message
+	msg := p.redact(body.Error.Message)
 	if body.Error.Type != "" {
 		msg = body.Error.Type + ": " + msg
 	}
@@ -164,6 +164,18 @@ func mapError(op string, err error) error {
 		e.Message = "check " + APIKeyEnv + ": " + e.Message
 	}
 	return e
+}
+
+// redact removes the API key from a remote's message, in case a server
+// echoes what it was sent.
+func (p *Provider) redact(msg string) string {
+	p.mu.RLock()
+	key := p.apiKey
+	p.mu.RUnlock()
+	if key == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, key, "[redacted]")
 }
 
 // streamErrorStatus maps the error types Anthropic documents to the HTTP
@@ -194,7 +206,7 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 	}
 	msg, err := client.Messages.New(ctx, params)
 	if err != nil {
-		return sdk.TextResponse{}, mapError("message", err)
+		return sdk.TextResponse{}, p.mapError("message", err)
 	}
 	var text strings.Builder
 	for _, b := range msg.Content {
@@ -238,7 +250,7 @@ func (p *Provider) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.Cha
 		}
 	}
 	if err := s.Err(); err != nil {
-		return mapError("message stream", err)
+		return p.mapError("message stream", err)
 	}
 	for _, b := range msg.Content {
 		if b.Type != "tool_use" {

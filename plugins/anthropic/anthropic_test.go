@@ -54,7 +54,8 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("x-api-key") != apiKey || r.Header.Get("Authorization") != "" {
 		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+		// Echo the key, as a careless server might: the plugin must not.
+		fmt.Fprintf(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key %s"}}`, r.Header.Get("x-api-key"))
 		return
 	}
 	if f.failStatus != 0 {
@@ -261,7 +262,7 @@ func TestErrors(t *testing.T) {
 		{name: "a missing API key asks the operator to set ANTHROPIC_API_KEY", key: "", noCalls: true,
 			want: sdk.Error{Code: sdk.CodeUnconfigured, Message: "set ANTHROPIC_API_KEY: the anthropic plugin has no API key"}},
 		{name: "a wrong API key is unauthenticated, names the variable, not retried", key: "sk-ant-wrong-key-9876543210",
-			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "check ANTHROPIC_API_KEY: anthropic message answered 401: authentication_error: invalid x-api-key"}},
+			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "check ANTHROPIC_API_KEY: anthropic message answered 401: authentication_error: invalid x-api-key [redacted]"}},
 		{name: "a 403 is unauthenticated too", key: apiKey, fake: &fakeAnthropic{failStatus: 403},
 			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 403}},
 		{name: "a 429 is retryable after the server's delay", key: apiKey, fake: &fakeAnthropic{failStatus: 429, retryAfter: "20"},

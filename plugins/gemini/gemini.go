@@ -152,7 +152,7 @@ func withRetryAfter(ctx context.Context) (context.Context, *retryAfter) {
 // mapError turns a genai error into an *sdk.Error: API errors keep their
 // status, message and delay (429 and 5xx are retryable); a rejected key
 // names the variable to fix; transport errors are retryable.
-func mapError(op string, err error, ra *retryAfter) error {
+func (p *Provider) mapError(op string, err error, ra *retryAfter) error {
 	var apiErr genai.APIError
 	if !errors.As(err, &apiErr) {
 		var apiErrPtr *genai.APIError
@@ -177,7 +177,7 @@ func mapError(op string, err error, ra *retryAfter) error {
 			header.Set("Retry-After", d)
 		}
 	}
-	msg := apiErr.Message
+	msg := p.redact(apiErr.Message)
 	if apiErr.Status != "" && !strings.Contains(apiErr.Status, " ") {
 		msg = apiErr.Status + ": " + msg
 	}
@@ -187,6 +187,18 @@ func mapError(op string, err error, ra *retryAfter) error {
 		e.Message = "check " + APIKeyEnv + ": " + e.Message
 	}
 	return e
+}
+
+// redact removes the API key from a remote's message, in case a server
+// echoes what it was sent.
+func (p *Provider) redact(msg string) string {
+	p.mu.RLock()
+	key := p.apiKey
+	p.mu.RUnlock()
+	if key == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, key, "[redacted]")
 }
 
 // retryDelay returns the seconds of a google.rpc.RetryInfo detail
@@ -237,7 +249,7 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 	ctx, ra := withRetryAfter(ctx)
 	resp, err := client.Models.GenerateContent(ctx, req.Model, contents, cfg)
 	if err != nil {
-		return sdk.TextResponse{}, mapError("generateContent", err, ra)
+		return sdk.TextResponse{}, p.mapError("generateContent", err, ra)
 	}
 	if len(resp.Candidates) == 0 {
 		reason := "no candidates"
@@ -286,7 +298,7 @@ func (p *Provider) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.Cha
 	var reason genai.FinishReason
 	for chunk, err := range client.Models.GenerateContentStream(ctx, req.Model, contents, cfg) {
 		if err != nil {
-			return mapError("streamGenerateContent", err, ra)
+			return p.mapError("streamGenerateContent", err, ra)
 		}
 		if chunk.ModelVersion != "" {
 			finish.Model = chunk.ModelVersion

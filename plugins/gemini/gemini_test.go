@@ -45,7 +45,7 @@ func (f *fakeGemini) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	if r.Header.Get("x-goog-api-key") != apiKey || r.URL.Query().Get("key") != "" {
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT",
+		_, _ = io.WriteString(w, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.`+r.Header.Get("x-goog-api-key")+`","status":"INVALID_ARGUMENT",
 			"details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com","metadata":{"service":"generativelanguage.googleapis.com"}}]}}`)
 		return
 	}
@@ -229,7 +229,7 @@ func TestErrors(t *testing.T) {
 		{name: "a missing API key asks the operator to set GEMINI_API_KEY", key: "", noCalls: true,
 			want: sdk.Error{Code: sdk.CodeUnconfigured, Message: "set GEMINI_API_KEY: the gemini plugin has no API key"}},
 		{name: "an invalid API key (400 API_KEY_INVALID) is unauthenticated and names the variable", key: "AIza-wrong-key-9876543210",
-			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 400, Message: "check GEMINI_API_KEY: gemini generateContent answered 400: INVALID_ARGUMENT: API key not valid. Please pass a valid API key."}},
+			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 400, Message: "check GEMINI_API_KEY: gemini generateContent answered 400: INVALID_ARGUMENT: API key not valid. Please pass a valid API key.[redacted]"}},
 		{name: "a 401 is unauthenticated", key: apiKey, fake: &fakeGemini{failStatus: 401},
 			want: sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401}},
 		{name: "a 429 is retryable after the Retry-After header", key: apiKey, fake: &fakeGemini{failStatus: 429, retryAfter: "20", retryInfo: "3s"},

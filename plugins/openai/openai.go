@@ -189,7 +189,7 @@ func (p *Provider) mapError(op string, err error) error {
 		if apiErr.Response != nil {
 			header = apiErr.Response.Header
 		}
-		msg := apiErr.Message
+		msg := p.redact(apiErr.Message)
 		if apiErr.Code != "" {
 			msg = apiErr.Code + ": " + msg
 		}
@@ -205,6 +205,18 @@ func (p *Provider) mapError(op string, err error) error {
 
 func usage(u oai.CompletionUsage) sdk.Usage {
 	return sdk.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
+}
+
+// redact removes the API key from a remote's message, in case a server
+// echoes what it was sent.
+func (p *Provider) redact(msg string) string {
+	p.mu.RLock()
+	key := p.apiKey
+	p.mu.RUnlock()
+	if key == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, key, "[redacted]")
 }
 
 // GenerateText answers one prompt with one chat completion.

@@ -43,7 +43,8 @@ func (f *fakePerplexity) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("Authorization") != "Bearer "+pplxKey {
 		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `<html><head><title>401 Authorization Required</title></head><body><center><h1>401 Authorization Required</h1></center></body></html>`)
+		// Echo the key, as a careless server might: the plugin must not.
+		_, _ = io.WriteString(w, `{"error":{"message":"Invalid API key `+strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`","type":"invalid_api_key","code":401}}`)
 		return
 	}
 	if f.failStatus != 0 {
