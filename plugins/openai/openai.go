@@ -67,6 +67,7 @@ type Deployment struct {
 var (
 	chatCaps  = []sdk.Capability{sdk.CapabilityText, sdk.CapabilityChat, sdk.CapabilityTools}
 	imageCaps = []sdk.Capability{sdk.CapabilityImage}
+	sonarCaps = []sdk.Capability{sdk.CapabilityText, sdk.CapabilityChat}
 )
 
 // OpenAI is the default deployment: api.openai.com or the server named by
@@ -91,10 +92,11 @@ var OpenAI = Deployment{
 var Perplexity = Deployment{
 	Name: "perplexity", DisplayName: "Perplexity Sonar", APIKeyEnv: "PERPLEXITY_API_KEY", BaseURLEnv: "PERPLEXITY_BASE_URL",
 	DefaultBaseURL: "https://api.perplexity.ai",
+	// Sonar has no function calling.
 	Models: []sdk.Model{
-		{ID: "sonar", Capabilities: chatCaps},
-		{ID: "sonar-pro", Capabilities: chatCaps},
-		{ID: "sonar-reasoning-pro", Capabilities: chatCaps},
+		{ID: "sonar", Capabilities: sonarCaps},
+		{ID: "sonar-pro", Capabilities: sonarCaps},
+		{ID: "sonar-reasoning-pro", Capabilities: sonarCaps},
 	},
 }
 
