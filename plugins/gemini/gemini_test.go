@@ -28,6 +28,9 @@ type fakeGemini struct {
 	retryAfter string
 	retryInfo  string
 	failBody   string
+	// midStreamError makes a stream fail after its first chunk with an
+	// error object, as the API does when the model overloads mid-answer.
+	midStreamError bool
 
 	mu     sync.Mutex
 	paths  []string
@@ -76,6 +79,11 @@ func (f *fakeGemini) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"usageMetadata":{"promptTokenCount":12,"candidatesTokenCount":3,"totalTokenCount":15},"modelVersion":"gemini-2.5-flash-001","responseId":"r1"}`)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent" && r.URL.Query().Get("alt") == "sse":
 		w.Header().Set("Content-Type", "text/event-stream")
+		if f.midStreamError {
+			_, _ = io.WriteString(w, "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"Let me \"}]}}]}\r\n\r\n")
+			_, _ = io.WriteString(w, "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded.\",\"status\":\"UNAVAILABLE\"}}\r\n\r\n")
+			return
+		}
 		for _, e := range []string{
 			`{"candidates":[{"content":{"role":"model","parts":[{"text":"Let me "}]},"index":0}],"modelVersion":"gemini-2.5-pro-002"}`,
 			`{"candidates":[{"content":{"role":"model","parts":[{"text":"check."}]},"index":0}],"modelVersion":"gemini-2.5-pro-002"}`,
@@ -238,6 +246,8 @@ func TestErrors(t *testing.T) {
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 37 * time.Second}},
 		{name: "a 429 on a chat stream is retryable after the server's delay", key: apiKey, chat: true, fake: &fakeGemini{failStatus: 429, retryAfter: "5"},
 			want: sdk.Error{Code: sdk.CodeRateLimited, Retryable: true, StatusCode: 429, RetryAfter: 5 * time.Second}},
+		{name: "an error object inside a chat stream is retryable", key: apiKey, chat: true, fake: &fakeGemini{midStreamError: true},
+			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503}},
 		{name: "a 503 is retryable", key: apiKey, fake: &fakeGemini{failStatus: 503},
 			want: sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503}},
 		{name: "a proxy's 502 whose error body has no code keeps the HTTP status", key: apiKey, fake: &fakeGemini{failStatus: 502, failBody: `{"error":{"message":"upstream connect error"}}`},
