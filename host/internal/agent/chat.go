@@ -193,11 +193,12 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 
 // run is the tool loop of one message.
 func (s *Service) run(ctx context.Context, p auth.Principal, m Message, sessionID, system string, history []store.ChatBlock, emit Emit) (Reply, error) {
-	t := &turn{p: p, session: sessionID, model: m.Model, emit: func(ev Event) error {
+	outer := emit
+	emit = func(ev Event) error {
 		ev.SessionID = sessionID
-		return emit(ev)
-	}}
-	emit = t.emit
+		return outer(ev)
+	}
+	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit}
 	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
 	msgs := trimHistory(system, toMessages(history), s.ContextTokens)
 	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: m.Text})
