@@ -28,6 +28,14 @@ func TestSessionsPageTenAtATimeAndBlocksThree(t *testing.T) {
 	// Two messages in s-03 (4 blocks) make it the most recent.
 	b.chat(t, b.acme, `{"model":"gpt-4o","text":"first question","sessionId":"s-03"}`).want(t, 200)
 	b.chat(t, b.acme, `{"model":"gpt-4o","text":"second","sessionId":"s-03"}`).want(t, 200)
+	calls := b.fake.calls()
+	var history []string
+	for _, m := range calls[len(calls)-1].Messages[1:] {
+		history = append(history, fmt.Sprintf("%s:%v", m["role"], m["content"]))
+	}
+	if got := strings.Join(history, " | "); got != "user:first question | assistant:Hello world | user:second" {
+		t.Fatalf("the session's history was not sent: %s", got)
+	}
 
 	page := b.do(t, "GET", "/v1/ai/chat/sessions", b.acme, "").want(t, 200)
 	list := page.body["chatHistory"].([]any)
