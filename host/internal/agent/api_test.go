@@ -263,9 +263,11 @@ func TestFeedbackIsStoredCountedAndScopedToTheWorkspace(t *testing.T) {
 		t.Fatalf("herald_feedback_total{chat_block,up} = %v", n)
 	}
 
-	gen, err := b.store.RecordGeneration(context.Background(), b.acmeP.WorkspaceID, b.acmeP.UserID, "gpt-4o")
-	if err != nil {
-		t.Fatal(err)
+	// An inline generation carries the id that rates it.
+	text := data(t, b.do(t, "POST", "/v1/ai/generate/text", b.acme, `{"model":"gpt-4o","text":"write"}`).want(t, 200))
+	gen, _ := text["generationId"].(string)
+	if text["text"] != "Plain text." || gen == "" {
+		t.Fatalf("inline text without generationId: %v", text)
 	}
 	b.do(t, "POST", "/v1/ai/generate/feedback", b.acme, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).want(t, 201)
 	b.do(t, "POST", "/v1/ai/generate/feedback", b.other, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).want(t, 404)

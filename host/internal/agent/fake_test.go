@@ -68,9 +68,15 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body chatBody
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Model == "" || len(body.Messages) == 0 || !body.Stream {
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Model == "" || len(body.Messages) == 0 {
 		w.WriteHeader(400)
-		io.WriteString(w, `{"error":{"message":"model, messages and stream are required here"}}`)
+		io.WriteString(w, `{"error":{"message":"model and messages are required"}}`)
+		return
+	}
+	if !body.Stream { // POST /v1/ai/generate/text
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-2026-01-01",
+			"choices":[{"index":0,"message":{"role":"assistant","content":"Plain text."},"finish_reason":"stop"}],
+			"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)
 		return
 	}
 	if body.Messages[0]["role"] != "system" {
@@ -188,6 +194,15 @@ func newOpenAIModels(t testing.TB, f *fakeOpenAI) openaiModels {
 }
 
 func (m openaiModels) Models() []string { return []string{"gpt-4o"} }
+
+func (m openaiModels) GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	req.Model = model
+	return m.p.GenerateText(ctx, req)
+}
+
+func (m openaiModels) GenerateImage(ctx context.Context, model string, req sdk.ImageRequest) (sdk.ImageResponse, error) {
+	return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeUnimplemented, "no images in these tests")
+}
 
 func (m openaiModels) Chat(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error {
 	req.Model = model

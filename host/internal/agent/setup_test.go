@@ -21,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -105,7 +106,9 @@ func setup(t *testing.T) *bundle {
 	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans(),
 		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) }})
 	voices := voice.NewService(st)
-	b.svc, err = agent.New(agent.Deps{Store: st, Models: newOpenAIModels(t, b.fake), Traffic: b.traffic, Scheduler: sched,
+	models := newOpenAIModels(t, b.fake)
+	gen := generate.NewService(hclog.NewNullLogger(), models, b.queue, st, nil, config.DefaultPlans())
+	b.svc, err = agent.New(agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched,
 		Voices: voices, Registerer: b.registry})
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +116,7 @@ func setup(t *testing.T) *bundle {
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, "jwt-secret"), Registry: b.registry, MaxBodyBytes: 1 << 20,
 		Voices: voice.NewHandler(voices), Jobs: jobs.NewAPIHandler(b.queue), Scheduler: schedule.NewHandler(sched), Agent: agent.NewHandler(b.svc),
+		Generate: generate.NewHandler(gen),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL
