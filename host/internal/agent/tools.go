@@ -41,10 +41,16 @@ func decodeArgs(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// object is a JSON Schema object. It holds only JSON types (no []string),
+// because the plugin protocol carries it as a google.protobuf.Struct.
 func object(props map[string]any, required ...string) map[string]any {
 	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
-		s["required"] = required
+		req := make([]any, len(required))
+		for i, r := range required {
+			req[i] = r
+		}
+		s["required"] = req
 	}
 	return s
 }
