@@ -29,7 +29,7 @@ func toMessages(blocks []store.ChatBlock) []sdk.Message {
 			}
 			_ = json.Unmarshal([]byte(b.Content), &c)
 			call := sdk.ToolCall{ID: *b.ToolCallID, Name: *b.ToolName, Arguments: string(c.Arguments)}
-			if n := len(out); n > 0 && out[n-1].Role == sdk.RoleAssistant && !hasToolResults(out) {
+			if n := len(out); n > 0 && out[n-1].Role == sdk.RoleAssistant {
 				out[n-1].ToolCalls = append(out[n-1].ToolCalls, call)
 			} else {
 				out = append(out, sdk.Message{Role: sdk.RoleAssistant, ToolCalls: []sdk.ToolCall{call}})
@@ -40,12 +40,6 @@ func toMessages(blocks []store.ChatBlock) []sdk.Message {
 		}
 	}
 	return out
-}
-
-// hasToolResults reports whether the last message is a tool result, after
-// which a new tool call starts a new assistant message.
-func hasToolResults(msgs []sdk.Message) bool {
-	return len(msgs) > 0 && msgs[len(msgs)-1].Role == sdk.RoleTool
 }
 
 func textOf(content string) string {

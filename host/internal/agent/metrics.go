@@ -31,13 +31,28 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.messages, m.toolCalls, m.feedback} {
-		if err := reg.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
-		}
+	var err error
+	if m.messages, err = register(reg, m.messages); err != nil {
+		return nil, err
+	}
+	if m.toolCalls, err = register(reg, m.toolCalls); err != nil {
+		return nil, err
+	}
+	if m.feedback, err = register(reg, m.feedback); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// register registers c, or returns the collector already registered under
+// its name (a second Service on the same registry shares the counters).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }
