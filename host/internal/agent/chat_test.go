@@ -166,3 +166,18 @@ func TestBadMessagesAreRefusedNamingTheField(t *testing.T) {
 		t.Fatalf("refused messages stored sessions: %s", list.raw)
 	}
 }
+
+func TestABrandVoiceJoinsTheSystemPromptUnderTheVoiceRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	v := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Speak like a lighthouse keeper.","name":"Keeper","scope":"personal"}`).want(t, 201)
+	id := v.body["data"].(map[string]any)["id"].(string)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":"hi","brandVoiceId":%q}`, id)).want(t, 200)
+	calls := b.fake.calls()
+	system := fmt.Sprint(calls[len(calls)-1].Messages[0]["content"])
+	if !strings.Contains(system, "Speak like a lighthouse keeper.") || !strings.Contains(system, `"name":"acme"`) {
+		t.Fatalf("system prompt lacks the voice or the workspace context: %s", system)
+	}
+	// A teammate cannot use another user's personal voice.
+	b.chat(t, b.mate, fmt.Sprintf(`{"model":"gpt-4o","text":"hi","brandVoiceId":%q}`, id)).want(t, 404)
+}
