@@ -124,6 +124,9 @@ type Deps struct {
 	Images     Images
 	Visibility VisibilityFunc
 	SEOScore   SEOScoreFunc
+	// FineTuneStatus refreshes unfinished fine-tuning jobs; nil: the
+	// stored status is answered.
+	FineTuneStatus FineTuneStatusFunc
 	// ContextTokens is the history budget in (estimated) tokens.
 	ContextTokens int
 	Registerer    prometheus.Registerer

@@ -244,17 +244,3 @@ func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, targ
 	s.met.feedback.WithLabelValues(kind, in.Rating).Inc()
 	return f.ID, nil
 }
-
-// FineTuningJob returns the workspace's latest fine-tuning job, or nil.
-// The stored status is answered; refreshing it from the provider is not
-// implemented yet.
-func (s *Service) FineTuningJob(ctx context.Context, p auth.Principal) (*store.FineTuningJob, error) {
-	j, err := s.Store.LatestFineTuningJob(ctx, p.WorkspaceID)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &j, nil
-}

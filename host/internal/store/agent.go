@@ -401,3 +401,74 @@ func (s *Store) LatestFineTuningJob(ctx context.Context, workspaceID string) (Fi
 		Scan(&j.ID, &j.WorkspaceID, &j.Provider, &j.ProviderJobID, &j.BaseModel, &j.Status, &j.FineTunedModel, &j.Error, &j.CreatedAt, &j.FinishedAt)
 	return j, err
 }
+
+// UpdateFineTuningJob stores a job's refreshed status.
+func (s *Store) UpdateFineTuningJob(ctx context.Context, j FineTuningJob) error {
+	_, err := s.Exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
+		WHERE workspace_id = $1 AND id = $2`, j.WorkspaceID, j.ID, j.Status, j.FineTunedModel, j.Error, j.FinishedAt)
+	if err != nil {
+		return fmt.Errorf("update fine-tuning job: %w", err)
+	}
+	return nil
+}
+
+// Exchange is a user message and the assistant answer that followed it.
+type Exchange struct {
+	User, Assistant string
+}
+
+// UpRatedExchanges returns the workspace's chat exchanges whose answer's
+// latest rating is up, oldest rating first: the training data of a
+// fine-tuning job. Contents are the blocks' JSON values as stored.
+func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exchange, error) {
+	rows, err := s.Query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
+		JOIN chat_blocks b ON b.id = f.target_id AND b.workspace_id = f.workspace_id
+		WHERE f.workspace_id = $1 AND f.target_kind = 'chat_block' AND b.role = 'assistant' AND b.type = 'text'
+		ORDER BY f.created_at, f.id`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("rated blocks: %w", err)
+	}
+	type rated struct {
+		session string
+		seq     int64
+		content string
+		up      bool
+	}
+	var order []string
+	latest := map[string]*rated{}
+	for rows.Next() {
+		var rating, id string
+		var r rated
+		if err := rows.Scan(&rating, &id, &r.session, &r.seq, &r.content); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("rated blocks: %w", err)
+		}
+		r.up = rating == "up"
+		if _, seen := latest[id]; !seen {
+			order = append(order, id)
+		}
+		latest[id] = &r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []Exchange
+	for _, id := range order {
+		r := latest[id]
+		if !r.up {
+			continue
+		}
+		var user string
+		err := s.QueryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
+			AND role = 'user' AND type = 'text' ORDER BY seq DESC LIMIT 1`, workspaceID, r.session, r.seq).Scan(&user)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("exchange question: %w", err)
+		}
+		out = append(out, Exchange{User: user, Assistant: r.content})
+	}
+	return out, nil
+}
