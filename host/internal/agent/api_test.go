@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -321,5 +322,45 @@ func TestFineTuningJobIsNullUntilOneExists(t *testing.T) {
 	}
 	if other := b.do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.other, "").want(t, 200); other.body["data"] != nil {
 		t.Fatalf("another workspace's job leaked: %s", other.raw)
+	}
+}
+
+func TestDeltasReachTheClientBeforeTheModelFinishes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.fake.gate = make(chan struct{})
+	client := apiv1connect.NewChatServiceClient(http.DefaultClient, b.url)
+	req := connect.NewRequest(&apiv1.ChatRequest{Model: "gpt-4o", Text: "gated"})
+	req.Header().Set("api-key", b.acme)
+	stream, err := client.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan string, 1)
+	go func() {
+		if stream.Receive() {
+			first <- stream.Msg().GetTextDelta()
+		}
+		close(first)
+	}()
+	select {
+	case d := <-first:
+		if d != "first " {
+			t.Fatalf("first event %q", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no delta before the model finished: the stream is buffered")
+	}
+	close(b.fake.gate)
+	var rest []string
+	for stream.Receive() {
+		if d := stream.Msg().GetDone(); d != nil {
+			rest = append(rest, "done:"+d.Text)
+		} else {
+			rest = append(rest, stream.Msg().GetTextDelta())
+		}
+	}
+	if err := stream.Err(); err != nil || strings.Join(rest, "|") != "then the rest|done:first then the rest" {
+		t.Fatalf("rest %q %v", rest, err)
 	}
 }

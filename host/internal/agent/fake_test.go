@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/plugins/openai"
 	"github.com/heraldhq/herald/sdk"
@@ -30,7 +31,10 @@ const openaiKey = "sk-agent-test"
 //	anything else     answers "Hel" "lo " "world"
 type fakeOpenAI struct {
 	*httptest.Server
-	t        testing.TB
+	t testing.TB
+	// gate, when set, holds a "gated" answer after its first delta until
+	// closed (or 10 s), so tests can see deltas arrive before the end.
+	gate     chan struct{}
 	mu       sync.Mutex
 	requests []chatBody
 }
@@ -127,6 +131,8 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		f.call(w, "list_schedules", `{}`)
 	case strings.HasPrefix(last, "broken"), strings.HasPrefix(last, "schedules"):
 		f.text(w, "Tool said: ", results[0])
+	case strings.HasPrefix(last, "gated"):
+		f.send(w, "stop", chunk(`[{"index":0,"delta":{"role":"assistant","content":"first "},"finish_reason":null}]`))
 	case strings.HasPrefix(last, "loop") && len(body.Tools) > 0:
 		f.call(w, "list_brand_voices", `{}`)
 	case strings.HasPrefix(last, "loop"):
@@ -143,9 +149,16 @@ func chunk(choices string) string {
 func (f *fakeOpenAI) send(w http.ResponseWriter, finish string, events ...string) {
 	events = append(events, chunk(`[{"index":0,"delta":{},"finish_reason":"`+finish+`"}]`),
 		`{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2026-01-01","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`)
-	for _, e := range events {
+	for i, e := range events {
 		fmt.Fprintf(w, "data: %s\n\n", e)
 		w.(http.Flusher).Flush()
+		if i == 0 && f.gate != nil && strings.Contains(e, `"first "`) {
+			select {
+			case <-f.gate:
+			case <-time.After(10 * time.Second):
+			}
+			fmt.Fprintf(w, "data: %s\n\n", chunk(`[{"index":0,"delta":{"content":"then the rest"},"finish_reason":null}]`))
+		}
 	}
 	io.WriteString(w, "data: [DONE]\n\n")
 }
