@@ -332,16 +332,20 @@ func TestDeltasReachTheClientBeforeTheModelFinishes(t *testing.T) {
 	client := apiv1connect.NewChatServiceClient(http.DefaultClient, b.url)
 	req := connect.NewRequest(&apiv1.ChatRequest{Model: "gpt-4o", Text: "gated"})
 	req.Header().Set("api-key", b.acme)
-	stream, err := client.Chat(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Opening the stream waits for the response headers, which come with
+	// the first event: both must happen before the model finishes.
+	var stream *connect.ServerStreamForClient[apiv1.ChatEvent]
 	first := make(chan string, 1)
 	go func() {
+		defer close(first)
+		var err error
+		if stream, err = client.Chat(context.Background(), req); err != nil {
+			t.Error(err)
+			return
+		}
 		if stream.Receive() {
 			first <- stream.Msg().GetTextDelta()
 		}
-		close(first)
 	}()
 	select {
 	case d := <-first:
@@ -352,6 +356,7 @@ func TestDeltasReachTheClientBeforeTheModelFinishes(t *testing.T) {
 		t.Fatal("no delta before the model finished: the stream is buffered")
 	}
 	close(b.fake.gate)
+	<-first
 	var rest []string
 	for stream.Receive() {
 		if d := stream.Msg().GetDone(); d != nil {
