@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -368,4 +369,40 @@ func TestDeltasReachTheClientBeforeTheModelFinishes(t *testing.T) {
 	if err := stream.Err(); err != nil || strings.Join(rest, "|") != "then the rest|done:first then the rest" {
 		t.Fatalf("rest %q %v", rest, err)
 	}
+}
+
+func TestServerSentEventsAreFlushedAsTheyCome(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.fake.gate = make(chan struct{})
+	first := make(chan string, 1)
+	go func() {
+		defer close(first)
+		req, _ := http.NewRequest("POST", b.url+"/v1/ai/generate/chat", strings.NewReader(`{"model":"gpt-4o","text":"gated"}`))
+		req.Header.Set("api-key", b.acme)
+		req.Header.Set("Accept", "text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer res.Body.Close()
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				first <- d
+				break
+			}
+		}
+		io.Copy(io.Discard, res.Body)
+	}()
+	select {
+	case d := <-first:
+		if !strings.Contains(d, `"textDelta":"first "`) {
+			t.Fatalf("first event %s", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event before the model finished: the stream is buffered")
+	}
+	close(b.fake.gate)
 }
