@@ -181,3 +181,25 @@ func TestABrandVoiceJoinsTheSystemPromptUnderTheVoiceRules(t *testing.T) {
 	// A teammate cannot use another user's personal voice.
 	b.chat(t, b.mate, fmt.Sprintf(`{"model":"gpt-4o","text":"hi","brandVoiceId":%q}`, id)).want(t, 404)
 }
+
+func TestAConfirmationTheSchedulerRefusesCanBeRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"schedule: {\"exportTo\":\"myspace\",\"status\":\"draft\",\"title\":\"T\"}"}`).want(t, 200)
+	sid := res.body["sessionId"].(string)
+	var token string
+	for _, bl := range blocks(t, data(t, res)["blocks"]) {
+		if tok, ok := bl["confirmToken"].(string); ok {
+			token = tok
+		}
+	}
+	for range 2 { // released after each refusal, so refused again rather than 409
+		conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 400)
+		if !strings.Contains(conf.body["message"].(string), `exportTo "myspace" is not a configured destination`) {
+			t.Fatalf("confirmation: %s", conf.raw)
+		}
+	}
+	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, 200); list.body["total"] != float64(0) {
+		t.Fatalf("a refused confirmation scheduled: %s", list.raw)
+	}
+}
