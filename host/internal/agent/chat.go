@@ -179,6 +179,9 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 		}
 		if err == nil {
 			err = s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
+			if errors.Is(err, store.ErrNotFound) {
+				err = apierr.NotFound("session %s was deleted while answering", sessionID)
+			}
 		}
 	}
 	if err != nil {
