@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -245,6 +246,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	publisher.Start()
 	defer publisher.Stop()
 
+	// The agent runs its tools through the same services as the routes
+	// behind them. Visibility and SEOScore stay nil until those areas exist.
+	voices := voice.NewService(st)
+	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL())
+	agentSvc, err := agent.New(agent.Deps{
+		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
+		Voices: voices, Images: generator, Registerer: reg, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
@@ -252,11 +265,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Blobs:        blobs,
-		Voices:       voice.NewHandler(voice.NewService(st)),
-		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
+		Voices:       voice.NewHandler(voices),
+		Traffic:      traffic.NewHandler(trafficSvc),
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
+		Agent:        agent.NewHandler(agentSvc),
 	})
 
 	srv := &http.Server{

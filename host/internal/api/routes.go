@@ -6,6 +6,7 @@ import (
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
@@ -74,6 +75,23 @@ func (s *server) routes(mux *http.ServeMux) {
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))
+	}
+
+	// The agent (package agent): chat (JSON, or Server-Sent Events with
+	// Accept: text/event-stream), sessions, context, feedback, fine-tuning.
+	if ag := s.Agent; ag != nil {
+		mux.Handle("POST /v1/ai/generate/chat", chatRoute(s, key, ag))
+		mux.Handle("GET /v1/ai/generate/assistant/context", rest(s, key, http.StatusOK, ag.GetAssistantContext))
+		mux.Handle("GET /v1/ai/chat/sessions", rest(s, key, http.StatusOK, ag.ListSessions))
+		mux.Handle("GET /v1/ai/chat/session", rest(s, key, http.StatusOK, ag.GetLatestSession))
+		mux.Handle("POST /v1/ai/chat/session", restStatus(s, key, agent.CreateSessionStatus, ag.CreateSession))
+		mux.Handle("GET /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.GetSession))
+		mux.Handle("DELETE /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
+		mux.Handle("DELETE /v1/ai/chat/chatSession/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
+		mux.Handle("POST /v1/ai/chat/feedback", rest(s, key, http.StatusCreated, ag.SubmitChatFeedback))
+		mux.Handle("POST /v1/ai/generate/feedback", rest(s, key, http.StatusCreated, ag.SubmitGenerationFeedback))
+		mux.Handle("GET /v1/ai/chat/getFineTuningJob", rest(s, key, http.StatusOK, ag.GetFineTuningJob))
+		s.connectService(mux, apiv1connect.ChatServiceName, key, nil)(apiv1connect.NewChatServiceHandler(ag, s.connectOptions()...))
 	}
 
 	// Stored objects (package blob): public, unguessable keys.

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -49,6 +50,9 @@ type Deps struct {
 	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
 	// (package schedule).
 	Scheduler *schedule.Handler
+	// Agent serves the agent's chat, sessions, context, feedback and
+	// fine-tuning status (package agent); nil leaves those routes out.
+	Agent *agent.Handler
 }
 
 type server struct {

@@ -162,6 +162,12 @@ func (s *Service) GenerateText(ctx context.Context, in TextInput) (sdk.TextRespo
 	return res, nil
 }
 
+// RecordGeneration stores an inline generation so that it can be rated
+// (POST /v1/ai/generate/feedback) and returns its id.
+func (s *Service) RecordGeneration(ctx context.Context, p auth.Principal, model string) (string, error) {
+	return s.store.RecordGeneration(ctx, p.WorkspaceID, p.UserID, model)
+}
+
 // QueueText enqueues a prompt on aiQueue and returns the job id.
 func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput) (string, error) {
 	if err := s.checkText(in); err != nil {

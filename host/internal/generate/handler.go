@@ -50,8 +50,12 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 	if err != nil {
 		return nil, err
 	}
+	genID, err := h.svc.RecordGeneration(ctx, p, in.Model)
+	if err != nil {
+		return nil, err
+	}
 	return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Text generated", Outcome: &apiv1.GenerateTextResponse_Data{
-		Data: &apiv1.GeneratedText{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
+		Data: &apiv1.GeneratedText{GenerationId: genID, Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
 			InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, TotalTokens: res.Usage.TotalTokens,
 		}},
 	}}), nil

@@ -174,8 +174,10 @@ type GeneratedText struct {
 	// The model that answered, as the provider names it.
 	Model string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
 	// stop, length, tool_calls or the provider's value.
-	FinishReason  string `protobuf:"bytes,3,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
-	Usage         *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
+	FinishReason string `protobuf:"bytes,3,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
+	Usage        *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
+	// Inline runs only: the id to rate it with POST /v1/ai/generate/feedback.
+	GenerationId  string `protobuf:"bytes,5,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -236,6 +238,13 @@ func (x *GeneratedText) GetUsage() *Usage {
 		return x.Usage
 	}
 	return nil
+}
+
+func (x *GeneratedText) GetGenerationId() string {
+	if x != nil {
+		return x.GenerationId
+	}
+	return ""
 }
 
 type GenerateTextResponse struct {
@@ -558,12 +567,13 @@ const file_herald_api_v1_generate_proto_rawDesc = "" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x03R\foutputTokens\x12!\n" +
-	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\"\x8a\x01\n" +
+	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\"\xaf\x01\n" +
 	"\rGeneratedText\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12#\n" +
 	"\rfinish_reason\x18\x03 \x01(\tR\ffinishReason\x12*\n" +
-	"\x05usage\x18\x04 \x01(\v2\x14.herald.api.v1.UsageR\x05usage\"\x88\x01\n" +
+	"\x05usage\x18\x04 \x01(\v2\x14.herald.api.v1.UsageR\x05usage\x12#\n" +
+	"\rgeneration_id\x18\x05 \x01(\tR\fgenerationId\"\x88\x01\n" +
 	"\x14GenerateTextResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x122\n" +

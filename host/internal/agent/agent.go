@@ -1,0 +1,284 @@
+// Package agent is Herald's agent: a chat over the caller's workspace in
+// which the model may call tools (traffic stats, schedules, brand voices,
+// images, and, when wired, visibility reports and SEO scores), each running
+// as the calling user under the same scoping and plan rules as the route
+// behind it. It keeps personal chat sessions as ordered blocks, builds the
+// workspace summary the agent starts from, stores feedback and reports the
+// workspace's fine-tuning job. It implements herald.api.v1.ChatService.
+//
+// A turn is: validate, charge one AI credit, rebuild the session's history
+// as provider messages (trimmed oldest first to the context budget; the
+// system prompt with the summary and the brand voice always stays), then up
+// to MaxToolRounds rounds of model call + tool execution, and last one
+// write of every new block. A turn that fails stores nothing and gives the
+// credit back. Actions with outside effects (schedule_content) are never
+// taken on the model's say-so: the tool returns a proposal whose
+// confirmToken the user sends back.
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Page sizes (SPEC) and limits.
+const (
+	SessionPageSize = 10
+	BlockPageSize   = 3
+	MaxToolRounds   = 8
+	MaxTextChars    = 32_000
+	MaxTitleChars   = 80
+	MaxCommentChars = 2_000
+	// MaxSessionIDChars bounds client-generated session ids.
+	MaxSessionIDChars = 128
+	// historyBlocks is how many of a session's last blocks a turn reads
+	// before trimming to the budget.
+	historyBlocks = 400
+	// DefaultContextTokens is the history budget when Deps gives none.
+	DefaultContextTokens = 24_000
+)
+
+// Models is what the agent needs from the plugin manager's model router
+// (*pluginhost.Manager implements it).
+type Models interface {
+	Models() []string
+	Chat(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error
+}
+
+// Traffic reads AI traffic stats as GET /v1/ai-traffic/stats does
+// (*traffic.Service).
+type Traffic interface {
+	Stats(ctx context.Context, p auth.Principal, q traffic.StatsQuery) (*apiv1.GetStatsResponse, error)
+}
+
+// Scheduler lists and creates schedules as /v1/scheduler does; it reads the
+// caller (and applies its plan rule) from ctx (*schedule.Service).
+type Scheduler interface {
+	List(ctx context.Context, skip int) ([]store.Schedule, int, error)
+	Create(ctx context.Context, in schedule.NewSchedule) (store.Schedule, error)
+}
+
+// Voices reads the brand voices the caller can see (*voice.Service).
+type Voices interface {
+	List(ctx context.Context, p auth.Principal) ([]store.Voice, error)
+	Get(ctx context.Context, p auth.Principal, id string) (store.Voice, error)
+}
+
+// Images generates a hosted image, spending its own AI credit
+// (*generate.Service).
+type Images interface {
+	GenerateImage(ctx context.Context, p auth.Principal, in generate.ImageInput) (generate.Image, error)
+}
+
+// VisibilitySnapshot is the latest visibility report's headline scores.
+type VisibilitySnapshot struct {
+	Score, ShareOfVoice, Understanding float64
+	// CreatedAt is epoch milliseconds.
+	CreatedAt int64
+	// Report is the detail given to the model (any JSON value); nil: the
+	// headline scores only.
+	Report any
+}
+
+// VisibilityFunc returns the caller's latest visibility report, or nil
+// when there is none yet.
+type VisibilityFunc func(ctx context.Context, p auth.Principal) (*VisibilitySnapshot, error)
+
+// SEOInput is what calculate_seo_score scores.
+type SEOInput struct {
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	Keyword string `json:"keyword"`
+}
+
+// SEOScoreFunc scores content as the SEO scoring route does; the result is
+// any JSON value.
+type SEOScoreFunc func(ctx context.Context, p auth.Principal, in SEOInput) (any, error)
+
+// Deps are the dependencies of a Service. A nil feature dependency leaves
+// its tool out (and its part of the context null).
+type Deps struct {
+	Store  *store.Store
+	Models Models
+	// Plans give each plan's MonthlyAICredits; nil: config.DefaultPlans().
+	Plans      map[string]config.Plan
+	Traffic    Traffic
+	Scheduler  Scheduler
+	Voices     Voices
+	Images     Images
+	Visibility VisibilityFunc
+	SEOScore   SEOScoreFunc
+	// FineTuneStatus refreshes unfinished fine-tuning jobs; nil: the
+	// stored status is answered.
+	FineTuneStatus FineTuneStatusFunc
+	// ContextTokens is the history budget in (estimated) tokens.
+	ContextTokens int
+	Registerer    prometheus.Registerer
+	Logger        hclog.Logger
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+}
+
+// Service is the agent's domain logic.
+type Service struct {
+	Deps
+	tools   map[string]tool
+	toolDef []sdk.Tool
+	met     *metrics
+}
+
+// New returns the agent service with the tools its Deps allow.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil || d.Models == nil {
+		return nil, errors.New("agent: Store and Models are required")
+	}
+	if d.Plans == nil {
+		d.Plans = config.DefaultPlans()
+	}
+	if d.ContextTokens <= 0 {
+		d.ContextTokens = DefaultContextTokens
+	}
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	d.Logger = d.Logger.Named("agent")
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	met, err := newMetrics(d.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{Deps: d, met: met}
+	s.tools, s.toolDef = s.registerTools()
+	return s, nil
+}
+
+// ToolNames lists the tools this service offers the model, in order.
+func (s *Service) ToolNames() []string {
+	out := make([]string, len(s.toolDef))
+	for i, t := range s.toolDef {
+		out[i] = t.Name
+	}
+	return out
+}
+
+func (s *Service) month() string { return s.Now().UTC().Format("2006-01") }
+
+// ListSessions returns a page of the caller's own sessions and their total.
+func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]store.ChatSession, int, error) {
+	if skip < 0 {
+		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
+	}
+	return s.Store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+}
+
+// LatestSession returns the caller's most recent session (nil when none)
+// and a page of its blocks, newest first.
+func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int) (*store.ChatSession, []store.ChatBlock, error) {
+	if skip < 0 {
+		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
+	}
+	c, err := s.Store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	return &c, blocks, err
+}
+
+// Session returns one of the caller's sessions and a page of its blocks.
+// Another user's session is reported like a missing one.
+func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip int) (store.ChatSession, []store.ChatBlock, error) {
+	if skip < 0 {
+		return store.ChatSession{}, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
+	}
+	c, err := s.ownSession(ctx, p, id)
+	if err != nil {
+		return c, nil, err
+	}
+	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	return c, blocks, err
+}
+
+func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, error) {
+	if strings.TrimSpace(id) == "" {
+		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+	}
+	c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return c, apierr.NotFound("session %s not found", id)
+	}
+	return c, err
+}
+
+func checkSessionID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return apierr.Invalid("sessionId is required")
+	}
+	if utf8.RuneCountInString(id) > MaxSessionIDChars || strings.ContainsAny(id, "/?#\x00") {
+		return apierr.Invalid("sessionId must be at most %d characters without '/', '?' or '#'", MaxSessionIDChars)
+	}
+	return nil
+}
+
+// CreateSession creates an empty session under a client-generated id. The
+// caller's own existing id answers that session again (created false), so
+// clients may retry; an id used by anyone else is 409.
+func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, bool, error) {
+	if err := checkSessionID(id); err != nil {
+		return store.ChatSession{}, false, err
+	}
+	if c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
+		return c, false, nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return c, false, err
+	}
+	c := store.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+	if err := s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+		return c, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
+	} else if err != nil {
+		return c, false, err
+	}
+	return c, true, nil
+}
+
+// DeleteSession removes one of the caller's sessions with its blocks.
+func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return apierr.Invalid("sessionId is required")
+	}
+	err := s.Store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return apierr.NotFound("session %s not found", id)
+	}
+	return err
+}
+
+func title(text string) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(text) <= MaxTitleChars {
+		return text
+	}
+	r := []rune(text)
+	return string(r[:MaxTitleChars])
+}

@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Block roles and types.
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+
+	TypeText       = "text"
+	TypeToolCall   = "tool_call"
+	TypeToolResult = "tool_result"
+	TypeProposal   = "proposal"
+)
+
+// Message is one chat request: a user message, or the confirmation of a
+// proposal (Confirm set, with SessionID).
+type Message struct {
+	Model, Text  string
+	SessionID    *string
+	BrandVoiceID *string
+	Confirm      string
+}
+
+func (m Message) validate(models []string) error {
+	if m.Confirm != "" {
+		if m.SessionID == nil || *m.SessionID == "" {
+			return apierr.Invalid("sessionId is required with confirm")
+		}
+		return nil
+	}
+	if strings.TrimSpace(m.Model) == "" {
+		return apierr.Invalid("model is required (configured: %s)", strings.Join(models, ", "))
+	}
+	if !slices.Contains(models, m.Model) {
+		return apierr.Invalid("unknown model %q (configured: %s)", m.Model, strings.Join(models, ", "))
+	}
+	if strings.TrimSpace(m.Text) == "" {
+		return apierr.Invalid("text is required")
+	}
+	if n := utf8.RuneCountInString(m.Text); n > MaxTextChars {
+		return apierr.Invalid("text is %d characters; the limit is %d", n, MaxTextChars)
+	}
+	if m.SessionID != nil {
+		if err := checkSessionID(*m.SessionID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Event is one streamed event of a turn; exactly one field is set.
+type Event struct {
+	// SessionID is set on every event (a new session's id included).
+	SessionID  string
+	TextDelta  string
+	ToolCall   *store.ChatBlock
+	ToolResult *store.ChatBlock
+}
+
+// Emit receives a turn's events in order; an error ends the turn.
+type Emit func(Event) error
+
+// Reply is the outcome of a turn.
+type Reply struct {
+	SessionID string
+	Text      string
+	Model     string
+	// Blocks are the blocks the turn added, oldest first.
+	Blocks []store.ChatBlock
+	Usage  sdk.Usage
+}
+
+// turn is the state of one message being answered.
+type turn struct {
+	p       auth.Principal
+	session string
+	model   string
+	blocks  []store.ChatBlock
+	emit    Emit
+}
+
+func (t *turn) add(b store.ChatBlock) *store.ChatBlock {
+	b.ID = store.NewID()
+	t.blocks = append(t.blocks, b)
+	return &t.blocks[len(t.blocks)-1]
+}
+
+// Send answers one message (or confirms a proposal); emit, when not nil,
+// receives text deltas, tool calls and tool results as they happen.
+func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Emit) (Reply, error) {
+	if emit == nil {
+		emit = func(Event) error { return nil }
+	}
+	models := slices.Sorted(slices.Values(s.Models.Models()))
+	if err := m.validate(models); err != nil {
+		return Reply{}, err
+	}
+	if m.Confirm != "" {
+		return s.confirm(ctx, p, *m.SessionID, m.Confirm)
+	}
+
+	// The session: the caller's own, or a new one (server id, or the
+	// client's id when nobody holds it); another user's id is 404.
+	sessionID, isNew := store.NewID(), true
+	if m.SessionID != nil {
+		sessionID = *m.SessionID
+		_, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, sessionID)
+		switch {
+		case err == nil:
+			isNew = false
+		case !errors.Is(err, store.ErrNotFound):
+			return Reply{}, err
+		default:
+			taken, err := s.Store.ChatSessionExists(ctx, sessionID)
+			if err != nil {
+				return Reply{}, err
+			}
+			if taken {
+				return Reply{}, apierr.NotFound("session %s not found", sessionID)
+			}
+		}
+	}
+	var voice string
+	if m.BrandVoiceID != nil && *m.BrandVoiceID != "" {
+		if s.Voices == nil {
+			return Reply{}, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
+		}
+		v, err := s.Voices.Get(ctx, p, *m.BrandVoiceID)
+		if err != nil {
+			return Reply{}, err
+		}
+		voice = v.Content
+	}
+	var history []store.ChatBlock
+	if !isNew {
+		var err error
+		if history, err = s.Store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks); err != nil {
+			return Reply{}, err
+		}
+	}
+	summary, err := s.Summary(ctx, p)
+	if err != nil {
+		return Reply{}, err
+	}
+
+	// One AI credit per message, reserved before the model runs and given
+	// back if the turn fails.
+	plan := s.Plans[p.Plan]
+	month := s.month()
+	if _, ok, err := s.Store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits); err != nil {
+		return Reply{}, err
+	} else if !ok {
+		return Reply{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
+	}
+	reply, err := s.run(ctx, p, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), history, emit)
+	if err == nil {
+		if isNew {
+			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+			if err = s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+				err = apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
+			}
+		}
+		if err == nil {
+			err = s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
+			if errors.Is(err, store.ErrNotFound) {
+				err = apierr.NotFound("session %s was deleted while answering", sessionID)
+			}
+		}
+	}
+	if err != nil {
+		if rerr := s.Store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, 1); rerr != nil {
+			s.Logger.Error("refund AI credit", "workspace", p.WorkspaceID, "error", rerr)
+		}
+		return Reply{}, err
+	}
+	s.met.messages.Inc()
+	return reply, nil
+}
+
+// run is the tool loop of one message.
+func (s *Service) run(ctx context.Context, p auth.Principal, m Message, sessionID, system string, history []store.ChatBlock, emit Emit) (Reply, error) {
+	outer := emit
+	emit = func(ev Event) error {
+		ev.SessionID = sessionID
+		return outer(ev)
+	}
+	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit}
+	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
+	msgs := trimHistory(system, toMessages(history), s.ContextTokens)
+	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: m.Text})
+	reply := Reply{SessionID: sessionID, Model: m.Model}
+	for round := 0; ; round++ {
+		req := sdk.ChatRequest{Messages: msgs, Tools: s.toolDef}
+		if round == MaxToolRounds {
+			req.Tools = nil // the last round must answer in words
+		}
+		var text strings.Builder
+		var calls []sdk.ToolCall
+		err := s.Models.Chat(ctx, m.Model, req, sdk.ChatStreamFunc(func(ev sdk.ChatEvent) error {
+			switch {
+			case ev.TextDelta != "":
+				text.WriteString(ev.TextDelta)
+				return emit(Event{TextDelta: ev.TextDelta})
+			case ev.ToolCall != nil:
+				calls = append(calls, *ev.ToolCall)
+			case ev.Finish != nil:
+				if ev.Finish.Model != "" {
+					reply.Model = ev.Finish.Model
+				}
+				reply.Usage.InputTokens += ev.Finish.Usage.InputTokens
+				reply.Usage.OutputTokens += ev.Finish.Usage.OutputTokens
+				reply.Usage.TotalTokens += ev.Finish.Usage.TotalTokens
+			}
+			return nil
+		}))
+		if err != nil {
+			return Reply{}, providerError(err)
+		}
+		if len(calls) == 0 || req.Tools == nil {
+			reply.Text = text.String()
+			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(reply.Text), Model: &reply.Model})
+			break
+		}
+		if text.Len() > 0 {
+			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
+		}
+		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Content: text.String(), ToolCalls: calls})
+		for _, call := range calls {
+			result, err := s.callTool(ctx, t, call)
+			if err != nil {
+				return Reply{}, err // the stream to the client failed
+			}
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: call.ID, Content: result})
+		}
+	}
+	reply.Blocks = t.blocks
+	return reply, nil
+}
+
+// callTool records and runs one tool call and returns the text the model
+// gets back: the result, or {"error": ...} when the tool failed.
+func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (string, error) {
+	name, id := call.Name, call.ID
+	args := call.Arguments
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	callContent, _ := json.Marshal(map[string]any{"name": name, "arguments": json.RawMessage(validJSON(args))})
+	cb := t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeToolCall, Content: string(callContent), ToolName: &name, ToolCallID: &id, Model: &t.model})
+	if err := t.emit(Event{ToolCall: cb}); err != nil {
+		return "", err
+	}
+	result, terr := s.runTool(ctx, t, name, json.RawMessage(args))
+	outcome := "ok"
+	if terr != nil {
+		outcome = "error"
+		result = map[string]any{"error": toolErrorMessage(terr)}
+		s.Logger.Debug("tool failed", "tool", name, "workspace", t.p.WorkspaceID, "error", terr)
+	}
+	s.met.toolCalls.WithLabelValues(name, outcome).Inc()
+	body, err := json.Marshal(result)
+	if err != nil {
+		body, _ = json.Marshal(map[string]any{"error": "the tool's result could not be encoded"})
+	}
+	rb := t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name, ToolCallID: &id})
+	if err := t.emit(Event{ToolResult: rb}); err != nil {
+		return "", err
+	}
+	return string(body), nil
+}
+
+// toolErrorMessage is what the model is told about a failed tool: an API
+// error's client message, never internal detail.
+func toolErrorMessage(err error) string {
+	var ce *connect.Error
+	if errors.As(err, &ce) && ce.Code() != connect.CodeInternal && ce.Code() != connect.CodeUnknown {
+		return ce.Message()
+	}
+	var ae argError
+	if errors.As(err, &ae) {
+		return ae.Error()
+	}
+	return "internal error"
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func validJSON(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	return jsonString(s)
+}
+
+// providerError turns a model-router or plugin failure into an API error.
+func providerError(err error) error {
+	var se *sdk.Error
+	if !errors.As(err, &se) {
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time")
+		}
+		if errors.Is(err, context.Canceled) {
+			return apierr.New(connect.CodeCanceled, "request canceled")
+		}
+		return fmt.Errorf("chat: %w", err)
+	}
+	switch se.Code {
+	case sdk.CodeUnconfigured:
+		return apierr.Unavailable("%s", se.Message)
+	case sdk.CodeInvalidArgument:
+		return apierr.Invalid("the provider rejected the request: %s", se.Message)
+	case sdk.CodeRateLimited:
+		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later: "+se.Message)
+	default:
+		return apierr.Unavailable("the provider failed: %s", se.Message)
+	}
+}

@@ -1,0 +1,205 @@
+package agent_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/traffic"
+)
+
+func (b *bundle) aiVisits(t *testing.T, n int) {
+	t.Helper()
+	ctx := context.Background()
+	site, _, err := b.traffic.CreateSite(ctx, b.acmeP, "acme.test", "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		_, err := b.traffic.Collect(ctx, traffic.Beacon{SiteKey: site.SiteKey, Path: "/pricing", Referrer: "https://chatgpt.com/",
+			SessionID: fmt.Sprintf("visit-%d", i), UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0"}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAMessageAboutTrafficCallsTheToolThenAnswersWithItsNumbers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.aiVisits(t, 3)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"traffic: how are AI assistants sending visitors?"}`).want(t, 200)
+	d := data(t, res)
+	if d["text"] != "You had 3 AI visits this week." {
+		t.Fatalf("text %q: the tool's result did not reach the model", d["text"])
+	}
+	bs := blocks(t, d["blocks"])
+	if got := types(bs); got != "user/text assistant/tool_call tool/tool_result assistant/text" {
+		t.Fatalf("blocks %s", got)
+	}
+	if bs[1]["toolName"] != "get_ai_traffic_stats" || bs[2]["content"].(map[string]any)["aiVisits"] != float64(3) {
+		t.Fatalf("tool blocks: %v %v", bs[1], bs[2])
+	}
+	if d["model"] != "gpt-4o-2026-01-01" || d["usage"].(map[string]any)["totalTokens"] != float64(24) {
+		t.Fatalf("model and usage over two rounds: %v %v", d["model"], d["usage"])
+	}
+	calls := b.fake.calls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want 2", len(calls))
+	}
+	var offered []string
+	for _, tl := range calls[0].Tools {
+		offered = append(offered, tl.Function.Name)
+	}
+	// Wired: traffic, schedules, voices. Not wired: visibility, SEO, images.
+	if want := []string{"get_ai_traffic_stats", "list_schedules", "list_brand_voices", "schedule_content"}; !slices.Equal(offered, want) {
+		t.Fatalf("tools offered %v, want %v", offered, want)
+	}
+	if sid, _ := res.body["sessionId"].(string); sid == "" || res.body["message"] == nil {
+		t.Fatalf("response: %s", res.raw)
+	}
+}
+
+func TestScheduleContentCreatesNothingUntilConfirmedAndExactlyOneAfter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"schedule: {\"exportTo\":\"wordpress\",\"status\":\"draft\",\"title\":\"Launch\",\"content\":\"We launched.\"}"}`).want(t, 200)
+	sid := res.body["sessionId"].(string)
+	var token string
+	for _, bl := range blocks(t, data(t, res)["blocks"]) {
+		if bl["type"] == "proposal" {
+			token, _ = bl["confirmToken"].(string)
+			if bl["action"] != "schedule_content" || bl["args"].(map[string]any)["title"] != "Launch" {
+				t.Fatalf("proposal %v", bl)
+			}
+		}
+	}
+	if !strings.HasPrefix(token, "ct_") {
+		t.Fatalf("no proposal with a confirmToken: %s", res.raw)
+	}
+	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, 200); list.body["total"] != float64(0) {
+		t.Fatalf("a proposal scheduled something: %s", list.raw)
+	}
+	// Another user cannot confirm it, and a wrong token confirms nothing.
+	b.chat(t, b.mate, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 404)
+	b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":"ct_nope"}`, sid)).want(t, 404)
+
+	conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 200)
+	if !strings.Contains(data(t, conf)["text"].(string), "draft to wordpress") {
+		t.Fatalf("confirmation: %s", conf.raw)
+	}
+	b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 409)
+	list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, 200)
+	if list.body["total"] != float64(1) {
+		t.Fatalf("want exactly one schedule after confirming (twice): %s", list.raw)
+	}
+}
+
+func TestAFailingToolReturnsItsErrorToTheModelNotTheUser(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.aiVisits(t, 1)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"broken: stats for 9999 days"}`).want(t, 200)
+	if text := data(t, res)["text"].(string); !strings.Contains(text, "days must be between 1 and 365") {
+		t.Fatalf("the model was not told the tool's error: %q", text)
+	}
+	// Tools keep the route's plan rule: the pro plan has no scheduler API.
+	res = b.chat(t, b.pro, `{"model":"gpt-4o","text":"schedules: list them"}`).want(t, 200)
+	if text := data(t, res)["text"].(string); !strings.Contains(text, "needs the business plan") {
+		t.Fatalf("list_schedules ran past the plan rule: %q", text)
+	}
+}
+
+func TestToolRoundsStopAtEightAndTheLastCallMustAnswer(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"loop forever"}`).want(t, 200)
+	calls := b.fake.calls()
+	if len(calls) != agent.MaxToolRounds+1 || len(calls[agent.MaxToolRounds].Tools) != 0 {
+		t.Fatalf("%d model calls (want %d, the last without tools)", len(calls), agent.MaxToolRounds+1)
+	}
+	if data(t, res)["text"] != "Gave up." {
+		t.Fatalf("text: %s", res.raw)
+	}
+}
+
+func TestAMessageCostsOneCreditAndIsRefusedWhenSpent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi"}`).want(t, 200)
+	month := b.svc.Now().UTC().Format("2006-01")
+	if used, _ := b.store.CreditsUsed(ctx, b.acmeP.WorkspaceID, month); used != 1 {
+		t.Fatalf("credits used %d, want 1", used)
+	}
+	limit := b.svc.Plans["business"].MonthlyAICredits
+	if _, ok, err := b.store.ReserveCredits(ctx, b.acmeP.WorkspaceID, month, limit-1, limit); !ok || err != nil {
+		t.Fatal("could not spend the rest", err)
+	}
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"one more","sessionId":"spent-1"}`).want(t, 403)
+	if !strings.Contains(res.body["message"].(string), "credit") {
+		t.Fatalf("message: %s", res.raw)
+	}
+	b.do(t, "GET", "/v1/ai/chat/session/spent-1", b.acme, "").want(t, 404)
+}
+
+func TestBadMessagesAreRefusedNamingTheField(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct{ body, want string }{
+		{`{"text":"hi"}`, "model is required"},
+		{`{"model":"llama","text":"hi"}`, `unknown model "llama"`},
+		{`{"model":"gpt-4o"}`, "text is required"},
+		{`{"model":"gpt-4o","text":"hi","sessionId":"a/b"}`, "sessionId must be"},
+		{`{"confirm":"ct_x"}`, "sessionId is required with confirm"},
+		{`{"model":"gpt-4o","text":"hi","brandVoiceId":"nope"}`, "not found"},
+	} {
+		res := b.chat(t, b.acme, tc.body)
+		if res.status/100 != 4 || !strings.Contains(fmt.Sprint(res.body["message"]), tc.want) {
+			t.Errorf("%s: %d %s, want a 4xx naming %q", tc.body, res.status, res.raw, tc.want)
+		}
+	}
+	if list := b.do(t, "GET", "/v1/ai/chat/sessions", b.acme, "").want(t, 200); list.body["total"] != float64(0) {
+		t.Fatalf("refused messages stored sessions: %s", list.raw)
+	}
+}
+
+func TestABrandVoiceJoinsTheSystemPromptUnderTheVoiceRules(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	v := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Speak like a lighthouse keeper.","name":"Keeper","scope":"personal"}`).want(t, 201)
+	id := v.body["data"].(map[string]any)["id"].(string)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":"hi","brandVoiceId":%q}`, id)).want(t, 200)
+	calls := b.fake.calls()
+	system := fmt.Sprint(calls[len(calls)-1].Messages[0]["content"])
+	if !strings.Contains(system, "Speak like a lighthouse keeper.") || !strings.Contains(system, `"name":"acme"`) {
+		t.Fatalf("system prompt lacks the voice or the workspace context: %s", system)
+	}
+	// A teammate cannot use another user's personal voice.
+	b.chat(t, b.mate, fmt.Sprintf(`{"model":"gpt-4o","text":"hi","brandVoiceId":%q}`, id)).want(t, 404)
+}
+
+func TestAConfirmationTheSchedulerRefusesCanBeRetried(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"schedule: {\"exportTo\":\"myspace\",\"status\":\"draft\",\"title\":\"T\"}"}`).want(t, 200)
+	sid := res.body["sessionId"].(string)
+	var token string
+	for _, bl := range blocks(t, data(t, res)["blocks"]) {
+		if tok, ok := bl["confirmToken"].(string); ok {
+			token = tok
+		}
+	}
+	for range 2 { // released after each refusal, so refused again rather than 409
+		conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 400)
+		if !strings.Contains(conf.body["message"].(string), `exportTo "myspace" is not a configured destination`) {
+			t.Fatalf("confirmation: %s", conf.raw)
+		}
+	}
+	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, 200); list.body["total"] != float64(0) {
+		t.Fatalf("a refused confirmation scheduled: %s", list.raw)
+	}
+}

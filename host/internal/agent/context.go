@@ -1,0 +1,246 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
+)
+
+// Summary is the workspace context the agent starts from; parts whose
+// feature has no data (or is not wired) are nil.
+type Summary struct {
+	Workspace  auth.Principal
+	Voices     []store.Voice
+	Visibility *VisibilitySnapshot
+	Traffic    *TrafficSummary
+	Schedules  store.ScheduleCounts
+	Used       int
+	Limit      int
+}
+
+// TrafficSummary is the last 30 days of AI traffic.
+type TrafficSummary struct {
+	Days       int32
+	AIVisits   int64
+	TopSources []TrafficSource
+}
+
+// TrafficSource is one AI source's visits.
+type TrafficSource struct {
+	Source, Name string
+	Visits       int64
+}
+
+const summaryDays = 30
+
+// Summary builds the caller's workspace context.
+func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error) {
+	sum := Summary{Workspace: p, Limit: s.Plans[p.Plan].MonthlyAICredits}
+	var err error
+	if s.Voices != nil {
+		if sum.Voices, err = s.Voices.List(ctx, p); err != nil {
+			return sum, err
+		}
+	}
+	if s.Visibility != nil {
+		if sum.Visibility, err = s.Visibility(ctx, p); err != nil {
+			return sum, err
+		}
+	}
+	if s.Traffic != nil {
+		days := int32(summaryDays)
+		r, err := s.Traffic.Stats(ctx, p, traffic.StatsQuery{Days: &days})
+		var ce *connect.Error
+		switch {
+		case errors.As(err, &ce) && ce.Code() == connect.CodeNotFound:
+			// no site yet: null
+		case err != nil:
+			return sum, err
+		default:
+			t := &TrafficSummary{Days: days, TopSources: []TrafficSource{}}
+			if r.Totals != nil {
+				t.AIVisits = r.Totals.AiVisits
+			}
+			for i, src := range r.Sources {
+				if i == 5 {
+					break
+				}
+				t.TopSources = append(t.TopSources, TrafficSource{src.Source, src.Name, src.Visits})
+			}
+			sum.Traffic = t
+		}
+	}
+	since := s.Now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
+	if sum.Schedules, err = s.Store.CountSchedules(ctx, p.WorkspaceID, since); err != nil {
+		return sum, err
+	}
+	if sum.Used, err = s.Store.CreditsUsed(ctx, p.WorkspaceID, s.month()); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// summaryJSON is the summary as the model reads it.
+func summaryJSON(sum Summary) map[string]any {
+	voices := make([]map[string]any, 0, len(sum.Voices))
+	for _, v := range sum.Voices {
+		voices = append(voices, map[string]any{"id": v.ID, "name": v.Name, "type": v.Type})
+	}
+	out := map[string]any{
+		"workspace":   map[string]any{"name": sum.Workspace.WorkspaceName, "plan": sum.Workspace.Plan, "website": sum.Workspace.Website},
+		"brandVoices": voices,
+		"visibility":  nil,
+		"traffic":     nil,
+		"schedules":   map[string]any{"pending": sum.Schedules.Pending, "publishedLast30d": sum.Schedules.Published, "failedLast30d": sum.Schedules.Failed},
+		"credits":     map[string]any{"used": sum.Used, "limit": sum.Limit},
+	}
+	if v := sum.Visibility; v != nil {
+		out["visibility"] = map[string]any{"score": v.Score, "shareOfVoice": v.ShareOfVoice, "understanding": v.Understanding}
+	}
+	if t := sum.Traffic; t != nil {
+		out["traffic"] = map[string]any{"days": t.Days, "aiVisits": t.AIVisits, "topSources": t.TopSources}
+	}
+	return out
+}
+
+// confirm runs a proposal's action once: the token is claimed first (a
+// second confirmation is 409), and released again if the action fails so
+// that the user can fix the cause and confirm again.
+func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, token string) (Reply, error) {
+	if _, err := s.ownSession(ctx, p, sessionID); err != nil {
+		return Reply{}, err
+	}
+	prop, err := s.Store.ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return Reply{}, apierr.NotFound("no proposal with this confirm token in session %s", sessionID)
+	case errors.Is(err, store.ErrAlreadyConfirmed):
+		return Reply{}, apierr.Conflict("this proposal was already confirmed")
+	case err != nil:
+		return Reply{}, err
+	}
+	release := func() {
+		if err := s.Store.ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
+			s.Logger.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
+		}
+	}
+	if prop.Action == nil || *prop.Action != "schedule_content" || s.Scheduler == nil || prop.Args == nil {
+		release()
+		return Reply{}, apierr.Unavailable("this proposal's action is not available on this host")
+	}
+	var a scheduleArgs
+	if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
+		release()
+		return Reply{}, fmt.Errorf("proposal arguments: %w", err)
+	}
+	yes := true
+	sc, err := s.Scheduler.Create(ctx, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
+	if err != nil {
+		release()
+		return Reply{}, err
+	}
+	result, _ := json.Marshal(map[string]any{"confirmed": true, "scheduleId": sc.ID, "status": sc.Status, "exportTo": sc.ExportTo})
+	name := "schedule_content"
+	text := fmt.Sprintf("Confirmed: schedule %s (%s to %s).", sc.ID, sc.Status, sc.ExportTo)
+	t := &turn{p: p, session: sessionID}
+	t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(result), ToolName: &name})
+	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
+	if err := s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, "", "", t.blocks); err != nil {
+		// The schedule exists and the token stays claimed; only the
+		// record of it in the session is missing.
+		s.Logger.Error("record confirmation", "workspace", p.WorkspaceID, "schedule", sc.ID, "error", err)
+	}
+	return Reply{SessionID: sessionID, Text: text, Blocks: t.blocks}, nil
+}
+
+// Ratings of feedback.
+var Ratings = []string{"up", "down"}
+
+// FeedbackInput is a rating of a chat block (SessionID and BlockID) or of
+// a generation (JobID or GenerationID).
+type FeedbackInput struct {
+	SessionID, BlockID, JobID, GenerationID string
+	Rating                                  string
+	Comment                                 *string
+}
+
+func (in FeedbackInput) validate() error {
+	if in.Rating != "up" && in.Rating != "down" {
+		return apierr.Invalid("rating must be up or down, got %q", in.Rating)
+	}
+	if in.Comment != nil && len([]rune(*in.Comment)) > MaxCommentChars {
+		return apierr.Invalid("comment is longer than %d characters", MaxCommentChars)
+	}
+	return nil
+}
+
+// ChatFeedback rates a block of one of the caller's sessions.
+func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in FeedbackInput) (string, error) {
+	if strings.TrimSpace(in.SessionID) == "" {
+		return "", apierr.Invalid("sessionId is required")
+	}
+	if strings.TrimSpace(in.BlockID) == "" {
+		return "", apierr.Invalid("blockId is required")
+	}
+	if err := in.validate(); err != nil {
+		return "", err
+	}
+	ok, err := s.Store.ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", apierr.NotFound("block %s not found in session %s", in.BlockID, in.SessionID)
+	}
+	return s.saveFeedback(ctx, p, store.FeedbackChatBlock, in.BlockID, in)
+}
+
+// GenerationFeedback rates a queued (jobId) or inline (generationId)
+// generation of the caller's workspace.
+func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in FeedbackInput) (string, error) {
+	if (in.JobID == "") == (in.GenerationID == "") {
+		return "", apierr.Invalid("send exactly one of jobId and generationId")
+	}
+	if err := in.validate(); err != nil {
+		return "", err
+	}
+	if in.JobID != "" {
+		_, err := s.Store.GetJob(ctx, p.WorkspaceID, in.JobID)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", apierr.NotFound("job %s not found", in.JobID)
+		}
+		if err != nil {
+			return "", err
+		}
+		return s.saveFeedback(ctx, p, store.FeedbackJob, in.JobID, in)
+	}
+	ok, err := s.Store.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", apierr.NotFound("generation %s not found", in.GenerationID)
+	}
+	return s.saveFeedback(ctx, p, store.FeedbackGeneration, in.GenerationID, in)
+}
+
+func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, target string, in FeedbackInput) (string, error) {
+	f := store.Feedback{WorkspaceID: p.WorkspaceID, UserID: p.UserID, TargetKind: kind, TargetID: target, Rating: in.Rating, Comment: in.Comment}
+	if err := s.Store.InsertFeedback(ctx, &f); err != nil {
+		return "", err
+	}
+	s.met.feedback.WithLabelValues(kind, in.Rating).Inc()
+	return f.ID, nil
+}

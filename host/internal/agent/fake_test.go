@@ -1,0 +1,223 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/plugins/openai"
+	"github.com/heraldhq/herald/sdk"
+)
+
+const openaiKey = "sk-agent-test"
+
+// fakeOpenAI is an OpenAI chat completions server that checks what the real
+// API requires (POST /v1/chat/completions, bearer key, model, messages, tools
+// as functions) and answers with streamed chunks scripted by the last user
+// message and how many tool results follow it:
+//
+//	"traffic ..."     calls get_ai_traffic_stats {"days":7}, then reports aiVisits
+//	"schedule: {...}" calls schedule_content with the JSON, then "Proposed."
+//	"broken ..."      calls get_ai_traffic_stats {"days":9999}, then repeats the tool's answer
+//	"schedules ..."   calls list_schedules, then repeats the tool's answer
+//	"loop ..."        calls list_brand_voices while tools are offered
+//	anything else     answers "Hel" "lo " "world"
+type fakeOpenAI struct {
+	*httptest.Server
+	t testing.TB
+	// gate, when set, holds a "gated" answer after its first delta until
+	// closed (or 10 s), so tests can see deltas arrive before the end.
+	gate     chan struct{}
+	mu       sync.Mutex
+	requests []chatBody
+}
+
+type chatBody struct {
+	Model    string           `json:"model"`
+	Stream   bool             `json:"stream"`
+	Messages []map[string]any `json:"messages"`
+	Tools    []struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name       string         `json:"name"`
+			Parameters map[string]any `json:"parameters"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func newFakeOpenAI(t testing.TB) *fakeOpenAI {
+	f := &fakeOpenAI{t: t}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.Header.Get("Authorization") != "Bearer "+openaiKey {
+		w.WriteHeader(401)
+		io.WriteString(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	if r.Method != "POST" || r.URL.Path != "/v1/chat/completions" {
+		w.WriteHeader(404)
+		io.WriteString(w, `{"error":{"message":"Unknown route"}}`)
+		return
+	}
+	var body chatBody
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Model == "" || len(body.Messages) == 0 {
+		w.WriteHeader(400)
+		io.WriteString(w, `{"error":{"message":"model and messages are required"}}`)
+		return
+	}
+	if !body.Stream { // POST /v1/ai/generate/text
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-2026-01-01",
+			"choices":[{"index":0,"message":{"role":"assistant","content":"Plain text."},"finish_reason":"stop"}],
+			"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}`)
+		return
+	}
+	if body.Messages[0]["role"] != "system" {
+		w.WriteHeader(400)
+		io.WriteString(w, `{"error":{"message":"the agent must send its system prompt first"}}`)
+		return
+	}
+	for _, tl := range body.Tools {
+		if tl.Type != "function" || tl.Function.Name == "" || tl.Function.Parameters["type"] != "object" {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":{"message":"tools must be functions with object parameters"}}`)
+			return
+		}
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, body)
+	f.mu.Unlock()
+
+	// The script: the last user message and the tool results after it.
+	var last string
+	var results []string
+	for _, m := range body.Messages {
+		switch m["role"] {
+		case "user":
+			last, results = fmt.Sprint(m["content"]), nil
+		case "tool":
+			results = append(results, fmt.Sprint(m["content"]))
+		}
+	}
+	round := len(results)
+	w.Header().Set("Content-Type", "text/event-stream")
+	switch {
+	case strings.HasPrefix(last, "traffic") && round == 0:
+		f.call(w, "get_ai_traffic_stats", `{"days":7}`)
+	case strings.HasPrefix(last, "traffic"):
+		var res struct {
+			AIVisits int64 `json:"aiVisits"`
+		}
+		json.Unmarshal([]byte(results[0]), &res)
+		f.text(w, "You had ", fmt.Sprintf("%d AI visits", res.AIVisits), " this week.")
+	case strings.HasPrefix(last, "schedule:") && round == 0:
+		f.call(w, "schedule_content", strings.TrimSpace(strings.TrimPrefix(last, "schedule:")))
+	case strings.HasPrefix(last, "schedule:"):
+		f.text(w, "Proposed.")
+	case strings.HasPrefix(last, "broken") && round == 0:
+		f.call(w, "get_ai_traffic_stats", `{"days":9999}`)
+	case strings.HasPrefix(last, "schedules") && round == 0:
+		f.call(w, "list_schedules", `{}`)
+	case strings.HasPrefix(last, "broken"), strings.HasPrefix(last, "schedules"):
+		f.text(w, "Tool said: ", results[0])
+	case strings.HasPrefix(last, "gated"):
+		f.send(w, "stop", chunk(`[{"index":0,"delta":{"role":"assistant","content":"first "},"finish_reason":null}]`))
+	case strings.HasPrefix(last, "loop") && len(body.Tools) > 0:
+		f.call(w, "list_brand_voices", `{}`)
+	case strings.HasPrefix(last, "loop"):
+		f.text(w, "Gave up.")
+	default:
+		f.text(w, "Hel", "lo ", "world")
+	}
+}
+
+func chunk(choices string) string {
+	return `{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2026-01-01","choices":` + choices + `}`
+}
+
+func (f *fakeOpenAI) send(w http.ResponseWriter, finish string, events ...string) {
+	events = append(events, chunk(`[{"index":0,"delta":{},"finish_reason":"`+finish+`"}]`),
+		`{"id":"chatcmpl-9","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-2026-01-01","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`)
+	for i, e := range events {
+		fmt.Fprintf(w, "data: %s\n\n", e)
+		w.(http.Flusher).Flush()
+		if i == 0 && f.gate != nil && strings.Contains(e, `"first "`) {
+			select {
+			case <-f.gate:
+			case <-time.After(10 * time.Second):
+			}
+			fmt.Fprintf(w, "data: %s\n\n", chunk(`[{"index":0,"delta":{"content":"then the rest"},"finish_reason":null}]`))
+		}
+	}
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+func (f *fakeOpenAI) text(w http.ResponseWriter, parts ...string) {
+	var events []string
+	for i, p := range parts {
+		role := ""
+		if i == 0 {
+			role = `"role":"assistant",`
+		}
+		q, _ := json.Marshal(p)
+		events = append(events, chunk(`[{"index":0,"delta":{`+role+`"content":`+string(q)+`},"finish_reason":null}]`))
+	}
+	f.send(w, "stop", events...)
+}
+
+func (f *fakeOpenAI) call(w http.ResponseWriter, name, args string) {
+	// The arguments arrive in two fragments, as the real API streams them.
+	half := len(args) / 2
+	a, _ := json.Marshal(args[:half])
+	b, _ := json.Marshal(args[half:])
+	f.send(w, "tool_calls",
+		chunk(`[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"`+name+`","arguments":""}}]},"finish_reason":null}]`),
+		chunk(`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":`+string(a)+`}}]},"finish_reason":null}]`),
+		chunk(`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":`+string(b)+`}}]},"finish_reason":null}]`),
+	)
+}
+
+func (f *fakeOpenAI) calls() []chatBody {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]chatBody(nil), f.requests...)
+}
+
+// openaiModels routes model "gpt-4o" to the real openai plugin (in
+// process) configured against the fake server.
+type openaiModels struct{ p *openai.Provider }
+
+func newOpenAIModels(t testing.TB, f *fakeOpenAI) openaiModels {
+	p := openai.New()
+	if err := p.Configure(context.Background(), map[string]string{"api_key": openaiKey, "base_url": f.URL + "/v1"}); err != nil {
+		t.Fatal(err)
+	}
+	return openaiModels{p}
+}
+
+func (m openaiModels) Models() []string { return []string{"gpt-4o"} }
+
+func (m openaiModels) GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	req.Model = model
+	return m.p.GenerateText(ctx, req)
+}
+
+func (m openaiModels) GenerateImage(ctx context.Context, model string, req sdk.ImageRequest) (sdk.ImageResponse, error) {
+	return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeUnimplemented, "no images in these tests")
+}
+
+func (m openaiModels) Chat(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error {
+	req.Model = model
+	return m.p.Chat(ctx, req, stream)
+}

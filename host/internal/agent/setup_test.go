@@ -1,0 +1,194 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/voice"
+	firstparty "github.com/heraldhq/herald/plugins"
+)
+
+func TestMain(m *testing.M) {
+	// The plugin manager runs this test binary as `herald plugin NAME` for
+	// the first-party destination plugins the scheduler validates with.
+	if len(os.Args) == 3 && os.Args[1] == "plugin" {
+		if err := firstparty.Serve(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	code := m.Run()
+	if manager != nil {
+		manager.Close()
+	}
+	os.Exit(code)
+}
+
+var (
+	managerOnce sync.Once
+	manager     *pluginhost.Manager
+	managerErr  error
+)
+
+func destinations(t testing.TB) *pluginhost.Manager {
+	managerOnce.Do(func() { manager, managerErr = pluginhost.NewManager(hclog.NewNullLogger(), config.Default(), nil) })
+	if managerErr != nil {
+		t.Fatal(managerErr)
+	}
+	return manager
+}
+
+// bundle is the real API over HTTP with the agent wired to the real
+// traffic, voice and scheduler services, and the real openai plugin talking
+// to a fake OpenAI server. Keys: acme (business) with a teammate, pro (plan
+// pro, no scheduler API access) and other (another workspace).
+type bundle struct {
+	url                    string
+	store                  *store.Store
+	fake                   *fakeOpenAI
+	svc                    *agent.Service
+	traffic                *traffic.Service
+	acme, mate, pro, other string
+	acmeP                  auth.Principal
+	registry               *prometheus.Registry
+	queue                  *jobs.Queue
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	b := &bundle{store: st, fake: newFakeOpenAI(t), registry: prometheus.NewRegistry()}
+	var err error
+	for _, k := range []struct {
+		key             *string
+		ws, plan, email string
+	}{{&b.acme, "acme", "business", "a@acme.test"}, {&b.mate, "acme", "business", "b@acme.test"}, {&b.pro, "pro", "pro", "p@pro.test"}, {&b.other, "other", "business", "o@other.test"}} {
+		if *k.key, err = auth.CreateKey(ctx, st, k.ws, k.plan, k.email); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, u, _ := st.EnsureWorkspaceUser(ctx, "acme", "business", "a@acme.test")
+	b.acmeP = auth.Principal{WorkspaceID: ws.ID, UserID: u.ID, Plan: "business", WorkspaceName: "acme", Via: auth.ViaAPIKey}
+
+	writer := traffic.NewWriter(st, traffic.WriterOptions{})
+	t.Cleanup(writer.Close)
+	b.traffic = traffic.NewService(st, writer, "http://herald.test")
+	b.queue, err = jobs.New(jobs.Options{Store: st, PollInterval: time.Hour, Lease: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans(),
+		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) }})
+	voices := voice.NewService(st)
+	models := newOpenAIModels(t, b.fake)
+	gen := generate.NewService(hclog.NewNullLogger(), models, b.queue, st, nil, config.DefaultPlans())
+	b.svc, err = agent.New(agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched,
+		Voices: voices, Registerer: b.registry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, "jwt-secret"), Registry: b.registry, MaxBodyBytes: 1 << 20,
+		Voices: voice.NewHandler(voices), Jobs: jobs.NewAPIHandler(b.queue), Scheduler: schedule.NewHandler(sched), Agent: agent.NewHandler(b.svc),
+		Generate: generate.NewHandler(gen),
+	}))
+	t.Cleanup(srv.Close)
+	b.url = srv.URL
+	return b
+}
+
+type response struct {
+	status int
+	body   map[string]any
+	raw    string
+}
+
+func (b *bundle) do(t testing.TB, method, path, key, body string) response {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, b.url+path, r)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("api-key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := response{status: res.StatusCode, raw: string(raw)}
+	json.Unmarshal(raw, &out.body)
+	return out
+}
+
+func (r response) want(t testing.TB, status int) response {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
+	}
+	return r
+}
+
+// chat sends one agent message and returns the response.
+func (b *bundle) chat(t testing.TB, key, body string) response {
+	t.Helper()
+	return b.do(t, "POST", "/v1/ai/generate/chat", key, body)
+}
+
+func data(t testing.TB, r response) map[string]any {
+	t.Helper()
+	d, ok := r.body["data"].(map[string]any)
+	if !ok {
+		t.Fatalf("no data: %s", r.raw)
+	}
+	return d
+}
+
+func blocks(t testing.TB, v any) []map[string]any {
+	t.Helper()
+	list, ok := v.([]any)
+	if !ok {
+		t.Fatalf("blocks are not a list: %v", v)
+	}
+	out := make([]map[string]any, len(list))
+	for i, b := range list {
+		out[i] = b.(map[string]any)
+	}
+	return out
+}
+
+func types(bs []map[string]any) string {
+	var s []string
+	for _, b := range bs {
+		s = append(s, fmt.Sprintf("%s/%s", b["role"], b["type"]))
+	}
+	return strings.Join(s, " ")
+}

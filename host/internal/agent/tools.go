@@ -1,0 +1,279 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// tool is one function the model may call. run gets the turn (the caller
+// and the session) and the model's JSON arguments.
+type tool struct {
+	def sdk.Tool
+	run func(ctx context.Context, t *turn, args json.RawMessage) (any, error)
+}
+
+// argError is a problem with the model's arguments; its message goes back
+// to the model as is.
+type argError struct{ msg string }
+
+func (e argError) Error() string { return e.msg }
+
+func badArgs(format string, a ...any) error { return argError{fmt.Sprintf(format, a...)} }
+
+// decodeArgs reads the model's arguments strictly, so that a misspelt
+// field is reported instead of ignored.
+func decodeArgs(raw json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return badArgs("invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// object is a JSON Schema object. It holds only JSON types (no []string),
+// because the plugin protocol carries it as a google.protobuf.Struct.
+func object(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		req := make([]any, len(required))
+		for i, r := range required {
+			req[i] = r
+		}
+		s["required"] = req
+	}
+	return s
+}
+
+func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+
+// registerTools builds the tool set from the dependencies that are present:
+// a feature that is not wired has no tool.
+func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
+	var list []tool
+	if s.Visibility != nil {
+		list = append(list, tool{sdk.Tool{Name: "get_visibility_report", Description: "The workspace's latest AI visibility report: score, share of voice, understanding. Says 'none yet' when no report exists.",
+			Parameters: object(map[string]any{})}, s.toolVisibility})
+	}
+	if s.Traffic != nil {
+		list = append(list, tool{sdk.Tool{Name: "get_ai_traffic_stats", Description: "AI assistant traffic to the workspace's site over the last N days: totals, visits per AI source, top pages, crawler hits.",
+			Parameters: object(map[string]any{"days": map[string]any{"type": "integer", "minimum": 1, "maximum": traffic.MaxDays, "description": "lookback in days (default 30)"}})}, s.toolTraffic})
+	}
+	if s.Scheduler != nil {
+		list = append(list, tool{sdk.Tool{Name: "list_schedules", Description: "The workspace's scheduled posts, newest first, 20 per page.",
+			Parameters: object(map[string]any{"skip": map[string]any{"type": "integer", "minimum": 0}})}, s.toolListSchedules})
+	}
+	if s.Voices != nil {
+		list = append(list, tool{sdk.Tool{Name: "list_brand_voices", Description: "The brand voices the user can use (id, name, type).",
+			Parameters: object(map[string]any{})}, s.toolVoices})
+	}
+	if s.SEOScore != nil {
+		list = append(list, tool{sdk.Tool{Name: "calculate_seo_score", Description: "Scores a draft's SEO for a keyword.",
+			Parameters: object(map[string]any{"title": str("page title"), "content": str("the text to score"), "keyword": str("target keyword")}, "content")}, s.toolSEO})
+	}
+	if s.Images != nil {
+		list = append(list, tool{sdk.Tool{Name: "generate_image", Description: "Generates and hosts one image (costs one AI credit); returns its URL.",
+			Parameters: object(map[string]any{"prompt": str("what to draw"), "purpose": str("blog, linkedin, square or portrait"),
+				"size": str("1024x1024, 1536x1024, 1024x1536 or auto"), "quality": str("low, medium, high or auto")}, "prompt")}, s.toolImage})
+	}
+	if s.Scheduler != nil {
+		list = append(list, tool{sdk.Tool{Name: "schedule_content", Description: "Proposes to schedule a post; the user must confirm before anything is scheduled.",
+			Parameters: object(map[string]any{"exportTo": str("destination, such as webhook or wordpress"), "title": str("post title"), "text": str("short text"),
+				"content": str("post body"), "whenToExport": str("ISO-8601 time, such as 2030-01-02T15:04:05Z"), "webhookId": str("saved webhook id when exportTo is webhook"),
+				"status": str("pending (default) or draft")}, "exportTo")}, s.toolSchedule})
+	}
+	byName := make(map[string]tool, len(list))
+	defs := make([]sdk.Tool, len(list))
+	for i, t := range list {
+		byName[t.def.Name] = t
+		defs[i] = t.def
+	}
+	return byName, defs
+}
+
+func (s *Service) runTool(ctx context.Context, t *turn, name string, args json.RawMessage) (any, error) {
+	tl, ok := s.tools[name]
+	if !ok {
+		return nil, badArgs("unknown tool %q; the tools are %s", name, strings.Join(s.ToolNames(), ", "))
+	}
+	return tl.run(ctx, t, args)
+}
+
+func (s *Service) toolVisibility(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	v, err := s.Visibility(ctx, t.p)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return map[string]any{"report": "none yet"}, nil
+	}
+	out := map[string]any{"score": v.Score, "shareOfVoice": v.ShareOfVoice, "understanding": v.Understanding, "createdAt": v.CreatedAt}
+	if v.Report != nil {
+		out["report"] = v.Report
+	}
+	return out, nil
+}
+
+func (s *Service) toolTraffic(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	var a struct {
+		Days *int32 `json:"days"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	r, err := s.Traffic.Stats(ctx, t.p, traffic.StatsQuery{Days: a.Days})
+	if err != nil {
+		return nil, err
+	}
+	type source struct {
+		Source string `json:"source"`
+		Name   string `json:"name"`
+		Visits int64  `json:"visits"`
+	}
+	type page struct {
+		Path     string `json:"path"`
+		AIVisits int64  `json:"aiVisits"`
+	}
+	out := struct {
+		Domain      string   `json:"domain"`
+		Days        int32    `json:"days"`
+		From        string   `json:"from"`
+		To          string   `json:"to"`
+		Visits      int64    `json:"visits"`
+		AIVisits    int64    `json:"aiVisits"`
+		AIShare     float64  `json:"aiShare"`
+		CrawlerHits int64    `json:"crawlerHits"`
+		Sources     []source `json:"sources"`
+		TopPages    []page   `json:"topPages"`
+	}{Domain: r.Domain, Days: r.Days, From: r.From, To: r.To, Sources: []source{}, TopPages: []page{}}
+	if tt := r.Totals; tt != nil {
+		out.Visits, out.AIVisits, out.AIShare, out.CrawlerHits = tt.Visits, tt.AiVisits, tt.AiShare, tt.CrawlerHits
+	}
+	for _, src := range r.Sources {
+		out.Sources = append(out.Sources, source{src.Source, src.Name, src.Visits})
+	}
+	for i, pg := range r.TopPages {
+		if i == 5 {
+			break
+		}
+		out.TopPages = append(out.TopPages, page{pg.Path, pg.AiVisits})
+	}
+	return out, nil
+}
+
+func (s *Service) toolListSchedules(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	var a struct {
+		Skip int `json:"skip"`
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	list, total, err := s.Scheduler.List(ctx, a.Skip)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(list))
+	for _, sc := range list {
+		item := map[string]any{"id": sc.ID, "exportTo": sc.ExportTo, "status": sc.Status, "whenToExport": sc.WhenToExport, "content": json.RawMessage(validJSON(sc.Content))}
+		if sc.LastError != nil {
+			item["lastError"] = *sc.LastError
+		}
+		items = append(items, item)
+	}
+	return map[string]any{"total": total, "schedules": items}, nil
+}
+
+func (s *Service) toolVoices(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	list, err := s.Voices.List(ctx, t.p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, v := range list {
+		out = append(out, map[string]any{"id": v.ID, "name": v.Name, "type": v.Type, "scope": v.Scope})
+	}
+	return map[string]any{"brandVoices": out}, nil
+}
+
+func (s *Service) toolSEO(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	var a SEOInput
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Content) == "" {
+		return nil, badArgs("content is required")
+	}
+	return s.SEOScore(ctx, t.p, a)
+}
+
+func (s *Service) toolImage(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	var a struct {
+		Prompt, Purpose, Size, Quality string
+	}
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	img, err := s.Images.GenerateImage(ctx, t.p, generate.ImageInput{Text: a.Prompt, Purpose: a.Purpose, Size: a.Size, Quality: a.Quality})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"url": img.URL, "model": img.Model, "size": img.Size, "quality": img.Quality}, nil
+}
+
+// scheduleArgs are schedule_content's arguments: the fields of POST
+// /v1/scheduler/create the agent may fill.
+type scheduleArgs struct {
+	ExportTo     string  `json:"exportTo"`
+	Title        *string `json:"title,omitempty"`
+	Text         *string `json:"text,omitempty"`
+	Content      *string `json:"content,omitempty"`
+	WhenToExport string  `json:"whenToExport,omitempty"`
+	WebhookID    *string `json:"webhookId,omitempty"`
+	Status       string  `json:"status,omitempty"`
+}
+
+// toolSchedule never schedules: it adds a proposal block with a token the
+// user sends back to confirm (see Service.confirm).
+func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
+	var a scheduleArgs
+	if err := decodeArgs(args, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.ExportTo) == "" {
+		return nil, badArgs("exportTo is required")
+	}
+	if a.Title == nil && a.Text == nil && a.Content == nil {
+		return nil, badArgs("one of title, text or content is required")
+	}
+	if a.Status != "draft" && strings.TrimSpace(a.WhenToExport) == "" {
+		return nil, badArgs("whenToExport is required unless status is draft")
+	}
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	token := "ct_" + hex.EncodeToString(raw[:])
+	clean, _ := json.Marshal(a)
+	action := "schedule_content"
+	summary := fmt.Sprintf("Schedule a post to %s", a.ExportTo)
+	if a.WhenToExport != "" {
+		summary += " at " + a.WhenToExport
+	}
+	if a.Title != nil {
+		summary += ": " + *a.Title
+	}
+	argsText := string(clean)
+	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &argsText, ConfirmToken: &token})
+	return map[string]any{"status": "proposed", "proposal": summary,
+		"note": "Nothing is scheduled yet: the user sees a proposal and must confirm it."}, nil
+}

@@ -1,0 +1,474 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ChatSession is one personal agent conversation.
+type ChatSession struct {
+	ID           string
+	WorkspaceID  string
+	UserID       string
+	Title        string
+	Model        string
+	MessageCount int64
+	CreatedAt    int64
+	UpdatedAt    int64
+}
+
+// ChatBlock is one stored message block of a session. Content is a JSON
+// value as text; Args is the JSON object of a proposal's arguments.
+type ChatBlock struct {
+	ID           string
+	SessionID    string
+	Seq          int64
+	Role         string
+	Type         string
+	Content      string
+	Model        *string
+	ToolName     *string
+	ToolCallID   *string
+	Action       *string
+	Args         *string
+	ConfirmToken *string
+	ConfirmedAt  *int64
+	CreatedAt    int64
+	// Feedback is the latest rating of the block (read paths only).
+	Feedback *Feedback
+}
+
+// Feedback is one rating of a chat block, a job or an inline generation.
+type Feedback struct {
+	ID          string
+	WorkspaceID string
+	UserID      string
+	TargetKind  string
+	TargetID    string
+	Rating      string
+	Comment     *string
+	CreatedAt   int64
+}
+
+// Feedback target kinds.
+const (
+	FeedbackChatBlock  = "chat_block"
+	FeedbackJob        = "job"
+	FeedbackGeneration = "generation"
+)
+
+// ErrAlreadyConfirmed is returned when a proposal's token was used before.
+var ErrAlreadyConfirmed = errors.New("proposal already confirmed")
+
+const chatSessionColumns = `id, workspace_id, user_id, title, model, message_count, created_at, updated_at`
+
+func scanChatSession(r interface{ Scan(...any) error }) (ChatSession, error) {
+	var c ChatSession
+	err := r.Scan(&c.ID, &c.WorkspaceID, &c.UserID, &c.Title, &c.Model, &c.MessageCount, &c.CreatedAt, &c.UpdatedAt)
+	return c, err
+}
+
+// CreateChatSession stores a new empty session; an id already used by
+// anyone is ErrConflict.
+func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
+	if c.ID == "" {
+		c.ID = NewID()
+	}
+	now := s.Now()
+	c.CreatedAt, c.UpdatedAt, c.MessageCount = now, now, 0
+	_, err := s.Exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		c.ID, c.WorkspaceID, c.UserID, c.Title, c.Model, c.MessageCount, c.CreatedAt, c.UpdatedAt)
+	if s.IsConflict(err) {
+		return ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("create chat session: %w", err)
+	}
+	return nil
+}
+
+// GetChatSession returns the user's own session; any other is ErrNotFound.
+func (s *Store) GetChatSession(ctx context.Context, workspaceID, userID, id string) (ChatSession, error) {
+	return scanChatSession(s.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
+}
+
+// ChatSessionExists reports whether any user anywhere holds id, so that a
+// client-generated id is never given to two sessions.
+func (s *Store) ChatSessionExists(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE id = $1`, id).Scan(&n)
+	return n > 0, err
+}
+
+// LatestChatSession returns the user's most recently updated session.
+func (s *Store) LatestChatSession(ctx context.Context, workspaceID, userID string) (ChatSession, error) {
+	return scanChatSession(s.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+		ORDER BY updated_at DESC, id DESC LIMIT 1`, workspaceID, userID))
+}
+
+// ListChatSessions returns a page of the user's sessions, most recently
+// updated first, and their total.
+func (s *Store) ListChatSessions(ctx context.Context, workspaceID, userID string, skip, limit int) ([]ChatSession, int, error) {
+	var total int
+	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2`, workspaceID, userID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count chat sessions: %w", err)
+	}
+	rows, err := s.Query(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+		ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4`, workspaceID, userID, limit, skip)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list chat sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []ChatSession
+	for rows.Next() {
+		c, err := scanChatSession(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("list chat sessions: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// DeleteChatSession removes the user's session with its blocks.
+func (s *Store) DeleteChatSession(ctx context.Context, workspaceID, userID, id string) error {
+	return s.Tx(ctx, func(q Querier) error {
+		n, err := q.Exec(ctx, `DELETE FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id)
+		if err != nil {
+			return fmt.Errorf("delete chat session: %w", err)
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		if _, err := q.Exec(ctx, `DELETE FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2`, workspaceID, id); err != nil {
+			return fmt.Errorf("delete chat blocks: %w", err)
+		}
+		return nil
+	})
+}
+
+const chatBlockColumns = `id, session_id, seq, role, type, content, model, tool_name, tool_call_id, action, args, confirm_token, confirmed_at, created_at`
+
+func scanChatBlock(r interface{ Scan(...any) error }) (ChatBlock, error) {
+	var b ChatBlock
+	err := r.Scan(&b.ID, &b.SessionID, &b.Seq, &b.Role, &b.Type, &b.Content, &b.Model, &b.ToolName, &b.ToolCallID, &b.Action, &b.Args, &b.ConfirmToken, &b.ConfirmedAt, &b.CreatedAt)
+	return b, err
+}
+
+// AppendChatBlocks adds blocks at the end of the user's session (Seq is
+// set, and IDs and times when empty: a streamed turn names its blocks as it
+// sends them), counts them, sets the session's model when model
+// is not empty and its title when it has none yet.
+func (s *Store) AppendChatBlocks(ctx context.Context, workspaceID, userID, sessionID, title, model string, blocks []ChatBlock) error {
+	return s.Tx(ctx, func(q Querier) error {
+		var curTitle, curModel string
+		err := q.QueryRow(ctx, `SELECT title, model FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`+s.ForUpdate(),
+			workspaceID, userID, sessionID).Scan(&curTitle, &curModel)
+		if err != nil {
+			return err
+		}
+		var next int64
+		if err := q.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2`, workspaceID, sessionID).Scan(&next); err != nil {
+			return fmt.Errorf("next block: %w", err)
+		}
+		now := s.Now()
+		for i := range blocks {
+			b := &blocks[i]
+			next++
+			b.SessionID, b.Seq = sessionID, next
+			if b.ID == "" {
+				b.ID = NewID()
+			}
+			if b.CreatedAt == 0 {
+				b.CreatedAt = now
+			}
+			_, err := q.Exec(ctx, `INSERT INTO chat_blocks (`+chatBlockColumns+`, workspace_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+				b.ID, b.SessionID, b.Seq, b.Role, b.Type, b.Content, b.Model, b.ToolName, b.ToolCallID, b.Action, b.Args, b.ConfirmToken, b.ConfirmedAt, b.CreatedAt, workspaceID)
+			if err != nil {
+				return fmt.Errorf("insert chat block: %w", err)
+			}
+		}
+		if curTitle == "" {
+			curTitle = title
+		}
+		if model != "" {
+			curModel = model
+		}
+		_, err = q.Exec(ctx, `UPDATE chat_sessions SET message_count = message_count + $4, updated_at = $5, title = $6, model = $7
+			WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, sessionID, len(blocks), now, curTitle, curModel)
+		return err
+	})
+}
+
+// ListChatBlocks returns a page of a session's blocks, newest first, each
+// with its latest feedback. The caller has checked that the session is
+// the user's.
+func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID string, skip, limit int) ([]ChatBlock, error) {
+	rows, err := s.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+		ORDER BY seq DESC LIMIT $3 OFFSET $4`, workspaceID, sessionID, limit, skip)
+	if err != nil {
+		return nil, fmt.Errorf("list chat blocks: %w", err)
+	}
+	out, err := collectChatBlocks(rows)
+	if err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]any, 0, len(out)+1)
+	marks := make([]string, 0, len(out))
+	ids = append(ids, workspaceID)
+	for i, b := range out {
+		ids = append(ids, b.ID)
+		marks = append(marks, fmt.Sprintf("$%d", i+2))
+	}
+	fb, err := s.Query(ctx, `SELECT id, user_id, target_id, rating, comment, created_at FROM feedback
+		WHERE workspace_id = $1 AND target_kind = 'chat_block' AND target_id IN (`+strings.Join(marks, ", ")+`)
+		ORDER BY created_at, id`, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("list block feedback: %w", err)
+	}
+	defer fb.Close()
+	latest := map[string]*Feedback{}
+	for fb.Next() {
+		f := Feedback{WorkspaceID: workspaceID, TargetKind: FeedbackChatBlock}
+		if err := fb.Scan(&f.ID, &f.UserID, &f.TargetID, &f.Rating, &f.Comment, &f.CreatedAt); err != nil {
+			return nil, fmt.Errorf("list block feedback: %w", err)
+		}
+		latest[f.TargetID] = &f
+	}
+	for i := range out {
+		out[i].Feedback = latest[out[i].ID]
+	}
+	return out, fb.Err()
+}
+
+// RecentChatBlocks returns the last limit blocks of a session, oldest
+// first: the history a new message is answered with.
+func (s *Store) RecentChatBlocks(ctx context.Context, workspaceID, sessionID string, limit int) ([]ChatBlock, error) {
+	rows, err := s.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+		ORDER BY seq DESC LIMIT $3`, workspaceID, sessionID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("chat history: %w", err)
+	}
+	out, err := collectChatBlocks(rows)
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, err
+}
+
+func collectChatBlocks(rows Rows) ([]ChatBlock, error) {
+	defer rows.Close()
+	var out []ChatBlock
+	for rows.Next() {
+		b, err := scanChatBlock(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan chat block: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// ClaimProposal marks the proposal with token in the user's session as
+// confirmed and returns it. It succeeds once per token: a second claim is
+// ErrAlreadyConfirmed, an unknown token (or another session's) ErrNotFound.
+func (s *Store) ClaimProposal(ctx context.Context, workspaceID, sessionID, token string) (ChatBlock, error) {
+	var b ChatBlock
+	err := s.Tx(ctx, func(q Querier) error {
+		var err error
+		b, err = scanChatBlock(q.QueryRow(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+			AND confirm_token = $3 AND type = 'proposal'`+s.ForUpdate(), workspaceID, sessionID, token))
+		if err != nil {
+			return err
+		}
+		if b.ConfirmedAt != nil {
+			return ErrAlreadyConfirmed
+		}
+		now := s.Now()
+		n, err := q.Exec(ctx, `UPDATE chat_blocks SET confirmed_at = $4 WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3 AND confirmed_at IS NULL`,
+			workspaceID, sessionID, token, now)
+		if err != nil {
+			return fmt.Errorf("claim proposal: %w", err)
+		}
+		if n == 0 {
+			return ErrAlreadyConfirmed
+		}
+		b.ConfirmedAt = &now
+		return nil
+	})
+	return b, err
+}
+
+// ReleaseProposal undoes ClaimProposal after the action failed, so that the
+// user may confirm again.
+func (s *Store) ReleaseProposal(ctx context.Context, workspaceID, sessionID, token string) error {
+	_, err := s.Exec(ctx, `UPDATE chat_blocks SET confirmed_at = NULL WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3`, workspaceID, sessionID, token)
+	return err
+}
+
+// ChatBlockOwned reports whether block id lies in one of the user's own
+// sessions.
+func (s *Store) ChatBlockOwned(ctx context.Context, workspaceID, userID, sessionID, blockID string) (bool, error) {
+	var n int
+	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_blocks b JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
+		WHERE b.workspace_id = $1 AND c.user_id = $2 AND b.session_id = $3 AND b.id = $4`, workspaceID, userID, sessionID, blockID).Scan(&n)
+	return n > 0, err
+}
+
+// InsertFeedback stores one rating; ID and time are set.
+func (s *Store) InsertFeedback(ctx context.Context, f *Feedback) error {
+	f.ID, f.CreatedAt = NewID(), s.Now()
+	_, err := s.Exec(ctx, `INSERT INTO feedback (id, workspace_id, user_id, target_kind, target_id, rating, comment, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, f.ID, f.WorkspaceID, f.UserID, f.TargetKind, f.TargetID, f.Rating, f.Comment, f.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("insert feedback: %w", err)
+	}
+	return nil
+}
+
+// RecordGeneration stores an inline generation so that it can be rated and
+// returns its id.
+func (s *Store) RecordGeneration(ctx context.Context, workspaceID, userID, model string) (string, error) {
+	id := NewID()
+	_, err := s.Exec(ctx, `INSERT INTO generations (id, workspace_id, user_id, model, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, workspaceID, userID, model, s.Now())
+	if err != nil {
+		return "", fmt.Errorf("record generation: %w", err)
+	}
+	return id, nil
+}
+
+// GenerationExists reports whether the workspace has generation id.
+func (s *Store) GenerationExists(ctx context.Context, workspaceID, id string) (bool, error) {
+	var n int
+	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM generations WHERE workspace_id = $1 AND id = $2`, workspaceID, id).Scan(&n)
+	return n > 0, err
+}
+
+// ScheduleCounts are a workspace's schedules by state for the agent's
+// context: pending now, published and failed since a time.
+type ScheduleCounts struct {
+	Pending, Published, Failed int64
+}
+
+// CountSchedules counts the workspace's pending schedules, and those
+// published or failed since (epoch ms).
+func (s *Store) CountSchedules(ctx context.Context, workspaceID string, since int64) (ScheduleCounts, error) {
+	var c ScheduleCounts
+	err := s.QueryRow(ctx, `SELECT
+		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'published' AND updated_at >= $2 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'failed' AND updated_at >= $2 THEN 1 ELSE 0 END), 0)
+		FROM schedules WHERE workspace_id = $1`, workspaceID, since).Scan(&c.Pending, &c.Published, &c.Failed)
+	if err != nil {
+		return c, fmt.Errorf("count schedules: %w", err)
+	}
+	return c, nil
+}
+
+// FineTuningJob is a workspace's fine-tuning job at a provider.
+type FineTuningJob struct {
+	ID, WorkspaceID, Provider, ProviderJobID, BaseModel, Status string
+	FineTunedModel, Error                                       *string
+	CreatedAt                                                   int64
+	FinishedAt                                                  *int64
+}
+
+const fineTuneColumns = `id, workspace_id, provider, provider_job_id, base_model, status, fine_tuned_model, error, created_at, finished_at`
+
+// InsertFineTuningJob stores a started job; ID and time are set when empty.
+func (s *Store) InsertFineTuningJob(ctx context.Context, j *FineTuningJob) error {
+	if j.ID == "" {
+		j.ID = NewID()
+	}
+	if j.CreatedAt == 0 {
+		j.CreatedAt = s.Now()
+	}
+	_, err := s.Exec(ctx, `INSERT INTO fine_tuning_jobs (`+fineTuneColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		j.ID, j.WorkspaceID, j.Provider, j.ProviderJobID, j.BaseModel, j.Status, j.FineTunedModel, j.Error, j.CreatedAt, j.FinishedAt)
+	if err != nil {
+		return fmt.Errorf("insert fine-tuning job: %w", err)
+	}
+	return nil
+}
+
+// LatestFineTuningJob returns the workspace's newest fine-tuning job.
+func (s *Store) LatestFineTuningJob(ctx context.Context, workspaceID string) (FineTuningJob, error) {
+	var j FineTuningJob
+	err := s.QueryRow(ctx, `SELECT `+fineTuneColumns+` FROM fine_tuning_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, workspaceID).
+		Scan(&j.ID, &j.WorkspaceID, &j.Provider, &j.ProviderJobID, &j.BaseModel, &j.Status, &j.FineTunedModel, &j.Error, &j.CreatedAt, &j.FinishedAt)
+	return j, err
+}
+
+// UpdateFineTuningJob stores a job's refreshed status.
+func (s *Store) UpdateFineTuningJob(ctx context.Context, j FineTuningJob) error {
+	_, err := s.Exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
+		WHERE workspace_id = $1 AND id = $2`, j.WorkspaceID, j.ID, j.Status, j.FineTunedModel, j.Error, j.FinishedAt)
+	if err != nil {
+		return fmt.Errorf("update fine-tuning job: %w", err)
+	}
+	return nil
+}
+
+// Exchange is a user message and the assistant answer that followed it.
+type Exchange struct {
+	User, Assistant string
+}
+
+// UpRatedExchanges returns the workspace's chat exchanges whose answer's
+// latest rating is up, oldest rating first: the training data of a
+// fine-tuning job. Contents are the blocks' JSON values as stored.
+func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exchange, error) {
+	rows, err := s.Query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
+		JOIN chat_blocks b ON b.id = f.target_id AND b.workspace_id = f.workspace_id
+		WHERE f.workspace_id = $1 AND f.target_kind = 'chat_block' AND b.role = 'assistant' AND b.type = 'text'
+		ORDER BY f.created_at, f.id`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("rated blocks: %w", err)
+	}
+	type rated struct {
+		session string
+		seq     int64
+		content string
+		up      bool
+	}
+	var order []string
+	latest := map[string]*rated{}
+	for rows.Next() {
+		var rating, id string
+		var r rated
+		if err := rows.Scan(&rating, &id, &r.session, &r.seq, &r.content); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("rated blocks: %w", err)
+		}
+		r.up = rating == "up"
+		if _, seen := latest[id]; !seen {
+			order = append(order, id)
+		}
+		latest[id] = &r
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []Exchange
+	for _, id := range order {
+		r := latest[id]
+		if !r.up {
+			continue
+		}
+		var user string
+		err := s.QueryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
+			AND role = 'user' AND type = 'text' ORDER BY seq DESC LIMIT 1`, workspaceID, r.session, r.seq).Scan(&user)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("exchange question: %w", err)
+		}
+		out = append(out, Exchange{User: user, Assistant: r.content})
+	}
+	return out, nil
+}

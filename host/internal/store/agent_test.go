@@ -1,0 +1,113 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func TestChatSessionsArePersonalAndBlocksKeepTheirOrder(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		c := store.ChatSession{ID: "s1", WorkspaceID: "acme", UserID: "u1"}
+		if err := s.CreateChatSession(ctx, &c); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CreateChatSession(ctx, &store.ChatSession{ID: "s1", WorkspaceID: "other", UserID: "u9"}); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a used id: %v, want ErrConflict", err)
+		}
+		for i := range 2 {
+			blocks := []store.ChatBlock{
+				{Role: "user", Type: "text", Content: fmt.Sprintf(`"q%d"`, i)},
+				{Role: "assistant", Type: "text", Content: fmt.Sprintf(`"a%d"`, i)},
+			}
+			if err := s.AppendChatBlocks(ctx, "acme", "u1", "s1", fmt.Sprintf("q%d", i), "m", blocks); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.AppendChatBlocks(ctx, "acme", "u2", "s1", "x", "m", []store.ChatBlock{{Role: "user", Type: "text", Content: `"x"`}}); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a teammate appended: %v", err)
+		}
+		got, err := s.GetChatSession(ctx, "acme", "u1", "s1")
+		if err != nil || got.Title != "q0" || got.MessageCount != 4 || got.Model != "m" {
+			t.Fatalf("session %+v %v", got, err)
+		}
+		if _, err := s.GetChatSession(ctx, "acme", "u2", "s1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a teammate read it: %v", err)
+		}
+		page, err := s.ListChatBlocks(ctx, "acme", "s1", 1, 2)
+		if err != nil || len(page) != 2 || page[0].Content != `"q1"` || page[1].Content != `"a0"` {
+			t.Fatalf("blocks newest first from skip 1: %+v %v", page, err)
+		}
+		f := store.Feedback{WorkspaceID: "acme", UserID: "u1", TargetKind: store.FeedbackChatBlock, TargetID: page[0].ID, Rating: "down"}
+		if err := s.InsertFeedback(ctx, &f); err != nil {
+			t.Fatal(err)
+		}
+		page, _ = s.ListChatBlocks(ctx, "acme", "s1", 1, 2)
+		if page[0].Feedback == nil || page[0].Feedback.Rating != "down" || page[1].Feedback != nil {
+			t.Fatalf("feedback on blocks: %+v", page)
+		}
+		recent, err := s.RecentChatBlocks(ctx, "acme", "s1", 3)
+		if err != nil || len(recent) != 3 || recent[0].Content != `"a0"` || recent[2].Content != `"a1"` {
+			t.Fatalf("recent oldest first: %+v %v", recent, err)
+		}
+		if err := s.DeleteChatSession(ctx, "acme", "u2", "s1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a teammate deleted: %v", err)
+		}
+		if err := s.DeleteChatSession(ctx, "acme", "u1", "s1"); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := s.RecentChatBlocks(ctx, "acme", "s1", 10); len(left) != 0 {
+			t.Fatalf("blocks outlived their session: %d", len(left))
+		}
+	})
+}
+
+func TestAProposalIsClaimedOnceUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if err := s.CreateChatSession(ctx, &store.ChatSession{ID: "p1", WorkspaceID: "acme", UserID: "u1"}); err != nil {
+			t.Fatal(err)
+		}
+		token, action := "ct_1", "schedule_content"
+		if err := s.AppendChatBlocks(ctx, "acme", "u1", "p1", "", "", []store.ChatBlock{{Role: "assistant", Type: "proposal", Content: `"p"`, Action: &action, ConfirmToken: &token}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ClaimProposal(ctx, "other", "p1", token); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace claimed: %v", err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		won := 0
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := s.ClaimProposal(ctx, "acme", "p1", token)
+				if err != nil && !errors.Is(err, store.ErrAlreadyConfirmed) {
+					t.Error(err)
+				}
+				mu.Lock()
+				won += map[bool]int{true: 1}[err == nil]
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if won != 1 {
+			t.Fatalf("%d claims succeeded, want 1", won)
+		}
+		if err := s.ReleaseProposal(ctx, "acme", "p1", token); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ClaimProposal(ctx, "acme", "p1", token); err != nil {
+			t.Fatalf("claim after release: %v", err)
+		}
+	})
+}
