@@ -27,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -223,6 +224,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Area services register their job handlers before the queue starts.
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
+	voices := voice.NewService(st)
+	generator.UseVoices(voices)
+	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
+	if err != nil {
+		return err
+	}
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
@@ -252,11 +259,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Blobs:        blobs,
-		Voices:       voice.NewHandler(voice.NewService(st)),
+		Voices:       voice.NewHandler(voices),
 		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
+		Content:      content.NewHandler(contentSvc),
 	})
 
 	srv := &http.Server{

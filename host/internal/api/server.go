@@ -19,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -49,6 +50,9 @@ type Deps struct {
 	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
 	// (package schedule).
 	Scheduler *schedule.Handler
+	// Content serves SEO scoring, content improvement and blog posts with
+	// images (package content).
+	Content *content.Handler
 }
 
 type server struct {

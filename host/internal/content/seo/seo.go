@@ -72,44 +72,49 @@ type Keyword struct {
 
 // Stats counts the parts of the text.
 type Stats struct {
-	Words, Sentences, Paragraphs, Headings, Links, Images int
+	Words      int `json:"words"`
+	Sentences  int `json:"sentences"`
+	Paragraphs int `json:"paragraphs"`
+	Headings   int `json:"headings"`
+	Links      int `json:"links"`
+	Images     int `json:"images"`
 }
 
 // Readability is the readability summary.
 type Readability struct {
-	Score int
+	Score int `json:"score"`
 	// FleschReadingEase is nil when the text is not English.
-	FleschReadingEase *float64
+	FleschReadingEase *float64 `json:"fleschReadingEase"`
 	// Language is "en" when the text reads as English, else "unknown".
-	Language              string
-	AverageSentenceLength float64
-	LongSentencesPercent  float64
+	Language              string  `json:"language"`
+	AverageSentenceLength float64 `json:"averageSentenceLength"`
+	LongSentencesPercent  float64 `json:"longSentencesPercent"`
 	// PassivePercent and TransitionPercent are nil when not English.
-	PassivePercent    *float64
-	TransitionPercent *float64
+	PassivePercent    *float64 `json:"passiveVoicePercent"`
+	TransitionPercent *float64 `json:"transitionWordsPercent"`
 }
 
 // SEO is the search summary.
 type SEO struct {
-	Score          int
-	Keyphrase      string
-	Title          string
-	TitleLength    int
-	KeyphraseCount int
-	Density        float64
-	InternalLinks  int
-	OutboundLinks  int
+	Score          int     `json:"score"`
+	Keyphrase      string  `json:"keyphrase"`
+	Title          string  `json:"title"`
+	TitleLength    int     `json:"titleLength"`
+	KeyphraseCount int     `json:"keyphraseCount"`
+	Density        float64 `json:"keyphraseDensity"`
+	InternalLinks  int     `json:"internalLinks"`
+	OutboundLinks  int     `json:"outboundLinks"`
 }
 
 // Result is a scored text.
 type Result struct {
 	// Score is the mean of the SEO and readability scores, 0–100.
-	Score       int
-	Readability Readability
-	SEO         SEO
-	Keywords    []Keyword
-	Assessments []Assessment
-	Stats       Stats
+	Score       int          `json:"score"`
+	Readability Readability  `json:"readability"`
+	SEO         SEO          `json:"seo"`
+	Keywords    []Keyword    `json:"keywords"`
+	Assessments []Assessment `json:"assessments"`
+	Stats       Stats        `json:"stats"`
 }
 
 // Score scores in. It fails only when the content cannot be parsed.
