@@ -136,10 +136,15 @@ func insertImages(content string, imgs []PlacedImage) string {
 		s := p.snippet
 		if !isHTML {
 			// A blank line either side keeps the image its own paragraph.
-			if p.at > 0 && !strings.HasSuffix(out[:p.at], "\n") {
+			if p.at > 0 {
+				if !strings.HasSuffix(out[:p.at], "\n") {
+					s = "\n" + s
+				}
 				s = "\n" + s
 			}
-			s = "\n" + s + "\n"
+			if rest := out[p.at:]; rest != "" && !strings.HasPrefix(rest, "\n") && !strings.HasPrefix(rest, "\r\n") {
+				s += "\n"
+			}
 		}
 		out = out[:p.at] + s + out[p.at:]
 	}
