@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -226,6 +227,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
 	voices := voice.NewService(st)
 	generator.UseVoices(voices)
+	// Website and file voices fetch through the guarded site fetcher; the
+	// profile model is brand_voice.model, else the default text model.
+	profileModel := cfg.BrandVoice.Model
+	if profileModel == "" {
+		profileModel = generator.DefaultTextModel()
+	} else if profileModel == "none" {
+		profileModel = ""
+	}
+	voices.UseSources(voice.Sources{
+		Fetcher: site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs}),
+		Models:  pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
+		Queue: queue, Log: log,
+	})
 	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
 	if err != nil {
 		return err
@@ -251,6 +265,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// gone; the queue itself runs the jobs of the others.
 	publisher.Start()
 	defer publisher.Stop()
+	// Re-fetches website voices whose fetchInterval is due.
+	if err := voices.Start(ctx); err != nil {
+		return err
+	}
+	defer voices.Stop(context.Background())
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,

@@ -11,6 +11,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
@@ -22,6 +23,9 @@ func (s *server) routes(mux *http.ServeMux) {
 	// Brand voices (package voice).
 	v := s.Voices
 	mux.Handle("POST /v1/ai/generate/brand-voice/text", rest(s, key, http.StatusCreated, v.CreateBrandVoiceFromText))
+	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
+	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
+	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromFile))
 	mux.Handle("GET /v1/ai/brand-voice/{$}", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.GetBrandVoice))

@@ -75,3 +75,26 @@ func names(s string) []string {
 	}
 	return out
 }
+
+// PlainText returns the text of content (plain text, Markdown or HTML)
+// without markup: one block (paragraph, heading, list item) a line.
+func PlainText(content string) (string, error) {
+	doc, err := parse(content)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for i, bl := range doc.blocks {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(bl.text)
+	}
+	return b.String(), nil
+}
+
+// Sentences splits text into sentences the way the scorer does.
+func Sentences(text string) []string { return sentences(text) }
+
+// Words splits text into lower-case words the way the scorer does.
+func Words(text string) []string { return words(text) }
