@@ -77,7 +77,8 @@ func names(s string) []string {
 }
 
 // PlainText returns the text of content (plain text, Markdown or HTML)
-// without markup: one block (paragraph, heading, list item) a line.
+// without markup: blocks (paragraphs, headings, list items) separated by a
+// blank line, so that the text reads back as the same blocks.
 func PlainText(content string) (string, error) {
 	doc, err := parse(content)
 	if err != nil {
@@ -86,7 +87,7 @@ func PlainText(content string) (string, error) {
 	var b strings.Builder
 	for i, bl := range doc.blocks {
 		if i > 0 {
-			b.WriteByte('\n')
+			b.WriteString("\n\n")
 		}
 		b.WriteString(bl.text)
 	}
