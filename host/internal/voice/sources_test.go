@@ -141,7 +141,7 @@ type bundle struct {
 }
 
 type opts struct {
-	noModel, privateRefused bool
+	noModel, privateRefused, profileText bool
 }
 
 func setup(t *testing.T, s *store.Store, o opts) *bundle {
@@ -167,6 +167,7 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if o.noModel {
 		src.Models, src.Model = nil, ""
 	}
+	src.ProfileText = o.profileText
 	b.svc.UseSources(src)
 	if err := b.queue.Start(ctx); err != nil {
 		t.Fatal(err)

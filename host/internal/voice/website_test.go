@@ -193,3 +193,22 @@ func TestChangingTheURLRefetches(t *testing.T) {
 	}
 	b.call(t, "PUT", "/v1/ai/brand-voice/"+id, b.mallory, `{"url":"https://example.com/"}`).want(t, 404)
 }
+
+func TestTextVoicesAreProfiledOnlyWhenConfigured(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []bool{false, true} {
+		s := storetest.SQLite(t)
+		b := setup(t, s, opts{profileText: profile})
+		id := b.call(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"We keep it short and kind."}`).want(t, 201).data(t)["id"].(string)
+		v, err := s.GetVoice(context.Background(), b.aliceP.WorkspaceID, b.aliceP.UserID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !profile && (v.Content != "We keep it short and kind." || v.SourceText != nil || len(b.model.reqs) != 0):
+			t.Fatalf("unprofiled text voice: %+v", v)
+		case profile && (!strings.HasPrefix(v.Content, "## Tone") || v.SourceText == nil || *v.SourceText != "We keep it short and kind."):
+			t.Fatalf("profiled text voice: %+v", v)
+		}
+	}
+}
