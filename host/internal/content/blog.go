@@ -233,7 +233,7 @@ func (s *Service) fillImageTexts(ctx context.Context, p auth.Principal, in *Blog
 		im := &in.Images[i]
 		sec := section(*im)
 		if strings.TrimSpace(im.Prompt) == "" {
-			if i < len(written) && strings.TrimSpace(written[i].Prompt) != "" {
+			if i < len(written) && meaningful(written[i].Prompt) {
 				im.Prompt = written[i].Prompt
 			} else if sec != "" {
 				im.Prompt = fmt.Sprintf("Editorial illustration for the section %q of a blog post titled %q. Clean, modern style, no text or lettering in the image.", sec, in.Title)
@@ -242,7 +242,7 @@ func (s *Service) fillImageTexts(ctx context.Context, p auth.Principal, in *Blog
 			}
 		}
 		if strings.TrimSpace(im.Alt) == "" {
-			if i < len(written) && strings.TrimSpace(written[i].Alt) != "" {
+			if i < len(written) && meaningful(written[i].Alt) {
 				im.Alt = written[i].Alt
 			} else if sec != "" {
 				im.Alt = "Illustration: " + sec
@@ -251,6 +251,11 @@ func (s *Service) fillImageTexts(ctx context.Context, p auth.Principal, in *Blog
 			}
 		}
 	}
+}
+
+// meaningful rejects what a model copies from the answer template ("...").
+func meaningful(s string) bool {
+	return len(strings.Trim(s, " .…\t\n\"'")) >= 3
 }
 
 func (s *Service) writeImageTexts(ctx context.Context, p auth.Principal, model string, in *BlogInput, section func(BlogImage) string) []struct{ Prompt, Alt string } {

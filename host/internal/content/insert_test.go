@@ -30,3 +30,12 @@ func TestInsertImages(t *testing.T) {
 		})
 	}
 }
+
+func TestMeaningfulRejectsTemplateEchoes(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{"...": false, " … ": false, "": false, "ab": false, "A rake": true} {
+		if got := meaningful(s); got != want {
+			t.Errorf("meaningful(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
