@@ -152,3 +152,28 @@ func TestImproveSimpleRefusesBadInputOtherVoicesAndRefundsFailures(t *testing.T)
 		t.Fatalf("credits used %d, want 1 (Bob's): failed improvements must give theirs back", n)
 	}
 }
+
+// The text route takes brandVoiceId too (package generate), on both faces.
+func TestTextGenerationInABrandVoice(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), 5)
+	team := b.voice(t, b.aliceP, "Plain", "We write short, warm sentences.", "team")
+	bobs := b.voice(t, b.bobP, "Bob's", "bob style", "personal")
+	d := b.rest(t, "/v1/ai/generate/text", b.alice, `{"model":"gpt-4o","text":"hi","brandVoiceId":"`+team+`"}`).want(t, 200).data(t)
+	if v := d["brandVoice"].(map[string]any); v["id"] != team || v["name"] != "Plain" {
+		t.Fatalf("data %v", d)
+	}
+	if sys := b.router.textCalls()[0].System; !strings.Contains(sys, "We write short, warm sentences.") {
+		t.Fatalf("system %q", sys)
+	}
+	if d := b.rest(t, "/v1/ai/generate/text", b.alice, `{"model":"gpt-4o","text":"hi"}`).want(t, 200).data(t); d["brandVoice"] != nil {
+		t.Fatalf("no voice asked, got %v", d["brandVoice"])
+	}
+	b.rest(t, "/v1/ai/generate/text", b.alice, `{"model":"gpt-4o","text":"hi","brandVoiceId":"`+bobs+`"}`).wantError(t, 404, bobs)
+	b.rest(t, "/v1/ai/generate/text", b.mallory, `{"model":"gpt-4o","text":"hi","brandVoiceId":"`+team+`","useWorker":true}`).wantError(t, 404, team)
+	b.post(t, "/herald.api.v1.GenerateService/GenerateText", b.mallory, `{"model":"gpt-4o","text":"hi","brandVoiceId":"`+team+`"}`).wantError(t, 404, team)
+	c := b.post(t, "/herald.api.v1.GenerateService/GenerateText", b.bob, `{"model":"gpt-4o","text":"hi","brandVoiceId":"`+bobs+`"}`).want(t, 200)
+	if c.body["data"].(map[string]any)["brandVoice"].(map[string]any)["id"] != bobs {
+		t.Fatalf("connect: %s", c.raw)
+	}
+}
