@@ -158,4 +158,8 @@ func TestBlogPostFailsWhenAnImageFails(t *testing.T) {
 	if n := b.creditsUsed(t, b.aliceP); n != 1 {
 		t.Fatalf("credits used %d, want 1: only the generated image is paid", n)
 	}
+	// Progress was reported for the first image.
+	if j.Progress != 45 {
+		t.Fatalf("progress %d, want 45 after one of two images; result %v", j.Progress, j.Result)
+	}
 }
