@@ -78,6 +78,8 @@ type Config struct {
 	PluginCallTimeout time.Duration
 	// Router holds the model router's retry, fallback and cooldown settings.
 	Router Router
+	// BrandVoice configures how website, file and text voices are profiled.
+	BrandVoice BrandVoice
 
 	// Source names the file the configuration came from, if any.
 	Source string
@@ -97,6 +99,15 @@ type Plan struct {
 	// SchedulerAPIAccess allows the scheduler with an api-key (SPEC: Business
 	// and higher); sessions are always allowed.
 	SchedulerAPIAccess bool
+}
+
+// BrandVoice is the brand_voice block.
+type BrandVoice struct {
+	// Model writes the writing-style profile of website and file voices,
+	// and of text voices (keeping their raw text). Empty: the default text
+	// model writes website and file profiles, text voices stay as given;
+	// "none": measured profiles only, no model.
+	Model string
 }
 
 // Queue is the setting of one job queue.
@@ -373,6 +384,11 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.Router.AllowedFails < 1 {
 		return fail("model_allowed_fails", "must be at least 1, got %d", c.Router.AllowedFails)
+	}
+	if m := c.BrandVoice.Model; m != "" && m != "none" {
+		if _, ok := c.Models[m]; !ok {
+			return fail("brand_voice.model", "%q is not a configured model", m)
+		}
 	}
 	for _, name := range sortedKeys(c.Models) {
 		m := c.Models[name]

@@ -50,6 +50,9 @@ type fileSchema struct {
 		Name        string `hcl:"name,label"`
 		Concurrency *int   `hcl:"concurrency,optional"`
 	} `hcl:"queue,block"`
+	BrandVoice *struct {
+		Model *string `hcl:"model,optional"`
+	} `hcl:"brand_voice,block"`
 	Plugins []struct {
 		Name    string            `hcl:"name,label"`
 		Kind    string            `hcl:"kind"`
@@ -189,6 +192,9 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		queue := c.Queues[q.Name]
 		setInt(&queue.Concurrency, q.Concurrency)
 		c.Queues[q.Name] = queue
+	}
+	if bv := fs.BrandVoice; bv != nil && bv.Model != nil {
+		c.BrandVoice.Model = *bv.Model
 	}
 	for _, p := range fs.Plugins {
 		c.Plugins[p.Name] = Plugin{Name: p.Name, Kind: p.Kind, Command: p.Command, Args: p.Args, Env: p.Env, SHA256: strings.ToLower(p.SHA256)}

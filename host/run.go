@@ -28,10 +28,12 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -224,6 +226,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Area services register their job handlers before the queue starts.
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
+	voices := voice.NewService(st)
+	generator.UseVoices(voices)
+	// Website and file voices fetch through the guarded site fetcher; the
+	// profile model is brand_voice.model, else the default text model.
+	profileModel := cfg.BrandVoice.Model
+	if profileModel == "" {
+		profileModel = generator.DefaultTextModel()
+	} else if profileModel == "none" {
+		profileModel = ""
+	}
+	voices.UseSources(voice.Sources{
+		Fetcher: site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs}),
+		Models:  pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
+		Queue: queue, Log: log,
+	})
+	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
+	if err != nil {
+		return err
+	}
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
@@ -245,10 +266,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// gone; the queue itself runs the jobs of the others.
 	publisher.Start()
 	defer publisher.Stop()
+	// Re-fetches website voices whose fetchInterval is due.
+	if err := voices.Start(ctx); err != nil {
+		return err
+	}
+	defer voices.Stop(context.Background())
 
 	// The agent runs its tools through the same services as the routes
 	// behind them. Visibility and SEOScore stay nil until those areas exist.
-	voices := voice.NewService(st)
 	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL())
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
@@ -271,6 +296,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
 		Agent:        agent.NewHandler(agentSvc),
+		Content:      content.NewHandler(contentSvc),
 	})
 
 	srv := &http.Server{

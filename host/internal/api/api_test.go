@@ -175,10 +175,10 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 		}
 
 		one := b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 200).data(t)
-		if got := keysOf(one); got != "content,createdAt,fetchInterval,id,name,type,updatedAt,url" {
+		if got := keysOf(one); got != "content,createdAt,fetchInterval,id,lastFetch,name,type,updatedAt,url" {
 			t.Fatalf("single fetch fields: %s", got)
 		}
-		if one["content"] != "We write plainly.\nShort sentences." || one["fetchInterval"] != nil {
+		if one["content"] != "We write plainly.\nShort sentences." || one["fetchInterval"] != nil || one["lastFetch"] != nil {
 			t.Fatalf("single fetch: %v", one)
 		}
 

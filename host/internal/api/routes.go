@@ -9,8 +9,10 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
@@ -22,6 +24,9 @@ func (s *server) routes(mux *http.ServeMux) {
 	// Brand voices (package voice).
 	v := s.Voices
 	mux.Handle("POST /v1/ai/generate/brand-voice/text", rest(s, key, http.StatusCreated, v.CreateBrandVoiceFromText))
+	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
+	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
+	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromFile))
 	mux.Handle("GET /v1/ai/brand-voice/{$}", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.GetBrandVoice))
@@ -52,6 +57,15 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText))
 	mux.Handle("POST /v1/ai/generate/image", rest(s, key, http.StatusOK, g.GenerateImage))
 	s.connectService(mux, apiv1connect.GenerateServiceName, key, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
+
+	// SEO scoring, content improvement, blog posts with images (package content).
+	if c := s.Content; c != nil {
+		mux.Handle("POST /v1/ai/generate/calculate-seo-score", rest(s, key, http.StatusOK, c.CalculateSEOScore))
+		mux.Handle("POST /v1/ai/generate/improve-content-simple", restStatus(s, key, content.SimpleStatus, c.ImproveContentSimple))
+		mux.Handle("POST /v1/ai/generate/improve-content-with-validation", restStatus(s, key, content.ValidatedStatus, c.ImproveContentWithValidation))
+		mux.Handle("POST /v1/ai/generate/process-blog-post-with-images", rest(s, key, http.StatusAccepted, c.ProcessBlogPostWithImages))
+		s.connectService(mux, apiv1connect.ContentServiceName, key, nil)(apiv1connect.NewContentServiceHandler(c, s.connectOptions()...))
+	}
 
 	// Job polling (package jobs).
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))

@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -53,6 +54,9 @@ type Deps struct {
 	// Agent serves the agent's chat, sessions, context, feedback and
 	// fine-tuning status (package agent); nil leaves those routes out.
 	Agent *agent.Handler
+	// Content serves SEO scoring, content improvement and blog posts with
+	// images (package content).
+	Content *content.Handler
 }
 
 type server struct {

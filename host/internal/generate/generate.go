@@ -58,6 +58,7 @@ type Service struct {
 	blobs  blob.Store
 	plans  map[string]config.Plan
 	now    func() time.Time
+	voices Voices
 }
 
 // NewService returns a Service and registers its job handlers on queue.
@@ -73,6 +74,8 @@ func NewService(log hclog.Logger, models Models, queue *jobs.Queue, st *store.St
 type TextInput struct {
 	Model, Text, JobType string
 	Options              map[string]any
+	// BrandVoiceID names a voice to write in (optional).
+	BrandVoiceID string
 }
 
 // textJobData is the stored input of a queued text job (SPEC: the job's data).
@@ -80,6 +83,8 @@ type textJobData struct {
 	Model   string         `json:"model"`
 	Text    string         `json:"text"`
 	Options map[string]any `json:"options,omitempty"`
+	// BrandVoice is the voice whose prompt is in Options["system"].
+	BrandVoice *VoiceRef `json:"brandVoice,omitempty"`
 }
 
 func (s *Service) checkModel(model string) error {
@@ -147,19 +152,24 @@ func textRequest(model, text string, options map[string]any) (sdk.TextRequest, e
 	return req, nil
 }
 
-// GenerateText runs a prompt inline and returns the completion.
-func (s *Service) GenerateText(ctx context.Context, in TextInput) (sdk.TextResponse, error) {
+// GenerateText runs a prompt inline and returns the completion and the
+// brand voice it was written in (nil when none was asked for).
+func (s *Service) GenerateText(ctx context.Context, p auth.Principal, in TextInput) (sdk.TextResponse, *VoiceRef, error) {
 	if err := s.checkText(in); err != nil {
-		return sdk.TextResponse{}, err
+		return sdk.TextResponse{}, nil, err
+	}
+	voice, err := s.applyVoice(ctx, p, &in)
+	if err != nil {
+		return sdk.TextResponse{}, nil, err
 	}
 	req, _ := textRequest(in.Model, in.Text, in.Options)
 	ctx, cancel := context.WithTimeout(ctx, inlineTimeout)
 	defer cancel()
 	res, err := s.models.GenerateText(ctx, in.Model, req)
 	if err != nil {
-		return sdk.TextResponse{}, providerError(err)
+		return sdk.TextResponse{}, nil, providerError(err)
 	}
-	return res, nil
+	return res, voice, nil
 }
 
 // RecordGeneration stores an inline generation so that it can be rated
@@ -180,9 +190,13 @@ func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput)
 	if !slices.Contains(TextJobTypes, name) {
 		return "", apierr.Invalid("jobType must be one of %s", strings.Join(TextJobTypes, ", "))
 	}
+	voice, err := s.applyVoice(ctx, p, &in)
+	if err != nil {
+		return "", err
+	}
 	id, err := s.queue.Enqueue(ctx, jobs.NewJob{
 		Workspace: p.WorkspaceID, Queue: jobs.AIQueue, Name: name,
-		Data: textJobData{Model: in.Model, Text: in.Text, Options: in.Options},
+		Data: textJobData{Model: in.Model, Text: in.Text, Options: in.Options, BrandVoice: voice},
 	})
 	if err != nil {
 		return "", fmt.Errorf("queue text job: %w", err)
@@ -196,6 +210,8 @@ type TextResult struct {
 	Model        string      `json:"model"`
 	FinishReason string      `json:"finishReason"`
 	Usage        UsageResult `json:"usage"`
+	// BrandVoice is the voice written in, or null.
+	BrandVoice *VoiceRef `json:"brandVoice"`
 }
 
 // UsageResult is the token usage in a job result.
@@ -231,7 +247,7 @@ func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
 		}
 		return nil, err
 	}
-	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage)}, nil
+	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage), BrandVoice: in.BrandVoice}, nil
 }
 
 // providerError turns a model-router or plugin failure into an API error

@@ -96,7 +96,7 @@ func code(err error) connect.Code { return connect.CodeOf(err) }
 func TestTextRunsInlineWithOptions(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), "business")
-	res, err := b.svc.GenerateText(context.Background(), generate.TextInput{Model: "gpt-4o", Text: "hi",
+	res, _, err := b.svc.GenerateText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "hi",
 		Options: map[string]any{"system": "be brief", "maxOutputTokens": float64(50), "temperature": 0.2, "seed": float64(7)}})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := b.svc.GenerateText(context.Background(), c.in)
+			_, _, err := b.svc.GenerateText(context.Background(), b.p, c.in)
 			if code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want 400 mentioning %q", err, c.want)
 			}
@@ -212,7 +212,7 @@ func TestProviderErrorsMapToActionableStatuses(t *testing.T) {
 	}
 	for _, c := range cases {
 		b.router.textErrs = []error{c.err}
-		_, err := b.svc.GenerateText(context.Background(), generate.TextInput{Model: "gpt-4o", Text: "x"})
+		_, _, err := b.svc.GenerateText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "x"})
 		if code(err) != c.code || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v (%v), want %v mentioning %q", c.err, err, code(err), c.code, c.want)
 		}

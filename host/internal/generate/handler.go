@@ -34,7 +34,7 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 		return nil, err
 	}
 	m := req.Msg
-	in := TextInput{Model: m.Model, Text: m.Text, JobType: m.JobType, Options: m.Options.AsMap()}
+	in := TextInput{Model: m.Model, Text: m.Text, JobType: m.JobType, Options: m.Options.AsMap(), BrandVoiceID: m.BrandVoiceId}
 	if m.UseWorker {
 		id, err := h.svc.QueueText(ctx, p, in)
 		if err != nil {
@@ -46,7 +46,7 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 	if m.JobType != "" {
 		return nil, apierr.Invalid("jobType applies only with useWorker")
 	}
-	res, err := h.svc.GenerateText(ctx, in)
+	res, voice, err := h.svc.GenerateText(ctx, p, in)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 	return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Text generated", Outcome: &apiv1.GenerateTextResponse_Data{
 		Data: &apiv1.GeneratedText{GenerationId: genID, Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
 			InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, TotalTokens: res.Usage.TotalTokens,
-		}},
+		}, BrandVoice: VoiceRefProto(voice)},
 	}}), nil
 }
 
@@ -77,4 +77,12 @@ func (h *Handler) GenerateImage(ctx context.Context, req *connect.Request[apiv1.
 		data.Purpose = &img.Purpose
 	}
 	return connect.NewResponse(&apiv1.GenerateImageResponse{Message: "Image generated", Data: data}), nil
+}
+
+// VoiceRefProto converts a voice reference; nil stays nil (JSON null).
+func VoiceRefProto(v *VoiceRef) *apiv1.BrandVoiceRef {
+	if v == nil {
+		return nil
+	}
+	return &apiv1.BrandVoiceRef{Id: v.ID, Name: v.Name}
 }

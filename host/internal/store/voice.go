@@ -23,14 +23,32 @@ type Voice struct {
 	IsActive      bool
 	CreatedAt     int64
 	UpdatedAt     int64
+	// SourceText is the text the voice was built from when Content is a
+	// profile of it (website, file, and text voices profiled by a model).
+	SourceText *string
+	// LastFetch is the outcome of the latest fetch of URL; nil before one.
+	LastFetch *VoiceFetch
+	// NextFetchAt is when a website voice is due for re-fetching (epoch
+	// ms); nil when it is not refreshed.
+	NextFetchAt *int64
+}
+
+// VoiceFetch is the outcome of fetching a voice's URL.
+type VoiceFetch struct {
+	At    int64
+	OK    bool
+	Error string
 }
 
 // VoiceUpdate changes the fields that are not nil.
 type VoiceUpdate struct {
 	Name, Content, URL, FetchInterval *string
+	// SourceText replaces the source text (set with Content by a re-fetch).
+	SourceText *string
 }
 
-const voiceColumns = `id, workspace_id, user_id, scope, name, type, url, content, fetch_interval, is_active, created_at, updated_at`
+const voiceColumns = `id, workspace_id, user_id, scope, name, type, url, content, fetch_interval, is_active, created_at, updated_at,
+	source_text, last_fetch_at, last_fetch_ok, last_fetch_error, next_fetch_at`
 
 // voiceVisible limits voices to the caller: team voices of the workspace and
 // the caller's own personal voices. It expects $1 workspace and $2 user.
@@ -43,8 +61,18 @@ const voiceListColumns = `id, scope, name, type, url, LENGTH(content), created_a
 
 func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
 	var v Voice
-	err := r.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.Content, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt)
+	var fetchAt *int64
+	var fetchOK *bool
+	var fetchErr *string
+	err := r.Scan(&v.ID, &v.WorkspaceID, &v.UserID, &v.Scope, &v.Name, &v.Type, &v.URL, &v.Content, &v.FetchInterval, &v.IsActive, &v.CreatedAt, &v.UpdatedAt,
+		&v.SourceText, &fetchAt, &fetchOK, &fetchErr, &v.NextFetchAt)
 	v.ContentLength = utf8.RuneCountInString(v.Content)
+	if fetchAt != nil {
+		v.LastFetch = &VoiceFetch{At: *fetchAt, OK: fetchOK != nil && *fetchOK}
+		if fetchErr != nil {
+			v.LastFetch.Error = *fetchErr
+		}
+	}
 	return v, err
 }
 
@@ -56,8 +84,18 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 	now := s.Now()
 	v.CreatedAt, v.UpdatedAt, v.IsActive = now, now, true
 	v.ContentLength = utf8.RuneCountInString(v.Content)
-	_, err := s.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt)
+	var fetchAt *int64
+	var fetchOK *bool
+	var fetchErr *string
+	if f := v.LastFetch; f != nil {
+		fetchAt, fetchOK = &f.At, &f.OK
+		if f.Error != "" {
+			fetchErr = &f.Error
+		}
+	}
+	_, err := s.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt,
+		v.SourceText, fetchAt, fetchOK, fetchErr, v.NextFetchAt)
 	if err != nil {
 		return fmt.Errorf("create voice: %w", err)
 	}
@@ -110,10 +148,13 @@ func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string,
 		if u.FetchInterval != nil {
 			v.FetchInterval = u.FetchInterval
 		}
+		if u.SourceText != nil {
+			v.SourceText = u.SourceText
+		}
 		v.UpdatedAt = s.Now()
 		v.ContentLength = utf8.RuneCountInString(v.Content)
-		if _, err := q.Exec(ctx, `UPDATE brand_voices SET name = $1, content = $2, url = $3, fetch_interval = $4, updated_at = $5 WHERE id = $6 AND workspace_id = $7`,
-			v.Name, v.Content, v.URL, v.FetchInterval, v.UpdatedAt, v.ID, workspaceID); err != nil {
+		if _, err := q.Exec(ctx, `UPDATE brand_voices SET name = $1, content = $2, url = $3, fetch_interval = $4, updated_at = $5, source_text = $8 WHERE id = $6 AND workspace_id = $7`,
+			v.Name, v.Content, v.URL, v.FetchInterval, v.UpdatedAt, v.ID, workspaceID, v.SourceText); err != nil {
 			return fmt.Errorf("update voice: %w", err)
 		}
 		out = v

@@ -101,7 +101,7 @@ func (h *Handler) DeleteBrandVoice(ctx context.Context, req *connect.Request[api
 func full(v store.Voice) *apiv1.BrandVoice {
 	return &apiv1.BrandVoice{
 		Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, Content: v.Content, FetchInterval: v.FetchInterval,
-		CreatedAt: ts(v.CreatedAt), UpdatedAt: ts(v.UpdatedAt),
+		CreatedAt: ts(v.CreatedAt), UpdatedAt: ts(v.UpdatedAt), LastFetch: lastFetch(v.LastFetch),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -34,6 +35,9 @@ var FetchIntervals = []string{"never", "daily", "weekly", "monthly"}
 // Service is the brand-voice domain logic over the store.
 type Service struct {
 	store *store.Store
+	src   Sources
+	// stop and done run the refresh loop (Start, Stop).
+	stop, done chan struct{}
 }
 
 // NewService returns a Service.
@@ -65,6 +69,13 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 		return store.Voice{}, err
 	}
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
+	if s.src.ProfileText {
+		// The model's profile becomes the content; the raw text is kept.
+		if profile, byModel := s.profile(ctx, name, content); byModel {
+			raw := content
+			v.Content, v.SourceText = capText(profile), &raw
+		}
+	}
 	if err := s.store.CreateVoice(ctx, &v); err != nil {
 		return store.Voice{}, err
 	}
@@ -116,8 +127,46 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	if u.FetchInterval != nil && !contains(FetchIntervals, *u.FetchInterval) {
 		return store.Voice{}, apierr.Invalid("fetchInterval must be one of %s", strings.Join(FetchIntervals, ", "))
 	}
+	old, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	if err != nil {
+		return store.Voice{}, notFound(err, id)
+	}
+	// A new url of a website or file voice is fetched before anything is
+	// written; its profile replaces the content.
+	fetched, err := s.refetchOnUpdate(ctx, p, old, &u)
+	if err != nil {
+		return store.Voice{}, err
+	}
 	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, u)
-	return v, notFound(err, id)
+	if err != nil {
+		return v, notFound(err, id)
+	}
+	if v.Type == "website" && (fetched != nil || u.FetchInterval != nil) {
+		interval := ""
+		if v.FetchInterval != nil {
+			interval = *v.FetchInterval
+		}
+		at := time.Now()
+		if s.src.Now != nil {
+			at = s.src.Now()
+		}
+		if fetched != nil {
+			err = s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
+		} else {
+			err = s.store.SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
+		}
+		if err != nil {
+			return store.Voice{}, err
+		}
+		return s.Get(ctx, p, id)
+	}
+	if fetched != nil {
+		if err := s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
+			return store.Voice{}, err
+		}
+		return s.Get(ctx, p, id)
+	}
+	return v, nil
 }
 
 // Delete soft-deletes a voice: it stays stored with isActive false.

@@ -406,6 +406,9 @@ type BrandVoice struct {
 	FetchInterval *string                `protobuf:"bytes,6,opt,name=fetch_interval,json=fetchInterval,proto3,oneof" json:"fetch_interval,omitempty"`
 	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Outcome of the latest fetch of url (website and file voices); null
+	// before the first.
+	LastFetch     *BrandVoiceFetch `protobuf:"bytes,20,opt,name=last_fetch,json=lastFetch,proto3" json:"last_fetch,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -496,6 +499,317 @@ func (x *BrandVoice) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *BrandVoice) GetLastFetch() *BrandVoiceFetch {
+	if x != nil {
+		return x.LastFetch
+	}
+	return nil
+}
+
+// BrandVoiceFetch is the outcome of fetching a voice's URL. A failed
+// refresh keeps the previous content.
+type BrandVoiceFetch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	At    *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=at,proto3" json:"at,omitempty"`
+	Ok    bool                   `protobuf:"varint,2,opt,name=ok,proto3" json:"ok,omitempty"`
+	// Why the fetch failed; null when it worked.
+	Error         *string `protobuf:"bytes,3,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrandVoiceFetch) Reset() {
+	*x = BrandVoiceFetch{}
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrandVoiceFetch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrandVoiceFetch) ProtoMessage() {}
+
+func (x *BrandVoiceFetch) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrandVoiceFetch.ProtoReflect.Descriptor instead.
+func (*BrandVoiceFetch) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *BrandVoiceFetch) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *BrandVoiceFetch) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+func (x *BrandVoiceFetch) GetError() string {
+	if x != nil && x.Error != nil {
+		return *x.Error
+	}
+	return ""
+}
+
+type CreateBrandVoiceFromWebsiteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// HTTPS URL of the site. Required.
+	Websiteurl string `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
+	// Display name; default the site's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// never (default), daily, weekly or monthly: how often the site is
+	// fetched again to refresh the voice.
+	FetchInterval string `protobuf:"bytes,3,opt,name=fetch_interval,json=fetchInterval,proto3" json:"fetch_interval,omitempty"`
+	// "team" (default) or "personal".
+	Scope string `protobuf:"bytes,4,opt,name=scope,proto3" json:"scope,omitempty"`
+	// Fetch in a contentQueue job and answer 202 {message, jobId}.
+	UseWorker     bool `protobuf:"varint,5,opt,name=use_worker,json=useWorker,proto3" json:"use_worker,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) Reset() {
+	*x = CreateBrandVoiceFromWebsiteRequest{}
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBrandVoiceFromWebsiteRequest) ProtoMessage() {}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBrandVoiceFromWebsiteRequest.ProtoReflect.Descriptor instead.
+func (*CreateBrandVoiceFromWebsiteRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) GetWebsiteurl() string {
+	if x != nil {
+		return x.Websiteurl
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) GetFetchInterval() string {
+	if x != nil {
+		return x.FetchInterval
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromWebsiteRequest) GetUseWorker() bool {
+	if x != nil {
+		return x.UseWorker
+	}
+	return false
+}
+
+type CreateBrandVoiceFromFileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// HTTPS URL of a .md, .txt, .html or .json file. Required.
+	File          string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Scope         string `protobuf:"bytes,3,opt,name=scope,proto3" json:"scope,omitempty"`
+	UseWorker     bool   `protobuf:"varint,4,opt,name=use_worker,json=useWorker,proto3" json:"use_worker,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBrandVoiceFromFileRequest) Reset() {
+	*x = CreateBrandVoiceFromFileRequest{}
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBrandVoiceFromFileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBrandVoiceFromFileRequest) ProtoMessage() {}
+
+func (x *CreateBrandVoiceFromFileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBrandVoiceFromFileRequest.ProtoReflect.Descriptor instead.
+func (*CreateBrandVoiceFromFileRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CreateBrandVoiceFromFileRequest) GetFile() string {
+	if x != nil {
+		return x.File
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromFileRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromFileRequest) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromFileRequest) GetUseWorker() bool {
+	if x != nil {
+		return x.UseWorker
+	}
+	return false
+}
+
+type CreateBrandVoiceFromSourceResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// Types that are valid to be assigned to Outcome:
+	//
+	//	*CreateBrandVoiceFromSourceResponse_Data
+	//	*CreateBrandVoiceFromSourceResponse_JobId
+	Outcome       isCreateBrandVoiceFromSourceResponse_Outcome `protobuf_oneof:"outcome"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) Reset() {
+	*x = CreateBrandVoiceFromSourceResponse{}
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBrandVoiceFromSourceResponse) ProtoMessage() {}
+
+func (x *CreateBrandVoiceFromSourceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBrandVoiceFromSourceResponse.ProtoReflect.Descriptor instead.
+func (*CreateBrandVoiceFromSourceResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) GetOutcome() isCreateBrandVoiceFromSourceResponse_Outcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return nil
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) GetData() *BrandVoiceSummary {
+	if x != nil {
+		if x, ok := x.Outcome.(*CreateBrandVoiceFromSourceResponse_Data); ok {
+			return x.Data
+		}
+	}
+	return nil
+}
+
+func (x *CreateBrandVoiceFromSourceResponse) GetJobId() string {
+	if x != nil {
+		if x, ok := x.Outcome.(*CreateBrandVoiceFromSourceResponse_JobId); ok {
+			return x.JobId
+		}
+	}
+	return ""
+}
+
+type isCreateBrandVoiceFromSourceResponse_Outcome interface {
+	isCreateBrandVoiceFromSourceResponse_Outcome()
+}
+
+type CreateBrandVoiceFromSourceResponse_Data struct {
+	Data *BrandVoiceSummary `protobuf:"bytes,2,opt,name=data,proto3,oneof"`
+}
+
+type CreateBrandVoiceFromSourceResponse_JobId struct {
+	JobId string `protobuf:"bytes,3,opt,name=job_id,json=jobId,proto3,oneof"`
+}
+
+func (*CreateBrandVoiceFromSourceResponse_Data) isCreateBrandVoiceFromSourceResponse_Outcome() {}
+
+func (*CreateBrandVoiceFromSourceResponse_JobId) isCreateBrandVoiceFromSourceResponse_Outcome() {}
+
 type GetBrandVoiceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -505,7 +819,7 @@ type GetBrandVoiceRequest struct {
 
 func (x *GetBrandVoiceRequest) Reset() {
 	*x = GetBrandVoiceRequest{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[7]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -517,7 +831,7 @@ func (x *GetBrandVoiceRequest) String() string {
 func (*GetBrandVoiceRequest) ProtoMessage() {}
 
 func (x *GetBrandVoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[7]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -530,7 +844,7 @@ func (x *GetBrandVoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrandVoiceRequest.ProtoReflect.Descriptor instead.
 func (*GetBrandVoiceRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{7}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetBrandVoiceRequest) GetId() string {
@@ -550,7 +864,7 @@ type GetBrandVoiceResponse struct {
 
 func (x *GetBrandVoiceResponse) Reset() {
 	*x = GetBrandVoiceResponse{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[8]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -562,7 +876,7 @@ func (x *GetBrandVoiceResponse) String() string {
 func (*GetBrandVoiceResponse) ProtoMessage() {}
 
 func (x *GetBrandVoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[8]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -575,7 +889,7 @@ func (x *GetBrandVoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBrandVoiceResponse.ProtoReflect.Descriptor instead.
 func (*GetBrandVoiceResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{8}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetBrandVoiceResponse) GetMessage() string {
@@ -606,7 +920,7 @@ type UpdateBrandVoiceRequest struct {
 
 func (x *UpdateBrandVoiceRequest) Reset() {
 	*x = UpdateBrandVoiceRequest{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[9]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -618,7 +932,7 @@ func (x *UpdateBrandVoiceRequest) String() string {
 func (*UpdateBrandVoiceRequest) ProtoMessage() {}
 
 func (x *UpdateBrandVoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[9]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -631,7 +945,7 @@ func (x *UpdateBrandVoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBrandVoiceRequest.ProtoReflect.Descriptor instead.
 func (*UpdateBrandVoiceRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UpdateBrandVoiceRequest) GetId() string {
@@ -679,7 +993,7 @@ type UpdateBrandVoiceResponse struct {
 
 func (x *UpdateBrandVoiceResponse) Reset() {
 	*x = UpdateBrandVoiceResponse{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[10]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +1005,7 @@ func (x *UpdateBrandVoiceResponse) String() string {
 func (*UpdateBrandVoiceResponse) ProtoMessage() {}
 
 func (x *UpdateBrandVoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[10]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +1018,7 @@ func (x *UpdateBrandVoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateBrandVoiceResponse.ProtoReflect.Descriptor instead.
 func (*UpdateBrandVoiceResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UpdateBrandVoiceResponse) GetMessage() string {
@@ -730,7 +1044,7 @@ type DeleteBrandVoiceRequest struct {
 
 func (x *DeleteBrandVoiceRequest) Reset() {
 	*x = DeleteBrandVoiceRequest{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[11]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -742,7 +1056,7 @@ func (x *DeleteBrandVoiceRequest) String() string {
 func (*DeleteBrandVoiceRequest) ProtoMessage() {}
 
 func (x *DeleteBrandVoiceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[11]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -755,7 +1069,7 @@ func (x *DeleteBrandVoiceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteBrandVoiceRequest.ProtoReflect.Descriptor instead.
 func (*DeleteBrandVoiceRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DeleteBrandVoiceRequest) GetId() string {
@@ -774,7 +1088,7 @@ type DeleteBrandVoiceResponse struct {
 
 func (x *DeleteBrandVoiceResponse) Reset() {
 	*x = DeleteBrandVoiceResponse{}
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[12]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -786,7 +1100,7 @@ func (x *DeleteBrandVoiceResponse) String() string {
 func (*DeleteBrandVoiceResponse) ProtoMessage() {}
 
 func (x *DeleteBrandVoiceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[12]
+	mi := &file_herald_api_v1_brand_voice_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -799,7 +1113,7 @@ func (x *DeleteBrandVoiceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteBrandVoiceResponse.ProtoReflect.Descriptor instead.
 func (*DeleteBrandVoiceResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_brand_voice_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *DeleteBrandVoiceResponse) GetMessage() string {
@@ -842,7 +1156,7 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\x04_url\"j\n" +
 	"\x17ListBrandVoicesResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x125\n" +
-	"\x04data\x18\x02 \x03(\v2!.herald.api.v1.BrandVoiceListItemR\x04data\"\xb2\x02\n" +
+	"\x04data\x18\x02 \x03(\v2!.herald.api.v1.BrandVoiceListItemR\x04data\"\xf1\x02\n" +
 	"\n" +
 	"BrandVoice\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -854,9 +1168,36 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\x06\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
+	"\n" +
+	"last_fetch\x18\x14 \x01(\v2\x1e.herald.api.v1.BrandVoiceFetchR\tlastFetchB\x06\n" +
 	"\x04_urlB\x11\n" +
-	"\x0f_fetch_interval\"&\n" +
+	"\x0f_fetch_interval\"r\n" +
+	"\x0fBrandVoiceFetch\x12*\n" +
+	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x0e\n" +
+	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x19\n" +
+	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
+	"\x06_error\"\xb4\x01\n" +
+	"\"CreateBrandVoiceFromWebsiteRequest\x12\x1e\n" +
+	"\n" +
+	"websiteurl\x18\x01 \x01(\tR\n" +
+	"websiteurl\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12%\n" +
+	"\x0efetch_interval\x18\x03 \x01(\tR\rfetchInterval\x12\x14\n" +
+	"\x05scope\x18\x04 \x01(\tR\x05scope\x12\x1d\n" +
+	"\n" +
+	"use_worker\x18\x05 \x01(\bR\tuseWorker\"~\n" +
+	"\x1fCreateBrandVoiceFromFileRequest\x12\x12\n" +
+	"\x04file\x18\x01 \x01(\tR\x04file\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05scope\x18\x03 \x01(\tR\x05scope\x12\x1d\n" +
+	"\n" +
+	"use_worker\x18\x04 \x01(\bR\tuseWorker\"\x9a\x01\n" +
+	"\"CreateBrandVoiceFromSourceResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x126\n" +
+	"\x04data\x18\x02 \x01(\v2 .herald.api.v1.BrandVoiceSummaryH\x00R\x04data\x12\x17\n" +
+	"\x06job_id\x18\x03 \x01(\tH\x00R\x05jobIdB\t\n" +
+	"\aoutcome\"&\n" +
 	"\x14GetBrandVoiceRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"`\n" +
 	"\x15GetBrandVoiceResponse\x12\x18\n" +
@@ -879,9 +1220,11 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\x17DeleteBrandVoiceRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"4\n" +
 	"\x18DeleteBrandVoiceResponse\x12\x18\n" +
-	"\amessage\x18\x01 \x01(\tR\amessage2\x9f\x04\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage2\xa4\x06\n" +
 	"\x11BrandVoiceService\x12s\n" +
-	"\x18CreateBrandVoiceFromText\x12..herald.api.v1.CreateBrandVoiceFromTextRequest\x1a'.herald.api.v1.CreateBrandVoiceResponse\x12e\n" +
+	"\x18CreateBrandVoiceFromText\x12..herald.api.v1.CreateBrandVoiceFromTextRequest\x1a'.herald.api.v1.CreateBrandVoiceResponse\x12\x83\x01\n" +
+	"\x1bCreateBrandVoiceFromWebsite\x121.herald.api.v1.CreateBrandVoiceFromWebsiteRequest\x1a1.herald.api.v1.CreateBrandVoiceFromSourceResponse\x12}\n" +
+	"\x18CreateBrandVoiceFromFile\x12..herald.api.v1.CreateBrandVoiceFromFileRequest\x1a1.herald.api.v1.CreateBrandVoiceFromSourceResponse\x12e\n" +
 	"\x0fListBrandVoices\x12%.herald.api.v1.ListBrandVoicesRequest\x1a&.herald.api.v1.ListBrandVoicesResponse\"\x03\x90\x02\x01\x12_\n" +
 	"\rGetBrandVoice\x12#.herald.api.v1.GetBrandVoiceRequest\x1a$.herald.api.v1.GetBrandVoiceResponse\"\x03\x90\x02\x01\x12c\n" +
 	"\x10UpdateBrandVoice\x12&.herald.api.v1.UpdateBrandVoiceRequest\x1a'.herald.api.v1.UpdateBrandVoiceResponse\x12h\n" +
@@ -899,47 +1242,58 @@ func file_herald_api_v1_brand_voice_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_brand_voice_proto_rawDescData
 }
 
-var file_herald_api_v1_brand_voice_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_herald_api_v1_brand_voice_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_herald_api_v1_brand_voice_proto_goTypes = []any{
-	(*CreateBrandVoiceFromTextRequest)(nil), // 0: herald.api.v1.CreateBrandVoiceFromTextRequest
-	(*BrandVoiceSummary)(nil),               // 1: herald.api.v1.BrandVoiceSummary
-	(*CreateBrandVoiceResponse)(nil),        // 2: herald.api.v1.CreateBrandVoiceResponse
-	(*ListBrandVoicesRequest)(nil),          // 3: herald.api.v1.ListBrandVoicesRequest
-	(*BrandVoiceListItem)(nil),              // 4: herald.api.v1.BrandVoiceListItem
-	(*ListBrandVoicesResponse)(nil),         // 5: herald.api.v1.ListBrandVoicesResponse
-	(*BrandVoice)(nil),                      // 6: herald.api.v1.BrandVoice
-	(*GetBrandVoiceRequest)(nil),            // 7: herald.api.v1.GetBrandVoiceRequest
-	(*GetBrandVoiceResponse)(nil),           // 8: herald.api.v1.GetBrandVoiceResponse
-	(*UpdateBrandVoiceRequest)(nil),         // 9: herald.api.v1.UpdateBrandVoiceRequest
-	(*UpdateBrandVoiceResponse)(nil),        // 10: herald.api.v1.UpdateBrandVoiceResponse
-	(*DeleteBrandVoiceRequest)(nil),         // 11: herald.api.v1.DeleteBrandVoiceRequest
-	(*DeleteBrandVoiceResponse)(nil),        // 12: herald.api.v1.DeleteBrandVoiceResponse
-	(*timestamppb.Timestamp)(nil),           // 13: google.protobuf.Timestamp
+	(*CreateBrandVoiceFromTextRequest)(nil),    // 0: herald.api.v1.CreateBrandVoiceFromTextRequest
+	(*BrandVoiceSummary)(nil),                  // 1: herald.api.v1.BrandVoiceSummary
+	(*CreateBrandVoiceResponse)(nil),           // 2: herald.api.v1.CreateBrandVoiceResponse
+	(*ListBrandVoicesRequest)(nil),             // 3: herald.api.v1.ListBrandVoicesRequest
+	(*BrandVoiceListItem)(nil),                 // 4: herald.api.v1.BrandVoiceListItem
+	(*ListBrandVoicesResponse)(nil),            // 5: herald.api.v1.ListBrandVoicesResponse
+	(*BrandVoice)(nil),                         // 6: herald.api.v1.BrandVoice
+	(*BrandVoiceFetch)(nil),                    // 7: herald.api.v1.BrandVoiceFetch
+	(*CreateBrandVoiceFromWebsiteRequest)(nil), // 8: herald.api.v1.CreateBrandVoiceFromWebsiteRequest
+	(*CreateBrandVoiceFromFileRequest)(nil),    // 9: herald.api.v1.CreateBrandVoiceFromFileRequest
+	(*CreateBrandVoiceFromSourceResponse)(nil), // 10: herald.api.v1.CreateBrandVoiceFromSourceResponse
+	(*GetBrandVoiceRequest)(nil),               // 11: herald.api.v1.GetBrandVoiceRequest
+	(*GetBrandVoiceResponse)(nil),              // 12: herald.api.v1.GetBrandVoiceResponse
+	(*UpdateBrandVoiceRequest)(nil),            // 13: herald.api.v1.UpdateBrandVoiceRequest
+	(*UpdateBrandVoiceResponse)(nil),           // 14: herald.api.v1.UpdateBrandVoiceResponse
+	(*DeleteBrandVoiceRequest)(nil),            // 15: herald.api.v1.DeleteBrandVoiceRequest
+	(*DeleteBrandVoiceResponse)(nil),           // 16: herald.api.v1.DeleteBrandVoiceResponse
+	(*timestamppb.Timestamp)(nil),              // 17: google.protobuf.Timestamp
 }
 var file_herald_api_v1_brand_voice_proto_depIdxs = []int32{
 	1,  // 0: herald.api.v1.CreateBrandVoiceResponse.data:type_name -> herald.api.v1.BrandVoiceSummary
-	13, // 1: herald.api.v1.BrandVoiceListItem.created_at:type_name -> google.protobuf.Timestamp
-	13, // 2: herald.api.v1.BrandVoiceListItem.updated_at:type_name -> google.protobuf.Timestamp
+	17, // 1: herald.api.v1.BrandVoiceListItem.created_at:type_name -> google.protobuf.Timestamp
+	17, // 2: herald.api.v1.BrandVoiceListItem.updated_at:type_name -> google.protobuf.Timestamp
 	4,  // 3: herald.api.v1.ListBrandVoicesResponse.data:type_name -> herald.api.v1.BrandVoiceListItem
-	13, // 4: herald.api.v1.BrandVoice.created_at:type_name -> google.protobuf.Timestamp
-	13, // 5: herald.api.v1.BrandVoice.updated_at:type_name -> google.protobuf.Timestamp
-	6,  // 6: herald.api.v1.GetBrandVoiceResponse.data:type_name -> herald.api.v1.BrandVoice
-	6,  // 7: herald.api.v1.UpdateBrandVoiceResponse.data:type_name -> herald.api.v1.BrandVoice
-	0,  // 8: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText:input_type -> herald.api.v1.CreateBrandVoiceFromTextRequest
-	3,  // 9: herald.api.v1.BrandVoiceService.ListBrandVoices:input_type -> herald.api.v1.ListBrandVoicesRequest
-	7,  // 10: herald.api.v1.BrandVoiceService.GetBrandVoice:input_type -> herald.api.v1.GetBrandVoiceRequest
-	9,  // 11: herald.api.v1.BrandVoiceService.UpdateBrandVoice:input_type -> herald.api.v1.UpdateBrandVoiceRequest
-	11, // 12: herald.api.v1.BrandVoiceService.DeleteBrandVoice:input_type -> herald.api.v1.DeleteBrandVoiceRequest
-	2,  // 13: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText:output_type -> herald.api.v1.CreateBrandVoiceResponse
-	5,  // 14: herald.api.v1.BrandVoiceService.ListBrandVoices:output_type -> herald.api.v1.ListBrandVoicesResponse
-	8,  // 15: herald.api.v1.BrandVoiceService.GetBrandVoice:output_type -> herald.api.v1.GetBrandVoiceResponse
-	10, // 16: herald.api.v1.BrandVoiceService.UpdateBrandVoice:output_type -> herald.api.v1.UpdateBrandVoiceResponse
-	12, // 17: herald.api.v1.BrandVoiceService.DeleteBrandVoice:output_type -> herald.api.v1.DeleteBrandVoiceResponse
-	13, // [13:18] is the sub-list for method output_type
-	8,  // [8:13] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	17, // 4: herald.api.v1.BrandVoice.created_at:type_name -> google.protobuf.Timestamp
+	17, // 5: herald.api.v1.BrandVoice.updated_at:type_name -> google.protobuf.Timestamp
+	7,  // 6: herald.api.v1.BrandVoice.last_fetch:type_name -> herald.api.v1.BrandVoiceFetch
+	17, // 7: herald.api.v1.BrandVoiceFetch.at:type_name -> google.protobuf.Timestamp
+	1,  // 8: herald.api.v1.CreateBrandVoiceFromSourceResponse.data:type_name -> herald.api.v1.BrandVoiceSummary
+	6,  // 9: herald.api.v1.GetBrandVoiceResponse.data:type_name -> herald.api.v1.BrandVoice
+	6,  // 10: herald.api.v1.UpdateBrandVoiceResponse.data:type_name -> herald.api.v1.BrandVoice
+	0,  // 11: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText:input_type -> herald.api.v1.CreateBrandVoiceFromTextRequest
+	8,  // 12: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromWebsite:input_type -> herald.api.v1.CreateBrandVoiceFromWebsiteRequest
+	9,  // 13: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromFile:input_type -> herald.api.v1.CreateBrandVoiceFromFileRequest
+	3,  // 14: herald.api.v1.BrandVoiceService.ListBrandVoices:input_type -> herald.api.v1.ListBrandVoicesRequest
+	11, // 15: herald.api.v1.BrandVoiceService.GetBrandVoice:input_type -> herald.api.v1.GetBrandVoiceRequest
+	13, // 16: herald.api.v1.BrandVoiceService.UpdateBrandVoice:input_type -> herald.api.v1.UpdateBrandVoiceRequest
+	15, // 17: herald.api.v1.BrandVoiceService.DeleteBrandVoice:input_type -> herald.api.v1.DeleteBrandVoiceRequest
+	2,  // 18: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText:output_type -> herald.api.v1.CreateBrandVoiceResponse
+	10, // 19: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromWebsite:output_type -> herald.api.v1.CreateBrandVoiceFromSourceResponse
+	10, // 20: herald.api.v1.BrandVoiceService.CreateBrandVoiceFromFile:output_type -> herald.api.v1.CreateBrandVoiceFromSourceResponse
+	5,  // 21: herald.api.v1.BrandVoiceService.ListBrandVoices:output_type -> herald.api.v1.ListBrandVoicesResponse
+	12, // 22: herald.api.v1.BrandVoiceService.GetBrandVoice:output_type -> herald.api.v1.GetBrandVoiceResponse
+	14, // 23: herald.api.v1.BrandVoiceService.UpdateBrandVoice:output_type -> herald.api.v1.UpdateBrandVoiceResponse
+	16, // 24: herald.api.v1.BrandVoiceService.DeleteBrandVoice:output_type -> herald.api.v1.DeleteBrandVoiceResponse
+	18, // [18:25] is the sub-list for method output_type
+	11, // [11:18] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_brand_voice_proto_init() }
@@ -950,14 +1304,19 @@ func file_herald_api_v1_brand_voice_proto_init() {
 	file_herald_api_v1_brand_voice_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_brand_voice_proto_msgTypes[4].OneofWrappers = []any{}
 	file_herald_api_v1_brand_voice_proto_msgTypes[6].OneofWrappers = []any{}
-	file_herald_api_v1_brand_voice_proto_msgTypes[9].OneofWrappers = []any{}
+	file_herald_api_v1_brand_voice_proto_msgTypes[7].OneofWrappers = []any{}
+	file_herald_api_v1_brand_voice_proto_msgTypes[10].OneofWrappers = []any{
+		(*CreateBrandVoiceFromSourceResponse_Data)(nil),
+		(*CreateBrandVoiceFromSourceResponse_JobId)(nil),
+	}
+	file_herald_api_v1_brand_voice_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_brand_voice_proto_rawDesc), len(file_herald_api_v1_brand_voice_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,7 +35,10 @@ type GenerateTextRequest struct {
 	// the provider.
 	Options *structpb.Struct `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
 	// Job name when queuing; default ai_tool_content.
-	JobType       string `protobuf:"bytes,5,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
+	JobType string `protobuf:"bytes,5,opt,name=job_type,json=jobType,proto3" json:"job_type,omitempty"`
+	// Brand voice to write in: its content goes into the system prompt. A
+	// voice of another workspace or a teammate's personal voice is 404.
+	BrandVoiceId  string `protobuf:"bytes,10,opt,name=brand_voice_id,json=brandVoiceId,proto3" json:"brand_voice_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -105,6 +108,66 @@ func (x *GenerateTextRequest) GetJobType() string {
 	return ""
 }
 
+func (x *GenerateTextRequest) GetBrandVoiceId() string {
+	if x != nil {
+		return x.BrandVoiceId
+	}
+	return ""
+}
+
+// BrandVoiceRef names the brand voice a generation used.
+type BrandVoiceRef struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrandVoiceRef) Reset() {
+	*x = BrandVoiceRef{}
+	mi := &file_herald_api_v1_generate_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrandVoiceRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrandVoiceRef) ProtoMessage() {}
+
+func (x *BrandVoiceRef) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_generate_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrandVoiceRef.ProtoReflect.Descriptor instead.
+func (*BrandVoiceRef) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *BrandVoiceRef) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *BrandVoiceRef) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // Usage counts the tokens a generation consumed.
 type Usage struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -117,7 +180,7 @@ type Usage struct {
 
 func (x *Usage) Reset() {
 	*x = Usage{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[1]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -129,7 +192,7 @@ func (x *Usage) String() string {
 func (*Usage) ProtoMessage() {}
 
 func (x *Usage) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[1]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -142,7 +205,7 @@ func (x *Usage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Usage.ProtoReflect.Descriptor instead.
 func (*Usage) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{1}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Usage) GetInputTokens() int64 {
@@ -177,14 +240,16 @@ type GeneratedText struct {
 	FinishReason string `protobuf:"bytes,3,opt,name=finish_reason,json=finishReason,proto3" json:"finish_reason,omitempty"`
 	Usage        *Usage `protobuf:"bytes,4,opt,name=usage,proto3" json:"usage,omitempty"`
 	// Inline runs only: the id to rate it with POST /v1/ai/generate/feedback.
-	GenerationId  string `protobuf:"bytes,5,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
+	GenerationId string `protobuf:"bytes,5,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
+	// The brand voice written in, or null when none was asked for.
+	BrandVoice    *BrandVoiceRef `protobuf:"bytes,10,opt,name=brand_voice,json=brandVoice,proto3" json:"brand_voice,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GeneratedText) Reset() {
 	*x = GeneratedText{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[2]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -196,7 +261,7 @@ func (x *GeneratedText) String() string {
 func (*GeneratedText) ProtoMessage() {}
 
 func (x *GeneratedText) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[2]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -209,7 +274,7 @@ func (x *GeneratedText) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GeneratedText.ProtoReflect.Descriptor instead.
 func (*GeneratedText) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{2}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GeneratedText) GetText() string {
@@ -247,6 +312,13 @@ func (x *GeneratedText) GetGenerationId() string {
 	return ""
 }
 
+func (x *GeneratedText) GetBrandVoice() *BrandVoiceRef {
+	if x != nil {
+		return x.BrandVoice
+	}
+	return nil
+}
+
 type GenerateTextResponse struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
@@ -264,7 +336,7 @@ type GenerateTextResponse struct {
 
 func (x *GenerateTextResponse) Reset() {
 	*x = GenerateTextResponse{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[3]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -276,7 +348,7 @@ func (x *GenerateTextResponse) String() string {
 func (*GenerateTextResponse) ProtoMessage() {}
 
 func (x *GenerateTextResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[3]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -289,7 +361,7 @@ func (x *GenerateTextResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateTextResponse.ProtoReflect.Descriptor instead.
 func (*GenerateTextResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{3}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GenerateTextResponse) GetMessage() string {
@@ -358,7 +430,7 @@ type GenerateImageRequest struct {
 
 func (x *GenerateImageRequest) Reset() {
 	*x = GenerateImageRequest{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[4]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -370,7 +442,7 @@ func (x *GenerateImageRequest) String() string {
 func (*GenerateImageRequest) ProtoMessage() {}
 
 func (x *GenerateImageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[4]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -383,7 +455,7 @@ func (x *GenerateImageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateImageRequest.ProtoReflect.Descriptor instead.
 func (*GenerateImageRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{4}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GenerateImageRequest) GetText() string {
@@ -437,7 +509,7 @@ type GeneratedImage struct {
 
 func (x *GeneratedImage) Reset() {
 	*x = GeneratedImage{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[5]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -449,7 +521,7 @@ func (x *GeneratedImage) String() string {
 func (*GeneratedImage) ProtoMessage() {}
 
 func (x *GeneratedImage) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[5]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -462,7 +534,7 @@ func (x *GeneratedImage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GeneratedImage.ProtoReflect.Descriptor instead.
 func (*GeneratedImage) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{5}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GeneratedImage) GetUrl() string {
@@ -510,7 +582,7 @@ type GenerateImageResponse struct {
 
 func (x *GenerateImageResponse) Reset() {
 	*x = GenerateImageResponse{}
-	mi := &file_herald_api_v1_generate_proto_msgTypes[6]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +594,7 @@ func (x *GenerateImageResponse) String() string {
 func (*GenerateImageResponse) ProtoMessage() {}
 
 func (x *GenerateImageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_generate_proto_msgTypes[6]
+	mi := &file_herald_api_v1_generate_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +607,7 @@ func (x *GenerateImageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GenerateImageResponse.ProtoReflect.Descriptor instead.
 func (*GenerateImageResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{6}
+	return file_herald_api_v1_generate_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GenerateImageResponse) GetMessage() string {
@@ -556,24 +628,32 @@ var File_herald_api_v1_generate_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_generate_proto_rawDesc = "" +
 	"\n" +
-	"\x1cherald/api/v1/generate.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xac\x01\n" +
+	"\x1cherald/api/v1/generate.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xd2\x01\n" +
 	"\x13GenerateTextRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1d\n" +
 	"\n" +
 	"use_worker\x18\x03 \x01(\bR\tuseWorker\x121\n" +
 	"\aoptions\x18\x04 \x01(\v2\x17.google.protobuf.StructR\aoptions\x12\x19\n" +
-	"\bjob_type\x18\x05 \x01(\tR\ajobType\"r\n" +
+	"\bjob_type\x18\x05 \x01(\tR\ajobType\x12$\n" +
+	"\x0ebrand_voice_id\x18\n" +
+	" \x01(\tR\fbrandVoiceId\"3\n" +
+	"\rBrandVoiceRef\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"r\n" +
 	"\x05Usage\x12!\n" +
 	"\finput_tokens\x18\x01 \x01(\x03R\vinputTokens\x12#\n" +
 	"\routput_tokens\x18\x02 \x01(\x03R\foutputTokens\x12!\n" +
-	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\"\xaf\x01\n" +
+	"\ftotal_tokens\x18\x03 \x01(\x03R\vtotalTokens\"\xee\x01\n" +
 	"\rGeneratedText\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12#\n" +
 	"\rfinish_reason\x18\x03 \x01(\tR\ffinishReason\x12*\n" +
 	"\x05usage\x18\x04 \x01(\v2\x14.herald.api.v1.UsageR\x05usage\x12#\n" +
-	"\rgeneration_id\x18\x05 \x01(\tR\fgenerationId\"\x88\x01\n" +
+	"\rgeneration_id\x18\x05 \x01(\tR\fgenerationId\x12=\n" +
+	"\vbrand_voice\x18\n" +
+	" \x01(\v2\x1c.herald.api.v1.BrandVoiceRefR\n" +
+	"brandVoice\"\x88\x01\n" +
 	"\x14GenerateTextResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x122\n" +
@@ -612,31 +692,33 @@ func file_herald_api_v1_generate_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_generate_proto_rawDescData
 }
 
-var file_herald_api_v1_generate_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_herald_api_v1_generate_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_herald_api_v1_generate_proto_goTypes = []any{
 	(*GenerateTextRequest)(nil),   // 0: herald.api.v1.GenerateTextRequest
-	(*Usage)(nil),                 // 1: herald.api.v1.Usage
-	(*GeneratedText)(nil),         // 2: herald.api.v1.GeneratedText
-	(*GenerateTextResponse)(nil),  // 3: herald.api.v1.GenerateTextResponse
-	(*GenerateImageRequest)(nil),  // 4: herald.api.v1.GenerateImageRequest
-	(*GeneratedImage)(nil),        // 5: herald.api.v1.GeneratedImage
-	(*GenerateImageResponse)(nil), // 6: herald.api.v1.GenerateImageResponse
-	(*structpb.Struct)(nil),       // 7: google.protobuf.Struct
+	(*BrandVoiceRef)(nil),         // 1: herald.api.v1.BrandVoiceRef
+	(*Usage)(nil),                 // 2: herald.api.v1.Usage
+	(*GeneratedText)(nil),         // 3: herald.api.v1.GeneratedText
+	(*GenerateTextResponse)(nil),  // 4: herald.api.v1.GenerateTextResponse
+	(*GenerateImageRequest)(nil),  // 5: herald.api.v1.GenerateImageRequest
+	(*GeneratedImage)(nil),        // 6: herald.api.v1.GeneratedImage
+	(*GenerateImageResponse)(nil), // 7: herald.api.v1.GenerateImageResponse
+	(*structpb.Struct)(nil),       // 8: google.protobuf.Struct
 }
 var file_herald_api_v1_generate_proto_depIdxs = []int32{
-	7, // 0: herald.api.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
-	1, // 1: herald.api.v1.GeneratedText.usage:type_name -> herald.api.v1.Usage
-	2, // 2: herald.api.v1.GenerateTextResponse.data:type_name -> herald.api.v1.GeneratedText
-	5, // 3: herald.api.v1.GenerateImageResponse.data:type_name -> herald.api.v1.GeneratedImage
-	0, // 4: herald.api.v1.GenerateService.GenerateText:input_type -> herald.api.v1.GenerateTextRequest
-	4, // 5: herald.api.v1.GenerateService.GenerateImage:input_type -> herald.api.v1.GenerateImageRequest
-	3, // 6: herald.api.v1.GenerateService.GenerateText:output_type -> herald.api.v1.GenerateTextResponse
-	6, // 7: herald.api.v1.GenerateService.GenerateImage:output_type -> herald.api.v1.GenerateImageResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	8, // 0: herald.api.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
+	2, // 1: herald.api.v1.GeneratedText.usage:type_name -> herald.api.v1.Usage
+	1, // 2: herald.api.v1.GeneratedText.brand_voice:type_name -> herald.api.v1.BrandVoiceRef
+	3, // 3: herald.api.v1.GenerateTextResponse.data:type_name -> herald.api.v1.GeneratedText
+	6, // 4: herald.api.v1.GenerateImageResponse.data:type_name -> herald.api.v1.GeneratedImage
+	0, // 5: herald.api.v1.GenerateService.GenerateText:input_type -> herald.api.v1.GenerateTextRequest
+	5, // 6: herald.api.v1.GenerateService.GenerateImage:input_type -> herald.api.v1.GenerateImageRequest
+	4, // 7: herald.api.v1.GenerateService.GenerateText:output_type -> herald.api.v1.GenerateTextResponse
+	7, // 8: herald.api.v1.GenerateService.GenerateImage:output_type -> herald.api.v1.GenerateImageResponse
+	7, // [7:9] is the sub-list for method output_type
+	5, // [5:7] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_generate_proto_init() }
@@ -644,18 +726,18 @@ func file_herald_api_v1_generate_proto_init() {
 	if File_herald_api_v1_generate_proto != nil {
 		return
 	}
-	file_herald_api_v1_generate_proto_msgTypes[3].OneofWrappers = []any{
+	file_herald_api_v1_generate_proto_msgTypes[4].OneofWrappers = []any{
 		(*GenerateTextResponse_JobId)(nil),
 		(*GenerateTextResponse_Data)(nil),
 	}
-	file_herald_api_v1_generate_proto_msgTypes[5].OneofWrappers = []any{}
+	file_herald_api_v1_generate_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_generate_proto_rawDesc), len(file_herald_api_v1_generate_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

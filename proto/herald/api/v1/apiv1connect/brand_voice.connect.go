@@ -36,6 +36,12 @@ const (
 	// BrandVoiceServiceCreateBrandVoiceFromTextProcedure is the fully-qualified name of the
 	// BrandVoiceService's CreateBrandVoiceFromText RPC.
 	BrandVoiceServiceCreateBrandVoiceFromTextProcedure = "/herald.api.v1.BrandVoiceService/CreateBrandVoiceFromText"
+	// BrandVoiceServiceCreateBrandVoiceFromWebsiteProcedure is the fully-qualified name of the
+	// BrandVoiceService's CreateBrandVoiceFromWebsite RPC.
+	BrandVoiceServiceCreateBrandVoiceFromWebsiteProcedure = "/herald.api.v1.BrandVoiceService/CreateBrandVoiceFromWebsite"
+	// BrandVoiceServiceCreateBrandVoiceFromFileProcedure is the fully-qualified name of the
+	// BrandVoiceService's CreateBrandVoiceFromFile RPC.
+	BrandVoiceServiceCreateBrandVoiceFromFileProcedure = "/herald.api.v1.BrandVoiceService/CreateBrandVoiceFromFile"
 	// BrandVoiceServiceListBrandVoicesProcedure is the fully-qualified name of the BrandVoiceService's
 	// ListBrandVoices RPC.
 	BrandVoiceServiceListBrandVoicesProcedure = "/herald.api.v1.BrandVoiceService/ListBrandVoices"
@@ -53,6 +59,8 @@ const (
 // BrandVoiceServiceClient is a client for the herald.api.v1.BrandVoiceService service.
 type BrandVoiceServiceClient interface {
 	CreateBrandVoiceFromText(context.Context, *connect.Request[v1.CreateBrandVoiceFromTextRequest]) (*connect.Response[v1.CreateBrandVoiceResponse], error)
+	CreateBrandVoiceFromWebsite(context.Context, *connect.Request[v1.CreateBrandVoiceFromWebsiteRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error)
+	CreateBrandVoiceFromFile(context.Context, *connect.Request[v1.CreateBrandVoiceFromFileRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error)
 	ListBrandVoices(context.Context, *connect.Request[v1.ListBrandVoicesRequest]) (*connect.Response[v1.ListBrandVoicesResponse], error)
 	GetBrandVoice(context.Context, *connect.Request[v1.GetBrandVoiceRequest]) (*connect.Response[v1.GetBrandVoiceResponse], error)
 	UpdateBrandVoice(context.Context, *connect.Request[v1.UpdateBrandVoiceRequest]) (*connect.Response[v1.UpdateBrandVoiceResponse], error)
@@ -74,6 +82,18 @@ func NewBrandVoiceServiceClient(httpClient connect.HTTPClient, baseURL string, o
 			httpClient,
 			baseURL+BrandVoiceServiceCreateBrandVoiceFromTextProcedure,
 			connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromText")),
+			connect.WithClientOptions(opts...),
+		),
+		createBrandVoiceFromWebsite: connect.NewClient[v1.CreateBrandVoiceFromWebsiteRequest, v1.CreateBrandVoiceFromSourceResponse](
+			httpClient,
+			baseURL+BrandVoiceServiceCreateBrandVoiceFromWebsiteProcedure,
+			connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromWebsite")),
+			connect.WithClientOptions(opts...),
+		),
+		createBrandVoiceFromFile: connect.NewClient[v1.CreateBrandVoiceFromFileRequest, v1.CreateBrandVoiceFromSourceResponse](
+			httpClient,
+			baseURL+BrandVoiceServiceCreateBrandVoiceFromFileProcedure,
+			connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromFile")),
 			connect.WithClientOptions(opts...),
 		),
 		listBrandVoices: connect.NewClient[v1.ListBrandVoicesRequest, v1.ListBrandVoicesResponse](
@@ -108,16 +128,28 @@ func NewBrandVoiceServiceClient(httpClient connect.HTTPClient, baseURL string, o
 
 // brandVoiceServiceClient implements BrandVoiceServiceClient.
 type brandVoiceServiceClient struct {
-	createBrandVoiceFromText *connect.Client[v1.CreateBrandVoiceFromTextRequest, v1.CreateBrandVoiceResponse]
-	listBrandVoices          *connect.Client[v1.ListBrandVoicesRequest, v1.ListBrandVoicesResponse]
-	getBrandVoice            *connect.Client[v1.GetBrandVoiceRequest, v1.GetBrandVoiceResponse]
-	updateBrandVoice         *connect.Client[v1.UpdateBrandVoiceRequest, v1.UpdateBrandVoiceResponse]
-	deleteBrandVoice         *connect.Client[v1.DeleteBrandVoiceRequest, v1.DeleteBrandVoiceResponse]
+	createBrandVoiceFromText    *connect.Client[v1.CreateBrandVoiceFromTextRequest, v1.CreateBrandVoiceResponse]
+	createBrandVoiceFromWebsite *connect.Client[v1.CreateBrandVoiceFromWebsiteRequest, v1.CreateBrandVoiceFromSourceResponse]
+	createBrandVoiceFromFile    *connect.Client[v1.CreateBrandVoiceFromFileRequest, v1.CreateBrandVoiceFromSourceResponse]
+	listBrandVoices             *connect.Client[v1.ListBrandVoicesRequest, v1.ListBrandVoicesResponse]
+	getBrandVoice               *connect.Client[v1.GetBrandVoiceRequest, v1.GetBrandVoiceResponse]
+	updateBrandVoice            *connect.Client[v1.UpdateBrandVoiceRequest, v1.UpdateBrandVoiceResponse]
+	deleteBrandVoice            *connect.Client[v1.DeleteBrandVoiceRequest, v1.DeleteBrandVoiceResponse]
 }
 
 // CreateBrandVoiceFromText calls herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText.
 func (c *brandVoiceServiceClient) CreateBrandVoiceFromText(ctx context.Context, req *connect.Request[v1.CreateBrandVoiceFromTextRequest]) (*connect.Response[v1.CreateBrandVoiceResponse], error) {
 	return c.createBrandVoiceFromText.CallUnary(ctx, req)
+}
+
+// CreateBrandVoiceFromWebsite calls herald.api.v1.BrandVoiceService.CreateBrandVoiceFromWebsite.
+func (c *brandVoiceServiceClient) CreateBrandVoiceFromWebsite(ctx context.Context, req *connect.Request[v1.CreateBrandVoiceFromWebsiteRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error) {
+	return c.createBrandVoiceFromWebsite.CallUnary(ctx, req)
+}
+
+// CreateBrandVoiceFromFile calls herald.api.v1.BrandVoiceService.CreateBrandVoiceFromFile.
+func (c *brandVoiceServiceClient) CreateBrandVoiceFromFile(ctx context.Context, req *connect.Request[v1.CreateBrandVoiceFromFileRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error) {
+	return c.createBrandVoiceFromFile.CallUnary(ctx, req)
 }
 
 // ListBrandVoices calls herald.api.v1.BrandVoiceService.ListBrandVoices.
@@ -143,6 +175,8 @@ func (c *brandVoiceServiceClient) DeleteBrandVoice(ctx context.Context, req *con
 // BrandVoiceServiceHandler is an implementation of the herald.api.v1.BrandVoiceService service.
 type BrandVoiceServiceHandler interface {
 	CreateBrandVoiceFromText(context.Context, *connect.Request[v1.CreateBrandVoiceFromTextRequest]) (*connect.Response[v1.CreateBrandVoiceResponse], error)
+	CreateBrandVoiceFromWebsite(context.Context, *connect.Request[v1.CreateBrandVoiceFromWebsiteRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error)
+	CreateBrandVoiceFromFile(context.Context, *connect.Request[v1.CreateBrandVoiceFromFileRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error)
 	ListBrandVoices(context.Context, *connect.Request[v1.ListBrandVoicesRequest]) (*connect.Response[v1.ListBrandVoicesResponse], error)
 	GetBrandVoice(context.Context, *connect.Request[v1.GetBrandVoiceRequest]) (*connect.Response[v1.GetBrandVoiceResponse], error)
 	UpdateBrandVoice(context.Context, *connect.Request[v1.UpdateBrandVoiceRequest]) (*connect.Response[v1.UpdateBrandVoiceResponse], error)
@@ -160,6 +194,18 @@ func NewBrandVoiceServiceHandler(svc BrandVoiceServiceHandler, opts ...connect.H
 		BrandVoiceServiceCreateBrandVoiceFromTextProcedure,
 		svc.CreateBrandVoiceFromText,
 		connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromText")),
+		connect.WithHandlerOptions(opts...),
+	)
+	brandVoiceServiceCreateBrandVoiceFromWebsiteHandler := connect.NewUnaryHandler(
+		BrandVoiceServiceCreateBrandVoiceFromWebsiteProcedure,
+		svc.CreateBrandVoiceFromWebsite,
+		connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromWebsite")),
+		connect.WithHandlerOptions(opts...),
+	)
+	brandVoiceServiceCreateBrandVoiceFromFileHandler := connect.NewUnaryHandler(
+		BrandVoiceServiceCreateBrandVoiceFromFileProcedure,
+		svc.CreateBrandVoiceFromFile,
+		connect.WithSchema(brandVoiceServiceMethods.ByName("CreateBrandVoiceFromFile")),
 		connect.WithHandlerOptions(opts...),
 	)
 	brandVoiceServiceListBrandVoicesHandler := connect.NewUnaryHandler(
@@ -193,6 +239,10 @@ func NewBrandVoiceServiceHandler(svc BrandVoiceServiceHandler, opts ...connect.H
 		switch r.URL.Path {
 		case BrandVoiceServiceCreateBrandVoiceFromTextProcedure:
 			brandVoiceServiceCreateBrandVoiceFromTextHandler.ServeHTTP(w, r)
+		case BrandVoiceServiceCreateBrandVoiceFromWebsiteProcedure:
+			brandVoiceServiceCreateBrandVoiceFromWebsiteHandler.ServeHTTP(w, r)
+		case BrandVoiceServiceCreateBrandVoiceFromFileProcedure:
+			brandVoiceServiceCreateBrandVoiceFromFileHandler.ServeHTTP(w, r)
 		case BrandVoiceServiceListBrandVoicesProcedure:
 			brandVoiceServiceListBrandVoicesHandler.ServeHTTP(w, r)
 		case BrandVoiceServiceGetBrandVoiceProcedure:
@@ -212,6 +262,14 @@ type UnimplementedBrandVoiceServiceHandler struct{}
 
 func (UnimplementedBrandVoiceServiceHandler) CreateBrandVoiceFromText(context.Context, *connect.Request[v1.CreateBrandVoiceFromTextRequest]) (*connect.Response[v1.CreateBrandVoiceResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.BrandVoiceService.CreateBrandVoiceFromText is not implemented"))
+}
+
+func (UnimplementedBrandVoiceServiceHandler) CreateBrandVoiceFromWebsite(context.Context, *connect.Request[v1.CreateBrandVoiceFromWebsiteRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.BrandVoiceService.CreateBrandVoiceFromWebsite is not implemented"))
+}
+
+func (UnimplementedBrandVoiceServiceHandler) CreateBrandVoiceFromFile(context.Context, *connect.Request[v1.CreateBrandVoiceFromFileRequest]) (*connect.Response[v1.CreateBrandVoiceFromSourceResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.BrandVoiceService.CreateBrandVoiceFromFile is not implemented"))
 }
 
 func (UnimplementedBrandVoiceServiceHandler) ListBrandVoices(context.Context, *connect.Request[v1.ListBrandVoicesRequest]) (*connect.Response[v1.ListBrandVoicesResponse], error) {

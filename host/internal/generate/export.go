@@ -1,0 +1,29 @@
+package generate
+
+import (
+	"slices"
+	"strings"
+)
+
+// ProviderError turns a model-router or plugin failure into an API error,
+// for areas that call models through this package.
+func ProviderError(err error) error { return providerError(err) }
+
+// PreferredTextModel is the default text model of routes that let the
+// model be omitted, when it is configured.
+const PreferredTextModel = "gpt-4o-mini"
+
+// DefaultTextModel is PreferredTextModel when configured, else the first
+// configured model (by name) that is not an image model; "" when none.
+func (s *Service) DefaultTextModel() string {
+	models := s.sortedModels()
+	if slices.Contains(models, PreferredTextModel) {
+		return PreferredTextModel
+	}
+	for _, m := range models {
+		if !slices.Contains(ImageModels, m) && !strings.Contains(m, "image") {
+			return m
+		}
+	}
+	return ""
+}

@@ -1,0 +1,167 @@
+package voice
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// refreshLease is how long a claimed voice waits before another pass may
+// claim it again, should its job be lost.
+const refreshLease = time.Hour
+
+// refreshBatch bounds the voices claimed in one pass.
+const refreshBatch = 100
+
+// Start looks for due website voices now and every RefreshEvery, queuing a
+// refresh job on contentQueue for each one claimed. Stop ends the loop.
+func (s *Service) Start(ctx context.Context) error {
+	if s.src.Fetcher == nil || s.src.Queue == nil {
+		return nil
+	}
+	s.stop, s.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(s.src.RefreshEvery)
+		defer t.Stop()
+		for {
+			pass, cancel := context.WithTimeout(context.Background(), s.src.RefreshEvery)
+			if _, err := s.RefreshDue(pass); err != nil {
+				s.src.Log.Error("queue brand voice refreshes", "error", err)
+			}
+			cancel()
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return nil
+}
+
+// Stop ends the refresh loop.
+func (s *Service) Stop(ctx context.Context) error {
+	if s.stop == nil {
+		return nil
+	}
+	close(s.stop)
+	select {
+	case <-s.done:
+	case <-ctx.Done():
+	}
+	s.stop = nil
+	return nil
+}
+
+// RefreshDue claims the website voices due for a re-fetch and queues a
+// refresh job for each; it returns the job ids.
+func (s *Service) RefreshDue(ctx context.Context) ([]string, error) {
+	now := s.src.Now()
+	keys, err := s.store.ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, k := range keys {
+		id, err := s.src.Queue.Enqueue(ctx, jobs.NewJob{Workspace: k.WorkspaceID, Queue: jobs.ContentQueue, Name: JobRefresh, Data: k})
+		if err != nil {
+			return ids, err // the lease brings the voice back later
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// RefreshResult is the result of a refresh job.
+type RefreshResult struct {
+	ID    string `json:"id"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// refreshJob re-fetches one website voice. A failed fetch keeps the old
+// content and records why (the single-voice fetch shows it as lastFetch);
+// either way the next fetch is scheduled by the voice's interval.
+func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
+	var k store.VoiceKey
+	if err := job.Decode(&k); err != nil {
+		return nil, err
+	}
+	v, err := s.store.GetWorkspaceVoice(ctx, k.WorkspaceID, k.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return RefreshResult{ID: k.ID, Error: "the voice was deleted"}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	interval := ""
+	if v.FetchInterval != nil {
+		interval = *v.FetchInterval
+	}
+	if v.Type != "website" || v.URL == nil {
+		return RefreshResult{ID: v.ID, Error: "not a website voice"}, s.store.SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
+	}
+	now := s.src.Now()
+	text, _, ferr := s.websiteSource(ctx, *v.URL)
+	if ferr != nil {
+		f := store.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
+		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+			return nil, err
+		}
+		return RefreshResult{ID: v.ID, Error: f.Error}, nil
+	}
+	content, _ := s.profile(ctx, v.Name, text)
+	content = capText(content)
+	f := store.VoiceFetch{At: now.UnixMilli(), OK: true}
+	if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
+		return nil, err
+	}
+	return RefreshResult{ID: v.ID, OK: true}, nil
+}
+
+// refetchOnUpdate re-fetches a website or file voice whose url a PUT
+// changes, so the content follows the new source; it fills u's content
+// and source text. A fetch failure is a 400 and nothing changes.
+func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *Update) (*store.VoiceFetch, error) {
+	if u.URL == nil || (old.Type != "website" && old.Type != "file") || (old.URL != nil && *old.URL == *u.URL) {
+		return nil, nil
+	}
+	if err := s.sourcesReady(); err != nil {
+		return nil, err
+	}
+	var text string
+	var err error
+	switch old.Type {
+	case "website":
+		in := NewWebsite{URL: *u.URL, Scope: old.Scope}
+		if err := in.validate(); err != nil {
+			return nil, apierr.Invalid("url: %s", message(err))
+		}
+		*u.URL = in.URL
+		text, _, err = s.websiteSource(ctx, in.URL)
+	default:
+		in := NewFile{URL: *u.URL, Scope: old.Scope}
+		if err := in.validate(); err != nil {
+			return nil, apierr.Invalid("url: %s", message(err))
+		}
+		*u.URL = in.URL
+		text, _, err = s.fileSource(ctx, in.URL)
+	}
+	if err != nil {
+		return nil, apierr.Invalid("url: %s", message(err))
+	}
+	name := old.Name
+	if u.Name != nil {
+		name = *u.Name
+	}
+	content, _ := s.profile(ctx, name, text)
+	content = capText(content)
+	u.Content, u.SourceText = &content, &text
+	return &store.VoiceFetch{At: s.src.Now().UnixMilli(), OK: true}, nil
+}
