@@ -5,6 +5,8 @@ import (
 
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -93,6 +95,13 @@ func (s *server) routes(mux *http.ServeMux) {
 func (s *server) connectService(mux *http.ServeMux, name string, policy auth.Policy, overrides map[string]auth.Policy) func(path string, h http.Handler) {
 	s.services = append(s.services, name)
 	s.servicePolicies["/"+name+"/"] = policy
+	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name)); err == nil {
+		if sd, ok := d.(protoreflect.ServiceDescriptor); ok {
+			for i := 0; i < sd.Methods().Len(); i++ {
+				s.procedures["/"+name+"/"+string(sd.Methods().Get(i).Name())] = struct{}{}
+			}
+		}
+	}
 	for proc, p := range overrides {
 		s.policies[proc] = p
 	}

@@ -59,12 +59,15 @@ type server struct {
 	// servicePolicies maps "/package.Service/" to the policy of its procedures.
 	servicePolicies map[string]auth.Policy
 	services        []string // Connect services, for health and reflection
+	// procedures is every Connect procedure served ("/pkg.Service/Method"):
+	// the closed set of route labels of the Connect face.
+	procedures map[string]struct{}
 	metrics         *httpMetrics
 }
 
 // NewServer returns the HTTP handler of the whole API.
 func NewServer(d Deps) http.Handler {
-	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}}
+	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{}}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
 	}
