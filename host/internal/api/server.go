@@ -62,7 +62,7 @@ type server struct {
 	// procedures is every Connect procedure served ("/pkg.Service/Method"):
 	// the closed set of route labels of the Connect face.
 	procedures map[string]struct{}
-	metrics         *httpMetrics
+	metrics    *httpMetrics
 }
 
 // NewServer returns the HTTP handler of the whole API.
