@@ -257,6 +257,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
+
+		// Hardening (issue 16): body read deadlines and the metrics token.
+		BodyReadTimeout:    cfg.Limits.BodyReadTimeout,
+		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
+		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
+		MetricsToken:       cfg.Limits.MetricsToken,
 	})
 
 	srv := &http.Server{
@@ -271,6 +277,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv.Protocols.SetUnencryptedHTTP2(true)
 
 	errc := make(chan error, 1)
+	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
+	ln = api.LimitListener(ln, cfg.Limits.MaxConnections, reg)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
 

@@ -4,10 +4,18 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/voice"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -68,5 +76,47 @@ func TestMetricLabelsComeFromAClosedSet(t *testing.T) {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+func TestAMetricsTokenGuardsMetricsAndReflection(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
+	srv := httptest.NewServer(api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
+		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s)), MetricsToken: "operator-token",
+	}))
+	t.Cleanup(srv.Close)
+	get := func(path, authz string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(""))
+		if path == "/metrics" {
+			req.Method = http.MethodGet
+		}
+		req.Header.Set("Content-Type", "application/grpc-web+proto")
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	const reflection = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+	for _, path := range []string{"/metrics", reflection} {
+		if got := get(path, ""); got != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d, want 401", path, got)
+		}
+		if got := get(path, "Bearer wrong"); got != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %d, want 401", path, got)
+		}
+	}
+	if got := get("/metrics", "bearer operator-token"); got != http.StatusOK {
+		t.Errorf("/metrics with the token: %d, want 200", got)
+	}
+	if got := get(reflection, "Bearer operator-token"); got == http.StatusUnauthorized {
+		t.Errorf("reflection with the token: %d", got)
 	}
 }

@@ -26,8 +26,9 @@ func newRequestID() string {
 }
 
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	bodyTimeouts prometheus.Counter
 }
 
 func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
@@ -40,7 +41,10 @@ func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route", "method"}),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	m.bodyTimeouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "herald_http_body_read_timeouts_total", Help: "Requests whose body did not arrive within the route's read timeout.",
+	})
+	reg.MustRegister(m.requests, m.latency, m.bodyTimeouts)
 	return m
 }
 
@@ -56,6 +60,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 		rec := &statusRecorder{ResponseWriter: w}
+		s.withBodyDeadline(rec, r)
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {

@@ -80,6 +80,9 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			if errors.As(err, &tooBig) {
 				return errTooLarge{limit: tooBig.Limit}
 			}
+			if errors.Is(err, errBodyTimeout) {
+				return errBodyTimeout
+			}
 			return apierr.Invalid("cannot read request body: %v", err)
 		}
 		body = bytes.TrimSpace(body)
@@ -205,6 +208,11 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig errTooLarge
 	if errors.As(err, &tooBig) {
 		writeMessage(w, http.StatusRequestEntityTooLarge, tooBig.Error(), nil)
+		return
+	}
+	if errors.Is(err, errBodyTimeout) {
+		w.Header().Set("Connection", "close")
+		writeMessage(w, http.StatusRequestTimeout, err.Error(), nil)
 		return
 	}
 	if errors.Is(err, auth.ErrUnauthenticated) {

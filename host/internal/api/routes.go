@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -85,8 +86,10 @@ func (s *server) routes(mux *http.ServeMux) {
 	checker := grpchealth.NewStaticChecker(s.services...)
 	mux.Handle(grpchealth.NewHandler(checker))
 	reflector := grpcreflect.NewStaticReflector(s.services...)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	for _, h := range []func(*grpcreflect.Reflector, ...connect.HandlerOption) (string, http.Handler){grpcreflect.NewHandlerV1, grpcreflect.NewHandlerV1Alpha} {
+		path, handler := h(reflector)
+		mux.Handle(path, s.operatorOnly(handler))
+	}
 }
 
 // connectService mounts a generated Connect handler, records the service

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
@@ -35,6 +36,14 @@ type Deps struct {
 	Registry *prometheus.Registry
 	// MaxBodyBytes caps request bodies (413 above it).
 	MaxBodyBytes int64
+
+	// BodyReadTimeout, CollectReadTimeout and UploadReadTimeout bound how
+	// long a client may take to send a request body: JSON routes, public
+	// beacons and routes that may carry an image (zero: 10s, 5s, 60s).
+	BodyReadTimeout, CollectReadTimeout, UploadReadTimeout time.Duration
+	// MetricsToken, when set, makes /metrics and gRPC reflection require
+	// "Authorization: Bearer <token>".
+	MetricsToken string
 
 	// Blobs serves stored objects at /v1/blobs/{key}.
 	Blobs blob.Store
@@ -63,6 +72,8 @@ type server struct {
 	// the closed set of route labels of the Connect face.
 	procedures map[string]struct{}
 	metrics    *httpMetrics
+
+	bodyReadTimeout, collectReadTimeout, uploadReadTimeout time.Duration
 }
 
 // NewServer returns the HTTP handler of the whole API.
@@ -71,10 +82,13 @@ func NewServer(d Deps) http.Handler {
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
 	}
+	s.bodyReadTimeout = orDefault(d.BodyReadTimeout, defaultBodyReadTimeout)
+	s.collectReadTimeout = orDefault(d.CollectReadTimeout, defaultCollectReadTimeout)
+	s.uploadReadTimeout = orDefault(d.UploadReadTimeout, defaultUploadReadTimeout)
 	s.metrics = newHTTPMetrics(d.Registry)
 	mux := http.NewServeMux()
 	s.routes(mux)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry}))
+	mux.Handle("GET /metrics", s.operatorOnly(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeMessage(w, http.StatusOK, "ok", nil)
 	})
