@@ -155,7 +155,7 @@ func orDefault(d, def time.Duration) time.Duration {
 // (/metrics, gRPC reflection) with the operator's MetricsToken when one is
 // configured; without one they stay public, as documented in README.
 func (s *server) operatorOnly(next http.Handler) http.Handler {
-	if true || s.MetricsToken == "" {
+	if s.MetricsToken == "" {
 		return next
 	}
 	want := []byte("Bearer " + s.MetricsToken)
