@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -168,6 +169,27 @@ func (s *server) operatorOnly(next http.Handler) http.Handler {
 			writeMessage(w, http.StatusUnauthorized, "this endpoint requires the operator's metrics token (Authorization: Bearer)", nil)
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// capBody refuses bodies of a Connect procedure over limit bytes: at once,
+// in the caller's protocol (resource_exhausted), when Content-Length says
+// so, else when the reader passes the limit.
+func capBody(limit int64, next http.Handler) http.Handler {
+	ew := connect.NewErrorWriter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			w.Header().Set("Connection", "close")
+			err := connect.NewError(connect.CodeResourceExhausted, errTooLarge{limit: limit})
+			if ew.IsSupported(r) {
+				ew.Write(w, r, err)
+			} else {
+				writeMessage(w, http.StatusRequestEntityTooLarge, err.Message(), nil)
+			}
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
 	})
 }

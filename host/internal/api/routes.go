@@ -48,6 +48,11 @@ func (s *server) routes(mux *http.ServeMux) {
 	s.connectService(mux, apiv1connect.AITrafficServiceName, key, map[string]auth.Policy{
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
+	// The public Connect Collect has the REST face's beacon cap, enforced
+	// on the raw body before anything is decoded: its own handler, mounted
+	// at the procedure's exact path, wins over the service's.
+	_, collectRPC := apiv1connect.NewAITrafficServiceHandler(tr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxBeaconBytes))...)
+	mux.Handle(apiv1connect.AITrafficServiceCollectProcedure, capBody(traffic.MaxBeaconBytes, collectRPC))
 
 	// Text and image generation (package generate).
 	g := s.Generate
