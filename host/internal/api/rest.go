@@ -90,8 +90,19 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			if body[0] != '{' {
 				return apierr.Invalid("request body must be a JSON object")
 			}
+			// The body's own object is one level; its fields get
+			// maxJSONDepth below it.
+			if field, deep := jsonDepthExceeds(body, maxJSONDepth+1); deep {
+				if len(field) > 64 {
+					field = field[:64]
+				}
+				return apierr.Invalid("field %s is nested deeper than %d levels", field, maxJSONDepth)
+			}
 			if err := decodeOptions.Unmarshal(body, msg); err != nil {
 				return apierr.Invalid("%s", describeDecodeError(err))
+			}
+			if err := checkFreeForm(msg); err != nil {
+				return err
 			}
 		}
 	}

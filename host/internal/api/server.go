@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -146,6 +147,11 @@ func (i *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 		ctx, err := i.s.authenticate(ctx, req.Header(), i.policy(req.Spec().Procedure))
 		if err != nil {
 			return nil, i.s.connectError(ctx, req.Spec().Procedure, err)
+		}
+		if msg, ok := req.Any().(proto.Message); ok {
+			if err := checkFreeForm(msg); err != nil {
+				return nil, err
+			}
 		}
 		res, err := next(ctx, req)
 		if err != nil {

@@ -1,0 +1,64 @@
+package schedule_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// nested is a JSON object n levels deep: {"a":{"a":...{}}}.
+func nested(n int) string {
+	return strings.Repeat(`{"a":`, n-1) + `{}` + strings.Repeat(`}`, n-1)
+}
+
+func TestDeepOrHugeFreeFormObjectsAre400OnBothFaces(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	prefix := fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"contentToExport":`, hook, in(time.Hour))
+	for _, tc := range []struct {
+		name, content, want string
+	}{
+		{"4000 levels", nested(4000), "field contentToExport is nested deeper than 32 levels"},
+		{"33 levels", nested(33), "field contentToExport is nested deeper than 32 levels"},
+		{"an array 40 levels deep", `{"title":"t","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, "nested deeper than 32 levels"},
+		{"300 KB of fields", `{"title":"t","content":"` + strings.Repeat("x", 300<<10) + `"}`, "field contentToExport is larger than 262144 bytes"},
+	} {
+		res := b.do(t, "POST", "/v1/scheduler/create", b.acme, prefix+tc.content+`}`)
+		if res.status != http.StatusBadRequest || !strings.Contains(res.body["message"].(string), tc.want) {
+			t.Errorf("REST, %s: %d %.200s, want 400 %q", tc.name, res.status, res.raw, tc.want)
+		}
+	}
+	// 32 levels are fine.
+	b.do(t, "POST", "/v1/scheduler/create", b.acme, prefix+`{"title":"t","x":`+nested(31)+`}}`).want(t, http.StatusOK)
+
+	// Connect (protobuf): the same checks after decoding.
+	c := apiv1connect.NewSchedulerServiceClient(http.DefaultClient, b.url)
+	deep := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	inner := deep
+	for range 40 {
+		next := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+		inner.Fields["a"] = structpb.NewStructValue(next)
+		inner = next
+	}
+	deep.Fields["title"] = structpb.NewStringValue("t")
+	req := connect.NewRequest(&apiv1.CreateScheduleRequest{ExportTo: "webhook", WebhookId: &hook, WhenToExport: in(time.Hour), ContentToExport: deep})
+	req.Header().Set("api-key", b.acme)
+	_, err := c.CreateSchedule(context.Background(), req)
+	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "contentToExport is nested deeper than 32 levels") {
+		t.Errorf("Connect: %v, want invalid_argument naming contentToExport", err)
+	}
+	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, http.StatusOK); list.body["total"] != float64(1) {
+		t.Errorf("refused requests stored schedules: %s", list.raw)
+	}
+}
