@@ -1,11 +1,14 @@
 package api
 
 import (
+	"strings"
+
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
 // Bounds of free-form JSON (google.protobuf.Struct fields such as
@@ -23,10 +26,13 @@ var (
 	listValueName = (&structpb.ListValue{}).ProtoReflect().Descriptor().FullName()
 )
 
-// checkFreeForm walks msg and refuses any free-form field nested deeper
-// than maxJSONDepth or larger than maxFreeFormBytes, naming the field.
-func checkFreeForm(msg proto.Message) error {
-	return walkFreeForm(msg.ProtoReflect(), "")
+// checkRequest applies the edge's checks of a decoded request on both
+// faces: free-form bounds, then NUL bytes.
+func checkRequest(msg proto.Message) error {
+	if err := walkFreeForm(msg.ProtoReflect(), ""); err != nil {
+		return err
+	}
+	return checkNUL(msg)
 }
 
 func walkFreeForm(m protoreflect.Message, prefix string) error {
@@ -144,4 +150,102 @@ func jsonDepthExceeds(raw []byte, max int) (field string, exceeded bool) {
 		}
 	}
 	return "", false
+}
+
+// strippedNUL are the requests whose area strips NUL bytes instead of
+// refusing them: beacons come from browsers on pages we do not control,
+// and one odd title must not cost the visit.
+var strippedNUL = map[protoreflect.FullName]bool{
+	(&apiv1.CollectRequest{}).ProtoReflect().Descriptor().FullName(): true,
+}
+
+// checkNUL refuses a NUL byte in any string of msg, free-form objects
+// included, naming the field: PostgreSQL and CockroachDB cannot store it in
+// TEXT, and what one store refuses no store accepts.
+func checkNUL(msg proto.Message) error {
+	m := msg.ProtoReflect()
+	if strippedNUL[m.Descriptor().FullName()] {
+		return nil
+	}
+	if field := nulField(m, ""); field != "" {
+		return apierr.Invalid("field %s must not contain NUL (\\u0000) characters", field)
+	}
+	return nil
+}
+
+// nulField returns the JSON path of the first string holding a NUL byte.
+func nulField(m protoreflect.Message, prefix string) (field string) {
+	switch x := m.Interface().(type) {
+	case *structpb.Struct:
+		for k, v := range x.GetFields() {
+			if strings.IndexByte(k, 0) >= 0 {
+				return strings.TrimSuffix(prefix, ".")
+			}
+			if f := nulField(v.ProtoReflect(), prefix+k+"."); f != "" {
+				return f
+			}
+		}
+		return ""
+	case *structpb.Value:
+		switch k := x.GetKind().(type) {
+		case *structpb.Value_StringValue:
+			if strings.IndexByte(k.StringValue, 0) >= 0 {
+				return strings.TrimSuffix(prefix, ".")
+			}
+		case *structpb.Value_StructValue:
+			return nulField(k.StructValue.ProtoReflect(), prefix)
+		case *structpb.Value_ListValue:
+			return nulField(k.ListValue.ProtoReflect(), prefix)
+		}
+		return ""
+	case *structpb.ListValue:
+		for _, v := range x.GetValues() {
+			if f := nulField(v.ProtoReflect(), prefix); f != "" {
+				return f
+			}
+		}
+		return ""
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		name := prefix + fd.JSONName()
+		hasNUL := func(v protoreflect.Value) bool {
+			switch fd.Kind() {
+			case protoreflect.StringKind:
+				return strings.IndexByte(v.String(), 0) >= 0
+			case protoreflect.MessageKind, protoreflect.GroupKind:
+				if f := nulField(v.Message(), name+"."); f != "" {
+					field = f
+				}
+			}
+			return false
+		}
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len() && field == ""; i++ {
+				if hasNUL(l.Get(i)) {
+					field = name
+				}
+			}
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if strings.IndexByte(k.String(), 0) >= 0 {
+					field = name
+				} else if fd.MapValue().Kind() == protoreflect.StringKind && strings.IndexByte(mv.String(), 0) >= 0 {
+					field = name
+				} else if fd.MapValue().Kind() == protoreflect.MessageKind {
+					if f := nulField(mv.Message(), name+"."); f != "" {
+						field = f
+					}
+				}
+				return field == ""
+			})
+		default:
+			if hasNUL(v) {
+				field = name
+			}
+		}
+		return field == ""
+	})
+	return field
 }

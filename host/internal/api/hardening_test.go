@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -119,4 +121,29 @@ func TestAMetricsTokenGuardsMetricsAndReflection(t *testing.T) {
 	if got := get(reflection, "Bearer operator-token"); got == http.StatusUnauthorized {
 		t.Errorf("reflection with the token: %d", got)
 	}
+}
+
+func TestNULBytesAre400NamingTheFieldOnBothStores(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		for _, tc := range []struct{ method, path, body, field string }{
+			{"POST", "/v1/ai/generate/brand-voice/text", `{"content":"a\u0000b","name":"n"}`, "content"},
+			{"POST", "/v1/ai/generate/brand-voice/text", `{"content":"ok","name":"n\u0000"}`, "name"},
+			{"GET", "/v1/ai/brand-voice/x%00y", "", "id"},
+		} {
+			res := b.do(t, tc.method, tc.path, b.alice, tc.body).want(t, http.StatusBadRequest)
+			if msg := res.body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
+				t.Errorf("%s %s: message %q", tc.method, tc.path, msg)
+			}
+		}
+		c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+		_, err := c.CreateBrandVoiceFromText(context.Background(), withKey(&apiv1.CreateBrandVoiceFromTextRequest{Content: "a\x00b", Name: "n"}, b.alice))
+		if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "field content must not contain NUL") {
+			t.Errorf("Connect: %v", err)
+		}
+		if items := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200).body["data"].([]any); len(items) != 0 {
+			t.Errorf("refused requests stored voices: %v", items)
+		}
+	})
 }

@@ -101,9 +101,6 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			if err := decodeOptions.Unmarshal(body, msg); err != nil {
 				return apierr.Invalid("%s", describeDecodeError(err))
 			}
-			if err := checkFreeForm(msg); err != nil {
-				return err
-			}
 		}
 	}
 	fields := m.Descriptor().Fields()
@@ -116,7 +113,7 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			m.Set(fd, protoreflect.ValueOfString(v))
 		}
 	}
-	return nil
+	return checkRequest(msg)
 }
 
 // bindQuery sets scalar fields from query parameters of the same JSON name.

@@ -149,7 +149,7 @@ func (i *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 			return nil, i.s.connectError(ctx, req.Spec().Procedure, err)
 		}
 		if msg, ok := req.Any().(proto.Message); ok {
-			if err := checkFreeForm(msg); err != nil {
+			if err := checkRequest(msg); err != nil {
 				return nil, err
 			}
 		}

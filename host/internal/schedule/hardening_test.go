@@ -11,6 +11,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -61,4 +62,22 @@ func TestDeepOrHugeFreeFormObjectsAre400OnBothFaces(t *testing.T) {
 	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, http.StatusOK); list.body["total"] != float64(1) {
 		t.Errorf("refused requests stored schedules: %s", list.raw)
 	}
+}
+
+func TestNULBytesInSchedulerRoutesAre400(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		hook := b.saveWebhook(t, b.acme, newReceiver(t))
+		for _, tc := range []struct{ path, body, field string }{
+			{"/v1/webhooks", `{"name":"a\u0000b","url":"https://hooks.test/x"}`, "name"},
+			{"/v1/scheduler/create", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"t\u0000"}`, hook, in(time.Hour)), "title"},
+			{"/v1/scheduler/create", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"contentToExport":{"body":{"x":"a\u0000"}}}`, hook, in(time.Hour)), "contentToExport.body.x"},
+		} {
+			res := b.do(t, "POST", tc.path, b.acme, tc.body).want(t, http.StatusBadRequest)
+			if msg := res.body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
+				t.Errorf("%s: message %q", tc.path, msg)
+			}
+		}
+	})
 }

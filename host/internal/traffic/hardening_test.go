@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
 
+	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -47,4 +50,85 @@ func TestConnectCollectHasTheBeaconCap(t *testing.T) {
 	if !strings.Contains(line, " 429 ") { // Connect's status for resource_exhausted
 		t.Errorf("Content-Length of 1 MiB and no body: %q, want resource_exhausted before reading", line)
 	}
+}
+
+func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := setup(t, st)
+		body := `{"siteKey":"` + b.siteKey() + `","path":"/a\u0000b","title":"x\u0000y","referrer":"https://chatgpt.com/\u0000","utmSource":"chat\u0000gpt.com","utmMedium":"m\u0000","utmCampaign":"c\u0000","userAgent":"` + browserUA + `\u0000","sessionId":"s1"}`
+		status, out := b.call(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain", "api-key": ""})
+		if status != http.StatusAccepted {
+			t.Fatalf("status %d, want 202: %v", status, out)
+		}
+		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
+		events, err := st.TrafficEvents(context.Background(), site.ID, 10)
+		if err != nil || len(events) != 1 {
+			t.Fatalf("events %v %v", events, err)
+		}
+		e := events[0]
+		if e.Path != "/ab" || e.Title != "xy" || e.UTMSource != "chatgpt.com" || e.UserAgent != browserUA || e.Source != "chatgpt" {
+			t.Errorf("stored %+v", e.TrafficEvent)
+		}
+		// Elsewhere a NUL is the client's mistake: 400 naming the field.
+		status, out = b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://nul.test/","name":"a\u0000b"}`, nil)
+		if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["message"]), "field name must not contain NUL") {
+			t.Errorf("site name with NUL: %d %v", status, out)
+		}
+	})
+}
+
+// TestAPoisonedEventDoesNotFailItsBatch writes events concurrently, one in
+// ten with NUL bytes, straight to the writer: every event is stored and no
+// batch falls back to event-by-event commits.
+func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := setup(t, st)
+		var logs strings.Builder
+		var mu sync.Mutex
+		w := traffic.NewWriter(st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
+		var wg sync.WaitGroup
+		errs := make(chan error, 100)
+		for i := range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ev := store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, SessionID: fmt.Sprintf("s%d", i), Path: "/p", DurationMs: 0, ScrollDepth: -1, At: st.Now()}
+				if i%10 == 0 {
+					ev.Title, ev.UserAgent = "bad\x00title", "ua\x00"
+				}
+				_, err := w.Write(context.Background(), ev)
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		w.Close()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("write: %v", err)
+			}
+		}
+		if n, _ := st.TrafficEventCount(context.Background(), site.ID, store.TrafficPageview); n != 100 {
+			t.Errorf("%d events stored, want 100", n)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(logs.String(), "batch failed") {
+			t.Errorf("a batch failed: %s", logs.String())
+		}
+	})
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
 }

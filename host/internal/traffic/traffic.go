@@ -198,6 +198,13 @@ type Collected struct {
 // headerUA is the request's User-Agent, used when the body has none.
 // Beacons of bots other than AI crawlers are answered but not stored.
 func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Collected, error) {
+	// Beacons carry whatever the page had: NUL bytes are stripped, not
+	// refused, and never reach the store.
+	for _, f := range []*string{&b.SiteKey, &b.Path, &b.Referrer, &b.Title, &b.SessionID, &b.UserAgent,
+		&b.UTMSource, &b.UTMMedium, &b.UTMCampaign} {
+		*f = stripNUL(*f)
+	}
+	headerUA = stripNUL(headerUA)
 	key := strings.TrimSpace(b.SiteKey)
 	if key == "" {
 		return Collected{}, apierr.Invalid("siteKey is required")
