@@ -223,6 +223,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Area services register their job handlers before the queue starts.
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
+	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
@@ -534,4 +535,27 @@ func setWebsite(ctx context.Context, st *store.Store, workspace, plan, user, web
 		return err
 	}
 	return st.SetWorkspaceWebsite(ctx, ws.ID, website)
+}
+
+// configuredSecrets lists the secret values this host knows of (its own
+// keys, plugin environments, and *KEY*, *TOKEN*, *SECRET*, *PASSWORD*
+// variables that plugins inherit), for redaction from logged provider errors.
+func configuredSecrets(cfg *config.Config) []string {
+	out := []string{cfg.SecretKey, cfg.JWTSecret, cfg.Limits.MetricsToken}
+	for _, p := range cfg.Plugins {
+		for _, v := range p.Env {
+			out = append(out, v)
+		}
+	}
+	for _, kv := range os.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		name = strings.ToUpper(name)
+		for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+			if strings.Contains(name, w) {
+				out = append(out, value)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
 )
 
 type requestIDKey struct{}
@@ -58,7 +60,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		r = r.WithContext(apierr.WithRequestID(context.WithValue(r.Context(), requestIDKey{}, id), id))
 		rec := &statusRecorder{ResponseWriter: w}
 		s.withBodyDeadline(rec, r)
 		defer func() {
