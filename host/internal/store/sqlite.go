@@ -268,7 +268,7 @@ func (b *sqliteBackend) migrate(ctx context.Context, upTo int64) error {
 		return fmt.Errorf("lock migrations: %w", err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	p, err := goose.NewProvider(goose.DialectSQLite3, b.w, migrationsFS())
+	p, err := goose.NewProvider(goose.DialectSQLite3, b.w, migrationsFS(), goMigrations())
 	if err != nil {
 		return err
 	}
