@@ -30,6 +30,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -222,6 +223,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	// Area services register their job handlers before the queue starts.
+	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
 	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
 	scheduler := schedule.NewService(schedule.Options{
@@ -229,6 +231,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		IdempotentExport:     pluginhost.WithIdempotentExport,
 		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
+		Limits:               cfg.Limits, // issue 16: per-workspace caps
 		Logger:               log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
@@ -245,6 +248,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// gone; the queue itself runs the jobs of the others.
 	publisher.Start()
 	defer publisher.Stop()
+	// Issue 16: schedule images no schedule needs are deleted after the grace.
+	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
+	sweeper.Start()
+	defer sweeper.Stop()
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
@@ -253,8 +260,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Blobs:        blobs,
-		Voices:       voice.NewHandler(voice.NewService(st)),
-		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL())),
+		Voices:       voice.NewHandler(voice.NewService(st).WithQuota(caps)),
+		Traffic:      traffic.NewHandler(traffic.NewService(st, beacons, cfg.BaseURL()).WithQuota(caps)),
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),

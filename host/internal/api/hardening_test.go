@@ -12,9 +12,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -146,4 +148,25 @@ func TestNULBytesAre400NamingTheFieldOnBothStores(t *testing.T) {
 			t.Errorf("refused requests stored voices: %v", items)
 		}
 	})
+}
+
+func TestVoiceCountIsCappedPerWorkspace(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	b := setup(t, s)
+	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
+	srv := httptest.NewServer(api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
+		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s).WithQuota(quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100}))),
+	}))
+	t.Cleanup(srv.Close)
+	b.url = srv.URL
+	for range 2 {
+		b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c"}`).want(t, http.StatusCreated)
+	}
+	res := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.bob, `{"content":"c"}`).want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.raw, "limit of 2 voices") {
+		t.Errorf("third voice: %s", res.raw)
+	}
+	b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.mallory, `{"content":"c"}`).want(t, http.StatusCreated)
 }

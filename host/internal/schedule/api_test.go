@@ -338,7 +338,7 @@ func TestAWebhookSecretIsShownOnce(t *testing.T) {
 		t.Fatalf("secret %q", secret)
 	}
 	w := res.body["webhook"].(map[string]any)
-	if w["url"] != "https://hooks.test/in" || w["name"] != "hooks.test" {
+	if w["url"] != "https://hooks.test/****" || w["name"] != "hooks.test" {
 		t.Fatalf("webhook: %v", w)
 	}
 	list := b.do(t, "GET", "/v1/webhooks", b.acme, "").want(t, http.StatusOK)

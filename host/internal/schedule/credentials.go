@@ -261,6 +261,12 @@ func (s *Service) CreateWebhook(ctx context.Context, rawURL, name string) (store
 	if name = strings.TrimSpace(name); name == "" {
 		name = u.Host
 	}
+	if err := s.quota.Name("name", name); err != nil {
+		return store.Webhook{}, "", err
+	}
+	if err := s.quota.Room(ctx, store.CountWebhooks, p.WorkspaceID); err != nil {
+		return store.Webhook{}, "", err
+	}
 	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: store.MaskWebhookURL(rawURL)}
 	plain, _ := json.Marshal(map[string]string{"url": rawURL, "secret": secret})
 	w.Sealed = sealer.Seal(plain, webhookAAD(p.WorkspaceID, w.ID))

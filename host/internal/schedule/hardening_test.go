@@ -2,8 +2,10 @@ package schedule_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -98,6 +101,84 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 		var n int
 		if err := s.QueryRow(context.Background(), `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("display_url holds the token in clear (%d rows, %v)", n, err)
+		}
+	})
+}
+
+func TestWorkspaceCountsAndNameLengthsAreCapped(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{secretKey: secretKey, limits: config.Limits{MaxWebhooks: 2, MaxSchedules: 1, MaxNameLength: 10}})
+	res := b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"`+strings.Repeat("n", 11)+`","url":"https://hooks.test/a"}`).want(t, http.StatusBadRequest)
+	if res.body["message"] != "name is longer than 10 characters" {
+		t.Errorf("long name: %s", res.raw)
+	}
+	var hook string
+	for range 2 {
+		w := b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusCreated)
+		hook = w.body["webhook"].(map[string]any)["id"].(string)
+	}
+	res = b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.raw, "limit of 2 webhooks") {
+		t.Errorf("third webhook: %s", res.raw)
+	}
+	// The cap is per workspace.
+	b.do(t, "POST", "/v1/webhooks", b.other, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusCreated)
+
+	b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"one"}`).want(t, http.StatusOK)
+	res = b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"two"}`).want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.raw, "limit of 1 schedules") {
+		t.Errorf("second schedule: %s", res.raw)
+	}
+}
+
+func (b *testBundle) blobCount(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir(b.blobDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestImagesNoScheduleNeedsAreDeleted(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		hook := b.saveWebhook(t, b.acme, newReceiver(t))
+		img := base64.StdEncoding.EncodeToString(pngBytes)
+		// A create refused after the image was stored (the destination's
+		// validation) leaves no image behind.
+		b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","text":"body only","whenToExport":"`+in(time.Hour)+`","imageBase64":"`+img+`"}`).want(t, http.StatusBadRequest)
+		if n := b.blobCount(t); n != 0 {
+			t.Fatalf("a refused create left %d images", n)
+		}
+		// A removed draft takes its image along.
+		draft := b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"d","imageBase64":"`+img+`"}`).want(t, http.StatusOK).schedule(t)
+		if n := b.blobCount(t); n != 1 {
+			t.Fatalf("%d images after a draft with one", n)
+		}
+		b.do(t, "DELETE", "/v1/scheduler/"+draft["id"].(string), b.acme, "").want(t, http.StatusOK)
+		if n := b.blobCount(t); n != 0 {
+			t.Fatalf("a removed draft left %d images", n)
+		}
+		// A cancelled post's image is swept after the grace; a live one stays.
+		post := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"p","imageBase64":%q}`, hook, in(time.Hour), img)).want(t, http.StatusOK).schedule(t)
+		b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"keep","imageBase64":"`+img+`"}`).want(t, http.StatusOK)
+		b.do(t, "DELETE", "/v1/scheduler/"+post["id"].(string), b.acme, "").want(t, http.StatusOK)
+		if n, err := b.svc.SweepImages(context.Background(), time.Hour); err != nil || n != 0 {
+			t.Fatalf("swept %d (%v) inside the grace period", n, err)
+		}
+		if n, err := b.svc.SweepImages(context.Background(), -time.Second); err != nil || n != 1 {
+			t.Fatalf("swept %d (%v), want the cancelled post's image", n, err)
+		}
+		if n := b.blobCount(t); n != 1 {
+			t.Fatalf("%d images left, want the live draft's", n)
 		}
 	})
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -51,6 +52,14 @@ type Service struct {
 
 	mu    sync.Mutex
 	sites map[string]cachedSite // by site key
+
+	quota *quota.Checker
+}
+
+// WithQuota caps the sites of each workspace (config.Limits.MaxSites).
+func (s *Service) WithQuota(q *quota.Checker) *Service {
+	s.quota = q
+	return s
 }
 
 type cachedSite struct {
@@ -92,6 +101,9 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name
 	}
 	if utf8.RuneCountInString(name) > maxNameRunes {
 		return store.TrafficSite{}, false, apierr.Invalid("name is longer than %d characters", maxNameRunes)
+	}
+	if err := s.quota.Room(ctx, store.CountSites, p.WorkspaceID); err != nil {
+		return store.TrafficSite{}, false, err
 	}
 	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
 		WorkspaceID: p.WorkspaceID, SiteKey: newSiteKey(), Domain: d, Name: name, IsActive: true,
