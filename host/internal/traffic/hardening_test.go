@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,12 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -131,4 +137,35 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
+}
+
+func TestSitesAreCappedPerWorkspace(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	b := setup(t, st) // one site, created before the cap applies
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := traffic.NewWriter(st, traffic.WriterOptions{})
+	t.Cleanup(w.Close)
+	h := api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
+		Traffic: traffic.NewHandler(traffic.NewService(st, w, b.url).WithQuota(quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))),
+	})
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	b.url = "http://" + ln.Addr().String()
+	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status != http.StatusCreated {
+		t.Fatalf("second site: %d %v", status, out)
+	}
+	status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://three.test/"}`, nil)
+	if status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(out["message"]), "limit of 2 sites") {
+		t.Errorf("third site: %d %v", status, out)
+	}
+	// Asking again for a site the workspace has is still answered.
+	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status/100 != 2 {
+		t.Errorf("an existing site at the cap: %d %v", status, out)
+	}
 }

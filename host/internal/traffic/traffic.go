@@ -103,6 +103,14 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name
 		return store.TrafficSite{}, false, apierr.Invalid("name is longer than %d characters", maxNameRunes)
 	}
 	if err := s.quota.Room(ctx, store.CountSites, p.WorkspaceID); err != nil {
+		// At the cap, asking again for a site it has is still answered.
+		if sites, lerr := s.store.ListTrafficSites(ctx, p.WorkspaceID); lerr == nil {
+			for _, site := range sites {
+				if site.Domain == d {
+					return site, false, nil
+				}
+			}
+		}
 		return store.TrafficSite{}, false, err
 	}
 	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
