@@ -80,6 +80,9 @@ type Config struct {
 	Router Router
 	// BrandVoice configures how website, file and text voices are profiled.
 	BrandVoice BrandVoice
+	// Limits bounds connections, body reads, objects per workspace and
+	// name lengths (config/limits.go).
+	Limits Limits
 
 	// Source names the file the configuration came from, if any.
 	Source string
@@ -197,6 +200,7 @@ func Default() *Config {
 
 		PluginCallTimeout: 3 * time.Minute,
 		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
+		Limits:            DefaultLimits(),
 	}
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
@@ -323,6 +327,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	case "trace", "debug", "info", "warn", "error":
 	default:
 		return fail("log_level", "%q is not trace, debug, info, warn or error", c.LogLevel)
+	}
+	if err := c.Limits.validate(fail); err != nil {
+		return err
 	}
 	if c.MaxBodyBytes < 1024 {
 		return fail("max_body_bytes", "must be at least 1024, got %d", c.MaxBodyBytes)

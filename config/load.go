@@ -68,6 +68,7 @@ type fileSchema struct {
 			Model    string `hcl:"model,optional"`
 		} `hcl:"deployment,block"`
 	} `hcl:"model,block"`
+	Limits *limitsSchema `hcl:"limits,block"`
 }
 
 // Load reads the configuration: defaults, then the HCL file at path (empty:
@@ -124,6 +125,9 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 }
 
 func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error {
+	if err := c.applyLimitsFile(fs.Limits, pos); err != nil {
+		return err
+	}
 	setStr := func(dst *string, src *string) {
 		if src != nil {
 			*dst = *src
@@ -247,6 +251,9 @@ func envOf(field string) string {
 	}
 	// plan.NAME.FIELD and queue.NAME.FIELD: HERALD_PLAN_NAME_FIELD.
 	parts := strings.Split(field, ".")
+	if len(parts) == 2 && parts[0] == "limits" {
+		return limitsEnv(parts[1])
+	}
 	if len(parts) == 3 && (parts[0] == "plan" || parts[0] == "queue") {
 		return "HERALD_" + strings.ToUpper(parts[0]+"_"+parts[1]+"_"+parts[2])
 	}
@@ -254,6 +261,9 @@ func envOf(field string) string {
 }
 
 func (c *Config) applyEnv(getenv func(string) string) error {
+	if err := c.applyLimitsEnv(getenv); err != nil {
+		return err
+	}
 	strs := map[string]*string{
 		"listen": &c.Listen, "data_dir": &c.DataDir, "public_url": &c.PublicURL,
 		"database_url": &c.DatabaseURL, "redis_url": &c.RedisURL, "secret_key": &c.SecretKey,

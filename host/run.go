@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -225,8 +226,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	// Area services register their job handlers before the queue starts.
+	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
-	voices := voice.NewService(st)
+	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
+	voices := voice.NewService(st).WithQuota(caps)
 	generator.UseVoices(voices)
 	// Website and file voices fetch through the guarded site fetcher; the
 	// profile model is brand_voice.model, else the default text model.
@@ -250,6 +253,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		IdempotentExport:     pluginhost.WithIdempotentExport,
 		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
+		Limits:               cfg.Limits, // issue 16: per-workspace caps
 		Logger:               log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
@@ -274,7 +278,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	// The agent runs its tools through the same services as the routes
 	// behind them. Visibility and SEOScore stay nil until those areas exist.
-	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL())
+	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL()).WithQuota(caps)
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
@@ -282,6 +286,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// Issue 16: schedule images no schedule needs are deleted after the grace.
+	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
+	sweeper.Start()
+	defer sweeper.Stop()
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
@@ -297,6 +305,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Scheduler:    schedule.NewHandler(scheduler),
 		Agent:        agent.NewHandler(agentSvc),
 		Content:      content.NewHandler(contentSvc),
+
+		// Hardening (issue 16): body read deadlines and the metrics token.
+		BodyReadTimeout:    cfg.Limits.BodyReadTimeout,
+		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
+		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
+		MetricsToken:       cfg.Limits.MetricsToken,
 	})
 
 	srv := &http.Server{
@@ -311,6 +325,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv.Protocols.SetUnencryptedHTTP2(true)
 
 	errc := make(chan error, 1)
+	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
+	ln = api.LimitListener(ln, cfg.Limits.MaxConnections, reg)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
 
@@ -566,4 +582,27 @@ func setWebsite(ctx context.Context, st *store.Store, workspace, plan, user, web
 		return err
 	}
 	return st.SetWorkspaceWebsite(ctx, ws.ID, website)
+}
+
+// configuredSecrets lists the secret values this host knows of (its own
+// keys, plugin environments, and *KEY*, *TOKEN*, *SECRET*, *PASSWORD*
+// variables that plugins inherit), for redaction from logged provider errors.
+func configuredSecrets(cfg *config.Config) []string {
+	out := []string{cfg.SecretKey, cfg.JWTSecret, cfg.Limits.MetricsToken}
+	for _, p := range cfg.Plugins {
+		for _, v := range p.Env {
+			out = append(out, v)
+		}
+	}
+	for _, kv := range os.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		name = strings.ToUpper(name)
+		for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+			if strings.Contains(name, w) {
+				out = append(out, value)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -171,7 +171,10 @@ func RequestError(service string, err error) *Error {
 		return &Error{Code: CodeCanceled, Message: fmt.Sprintf("%s: %v", service, redactURL(err)), cause: err}
 	}
 	if isForbidden(err) {
-		return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: refused to connect: %v (allow it with %s)", service, redactURL(err), AllowedPrivateCIDRsEnv), cause: err}
+		// The caller learns nothing about what the name resolved to; the
+		// operator's log has the address and how to allow it.
+		Logger().Warn("guarded client refused an address", "service", service, "error", redactURL(err), "allow_with", AllowedPrivateCIDRsEnv)
+		return &Error{Code: CodeInvalidArgument, Message: service + ": " + ErrForbiddenAddress.Error(), cause: err}
 	}
 	return &Error{
 		Code:      CodeUnavailable,

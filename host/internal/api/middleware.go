@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
 )
 
 type requestIDKey struct{}
@@ -26,8 +28,9 @@ func newRequestID() string {
 }
 
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests     *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	bodyTimeouts prometheus.Counter
 }
 
 func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
@@ -40,7 +43,10 @@ func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"route", "method"}),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	m.bodyTimeouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "herald_http_body_read_timeouts_total", Help: "Requests whose body did not arrive within the route's read timeout.",
+	})
+	reg.MustRegister(m.requests, m.latency, m.bodyTimeouts)
 	return m
 }
 
@@ -54,8 +60,9 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+		r = r.WithContext(apierr.WithRequestID(context.WithValue(r.Context(), requestIDKey{}, id), id))
 		rec := &statusRecorder{ResponseWriter: w}
+		s.withBodyDeadline(rec, r)
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {
@@ -70,28 +77,49 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			if status == 0 {
 				status = http.StatusOK
 			}
-			route := routeLabel(r)
+			route := s.routeLabel(r)
+			method := methodLabel(r.Method)
 			elapsed := time.Since(start)
-			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
-			s.metrics.latency.WithLabelValues(route, r.Method).Observe(elapsed.Seconds())
+			s.metrics.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
+			s.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
 			if s.log.IsDebug() || status >= 500 {
-				s.log.Info("request", "method", r.Method, "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id)
+				s.log.Info("request", "method", method, "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id)
 			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
 }
 
-// routeLabel is the matched pattern (REST) or the procedure path (Connect),
-// so metric labels stay bounded whatever paths clients send.
-func routeLabel(r *http.Request) string {
+// routeLabel is the matched pattern (REST) or a procedure the server
+// really serves (Connect), else "unmatched": labels come from a closed set
+// whatever paths clients send, so /metrics cannot be grown by a client.
+func (s *server) routeLabel(r *http.Request) string {
 	if r.Pattern == "" {
 		return "unmatched"
 	}
 	if strings.HasSuffix(r.Pattern, "/") && strings.HasPrefix(r.Pattern, "/herald.") {
-		return r.URL.Path
+		if _, ok := s.procedures[r.URL.Path]; ok {
+			return r.URL.Path
+		}
+		return "unmatched"
 	}
 	return r.Pattern
+}
+
+// standardMethods are the methods of RFC 9110 and PATCH; any other method
+// is counted as "other".
+var standardMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodConnect: true,
+	http.MethodOptions: true, http.MethodTrace: true,
+}
+
+// methodLabel bounds the method label to the standard set.
+func methodLabel(m string) string {
+	if standardMethods[m] {
+		return m
+	}
+	return "other"
 }
 
 // statusRecorder remembers the status for metrics and logs.

@@ -80,12 +80,23 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			if errors.As(err, &tooBig) {
 				return errTooLarge{limit: tooBig.Limit}
 			}
+			if errors.Is(err, errBodyTimeout) {
+				return errBodyTimeout
+			}
 			return apierr.Invalid("cannot read request body: %v", err)
 		}
 		body = bytes.TrimSpace(body)
 		if len(body) > 0 {
 			if body[0] != '{' {
 				return apierr.Invalid("request body must be a JSON object")
+			}
+			// The body's own object is one level; its fields get
+			// maxJSONDepth below it.
+			if field, deep := jsonDepthExceeds(body, maxJSONDepth+1); deep {
+				if len(field) > 64 {
+					field = field[:64]
+				}
+				return apierr.Invalid("field %s is nested deeper than %d levels", field, maxJSONDepth)
 			}
 			if err := decodeOptions.Unmarshal(body, msg); err != nil {
 				return apierr.Invalid("%s", describeDecodeError(err))
@@ -102,7 +113,7 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			m.Set(fd, protoreflect.ValueOfString(v))
 		}
 	}
-	return nil
+	return checkRequest(msg)
 }
 
 // bindQuery sets scalar fields from query parameters of the same JSON name.
@@ -205,6 +216,11 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var tooBig errTooLarge
 	if errors.As(err, &tooBig) {
 		writeMessage(w, http.StatusRequestEntityTooLarge, tooBig.Error(), nil)
+		return
+	}
+	if errors.Is(err, errBodyTimeout) {
+		w.Header().Set("Connection", "close")
+		writeMessage(w, http.StatusRequestTimeout, err.Error(), nil)
 		return
 	}
 	if errors.Is(err, auth.ErrUnauthenticated) {

@@ -3,8 +3,11 @@ package api
 import (
 	"net/http"
 
+	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -51,6 +54,11 @@ func (s *server) routes(mux *http.ServeMux) {
 	s.connectService(mux, apiv1connect.AITrafficServiceName, key, map[string]auth.Policy{
 		apiv1connect.AITrafficServiceCollectProcedure: auth.Public,
 	})(apiv1connect.NewAITrafficServiceHandler(tr, s.connectOptions()...))
+	// The public Connect Collect has the REST face's beacon cap, enforced
+	// on the raw body before anything is decoded: its own handler, mounted
+	// at the procedure's exact path, wins over the service's.
+	_, collectRPC := apiv1connect.NewAITrafficServiceHandler(tr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxBeaconBytes))...)
+	mux.Handle(apiv1connect.AITrafficServiceCollectProcedure, capBody(traffic.MaxBeaconBytes, collectRPC))
 
 	// Text and image generation (package generate).
 	g := s.Generate
@@ -115,8 +123,10 @@ func (s *server) routes(mux *http.ServeMux) {
 	checker := grpchealth.NewStaticChecker(s.services...)
 	mux.Handle(grpchealth.NewHandler(checker))
 	reflector := grpcreflect.NewStaticReflector(s.services...)
-	mux.Handle(grpcreflect.NewHandlerV1(reflector))
-	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
+	for _, h := range []func(*grpcreflect.Reflector, ...connect.HandlerOption) (string, http.Handler){grpcreflect.NewHandlerV1, grpcreflect.NewHandlerV1Alpha} {
+		path, handler := h(reflector)
+		mux.Handle(path, s.operatorOnly(handler))
+	}
 }
 
 // connectService mounts a generated Connect handler, records the service
@@ -125,6 +135,13 @@ func (s *server) routes(mux *http.ServeMux) {
 func (s *server) connectService(mux *http.ServeMux, name string, policy auth.Policy, overrides map[string]auth.Policy) func(path string, h http.Handler) {
 	s.services = append(s.services, name)
 	s.servicePolicies["/"+name+"/"] = policy
+	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name)); err == nil {
+		if sd, ok := d.(protoreflect.ServiceDescriptor); ok {
+			for i := 0; i < sd.Methods().Len(); i++ {
+				s.procedures["/"+name+"/"+string(sd.Methods().Get(i).Name())] = struct{}{}
+			}
+		}
+	}
 	for proc, p := range overrides {
 		s.policies[proc] = p
 	}

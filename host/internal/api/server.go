@@ -10,11 +10,13 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -37,6 +39,14 @@ type Deps struct {
 	Registry *prometheus.Registry
 	// MaxBodyBytes caps request bodies (413 above it).
 	MaxBodyBytes int64
+
+	// BodyReadTimeout, CollectReadTimeout and UploadReadTimeout bound how
+	// long a client may take to send a request body: JSON routes, public
+	// beacons and routes that may carry an image (zero: 10s, 5s, 60s).
+	BodyReadTimeout, CollectReadTimeout, UploadReadTimeout time.Duration
+	// MetricsToken, when set, makes /metrics and gRPC reflection require
+	// "Authorization: Bearer <token>".
+	MetricsToken string
 
 	// Blobs serves stored objects at /v1/blobs/{key}.
 	Blobs blob.Store
@@ -67,19 +77,27 @@ type server struct {
 	// servicePolicies maps "/package.Service/" to the policy of its procedures.
 	servicePolicies map[string]auth.Policy
 	services        []string // Connect services, for health and reflection
-	metrics         *httpMetrics
+	// procedures is every Connect procedure served ("/pkg.Service/Method"):
+	// the closed set of route labels of the Connect face.
+	procedures map[string]struct{}
+	metrics    *httpMetrics
+
+	bodyReadTimeout, collectReadTimeout, uploadReadTimeout time.Duration
 }
 
 // NewServer returns the HTTP handler of the whole API.
 func NewServer(d Deps) http.Handler {
-	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}}
+	s := &server{Deps: d, log: d.Logger.Named("api"), maxBody: d.MaxBodyBytes, policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{}}
 	if s.maxBody <= 0 {
 		s.maxBody = 1 << 20
 	}
+	s.bodyReadTimeout = orDefault(d.BodyReadTimeout, defaultBodyReadTimeout)
+	s.collectReadTimeout = orDefault(d.CollectReadTimeout, defaultCollectReadTimeout)
+	s.uploadReadTimeout = orDefault(d.UploadReadTimeout, defaultUploadReadTimeout)
 	s.metrics = newHTTPMetrics(d.Registry)
 	mux := http.NewServeMux()
 	s.routes(mux)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry}))
+	mux.Handle("GET /metrics", s.operatorOnly(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeMessage(w, http.StatusOK, "ok", nil)
 	})
@@ -137,6 +155,11 @@ func (i *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
 		ctx, err := i.s.authenticate(ctx, req.Header(), i.policy(req.Spec().Procedure))
 		if err != nil {
 			return nil, i.s.connectError(ctx, req.Spec().Procedure, err)
+		}
+		if msg, ok := req.Any().(proto.Message); ok {
+			if err := checkRequest(msg); err != nil {
+				return nil, err
+			}
 		}
 		res, err := next(ctx, req)
 		if err != nil {

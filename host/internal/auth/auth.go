@@ -149,8 +149,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, h http.Header, policy 
 	}
 	if policy == APIKeyOrSession {
 		if authz := h.Get("Authorization"); authz != "" {
-			token, found := strings.CutPrefix(authz, "Bearer ")
-			if !found {
+			// The scheme is case-insensitive (RFC 9110 11.1).
+			scheme, token, found := strings.Cut(strings.TrimSpace(authz), " ")
+			if !found || !strings.EqualFold(scheme, "Bearer") {
 				return Principal{}, false, fmt.Errorf("%w: Authorization must be \"Bearer <session JWT>\"", ErrUnauthenticated)
 			}
 			p, err := a.session(ctx, strings.TrimSpace(token))

@@ -243,3 +243,20 @@ func SniffImage(data []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// Delete removes the object at key; a missing object is not an error.
+// Callers own the decision that nothing references it any more.
+func (f *FS) Delete(_ context.Context, key string) error {
+	if !validKey(key) {
+		return nil
+	}
+	if err := os.Remove(filepath.Join(f.dir, key)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// Delete removes the object at key; a missing object is not an error.
+func (d *DB) Delete(ctx context.Context, key string) error {
+	return d.st.DeleteBlob(ctx, key)
+}

@@ -5,10 +5,6 @@ import (
 	"strings"
 )
 
-// ProviderError turns a model-router or plugin failure into an API error,
-// for areas that call models through this package.
-func ProviderError(err error) error { return providerError(err) }
-
 // PreferredTextModel is the default text model of routes that let the
 // model be omitted, when it is configured.
 const PreferredTextModel = "gpt-4o-mini"

@@ -14,7 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
@@ -59,6 +58,8 @@ type Service struct {
 	plans  map[string]config.Plan
 	now    func() time.Time
 	voices Voices
+	// secrets are redacted from logged provider errors (RedactSecrets).
+	secrets []string
 }
 
 // NewService returns a Service and registers its job handlers on queue.
@@ -167,7 +168,7 @@ func (s *Service) GenerateText(ctx context.Context, p auth.Principal, in TextInp
 	defer cancel()
 	res, err := s.models.GenerateText(ctx, in.Model, req)
 	if err != nil {
-		return sdk.TextResponse{}, nil, providerError(err)
+		return sdk.TextResponse{}, nil, s.providerError(ctx, err)
 	}
 	return res, voice, nil
 }
@@ -237,42 +238,18 @@ func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
 	if err != nil {
 		var se *sdk.Error
 		if errors.As(err, &se) {
+			// The job's error is shown to the tenant: a generic message
+			// with the job id; the operator's log has the provider's text.
+			msg := s.jobProviderError(job.ID, se)
 			if se.Retryable && se.RetryAfter > 0 {
-				return nil, jobs.RetryAfter(se.RetryAfter, errors.New(se.Message))
+				return nil, jobs.RetryAfter(se.RetryAfter, msg)
 			}
 			if se.Retryable {
-				return nil, errors.New(se.Message) // the handler's backoff applies
+				return nil, msg // the handler's backoff applies
 			}
-			return nil, jobs.NoRetry(errors.New(se.Message))
+			return nil, jobs.NoRetry(msg)
 		}
 		return nil, err
 	}
 	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage), BrandVoice: in.BrandVoice}, nil
-}
-
-// providerError turns a model-router or plugin failure into an API error
-// whose message says what to do.
-func providerError(err error) error {
-	var se *sdk.Error
-	if !errors.As(err, &se) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
-		}
-		if errors.Is(err, context.Canceled) {
-			return apierr.New(connect.CodeCanceled, "request canceled")
-		}
-		return err
-	}
-	switch se.Code {
-	case sdk.CodeUnconfigured:
-		return apierr.Unavailable("%s", se.Message)
-	case sdk.CodeInvalidArgument:
-		return apierr.Invalid("the provider rejected the request: %s", se.Message)
-	case sdk.CodeRateLimited:
-		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later: "+se.Message)
-	case sdk.CodeCanceled:
-		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
-	default:
-		return apierr.Unavailable("the provider failed: %s", se.Message)
-	}
 }

@@ -191,7 +191,8 @@ func TestQueuedTextFailsAtOnceOnAPermanentError(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := waitJob(t, b.queue, b.p.WorkspaceID, id)
-	if j.State != jobs.StateFailed || j.AttemptsMade != 1 || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "prompt violates policy") {
+	// The tenant sees a generic reason with the job id, not the provider's text.
+	if j.State != jobs.StateFailed || j.AttemptsMade != 1 || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "the provider rejected the request (job "+id+")") || strings.Contains(*j.FailedReason, "prompt violates policy") {
 		t.Fatalf("job: %+v", j)
 	}
 }
@@ -204,10 +205,10 @@ func TestProviderErrorsMapToActionableStatuses(t *testing.T) {
 		code connect.Code
 		want string
 	}{
-		{&sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}, connect.CodeUnavailable, "set OPENAI_API_KEY"},
+		{&sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}, connect.CodeUnavailable, "not available right now"},
 		{&sdk.Error{Code: sdk.CodeRateLimited, Message: "429", Retryable: true}, connect.CodeResourceExhausted, "rate limiting"},
-		{&sdk.Error{Code: sdk.CodeUnavailable, Message: "upstream 502", Retryable: true}, connect.CodeUnavailable, "upstream 502"},
-		{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "bad prompt"}, connect.CodeInvalidArgument, "bad prompt"},
+		{&sdk.Error{Code: sdk.CodeUnavailable, Message: "upstream 502", Retryable: true}, connect.CodeUnavailable, "the provider failed"},
+		{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "bad prompt"}, connect.CodeInvalidArgument, "the provider rejected the request"},
 		{context.DeadlineExceeded, connect.CodeDeadlineExceeded, "useWorker"},
 	}
 	for _, c := range cases {

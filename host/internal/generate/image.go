@@ -120,7 +120,7 @@ func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageI
 	res, err := s.models.GenerateImage(ctx, out.Model, sdk.ImageRequest{Model: out.Model, Prompt: in.Text, Size: out.Size, Quality: out.Quality})
 	if err != nil {
 		refund()
-		return Image{}, providerError(err)
+		return Image{}, s.providerError(ctx, err)
 	}
 	mime, isImage := blob.SniffImage(res.Data)
 	if !isImage {

@@ -261,7 +261,13 @@ func (s *Service) CreateWebhook(ctx context.Context, rawURL, name string) (store
 	if name = strings.TrimSpace(name); name == "" {
 		name = u.Host
 	}
-	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: u.Scheme + "://" + u.Host + u.EscapedPath()}
+	if err := s.quota.Name("name", name); err != nil {
+		return store.Webhook{}, "", err
+	}
+	if err := s.quota.Room(ctx, store.CountWebhooks, p.WorkspaceID); err != nil {
+		return store.Webhook{}, "", err
+	}
+	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: store.MaskWebhookURL(rawURL)}
 	plain, _ := json.Marshal(map[string]string{"url": rawURL, "secret": secret})
 	w.Sealed = sealer.Seal(plain, webhookAAD(p.WorkspaceID, w.ID))
 	if err := s.store.CreateWebhook(ctx, &w); err != nil {

@@ -171,6 +171,12 @@ func (s *Service) storeImage(ctx context.Context, field string, data []byte, hin
 	if err != nil {
 		return hostedImage{}, fmt.Errorf("store schedule image: %w", err)
 	}
+	// Tracked so that the sweeper finds it if no schedule ends up needing it.
+	if p, perr := s.caller(ctx); perr == nil {
+		if err := s.store.TrackScheduleImage(ctx, p.WorkspaceID, obj.Key); err != nil {
+			return hostedImage{}, err
+		}
+	}
 	return hostedImage{URL: obj.URL, Key: &obj.Key}, nil
 }
 

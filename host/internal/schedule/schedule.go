@@ -36,6 +36,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -80,11 +81,15 @@ type Options struct {
 	// configured (errors.Is(err, plugins.ErrUnknownDestination)).
 	IsUnknownDestination func(error) bool
 	Logger               hclog.Logger
+	// Limits caps webhooks and waiting schedules per workspace and name
+	// lengths (zero: config.DefaultLimits).
+	Limits config.Limits
 }
 
 // Service implements the scheduler, destination connections and saved
 // webhooks for both API faces.
 type Service struct {
+	quota     *quota.Checker
 	store     *store.Store
 	queue     *jobs.Queue
 	dests     Destinations
@@ -106,6 +111,7 @@ func NewService(o Options) *Service {
 		idem:      o.IdempotentExport,
 		isUnknown: o.IsUnknownDestination,
 		log:       o.Logger,
+		quota:     quota.New(o.Store, o.Limits),
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -152,13 +158,16 @@ type NewSchedule struct {
 
 // Create validates and stores a schedule; a pending one gets its publish
 // job in the same transaction.
-func (s *Service) Create(ctx context.Context, in NewSchedule) (store.Schedule, error) {
+func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule, err error) {
 	p, err := s.caller(ctx)
 	if err != nil {
 		return store.Schedule{}, err
 	}
 	if in.Confirm != nil && !*in.Confirm {
 		return store.Schedule{}, apierr.Invalid("confirm must be true: schedule only after the user approves")
+	}
+	if err := s.quota.Room(ctx, store.CountSchedules, p.WorkspaceID); err != nil {
+		return store.Schedule{}, err
 	}
 	in.ExportTo = strings.TrimSpace(in.ExportTo)
 	if in.ExportTo == "" {
@@ -205,6 +214,12 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (store.Schedule, e
 	if err != nil {
 		return store.Schedule{}, err
 	}
+	// A create refused after its image was stored leaves nothing behind.
+	defer func() {
+		if err != nil && img.Key != nil {
+			s.dropImage(context.WithoutCancel(ctx), *img.Key)
+		}
+	}()
 	if img.URL != "" {
 		content["imageUrl"] = img.URL
 	}
@@ -338,7 +353,11 @@ func (s *Service) Delete(ctx context.Context, id string) (string, error) {
 		return "", err
 	}
 	// The cancelled schedule's job stays queued and does nothing when it
-	// runs: the publisher only proceeds from pending.
+	// runs: the publisher only proceeds from pending. A removed draft's
+	// image goes with it; a cancelled post's is swept after the grace.
+	if result == "removed" && before.ImageKey != nil {
+		s.dropImage(ctx, *before.ImageKey)
+	}
 	return result, nil
 }
 

@@ -88,11 +88,13 @@ type testBundle struct {
 	acme, pro, other    string
 	acmeID, proID       string
 	proUserID, acmeUser string
+	blobDir             string
 }
 
 type options struct {
 	secretKey string
 	noCIDRs   bool
+	limits    config.Limits
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
@@ -118,7 +120,8 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	ws, u, _ = s.EnsureWorkspaceUser(ctx, "pro", "pro", "p@pro.test")
 	b.proID, b.proUserID = ws.ID, u.ID
 
-	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
+	b.blobDir = t.TempDir()
+	blobs, err := blob.NewFS(b.blobDir, "http://blobs.test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +138,7 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
 		IdempotentExport:     pluginhost.WithIdempotentExport,
 		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
+		Limits:               opt.limits,
 	})
 	b.pub = schedule.NewPublisher(b.svc, schedule.PublisherOptions{RetryBase: 200 * time.Millisecond, RetryMax: time.Second, ReconcileInterval: time.Hour})
 	if err := q.Start(ctx); err != nil {

@@ -28,3 +28,11 @@ func (s *Store) GetBlob(ctx context.Context, key string) (string, []byte, error)
 	}
 	return mime, data, nil
 }
+
+// DeleteBlob removes the object under key, if any.
+func (s *Store) DeleteBlob(ctx context.Context, key string) error {
+	if _, err := s.Exec(ctx, `DELETE FROM blobs WHERE key = $1`, key); err != nil {
+		return fmt.Errorf("delete blob: %w", err)
+	}
+	return nil
+}

@@ -30,3 +30,9 @@ func gooseUp(ctx context.Context, p *goose.Provider, upTo int64) error {
 	}
 	return err
 }
+
+// goMigrations are the migrations written in Go, numbered among the SQL
+// files (00010: mask webhook display URLs).
+func goMigrations() goose.ProviderOption {
+	return goose.WithGoMigrations(maskWebhookURLs)
+}

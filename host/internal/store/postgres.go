@@ -115,7 +115,7 @@ func (b *pgBackend) migrate(ctx context.Context, upTo int64) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithLocker(locker))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, migrationsFS(), goose.WithLocker(locker), goMigrations())
 	if err != nil {
 		return err
 	}

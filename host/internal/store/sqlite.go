@@ -99,6 +99,12 @@ func openSQLite(ctx context.Context, dataDir string) (*sqliteBackend, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	path := filepath.Join(dataDir, "herald.db")
+	// SQLite creates the database with the process umask (often 0644) and
+	// its -wal and -shm files with the database's mode, so the file is
+	// created (or narrowed) to 0600 before SQLite opens it.
+	if err := ensurePrivateFile(path); err != nil {
+		return nil, err
+	}
 	// synchronous=NORMAL in WAL mode: a commit survives a process crash; only
 	// an OS crash or power loss can roll back the last transactions.
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)&_txlock=immediate"
@@ -122,6 +128,20 @@ func openSQLite(ctx context.Context, dataDir string) (*sqliteBackend, error) {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// ensurePrivateFile creates path with mode 0600, or narrows an existing
+// file's mode to 0600.
+func ensurePrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Chmod(0o600); err != nil {
+		return fmt.Errorf("chmod %s: %w", path, err)
+	}
+	return nil
 }
 
 // isRead tells plain reads, which may use the reader pool, from writes.
@@ -248,7 +268,7 @@ func (b *sqliteBackend) migrate(ctx context.Context, upTo int64) error {
 		return fmt.Errorf("lock migrations: %w", err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	p, err := goose.NewProvider(goose.DialectSQLite3, b.w, migrationsFS())
+	p, err := goose.NewProvider(goose.DialectSQLite3, b.w, migrationsFS(), goMigrations())
 	if err != nil {
 		return err
 	}

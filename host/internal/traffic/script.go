@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Script is the tracking script served at /v1/ai-traffic/t.js.
@@ -30,7 +31,7 @@ func ScriptHandler() http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Cross-Origin-Resource-Policy", "cross-origin")
-		if r.Header.Get("If-None-Match") == scriptETag {
+		if noneMatch(r.Header.Values("If-None-Match"), scriptETag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -40,4 +41,19 @@ func ScriptHandler() http.Handler {
 			w.Write(Script)
 		}
 	})
+}
+
+// noneMatch reports whether an If-None-Match header (any number of lines,
+// each a comma-separated list) names etag. The comparison is weak, as RFC
+// 9110 13.1.2 requires for If-None-Match: CDNs often send W/"…" back.
+func noneMatch(values []string, etag string) bool {
+	for _, v := range values {
+		for _, tag := range strings.Split(v, ",") {
+			tag = strings.TrimSpace(tag)
+			if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+				return true
+			}
+		}
+	}
+	return false
 }

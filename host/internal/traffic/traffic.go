@@ -21,6 +21,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -51,6 +52,14 @@ type Service struct {
 
 	mu    sync.Mutex
 	sites map[string]cachedSite // by site key
+
+	quota *quota.Checker
+}
+
+// WithQuota caps the sites of each workspace (config.Limits.MaxSites).
+func (s *Service) WithQuota(q *quota.Checker) *Service {
+	s.quota = q
+	return s
 }
 
 type cachedSite struct {
@@ -92,6 +101,17 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name
 	}
 	if utf8.RuneCountInString(name) > maxNameRunes {
 		return store.TrafficSite{}, false, apierr.Invalid("name is longer than %d characters", maxNameRunes)
+	}
+	if err := s.quota.Room(ctx, store.CountSites, p.WorkspaceID); err != nil {
+		// At the cap, asking again for a site it has is still answered.
+		if sites, lerr := s.store.ListTrafficSites(ctx, p.WorkspaceID); lerr == nil {
+			for _, site := range sites {
+				if site.Domain == d {
+					return site, false, nil
+				}
+			}
+		}
+		return store.TrafficSite{}, false, err
 	}
 	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
 		WorkspaceID: p.WorkspaceID, SiteKey: newSiteKey(), Domain: d, Name: name, IsActive: true,
@@ -198,6 +218,13 @@ type Collected struct {
 // headerUA is the request's User-Agent, used when the body has none.
 // Beacons of bots other than AI crawlers are answered but not stored.
 func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Collected, error) {
+	// Beacons carry whatever the page had: NUL bytes are stripped, not
+	// refused, and never reach the store.
+	for _, f := range []*string{&b.SiteKey, &b.Path, &b.Referrer, &b.Title, &b.SessionID, &b.UserAgent,
+		&b.UTMSource, &b.UTMMedium, &b.UTMCampaign} {
+		*f = stripNUL(*f)
+	}
+	headerUA = stripNUL(headerUA)
 	key := strings.TrimSpace(b.SiteKey)
 	if key == "" {
 		return Collected{}, apierr.Invalid("siteKey is required")

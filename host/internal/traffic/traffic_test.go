@@ -446,6 +446,17 @@ func TestScriptIsServedSmallAndCacheable(t *testing.T) {
 	if res.StatusCode != http.StatusNotModified {
 		t.Errorf("revalidation: %d, want 304", res.StatusCode)
 	}
+	etag := res.Header.Get("ETag")
+	for _, inm := range []string{"W/" + etag, `"other", ` + etag, `"other",W/` + etag, "*"} {
+		res, _ = b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": "", "If-None-Match": inm})
+		if res.StatusCode != http.StatusNotModified {
+			t.Errorf("If-None-Match %s: %d, want 304", inm, res.StatusCode)
+		}
+	}
+	res, _ = b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": "", "If-None-Match": `"other", W/"stale"`})
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("If-None-Match of other tags: %d, want 200", res.StatusCode)
+	}
 }
 
 func must[T any](v T, _ bool, err error) T {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,7 +84,7 @@ func NewWriter(st *store.Store, opts WriterOptions) *Writer {
 // kept it from being stored. When ctx ends first, the event may still be
 // stored.
 func (w *Writer) Write(ctx context.Context, ev store.TrafficEvent) (store.TrafficOutcome, error) {
-	p := &pendingWrite{ev: ev, done: make(chan writeResult, 1)}
+	p := &pendingWrite{ev: storable(ev), done: make(chan writeResult, 1)}
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
@@ -197,4 +198,23 @@ func (w *Writer) record(events []store.TrafficEvent) ([]store.TrafficOutcome, er
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return w.st.RecordTraffic(ctx, events)
+}
+
+// storable strips NUL bytes, which PostgreSQL and CockroachDB refuse in
+// TEXT, from every string of ev: one poisoned event must not fail the
+// group commit of the batch it shares with others.
+func storable(ev store.TrafficEvent) store.TrafficEvent {
+	for _, f := range []*string{&ev.SiteID, &ev.SessionID, &ev.Path, &ev.Title, &ev.Referrer, &ev.Source, &ev.Bot,
+		&ev.UTMSource, &ev.UTMMedium, &ev.UTMCampaign, &ev.UserAgent} {
+		*f = stripNUL(*f)
+	}
+	return ev
+}
+
+// stripNUL removes NUL bytes; it allocates only when there is one.
+func stripNUL(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "")
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -38,6 +39,13 @@ type Service struct {
 	src   Sources
 	// stop and done run the refresh loop (Start, Stop).
 	stop, done chan struct{}
+	quota      *quota.Checker
+}
+
+// WithQuota caps the voices of each workspace (config.Limits.MaxVoices).
+func (s *Service) WithQuota(q *quota.Checker) *Service {
+	s.quota = q
+	return s
 }
 
 // NewService returns a Service.
@@ -66,6 +74,9 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 		name = defaultName(content)
 	}
 	if err := checkName(name); err != nil {
+		return store.Voice{}, err
+	}
+	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
 		return store.Voice{}, err
 	}
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}

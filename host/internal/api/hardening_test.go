@@ -1,0 +1,172 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/quota"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/voice"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// scrape returns the text of /metrics.
+func (b *testBundle) scrape(t testing.TB) string {
+	t.Helper()
+	res, err := http.Get(b.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return string(body)
+}
+
+func TestMetricLabelsComeFromAClosedSet(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	// Made-up procedures under a real service, made-up methods and paths.
+	for i, path := range []string{
+		"/herald.api.v1.BrandVoiceService/MadeUpProcedure" + strings.Repeat("x", 2000),
+		"/herald.api.v1.BrandVoiceService/AnotherMadeUpOne",
+		"/no/such/route/" + strings.Repeat("y", 100),
+	} {
+		req, _ := http.NewRequest(http.MethodPost, b.url+path, strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		if i == 2 {
+			req.Method = "BREWCOFFEE"
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	req, _ := http.NewRequest("PROPFINDX", b.url+"/v1/ai/brand-voice/", nil)
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+	}
+	// A real procedure keeps its own label.
+	c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+	if _, err := c.ListBrandVoices(context.Background(), withKey(&apiv1.ListBrandVoicesRequest{}, b.alice)); err != nil {
+		t.Fatal(err)
+	}
+
+	metrics := b.scrape(t)
+	for _, leaked := range []string{"MadeUp", "xxxx", "yyyy", "BREWCOFFEE", "PROPFINDX"} {
+		if strings.Contains(metrics, leaked) {
+			t.Errorf("/metrics carries a client-chosen label %q", leaked)
+		}
+	}
+	for _, want := range []string{
+		`herald_http_requests_total{method="POST",route="unmatched",status="404"} 2`,
+		`method="other"`,
+		`route="/herald.api.v1.BrandVoiceService/ListBrandVoices"`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestAMetricsTokenGuardsMetricsAndReflection(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
+	srv := httptest.NewServer(api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
+		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s)), MetricsToken: "operator-token",
+	}))
+	t.Cleanup(srv.Close)
+	get := func(path, authz string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(""))
+		if path == "/metrics" {
+			req.Method = http.MethodGet
+		}
+		req.Header.Set("Content-Type", "application/grpc-web+proto")
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	const reflection = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+	for _, path := range []string{"/metrics", reflection} {
+		if got := get(path, ""); got != http.StatusUnauthorized {
+			t.Errorf("%s without the token: %d, want 401", path, got)
+		}
+		if got := get(path, "Bearer wrong"); got != http.StatusUnauthorized {
+			t.Errorf("%s with a wrong token: %d, want 401", path, got)
+		}
+	}
+	if got := get("/metrics", "bearer operator-token"); got != http.StatusOK {
+		t.Errorf("/metrics with the token: %d, want 200", got)
+	}
+	if got := get(reflection, "Bearer operator-token"); got == http.StatusUnauthorized {
+		t.Errorf("reflection with the token: %d", got)
+	}
+}
+
+func TestNULBytesAre400NamingTheFieldOnBothStores(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		for _, tc := range []struct{ method, path, body, field string }{
+			{"POST", "/v1/ai/generate/brand-voice/text", `{"content":"a\u0000b","name":"n"}`, "content"},
+			{"POST", "/v1/ai/generate/brand-voice/text", `{"content":"ok","name":"n\u0000"}`, "name"},
+			{"GET", "/v1/ai/brand-voice/x%00y", "", "id"},
+		} {
+			res := b.do(t, tc.method, tc.path, b.alice, tc.body).want(t, http.StatusBadRequest)
+			if msg := res.body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
+				t.Errorf("%s %s: message %q", tc.method, tc.path, msg)
+			}
+		}
+		c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+		_, err := c.CreateBrandVoiceFromText(context.Background(), withKey(&apiv1.CreateBrandVoiceFromTextRequest{Content: "a\x00b", Name: "n"}, b.alice))
+		if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "field content must not contain NUL") {
+			t.Errorf("Connect: %v", err)
+		}
+		if items := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200).body["data"].([]any); len(items) != 0 {
+			t.Errorf("refused requests stored voices: %v", items)
+		}
+	})
+}
+
+func TestVoiceCountIsCappedPerWorkspace(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	b := setup(t, s)
+	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
+	srv := httptest.NewServer(api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
+		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s).WithQuota(quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100}))),
+	}))
+	t.Cleanup(srv.Close)
+	b.url = srv.URL
+	for range 2 {
+		b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c"}`).want(t, http.StatusCreated)
+	}
+	res := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.bob, `{"content":"c"}`).want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.raw, "limit of 2 voices") {
+		t.Errorf("third voice: %s", res.raw)
+	}
+	b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.mallory, `{"content":"c"}`).want(t, http.StatusCreated)
+}

@@ -1,0 +1,94 @@
+package generate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// RedactSecrets sets the secrets (provider API keys, tokens) that must not
+// appear in the operator's log of provider failures. host/run.go passes
+// every configured secret; values shorter than 6 characters are ignored so
+// that redaction does not shred ordinary words.
+func (s *Service) RedactSecrets(secrets ...string) {
+	var out []string
+	for _, v := range secrets {
+		if v = strings.TrimSpace(v); len(v) >= 6 {
+			out = append(out, v)
+		}
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	s.secrets = out
+}
+
+// keyLike matches what providers echo of keys and bearer tokens even when
+// the exact value is not configured here (partly masked keys included).
+var keyLike = regexp.MustCompile(`(?i)\b(sk|pk|rk|api|key)[-_][A-Za-z0-9*_\-]{6,}|bearer\s+[A-Za-z0-9._~+/*\-]+=*`)
+
+// redact removes configured secrets and key-like tokens from msg.
+func (s *Service) redact(msg string) string {
+	for _, v := range s.secrets {
+		msg = strings.ReplaceAll(msg, v, "[REDACTED]")
+	}
+	return keyLike.ReplaceAllString(msg, "[REDACTED]")
+}
+
+// providerError turns a model-router or plugin failure into an API error.
+// The tenant sees a generic message by kind of failure and the request id;
+// the provider's own text (which may quote keys, hosts and ports) goes
+// only to the operator's log, redacted.
+func (s *Service) providerError(ctx context.Context, err error) error {
+	var se *sdk.Error
+	if !errors.As(err, &se) {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+		}
+		if errors.Is(err, context.Canceled) {
+			return apierr.New(connect.CodeCanceled, "request canceled")
+		}
+		return err
+	}
+	id := apierr.RequestID(ctx)
+	s.log.Warn("provider call failed", "request_id", id, "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
+	ref := ""
+	if id != "" {
+		ref = " (request id " + id + ")"
+	}
+	fields := []string{"requestId", id}
+	switch se.Code {
+	case sdk.CodeUnconfigured:
+		return apierr.New(connect.CodeUnavailable, "the model is not available right now; the operator has been told"+ref, fields...)
+	case sdk.CodeInvalidArgument:
+		return apierr.New(connect.CodeInvalidArgument, "the provider rejected the request"+ref, fields...)
+	case sdk.CodeRateLimited:
+		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later"+ref, fields...)
+	case sdk.CodeCanceled:
+		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+	default:
+		return apierr.New(connect.CodeUnavailable, "the provider failed; retry later"+ref, fields...)
+	}
+}
+
+// jobProviderError is the error a queued job records for a provider
+// failure: generic, with the job id; the log has the redacted detail.
+func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
+	s.log.Warn("provider call failed", "job_id", jobID, "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
+	switch se.Code {
+	case sdk.CodeInvalidArgument:
+		return fmt.Errorf("the provider rejected the request (job %s)", jobID)
+	case sdk.CodeRateLimited:
+		return fmt.Errorf("the provider is rate limiting (job %s)", jobID)
+	case sdk.CodeUnconfigured:
+		return fmt.Errorf("the model is not available right now (job %s)", jobID)
+	}
+	return fmt.Errorf("the provider failed (job %s)", jobID)
+}

@@ -1,0 +1,85 @@
+package generate_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/sdk"
+)
+
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
+	var logs syncBuilder
+	r := &router{}
+	svc := generate.NewService(hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}), r, q, s, blobs, config.DefaultPlans())
+	const secret = "sk-proj-VERYSECRETKEY0123456789"
+	svc.RedactSecrets(secret, "hk_configured_token_42")
+	for _, c := range []struct {
+		name, detail string
+		code         sdk.Code
+	}{
+		{"an OpenAI 401 quoting the masked key", "401 Incorrect API key provided: sk-RTSEN****7f3a", sdk.CodeInvalidArgument},
+		{"a server echoing the whole key", "400 bad header Authorization: Bearer " + secret, sdk.CodeInvalidArgument},
+		{"a connection error with host and port", "request failed: Post api.internal.corp:8443: dial tcp 10.2.3.4:8443: connection refused", sdk.CodeUnavailable},
+		{"a configured token in a message", "upstream said hk_configured_token_42 is wrong", sdk.CodeUnconfigured},
+	} {
+		r.textErrs = []error{&sdk.Error{Code: c.code, Message: c.detail}}
+		ctx := apierr.WithRequestID(context.Background(), "req-"+strings.ReplaceAll(c.name, " ", "-"))
+		_, _, err := svc.GenerateText(ctx, auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
+		if err == nil {
+			t.Fatalf("%s: no error", c.name)
+		}
+		msg := err.Error()
+		for _, leak := range []string{"sk-", "Bearer", "api.internal.corp", "8443", "10.2.3.4", "hk_configured", "Incorrect API key"} {
+			if strings.Contains(msg, leak) {
+				t.Errorf("%s: the tenant sees %q in %q", c.name, leak, msg)
+			}
+		}
+		if !strings.Contains(msg, "request id req-") {
+			t.Errorf("%s: message %q has no request id", c.name, msg)
+		}
+	}
+	log := logs.String()
+	if !strings.Contains(log, "Incorrect API key provided") || !strings.Contains(log, "api.internal.corp:8443") || !strings.Contains(log, "request_id=req-") {
+		t.Errorf("the operator's log lacks the detail:\n%s", log)
+	}
+	for _, secretPart := range []string{"VERYSECRETKEY", "RTSEN", "hk_configured_token_42"} {
+		if strings.Contains(log, secretPart) {
+			t.Errorf("the log carries %q:\n%s", secretPart, log)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package traffic_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+func TestConnectCollectHasTheBeaconCap(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	ctx := context.Background()
+	for name, c := range map[string]apiv1connect.AITrafficServiceClient{
+		"protobuf": apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.url),
+		"JSON":     apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.url, connect.WithProtoJSON()),
+	} {
+		ok, err := c.Collect(ctx, connect.NewRequest(&apiv1.CollectRequest{SiteKey: b.siteKey(), Path: "/a", UserAgent: browserUA}))
+		if err != nil || ok.Msg.Kind != "pageview" {
+			t.Fatalf("%s: a small beacon: %v %v", name, ok, err)
+		}
+		_, err = c.Collect(ctx, connect.NewRequest(&apiv1.CollectRequest{SiteKey: b.siteKey(), Path: "/a", Title: strings.Repeat("x", traffic.MaxBeaconBytes)}))
+		if code := connect.CodeOf(err); code != connect.CodeResourceExhausted {
+			t.Errorf("%s: a beacon over %d bytes: %v, want it refused as too large", name, traffic.MaxBeaconBytes, err)
+		}
+	}
+	// A body announced larger than the cap is refused before it is read.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(b.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", apiv1connect.AITrafficServiceCollectProcedure, 1<<20)
+	line, _ := bufio.NewReader(conn).ReadString('\n')
+	if !strings.Contains(line, " 429 ") { // Connect's status for resource_exhausted
+		t.Errorf("Content-Length of 1 MiB and no body: %q, want resource_exhausted before reading", line)
+	}
+}
+
+func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := setup(t, st)
+		body := `{"siteKey":"` + b.siteKey() + `","path":"/a\u0000b","title":"x\u0000y","referrer":"https://chatgpt.com/\u0000","utmSource":"chat\u0000gpt.com","utmMedium":"m\u0000","utmCampaign":"c\u0000","userAgent":"` + browserUA + `\u0000","sessionId":"s1"}`
+		status, out := b.call(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain", "api-key": ""})
+		if status != http.StatusAccepted {
+			t.Fatalf("status %d, want 202: %v", status, out)
+		}
+		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
+		events, err := st.TrafficEvents(context.Background(), site.ID, 10)
+		if err != nil || len(events) != 1 {
+			t.Fatalf("events %v %v", events, err)
+		}
+		e := events[0]
+		if e.Path != "/ab" || e.Title != "xy" || e.UTMSource != "chatgpt.com" || e.UserAgent != browserUA || e.Source != "chatgpt" {
+			t.Errorf("stored %+v", e.TrafficEvent)
+		}
+		// Elsewhere a NUL is the client's mistake: 400 naming the field.
+		status, out = b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://nul.test/","name":"a\u0000b"}`, nil)
+		if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["message"]), "field name must not contain NUL") {
+			t.Errorf("site name with NUL: %d %v", status, out)
+		}
+	})
+}
+
+// TestAPoisonedEventDoesNotFailItsBatch writes events concurrently, one in
+// ten with NUL bytes, straight to the writer: every event is stored and no
+// batch falls back to event-by-event commits.
+func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := setup(t, st)
+		var logs strings.Builder
+		var mu sync.Mutex
+		w := traffic.NewWriter(st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
+		var wg sync.WaitGroup
+		errs := make(chan error, 100)
+		for i := range 100 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ev := store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, SessionID: fmt.Sprintf("s%d", i), Path: "/p", DurationMs: 0, ScrollDepth: -1, At: st.Now()}
+				if i%10 == 0 {
+					ev.Title, ev.UserAgent = "bad\x00title", "ua\x00"
+				}
+				_, err := w.Write(context.Background(), ev)
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		w.Close()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("write: %v", err)
+			}
+		}
+		if n, _ := st.TrafficEventCount(context.Background(), site.ID, store.TrafficPageview); n != 100 {
+			t.Errorf("%d events stored, want 100", n)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(logs.String(), "batch failed") {
+			t.Errorf("a batch failed: %s", logs.String())
+		}
+	})
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *strings.Builder
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func TestSitesAreCappedPerWorkspace(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	b := setup(t, st) // one site, created before the cap applies
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := traffic.NewWriter(st, traffic.WriterOptions{})
+	t.Cleanup(w.Close)
+	h := api.NewServer(api.Deps{
+		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
+		Traffic: traffic.NewHandler(traffic.NewService(st, w, b.url).WithQuota(quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))),
+	})
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	b.url = "http://" + ln.Addr().String()
+	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status != http.StatusCreated {
+		t.Fatalf("second site: %d %v", status, out)
+	}
+	status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://three.test/"}`, nil)
+	if status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(out["message"]), "limit of 2 sites") {
+		t.Errorf("third site: %d %v", status, out)
+	}
+	// Asking again for a site the workspace has is still answered.
+	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status/100 != 2 {
+		t.Errorf("an existing site at the cap: %d %v", status, out)
+	}
+}
