@@ -226,9 +226,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
-		IdempotentExport:     pluginhost.WithIdempotentExport,
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
-		Logger:               log.Named("scheduler"),
+		Logger: log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
 	if err := queue.Start(ctx); err != nil {

@@ -78,7 +78,7 @@ func Serve(opts ServeOpts) error {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: PluginSet(opts)},
-		GRPCServer:       plugin.DefaultGRPCServer,
+		GRPCServer:       GRPCServer,
 		Logger:           l,
 	})
 	return nil

@@ -271,6 +271,7 @@ func (p *process) start() (*handle, error) {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     startTimeout,
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
 		Logger:           p.log,
 	})
 	rpc, err := client.Client()

@@ -35,7 +35,7 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 	in := NewSchedule{
 		ExportTo: m.ExportTo, Title: m.Title, Text: m.Text, Body: m.Content,
 		WhenToExport: m.WhenToExport, Status: m.Status, WebhookID: m.WebhookId, Confirm: m.Confirm,
-		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType},
+		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType, Alt: m.ImageAlt},
 	}
 	if m.ContentToExport != nil {
 		in.Content = m.ContentToExport.AsMap()

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -54,9 +55,13 @@ type Destinations interface {
 	Destinations() []string
 	DestinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error)
 	Validate(ctx context.Context, name string, req sdk.ValidateRequest) ([]sdk.Problem, error)
-	// Export publishes once; it is never retried by the implementation
-	// unless ctx says the export is idempotent (see Options.IdempotentExport).
+	// Export publishes once; the implementation repeats it only for
+	// destinations whose Info declares them Idempotent. An unknown name is
+	// an error matching sdk.ErrUnknownDestination.
 	Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error)
+	// CheckConnection verifies credentials with the remote; a
+	// CodeUnimplemented *sdk.Error when the plugin cannot.
+	CheckConnection(ctx context.Context, name string, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error)
 }
 
 // Options are the dependencies of a Service.
@@ -72,29 +77,20 @@ type Options struct {
 	Plans map[string]config.Plan
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
-	// IdempotentExport marks an export context as safe for the plugin
-	// manager to repeat once after a plugin crash (plugins.WithIdempotentExport).
-	// It is used only for destinations in RepeatableDestinations. Nil: never.
-	IdempotentExport func(context.Context) context.Context
-	// IsUnknownDestination reports errors meaning the destination is not
-	// configured (errors.Is(err, plugins.ErrUnknownDestination)).
-	IsUnknownDestination func(error) bool
-	Logger               hclog.Logger
+	Logger              hclog.Logger
 }
 
 // Service implements the scheduler, destination connections and saved
 // webhooks for both API faces.
 type Service struct {
-	store     *store.Store
-	queue     *jobs.Queue
-	dests     Destinations
-	blobs     blob.Store
-	sealer    *Sealer
-	plans     map[string]config.Plan
-	fetch     *http.Client
-	idem      func(context.Context) context.Context
-	isUnknown func(error) bool
-	log       hclog.Logger
+	store  *store.Store
+	queue  *jobs.Queue
+	dests  Destinations
+	blobs  blob.Store
+	sealer *Sealer
+	plans  map[string]config.Plan
+	fetch  *http.Client
+	log    hclog.Logger
 }
 
 // NewService returns the scheduler service. Without a secret key it works,
@@ -102,19 +98,14 @@ type Service struct {
 func NewService(o Options) *Service {
 	s := &Service{
 		store: o.Store, queue: o.Queue, dests: o.Destinations, blobs: o.Blobs, plans: o.Plans,
-		fetch:     sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
-		idem:      o.IdempotentExport,
-		isUnknown: o.IsUnknownDestination,
-		log:       o.Logger,
+		fetch: sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
+		log:   o.Logger,
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}
 	if s.plans == nil {
 		s.plans = config.DefaultPlans()
-	}
-	if s.isUnknown == nil {
-		s.isUnknown = func(error) bool { return false }
 	}
 	if sealer, err := NewSealer(o.SecretKey); err == nil {
 		s.sealer = sealer
@@ -201,12 +192,17 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (store.Schedule, e
 	if err != nil {
 		return store.Schedule{}, err
 	}
+	meta := map[string]any{}
+	if err := imageMeta(in.Image, meta); err != nil {
+		return store.Schedule{}, err
+	}
 	img, err := s.hostImage(ctx, in.Image, content)
 	if err != nil {
 		return store.Schedule{}, err
 	}
 	if img.URL != "" {
 		content["imageUrl"] = img.URL
+		maps.Copy(content, meta)
 	}
 	if err := s.validate(ctx, in.ExportTo, in.Status, content, creds); err != nil {
 		return store.Schedule{}, err
@@ -280,7 +276,7 @@ func (s *Service) validate(ctx context.Context, dest, status string, content map
 
 // pluginError turns a plugin failure at create time into an API error.
 func (s *Service) pluginError(dest, op string, err error) error {
-	if s.isUnknown(err) {
+	if errors.Is(err, sdk.ErrUnknownDestination) {
 		return apierr.Invalid("exportTo %q is not a configured destination", dest)
 	}
 	var se *sdk.Error
