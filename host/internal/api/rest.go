@@ -70,9 +70,6 @@ var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 // the path values, in that order of precedence from lowest to highest.
 func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Message) error {
 	m := msg.ProtoReflect()
-	if err := bindQuery(m, r); err != nil {
-		return err
-	}
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 		if err != nil {
@@ -91,6 +88,10 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 				return apierr.Invalid("%s", describeDecodeError(err))
 			}
 		}
+	}
+	// After the body: protojson.Unmarshal resets the message.
+	if err := bindQuery(m, r); err != nil {
+		return err
 	}
 	fields := m.Descriptor().Fields()
 	for i := 0; i < fields.Len(); i++ {

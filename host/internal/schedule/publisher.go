@@ -227,6 +227,9 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 		return map[string]string{"skipped": "another attempt holds the schedule"}, nil
 	}
 	res, exportErr := p.export(ctx, sc)
+	if exportErr != nil {
+		p.recordRefusal(ctx, sc, exportErr)
+	}
 	return p.record(ctx, job, sc, res, exportErr)
 }
 
