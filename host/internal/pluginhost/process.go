@@ -262,6 +262,7 @@ func (p *process) start() (*handle, error) {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Env = p.env
+	cmd.SysProcAttr = sysProcAttr()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.VersionedPlugins(),
