@@ -49,7 +49,7 @@ const usage = `usage: herald <command> [flags]
 commands:
   serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
   migrate   apply database migrations
-  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL]
+  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL] [--team-website URL]
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
   version   print the version
@@ -248,13 +248,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if err := generator.RegisterPendingTextJobs(ctx); err != nil {
+		return err
+	}
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
-		IdempotentExport:     pluginhost.WithIdempotentExport,
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
-		Limits:               cfg.Limits, // issue 16: per-workspace caps
-		Logger:               log.Named("scheduler"),
+		Limits: cfg.Limits, // issue 16: per-workspace caps
+		Logger: log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
 	if err := queue.Start(ctx); err != nil {
@@ -526,13 +527,14 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 
 func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: herald keys create --workspace NAME [--plan free|pro|business|enterprise] [--user EMAIL]")
+		return errors.New("usage: herald keys create --workspace NAME [--plan free|pro|business|enterprise] [--user EMAIL] [--website URL] [--team-website URL]")
 	}
 	fs, f := newFlagSet("keys create", stderr, false)
 	workspace := fs.String("workspace", "", "workspace name (created when missing)")
 	plan := fs.String("plan", "business", "plan of a new workspace: "+strings.Join(config.PlanNames, ", "))
 	user := fs.String("user", "", "user email (default owner@WORKSPACE)")
-	website := fs.String("website", "", "team website (https://example.com); AI traffic's sites/ensure tracks it")
+	website := fs.String("website", "", "the user's own website (https://example.com); AI traffic's sites/ensure tracks it when the team has none")
+	teamWebsite := fs.String("team-website", "", "the team (workspace) website; sites/ensure tracks it first")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -545,9 +547,12 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if *user == "" {
 		*user = "owner@" + *workspace
 	}
-	if *website != "" {
-		if _, err := traffic.NormalizeDomain(*website); err != nil {
-			return fmt.Errorf("keys create: --website: %w", err)
+	for flag, v := range map[string]string{"website": *website, "team-website": *teamWebsite} {
+		if v == "" {
+			continue
+		}
+		if _, err := traffic.NormalizeDomain(v); err != nil {
+			return fmt.Errorf("keys create: --%s: %w", flag, err)
 		}
 	}
 	cfg, err := f.load(getenv)
@@ -563,8 +568,8 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	if err != nil {
 		return err
 	}
-	if *website != "" {
-		if err := setWebsite(ctx, st, *workspace, *plan, *user, *website); err != nil {
+	if *website != "" || *teamWebsite != "" {
+		if err := setWebsites(ctx, st, *workspace, *plan, *user, *website, *teamWebsite); err != nil {
 			return err
 		}
 	}
@@ -572,16 +577,28 @@ func keys(ctx context.Context, args []string, getenv func(string) string, stdout
 	return nil
 }
 
-// setWebsite records the team website given to keys create.
-func setWebsite(ctx context.Context, st *store.Store, workspace, plan, user, website string) error {
-	if !strings.Contains(website, "://") {
-		website = "https://" + website
+// setWebsites records the user's and the team's websites given to keys
+// create (either may be empty: left as is).
+func setWebsites(ctx context.Context, st *store.Store, workspace, plan, user, website, teamWebsite string) error {
+	withScheme := func(w string) string {
+		if !strings.Contains(w, "://") {
+			return "https://" + w
+		}
+		return w
 	}
-	ws, _, err := st.EnsureWorkspaceUser(ctx, workspace, plan, user)
+	ws, u, err := st.EnsureWorkspaceUser(ctx, workspace, plan, user)
 	if err != nil {
 		return err
 	}
-	return st.SetWorkspaceWebsite(ctx, ws.ID, website)
+	if website != "" {
+		if err := st.SetUserWebsite(ctx, u.ID, withScheme(website)); err != nil {
+			return err
+		}
+	}
+	if teamWebsite != "" {
+		return st.SetWorkspaceWebsite(ctx, ws.ID, withScheme(teamWebsite))
+	}
+	return nil
 }
 
 // configuredSecrets lists the secret values this host knows of (its own

@@ -235,6 +235,7 @@ func destinationInfoToProto(in DestinationInfo) *pluginv1.DestinationInfoRespons
 		Name: in.Name, DisplayName: in.DisplayName,
 		RequiredKeys: in.RequiredKeys, OptionalKeys: in.OptionalKeys,
 		Credentials: fieldsToProto(in.Credentials), CanDelete: in.CanDelete,
+		Idempotent: in.Idempotent,
 	}
 }
 
@@ -243,6 +244,7 @@ func destinationInfoFromProto(in *pluginv1.DestinationInfoResponse) DestinationI
 		Name: in.GetName(), DisplayName: in.GetDisplayName(),
 		RequiredKeys: in.GetRequiredKeys(), OptionalKeys: in.GetOptionalKeys(),
 		Credentials: fieldsFromProto(in.GetCredentials()), CanDelete: in.GetCanDelete(),
+		Idempotent: in.GetIdempotent(),
 	}
 }
 
@@ -270,6 +272,7 @@ func exportRequestToProto(r ExportRequest) (*pluginv1.ExportRequest, error) {
 	return &pluginv1.ExportRequest{
 		ScheduleId: r.ScheduleID, IdempotencyKey: r.IdempotencyKey, ContentToExport: content,
 		Credentials: r.Credentials, ImageUrl: r.ImageURL, ImageData: r.ImageData, ImageMimeType: r.ImageMIMEType,
+		ImageFileName: r.ImageFileName, ImageAlt: r.ImageAlt,
 	}, nil
 }
 
@@ -277,6 +280,7 @@ func exportRequestFromProto(r *pluginv1.ExportRequest) ExportRequest {
 	return ExportRequest{
 		ScheduleID: r.GetScheduleId(), IdempotencyKey: r.GetIdempotencyKey(), Content: contentFromProto(r.GetContentToExport()),
 		Credentials: nonNilMap(r.GetCredentials()), ImageURL: r.GetImageUrl(), ImageData: r.GetImageData(), ImageMIMEType: r.GetImageMimeType(),
+		ImageFileName: r.GetImageFileName(), ImageAlt: r.GetImageAlt(),
 	}
 }
 

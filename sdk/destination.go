@@ -32,6 +32,33 @@ type Deleter interface {
 	Delete(ctx context.Context, req DeleteRequest) error
 }
 
+// ConnectionChecker is implemented by destinations that can verify
+// credentials with one cheap authenticated call to the remote (the host
+// calls it when a workspace saves a connection). Without it the host's
+// CheckConnection answers [CodeUnimplemented] and the connection is saved
+// unverified.
+//
+// Return [CodeUnauthenticated] or [CodePermissionDenied] when the remote
+// refuses the credentials, with a message naming the credential fields to
+// check and quoting the remote's reason ([CredentialsRefused] builds it),
+// [CodeInvalidArgument] for a malformed credential, and a retryable
+// [CodeUnavailable] when the remote cannot be reached.
+type ConnectionChecker interface {
+	CheckConnection(ctx context.Context, req CheckConnectionRequest) (CheckConnectionResult, error)
+}
+
+// CheckConnectionRequest carries the credentials to verify.
+type CheckConnectionRequest struct {
+	Credentials map[string]string
+}
+
+// CheckConnectionResult says whom the remote recognised.
+type CheckConnectionResult struct {
+	// Account names the remote account the credentials belong to (a user
+	// name, an e-mail), for display; may be empty.
+	Account string
+}
+
 // DestinationInfo describes a destination.
 type DestinationInfo struct {
 	// Name is the stable identifier used as a schedule's exportTo.
@@ -46,6 +73,12 @@ type DestinationInfo struct {
 	// CanDelete reports whether the plugin implements [Deleter]. The SDK
 	// sets it when serving; plugins need not.
 	CanDelete bool
+	// Idempotent reports that the remote deduplicates exports on
+	// [ExportRequest].IdempotencyKey, so that repeating an Export whose
+	// outcome the host did not learn (a plugin crash during the call)
+	// publishes once. Set it only when that holds: the host then repeats
+	// such an Export once instead of failing the post.
+	Idempotent bool
 }
 
 // Content is a schedule's contentToExport: JSON values by key.
@@ -79,10 +112,19 @@ type ExportRequest struct {
 	Credentials    map[string]string
 	// ImageURL is the schedule's durable image, or "".
 	ImageURL string
-	// ImageData optionally holds the bytes behind ImageURL; [ExportRequest.Image]
-	// uses them instead of fetching.
+	// ImageData holds the bytes behind ImageURL whenever the host stores the
+	// image (always, for images re-hosted by Herald): use them rather than
+	// fetching ImageURL, which may be a private address the plugin cannot
+	// (and should not) reach. [ExportRequest.Image] does so.
 	ImageData     []byte
 	ImageMIMEType string
+	// ImageFileName is a meaningful file name for uploads (the schedule's
+	// imageFileName, else a slug of its title, with an extension); may be
+	// empty, in which case [ExportRequest.Image] derives one.
+	ImageFileName string
+	// ImageAlt is the image's alternative text (the schedule's imageAlt,
+	// else its title). Pass it wherever the remote takes alt text.
+	ImageAlt string
 }
 
 // ExportResult identifies what the remote created.

@@ -44,6 +44,19 @@ const (
 	CodeUnimplemented Code = "unimplemented"
 	// CodeCanceled means the caller canceled the call or its deadline passed.
 	CodeCanceled Code = "canceled"
+	// CodeUnknownModel means the host has no model (or alias) of the name
+	// asked for. Hosts return it; plugins do not.
+	CodeUnknownModel Code = "unknown_model"
+	// CodeUnknownDestination means the host has no destination plugin of
+	// the name asked for. Hosts return it; plugins do not.
+	CodeUnknownDestination Code = "unknown_destination"
+)
+
+// Sentinels for errors.Is: an *Error matches one when their codes are equal,
+// whatever its message (which names what was asked for and what exists).
+var (
+	ErrUnknownModel       = &Error{Code: CodeUnknownModel, Message: "unknown model", sentinel: true}
+	ErrUnknownDestination = &Error{Code: CodeUnknownDestination, Message: "unknown destination", sentinel: true}
 )
 
 // Error is the error type that crosses the plugin boundary intact. Plugins
@@ -63,7 +76,8 @@ type Error struct {
 	// whole seconds.
 	RetryAfter time.Duration
 
-	cause error // local only; never sent over the wire
+	cause    error // local only; never sent over the wire
+	sentinel bool  // matched by code in Is
 }
 
 // Error returns the message with the code and, when known, the remote status.
@@ -80,6 +94,28 @@ func (e *Error) Error() string {
 
 // Unwrap returns the local cause, if any. Causes do not cross the wire.
 func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether target is a sentinel such as [ErrUnknownModel] with
+// e's code.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.sentinel && t.Code == e.Code
+}
+
+// CredentialsRefused rewrites a remote's 401 or 403 (an *Error with
+// [CodeUnauthenticated] or [CodePermissionDenied]) so that its message says
+// which credentials to check, for example "WordPress refused the username
+// or application_password", followed by the remote's own reason. Other
+// errors are returned unchanged.
+func CredentialsRefused(err error, what string) error {
+	var e *Error
+	if !errors.As(err, &e) || (e.Code != CodeUnauthenticated && e.Code != CodePermissionDenied) {
+		return err
+	}
+	out := *e
+	out.Message = what + ": " + e.Message
+	return &out
+}
 
 // Errorf returns a non-retryable *Error with the given code and a formatted
 // message. Wrapped errors (%w) stay reachable through errors.Is and

@@ -102,9 +102,10 @@ func (c *ProviderClient) GenerateImage(ctx context.Context, req ImageRequest) (I
 }
 
 // DestinationClient is the host's handle on a destination plugin. It
-// implements [Destination], [Deleter] and [Configurer] by calling the plugin
-// over gRPC; Delete returns [CodeUnimplemented] when the plugin cannot
-// delete (see [DestinationInfo].CanDelete).
+// implements [Destination], [Deleter], [ConnectionChecker] and [Configurer]
+// by calling the plugin over gRPC; Delete and CheckConnection return
+// [CodeUnimplemented] when the plugin lacks them (see
+// [DestinationInfo].CanDelete).
 type DestinationClient struct {
 	rpc pluginv1.DestinationClient
 }
@@ -167,12 +168,23 @@ func (c *DestinationClient) Delete(ctx context.Context, req DeleteRequest) error
 	return errorFromStatus(ctx, "delete", err)
 }
 
+// CheckConnection asks the plugin to verify credentials with the remote. It
+// returns a [CodeUnimplemented] *Error when the plugin cannot check.
+func (c *DestinationClient) CheckConnection(ctx context.Context, req CheckConnectionRequest) (CheckConnectionResult, error) {
+	resp, err := c.rpc.CheckConnection(ctx, &pluginv1.CheckConnectionRequest{Credentials: req.Credentials})
+	if err != nil {
+		return CheckConnectionResult{}, errorFromStatus(ctx, "check connection", err)
+	}
+	return CheckConnectionResult{Account: resp.GetAccount()}, nil
+}
+
 // Interface guards.
 var (
-	_ Provider       = (*ProviderClient)(nil)
-	_ ImageGenerator = (*ProviderClient)(nil)
-	_ Configurer     = (*ProviderClient)(nil)
-	_ Destination    = (*DestinationClient)(nil)
-	_ Deleter        = (*DestinationClient)(nil)
-	_ Configurer     = (*DestinationClient)(nil)
+	_ Provider          = (*ProviderClient)(nil)
+	_ ImageGenerator    = (*ProviderClient)(nil)
+	_ Configurer        = (*ProviderClient)(nil)
+	_ Destination       = (*DestinationClient)(nil)
+	_ Deleter           = (*DestinationClient)(nil)
+	_ ConnectionChecker = (*DestinationClient)(nil)
+	_ Configurer        = (*DestinationClient)(nil)
 )

@@ -140,3 +140,15 @@ func (s *destinationServer) Delete(ctx context.Context, req *pluginv1.DeleteRequ
 	}
 	return &pluginv1.DeleteResponse{}, nil
 }
+
+func (s *destinationServer) CheckConnection(ctx context.Context, req *pluginv1.CheckConnectionRequest) (*pluginv1.CheckConnectionResponse, error) {
+	c, ok := s.impl.(ConnectionChecker)
+	if !ok {
+		return nil, errorToStatus(Errorf(CodeUnimplemented, "this destination cannot check a connection"))
+	}
+	res, err := c.CheckConnection(ctx, CheckConnectionRequest{Credentials: nonNilMap(req.GetCredentials())})
+	if err != nil {
+		return nil, errorToStatus(err)
+	}
+	return &pluginv1.CheckConnectionResponse{Account: res.Account}, nil
+}

@@ -16,10 +16,14 @@ const MaxImageBytes = 20 << 20
 // otherwise the body fetched from ImageURL with client (http.DefaultClient
 // when nil). It returns nil data and no error when the schedule has no image.
 // The MIME type comes from ImageMIMEType, the response's Content-Type or the
-// URL's extension, in that order; fileName is the last path segment of the
-// URL, or "image" plus an extension.
+// URL's extension, in that order; fileName is ImageFileName, else the last
+// path segment of the URL, else "image", with an extension added when it
+// has none.
 func (r ExportRequest) Image(ctx context.Context, client *http.Client) (data []byte, mimeType, fileName string, err error) {
-	fileName = imageFileName(r.ImageURL)
+	fileName = strings.TrimSpace(r.ImageFileName)
+	if fileName == "" {
+		fileName = imageFileName(r.ImageURL)
+	}
 	if len(r.ImageData) > 0 {
 		mimeType = r.ImageMIMEType
 		if mimeType == "" {

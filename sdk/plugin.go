@@ -87,3 +87,22 @@ var (
 	_ plugin.GRPCPlugin = (*ProviderPlugin)(nil)
 	_ plugin.GRPCPlugin = (*DestinationPlugin)(nil)
 )
+
+// MaxMessageBytes bounds one gRPC message between host and plugin, both
+// ways. It is above gRPC's default of 4 MiB because an export carries the
+// schedule's image (up to 20 MiB) and an image generation returns one.
+const MaxMessageBytes = 32 << 20
+
+// GRPCServer builds the plugin's gRPC server with go-plugin's options plus
+// the [MaxMessageBytes] limits; [Serve] uses it.
+func GRPCServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
+	return grpc.NewServer(opts...)
+}
+
+// GRPCDialOptions are the options a host passes in
+// plugin.ClientConfig.GRPCDialOptions so that its calls may carry
+// [MaxMessageBytes].
+func GRPCDialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes))}
+}

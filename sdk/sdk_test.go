@@ -418,3 +418,39 @@ func TestExchangeTurnsAnswersIntoErrorsTheHostUnderstands(t *testing.T) {
 		t.Fatalf("502 with an HTML body: %#v", err)
 	}
 }
+
+func TestUnknownSentinelsMatchByCode(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("route: %w", &sdk.Error{Code: sdk.CodeUnknownModel, Message: `unknown model "x" (configured: a)`})
+	if !errors.Is(err, sdk.ErrUnknownModel) || errors.Is(err, sdk.ErrUnknownDestination) {
+		t.Errorf("errors.Is(unknown model) = %v, errors.Is(unknown destination) = %v; want true, false",
+			errors.Is(err, sdk.ErrUnknownModel), errors.Is(err, sdk.ErrUnknownDestination))
+	}
+	// An ordinary *Error with the same code as another ordinary one is not
+	// a sentinel match.
+	if errors.Is(&sdk.Error{Code: sdk.CodeInternal}, &sdk.Error{Code: sdk.CodeInternal}) {
+		t.Error("two non-sentinel errors match")
+	}
+}
+
+func TestCredentialsRefusedNamesWhatToCheck(t *testing.T) {
+	t.Parallel()
+	remote := sdk.RemoteError("wordpress", 401, http.Header{}, "Incorrect password")
+	got := sdk.AsError(sdk.CredentialsRefused(remote, "WordPress refused the username or application_password"))
+	if got.Code != sdk.CodeUnauthenticated || got.Message != "WordPress refused the username or application_password: wordpress answered 401: Incorrect password" {
+		t.Errorf("refused = %+v", got)
+	}
+	other := sdk.RemoteError("wordpress", 502, http.Header{}, "Bad gateway")
+	if sdk.CredentialsRefused(other, "x") != error(other) {
+		t.Error("a 502 was rewritten")
+	}
+}
+
+func TestImagePrefersTheHostsFileName(t *testing.T) {
+	t.Parallel()
+	req := sdk.ExportRequest{ImageURL: "http://10.0.0.1/v1/blobs/abc", ImageData: []byte("\x89PNG\r\n\x1a\n"), ImageMIMEType: "image/png", ImageFileName: "launch-day"}
+	data, mimeType, name, err := req.Image(context.Background(), nil)
+	if err != nil || len(data) == 0 || mimeType != "image/png" || name != "launch-day.png" {
+		t.Errorf("Image = %d bytes, %q, %q, %v; want the bytes as launch-day.png", len(data), mimeType, name, err)
+	}
+}

@@ -64,6 +64,7 @@ func PluginSet(opts ServeOpts) plugin.PluginSet {
 // Serve serves the plugin to the host that started this process and returns
 // when the host is done with it. It must be called from main. Run by hand
 // (without the host's handshake), it prints a short explanation and exits.
+// The process exits 0 on SIGTERM or SIGINT, and exits when its host dies.
 func Serve(opts ServeOpts) error {
 	if opts.Provider == nil && opts.Destination == nil {
 		return errors.New("sdk.Serve: nothing to serve: set ServeOpts.Provider or ServeOpts.Destination")
@@ -75,10 +76,15 @@ func Serve(opts ServeOpts) error {
 	loggerMu.Lock()
 	logger = l
 	loggerMu.Unlock()
+	if os.Getenv(Handshake.MagicCookieKey) == Handshake.MagicCookieValue {
+		// Started by a host: end with it (not when run by hand, where
+		// plugin.Serve only prints a note and exits).
+		watchHost(l)
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: map[int]plugin.PluginSet{ProtocolVersion: PluginSet(opts)},
-		GRPCServer:       plugin.DefaultGRPCServer,
+		GRPCServer:       GRPCServer,
 		Logger:           l,
 	})
 	return nil

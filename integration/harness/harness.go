@@ -194,6 +194,9 @@ func (p *Proc) Stop(timeout time.Duration) error {
 // Signal sends sig to the process (SIGHUP reloads its config).
 func (p *Proc) Signal(sig os.Signal) error { return p.cmd.Process.Signal(sig) }
 
+// PID returns the process id of the running herald.
+func (p *Proc) PID() int { return p.cmd.Process.Pid }
+
 // Output returns everything the process wrote so far.
 func (p *Proc) Output() string { return p.out.String() }
 

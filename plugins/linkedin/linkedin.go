@@ -166,6 +166,9 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 		if title := req.Content.String("title"); title != "" {
 			media["title"] = title
 		}
+		if req.ImageAlt != "" {
+			media["altText"] = req.ImageAlt
+		}
 		post["content"] = map[string]any{"media": media}
 	}
 
@@ -259,13 +262,42 @@ func (a api) do(ctx context.Context, method, rawURL, contentType string, body an
 	}
 	header, answer, err := sdk.Exchange(a.http, req, "linkedin")
 	if err != nil {
-		return response{}, err
+		return response{}, sdk.CredentialsRefused(err, "LinkedIn refused the token (check that it is valid and grants w_member_social for the author)")
 	}
 	return response{Header: header, Body: answer}, nil
+}
+
+// CheckConnection asks LinkedIn's OpenID userinfo endpoint (GET
+// /v2/userinfo) whom the token belongs to.
+func (d *Destination) CheckConnection(ctx context.Context, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error) {
+	if strings.TrimSpace(req.Credentials["token"]) == "" {
+		return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.token is required")
+	}
+	c := d.api(req.Credentials)
+	resp, err := c.do(ctx, http.MethodGet, c.base+"/v2/userinfo", "application/json", []byte(nil), false)
+	if err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	var me struct {
+		Name  string `json:"name"`
+		Email string `json:"email"`
+		Sub   string `json:"sub"`
+	}
+	_ = json.Unmarshal(resp.Body, &me)
+	account := me.Name
+	if account == "" {
+		account = me.Email
+	}
+	if account == "" && me.Sub != "" {
+		account = "urn:li:person:" + me.Sub
+	}
+	return sdk.CheckConnectionResult{Account: account}, nil
 }
 
 // Interface guards.
 var (
 	_ sdk.Destination = (*Destination)(nil)
 	_ sdk.Configurer  = (*Destination)(nil)
+
+	_ sdk.ConnectionChecker = (*Destination)(nil)
 )

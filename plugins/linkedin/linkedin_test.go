@@ -75,6 +75,8 @@ func (f *fakeLinkedIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.bodies[r.URL.Path] = decoded
 	}
 	switch call {
+	case "GET /v2/userinfo":
+		_, _ = io.WriteString(w, `{"sub":"8675309","name":"Ada Lovelace","email":"ada@example.com"}`)
 	case "POST /rest/images?action=initializeUpload":
 		_, _ = io.WriteString(w, `{"value":{"uploadUrlExpiresAt":1650567510704,"uploadUrl":"`+f.url+`/dms-uploads/C4E10AQ?ca=vector_feedshare","image":"`+imageURN+`"}}`)
 	case "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare":
@@ -123,7 +125,11 @@ func exportReq(base, tok string, withImage bool) sdk.ExportRequest {
 		Credentials: map[string]string{"token": tok, "author": author, "base_url": base},
 	}
 	if withImage {
-		req.ImageURL = base + "/uploads/cover.jpg"
+		// What the host sends: the bytes, with a URL the plugin must not
+		// fetch (a private address its guarded client refuses).
+		req.ImageURL = "http://10.255.255.1:8080/v1/blobs/k1"
+		req.ImageData, req.ImageMIMEType = jpeg, "image/jpeg"
+		req.ImageFileName, req.ImageAlt = "launch.jpg", "The team on launch day"
 	}
 	return req
 }
@@ -152,10 +158,10 @@ func TestExport(t *testing.T) {
 	}{
 		{
 			name: "a post with an image registers, uploads and references it", token: token, withImage: true,
-			wantCalls: []string{"GET /uploads/cover.jpg", "POST /rest/images?action=initializeUpload", "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare", "POST /rest/posts"},
+			wantCalls: []string{"POST /rest/images?action=initializeUpload", "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare", "POST /rest/posts"},
 			wantBodies: map[string]any{
 				"/rest/images": map[string]any{"initializeUploadRequest": map[string]any{"owner": author}},
-				"/rest/posts":  post(map[string]any{"media": map[string]any{"id": imageURN, "title": "Launch"}}),
+				"/rest/posts":  post(map[string]any{"media": map[string]any{"id": imageURN, "title": "Launch", "altText": "The team on launch day"}}),
 			},
 		},
 		{
@@ -166,7 +172,7 @@ func TestExport(t *testing.T) {
 		{
 			name: "an invalid token is an authentication failure, not retried", token: "expired",
 			wantCalls: []string{"POST /rest/posts"},
-			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "linkedin answered 401: INVALID_ACCESS_TOKEN: Invalid access token"},
+			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "LinkedIn refused the token (check that it is valid and grants w_member_social for the author): linkedin answered 401: INVALID_ACCESS_TOKEN: Invalid access token"},
 		},
 		{
 			name: "a throttled post is retryable after LinkedIn's delay", token: token, fake: &fakeLinkedIn{postStatus: 429, retryAfter: "45"},
@@ -175,7 +181,7 @@ func TestExport(t *testing.T) {
 		},
 		{
 			name: "a failed upload is retryable and no post is made", token: token, withImage: true, fake: &fakeLinkedIn{uploadStatus: 503},
-			wantCalls: []string{"GET /uploads/cover.jpg", "POST /rest/images?action=initializeUpload", "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare"},
+			wantCalls: []string{"POST /rest/images?action=initializeUpload", "PUT /dms-uploads/C4E10AQ?ca=vector_feedshare"},
 			wantErr:   &sdk.Error{Code: sdk.CodeUnavailable, Retryable: true, StatusCode: 503},
 		},
 	}
@@ -244,8 +250,10 @@ func TestConformance(t *testing.T) {
 	base, _ := setup(t, &fakeLinkedIn{})
 	exp := exportReq(base, token, true)
 	plugintest.TestDestination(t, newDestination(loopback), plugintest.DestinationChecks{
-		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
-		Export: &exp,
+		Valid:             sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
+		Export:            &exp,
+		Connection:        &sdk.CheckConnectionRequest{Credentials: exp.Credentials},
+		RefusedConnection: &sdk.CheckConnectionRequest{Credentials: exportReq(base, "revoked", false).Credentials},
 		Failures: []plugintest.ExportFailure{{
 			Name:    "an author that is not a URN is refused before calling LinkedIn",
 			Request: sdk.ExportRequest{Content: sdk.Content{"text": "hi"}, Credentials: map[string]string{"token": token, "author": "ada", "base_url": base}},

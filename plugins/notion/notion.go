@@ -4,7 +4,10 @@
 // "- " and "* " lines bulleted list items, other lines paragraphs. It keeps
 // to Notion's request limits: at most 100 children per request (the rest
 // are appended with PATCH /v1/blocks/{page_id}/children) and at most 2,000
-// characters per rich-text item.
+// characters per rich-text item. An image whose bytes the host sent is
+// uploaded first through the File Upload API (POST /v1/file_uploads, then
+// the bytes to /v1/file_uploads/{id}/send) and placed as the page's first
+// block, captioned with its alt text.
 package notion
 
 import (
@@ -154,8 +157,12 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 		body = req.Content.String("text")
 	}
 	var blocks []block
-	if req.ImageURL != "" {
-		blocks = append(blocks, block{"object": "block", "type": "image", "image": map[string]any{"type": "external", "external": map[string]any{"url": req.ImageURL}}})
+	img, err := c.imageBlock(ctx, req)
+	if err != nil {
+		return sdk.ExportResult{}, err
+	}
+	if img != nil {
+		blocks = append(blocks, img)
 	}
 	blocks = append(blocks, Blocks(body)...)
 
@@ -257,22 +264,60 @@ type api struct {
 // do sends a JSON request and decodes the answer into out (when non-nil).
 // Notion errors look like {"object":"error","status":429,"code":"rate_limited","message":"…"}.
 func (a api) do(ctx context.Context, method, path string, in, out any) error {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return sdk.Errorf(sdk.CodeInvalidArgument, "encode notion request: %v", err)
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return sdk.Errorf(sdk.CodeInvalidArgument, "encode notion request: %v", err)
+		}
 	}
+	return a.send(ctx, method, path, "application/json", body, out)
+}
+
+// send sends body of contentType (none when body is nil) with the token
+// and the Notion-Version header, and decodes the answer into out.
+func (a api) send(ctx context.Context, method, path, contentType string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, bytes.NewReader(body))
 	if err != nil {
 		return sdk.Errorf(sdk.CodeInvalidArgument, "build notion request: %v", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+a.token)
 	req.Header.Set("Notion-Version", Version)
-	req.Header.Set("Content-Type", "application/json")
-	return sdk.ExchangeJSON(a.http, req, "notion", out)
+	if body != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return sdk.CredentialsRefused(sdk.ExchangeJSON(a.http, req, "notion", out), "Notion refused the token (check the integration token and that the parent page is shared with the integration)")
+}
+
+// CheckConnection asks Notion which bot the token belongs to (GET
+// /v1/users/me).
+func (d *Destination) CheckConnection(ctx context.Context, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error) {
+	if strings.TrimSpace(req.Credentials["token"]) == "" {
+		return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.token is required")
+	}
+	if raw := req.Credentials["base_url"]; raw != "" && !isHTTPURL(raw) {
+		return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.base_url must be an http(s) URL")
+	}
+	var me struct {
+		Name string `json:"name"`
+		Bot  struct {
+			WorkspaceName string `json:"workspace_name"`
+		} `json:"bot"`
+	}
+	if err := d.api(req.Credentials).do(ctx, http.MethodGet, "/v1/users/me", nil, &me); err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	account := me.Name
+	if me.Bot.WorkspaceName != "" {
+		account = strings.TrimSpace(account + " (" + me.Bot.WorkspaceName + ")")
+	}
+	return sdk.CheckConnectionResult{Account: account}, nil
 }
 
 // Interface guards.
 var (
 	_ sdk.Destination = (*Destination)(nil)
 	_ sdk.Configurer  = (*Destination)(nil)
+
+	_ sdk.ConnectionChecker = (*Destination)(nil)
 )

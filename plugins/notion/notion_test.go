@@ -1,9 +1,12 @@
 package notion
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -39,8 +42,9 @@ type fakeNotion struct {
 }
 
 func (f *fakeNotion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, _ := io.ReadAll(r.Body)
 	var body map[string]any
-	_ = json.NewDecoder(r.Body).Decode(&body)
+	_ = json.Unmarshal(raw, &body)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, r.Method+" "+r.URL.Path)
@@ -53,6 +57,15 @@ func (f *fakeNotion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Notion-Version"); v != "2022-06-28" {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = io.WriteString(w, `{"object":"error","status":400,"code":"missing_version","message":"Notion-Version header failed validation."}`)
+		return
+	}
+	switch r.Method + " " + r.URL.Path {
+	case "GET /v1/users/me":
+		_, _ = io.WriteString(w, `{"object":"user","id":"16d84278-ab0e-484c-9bdd-b35da3bd8905","name":"Herald","type":"bot","bot":{"owner":{"type":"workspace","workspace":true},"workspace_name":"Acme"}}`)
+		return
+	case "POST /v1/file_uploads/" + uploadID + "/send":
+		f.checkSend(r, raw)
+		_, _ = io.WriteString(w, `{"object":"file_upload","id":"`+uploadID+`","status":"uploaded","filename":"launch-day.png","content_type":"image/png"}`)
 		return
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
@@ -78,6 +91,11 @@ func (f *fakeNotion) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.children = append(f.children, len(children))
 	switch r.Method + " " + r.URL.Path {
+	case "POST /v1/file_uploads":
+		if body["filename"] != "launch-day.png" || body["content_type"] != "image/png" {
+			f.t.Errorf("file upload = %v, want the file name and type", body)
+		}
+		_, _ = io.WriteString(w, `{"object":"file_upload","id":"`+uploadID+`","status":"pending","upload_url":"https://api.notion.com/v1/file_uploads/`+uploadID+`/send"}`)
 	case "POST /v1/pages":
 		f.page = body
 		if f.createStatus != 0 {
@@ -155,7 +173,7 @@ func TestExport(t *testing.T) {
 		{
 			name: "a bad token is an authentication failure, not retried", token: "wrong", content: "Hello",
 			wantCalls: []string{"POST /v1/pages"},
-			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "notion answered 401: unauthorized: API token is invalid."},
+			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "Notion refused the token (check the integration token and that the parent page is shared with the integration): notion answered 401: unauthorized: API token is invalid."},
 		},
 		{
 			name: "a rate-limited create is retryable after Notion's delay", token: token, content: "Hello",
@@ -281,8 +299,10 @@ func TestConformance(t *testing.T) {
 	base, _ := setup(t, &fakeNotion{})
 	exp := exportReq(base, token, "# Hello\nWorld")
 	plugintest.TestDestination(t, newDestination(loopback), plugintest.DestinationChecks{
-		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
-		Export: &exp,
+		Valid:             sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
+		Export:            &exp,
+		Connection:        &sdk.CheckConnectionRequest{Credentials: exp.Credentials},
+		RefusedConnection: &sdk.CheckConnectionRequest{Credentials: map[string]string{"token": "revoked", "base_url": exp.Credentials["base_url"]}},
 		Failures: []plugintest.ExportFailure{{
 			Name:    "a payload without any parent is refused before calling Notion",
 			Request: sdk.ExportRequest{Content: sdk.Content{"title": "t"}, Credentials: map[string]string{"token": token, "base_url": base}},
@@ -294,3 +314,58 @@ func TestConformance(t *testing.T) {
 // loopback lets the plugin reach the httptest fakes, as
 // HERALD_ALLOWED_PRIVATE_CIDRS=127.0.0.0/8 would.
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+
+const uploadID = "2e2a8e7b-3d5f-4c1d-9a3b-1c0e8f6d7a21"
+
+var png = []byte("\x89PNG\r\n\x1a\nnot-really-a-png")
+
+// checkSend checks a file upload's send as Notion reads it: one "file"
+// part with the name, type and bytes.
+func (f *fakeNotion) checkSend(r *http.Request, raw []byte) {
+	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		f.t.Errorf("send Content-Type: %v", err)
+		return
+	}
+	form, err := multipart.NewReader(bytes.NewReader(raw), params["boundary"]).ReadForm(1 << 20)
+	if err != nil {
+		f.t.Errorf("send form: %v", err)
+		return
+	}
+	files := form.File["file"]
+	if len(files) != 1 || files[0].Filename != "launch-day.png" || files[0].Header.Get("Content-Type") != "image/png" {
+		f.t.Errorf("send file parts = %+v, want launch-day.png (image/png)", files)
+		return
+	}
+	fr, _ := files[0].Open()
+	data, _ := io.ReadAll(fr)
+	if !bytes.Equal(data, png) {
+		f.t.Errorf("sent %q, want the image bytes", data)
+	}
+}
+
+func TestAnImageFromTheHostIsUploadedAndCaptionedWithItsAltText(t *testing.T) {
+	t.Parallel()
+	base, f := setup(t, &fakeNotion{})
+	req := exportReq(base, token, "We shipped.")
+	// What the host sends: the bytes, with a URL nobody can fetch.
+	req.ImageURL = "http://10.255.255.1:8080/v1/blobs/k1"
+	req.ImageData, req.ImageMIMEType = png, "image/png"
+	req.ImageFileName, req.ImageAlt = "launch-day.png", "The team on launch day"
+	if _, err := plugintest.InProcessDestination(t, newDestination(loopback)).Export(t.Context(), req); err != nil {
+		t.Fatalf("Export: %v", err)
+	}
+	want := []string{"POST /v1/file_uploads", "POST /v1/file_uploads/" + uploadID + "/send", "POST /v1/pages"}
+	if !reflect.DeepEqual(f.calls, want) {
+		t.Errorf("calls = %v, want %v", f.calls, want)
+	}
+	children, _ := f.page["children"].([]any)
+	if len(children) == 0 {
+		t.Fatal("the page has no blocks")
+	}
+	got, _ := json.Marshal(children[0])
+	wantBlock := `{"image":{"caption":[{"text":{"content":"The team on launch day"},"type":"text"}],"file_upload":{"id":"` + uploadID + `"},"type":"file_upload"},"object":"block","type":"image"}`
+	if string(got) != wantBlock {
+		t.Errorf("first block = %s, want %s", got, wantBlock)
+	}
+}

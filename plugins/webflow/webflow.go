@@ -3,7 +3,10 @@
 // collection item (POST /v2/collections/{collection_id}/items, with
 // fieldData.name and fieldData.slug) and then publishes it (POST
 // /v2/collections/{collection_id}/items/publish with itemIds), unless the
-// schedule asks for a draft.
+// schedule asks for a draft. An image whose bytes the host sent is first
+// uploaded to the site's assets (POST /v2/sites/{site_id}/assets with its
+// file name and MD5, then the bytes to the returned upload URL) and the
+// item's image field points at the hosted asset, with the alt text.
 package webflow
 
 import (
@@ -118,7 +121,7 @@ func (d *Destination) Validate(_ context.Context, req sdk.ValidateRequest) ([]sd
 // slug is given), the content in contentField (default "post-body", the
 // field of Webflow's blog template), the image in imageField (default
 // "main-image") and, last, anything in fieldData.
-func fieldData(req sdk.ExportRequest) map[string]any {
+func fieldData(req sdk.ExportRequest, image map[string]any) map[string]any {
 	fields := map[string]any{"name": req.Content.String("title")}
 	slug := req.Content.String("slug")
 	if slug == "" {
@@ -132,12 +135,12 @@ func fieldData(req sdk.ExportRequest) map[string]any {
 		}
 		fields[field] = content
 	}
-	if req.ImageURL != "" {
+	if image != nil {
 		field := req.Content.String("imageField")
 		if field == "" {
 			field = "main-image"
 		}
-		fields[field] = map[string]any{"url": req.ImageURL, "alt": req.Content.String("title")}
+		fields[field] = image
 	}
 	if extra, ok := req.Content["fieldData"].(map[string]any); ok {
 		for k, v := range extra {
@@ -170,11 +173,15 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 	collection := req.Content.String("collectionId")
 	draft := req.Content.String("status") == "draft"
 
+	image, err := c.image(ctx, req)
+	if err != nil {
+		return sdk.ExportResult{}, err
+	}
 	var item struct {
 		ID string `json:"id"`
 	}
-	create := map[string]any{"isArchived": false, "isDraft": draft, "fieldData": fieldData(req)}
-	if err := c.do(ctx, "/v2/collections/"+collection+"/items", create, &item); err != nil {
+	create := map[string]any{"isArchived": false, "isDraft": draft, "fieldData": fieldData(req, image)}
+	if err := c.do(ctx, http.MethodPost, "/v2/collections/"+collection+"/items", create, &item); err != nil {
 		return sdk.ExportResult{}, err
 	}
 	if item.ID == "" {
@@ -187,7 +194,7 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 		PublishedItemIDs []string `json:"publishedItemIds"`
 		Errors           []string `json:"errors"`
 	}
-	if err := c.do(ctx, "/v2/collections/"+collection+"/items/publish", map[string]any{"itemIds": []string{item.ID}}, &published); err != nil {
+	if err := c.do(ctx, http.MethodPost, "/v2/collections/"+collection+"/items/publish", map[string]any{"itemIds": []string{item.ID}}, &published); err != nil {
 		return sdk.ExportResult{}, fmt.Errorf("item %s was created but not published: %w", item.ID, err)
 	}
 	if len(published.Errors) > 0 {
@@ -212,25 +219,59 @@ type api struct {
 	token string
 }
 
-// do POSTs a JSON body and decodes the JSON answer into out. Webflow errors
-// look like {"code":"validation_error","message":"…","details":[…]}.
-func (a api) do(ctx context.Context, path string, in, out any) error {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return sdk.Errorf(sdk.CodeInvalidArgument, "encode webflow request: %v", err)
+// do sends a JSON body (none when in is nil) and decodes the JSON answer
+// into out. Webflow errors look like
+// {"code":"validation_error","message":"…","details":[…]}.
+func (a api) do(ctx context.Context, method, path string, in, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return sdk.Errorf(sdk.CodeInvalidArgument, "encode webflow request: %v", err)
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, a.base+path, bytes.NewReader(body))
 	if err != nil {
 		return sdk.Errorf(sdk.CodeInvalidArgument, "build webflow request: %v", err)
 	}
 	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("Accept", "application/json")
-	return sdk.ExchangeJSON(a.http, req, "webflow", out)
+	return sdk.CredentialsRefused(sdk.ExchangeJSON(a.http, req, "webflow", out), "Webflow refused the token (check that it is valid and has the CMS:write and assets:write scopes)")
+}
+
+// CheckConnection asks Webflow whom the token was issued by (GET
+// /v2/token/authorized_by).
+func (d *Destination) CheckConnection(ctx context.Context, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error) {
+	if strings.TrimSpace(req.Credentials["token"]) == "" {
+		return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.token is required")
+	}
+	if raw := req.Credentials["base_url"]; raw != "" {
+		if err := checkBaseURL(raw); err != nil {
+			return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.base_url %v", err)
+		}
+	}
+	var user struct {
+		Email     string `json:"email"`
+		FirstName string `json:"firstName"`
+		LastName  string `json:"lastName"`
+	}
+	if err := d.api(req.Credentials).do(ctx, http.MethodGet, "/v2/token/authorized_by", nil, &user); err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	account := strings.TrimSpace(user.FirstName + " " + user.LastName)
+	if user.Email != "" {
+		account = strings.TrimSpace(account + " <" + user.Email + ">")
+	}
+	return sdk.CheckConnectionResult{Account: account}, nil
 }
 
 // Interface guards.
 var (
 	_ sdk.Destination = (*Destination)(nil)
 	_ sdk.Configurer  = (*Destination)(nil)
+
+	_ sdk.ConnectionChecker = (*Destination)(nil)
 )

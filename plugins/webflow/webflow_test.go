@@ -49,10 +49,12 @@ func (f *fakeWebflow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"code":"not_authorized","message":"Request not authorized","externalReference":null,"details":[]}`)
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+	if ct := r.Header.Get("Content-Type"); r.Method == http.MethodPost && ct != "application/json" {
 		f.t.Errorf("Content-Type = %q", ct)
 	}
 	switch r.Method + " " + r.URL.Path {
+	case "GET /v2/token/authorized_by":
+		_, _ = io.WriteString(w, `{"id":"545bbecb7bdd6769632504a7","email":"ada@example.com","firstName":"Ada","lastName":"Lovelace"}`)
 	case "POST /v2/collections/" + collection + "/items":
 		if f.createStatus != 0 {
 			if f.retryAfter != "" {
@@ -129,7 +131,7 @@ func TestExport(t *testing.T) {
 		{
 			name: "a bad token is an authentication failure, not retried", token: "wrong", content: blogPost(),
 			wantCalls: []string{"POST /v2/collections/" + collection + "/items"},
-			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "webflow answered 401: not_authorized: Request not authorized"},
+			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "Webflow refused the token (check that it is valid and has the CMS:write and assets:write scopes): webflow answered 401: not_authorized: Request not authorized"},
 		},
 		{
 			name: "a taken slug is an invalid argument naming the field", token: token, content: blogPost(),
@@ -225,8 +227,10 @@ func TestConformance(t *testing.T) {
 	base, _ := setup(t, &fakeWebflow{})
 	exp := exportReq(base, token, blogPost())
 	plugintest.TestDestination(t, newDestination(loopback), plugintest.DestinationChecks{
-		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
-		Export: &exp,
+		Valid:             sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
+		Export:            &exp,
+		Connection:        &sdk.CheckConnectionRequest{Credentials: exp.Credentials},
+		RefusedConnection: &sdk.CheckConnectionRequest{Credentials: exportReq(base, "revoked", nil).Credentials},
 		Failures: []plugintest.ExportFailure{{
 			Name:    "a malformed collection id is refused before calling Webflow",
 			Request: exportReq(base, token, sdk.Content{"collectionId": "nope", "title": "t"}),

@@ -51,6 +51,9 @@ var info = sdk.DestinationInfo{
 		{Name: "url", Label: "Endpoint URL", Secret: true, Required: true, Description: "http(s) URL that receives the POST; may embed a token, so it is kept secret"},
 		{Name: "secret", Label: "Signing secret", Secret: true, Required: true, Description: "whsec_ followed by base64 key bytes"},
 	},
+	// The idempotency key is the webhook-id, on which Standard Webhooks
+	// receivers must deduplicate: a repeated export is processed once.
+	Idempotent: true,
 }
 
 // Info describes the destination.

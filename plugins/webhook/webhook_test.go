@@ -192,3 +192,14 @@ func TestAPrivateEndpointIsRefusedUnlessAllowed(t *testing.T) {
 		t.Errorf("the private endpoint received %d calls", calls.Load())
 	}
 }
+
+// The webhook's idempotency key is the webhook-id receivers deduplicate on,
+// so it declares its export repeatable; the host repeats an export
+// interrupted by a plugin crash only for such destinations.
+func TestInfoDeclaresTheExportIdempotent(t *testing.T) {
+	t.Parallel()
+	info, err := plugintest.InProcessDestination(t, New()).Info(t.Context())
+	if err != nil || !info.Idempotent {
+		t.Errorf("Info = %+v, %v; want Idempotent", info, err)
+	}
+}

@@ -12,9 +12,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/netip"
+	"net/textproto"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -105,17 +108,11 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 		return sdk.ExportResult{}, fmt.Errorf("fetch image for wordpress: %w", err)
 	}
 	if data != nil {
-		var media struct {
-			ID int64 `json:"id"`
-		}
-		header := http.Header{
-			"Content-Type":        {mimeType},
-			"Content-Disposition": {mime.FormatMediaType("attachment", map[string]string{"filename": fileName})},
-		}
-		if err := c.do(ctx, http.MethodPost, "/wp-json/wp/v2/media", header, data, &media); err != nil {
+		id, err := c.uploadMedia(ctx, data, mimeType, fileName, req.ImageAlt)
+		if err != nil {
 			return sdk.ExportResult{}, err
 		}
-		post["featured_media"] = media.ID
+		post["featured_media"] = id
 	}
 
 	body, err := json.Marshal(post)
@@ -130,6 +127,37 @@ func (d *Destination) Export(ctx context.Context, req sdk.ExportRequest) (sdk.Ex
 		return sdk.ExportResult{}, err
 	}
 	return sdk.ExportResult{ExternalID: strconv.FormatInt(created.ID, 10), ExternalURL: created.Link}, nil
+}
+
+// uploadMedia creates a media item from the image bytes: a multipart/form-data
+// POST whose file part carries the file name and type, with the media
+// title (the file name without its extension) and alt_text as fields, so
+// the library shows a meaningful name and the image is described.
+func (c client) uploadMedia(ctx context.Context, data []byte, mimeType, fileName, alt string) (int64, error) {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	part, err := w.CreatePart(textproto.MIMEHeader{
+		"Content-Disposition": {mime.FormatMediaType("form-data", map[string]string{"name": "file", "filename": fileName})},
+		"Content-Type":        {mimeType},
+	})
+	if err != nil {
+		return 0, sdk.Errorf(sdk.CodeInternal, "build wordpress media upload: %v", err)
+	}
+	part.Write(data)
+	w.WriteField("title", strings.TrimSuffix(fileName, path.Ext(fileName)))
+	if alt != "" {
+		w.WriteField("alt_text", alt)
+	}
+	if err := w.Close(); err != nil {
+		return 0, sdk.Errorf(sdk.CodeInternal, "build wordpress media upload: %v", err)
+	}
+	var media struct {
+		ID int64 `json:"id"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/wp-json/wp/v2/media", http.Header{"Content-Type": {w.FormDataContentType()}}, body.Bytes(), &media); err != nil {
+		return 0, err
+	}
+	return media.ID, nil
 }
 
 // Delete moves an exported post to the trash.
@@ -164,11 +192,43 @@ func (c client) do(ctx context.Context, method, path string, header http.Header,
 	}
 	req.Header.Set("Accept", "application/json")
 	req.SetBasicAuth(c.user, c.password)
-	return sdk.ExchangeJSON(c.http, req, "wordpress", out)
+	return sdk.CredentialsRefused(sdk.ExchangeJSON(c.http, req, "wordpress", out), refused)
+}
+
+// refused prefixes a 401/403 so the user knows which credentials to check.
+const refused = "WordPress refused the username or application_password"
+
+// CheckConnection asks WordPress who the credentials belong to (GET
+// /wp-json/wp/v2/users/me), the cheapest call that needs them.
+func (d *Destination) CheckConnection(ctx context.Context, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error) {
+	site, err := siteURL(req.Credentials["site_url"])
+	if err != nil {
+		return sdk.CheckConnectionResult{}, sdk.Errorf(sdk.CodeInvalidArgument, "credentials.site_url: %v", err)
+	}
+	c := client{http: d.client, site: site, user: req.Credentials["username"], password: req.Credentials["application_password"]}
+	var me struct {
+		Name string `json:"name"`
+		Slug string `json:"slug"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/wp-json/wp/v2/users/me", nil, nil, &me); err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	return sdk.CheckConnectionResult{Account: firstNonEmpty(me.Name, me.Slug)}, nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // Interface guards.
 var (
 	_ sdk.Destination = (*Destination)(nil)
 	_ sdk.Deleter     = (*Destination)(nil)
+
+	_ sdk.ConnectionChecker = (*Destination)(nil)
 )

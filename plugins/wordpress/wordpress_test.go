@@ -1,8 +1,11 @@
 package wordpress
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -52,16 +55,10 @@ func (f *fakeWordPress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	switch r.Method + " " + r.URL.Path {
+	case "GET /wp-json/wp/v2/users/me":
+		_, _ = io.WriteString(w, `{"id":3,"name":"Ed Itor","slug":"editor"}`)
 	case "POST /wp-json/wp/v2/media":
-		if ct := r.Header.Get("Content-Type"); ct != "image/png" {
-			f.t.Errorf("media Content-Type = %q", ct)
-		}
-		if cd := r.Header.Get("Content-Disposition"); cd != "attachment; filename=cover.png" {
-			f.t.Errorf("media Content-Disposition = %q", cd)
-		}
-		if string(body) != string(png) {
-			f.t.Errorf("media body = %q", body)
-		}
+		f.checkMedia(r, body)
 		w.WriteHeader(http.StatusCreated)
 		_, _ = io.WriteString(w, `{"id":77,"source_url":"https://blog.example/wp-content/uploads/cover.png"}`)
 	case "POST /wp-json/wp/v2/posts":
@@ -93,6 +90,42 @@ func (f *fakeWordPress) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// checkMedia checks a media upload as WordPress reads it: a multipart form
+// whose "file" part carries the bytes, file name and type, with the title
+// and alt_text fields.
+func (f *fakeWordPress) checkMedia(r *http.Request, body []byte) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" {
+		f.t.Errorf("media Content-Type = %q, want multipart/form-data", r.Header.Get("Content-Type"))
+		return
+	}
+	form, err := multipart.NewReader(bytes.NewReader(body), params["boundary"]).ReadForm(1 << 20)
+	if err != nil {
+		f.t.Errorf("media form: %v", err)
+		return
+	}
+	files := form.File["file"]
+	if len(files) != 1 {
+		f.t.Errorf("media form has %d file parts, want 1", len(files))
+		return
+	}
+	fh := files[0]
+	if fh.Filename != "launch-day.png" || fh.Header.Get("Content-Type") != "image/png" {
+		f.t.Errorf("media file = %q (%s), want launch-day.png (image/png)", fh.Filename, fh.Header.Get("Content-Type"))
+	}
+	fr, _ := fh.Open()
+	data, _ := io.ReadAll(fr)
+	if !bytes.Equal(data, png) {
+		f.t.Errorf("media bytes = %q, want the image", data)
+	}
+	if got := form.Value["title"]; len(got) != 1 || got[0] != "launch-day" {
+		f.t.Errorf("media title = %q, want launch-day", got)
+	}
+	if got := form.Value["alt_text"]; len(got) != 1 || got[0] != "The team on launch day" {
+		f.t.Errorf("media alt_text = %q, want the alt text", got)
+	}
+}
+
 func setup(t *testing.T, f *fakeWordPress) (string, *fakeWordPress) {
 	t.Helper()
 	if f == nil {
@@ -111,7 +144,11 @@ func exportReq(site, pass string, withImage bool) sdk.ExportRequest {
 		Credentials: map[string]string{"site_url": site + "/", "username": user, "application_password": pass},
 	}
 	if withImage {
-		req.ImageURL = site + "/uploads/cover.png"
+		// What the host sends: the bytes, with a URL the plugin must not
+		// fetch (a private address its guarded client refuses).
+		req.ImageURL = "http://10.255.255.1:8080/v1/blobs/k1"
+		req.ImageData, req.ImageMIMEType = png, "image/png"
+		req.ImageFileName, req.ImageAlt = "launch-day.png", "The team on launch day"
 	}
 	return req
 }
@@ -130,7 +167,7 @@ func TestExport(t *testing.T) {
 	}{
 		{
 			name: "a post with an image uploads the media and features it", password: password, withImage: true,
-			wantCalls:  []string{"GET /uploads/cover.png", "POST /wp-json/wp/v2/media", "POST /wp-json/wp/v2/posts"},
+			wantCalls:  []string{"POST /wp-json/wp/v2/media", "POST /wp-json/wp/v2/posts"},
 			wantPost:   map[string]any{"title": "Launch", "content": "<p>We shipped.</p>", "slug": "launch", "status": "publish", "featured_media": 77.0},
 			wantResult: sdk.ExportResult{ExternalID: "1234", ExternalURL: "https://blog.example/launch/"},
 		},
@@ -142,8 +179,8 @@ func TestExport(t *testing.T) {
 		},
 		{
 			name: "a wrong application password is an authentication failure, not retried", password: "wrong", withImage: true,
-			wantCalls: []string{"GET /uploads/cover.png", "POST /wp-json/wp/v2/media"},
-			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "wordpress answered 401: rest_not_logged_in: You are not currently logged in."},
+			wantCalls: []string{"POST /wp-json/wp/v2/media"},
+			wantErr:   &sdk.Error{Code: sdk.CodeUnauthenticated, StatusCode: 401, Message: "WordPress refused the username or application_password: wordpress answered 401: rest_not_logged_in: You are not currently logged in."},
 		},
 		{
 			name: "a 429 is retryable after the site's delay", password: password, fake: &fakeWordPress{postStatus: 429, retryAfter: "120"},
@@ -189,6 +226,23 @@ func TestExport(t *testing.T) {
 	}
 }
 
+func TestCheckConnectionAsksWhoTheCredentialsBelongTo(t *testing.T) {
+	t.Parallel()
+	site, f := setup(t, &fakeWordPress{})
+	client := plugintest.InProcessDestination(t, newDestination(loopback))
+	res, err := client.CheckConnection(t.Context(), sdk.CheckConnectionRequest{Credentials: exportReq(site, password, false).Credentials})
+	if err != nil || res.Account != "Ed Itor" {
+		t.Fatalf("CheckConnection = %+v, %v; want the user's name", res, err)
+	}
+	if want := []string{"GET /wp-json/wp/v2/users/me"}; !reflect.DeepEqual(f.calls, want) {
+		t.Errorf("calls = %v, want %v", f.calls, want)
+	}
+	_, err = client.CheckConnection(t.Context(), sdk.CheckConnectionRequest{Credentials: exportReq(site, "wrong", false).Credentials})
+	if e := sdk.AsError(err); e.Code != sdk.CodeUnauthenticated || !strings.Contains(e.Message, "application_password") || !strings.Contains(e.Message, "You are not currently logged in.") {
+		t.Errorf("refused check = %v, want unauthenticated naming application_password and quoting WordPress", err)
+	}
+}
+
 func TestDeleteTrashesThePost(t *testing.T) {
 	t.Parallel()
 	site, f := setup(t, &fakeWordPress{})
@@ -207,8 +261,10 @@ func TestConformance(t *testing.T) {
 	site, _ := setup(t, &fakeWordPress{})
 	exp := exportReq(site, password, true)
 	plugintest.TestDestination(t, newDestination(loopback), plugintest.DestinationChecks{
-		Valid:  sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
-		Export: &exp,
+		Valid:             sdk.ValidateRequest{Content: exp.Content, Credentials: exp.Credentials},
+		Export:            &exp,
+		Connection:        &sdk.CheckConnectionRequest{Credentials: exp.Credentials},
+		RefusedConnection: &sdk.CheckConnectionRequest{Credentials: exportReq(site, "wrong", false).Credentials},
 		Failures: []plugintest.ExportFailure{{
 			Name:    "an unknown status is refused before calling the site",
 			Request: sdk.ExportRequest{Content: sdk.Content{"title": "t", "content": "c", "status": "live"}, Credentials: exp.Credentials},

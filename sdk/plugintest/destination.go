@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,14 @@ type DestinationChecks struct {
 	// Failures are exports that must fail with the given error after the
 	// round trip through gRPC.
 	Failures []ExportFailure
+	// Connection holds credentials the remote (a fake) accepts:
+	// CheckConnection must succeed with them. RefusedConnection holds
+	// credentials it refuses: CheckConnection must fail with
+	// unauthenticated or permission_denied, not retryable, with a message
+	// that names a credential field. Leave both nil for a destination that
+	// is not an [sdk.ConnectionChecker]: CheckConnection must then answer
+	// unimplemented.
+	Connection, RefusedConnection *sdk.CheckConnectionRequest
 }
 
 // ExportFailure is an export that must fail.
@@ -152,6 +161,8 @@ func CheckDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
 		})
 	}
 
+	checkConnection(ctx, t, d, info, c)
+
 	if c.Export != nil {
 		t.Run("Export of the valid payload succeeds", func(t *testing.T) {
 			if _, err := d.Export(ctx, *c.Export); err != nil {
@@ -164,6 +175,45 @@ func CheckDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
 		t.Run(f.Name, func(t *testing.T) {
 			_, err := d.Export(ctx, f.Request)
 			checkError(t, err, f.Want)
+		})
+	}
+}
+
+func checkConnection(ctx context.Context, t *testing.T, d sdk.Destination, info sdk.DestinationInfo, c DestinationChecks) {
+	t.Helper()
+	checker, ok := d.(sdk.ConnectionChecker)
+	if !ok {
+		return // not a client: CheckConnection is not reachable
+	}
+	if c.Connection == nil && c.RefusedConnection == nil {
+		t.Run("CheckConnection answers unimplemented when the destination cannot check", func(t *testing.T) {
+			_, err := checker.CheckConnection(ctx, sdk.CheckConnectionRequest{Credentials: c.Valid.Credentials})
+			if got := sdk.ErrorCode(err); got != sdk.CodeUnimplemented {
+				t.Errorf("CheckConnection error = %v, want code %q (or pass DestinationChecks.Connection)", err, sdk.CodeUnimplemented)
+			}
+		})
+		return
+	}
+	if c.Connection != nil {
+		t.Run("CheckConnection accepts credentials the remote accepts", func(t *testing.T) {
+			if _, err := checker.CheckConnection(ctx, *c.Connection); err != nil {
+				t.Errorf("CheckConnection: %v", err)
+			}
+		})
+	}
+	if c.RefusedConnection != nil {
+		t.Run("CheckConnection of refused credentials names the field to check", func(t *testing.T) {
+			_, err := checker.CheckConnection(ctx, *c.RefusedConnection)
+			var e *sdk.Error
+			if !errors.As(err, &e) || (e.Code != sdk.CodeUnauthenticated && e.Code != sdk.CodePermissionDenied) || e.Retryable {
+				t.Fatalf("CheckConnection error = %v, want a non-retryable unauthenticated or permission_denied *sdk.Error", err)
+			}
+			for _, f := range info.Credentials {
+				if strings.Contains(e.Message, f.Name) {
+					return
+				}
+			}
+			t.Errorf("message %q names none of the credential fields", e.Message)
 		})
 	}
 }

@@ -108,6 +108,7 @@ func StartCmd(t testing.TB, cmd *exec.Cmd) *Process {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     30 * time.Second,
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "plugin", Output: logs, Level: hclog.Debug}),
 	})
 	t.Cleanup(func() {

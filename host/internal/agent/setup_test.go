@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -103,8 +102,7 @@ func setup(t *testing.T) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans(),
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) }})
+	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans()})
 	voices := voice.NewService(st)
 	models := newOpenAIModels(t, b.fake)
 	gen := generate.NewService(hclog.NewNullLogger(), models, b.queue, st, nil, config.DefaultPlans())

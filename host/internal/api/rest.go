@@ -57,10 +57,17 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 			s.writeError(w, r, err)
 			return
 		}
+		code := status(res.Msg)
+		if v := res.Header().Get(apierr.RESTStatusHeader); v != "" {
+			if n, err := strconv.Atoi(v); err == nil && n >= 200 && n < 300 {
+				code = n
+			}
+			res.Header().Del(apierr.RESTStatusHeader)
+		}
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		writeJSON(w, status(res.Msg), marshalJSON(any(res.Msg).(proto.Message)))
+		writeJSON(w, code, marshalJSON(any(res.Msg).(proto.Message)))
 	})
 }
 
@@ -70,9 +77,6 @@ var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 // the path values, in that order of precedence from lowest to highest.
 func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Message) error {
 	m := msg.ProtoReflect()
-	if err := bindQuery(m, r); err != nil {
-		return err
-	}
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
 		if err != nil {
@@ -102,6 +106,10 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 				return apierr.Invalid("%s", describeDecodeError(err))
 			}
 		}
+	}
+	// After the body: protojson.Unmarshal resets the message.
+	if err := bindQuery(m, r); err != nil {
+		return err
 	}
 	fields := m.Descriptor().Fields()
 	for i := 0; i < fields.Len(); i++ {

@@ -78,3 +78,9 @@ func Fields(err *connect.Error) map[string]string {
 	}
 	return nil
 }
+
+// RESTStatusHeader is a response header an API method sets to choose the
+// REST success status of one answer when it depends on what happened, for
+// example 200 instead of the route's 201 when a create found the resource
+// already there. The REST face removes it; Connect clients may see it.
+const RESTStatusHeader = "Herald-Rest-Status"

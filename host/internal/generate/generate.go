@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -44,9 +46,15 @@ const (
 // DefaultTextJob is the job name of queued text generation (SPEC).
 const DefaultTextJob = "ai_tool_content"
 
-// TextJobTypes are the job names a queued text generation may carry. They
-// all run the same handler; the name labels the work for the client.
+// TextJobTypes are the job names registered at start. A queued text
+// generation may carry any name jobTypePattern accepts (SPEC: "Job name
+// when queuing", no list); every name runs the text handler, because the
+// route, not the name, says what the job does.
 var TextJobTypes = []string{DefaultTextJob, "blog_post", "social_post", "email", "ad_copy", "product_description", "seo_meta"}
+
+// jobTypePattern is what a jobType may be: 1 to 64 letters, digits, "_",
+// ".", ":" or "-".
+var jobTypePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
 
 // Service is the generation domain logic.
 type Service struct {
@@ -60,15 +68,45 @@ type Service struct {
 	voices Voices
 	// secrets are redacted from logged provider errors (RedactSecrets).
 	secrets []string
+	// textJobs holds the job names registered for the text handler.
+	textJobs sync.Map
 }
 
 // NewService returns a Service and registers its job handlers on queue.
 func NewService(log hclog.Logger, models Models, queue *jobs.Queue, st *store.Store, blobs blob.Store, plans map[string]config.Plan) *Service {
 	s := &Service{log: log.Named("generate"), models: models, queue: queue, store: st, blobs: blobs, plans: plans, now: time.Now}
 	for _, name := range TextJobTypes {
-		queue.Register(name, jobs.HandlerFunc(s.textJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute})
+		s.registerTextJob(name)
 	}
 	return s
+}
+
+// registerTextJob makes name run the text handler on this host. The queue
+// picks a handler by job name, so a jobType not seen before is registered
+// before its job is enqueued; RegisterPendingTextJobs does the same for
+// jobs queued before a restart.
+func (s *Service) registerTextJob(name string) {
+	if _, seen := s.textJobs.LoadOrStore(name, true); seen {
+		return
+	}
+	s.queue.Register(name, jobs.HandlerFunc(s.textJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute})
+}
+
+// RegisterPendingTextJobs registers the text handler under the name of
+// every unfinished aiQueue job, so that text jobs queued with a custom
+// jobType before this host started still run. Call it before the queue
+// starts.
+func (s *Service) RegisterPendingTextJobs(ctx context.Context) error {
+	names, err := s.store.UnfinishedJobNames(ctx, jobs.AIQueue)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if jobTypePattern.MatchString(name) {
+			s.registerTextJob(name)
+		}
+	}
+	return nil
 }
 
 // TextInput is a text generation request.
@@ -188,13 +226,14 @@ func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput)
 	if name == "" {
 		name = DefaultTextJob
 	}
-	if !slices.Contains(TextJobTypes, name) {
-		return "", apierr.Invalid("jobType must be one of %s", strings.Join(TextJobTypes, ", "))
+	if !jobTypePattern.MatchString(name) {
+		return "", apierr.Invalid("jobType must be 1 to 64 letters, digits, _, ., : or -; got %q", name)
 	}
 	voice, err := s.applyVoice(ctx, p, &in)
 	if err != nil {
 		return "", err
 	}
+	s.registerTextJob(name)
 	id, err := s.queue.Enqueue(ctx, jobs.NewJob{
 		Workspace: p.WorkspaceID, Queue: jobs.AIQueue, Name: name,
 		Data: textJobData{Model: in.Model, Text: in.Text, Options: in.Options, BrandVoice: voice},

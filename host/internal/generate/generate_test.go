@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -137,8 +138,10 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 			}
 		})
 	}
-	if _, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "x", JobType: "mine"}); code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "ai_tool_content") {
-		t.Fatalf("unknown job type: %v", err)
+	for _, bad := range []string{strings.Repeat("a", 65), "has space", "slash/name", "ünicode"} {
+		if _, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "x", JobType: bad}); code(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "jobType") {
+			t.Fatalf("jobType %q: %v, want 400 naming jobType", bad, err)
+		}
 	}
 	if len(b.router.prompts) != 0 {
 		t.Fatalf("the provider was called for invalid requests: %v", b.router.prompts)
@@ -180,6 +183,61 @@ func TestQueuedTextCompletesAndRetriesTransientFailures(t *testing.T) {
 			t.Fatalf("result %v, data %s", j.Result, j.Data)
 		}
 	})
+}
+
+// SPEC's jobType is the job's name, with no list: any name of the allowed
+// characters runs the text handler (the route decides) and is reported as
+// the job's name.
+func TestAnyJobTypeRunsTheTextHandlerAndNamesTheJob(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	for _, name := range []string{"newsletter:weekly.v2", strings.Repeat("x", 64), "A-b_c"} {
+		id, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "queued", JobType: name})
+		if err != nil {
+			t.Fatalf("jobType %q: %v", name, err)
+		}
+		j := waitJob(t, b.queue, b.p.WorkspaceID, id)
+		if j.State != jobs.StateCompleted || j.Name != name || j.Result == nil || !strings.Contains(*j.Result, `"text":"echo: queued"`) {
+			t.Fatalf("job %q: %+v", name, j)
+		}
+	}
+}
+
+// A job queued with a custom jobType before a restart runs on the new host
+// once RegisterPendingTextJobs has seen it.
+func TestACustomJobTypeQueuedBeforeARestartStillRuns(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	ctx := context.Background()
+	ws, _, err := s.EnsureWorkspaceUser(ctx, "acme", "business", "a@acme.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The host that queued it stopped before running it.
+	old, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldSvc := generate.NewService(hclog.NewNullLogger(), &router{}, old, s, nil, config.DefaultPlans())
+	id, err := oldSvc.QueueText(ctx, auth.Principal{WorkspaceID: ws.ID, Plan: "business"}, generate.TextInput{Model: "gpt-4o", Text: "later", JobType: "digest.daily"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(jobs.Options{Store: s, PollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := generate.NewService(hclog.NewNullLogger(), &router{}, q, s, nil, config.DefaultPlans())
+	if err := svc.RegisterPendingTextJobs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Stop(context.Background()) })
+	if j := waitJob(t, q, ws.ID, id); j.State != jobs.StateCompleted || j.Name != "digest.daily" {
+		t.Fatalf("job: %+v", j)
+	}
 }
 
 func TestQueuedTextFailsAtOnceOnAPermanentError(t *testing.T) {
@@ -286,5 +344,39 @@ func TestBadImageRequestsListWhatIsAllowed(t *testing.T) {
 	_, err := b.svc.GenerateImage(context.Background(), b.p, generate.ImageInput{Text: "x", Size: "1x1"})
 	if !errors.As(err, &ce) {
 		t.Fatalf("not an API error: %v", err)
+	}
+}
+
+// jobType without useWorker names no job and is ignored, even when it
+// would not be a valid job name.
+func TestJobTypeWithoutUseWorkerIsIgnored(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	h := generate.NewHandler(b.svc)
+	ctx := auth.WithPrincipal(context.Background(), b.p)
+	res, err := h.GenerateText(ctx, connect.NewRequest(&apiv1.GenerateTextRequest{Model: "gpt-4o", Text: "inline", JobType: "not a job name"}))
+	if err != nil {
+		t.Fatalf("inline with jobType: %v", err)
+	}
+	if d := res.Msg.GetData(); d == nil || d.Text != "echo: inline" {
+		t.Fatalf("inline answer = %v", res.Msg)
+	}
+}
+
+// SPEC types purpose as a string: an image made without a preset answers
+// "custom", never null, over the API.
+func TestAnImageWithoutAPresetAnswersPurposeCustom(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	h := generate.NewHandler(b.svc)
+	ctx := auth.WithPrincipal(context.Background(), b.p)
+	for _, purpose := range []string{"", "custom"} {
+		res, err := h.GenerateImage(ctx, connect.NewRequest(&apiv1.GenerateImageRequest{Text: "a cat", Purpose: purpose}))
+		if err != nil {
+			t.Fatalf("purpose %q: %v", purpose, err)
+		}
+		if d := res.Msg.GetData(); d.Purpose == nil || *d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
+			t.Fatalf("purpose %q: answer %v, want purpose custom with the defaults", purpose, d)
+		}
 	}
 }

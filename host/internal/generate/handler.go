@@ -5,7 +5,6 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -43,9 +42,8 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 		return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Job queued; poll /v1/ai/generate/job/" + id,
 			Outcome: &apiv1.GenerateTextResponse_JobId{JobId: id}}), nil
 	}
-	if m.JobType != "" {
-		return nil, apierr.Invalid("jobType applies only with useWorker")
-	}
+	// jobType without useWorker names no job: ignored (SPEC lists it as
+	// the job name when queuing, nothing more).
 	res, voice, err := h.svc.GenerateText(ctx, p, in)
 	if err != nil {
 		return nil, err
@@ -72,10 +70,7 @@ func (h *Handler) GenerateImage(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	data := &apiv1.GeneratedImage{Url: img.URL, Model: img.Model, Size: img.Size, Quality: img.Quality}
-	if img.Purpose != "" {
-		data.Purpose = &img.Purpose
-	}
+	data := &apiv1.GeneratedImage{Url: img.URL, Model: img.Model, Size: img.Size, Quality: img.Quality, Purpose: &img.Purpose}
 	return connect.NewResponse(&apiv1.GenerateImageResponse{Message: "Image generated", Data: data}), nil
 }
 

@@ -25,6 +25,10 @@ var (
 // DefaultImageModel is used when the request names none.
 const DefaultImageModel = "gpt-image-1"
 
+// CustomPurpose is the purpose of an image generated without a preset
+// (also accepted as input, meaning no preset).
+const CustomPurpose = "custom"
+
 // Preset is the size and quality a purpose implies.
 type Preset struct{ Size, Quality string }
 
@@ -75,10 +79,14 @@ func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageI
 	if err := oneOf("model", out.Model, ImageModels); err != nil {
 		return Image{}, err
 	}
-	if out.Purpose != "" {
+	if out.Purpose == "" {
+		// SPEC types purpose as a string: without a preset it is "custom".
+		out.Purpose = CustomPurpose
+	}
+	if out.Purpose != CustomPurpose {
 		preset, ok := Presets[out.Purpose]
 		if !ok {
-			return Image{}, apierr.Invalid("purpose must be one of blog, linkedin, portrait, square; got %q", out.Purpose)
+			return Image{}, apierr.Invalid("purpose must be one of blog, linkedin, portrait, square (or custom: no preset); got %q", out.Purpose)
 		}
 		if out.Size == "" {
 			out.Size = preset.Size

@@ -28,37 +28,11 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// Errors callers match with errors.Is. The concrete errors name the model or
-// destination asked for and the configured ones.
-var (
-	// ErrUnknownModel means no model (or alias) of that name is configured;
-	// the API answers 400.
-	ErrUnknownModel = errors.New("unknown model")
-	// ErrUnknownDestination means no destination plugin of that name is
-	// configured.
-	ErrUnknownDestination = errors.New("unknown destination")
-	// ErrClosed means the Manager was closed.
-	ErrClosed = errors.New("plugin manager closed")
-)
-
-// UnknownError names what was asked for and what is configured. It matches
-// ErrUnknownModel or ErrUnknownDestination.
-type UnknownError struct {
-	kind       error
-	Name       string
-	Configured []string
-}
-
-func (e *UnknownError) Error() string {
-	what := "model"
-	if e.kind == ErrUnknownDestination {
-		what = "destination"
-	}
-	return fmt.Sprintf("unknown %s %q (configured: %s)", what, e.Name, strings.Join(e.Configured, ", "))
-}
-
-// Is reports whether target is the kind of this error.
-func (e *UnknownError) Is(target error) bool { return target == e.kind }
+// ErrClosed means the Manager was closed. An unknown model or destination
+// is an *sdk.Error matching sdk.ErrUnknownModel or sdk.ErrUnknownDestination
+// (errors.Is) whose message names what was asked for and what is
+// configured.
+var ErrClosed = errors.New("plugin manager closed")
 
 // Manager owns the plugin processes and the model routes. Its methods are
 // safe for concurrent use. Create it with NewManager; Close it last.
@@ -268,7 +242,7 @@ func (m *Manager) Destinations() []string {
 
 // GenerateText answers req with the model (or alias) model, trying its
 // deployments in order. A failure is an *sdk.Error (errors.As), or matches
-// ErrUnknownModel.
+// sdk.ErrUnknownModel.
 func (m *Manager) GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
 	g, err := m.acquire()
 	if err != nil {
@@ -346,6 +320,10 @@ func (m *Manager) DestinationInfo(ctx context.Context, name string) (sdk.Destina
 		return sdk.DestinationInfo{}, err
 	}
 	defer m.release(g)
+	return g.destinationInfo(ctx, name)
+}
+
+func (g *generation) destinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error) {
 	p, err := g.destination(name)
 	if err != nil {
 		return sdk.DestinationInfo{}, err
@@ -385,21 +363,11 @@ func (m *Manager) Validate(ctx context.Context, name string, req sdk.ValidateReq
 	})
 }
 
-type idempotentKey struct{}
-
-// WithIdempotentExport marks the context of an Export as safe to repeat: if
-// the plugin process dies during the call, the manager restarts it and
-// repeats the export once. Use it only for destinations that honour the
-// request's IdempotencyKey.
-func WithIdempotentExport(ctx context.Context) context.Context {
-	return context.WithValue(ctx, idempotentKey{}, true)
-}
-
-// Export asks the destination plugin name to publish one schedule. It is
-// never repeated automatically (unless the context comes from
-// WithIdempotentExport): a crash during the call is reported as a
-// CodeUnavailable *sdk.Error that is not retryable, since the remote may
-// have published.
+// Export asks the destination plugin name to publish one schedule. A crash
+// during the call is repeated once on a restarted process only when the
+// plugin's Info declares it Idempotent (its remote deduplicates on the
+// idempotency key); otherwise it is reported as a CodeUnavailable
+// *sdk.Error that is not retryable, since the remote may have published.
 func (m *Manager) Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error) {
 	g, err := m.acquire()
 	if err != nil {
@@ -410,9 +378,32 @@ func (m *Manager) Export(ctx context.Context, name string, req sdk.ExportRequest
 	if err != nil {
 		return sdk.ExportResult{}, err
 	}
-	repeatable := ctx.Value(idempotentKey{}) != nil
-	return call(ctx, p, methodExport, func() bool { return repeatable }, func(ctx context.Context, h *handle) (sdk.ExportResult, error) {
+	repeatable := func() bool {
+		// Info is cached per generation; a plugin that cannot describe
+		// itself is not repeated.
+		info, err := g.destinationInfo(ctx, name)
+		return err == nil && info.Idempotent
+	}
+	return call(ctx, p, methodExport, repeatable, func(ctx context.Context, h *handle) (sdk.ExportResult, error) {
 		return h.destination.Export(ctx, req)
+	})
+}
+
+// CheckConnection asks the destination plugin name to verify credentials
+// with its remote. A plugin without the capability answers a
+// CodeUnimplemented *sdk.Error.
+func (m *Manager) CheckConnection(ctx context.Context, name string, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error) {
+	g, err := m.acquire()
+	if err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	defer m.release(g)
+	p, err := g.destination(name)
+	if err != nil {
+		return sdk.CheckConnectionResult{}, err
+	}
+	return call(ctx, p, methodCheckConnection, always, func(ctx context.Context, h *handle) (sdk.CheckConnectionResult, error) {
+		return h.destination.CheckConnection(ctx, req)
 	})
 }
 
@@ -456,7 +447,7 @@ func (m *Manager) Check(ctx context.Context, name string) (string, error) {
 func (g *generation) route(model string) (*route, error) {
 	r, ok := g.models[model]
 	if !ok {
-		return nil, &UnknownError{kind: ErrUnknownModel, Name: model, Configured: g.modelNames}
+		return nil, &sdk.Error{Code: sdk.CodeUnknownModel, Message: fmt.Sprintf("unknown model %q (configured: %s)", model, strings.Join(g.modelNames, ", "))}
 	}
 	return r, nil
 }
@@ -464,7 +455,7 @@ func (g *generation) route(model string) (*route, error) {
 func (g *generation) destination(name string) (*process, error) {
 	p, ok := g.procs[name]
 	if !ok || p.kind != sdk.DestinationPluginName {
-		return nil, &UnknownError{kind: ErrUnknownDestination, Name: name, Configured: g.destinations}
+		return nil, &sdk.Error{Code: sdk.CodeUnknownDestination, Message: fmt.Sprintf("unknown destination %q (configured: %s)", name, strings.Join(g.destinations, ", "))}
 	}
 	return p, nil
 }

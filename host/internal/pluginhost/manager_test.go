@@ -294,6 +294,41 @@ func TestAnExportInFlightWhenThePluginDiesIsNotRepeated(t *testing.T) {
 	}
 }
 
+func TestAnExportOfAnIdempotentDestinationIsRepeatedOnceWhenThePluginDies(t *testing.T) {
+	t.Parallel()
+	blocked := make(chan Call, 1)
+	var once sync.Once
+	ctl := newControl(t, func(r *http.Request, c Call) Answer {
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			blocked <- c
+			<-r.Context().Done() // until the plugin is killed
+			return Answer{}
+		}
+		return Answer{Text: "exported"}
+	})
+	cfg := testConfig()
+	cfg.Plugins["d"] = config.Plugin{Name: "d", Kind: "destination", Command: bin.testplugin, Env: map[string]string{"TESTPLUGIN_ID": "d", "TESTPLUGIN_CONTROL": ctl.url, "TESTPLUGIN_IDEMPOTENT": "1"}}
+	b := setup(t, cfg)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.m.Export(ctxT(t), "d", sdk.ExportRequest{ScheduleID: "s1", IdempotencyKey: "k1", Content: sdk.Content{"text": "block"}})
+		done <- err
+	}()
+	c := <-blocked
+	if err := syscall.Kill(c.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("export of an idempotent destination after a crash = %v, want it repeated and answered", err)
+	}
+	if n := ctl.count("d"); n != 2 {
+		t.Errorf("plugin saw %d exports, want 2 (the killed one and its repeat)", n)
+	}
+}
+
 func TestAWrongChecksumIsRefusedWithTheFileAndBothSums(t *testing.T) {
 	t.Parallel()
 	sum, err := fileSHA256(bin.testplugin)
@@ -426,7 +461,7 @@ func TestTheExampleThirdPartyPluginIsLoadedFromConfig(t *testing.T) {
 	if got["text"] != "We shipped." {
 		t.Errorf("slack received %v", got)
 	}
-	if _, err := b.m.DestinationInfo(ctx, "nope"); !errors.Is(err, ErrUnknownDestination) || !strings.Contains(err.Error(), "slack") {
+	if _, err := b.m.DestinationInfo(ctx, "nope"); !errors.Is(err, sdk.ErrUnknownDestination) || !strings.Contains(err.Error(), "slack") {
 		t.Errorf("unknown destination error = %v, want ErrUnknownDestination naming slack", err)
 	}
 }

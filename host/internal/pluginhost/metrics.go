@@ -17,10 +17,11 @@ const (
 	methodGenerateImage
 	methodValidate
 	methodExport
+	methodCheckConnection
 	numMethods
 )
 
-var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export"}
+var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export", "CheckConnection"}
 
 func (m method) String() string { return methodNames[m] }
 

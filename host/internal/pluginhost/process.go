@@ -262,6 +262,7 @@ func (p *process) start() (*handle, error) {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Env = p.env
+	cmd.SysProcAttr = sysProcAttr()
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		VersionedPlugins: sdk.VersionedPlugins(),
@@ -271,6 +272,7 @@ func (p *process) start() (*handle, error) {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		StartTimeout:     startTimeout,
+		GRPCDialOptions:  sdk.GRPCDialOptions(),
 		Logger:           p.log,
 	})
 	rpc, err := client.Client()

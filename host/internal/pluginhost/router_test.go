@@ -197,7 +197,7 @@ func TestAnUnknownModelErrorListsTheConfiguredModels(t *testing.T) {
 	t.Parallel()
 	b := setup(t, routed(""))
 	_, err := b.m.GenerateText(ctxT(t), "gpt-9", sdk.TextRequest{Prompt: "hi"})
-	if !errors.Is(err, ErrUnknownModel) {
+	if !errors.Is(err, sdk.ErrUnknownModel) {
 		t.Fatalf("error = %v, want ErrUnknownModel", err)
 	}
 	for _, want := range []string{`"gpt-9"`, "backup", "m", "primary"} {

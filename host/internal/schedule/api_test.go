@@ -64,6 +64,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 		{"a download that is not an image is refused", `{` + ok + `,"title":"t","image":{"download_url":"` + files.URL + `/text.png","file_id":"f1","mime_type":"image/png"}}`, "image is not a PNG, JPEG, GIF or WebP image"},
 		{"a download that is too large is refused", `{` + ok + `,"title":"t","image":{"download_url":"` + files.URL + `/huge.png","file_id":"f1"}}`, "image.download_url is larger than the 20 MiB image limit"},
 		{"an image without download_url is refused", `{` + ok + `,"title":"t","image":{"file_id":"f1"}}`, "image.download_url is required"},
+		{"an imageAlt over 1,000 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageAlt":"` + strings.Repeat("a", 1001) + `"}`, "imageAlt is longer than 1000 characters"},
+		{"an imageFileName over 255 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageFileName":"` + strings.Repeat("a", 256) + `.png"}`, "imageFileName must be a file name of at most 255 characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -280,7 +282,7 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 			}
 		})
 	}
-	res := b.do(t, "PUT", "/v1/destinations/wordpress/connection", b.acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).want(t, http.StatusOK)
+	res := b.do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).want(t, http.StatusOK)
 	d := res.body["destination"].(map[string]any)
 	if d["connected"] != true || fmt.Sprint(d["connectedFields"]) != "[application_password site_url username]" || strings.Contains(res.raw, password) {
 		t.Fatalf("connect: %s", res.raw)

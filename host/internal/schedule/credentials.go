@@ -102,6 +102,8 @@ type DestinationView struct {
 	ConnectedFields []string
 	ConnectedAt     int64
 	ConnectWith     string
+	// Check is the last check of a stored connection's credentials.
+	Check store.ConnectionCheck
 	// Err is set when the plugin could not describe itself.
 	Err string
 }
@@ -137,7 +139,7 @@ func (s *Service) ListDestinations(ctx context.Context) ([]DestinationView, erro
 				v.ConnectedAt = hooks[len(hooks)-1].CreatedAt
 			}
 		} else if c, ok := conns[name]; ok {
-			v.Connected, v.ConnectedFields, v.ConnectedAt = true, c.Fields, c.UpdatedAt
+			v.Connected, v.ConnectedFields, v.ConnectedAt, v.Check = true, c.Fields, c.UpdatedAt, c.Check
 		}
 		out = append(out, v)
 	}
@@ -146,8 +148,10 @@ func (s *Service) ListDestinations(ctx context.Context) ([]DestinationView, erro
 
 // Connect stores the workspace's credentials for destination name, sealed.
 // Unknown fields and missing required fields are a 400 naming them; so are
-// the problems the plugin's Validate finds in the credentials.
-func (s *Service) Connect(ctx context.Context, name string, creds map[string]string) (DestinationView, error) {
+// the problems the plugin's Validate finds in the credentials. With verify,
+// the credentials are first checked with the remote (checkConnection);
+// nothing is stored when they fail.
+func (s *Service) Connect(ctx context.Context, name string, creds map[string]string, verify bool) (DestinationView, error) {
 	p, err := s.caller(ctx)
 	if err != nil {
 		return DestinationView{}, err
@@ -198,17 +202,23 @@ func (s *Service) Connect(ctx context.Context, name string, creds map[string]str
 	if len(msgs) > 0 {
 		return DestinationView{}, apierr.Invalid("credentials for %s are not valid: %s", name, strings.Join(msgs, "; "))
 	}
+	check := store.ConnectionCheck{Result: CheckSkipped}
+	if verify {
+		if check, err = s.checkConnection(ctx, name, clean); err != nil {
+			return DestinationView{}, err
+		}
+	}
 	plain, _ := json.Marshal(clean)
 	fields := make([]string, 0, len(clean))
 	for k := range clean {
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	c := &store.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields}
+	c := &store.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: check}
 	if err := s.store.PutConnection(ctx, c); err != nil {
 		return DestinationView{}, err
 	}
-	return DestinationView{Info: info, Connected: true, ConnectedFields: fields, ConnectedAt: c.UpdatedAt, ConnectWith: "PUT /v1/destinations/" + name + "/connection"}, nil
+	return DestinationView{Info: info, Connected: true, ConnectedFields: fields, ConnectedAt: c.UpdatedAt, Check: check, ConnectWith: "PUT /v1/destinations/" + name + "/connection"}, nil
 }
 
 func fieldNames(info sdk.DestinationInfo) string {

@@ -35,7 +35,7 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 	in := NewSchedule{
 		ExportTo: m.ExportTo, Title: m.Title, Text: m.Text, Body: m.Content,
 		WhenToExport: m.WhenToExport, Status: m.Status, WebhookID: m.WebhookId, Confirm: m.Confirm,
-		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType},
+		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType, Alt: m.ImageAlt},
 	}
 	if m.ContentToExport != nil {
 		in.Content = m.ContentToExport.AsMap()
@@ -105,7 +105,7 @@ func (h *Handler) ListDestinations(ctx context.Context, _ *connect.Request[apiv1
 
 // ConnectDestination stores credentials (PUT /v1/destinations/{name}/connection).
 func (h *Handler) ConnectDestination(ctx context.Context, req *connect.Request[apiv1.ConnectDestinationRequest]) (*connect.Response[apiv1.ConnectDestinationResponse], error) {
-	v, err := h.svc.Connect(ctx, req.Msg.Name, req.Msg.Credentials)
+	v, err := h.svc.Connect(ctx, req.Msg.Name, req.Msg.Credentials, req.Msg.Verify == nil || *req.Msg.Verify)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +193,12 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 	}
 	if v.Err != "" {
 		d.Error = &v.Err
+	}
+	if v.Check.Result != "" {
+		d.LastCheck = &apiv1.ConnectionCheck{Result: v.Check.Result, Message: v.Check.Message, Account: v.Check.Account}
+		if v.Check.At != nil {
+			d.LastCheck.CheckedAt = ts(*v.Check.At)
+		}
 	}
 	return d
 }

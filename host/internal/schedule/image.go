@@ -9,7 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -22,9 +25,12 @@ type ImageInput struct {
 	// URL is imageUrl: an https URL kept as is, or a data: URL re-hosted.
 	URL string
 	// Base64 is imageBase64: raw base64 or a data: URL.
-	Base64   string
+	Base64 string
+	// FileName is imageFileName; with Alt (imageAlt) it is kept in
+	// contentToExport for the upload to the destination.
 	FileName string
 	MIMEType string
+	Alt      string
 	// Upload is image: a temporary download_url fetched at once.
 	Upload *Upload
 }
@@ -39,6 +45,34 @@ type hostedImage struct {
 	URL string
 	// Key is the blob key when Herald re-hosted the image.
 	Key *string
+}
+
+// maxImageAlt bounds imageAlt (WordPress and LinkedIn take far less in
+// practice; this only refuses nonsense).
+const maxImageAlt = 1000
+
+// imageMeta writes imageFileName and imageAlt of the request into content
+// (they replace the same keys), so that the publisher names the upload and
+// describes it. The file name is reduced to its last path segment.
+func imageMeta(in ImageInput, content map[string]any) error {
+	name := strings.TrimSpace(in.FileName)
+	if name == "" && in.Upload != nil {
+		name = strings.TrimSpace(in.Upload.FileName)
+	}
+	if name != "" {
+		name = path.Base(strings.ReplaceAll(name, "\\", "/"))
+		if name == "." || name == "/" || len(name) > 255 || strings.ContainsFunc(name, unicode.IsControl) {
+			return apierr.Invalid("imageFileName must be a file name of at most 255 characters, got %q", in.FileName)
+		}
+		content["imageFileName"] = name
+	}
+	if alt := strings.TrimSpace(in.Alt); alt != "" {
+		if utf8.RuneCountInString(alt) > maxImageAlt {
+			return apierr.Invalid("imageAlt is longer than %d characters", maxImageAlt)
+		}
+		content["imageAlt"] = alt
+	}
+	return nil
 }
 
 // hostImage obtains and stores the image of a create request, if any, and

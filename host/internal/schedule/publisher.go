@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"path"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -19,13 +21,6 @@ import (
 
 // PublishJobName is the contentQueue job that publishes one schedule.
 const PublishJobName = "schedule.publish"
-
-// RepeatableDestinations are the destinations whose Export the plugin
-// manager may repeat once after a plugin crash, because a repeat carries the
-// same idempotency key and the remote deduplicates on it: the webhook
-// destination sends it as webhook-id, which Standard Webhooks receivers
-// must deduplicate on.
-var RepeatableDestinations = []string{WebhookDestination}
 
 // publishData is the publish job's input.
 type publishData struct {
@@ -232,6 +227,9 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 		return map[string]string{"skipped": "another attempt holds the schedule"}, nil
 	}
 	res, exportErr := p.export(ctx, sc)
+	if exportErr != nil {
+		p.recordRefusal(ctx, sc, exportErr)
+	}
 	return p.record(ctx, job, sc, res, exportErr)
 }
 
@@ -246,9 +244,8 @@ func (p *Publisher) export(ctx context.Context, sc store.Schedule) (sdk.ExportRe
 		return sdk.ExportResult{}, err
 	}
 	req := sdk.ExportRequest{ScheduleID: sc.ID, IdempotencyKey: sc.ID, Content: content, Credentials: creds, ImageURL: content.String("imageUrl")}
-	p.attachImage(ctx, sc, &req)
-	if slices.Contains(RepeatableDestinations, sc.ExportTo) && p.svc.idem != nil {
-		ctx = p.svc.idem(ctx)
+	if err := p.attachImage(ctx, sc, &req); err != nil {
+		return sdk.ExportResult{}, err
 	}
 	return p.svc.dests.Export(ctx, sc.ExportTo, req)
 }
@@ -276,36 +273,79 @@ func (p *Publisher) credentials(ctx context.Context, sc store.Schedule) (map[str
 	return creds, err
 }
 
-// maxInlineImage bounds the image bytes passed to a plugin with the export
-// (gRPC messages are capped at 4 MiB); larger images are fetched by URL.
-const maxInlineImage = 3 << 20
-
-// attachImage passes the bytes of a re-hosted image to destinations that
-// read imageUrl, so that they need not fetch the host's own URL (which the
-// guarded client of a plugin may refuse, being loopback in the embedded
-// default).
-func (p *Publisher) attachImage(ctx context.Context, sc store.Schedule, req *sdk.ExportRequest) {
-	if sc.ImageKey == nil || p.svc.blobs == nil {
-		return
+// attachImage passes the bytes of an image Herald stores, with its MIME
+// type, a file name and alt text, to every destination, so that no plugin
+// fetches the host's own URL: in the embedded default, on a LAN or in a
+// container network that URL is private, and the plugins' guarded clients
+// rightly refuse it. A missing blob fails the export; a store error is
+// retried.
+func (p *Publisher) attachImage(ctx context.Context, sc store.Schedule, req *sdk.ExportRequest) error {
+	if sc.ImageKey == nil {
+		return nil
 	}
-	info, err := p.svc.dests.DestinationInfo(ctx, sc.ExportTo)
-	if err != nil || (!slices.Contains(info.RequiredKeys, "imageUrl") && !slices.Contains(info.OptionalKeys, "imageUrl")) {
-		return
+	if p.svc.blobs == nil {
+		return sdk.Errorf(sdk.CodeUnconfigured, "the schedule has a stored image but this host has no blob store")
 	}
 	rc, obj, err := p.svc.blobs.Open(ctx, *sc.ImageKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "the schedule's image %s is no longer stored", *sc.ImageKey)
+	}
 	if err != nil {
-		p.svc.log.Warn("schedule image unavailable; the destination fetches imageUrl", "schedule", sc.ID, "error", err)
-		return
+		return fmt.Errorf("open the schedule's image: %w", err)
 	}
 	defer rc.Close()
-	if obj.Size > maxInlineImage {
-		return
+	data, err := io.ReadAll(io.LimitReader(rc, blob.MaxBytes+1))
+	if err != nil {
+		return fmt.Errorf("read the schedule's image: %w", err)
 	}
-	data := make([]byte, obj.Size)
-	if _, err := io.ReadFull(rc, data); err != nil {
-		return
+	if len(data) > blob.MaxBytes {
+		return sdk.Errorf(sdk.CodeInvalidArgument, "the schedule's image is larger than %d bytes", blob.MaxBytes)
 	}
 	req.ImageData, req.ImageMIMEType = data, obj.MIME
+	req.ImageFileName = uploadFileName(req.Content, obj.MIME)
+	req.ImageAlt = firstNonEmpty(req.Content.String("imageAlt"), req.Content.String("title"))
+	return nil
+}
+
+// uploadFileName is contentToExport.imageFileName, else a slug of the title,
+// else "image", given the extension of mimeType when it has none.
+func uploadFileName(content sdk.Content, mimeType string) string {
+	name := content.String("imageFileName")
+	if name == "" {
+		name = slug(content.String("title"))
+	}
+	if name == "" {
+		name = "image"
+	}
+	if path.Ext(name) == "" {
+		name += imageExtensions[mimeType]
+	}
+	return name
+}
+
+var imageExtensions = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+// slug is title in lower case ASCII letters and digits joined by single
+// hyphens, at most 80 characters (a file name, not a URL path).
+func slug(title string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(title) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+		default:
+			hyphen = true
+		}
+		if b.Len() >= 80 {
+			break
+		}
+	}
+	return b.String()
 }
 
 // record writes the attempt's outcome and tells the queue what to do.
@@ -369,7 +409,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 // destination's Retry-After. 429 and 5xx (and unreachable remotes) retry;
 // other refusals fail at once with the destination's message.
 func (p *Publisher) classify(err error) (reason string, retry bool, after time.Duration) {
-	if p.svc.isUnknown(err) {
+	if errors.Is(err, sdk.ErrUnknownDestination) {
 		return "the destination is no longer configured", false, 0
 	}
 	var se *sdk.Error

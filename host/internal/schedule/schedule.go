@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/netip"
 	"slices"
@@ -55,9 +56,13 @@ type Destinations interface {
 	Destinations() []string
 	DestinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error)
 	Validate(ctx context.Context, name string, req sdk.ValidateRequest) ([]sdk.Problem, error)
-	// Export publishes once; it is never retried by the implementation
-	// unless ctx says the export is idempotent (see Options.IdempotentExport).
+	// Export publishes once; the implementation repeats it only for
+	// destinations whose Info declares them Idempotent. An unknown name is
+	// an error matching sdk.ErrUnknownDestination.
 	Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error)
+	// CheckConnection verifies credentials with the remote; a
+	// CodeUnimplemented *sdk.Error when the plugin cannot.
+	CheckConnection(ctx context.Context, name string, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error)
 }
 
 // Options are the dependencies of a Service.
@@ -73,14 +78,7 @@ type Options struct {
 	Plans map[string]config.Plan
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
-	// IdempotentExport marks an export context as safe for the plugin
-	// manager to repeat once after a plugin crash (plugins.WithIdempotentExport).
-	// It is used only for destinations in RepeatableDestinations. Nil: never.
-	IdempotentExport func(context.Context) context.Context
-	// IsUnknownDestination reports errors meaning the destination is not
-	// configured (errors.Is(err, plugins.ErrUnknownDestination)).
-	IsUnknownDestination func(error) bool
-	Logger               hclog.Logger
+	Logger              hclog.Logger
 	// Limits caps webhooks and waiting schedules per workspace and name
 	// lengths (zero: config.DefaultLimits).
 	Limits config.Limits
@@ -89,17 +87,15 @@ type Options struct {
 // Service implements the scheduler, destination connections and saved
 // webhooks for both API faces.
 type Service struct {
-	quota     *quota.Checker
-	store     *store.Store
-	queue     *jobs.Queue
-	dests     Destinations
-	blobs     blob.Store
-	sealer    *Sealer
-	plans     map[string]config.Plan
-	fetch     *http.Client
-	idem      func(context.Context) context.Context
-	isUnknown func(error) bool
-	log       hclog.Logger
+	store  *store.Store
+	queue  *jobs.Queue
+	dests  Destinations
+	blobs  blob.Store
+	sealer *Sealer
+	plans  map[string]config.Plan
+	fetch  *http.Client
+	log    hclog.Logger
+	quota  *quota.Checker
 }
 
 // NewService returns the scheduler service. Without a secret key it works,
@@ -107,20 +103,15 @@ type Service struct {
 func NewService(o Options) *Service {
 	s := &Service{
 		store: o.Store, queue: o.Queue, dests: o.Destinations, blobs: o.Blobs, plans: o.Plans,
-		fetch:     sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
-		idem:      o.IdempotentExport,
-		isUnknown: o.IsUnknownDestination,
-		log:       o.Logger,
-		quota:     quota.New(o.Store, o.Limits),
+		fetch: sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
+		log:   o.Logger,
+		quota: quota.New(o.Store, o.Limits),
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}
 	if s.plans == nil {
 		s.plans = config.DefaultPlans()
-	}
-	if s.isUnknown == nil {
-		s.isUnknown = func(error) bool { return false }
 	}
 	if sealer, err := NewSealer(o.SecretKey); err == nil {
 		s.sealer = sealer
@@ -210,6 +201,10 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule,
 	if err != nil {
 		return store.Schedule{}, err
 	}
+	meta := map[string]any{}
+	if err := imageMeta(in.Image, meta); err != nil {
+		return store.Schedule{}, err
+	}
 	img, err := s.hostImage(ctx, in.Image, content)
 	if err != nil {
 		return store.Schedule{}, err
@@ -222,6 +217,7 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule,
 	}()
 	if img.URL != "" {
 		content["imageUrl"] = img.URL
+		maps.Copy(content, meta)
 	}
 	if err := s.validate(ctx, in.ExportTo, in.Status, content, creds); err != nil {
 		return store.Schedule{}, err
@@ -295,7 +291,7 @@ func (s *Service) validate(ctx context.Context, dest, status string, content map
 
 // pluginError turns a plugin failure at create time into an API error.
 func (s *Service) pluginError(dest, op string, err error) error {
-	if s.isUnknown(err) {
+	if errors.Is(err, sdk.ErrUnknownDestination) {
 		return apierr.Invalid("exportTo %q is not a configured destination", dest)
 	}
 	var se *sdk.Error

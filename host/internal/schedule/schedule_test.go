@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -136,9 +135,7 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	b.svc = schedule.NewService(schedule.Options{
 		Store: s, Queue: q, Destinations: plugins(t), Blobs: blobs, SecretKey: opt.secretKey,
 		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
-		IdempotentExport:     pluginhost.WithIdempotentExport,
-		IsUnknownDestination: func(err error) bool { return errors.Is(err, pluginhost.ErrUnknownDestination) },
-		Limits:               opt.limits,
+		Limits: opt.limits,
 	})
 	b.pub = schedule.NewPublisher(b.svc, schedule.PublisherOptions{RetryBase: 200 * time.Millisecond, RetryMax: time.Second, ReconcileInterval: time.Hour})
 	if err := q.Start(ctx); err != nil {

@@ -99,6 +99,27 @@ func (s *Store) SetWorkspaceWebsite(ctx context.Context, workspaceID, website st
 	return err
 }
 
+// SetUserWebsite records a user's own website (herald keys create
+// --website); sites/ensure falls back to it when the team has none.
+func (s *Store) SetUserWebsite(ctx context.Context, userID, website string) error {
+	n, err := s.Exec(ctx, `UPDATE users SET website = $1 WHERE id = $2`, website, userID)
+	if err != nil {
+		return fmt.Errorf("set user website: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// UserWebsite returns a user's own website, "" when none; ErrNotFound for
+// an unknown user.
+func (s *Store) UserWebsite(ctx context.Context, userID string) (string, error) {
+	var website string
+	err := s.QueryRow(ctx, `SELECT website FROM users WHERE id = $1`, userID).Scan(&website)
+	return website, err
+}
+
 // CreateAPIKey stores a key (its hash, never the secret).
 func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) error {
 	if k.ID == "" {

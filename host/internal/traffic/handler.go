@@ -7,6 +7,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -46,11 +47,17 @@ func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.Cre
 	if err != nil {
 		return nil, err
 	}
-	site, _, err := h.svc.CreateSite(ctx, p, req.Msg.Domain, req.Msg.Name)
+	site, created, err := h.svc.CreateSite(ctx, p, req.Msg.Domain, req.Msg.Name)
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(h.site(site)), nil
+	res := connect.NewResponse(h.site(site))
+	if !created {
+		// The workspace already has this domain: 200 with the existing
+		// site instead of the route's 201.
+		res.Header().Set(apierr.RESTStatusHeader, "200")
+	}
+	return res, nil
 }
 
 // EnsureSite returns the workspace's site, creating it from the website.

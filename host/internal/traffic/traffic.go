@@ -128,8 +128,8 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name
 }
 
 // EnsureSite returns the workspace's first site, creating one from the
-// workspace website when there is none. It returns nil when the workspace
-// has neither a site nor a usable website.
+// workspace website, else the calling user's website, when there is none.
+// It returns nil when there is neither a site nor a usable website.
 func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*store.TrafficSite, error) {
 	sites, err := s.store.ListTrafficSites(ctx, p.WorkspaceID)
 	if err != nil {
@@ -138,10 +138,17 @@ func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*store.Traf
 	if len(sites) > 0 {
 		return &sites[0], nil
 	}
-	if _, err := NormalizeDomain(p.Website); err != nil {
-		return nil, nil
+	website := p.Website
+	if _, err := NormalizeDomain(website); err != nil {
+		// SPEC: the team website, else the calling user's own.
+		if website, err = s.store.UserWebsite(ctx, p.UserID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if _, err := NormalizeDomain(website); err != nil {
+			return nil, nil
+		}
 	}
-	site, _, err := s.CreateSite(ctx, p, p.Website, "")
+	site, _, err := s.CreateSite(ctx, p, website, "")
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,8 @@ func TestSites(t *testing.T) {
 		}{
 			{"a URL with scheme, port, path and www is cut to its host", `{"domain":"HTTPS://WWW.Shop.Example.COM:8443/a/b?c=d#e","name":"Shop"}`, 201, "shop.example.com"},
 			{"an IDN domain is stored as punycode", `{"domain":"bücher.de"}`, 201, "xn--bcher-kva.de"},
-			{"a duplicate domain returns the existing site", `{"domain":"acme.test"}`, 201, "acme.test"},
+			{"a duplicate domain returns the existing site with 200", `{"domain":"acme.test"}`, 200, "acme.test"},
+			{"a duplicate written differently returns it too", `{"domain":"https://WWW.acme.test/pricing"}`, 200, "acme.test"},
 			{"a missing domain is refused", `{}`, 400, ""},
 			{"a single-label name is refused", `{"domain":"localhost"}`, 400, ""},
 			{"an IP address is refused", `{"domain":"http://192.168.1.2/"}`, 400, ""},
@@ -236,6 +237,21 @@ func TestEnsureSite(t *testing.T) {
 		_, again := b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": withSite})
 		if again["site"].(map[string]any)["id"] != site["id"] {
 			t.Errorf("second ensure created another site: %v", again)
+		}
+
+		// Without a team website, the calling user's own website is used
+		// (herald keys create --user ... --website ...).
+		solo, err := auth.CreateKey(ctx, st, "solo", "business", "me@solo.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, u, _ := st.EnsureWorkspaceUser(ctx, "solo", "business", "me@solo.test")
+		if err := st.SetUserWebsite(ctx, u.ID, "https://my.solo.test"); err != nil {
+			t.Fatal(err)
+		}
+		status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": solo})
+		if site, _ := out["site"].(map[string]any); status != 200 || site["domain"] != "my.solo.test" || out["needsDomain"] != false {
+			t.Fatalf("ensure from the user's website: %d %v", status, out)
 		}
 	})
 }

@@ -117,7 +117,10 @@ type CreateScheduleRequest struct {
 	Image         *ImageUpload `protobuf:"bytes,12,opt,name=image,proto3" json:"image,omitempty"`
 	ImageMimeType string       `protobuf:"bytes,13,opt,name=image_mime_type,json=imageMimeType,proto3" json:"image_mime_type,omitempty"`
 	// When present it must be true (the user approved).
-	Confirm       *bool `protobuf:"varint,14,opt,name=confirm,proto3,oneof" json:"confirm,omitempty"`
+	Confirm *bool `protobuf:"varint,14,opt,name=confirm,proto3,oneof" json:"confirm,omitempty"`
+	// Alternative text of the image (stored as contentToExport.imageAlt);
+	// destinations default it to the title.
+	ImageAlt      string `protobuf:"bytes,15,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -248,6 +251,13 @@ func (x *CreateScheduleRequest) GetConfirm() bool {
 		return *x.Confirm
 	}
 	return false
+}
+
+func (x *CreateScheduleRequest) GetImageAlt() string {
+	if x != nil {
+		return x.ImageAlt
+	}
+	return ""
 }
 
 // Schedule is a stored post. The first nine fields are SPEC's; the others
@@ -861,7 +871,10 @@ type Destination struct {
 	// How to connect: "PUT /v1/destinations/{name}/connection" or "POST /v1/webhooks".
 	ConnectWith string `protobuf:"bytes,10,opt,name=connect_with,json=connectWith,proto3" json:"connect_with,omitempty"`
 	// Set when the plugin could not be asked for its description.
-	Error         *string `protobuf:"bytes,11,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	Error *string `protobuf:"bytes,11,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	// The last check of the stored credentials against the remote; absent
+	// when not connected.
+	LastCheck     *ConnectionCheck `protobuf:"bytes,12,opt,name=last_check,json=lastCheck,proto3" json:"last_check,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -973,6 +986,87 @@ func (x *Destination) GetError() string {
 	return ""
 }
 
+func (x *Destination) GetLastCheck() *ConnectionCheck {
+	if x != nil {
+		return x.LastCheck
+	}
+	return nil
+}
+
+// ConnectionCheck is one verification of a destination's credentials.
+type ConnectionCheck struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the remote was asked; absent when the check was skipped.
+	CheckedAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=checked_at,json=checkedAt,proto3" json:"checked_at,omitempty"`
+	// "ok"; "failed" (a publish was refused with 401/403 since); "skipped"
+	// (saved with ?verify=false); "unsupported" (the plugin cannot check).
+	Result string `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	// Why it failed, or empty.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The remote account the credentials belong to, when the remote says.
+	Account       string `protobuf:"bytes,4,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectionCheck) Reset() {
+	*x = ConnectionCheck{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectionCheck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectionCheck) ProtoMessage() {}
+
+func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectionCheck.ProtoReflect.Descriptor instead.
+func (*ConnectionCheck) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ConnectionCheck) GetCheckedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CheckedAt
+	}
+	return nil
+}
+
+func (x *ConnectionCheck) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+func (x *ConnectionCheck) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ConnectionCheck) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
 type ListDestinationsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -981,7 +1075,7 @@ type ListDestinationsRequest struct {
 
 func (x *ListDestinationsRequest) Reset() {
 	*x = ListDestinationsRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -993,7 +1087,7 @@ func (x *ListDestinationsRequest) String() string {
 func (*ListDestinationsRequest) ProtoMessage() {}
 
 func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1006,7 +1100,7 @@ func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsRequest.ProtoReflect.Descriptor instead.
 func (*ListDestinationsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
 }
 
 type ListDestinationsResponse struct {
@@ -1019,7 +1113,7 @@ type ListDestinationsResponse struct {
 
 func (x *ListDestinationsResponse) Reset() {
 	*x = ListDestinationsResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1125,7 @@ func (x *ListDestinationsResponse) String() string {
 func (*ListDestinationsResponse) ProtoMessage() {}
 
 func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1138,7 @@ func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsResponse.ProtoReflect.Descriptor instead.
 func (*ListDestinationsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListDestinationsResponse) GetMessage() string {
@@ -1065,14 +1159,17 @@ type ConnectDestinationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Credential values by field name. They replace any stored ones.
-	Credentials   map[string]string `protobuf:"bytes,2,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Credentials map[string]string `protobuf:"bytes,2,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Verify the credentials with one call to the remote before storing them
+	// (default true; REST: ?verify=false skips it).
+	Verify        *bool `protobuf:"varint,3,opt,name=verify,proto3,oneof" json:"verify,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ConnectDestinationRequest) Reset() {
 	*x = ConnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1181,7 @@ func (x *ConnectDestinationRequest) String() string {
 func (*ConnectDestinationRequest) ProtoMessage() {}
 
 func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1194,7 @@ func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ConnectDestinationRequest) GetName() string {
@@ -1114,6 +1211,13 @@ func (x *ConnectDestinationRequest) GetCredentials() map[string]string {
 	return nil
 }
 
+func (x *ConnectDestinationRequest) GetVerify() bool {
+	if x != nil && x.Verify != nil {
+		return *x.Verify
+	}
+	return false
+}
+
 type ConnectDestinationResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
@@ -1124,7 +1228,7 @@ type ConnectDestinationResponse struct {
 
 func (x *ConnectDestinationResponse) Reset() {
 	*x = ConnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1136,7 +1240,7 @@ func (x *ConnectDestinationResponse) String() string {
 func (*ConnectDestinationResponse) ProtoMessage() {}
 
 func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1149,7 +1253,7 @@ func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ConnectDestinationResponse) GetMessage() string {
@@ -1175,7 +1279,7 @@ type DisconnectDestinationRequest struct {
 
 func (x *DisconnectDestinationRequest) Reset() {
 	*x = DisconnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1187,7 +1291,7 @@ func (x *DisconnectDestinationRequest) String() string {
 func (*DisconnectDestinationRequest) ProtoMessage() {}
 
 func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1200,7 +1304,7 @@ func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DisconnectDestinationRequest) GetName() string {
@@ -1220,7 +1324,7 @@ type DisconnectDestinationResponse struct {
 
 func (x *DisconnectDestinationResponse) Reset() {
 	*x = DisconnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1336,7 @@ func (x *DisconnectDestinationResponse) String() string {
 func (*DisconnectDestinationResponse) ProtoMessage() {}
 
 func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1349,7 @@ func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DisconnectDestinationResponse) GetMessage() string {
@@ -1274,7 +1378,7 @@ type CreateWebhookRequest struct {
 
 func (x *CreateWebhookRequest) Reset() {
 	*x = CreateWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1390,7 @@ func (x *CreateWebhookRequest) String() string {
 func (*CreateWebhookRequest) ProtoMessage() {}
 
 func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1403,7 @@ func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookRequest.ProtoReflect.Descriptor instead.
 func (*CreateWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateWebhookRequest) GetUrl() string {
@@ -1330,7 +1434,7 @@ type Webhook struct {
 
 func (x *Webhook) Reset() {
 	*x = Webhook{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1446,7 @@ func (x *Webhook) String() string {
 func (*Webhook) ProtoMessage() {}
 
 func (x *Webhook) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1459,7 @@ func (x *Webhook) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Webhook.ProtoReflect.Descriptor instead.
 func (*Webhook) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Webhook) GetId() string {
@@ -1398,7 +1502,7 @@ type CreateWebhookResponse struct {
 
 func (x *CreateWebhookResponse) Reset() {
 	*x = CreateWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1410,7 +1514,7 @@ func (x *CreateWebhookResponse) String() string {
 func (*CreateWebhookResponse) ProtoMessage() {}
 
 func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1423,7 +1527,7 @@ func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookResponse.ProtoReflect.Descriptor instead.
 func (*CreateWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateWebhookResponse) GetMessage() string {
@@ -1455,7 +1559,7 @@ type ListWebhooksRequest struct {
 
 func (x *ListWebhooksRequest) Reset() {
 	*x = ListWebhooksRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1467,7 +1571,7 @@ func (x *ListWebhooksRequest) String() string {
 func (*ListWebhooksRequest) ProtoMessage() {}
 
 func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1480,7 +1584,7 @@ func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksRequest.ProtoReflect.Descriptor instead.
 func (*ListWebhooksRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
 }
 
 type ListWebhooksResponse struct {
@@ -1493,7 +1597,7 @@ type ListWebhooksResponse struct {
 
 func (x *ListWebhooksResponse) Reset() {
 	*x = ListWebhooksResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1505,7 +1609,7 @@ func (x *ListWebhooksResponse) String() string {
 func (*ListWebhooksResponse) ProtoMessage() {}
 
 func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1518,7 +1622,7 @@ func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksResponse.ProtoReflect.Descriptor instead.
 func (*ListWebhooksResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListWebhooksResponse) GetMessage() string {
@@ -1544,7 +1648,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1556,7 +1660,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1569,7 +1673,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -1589,7 +1693,7 @@ type DeleteWebhookResponse struct {
 
 func (x *DeleteWebhookResponse) Reset() {
 	*x = DeleteWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1601,7 +1705,7 @@ func (x *DeleteWebhookResponse) String() string {
 func (*DeleteWebhookResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1614,7 +1718,7 @@ func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteWebhookResponse) GetMessage() string {
@@ -1640,7 +1744,7 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xc9\x04\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xe6\x04\n" +
 	"\x15CreateScheduleRequest\x12\x1b\n" +
 	"\texport_to\x18\x01 \x01(\tR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
@@ -1657,7 +1761,8 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x0fimage_file_name\x18\v \x01(\tR\rimageFileName\x120\n" +
 	"\x05image\x18\f \x01(\v2\x1a.herald.api.v1.ImageUploadR\x05image\x12&\n" +
 	"\x0fimage_mime_type\x18\r \x01(\tR\rimageMimeType\x12\x1d\n" +
-	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01B\b\n" +
+	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12\x1b\n" +
+	"\timage_alt\x18\x0f \x01(\tR\bimageAltB\b\n" +
 	"\x06_titleB\a\n" +
 	"\x05_textB\n" +
 	"\n" +
@@ -1717,7 +1822,7 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
 	"\x06secret\x18\x03 \x01(\bR\x06secret\x12\x1a\n" +
 	"\brequired\x18\x04 \x01(\bR\brequired\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xbf\x03\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x03\n" +
 	"\vDestination\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12#\n" +
@@ -1731,18 +1836,28 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\fconnected_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\vconnectedAt\x12!\n" +
 	"\fconnect_with\x18\n" +
 	" \x01(\tR\vconnectWith\x12\x19\n" +
-	"\x05error\x18\v \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
-	"\x06_error\"\x19\n" +
+	"\x05error\x18\v \x01(\tH\x00R\x05error\x88\x01\x01\x12=\n" +
+	"\n" +
+	"last_check\x18\f \x01(\v2\x1e.herald.api.v1.ConnectionCheckR\tlastCheckB\b\n" +
+	"\x06_error\"\x98\x01\n" +
+	"\x0fConnectionCheck\x129\n" +
+	"\n" +
+	"checked_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tcheckedAt\x12\x16\n" +
+	"\x06result\x18\x02 \x01(\tR\x06result\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x18\n" +
+	"\aaccount\x18\x04 \x01(\tR\aaccount\"\x19\n" +
 	"\x17ListDestinationsRequest\"t\n" +
 	"\x18ListDestinationsResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12>\n" +
-	"\fdestinations\x18\x02 \x03(\v2\x1a.herald.api.v1.DestinationR\fdestinations\"\xcc\x01\n" +
+	"\fdestinations\x18\x02 \x03(\v2\x1a.herald.api.v1.DestinationR\fdestinations\"\xf4\x01\n" +
 	"\x19ConnectDestinationRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12[\n" +
-	"\vcredentials\x18\x02 \x03(\v29.herald.api.v1.ConnectDestinationRequest.CredentialsEntryR\vcredentials\x1a>\n" +
+	"\vcredentials\x18\x02 \x03(\v29.herald.api.v1.ConnectDestinationRequest.CredentialsEntryR\vcredentials\x12\x1b\n" +
+	"\x06verify\x18\x03 \x01(\bH\x00R\x06verify\x88\x01\x01\x1a>\n" +
 	"\x10CredentialsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"t\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
+	"\a_verify\"t\n" +
 	"\x1aConnectDestinationResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12<\n" +
 	"\vdestination\x18\x02 \x01(\v2\x1a.herald.api.v1.DestinationR\vdestination\"2\n" +
@@ -1799,7 +1914,7 @@ func file_herald_api_v1_scheduler_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_scheduler_proto_rawDescData
 }
 
-var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*ImageUpload)(nil),                   // 0: herald.api.v1.ImageUpload
 	(*CreateScheduleRequest)(nil),         // 1: herald.api.v1.CreateScheduleRequest
@@ -1813,67 +1928,70 @@ var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*DeleteScheduleResponse)(nil),        // 9: herald.api.v1.DeleteScheduleResponse
 	(*CredentialField)(nil),               // 10: herald.api.v1.CredentialField
 	(*Destination)(nil),                   // 11: herald.api.v1.Destination
-	(*ListDestinationsRequest)(nil),       // 12: herald.api.v1.ListDestinationsRequest
-	(*ListDestinationsResponse)(nil),      // 13: herald.api.v1.ListDestinationsResponse
-	(*ConnectDestinationRequest)(nil),     // 14: herald.api.v1.ConnectDestinationRequest
-	(*ConnectDestinationResponse)(nil),    // 15: herald.api.v1.ConnectDestinationResponse
-	(*DisconnectDestinationRequest)(nil),  // 16: herald.api.v1.DisconnectDestinationRequest
-	(*DisconnectDestinationResponse)(nil), // 17: herald.api.v1.DisconnectDestinationResponse
-	(*CreateWebhookRequest)(nil),          // 18: herald.api.v1.CreateWebhookRequest
-	(*Webhook)(nil),                       // 19: herald.api.v1.Webhook
-	(*CreateWebhookResponse)(nil),         // 20: herald.api.v1.CreateWebhookResponse
-	(*ListWebhooksRequest)(nil),           // 21: herald.api.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),          // 22: herald.api.v1.ListWebhooksResponse
-	(*DeleteWebhookRequest)(nil),          // 23: herald.api.v1.DeleteWebhookRequest
-	(*DeleteWebhookResponse)(nil),         // 24: herald.api.v1.DeleteWebhookResponse
-	nil,                                   // 25: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	(*structpb.Struct)(nil),               // 26: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 27: google.protobuf.Timestamp
+	(*ConnectionCheck)(nil),               // 12: herald.api.v1.ConnectionCheck
+	(*ListDestinationsRequest)(nil),       // 13: herald.api.v1.ListDestinationsRequest
+	(*ListDestinationsResponse)(nil),      // 14: herald.api.v1.ListDestinationsResponse
+	(*ConnectDestinationRequest)(nil),     // 15: herald.api.v1.ConnectDestinationRequest
+	(*ConnectDestinationResponse)(nil),    // 16: herald.api.v1.ConnectDestinationResponse
+	(*DisconnectDestinationRequest)(nil),  // 17: herald.api.v1.DisconnectDestinationRequest
+	(*DisconnectDestinationResponse)(nil), // 18: herald.api.v1.DisconnectDestinationResponse
+	(*CreateWebhookRequest)(nil),          // 19: herald.api.v1.CreateWebhookRequest
+	(*Webhook)(nil),                       // 20: herald.api.v1.Webhook
+	(*CreateWebhookResponse)(nil),         // 21: herald.api.v1.CreateWebhookResponse
+	(*ListWebhooksRequest)(nil),           // 22: herald.api.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),          // 23: herald.api.v1.ListWebhooksResponse
+	(*DeleteWebhookRequest)(nil),          // 24: herald.api.v1.DeleteWebhookRequest
+	(*DeleteWebhookResponse)(nil),         // 25: herald.api.v1.DeleteWebhookResponse
+	nil,                                   // 26: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	(*structpb.Struct)(nil),               // 27: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 28: google.protobuf.Timestamp
 }
 var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
-	26, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
+	27, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
 	0,  // 1: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
-	27, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
-	26, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
-	27, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	27, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	27, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
+	28, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
+	27, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
+	28, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	28, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
 	2,  // 7: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	2,  // 8: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
 	2,  // 9: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	10, // 10: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
-	27, // 11: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
-	11, // 12: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
-	25, // 13: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	11, // 14: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
-	27, // 15: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	19, // 16: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
-	19, // 17: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
-	1,  // 18: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
-	4,  // 19: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
-	6,  // 20: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
-	8,  // 21: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
-	12, // 22: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
-	14, // 23: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
-	16, // 24: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
-	18, // 25: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
-	21, // 26: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
-	23, // 27: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
-	3,  // 28: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
-	5,  // 29: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
-	7,  // 30: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
-	9,  // 31: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
-	13, // 32: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
-	15, // 33: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
-	17, // 34: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
-	20, // 35: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
-	22, // 36: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
-	24, // 37: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
-	28, // [28:38] is the sub-list for method output_type
-	18, // [18:28] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	28, // 11: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
+	12, // 12: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
+	28, // 13: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
+	11, // 14: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
+	26, // 15: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	11, // 16: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
+	28, // 17: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	20, // 18: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
+	20, // 19: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
+	1,  // 20: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
+	4,  // 21: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
+	6,  // 22: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
+	8,  // 23: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
+	13, // 24: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
+	15, // 25: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
+	17, // 26: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
+	19, // 27: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
+	22, // 28: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
+	24, // 29: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
+	3,  // 30: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
+	5,  // 31: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
+	7,  // 32: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
+	9,  // 33: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
+	14, // 34: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
+	16, // 35: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
+	18, // 36: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
+	21, // 37: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
+	23, // 38: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
+	25, // 39: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
+	30, // [30:40] is the sub-list for method output_type
+	20, // [20:30] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_scheduler_proto_init() }
@@ -1884,13 +2002,14 @@ func file_herald_api_v1_scheduler_proto_init() {
 	file_herald_api_v1_scheduler_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[2].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[11].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_scheduler_proto_rawDesc), len(file_herald_api_v1_scheduler_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -72,7 +72,12 @@ type DestinationInfoResponse struct {
 	// Credentials are the per-workspace credential fields Export needs.
 	Credentials []*Field `protobuf:"bytes,5,rep,name=credentials,proto3" json:"credentials,omitempty"`
 	// Can_delete reports whether Delete is implemented.
-	CanDelete     bool `protobuf:"varint,6,opt,name=can_delete,json=canDelete,proto3" json:"can_delete,omitempty"`
+	CanDelete bool `protobuf:"varint,6,opt,name=can_delete,json=canDelete,proto3" json:"can_delete,omitempty"`
+	// Idempotent reports that a repeated Export of the same idempotency_key
+	// publishes once (the remote deduplicates on it), so the host may repeat
+	// an Export whose outcome it did not learn, such as one interrupted by a
+	// plugin crash.
+	Idempotent    bool `protobuf:"varint,7,opt,name=idempotent,proto3" json:"idempotent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -145,6 +150,13 @@ func (x *DestinationInfoResponse) GetCredentials() []*Field {
 func (x *DestinationInfoResponse) GetCanDelete() bool {
 	if x != nil {
 		return x.CanDelete
+	}
+	return false
+}
+
+func (x *DestinationInfoResponse) GetIdempotent() bool {
+	if x != nil {
+		return x.Idempotent
 	}
 	return false
 }
@@ -395,10 +407,16 @@ type ExportRequest struct {
 	Credentials     map[string]string `protobuf:"bytes,4,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Image_url is the durable image of the schedule, or empty.
 	ImageUrl string `protobuf:"bytes,5,opt,name=image_url,json=imageUrl,proto3" json:"image_url,omitempty"`
-	// Image_data optionally carries the bytes behind image_url, so the plugin
-	// does not have to fetch them; image_mime_type goes with it.
+	// Image_data carries the bytes of an image the host stores (always, when
+	// the schedule has one), so the plugin never fetches the host's own URL;
+	// image_mime_type goes with it.
 	ImageData     []byte `protobuf:"bytes,6,opt,name=image_data,json=imageData,proto3" json:"image_data,omitempty"`
 	ImageMimeType string `protobuf:"bytes,7,opt,name=image_mime_type,json=imageMimeType,proto3" json:"image_mime_type,omitempty"`
+	// Image_file_name is a meaningful file name for the upload (the
+	// schedule's imageFileName, else a slug of its title, with an extension).
+	ImageFileName string `protobuf:"bytes,8,opt,name=image_file_name,json=imageFileName,proto3" json:"image_file_name,omitempty"`
+	// Image_alt is the image's alternative text (imageAlt, else the title).
+	ImageAlt      string `protobuf:"bytes,9,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -478,6 +496,20 @@ func (x *ExportRequest) GetImageData() []byte {
 func (x *ExportRequest) GetImageMimeType() string {
 	if x != nil {
 		return x.ImageMimeType
+	}
+	return ""
+}
+
+func (x *ExportRequest) GetImageFileName() string {
+	if x != nil {
+		return x.ImageFileName
+	}
+	return ""
+}
+
+func (x *ExportRequest) GetImageAlt() string {
+	if x != nil {
+		return x.ImageAlt
 	}
 	return ""
 }
@@ -633,12 +665,104 @@ func (*DeleteResponse) Descriptor() ([]byte, []int) {
 	return file_herald_plugin_v1_destination_proto_rawDescGZIP(), []int{10}
 }
 
+// CheckConnectionRequest carries the credentials to verify.
+type CheckConnectionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Credentials   map[string]string      `protobuf:"bytes,1,rep,name=credentials,proto3" json:"credentials,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckConnectionRequest) Reset() {
+	*x = CheckConnectionRequest{}
+	mi := &file_herald_plugin_v1_destination_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckConnectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckConnectionRequest) ProtoMessage() {}
+
+func (x *CheckConnectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_destination_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckConnectionRequest.ProtoReflect.Descriptor instead.
+func (*CheckConnectionRequest) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_destination_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CheckConnectionRequest) GetCredentials() map[string]string {
+	if x != nil {
+		return x.Credentials
+	}
+	return nil
+}
+
+// CheckConnectionResponse says whom the remote recognised.
+type CheckConnectionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Account names the remote account the credentials belong to (a user
+	// name, an e-mail, a workspace), for display; may be empty.
+	Account       string `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckConnectionResponse) Reset() {
+	*x = CheckConnectionResponse{}
+	mi := &file_herald_plugin_v1_destination_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckConnectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckConnectionResponse) ProtoMessage() {}
+
+func (x *CheckConnectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_destination_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckConnectionResponse.ProtoReflect.Descriptor instead.
+func (*CheckConnectionResponse) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_destination_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CheckConnectionResponse) GetAccount() string {
+	if x != nil {
+		return x.Account
+	}
+	return ""
+}
+
 var File_herald_plugin_v1_destination_proto protoreflect.FileDescriptor
 
 const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\n" +
 	"\"herald/plugin/v1/destination.proto\x12\x10herald.plugin.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fherald/plugin/v1/provider.proto\"\x18\n" +
-	"\x16DestinationInfoRequest\"\xf4\x01\n" +
+	"\x16DestinationInfoRequest\"\x94\x02\n" +
 	"\x17DestinationInfoResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12#\n" +
@@ -646,7 +770,10 @@ const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\roptional_keys\x18\x04 \x03(\tR\foptionalKeys\x129\n" +
 	"\vcredentials\x18\x05 \x03(\v2\x17.herald.plugin.v1.FieldR\vcredentials\x12\x1d\n" +
 	"\n" +
-	"can_delete\x18\x06 \x01(\bR\tcanDelete\"\xb3\x01\n" +
+	"can_delete\x18\x06 \x01(\bR\tcanDelete\x12\x1e\n" +
+	"\n" +
+	"idempotent\x18\a \x01(\bR\n" +
+	"idempotent\"\xb3\x01\n" +
 	"\x1bDestinationConfigureRequest\x12W\n" +
 	"\bsettings\x18\x01 \x03(\v2;.herald.plugin.v1.DestinationConfigureRequest.SettingsEntryR\bsettings\x1a;\n" +
 	"\rSettingsEntry\x12\x10\n" +
@@ -663,7 +790,7 @@ const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"I\n" +
 	"\x10ValidateResponse\x125\n" +
-	"\bproblems\x18\x01 \x03(\v2\x19.herald.plugin.v1.ProblemR\bproblems\"\x96\x03\n" +
+	"\bproblems\x18\x01 \x03(\v2\x19.herald.plugin.v1.ProblemR\bproblems\"\xdb\x03\n" +
 	"\rExportRequest\x12\x1f\n" +
 	"\vschedule_id\x18\x01 \x01(\tR\n" +
 	"scheduleId\x12'\n" +
@@ -673,7 +800,9 @@ const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\timage_url\x18\x05 \x01(\tR\bimageUrl\x12\x1d\n" +
 	"\n" +
 	"image_data\x18\x06 \x01(\fR\timageData\x12&\n" +
-	"\x0fimage_mime_type\x18\a \x01(\tR\rimageMimeType\x1a>\n" +
+	"\x0fimage_mime_type\x18\a \x01(\tR\rimageMimeType\x12&\n" +
+	"\x0fimage_file_name\x18\b \x01(\tR\rimageFileName\x12\x1b\n" +
+	"\timage_alt\x18\t \x01(\tR\bimageAlt\x1a>\n" +
 	"\x10CredentialsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"T\n" +
@@ -689,13 +818,21 @@ const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\x10CredentialsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x10\n" +
-	"\x0eDeleteResponse2\xc3\x03\n" +
+	"\x0eDeleteResponse\"\xb5\x01\n" +
+	"\x16CheckConnectionRequest\x12[\n" +
+	"\vcredentials\x18\x01 \x03(\v29.herald.plugin.v1.CheckConnectionRequest.CredentialsEntryR\vcredentials\x1a>\n" +
+	"\x10CredentialsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"3\n" +
+	"\x17CheckConnectionResponse\x12\x18\n" +
+	"\aaccount\x18\x01 \x01(\tR\aaccount2\xab\x04\n" +
 	"\vDestination\x12[\n" +
 	"\x04Info\x12(.herald.plugin.v1.DestinationInfoRequest\x1a).herald.plugin.v1.DestinationInfoResponse\x12j\n" +
 	"\tConfigure\x12-.herald.plugin.v1.DestinationConfigureRequest\x1a..herald.plugin.v1.DestinationConfigureResponse\x12Q\n" +
 	"\bValidate\x12!.herald.plugin.v1.ValidateRequest\x1a\".herald.plugin.v1.ValidateResponse\x12K\n" +
 	"\x06Export\x12\x1f.herald.plugin.v1.ExportRequest\x1a .herald.plugin.v1.ExportResponse\x12K\n" +
-	"\x06Delete\x12\x1f.herald.plugin.v1.DeleteRequest\x1a .herald.plugin.v1.DeleteResponseB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
+	"\x06Delete\x12\x1f.herald.plugin.v1.DeleteRequest\x1a .herald.plugin.v1.DeleteResponse\x12f\n" +
+	"\x0fCheckConnection\x12(.herald.plugin.v1.CheckConnectionRequest\x1a).herald.plugin.v1.CheckConnectionResponseB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_herald_plugin_v1_destination_proto_rawDescOnce sync.Once
@@ -709,7 +846,7 @@ func file_herald_plugin_v1_destination_proto_rawDescGZIP() []byte {
 	return file_herald_plugin_v1_destination_proto_rawDescData
 }
 
-var file_herald_plugin_v1_destination_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_herald_plugin_v1_destination_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_herald_plugin_v1_destination_proto_goTypes = []any{
 	(*DestinationInfoRequest)(nil),       // 0: herald.plugin.v1.DestinationInfoRequest
 	(*DestinationInfoResponse)(nil),      // 1: herald.plugin.v1.DestinationInfoResponse
@@ -722,38 +859,44 @@ var file_herald_plugin_v1_destination_proto_goTypes = []any{
 	(*ExportResponse)(nil),               // 8: herald.plugin.v1.ExportResponse
 	(*DeleteRequest)(nil),                // 9: herald.plugin.v1.DeleteRequest
 	(*DeleteResponse)(nil),               // 10: herald.plugin.v1.DeleteResponse
-	nil,                                  // 11: herald.plugin.v1.DestinationConfigureRequest.SettingsEntry
-	nil,                                  // 12: herald.plugin.v1.ValidateRequest.CredentialsEntry
-	nil,                                  // 13: herald.plugin.v1.ExportRequest.CredentialsEntry
-	nil,                                  // 14: herald.plugin.v1.DeleteRequest.CredentialsEntry
-	(*Field)(nil),                        // 15: herald.plugin.v1.Field
-	(*structpb.Struct)(nil),              // 16: google.protobuf.Struct
+	(*CheckConnectionRequest)(nil),       // 11: herald.plugin.v1.CheckConnectionRequest
+	(*CheckConnectionResponse)(nil),      // 12: herald.plugin.v1.CheckConnectionResponse
+	nil,                                  // 13: herald.plugin.v1.DestinationConfigureRequest.SettingsEntry
+	nil,                                  // 14: herald.plugin.v1.ValidateRequest.CredentialsEntry
+	nil,                                  // 15: herald.plugin.v1.ExportRequest.CredentialsEntry
+	nil,                                  // 16: herald.plugin.v1.DeleteRequest.CredentialsEntry
+	nil,                                  // 17: herald.plugin.v1.CheckConnectionRequest.CredentialsEntry
+	(*Field)(nil),                        // 18: herald.plugin.v1.Field
+	(*structpb.Struct)(nil),              // 19: google.protobuf.Struct
 }
 var file_herald_plugin_v1_destination_proto_depIdxs = []int32{
-	15, // 0: herald.plugin.v1.DestinationInfoResponse.credentials:type_name -> herald.plugin.v1.Field
-	11, // 1: herald.plugin.v1.DestinationConfigureRequest.settings:type_name -> herald.plugin.v1.DestinationConfigureRequest.SettingsEntry
-	16, // 2: herald.plugin.v1.ValidateRequest.content_to_export:type_name -> google.protobuf.Struct
-	12, // 3: herald.plugin.v1.ValidateRequest.credentials:type_name -> herald.plugin.v1.ValidateRequest.CredentialsEntry
+	18, // 0: herald.plugin.v1.DestinationInfoResponse.credentials:type_name -> herald.plugin.v1.Field
+	13, // 1: herald.plugin.v1.DestinationConfigureRequest.settings:type_name -> herald.plugin.v1.DestinationConfigureRequest.SettingsEntry
+	19, // 2: herald.plugin.v1.ValidateRequest.content_to_export:type_name -> google.protobuf.Struct
+	14, // 3: herald.plugin.v1.ValidateRequest.credentials:type_name -> herald.plugin.v1.ValidateRequest.CredentialsEntry
 	5,  // 4: herald.plugin.v1.ValidateResponse.problems:type_name -> herald.plugin.v1.Problem
-	16, // 5: herald.plugin.v1.ExportRequest.content_to_export:type_name -> google.protobuf.Struct
-	13, // 6: herald.plugin.v1.ExportRequest.credentials:type_name -> herald.plugin.v1.ExportRequest.CredentialsEntry
-	14, // 7: herald.plugin.v1.DeleteRequest.credentials:type_name -> herald.plugin.v1.DeleteRequest.CredentialsEntry
-	16, // 8: herald.plugin.v1.DeleteRequest.content_to_export:type_name -> google.protobuf.Struct
-	0,  // 9: herald.plugin.v1.Destination.Info:input_type -> herald.plugin.v1.DestinationInfoRequest
-	2,  // 10: herald.plugin.v1.Destination.Configure:input_type -> herald.plugin.v1.DestinationConfigureRequest
-	4,  // 11: herald.plugin.v1.Destination.Validate:input_type -> herald.plugin.v1.ValidateRequest
-	7,  // 12: herald.plugin.v1.Destination.Export:input_type -> herald.plugin.v1.ExportRequest
-	9,  // 13: herald.plugin.v1.Destination.Delete:input_type -> herald.plugin.v1.DeleteRequest
-	1,  // 14: herald.plugin.v1.Destination.Info:output_type -> herald.plugin.v1.DestinationInfoResponse
-	3,  // 15: herald.plugin.v1.Destination.Configure:output_type -> herald.plugin.v1.DestinationConfigureResponse
-	6,  // 16: herald.plugin.v1.Destination.Validate:output_type -> herald.plugin.v1.ValidateResponse
-	8,  // 17: herald.plugin.v1.Destination.Export:output_type -> herald.plugin.v1.ExportResponse
-	10, // 18: herald.plugin.v1.Destination.Delete:output_type -> herald.plugin.v1.DeleteResponse
-	14, // [14:19] is the sub-list for method output_type
-	9,  // [9:14] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	19, // 5: herald.plugin.v1.ExportRequest.content_to_export:type_name -> google.protobuf.Struct
+	15, // 6: herald.plugin.v1.ExportRequest.credentials:type_name -> herald.plugin.v1.ExportRequest.CredentialsEntry
+	16, // 7: herald.plugin.v1.DeleteRequest.credentials:type_name -> herald.plugin.v1.DeleteRequest.CredentialsEntry
+	19, // 8: herald.plugin.v1.DeleteRequest.content_to_export:type_name -> google.protobuf.Struct
+	17, // 9: herald.plugin.v1.CheckConnectionRequest.credentials:type_name -> herald.plugin.v1.CheckConnectionRequest.CredentialsEntry
+	0,  // 10: herald.plugin.v1.Destination.Info:input_type -> herald.plugin.v1.DestinationInfoRequest
+	2,  // 11: herald.plugin.v1.Destination.Configure:input_type -> herald.plugin.v1.DestinationConfigureRequest
+	4,  // 12: herald.plugin.v1.Destination.Validate:input_type -> herald.plugin.v1.ValidateRequest
+	7,  // 13: herald.plugin.v1.Destination.Export:input_type -> herald.plugin.v1.ExportRequest
+	9,  // 14: herald.plugin.v1.Destination.Delete:input_type -> herald.plugin.v1.DeleteRequest
+	11, // 15: herald.plugin.v1.Destination.CheckConnection:input_type -> herald.plugin.v1.CheckConnectionRequest
+	1,  // 16: herald.plugin.v1.Destination.Info:output_type -> herald.plugin.v1.DestinationInfoResponse
+	3,  // 17: herald.plugin.v1.Destination.Configure:output_type -> herald.plugin.v1.DestinationConfigureResponse
+	6,  // 18: herald.plugin.v1.Destination.Validate:output_type -> herald.plugin.v1.ValidateResponse
+	8,  // 19: herald.plugin.v1.Destination.Export:output_type -> herald.plugin.v1.ExportResponse
+	10, // 20: herald.plugin.v1.Destination.Delete:output_type -> herald.plugin.v1.DeleteResponse
+	12, // 21: herald.plugin.v1.Destination.CheckConnection:output_type -> herald.plugin.v1.CheckConnectionResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_herald_plugin_v1_destination_proto_init() }
@@ -768,7 +911,7 @@ func file_herald_plugin_v1_destination_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_plugin_v1_destination_proto_rawDesc), len(file_herald_plugin_v1_destination_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

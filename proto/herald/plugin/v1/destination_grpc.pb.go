@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Destination_Info_FullMethodName      = "/herald.plugin.v1.Destination/Info"
-	Destination_Configure_FullMethodName = "/herald.plugin.v1.Destination/Configure"
-	Destination_Validate_FullMethodName  = "/herald.plugin.v1.Destination/Validate"
-	Destination_Export_FullMethodName    = "/herald.plugin.v1.Destination/Export"
-	Destination_Delete_FullMethodName    = "/herald.plugin.v1.Destination/Delete"
+	Destination_Info_FullMethodName            = "/herald.plugin.v1.Destination/Info"
+	Destination_Configure_FullMethodName       = "/herald.plugin.v1.Destination/Configure"
+	Destination_Validate_FullMethodName        = "/herald.plugin.v1.Destination/Validate"
+	Destination_Export_FullMethodName          = "/herald.plugin.v1.Destination/Export"
+	Destination_Delete_FullMethodName          = "/herald.plugin.v1.Destination/Delete"
+	Destination_CheckConnection_FullMethodName = "/herald.plugin.v1.Destination/CheckConnection"
 )
 
 // DestinationClient is the client API for Destination service.
@@ -47,6 +48,10 @@ type DestinationClient interface {
 	// Delete removes an exported item. Optional: plugins that cannot delete
 	// answer UNIMPLEMENTED, and say so in DestinationInfoResponse.can_delete.
 	Delete(ctx context.Context, in *DeleteRequest, opts ...grpc.CallOption) (*DeleteResponse, error)
+	// CheckConnection verifies credentials with one cheap authenticated call
+	// to the remote (the host calls it when a connection is saved). Optional:
+	// plugins that cannot check answer UNIMPLEMENTED.
+	CheckConnection(ctx context.Context, in *CheckConnectionRequest, opts ...grpc.CallOption) (*CheckConnectionResponse, error)
 }
 
 type destinationClient struct {
@@ -107,6 +112,16 @@ func (c *destinationClient) Delete(ctx context.Context, in *DeleteRequest, opts 
 	return out, nil
 }
 
+func (c *destinationClient) CheckConnection(ctx context.Context, in *CheckConnectionRequest, opts ...grpc.CallOption) (*CheckConnectionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckConnectionResponse)
+	err := c.cc.Invoke(ctx, Destination_CheckConnection_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DestinationServer is the server API for Destination service.
 // All implementations must embed UnimplementedDestinationServer
 // for forward compatibility.
@@ -128,6 +143,10 @@ type DestinationServer interface {
 	// Delete removes an exported item. Optional: plugins that cannot delete
 	// answer UNIMPLEMENTED, and say so in DestinationInfoResponse.can_delete.
 	Delete(context.Context, *DeleteRequest) (*DeleteResponse, error)
+	// CheckConnection verifies credentials with one cheap authenticated call
+	// to the remote (the host calls it when a connection is saved). Optional:
+	// plugins that cannot check answer UNIMPLEMENTED.
+	CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error)
 	mustEmbedUnimplementedDestinationServer()
 }
 
@@ -152,6 +171,9 @@ func (UnimplementedDestinationServer) Export(context.Context, *ExportRequest) (*
 }
 func (UnimplementedDestinationServer) Delete(context.Context, *DeleteRequest) (*DeleteResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Delete not implemented")
+}
+func (UnimplementedDestinationServer) CheckConnection(context.Context, *CheckConnectionRequest) (*CheckConnectionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckConnection not implemented")
 }
 func (UnimplementedDestinationServer) mustEmbedUnimplementedDestinationServer() {}
 func (UnimplementedDestinationServer) testEmbeddedByValue()                     {}
@@ -264,6 +286,24 @@ func _Destination_Delete_Handler(srv interface{}, ctx context.Context, dec func(
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Destination_CheckConnection_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckConnectionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DestinationServer).CheckConnection(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Destination_CheckConnection_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DestinationServer).CheckConnection(ctx, req.(*CheckConnectionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Destination_ServiceDesc is the grpc.ServiceDesc for Destination service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -290,6 +330,10 @@ var Destination_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Delete",
 			Handler:    _Destination_Delete_Handler,
+		},
+		{
+			MethodName: "CheckConnection",
+			Handler:    _Destination_CheckConnection_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -121,7 +121,7 @@ func (t *testPlugin) GenerateImage(ctx context.Context, req sdk.ImageRequest) (s
 type destination struct{ *testPlugin }
 
 func (d destination) Info(context.Context) (sdk.DestinationInfo, error) {
-	return sdk.DestinationInfo{Name: "testdest", DisplayName: "Test destination " + d.id, RequiredKeys: []string{"text"}}, nil
+	return sdk.DestinationInfo{Name: "testdest", DisplayName: "Test destination " + d.id, RequiredKeys: []string{"text"}, Idempotent: os.Getenv("TESTPLUGIN_IDEMPOTENT") == "1"}, nil
 }
 
 func (d destination) Validate(ctx context.Context, req sdk.ValidateRequest) ([]sdk.Problem, error) {
