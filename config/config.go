@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -78,6 +79,8 @@ type Config struct {
 	PluginCallTimeout time.Duration
 	// Router holds the model router's retry, fallback and cooldown settings.
 	Router Router
+	// Visibility configures AI visibility reports (block visibility).
+	Visibility Visibility
 
 	// Source names the file the configuration came from, if any.
 	Source string
@@ -97,6 +100,19 @@ type Plan struct {
 	// SchedulerAPIAccess allows the scheduler with an api-key (SPEC: Business
 	// and higher); sessions are always allowed.
 	SchedulerAPIAccess bool
+}
+
+// Visibility configures AI visibility reports.
+type Visibility struct {
+	// Engines are the model routes asked as answer engines; empty means
+	// every configured chat model route, at most 4.
+	Engines []string
+	// JudgeModel judges entity probe answers against the site's facts and
+	// suggests prompts; empty means the first engine.
+	JudgeModel string
+	// Concurrency caps the engine calls one workspace's report makes at
+	// once.
+	Concurrency int
 }
 
 // Queue is the setting of one job queue.
@@ -186,6 +202,7 @@ func Default() *Config {
 
 		PluginCallTimeout: 3 * time.Minute,
 		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
+		Visibility:        Visibility{Concurrency: 8},
 	}
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
@@ -353,6 +370,14 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.Router.AllowedFails < 1 {
 		return fail("model_allowed_fails", "must be at least 1, got %d", c.Router.AllowedFails)
+	}
+	if c.Visibility.Concurrency < 1 || c.Visibility.Concurrency > 256 {
+		return fail("visibility.concurrency", "must be between 1 and 256, got %d", c.Visibility.Concurrency)
+	}
+	for _, e := range append(slices.Clone(c.Visibility.Engines), c.Visibility.JudgeModel) {
+		if _, ok := c.Models[e]; e != "" && !ok {
+			return fail("visibility", "model %q is not a configured model route", e)
+		}
 	}
 	for _, name := range sortedKeys(c.Models) {
 		m := c.Models[name]
