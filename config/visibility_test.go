@@ -24,7 +24,7 @@ func TestVisibilityBlock(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		"visibility {\n  engines = [\"ghost\"]\n}\n": "visibility: model \"ghost\" is not a configured model route",
-		"visibility {\n  concurrency = 0\n}\n":        "visibility.concurrency: must be between 1 and 256",
+		"visibility {\n  concurrency = 0\n}\n":       "visibility.concurrency: must be between 1 and 256",
 	} {
 		if _, err := config.Load(write(t, body), env(nil)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", body, err, want)

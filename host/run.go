@@ -31,8 +31,10 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 	firstparty "github.com/heraldhq/herald/plugins"
 )
@@ -231,6 +233,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Logger:               log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	reports, err := visibility.New(visibility.Deps{
+		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: cfg.Visibility, Logger: log,
+		Site: site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs}),
+	})
+	if err != nil {
+		return err
+	}
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
@@ -257,6 +266,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generate.NewHandler(generator),
 		Scheduler:    schedule.NewHandler(scheduler),
+		Visibility:   visibility.NewHandler(reports),
 	})
 
 	srv := &http.Server{

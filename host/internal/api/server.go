@@ -24,6 +24,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
@@ -49,6 +50,9 @@ type Deps struct {
 	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
 	// (package schedule).
 	Scheduler *schedule.Handler
+	// Visibility serves /v1/ai/generate/seo-site-report (package
+	// visibility); nil leaves the routes out.
+	Visibility *visibility.Handler
 }
 
 type server struct {
