@@ -122,6 +122,11 @@ func (st stored) compute() Computed {
 // complete scores the stored answers, stores the result and settles the
 // credits.
 func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error {
+	// Reload: the site and brands were stored during this run.
+	r, err := s.store.GetVisibilityReport(ctx, r.WorkspaceID, r.ID)
+	if err != nil {
+		return err
+	}
 	st, err := s.load(ctx, r)
 	if err != nil {
 		return err
