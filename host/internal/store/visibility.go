@@ -128,7 +128,7 @@ func (s *Store) CountVisibilityReports(ctx context.Context, workspaceID string) 
 }
 
 // VisibilityRefreshes returns the creation times of the workspace's
-// refreshes (not failed) at or after since, oldest first, and the number of
+// refreshes (not failed) after since, oldest first, and the number of
 // refreshes in all.
 func (s *Store) VisibilityRefreshes(ctx context.Context, workspaceID string, since int64) (times []int64, total int, err error) {
 	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'`,
@@ -136,7 +136,7 @@ func (s *Store) VisibilityRefreshes(ctx context.Context, workspaceID string, sin
 		return nil, 0, fmt.Errorf("count refreshes: %w", err)
 	}
 	rows, err := s.Query(ctx, `SELECT created_at FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'
-		AND created_at >= $2 ORDER BY created_at`, workspaceID, since)
+		AND created_at > $2 ORDER BY created_at`, workspaceID, since)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list refreshes: %w", err)
 	}

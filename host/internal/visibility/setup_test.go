@@ -41,10 +41,11 @@ func testPlans() map[string]config.Plan {
 type fakeEngines struct {
 	models []string
 	delay  time.Duration
-	// block, when set, is closed to let engine calls past the gate.
-	gate  chan struct{}
-	mu    sync.Mutex
-	calls map[string]int // engine + "|" + prompt
+	// gate, when set, holds the calls to gateOnly until it is closed.
+	gate     chan struct{}
+	gateOnly string
+	mu       sync.Mutex
+	calls    map[string]int // engine + "|" + prompt
 	// asked is signalled after each engine call.
 	asked chan string
 }
@@ -94,7 +95,7 @@ func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.Te
 	if req.System != "" {
 		return f.judge(req)
 	}
-	if f.gate != nil {
+	if f.gate != nil && model == f.gateOnly {
 		select {
 		case <-f.gate:
 		case <-ctx.Done():
@@ -229,11 +230,14 @@ type bundle struct {
 	free, pro, business, other string // api keys
 	freeID, proID, businessID  string
 	engineNames                []string
+	site                       *site.Fetcher
+	opt                        options
 }
 
 type options struct {
-	engines []string
-	ttl     time.Duration
+	engines     []string
+	ttl         time.Duration
+	concurrency int
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *bundle {
@@ -258,32 +262,62 @@ func setup(t testing.TB, s *store.Store, o ...options) *bundle {
 			*k.id = ws.ID
 		}
 	}
-	q, err := jobs.New(jobs.Options{Store: s, PollInterval: 50 * time.Millisecond, Lease: 5 * time.Second})
+	b.site = newTestSite(t, "User-agent: GPTBot\nDisallow: /\n", false).fetcher()
+	b.opt = opt
+	b.start(t)
+	return b
+}
+
+// start runs a host: a queue, the service and the API over the store.
+func (b *bundle) start(t testing.TB) {
+	t.Helper()
+	q, err := jobs.New(jobs.Options{Store: b.store, PollInterval: 50 * time.Millisecond, Lease: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.queue = q
-	site := newTestSite(t, "User-agent: GPTBot\nDisallow: /\n", false)
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: s, Queue: q, Models: b.engines, Site: site.fetcher(), Plans: testPlans(),
-		Config: config.Visibility{Engines: opt.engines, JudgeModel: "gpt", Concurrency: 4},
-		Now:    b.clock.now, CacheTTL: opt.ttl,
+		Store: b.store, Queue: q, Models: b.engines, Site: b.site, Plans: testPlans(),
+		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: "gpt", Concurrency: max(4, b.opt.concurrency)},
+		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := q.Start(ctx); err != nil {
+	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
 	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt-secret-for-tests-0123456789abcdef"),
+		Logger: hclog.NewNullLogger(), Store: b.store, Auth: auth.NewAuthenticator(b.store, "jwt-secret-for-tests-0123456789abcdef"),
 		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20,
 		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL
-	return b
+}
+
+// restart is another host over the same store, engines, site and clock.
+func (b *bundle) restart(t testing.TB) *bundle {
+	t.Helper()
+	nb := *b
+	nb.start(t)
+	return &nb
+}
+
+// waitProgress polls the job until its progress reaches pct.
+func (b *bundle) waitProgress(t testing.TB, key, jobID string, pct float64) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		j := b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
+		if p, _ := j["progress"].(float64); p >= pct {
+			return j
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("job %s did not reach %v%%", jobID, pct)
+	return nil
 }
 
 type response struct {

@@ -338,7 +338,7 @@ func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest
 	inputJSON, _ := json.Marshal(in)
 	enginesJSON, _ := json.Marshal(engines)
 	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: in.WebsiteURL,
-		Input: string(inputJSON), Engines: string(enginesJSON), CreditsMonth: month, CreditsReserved: cost}
+		Input: string(inputJSON), Engines: string(enginesJSON), CreditsMonth: month, CreditsReserved: cost, CreatedAt: s.now().UnixMilli()}
 	var jobID string
 	err = s.store.Tx(ctx, func(q store.Querier) error {
 		report.ID, jobID = "", ""
