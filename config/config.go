@@ -202,7 +202,7 @@ func Default() *Config {
 
 		PluginCallTimeout: 3 * time.Minute,
 		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
-		Visibility:        Visibility{Concurrency: 8},
+		Visibility:        Visibility{Concurrency: 16},
 	}
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}

@@ -19,7 +19,7 @@ func TestVisibilityBlock(t *testing.T) {
 	if !slices.Equal(c.Visibility.Engines, []string{"gpt", "claude"}) || c.Visibility.JudgeModel != "gpt" || c.Visibility.Concurrency != 3 {
 		t.Fatalf("visibility = %+v", c.Visibility)
 	}
-	if d := config.Default().Visibility; d.Concurrency != 8 || len(d.Engines) != 0 {
+	if d := config.Default().Visibility; d.Concurrency != 16 || len(d.Engines) != 0 {
 		t.Fatalf("default visibility = %+v", d)
 	}
 	for body, want := range map[string]string{

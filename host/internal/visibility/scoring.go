@@ -3,7 +3,6 @@ package visibility
 import (
 	"math"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -101,6 +100,10 @@ func (m *Matcher) Mentions(a Answer) []Mention {
 		return nil
 	}
 	text := strings.ToLower(a.Text)
+	return m.mentions(text, citedHosts(a, text))
+}
+
+func (m *Matcher) mentions(text string, hosts []string) []Mention {
 	var found []match
 	for _, p := range m.patterns {
 		for off := 0; off < len(text); {
@@ -151,19 +154,12 @@ func (m *Matcher) Mentions(a Answer) []Mention {
 		}
 		return order[i] < order[j]
 	})
-	hosts := citedHosts(a)
 	out := make([]Mention, len(order))
 	for rank, bi := range order {
 		b := m.brands[bi]
 		out[rank] = Mention{Brand: b.Slug, Name: b.Name, Self: b.Self, Position: rank + 1, Weight: Weight(rank + 1), Cited: cites(hosts, b.Domains)}
 	}
 	return out
-}
-
-// Cited reports whether a cites brand b (by index) even when the answer
-// text does not name it.
-func (m *Matcher) cited(a Answer, hosts []string, bi int) bool {
-	return !a.Missing() && cites(hosts, m.brands[bi].Domains)
 }
 
 func bounded(text string, start, end int, domain bool) bool {
@@ -189,11 +185,11 @@ func bounded(text string, start, end int, domain bool) bool {
 	return true
 }
 
-var urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'()\[\]{}]+`)
-
-// citedHosts lists the hosts of the URLs in the answer text and in the
-// engine's citations, lowercased.
-func citedHosts(a Answer) []string {
+// citedHosts lists the hosts of the URLs in the answer text (lowered is
+// the text lowercased) and in the engine's citations, lowercased. URLs
+// are found by their scheme and end at whitespace, quotes or brackets
+// (no regular expression: scoring 1,000 answers must stay fast).
+func citedHosts(a Answer, lowered string) []string {
 	var hosts []string
 	add := func(raw string) {
 		u, err := url.Parse(strings.TrimRight(raw, ".,;:!?"))
@@ -204,10 +200,29 @@ func citedHosts(a Answer) []string {
 	for _, c := range a.Citations {
 		add(c.URL)
 	}
-	for _, raw := range urlPattern.FindAllString(a.Text, -1) {
-		add(raw)
+	for off := 0; ; {
+		i := strings.Index(lowered[off:], "http")
+		if i < 0 {
+			break
+		}
+		start := off + i
+		rest := lowered[start:]
+		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") || (start > 0 && isWord(lowered[start-1])) {
+			off = start + 4
+			continue
+		}
+		end := strings.IndexAny(rest, " \t\n\r<>\"'()[]{}")
+		if end < 0 {
+			end = len(rest)
+		}
+		add(rest[:end])
+		off = start + end
 	}
 	return hosts
+}
+
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
 }
 
 func cites(hosts, domains []string) bool {
@@ -323,7 +338,9 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		e.status.Answered++
 		e.n++
 		answered++
-		ms := m.Mentions(a)
+		text := strings.ToLower(a.Text)
+		hosts := citedHosts(a, text)
+		ms := m.mentions(text, hosts)
 		out.Mentions[i] = ms
 		for _, mt := range ms {
 			bi := brandIndex(brands, mt.Brand)
@@ -334,9 +351,8 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 				e.weight += mt.Weight
 			}
 		}
-		hosts := citedHosts(a)
 		for bi := range brands {
-			if m.cited(a, hosts, bi) {
+			if cites(hosts, brands[bi].Domains) {
 				per[bi].cited++
 				out.Cited[i] = append(out.Cited[i], brands[bi].Slug)
 			}

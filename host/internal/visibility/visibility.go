@@ -61,7 +61,7 @@ const (
 	defaultHistory    = 90
 	refreshWindow     = 24 * time.Hour
 	answerTimeout     = 2 * time.Minute
-	defaultConcurrent = 8
+	defaultConcurrent = 16
 )
 
 // Deps are the dependencies of a Service.
