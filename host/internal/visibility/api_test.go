@@ -9,8 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"connectrpc.com/connect"
+
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
 // get walks a decoded JSON document along a dotted path.
@@ -185,5 +189,42 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 		if got.body["message"] != want {
 			t.Errorf("%s: message %q, want %q", body, got.body["message"], want)
 		}
+	}
+}
+
+func TestTheConnectFaceServesTheSameReports(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
+	client := apiv1connect.NewVisibilityServiceClient(http.DefaultClient, b.url)
+	call := func(key string) *connect.Request[apiv1.GetReportRequest] {
+		req := connect.NewRequest(&apiv1.GetReportRequest{})
+		if key != "" {
+			req.Header().Set("api-key", key)
+		}
+		return req
+	}
+	if _, err := client.GetReport(context.Background(), call("")); connect.CodeOf(err) != connect.CodeUnauthenticated {
+		t.Fatalf("no key: %v", err)
+	}
+	res, err := client.GetReport(context.Background(), call(b.business))
+	if err != nil || !res.Msg.IsEmpty {
+		t.Fatalf("empty report: %v %v", res, err)
+	}
+	create := connect.NewRequest(&apiv1.CreateReportRequest{Websiteurl: "http://example.com", Prompts: []string{"p"}})
+	create.Header().Set("api-key", b.business)
+	if _, err := client.CreateReport(context.Background(), create); connect.CodeOf(err) != connect.CodeInvalidArgument ||
+		!strings.Contains(err.Error(), "only https://") {
+		t.Fatalf("http websiteurl: %v", err)
+	}
+	create.Msg.Websiteurl = "https://example.com"
+	queued, err := client.CreateReport(context.Background(), create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitJob(t, b.business, queued.Msg.JobId)
+	res, err = client.GetReport(context.Background(), call(b.business))
+	if err != nil || res.Msg.IsEmpty || res.Msg.GetScores().GetAiVisibility().GetInterpretation() != "absent" ||
+		res.Msg.GetReport().GetGeo().GetEntityUnderstanding().GetKnowledgeScore() != 87.5 {
+		t.Fatalf("report over Connect: %v %v", res.Msg, err)
 	}
 }
