@@ -233,8 +233,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Logger:               log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	visCfg := cfg.Visibility
+	if len(visCfg.Engines) == 0 {
+		visCfg.Engines = visibility.DefaultEngines(cfg.Models)
+	}
 	reports, err := visibility.New(visibility.Deps{
-		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: cfg.Visibility, Logger: log,
+		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: visCfg, Logger: log,
 		Site: site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs}),
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/visibility"
 )
 
@@ -206,5 +207,17 @@ func TestNoAnswersMeansNoInterpretation(t *testing.T) {
 		if got := visibility.Interpretation(score); got != want {
 			t.Errorf("Interpretation(%v) = %s, want %s", score, got, want)
 		}
+	}
+}
+
+func TestDefaultEnginesTakeOneChatRoutePerProvider(t *testing.T) {
+	t.Parallel()
+	dep := func(p string) config.Model { return config.Model{Deployments: []config.Deployment{{Provider: p}}} }
+	models := map[string]config.Model{
+		"gpt-4o-mini": dep("openai"), "gpt-4o": dep("openai"), "gpt-image-1": dep("openai"), "gpt-5": dep("openai"),
+		"claude-sonnet": dep("anthropic"), "gemini-2.5-flash-lite": dep("gemini"), "sonar": dep("perplexity"), "mistral": dep("mistral"),
+	}
+	if got := visibility.DefaultEngines(models); !reflect.DeepEqual(got, []string{"claude-sonnet", "gpt-4o", "mistral", "sonar"}) {
+		t.Fatalf("default engines = %q", got)
 	}
 }

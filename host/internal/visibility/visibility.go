@@ -206,23 +206,67 @@ func (s *Service) plan(p auth.Principal) config.Plan {
 	return s.plans["free"]
 }
 
-// Engines returns the model routes asked: the configured engines, else
-// every chat model route (image models left out), sorted, at most 4.
+// Engines returns the model routes asked: the configured engines (host/run.go
+// fills them with DefaultEngines when config names none), else every chat
+// model route the router knows (image models left out), sorted, at most 4.
 func (s *Service) Engines() []string {
 	if len(s.cfg.Engines) > 0 {
 		return slices.Clone(s.cfg.Engines)
 	}
 	var out []string
 	for _, m := range s.models.Models() {
-		l := strings.ToLower(m)
-		if strings.Contains(l, "image") || strings.Contains(l, "dall-e") || strings.Contains(l, "embedding") ||
-			strings.Contains(l, "tts") || strings.Contains(l, "whisper") {
-			continue
+		if !isNonChat(m) {
+			out = append(out, m)
 		}
-		out = append(out, m)
 	}
 	slices.Sort(out)
 	return out[:min(len(out), MaxEngines)]
+}
+
+// DefaultEngines picks the engines when config names none: one chat model
+// route per provider plugin (a marketer compares ChatGPT with Claude, not
+// gpt-4o with gpt-4o-mini), preferring full models over -mini/-nano ones,
+// at most 4, sorted.
+func DefaultEngines(models map[string]config.Model) []string {
+	names := make([]string, 0, len(models))
+	for name, m := range models {
+		if len(m.Deployments) > 0 && !isNonChat(name) {
+			names = append(names, name)
+		}
+	}
+	small := func(n string) bool {
+		return strings.Contains(n, "mini") || strings.Contains(n, "nano") || strings.Contains(n, "lite")
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if small(a) != small(b) {
+			if small(a) {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range names {
+		p := models[name].Deployments[0].Provider
+		if !seen[p] && len(out) < MaxEngines {
+			seen[p] = true
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func isNonChat(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"image", "dall-e", "embedding", "tts", "whisper"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeModel is the configured judge, else the first engine.
