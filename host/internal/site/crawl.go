@@ -86,7 +86,10 @@ func (f Facts) BrandName() string {
 	if t := titleHead(f.Title); t != "" {
 		return t
 	}
-	return FirstLabel(f.Domain)
+	if l := FirstLabel(f.Domain); l != "" {
+		return l
+	}
+	return f.Domain // an IP address
 }
 
 var titleSeparators = regexp.MustCompile(`\s+[|\-–—:·•]\s+|\s*[|–—·•]\s*`)

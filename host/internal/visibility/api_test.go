@@ -181,8 +181,9 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 		t.Error("prefill asked an engine")
 	}
 	for body, want := range map[string]string{
-		`{"websiteurl":"http://example.com"}`: "websiteurl: http://example.com refused: only https:// URLs are fetched",
-		`{}`:                                  "websiteurl is required (an https:// URL of the brand's site)",
+		`{"websiteurl":"http://example.com"}`:    "websiteurl: http://example.com refused: only https:// URLs are fetched",
+		`{}`:                                     "websiteurl is required (an https:// URL of the brand's site)",
+		`{"websiteurl":"https://10.255.255.1/"}`: "websiteurl: 10.255.255.1 refused: it resolves to a private or local address",
 		`{"websiteurl":"https://example.com","prompts":["a","b","c","d"]}`: "prompts: 4 prompts given; the free plan allows 3 per report",
 	} {
 		got := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free, body).want(t, http.StatusBadRequest)

@@ -260,3 +260,20 @@ func TestClarityChecksOnLocalSites(t *testing.T) {
 		}
 	}
 }
+
+func TestASiteThatCannotBeFetchedStillGetsAReport(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
+	b.report(t, b.business, `{"websiteurl":"https://10.255.255.1/","prompts":["best widget supplier"]}`)
+	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+	if get(t, r, "scores.entityUnderstanding.contentClarityScore") != float64(0) {
+		t.Errorf("clarity = %v", get(t, r, "scores.entityUnderstanding.contentClarityScore"))
+	}
+	check := get(t, r, "report.geo.entityUnderstanding.clarityChecks.0").(map[string]any)
+	if check["passed"] != false || check["detail"] != "not checked: the site could not be fetched (10.255.255.1 refused: it resolves to a private or local address)" {
+		t.Errorf("check = %v", check)
+	}
+	if q := get(t, r, "report.geo.entityUnderstanding.probes.0.question"); q != "What is 10.255.255.1 (10.255.255.1)? Answer in two or three sentences." {
+		t.Errorf("probe question = %v", q)
+	}
+}
