@@ -3,6 +3,7 @@ package visibility
 import (
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -304,6 +305,7 @@ type MentionScores struct {
 // with no answer at all is still listed, as missing).
 func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionScores {
 	m := NewMatcher(brands)
+	engines = slices.Clone(engines) // answers of unlisted engines are appended
 	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]Mention, len(answers)), Cited: make([][]string, len(answers))}
 	type acc struct {
 		weight        float64
