@@ -193,6 +193,21 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	}
 }
 
+func TestPrefillFallsBackToTemplatesOverTheSiteFacts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"broken"}, judge: "broken"})
+	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","competitors":["Globex Corp"]}`).want(t, http.StatusOK)
+	want := "[What are the best options for industrial widgets? Best industrial widgets in Lyon, FR Acme alternatives Is Acme any good? " +
+		"What are the best alternatives to WidgetPro? Acme vs Globex Corp]"
+	if got := fmt.Sprint(get(t, res.body, "suggestions.prompts")); got != want {
+		t.Errorf("template prompts =\n%s\nwant\n%s", got, want)
+	}
+	if got := fmt.Sprint(get(t, res.body, "prefill.competitors")); got != "[Globex Corp]" {
+		t.Errorf("prefill competitors = %s", got)
+	}
+}
+
 func TestTheConnectFaceServesTheSameReports(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})

@@ -1,6 +1,7 @@
 package visibility_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/json"
@@ -89,6 +90,9 @@ var probeAnswers = map[string]map[string]string{
 }
 
 func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	if model == "broken" && req.System != "" {
+		return sdk.TextResponse{}, &sdk.Error{Code: sdk.CodeUnavailable, Message: "broken: upstream 503"}
+	}
 	if strings.Contains(req.System, "buyers") {
 		return sdk.TextResponse{Text: `{"competitors":["Initech","Globex Corp"],"prompts":["industrial widget suppliers in Europe","widgets for factories"]}`}, nil
 	}
@@ -238,6 +242,7 @@ type options struct {
 	engines     []string
 	ttl         time.Duration
 	concurrency int
+	judge       string // default gpt
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *bundle {
@@ -278,7 +283,7 @@ func (b *bundle) start(t testing.TB) {
 	b.queue = q
 	b.svc, err = visibility.New(visibility.Deps{
 		Store: b.store, Queue: q, Models: b.engines, Site: b.site, Plans: testPlans(),
-		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: "gpt", Concurrency: max(4, b.opt.concurrency)},
+		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})
 	if err != nil {
