@@ -40,5 +40,7 @@ bench:
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/(throughput|drain)' -benchtime 20000x -count 3 ./host/internal/jobs
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/latency' -benchtime 2000x -count 3 ./host/internal/jobs
 	go test -run '^$$' -bench 'BenchmarkPluginCall|BenchmarkManagerOverheadInProcess' -benchtime 5000x -count 3 ./host/internal/pluginhost
+	go test -run '^$$' -bench 'BenchmarkReport' -benchtime 1x -count 3 ./host/internal/visibility
+	go test -run '^$$' -bench 'BenchmarkScoring' -benchtime 20x -count 3 ./host/internal/visibility
 	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration
 	go test -run '^$$' -bench 'Parse2000|Score2000' -benchmem -count 5 ./host/internal/content/seo

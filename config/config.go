@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,6 +84,8 @@ type Config struct {
 	// Limits bounds connections, body reads, objects per workspace and
 	// name lengths (config/limits.go).
 	Limits Limits
+	// Visibility configures AI visibility reports (block visibility).
+	Visibility Visibility
 
 	// Source names the file the configuration came from, if any.
 	Source string
@@ -111,6 +114,19 @@ type BrandVoice struct {
 	// model writes website and file profiles, text voices stay as given;
 	// "none": measured profiles only, no model.
 	Model string
+}
+
+// Visibility configures AI visibility reports.
+type Visibility struct {
+	// Engines are the model routes asked as answer engines; empty means
+	// every configured chat model route, at most 4.
+	Engines []string
+	// JudgeModel judges entity probe answers against the site's facts and
+	// suggests prompts; empty means the first engine.
+	JudgeModel string
+	// Concurrency caps the engine calls one workspace's report makes at
+	// once.
+	Concurrency int
 }
 
 // Queue is the setting of one job queue.
@@ -201,6 +217,7 @@ func Default() *Config {
 		PluginCallTimeout: 3 * time.Minute,
 		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
 		Limits:            DefaultLimits(),
+		Visibility:        Visibility{Concurrency: 16},
 	}
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
@@ -395,6 +412,14 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	if m := c.BrandVoice.Model; m != "" && m != "none" {
 		if _, ok := c.Models[m]; !ok {
 			return fail("brand_voice.model", "%q is not a configured model", m)
+		}
+	}
+	if c.Visibility.Concurrency < 1 || c.Visibility.Concurrency > 256 {
+		return fail("visibility.concurrency", "must be between 1 and 256, got %d", c.Visibility.Concurrency)
+	}
+	for _, e := range append(slices.Clone(c.Visibility.Engines), c.Visibility.JudgeModel) {
+		if _, ok := c.Models[e]; e != "" && !ok {
+			return fail("visibility", "model %q is not a configured model route", e)
 		}
 	}
 	for _, name := range sortedKeys(c.Models) {

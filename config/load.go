@@ -61,6 +61,11 @@ type fileSchema struct {
 		Env     map[string]string `hcl:"env,optional"`
 		SHA256  string            `hcl:"sha256,optional"`
 	} `hcl:"plugin,block"`
+	Visibility *struct {
+		Engines     *[]string `hcl:"engines,optional"`
+		JudgeModel  *string   `hcl:"judge_model,optional"`
+		Concurrency *int      `hcl:"concurrency,optional"`
+	} `hcl:"visibility,block"`
 	Models []struct {
 		Name        string `hcl:"name,label"`
 		Deployments []struct {
@@ -202,6 +207,13 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 	}
 	for _, p := range fs.Plugins {
 		c.Plugins[p.Name] = Plugin{Name: p.Name, Kind: p.Kind, Command: p.Command, Args: p.Args, Env: p.Env, SHA256: strings.ToLower(p.SHA256)}
+	}
+	if v := fs.Visibility; v != nil {
+		if v.Engines != nil {
+			c.Visibility.Engines = *v.Engines
+		}
+		setStr(&c.Visibility.JudgeModel, v.JudgeModel)
+		setInt(&c.Visibility.Concurrency, v.Concurrency)
 	}
 	for _, m := range fs.Models {
 		model := Model{Name: m.Name}

@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 	firstparty "github.com/heraldhq/herald/plugins"
 )
@@ -229,6 +230,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
 	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
 	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
+	// One guarded fetcher of public pages for website voices and reports.
+	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
 	voices := voice.NewService(st).WithQuota(caps)
 	generator.UseVoices(voices)
 	// Website and file voices fetch through the guarded site fetcher; the
@@ -240,7 +243,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		profileModel = ""
 	}
 	voices.UseSources(voice.Sources{
-		Fetcher: site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs}),
+		Fetcher: siteFetcher,
 		Models:  pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
 		Queue: queue, Log: log,
 	})
@@ -258,6 +261,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Logger: log.Named("scheduler"),
 	})
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	visCfg := cfg.Visibility
+	if len(visCfg.Engines) == 0 {
+		visCfg.Engines = visibility.DefaultEngines(cfg.Models)
+	}
+	reports, err := visibility.New(visibility.Deps{
+		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: visCfg, Logger: log,
+		Site: siteFetcher,
+	})
+	if err != nil {
+		return err
+	}
 	if err := queue.Start(ctx); err != nil {
 		return err
 	}
@@ -278,11 +292,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer voices.Stop(context.Background())
 
 	// The agent runs its tools through the same services as the routes
-	// behind them. Visibility and SEOScore stay nil until those areas exist.
+	// behind them.
 	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL()).WithQuota(caps)
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
+		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
 	})
 	if err != nil {
 		return err
@@ -312,6 +327,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
 		MetricsToken:       cfg.Limits.MetricsToken,
+		Visibility:         visibility.NewHandler(reports),
 	})
 
 	srv := &http.Server{

@@ -238,6 +238,10 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		status := StatusOf(ce.Code())
+		// Error metadata such as Retry-After travels as headers on both faces.
+		for k, v := range ce.Meta() {
+			w.Header()[k] = v
+		}
 		if status >= 500 {
 			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
 		}

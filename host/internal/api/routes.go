@@ -75,6 +75,17 @@ func (s *server) routes(mux *http.ServeMux) {
 		s.connectService(mux, apiv1connect.ContentServiceName, key, nil)(apiv1connect.NewContentServiceHandler(c, s.connectOptions()...))
 	}
 
+	// AI visibility reports (package visibility).
+	if vis := s.Visibility; vis != nil {
+		mux.Handle("POST /v1/ai/generate/seo-site-report/prefill", rest(s, key, http.StatusOK, vis.PrefillReport))
+		mux.Handle("POST /v1/ai/generate/seo-site-report", rest(s, key, http.StatusAccepted, vis.CreateReport))
+		mux.Handle("GET /v1/ai/generate/seo-site-report", rest(s, key, http.StatusOK, vis.GetReport))
+		mux.Handle("GET /v1/ai/generate/seo-site-report/history", rest(s, key, http.StatusOK, vis.GetReportHistory))
+		mux.Handle("GET /v1/ai/generate/seo-site-report/one-off", rest(s, key, http.StatusOK, vis.ListOneOffReports))
+		mux.Handle("GET /v1/ai/generate/seo-site-report/one-off/{id}", rest(s, key, http.StatusOK, vis.GetOneOffReport))
+		s.connectService(mux, apiv1connect.VisibilityServiceName, key, nil)(apiv1connect.NewVisibilityServiceHandler(vis, s.connectOptions()...))
+	}
+
 	// Job polling (package jobs).
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
 	s.connectService(mux, apiv1connect.JobServiceName, key, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))

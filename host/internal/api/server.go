@@ -28,6 +28,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
@@ -67,6 +68,9 @@ type Deps struct {
 	// Content serves SEO scoring, content improvement and blog posts with
 	// images (package content).
 	Content *content.Handler
+	// Visibility serves /v1/ai/generate/seo-site-report (package
+	// visibility); nil leaves the routes out.
+	Visibility *visibility.Handler
 }
 
 type server struct {

@@ -22,6 +22,9 @@ type Site struct {
 	// (or from its blog index).
 	Posts []Page
 	Facts Facts
+	// Robots is the site's robots.txt (empty when it has none), for
+	// callers that crawl further.
+	Robots *Robots
 }
 
 // Pages returns the home page, the about page and the posts.
@@ -83,7 +86,10 @@ func (f Facts) BrandName() string {
 	if t := titleHead(f.Title); t != "" {
 		return t
 	}
-	return FirstLabel(f.Domain)
+	if l := FirstLabel(f.Domain); l != "" {
+		return l
+	}
+	return f.Domain // an IP address
 }
 
 var titleSeparators = regexp.MustCompile(`\s+[|\-–—:·•]\s+|\s*[|–—·•]\s*`)
@@ -151,6 +157,7 @@ func (f *Fetcher) Crawl(ctx context.Context, raw string) (Site, error) {
 	facts.Title, facts.Description, facts.H1s, facts.SiteName = home.Title, home.Description, home.H1s, home.SiteName
 
 	robots := f.robots(ctx, root, facts)
+	s.Robots = robots
 	f.sitemap(ctx, root, robots, facts)
 	facts.LLMsTxt = f.textFile(ctx, root.ResolveReference(&url.URL{Path: "/llms.txt"}))
 

@@ -157,6 +157,9 @@ func TestCrawlExtractsTheSiteFacts(t *testing.T) {
 	if !f.LLMsTxt {
 		t.Error("llms.txt not detected")
 	}
+	if s.Robots.Allowed("GPTBot", "/") || !s.Robots.Allowed("ClaudeBot", "/") || s.Robots.Allowed("PerplexityBot", "/private/x") {
+		t.Error("Site.Robots does not carry the site's rules")
+	}
 	if s.Home.Text != "Widgets that last\nWe build widgets.\nSteel\nBrass" {
 		t.Errorf("home text = %q", s.Home.Text)
 	}

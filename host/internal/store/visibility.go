@@ -1,0 +1,269 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// VisibilityReport is a stored AI visibility report. Input, Engines,
+// Brands, Site and Result are JSON documents owned by package visibility.
+type VisibilityReport struct {
+	ID              string
+	WorkspaceID     string
+	JobID           *string
+	OneOff          bool
+	Refresh         bool
+	State           string
+	WebsiteURL      string
+	Input           string
+	Engines         string
+	Brands          *string
+	Site            *string
+	Result          *string
+	Error           *string
+	CreditsMonth    string
+	CreditsReserved int
+	CreditsSettled  bool
+	CreatedAt       int64
+	CompletedAt     *int64
+}
+
+// States of a visibility report.
+const (
+	ReportQueued    = "queued"
+	ReportRunning   = "running"
+	ReportCompleted = "completed"
+	ReportFailed    = "failed"
+)
+
+const reportColumns = `id, workspace_id, job_id, one_off, refresh, state, website_url, input, engines, brands, site, result, error,
+	credits_month, credits_reserved, credits_settled, created_at, completed_at`
+
+func scanReport(r interface{ Scan(...any) error }) (VisibilityReport, error) {
+	var v VisibilityReport
+	err := r.Scan(&v.ID, &v.WorkspaceID, &v.JobID, &v.OneOff, &v.Refresh, &v.State, &v.WebsiteURL, &v.Input, &v.Engines,
+		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt)
+	return v, err
+}
+
+// CreateVisibilityReport stores a new queued report; ID and CreatedAt are
+// set when empty.
+func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *VisibilityReport) error {
+	if r.ID == "" {
+		r.ID = NewID()
+	}
+	if r.CreatedAt == 0 {
+		r.CreatedAt = s.Now()
+	}
+	if r.State == "" {
+		r.State = ReportQueued
+	}
+	if q == nil {
+		q = s
+	}
+	_, err := q.Exec(ctx, `INSERT INTO visibility_reports (`+reportColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		r.ID, r.WorkspaceID, r.JobID, r.OneOff, r.Refresh, r.State, r.WebsiteURL, r.Input, r.Engines, r.Brands, r.Site, r.Result, r.Error,
+		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt)
+	if err != nil {
+		return fmt.Errorf("create visibility report: %w", err)
+	}
+	return nil
+}
+
+// GetVisibilityReport returns a report of the workspace, or ErrNotFound
+// (also for another workspace's report).
+func (s *Store) GetVisibilityReport(ctx context.Context, workspaceID, id string) (VisibilityReport, error) {
+	return scanReport(s.QueryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+}
+
+// LatestVisibilityReport returns the workspace's newest (oldest when asc)
+// completed report of its history (not one-off), or ErrNotFound.
+func (s *Store) LatestVisibilityReport(ctx context.Context, workspaceID string, asc bool) (VisibilityReport, error) {
+	order := "DESC"
+	if asc {
+		order = "ASC"
+	}
+	return scanReport(s.QueryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports
+		WHERE workspace_id = $1 AND one_off = FALSE AND state = 'completed' ORDER BY created_at `+order+`, id `+order+` LIMIT 1`, workspaceID))
+}
+
+// ListVisibilityReports pages through the workspace's reports, one-off or
+// history, newest first.
+func (s *Store) ListVisibilityReports(ctx context.Context, workspaceID string, oneOff bool, skip, limit int) ([]VisibilityReport, error) {
+	return s.queryReports(ctx, `SELECT `+reportColumns+` FROM visibility_reports WHERE workspace_id = $1 AND one_off = $2
+		ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`, workspaceID, oneOff, limit, skip)
+}
+
+// CompletedVisibilityReportsSince returns the workspace's completed history
+// reports created at or after since, oldest first.
+func (s *Store) CompletedVisibilityReportsSince(ctx context.Context, workspaceID string, since int64) ([]VisibilityReport, error) {
+	return s.queryReports(ctx, `SELECT `+reportColumns+` FROM visibility_reports
+		WHERE workspace_id = $1 AND one_off = FALSE AND state = 'completed' AND created_at >= $2 ORDER BY created_at, id`, workspaceID, since)
+}
+
+func (s *Store) queryReports(ctx context.Context, sql string, args ...any) ([]VisibilityReport, error) {
+	rows, err := s.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list visibility reports: %w", err)
+	}
+	defer rows.Close()
+	out := []VisibilityReport{}
+	for rows.Next() {
+		r, err := scanReport(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list visibility reports: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// CountVisibilityReports counts the workspace's reports that did not fail
+// (free audits are spent by reports that ran or will run).
+func (s *Store) CountVisibilityReports(ctx context.Context, workspaceID string) (int, error) {
+	var n int
+	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed'`, workspaceID).Scan(&n)
+	return n, err
+}
+
+// VisibilityRefreshes returns the creation times of the workspace's
+// refreshes (not failed) after since, oldest first, and the number of
+// refreshes in all.
+func (s *Store) VisibilityRefreshes(ctx context.Context, workspaceID string, since int64) (times []int64, total int, err error) {
+	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'`,
+		workspaceID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count refreshes: %w", err)
+	}
+	rows, err := s.Query(ctx, `SELECT created_at FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'
+		AND created_at > $2 ORDER BY created_at`, workspaceID, since)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list refreshes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			return nil, 0, err
+		}
+		times = append(times, t)
+	}
+	return times, total, rows.Err()
+}
+
+// ReportUpdate changes the fields that are not nil.
+type ReportUpdate struct {
+	JobID, State, Brands, Site, Result, Error *string
+	CompletedAt                               *int64
+}
+
+// UpdateVisibilityReport applies u to a report of the workspace.
+func (s *Store) UpdateVisibilityReport(ctx context.Context, workspaceID, id string, u ReportUpdate) error {
+	_, err := s.Exec(ctx, `UPDATE visibility_reports SET job_id = COALESCE($3, job_id), state = COALESCE($4, state),
+		brands = COALESCE($5, brands), site = COALESCE($6, site), result = COALESCE($7, result), error = COALESCE($8, error),
+		completed_at = COALESCE($9, completed_at) WHERE workspace_id = $1 AND id = $2`,
+		workspaceID, id, u.JobID, u.State, u.Brands, u.Site, u.Result, u.Error, u.CompletedAt)
+	if err != nil {
+		return fmt.Errorf("update visibility report: %w", err)
+	}
+	return nil
+}
+
+// SettleVisibilityCredits marks the report's credits settled and reports
+// whether this call did it, so that a refund happens once.
+func (s *Store) SettleVisibilityCredits(ctx context.Context, workspaceID, id string) (bool, error) {
+	n, err := s.Exec(ctx, `UPDATE visibility_reports SET credits_settled = TRUE WHERE workspace_id = $1 AND id = $2 AND credits_settled = FALSE`, workspaceID, id)
+	if err != nil {
+		return false, fmt.Errorf("settle visibility credits: %w", err)
+	}
+	return n == 1, nil
+}
+
+// DeleteVisibilityReport removes a report that could not be queued.
+func (s *Store) DeleteVisibilityReport(ctx context.Context, workspaceID, id string) error {
+	_, err := s.Exec(ctx, `DELETE FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+	return err
+}
+
+// VisibilityAnswer is one stored engine answer to a prompt or a probe.
+type VisibilityAnswer struct {
+	ReportID    string
+	WorkspaceID string
+	Kind        string // "prompt" or "probe"
+	Engine      string
+	Item        string
+	Question    string
+	Text        string
+	Model       *string
+	Citations   string // JSON
+	Error       *string
+	Cached      bool
+	AskedAt     int64
+	Verdict     *string
+	Fact        *string
+	Judgement   *string // JSON
+	CreatedAt   int64
+}
+
+const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at`
+
+func scanAnswer(r interface{ Scan(...any) error }) (VisibilityAnswer, error) {
+	var a VisibilityAnswer
+	err := r.Scan(&a.ReportID, &a.WorkspaceID, &a.Kind, &a.Engine, &a.Item, &a.Question, &a.Text, &a.Model, &a.Citations, &a.Error,
+		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt)
+	return a, err
+}
+
+// SaveVisibilityAnswer stores an answer as soon as it arrives, replacing a
+// previous one of the same report, kind, engine and item (a failed answer
+// asked again on resume).
+func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) error {
+	if a.CreatedAt == 0 {
+		a.CreatedAt = s.Now()
+	}
+	if a.AskedAt == 0 {
+		a.AskedAt = a.CreatedAt
+	}
+	if a.Citations == "" {
+		a.Citations = "[]"
+	}
+	_, err := s.Exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
+		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
+		asked_at = excluded.asked_at, verdict = excluded.verdict, fact = excluded.fact, judgement = excluded.judgement,
+		created_at = excluded.created_at`,
+		a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
+		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("save visibility answer: %w", err)
+	}
+	return nil
+}
+
+// ListVisibilityAnswers returns a report's answers of kind.
+func (s *Store) ListVisibilityAnswers(ctx context.Context, workspaceID, reportID, kind string) ([]VisibilityAnswer, error) {
+	rows, err := s.Query(ctx, `SELECT `+answerColumns+` FROM visibility_answers WHERE workspace_id = $1 AND report_id = $2 AND kind = $3`,
+		workspaceID, reportID, kind)
+	if err != nil {
+		return nil, fmt.Errorf("list visibility answers: %w", err)
+	}
+	defer rows.Close()
+	out := []VisibilityAnswer{}
+	for rows.Next() {
+		a, err := scanAnswer(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list visibility answers: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// CachedVisibilityAnswer returns the workspace's latest successful answer
+// of engine to question asked at or after since, or ErrNotFound.
+func (s *Store) CachedVisibilityAnswer(ctx context.Context, workspaceID, kind, engine, question string, since int64) (VisibilityAnswer, error) {
+	return scanAnswer(s.QueryRow(ctx, `SELECT `+answerColumns+` FROM visibility_answers
+		WHERE workspace_id = $1 AND engine = $2 AND asked_at >= $3 AND kind = $4 AND question = $5 AND error IS NULL
+		ORDER BY asked_at DESC LIMIT 1`, workspaceID, engine, since, kind, question))
+}

@@ -1,0 +1,89 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		newReport := func(ws string, oneOff, refresh bool, at int64) *store.VisibilityReport {
+			r := &store.VisibilityReport{WorkspaceID: ws, OneOff: oneOff, Refresh: refresh, WebsiteURL: "https://acme.com/",
+				Input: `{}`, Engines: `["gpt"]`, CreditsMonth: "2026-11", CreditsReserved: 2, CreatedAt: at}
+			if err := s.CreateVisibilityReport(ctx, nil, r); err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		done := store.ReportCompleted
+		first := newReport("acme", false, false, 1000)
+		second := newReport("acme", false, true, 2000)
+		oneOff := newReport("acme", true, false, 3000)
+		newReport("acme", false, true, 4000) // still queued: not the latest
+		for _, r := range []*store.VisibilityReport{first, second, oneOff} {
+			if err := s.UpdateVisibilityReport(ctx, "acme", r.ID, store.ReportUpdate{State: &done}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if latest, err := s.LatestVisibilityReport(ctx, "acme", false); err != nil || latest.ID != second.ID {
+			t.Fatalf("latest = %v, %v; want the second (one-offs and unfinished reports are not the latest)", latest.ID, err)
+		}
+		if oldest, err := s.LatestVisibilityReport(ctx, "acme", true); err != nil || oldest.ID != first.ID {
+			t.Fatalf("oldest = %v, %v", oldest.ID, err)
+		}
+		if _, err := s.GetVisibilityReport(ctx, "other", first.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace read a report: %v", err)
+		}
+		if _, err := s.LatestVisibilityReport(ctx, "other", false); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace has a latest report: %v", err)
+		}
+		times, total, err := s.VisibilityRefreshes(ctx, "acme", 2000)
+		if err != nil || total != 2 || len(times) != 1 || times[0] != 4000 {
+			t.Fatalf("refreshes after 2000 = %v of %d (%v); the window excludes its start", times, total, err)
+		}
+		if ok, _ := s.SettleVisibilityCredits(ctx, "acme", first.ID); !ok {
+			t.Fatal("first settle did nothing")
+		}
+		if ok, _ := s.SettleVisibilityCredits(ctx, "acme", first.ID); ok {
+			t.Fatal("credits settled twice")
+		}
+
+		a := &store.VisibilityAnswer{ReportID: first.ID, WorkspaceID: "acme", Kind: "prompt", Engine: "gpt", Item: "0", Question: "best crm", Error: ptr("down"), AskedAt: 5000}
+		if err := s.SaveVisibilityAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CachedVisibilityAnswer(ctx, "acme", "prompt", "gpt", "best crm", 0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a failed answer was offered from the cache: %v", err)
+		}
+		a.Error, a.Text = nil, "Acme is best"
+		if err := s.SaveVisibilityAnswer(ctx, a); err != nil { // asked again: replaces the failure
+			t.Fatal(err)
+		}
+		got, err := s.ListVisibilityAnswers(ctx, "acme", first.ID, "prompt")
+		if err != nil || len(got) != 1 || got[0].Text != "Acme is best" || got[0].Error != nil || got[0].Citations != "[]" {
+			t.Fatalf("answers = %+v, %v", got, err)
+		}
+		if c, err := s.CachedVisibilityAnswer(ctx, "acme", "prompt", "gpt", "best crm", 5000); err != nil || c.Text != "Acme is best" {
+			t.Fatalf("cache at the window's start = %+v, %v", c, err)
+		}
+		for _, miss := range []struct {
+			ws, engine, q string
+			since         int64
+		}{
+			{"other", "gpt", "best crm", 0}, {"acme", "claude", "best crm", 0}, {"acme", "gpt", "best CRM", 0}, {"acme", "gpt", "best crm", 5001},
+		} {
+			if _, err := s.CachedVisibilityAnswer(ctx, miss.ws, "prompt", miss.engine, miss.q, miss.since); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("cache hit for %+v", miss)
+			}
+		}
+		if l, _ := s.ListVisibilityAnswers(ctx, "other", first.ID, "prompt"); len(l) != 0 {
+			t.Error("another workspace listed the answers")
+		}
+	})
+}

@@ -1,0 +1,246 @@
+package visibility_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// get walks a decoded JSON document along a dotted path.
+func get(t testing.TB, doc any, path string) any {
+	t.Helper()
+	cur := doc
+	for _, k := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[k]
+			if !ok {
+				t.Fatalf("%s: no %q in %v", path, k, c)
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i >= len(c) {
+				t.Fatalf("%s: bad index %q", path, k)
+			}
+			cur = c[i]
+		default:
+			t.Fatalf("%s: %q of a %T", path, k, cur)
+		}
+	}
+	return cur
+}
+
+func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		empty := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK)
+		if empty.raw != `{"message":"No report yet","isEmpty":true}` {
+			t.Fatalf("empty report = %s", empty.raw)
+		}
+		_, job := b.report(t, b.business, reportBody)
+		if job["progress"] != float64(100) || get(t, job, "result.reportId") == "" {
+			t.Fatalf("job = %v", job)
+		}
+		res := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK)
+		r := res.body
+		if r["isEmpty"] != false || r["id"] != get(t, job, "result.reportId") || r["state"] != "completed" {
+			t.Fatalf("report head: %s", res.raw)
+		}
+		scores, _ := json.Marshal(r["scores"])
+		// Worked example (README): 4 answers (broken's 2 are missing).
+		// visibility(Acme) = (1 + 0 + 1 + 0) / 4 = 50; mentions Acme 2,
+		// Globex 3, Initech 2 → share of voice 2/7 = 28.6. Knowledge: gpt
+		// 1+1+0.5+1+1 = 4.5/5, claude 0+0+0.5+0+0 = 0.5/5 → 5/10 = 50;
+		// clarity 6/8 = 75 (GPTBot blocked, no llms.txt); understanding
+		// 0.6 × 50 + 0.4 × 75 = 60.
+		want := `{"aiVisibility":{"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
+			`"entityUnderstanding":{"contentClarityScore":75,"interpretation":"moderate","knowledgeScore":50,"providers":{"broken":null,"claude":10,"gpt":90},"score":60},` +
+			`"shareOfVoice":{"interpretation":"weak","score":28.6,"selfMentions":2,"totalMentions":7}}`
+		if string(scores) != want {
+			t.Fatalf("scores =\n%s\nwant\n%s", scores, want)
+		}
+		if got := fmt.Sprint(r["engines"]); got != "[gpt claude broken]" {
+			t.Errorf("engines = %s", got)
+		}
+		if got := fmt.Sprint(r["input"]); got != "map[competitors:[Globex Corp https://initech.io] prompts:[best widget supplier widgets for factories] websiteurl:https://example.com/]" {
+			t.Errorf("input = %s", got)
+		}
+		geo := get(t, r, "report.geo").(map[string]any)
+		eu := geo["entityUnderstanding"].(map[string]any)
+		probes := eu["probes"].([]any)
+		if len(probes) != 15 {
+			t.Fatalf("%d probes, want 5 × 3 engines", len(probes))
+		}
+		first := probes[0].(map[string]any)
+		if first["id"] != "what" || first["engine"] != "gpt" || first["verdict"] != "correct" || first["points"] != float64(1) ||
+			!strings.HasPrefix(first["question"].(string), "What is Acme (example.com)?") || first["answer"] != "Acme makes industrial widgets." ||
+			!strings.HasPrefix(first["fact"].(string), "Industrial widgets for factories | Acme makes industrial widgets for factories.") {
+			t.Errorf("first probe = %v", first)
+		}
+		broken := probes[2].(map[string]any)
+		if broken["engine"] != "broken" || broken["verdict"] != "missing" || broken["points"] != nil {
+			t.Errorf("a failed engine's probe must be missing: %v", broken)
+		}
+		checks, _ := json.Marshal(eu["clarityChecks"])
+		for _, want := range []string{`"id":"ai_crawlers","passed":false`, `"detail":"robots.txt blocks GPTBot"`, `"id":"llms_txt","passed":false`, `"id":"organization_schema","passed":true`} {
+			if !strings.Contains(strings.ReplaceAll(string(checks), `"title":"robots.txt does not block AI crawlers",`, ""), want) {
+				t.Errorf("clarity checks lack %s: %s", want, checks)
+			}
+		}
+		gaps, _ := json.Marshal(eu["gaps"])
+		if !strings.Contains(string(gaps), `{"detail":"graded wrong","engines":["claude"],"fact":"Lyon, FR","kind":"contradiction","probe":"location"}`) {
+			t.Errorf("gaps = %s", gaps)
+		}
+		if ents, _ := json.Marshal(eu["detectedEntities"]); string(ents) != `[{"engines":["gpt"],"kind":"category","name":"industrial widgets"}]` {
+			t.Errorf("detected entities = %s", ents)
+		}
+		statuses, _ := json.Marshal(geo["engines"])
+		if !strings.Contains(string(statuses), `{"answered":0,"engine":"broken","error":"broken: upstream 503","missing":2,"planned":2}`) {
+			t.Errorf("engine statuses = %s", statuses)
+		}
+		recs, _ := json.Marshal(r["recommendations"])
+		for _, want := range []string{`"evidence":["\"widgets for factories\" on gpt mentions Globex Corp, initech.io but not Acme","\"widgets for factories\" on claude mentions Globex Corp but not Acme"]`,
+			`"id":"clarity-ai_crawlers"`, `"id":"clarity-llms_txt"`, `"id":"probe-location"`, `"id":"competitor-citations"`} {
+			if !strings.Contains(string(recs), want) {
+				t.Errorf("recommendations lack %s: %s", want, recs)
+			}
+		}
+		answers := r["answers"].([]any)
+		if len(answers) != 6 {
+			t.Fatalf("%d answers, want 2 prompts × 3 engines", len(answers))
+		}
+		a0, _ := json.Marshal(answers[0])
+		if want := `{"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
+			t.Errorf("answer 0 =\n%s\nwant\n%s", a0, want)
+		}
+		if a := answers[4].(map[string]any); a["engine"] != "broken" || a["error"] != "broken: upstream 503" {
+			t.Errorf("answer 4 = %v", a)
+		}
+		if meta, _ := json.Marshal(r["refreshMeta"]); string(meta) != `{"count":0,"limitPer24h":3,"usedLast24h":0}` {
+			t.Errorf("refreshMeta = %s", meta)
+		}
+		if _, ok := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").body["answers"]; ok {
+			t.Error("answers are shown only with evidence=true")
+		}
+
+		hist := b.do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").want(t, http.StatusOK)
+		points := hist.body["points"].([]any)
+		if len(points) != 1 {
+			t.Fatalf("history = %s", hist.raw)
+		}
+		p := points[0].(map[string]any)
+		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 28.6, "understanding": 60,
+			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 42.9, "comp_initech_io": 31.3, "sov_comp_initech_io": 28.6} {
+			if p[k] != want {
+				t.Errorf("history %s = %v, want %v", k, p[k], want)
+			}
+		}
+		if p["timestamp"] != p["time"] || r["createdAt"] != p["time"] {
+			t.Errorf("history times %v %v, report createdAt %v", p["timestamp"], p["time"], r["createdAt"])
+		}
+		// Credits: 2 prompts × 3 engines reserved, the 2 missing given back.
+		used, err := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01"))
+		if err != nil || used != 4 {
+			t.Errorf("credits used = %d (%v), want 4", used, err)
+		}
+	})
+}
+
+func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
+	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free,
+		`{"websiteurl":"https://example.com","competitors":["Globex Corp"],"prompts":["best widget supplier"]}`).want(t, http.StatusOK)
+	if res.body["promptLimit"] != float64(3) {
+		t.Fatalf("promptLimit = %v", res.body["promptLimit"])
+	}
+	prefill := get(t, res.body, "prefill.prompts").([]any)
+	if len(prefill) != 3 || prefill[0] != "best widget supplier" {
+		t.Errorf("prefill prompts = %v (the input first, capped at 3)", prefill)
+	}
+	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech]" {
+		t.Errorf("prefill competitors = %v", c)
+	}
+	if s := fmt.Sprint(get(t, res.body, "suggestions.prompts")); s != "[industrial widget suppliers in Europe widgets for factories]" {
+		t.Errorf("no suggestions: %s", res.raw)
+	}
+	if b.engines.total() != 0 {
+		t.Error("prefill asked an engine")
+	}
+	for body, want := range map[string]string{
+		`{"websiteurl":"http://example.com"}`:    "websiteurl: http://example.com refused: only https:// URLs are fetched",
+		`{}`:                                     "websiteurl is required (an https:// URL of the brand's site)",
+		`{"websiteurl":"https://10.255.255.1/"}`: "websiteurl: 10.255.255.1 refused: it resolves to a private or local address",
+		`{"websiteurl":"https://example.com","prompts":["a","b","c","d"]}`: "prompts: 4 prompts given; the free plan allows 3 per report",
+	} {
+		got := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free, body).want(t, http.StatusBadRequest)
+		if got.body["message"] != want {
+			t.Errorf("%s: message %q, want %q", body, got.body["message"], want)
+		}
+	}
+}
+
+func TestPrefillFallsBackToTemplatesOverTheSiteFacts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"broken"}, judge: "broken"})
+	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","competitors":["Globex Corp"]}`).want(t, http.StatusOK)
+	want := "[What are the best options for industrial widgets? Best industrial widgets in Lyon, FR Acme alternatives Is Acme any good? " +
+		"What are the best alternatives to WidgetPro? Acme vs Globex Corp]"
+	if got := fmt.Sprint(get(t, res.body, "suggestions.prompts")); got != want {
+		t.Errorf("template prompts =\n%s\nwant\n%s", got, want)
+	}
+	if got := fmt.Sprint(get(t, res.body, "prefill.competitors")); got != "[Globex Corp]" {
+		t.Errorf("prefill competitors = %s", got)
+	}
+}
+
+func TestTheConnectFaceServesTheSameReports(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
+	client := apiv1connect.NewVisibilityServiceClient(http.DefaultClient, b.url)
+	call := func(key string) *connect.Request[apiv1.GetReportRequest] {
+		req := connect.NewRequest(&apiv1.GetReportRequest{})
+		if key != "" {
+			req.Header().Set("api-key", key)
+		}
+		return req
+	}
+	if _, err := client.GetReport(context.Background(), call("")); connect.CodeOf(err) != connect.CodeUnauthenticated {
+		t.Fatalf("no key: %v", err)
+	}
+	res, err := client.GetReport(context.Background(), call(b.business))
+	if err != nil || !res.Msg.IsEmpty {
+		t.Fatalf("empty report: %v %v", res, err)
+	}
+	create := connect.NewRequest(&apiv1.CreateReportRequest{Websiteurl: "http://example.com", Prompts: []string{"p"}})
+	create.Header().Set("api-key", b.business)
+	if _, err := client.CreateReport(context.Background(), create); connect.CodeOf(err) != connect.CodeInvalidArgument ||
+		!strings.Contains(err.Error(), "only https://") {
+		t.Fatalf("http websiteurl: %v", err)
+	}
+	create.Msg.Websiteurl = "https://example.com"
+	queued, err := client.CreateReport(context.Background(), create)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitJob(t, b.business, queued.Msg.JobId)
+	res, err = client.GetReport(context.Background(), call(b.business))
+	if err != nil || res.Msg.IsEmpty || res.Msg.GetScores().GetAiVisibility().GetInterpretation() != "absent" ||
+		res.Msg.GetReport().GetGeo().GetEntityUnderstanding().GetKnowledgeScore() != 87.5 {
+		t.Fatalf("report over Connect: %v %v", res.Msg, err)
+	}
+}

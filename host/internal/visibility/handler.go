@@ -1,0 +1,204 @@
+package visibility
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"connectrpc.com/connect"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/heraldhq/herald/host/internal/auth"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// Handler serves VisibilityService on both API faces.
+type Handler struct {
+	svc *Service
+}
+
+var _ apiv1connect.VisibilityServiceHandler = (*Handler)(nil)
+
+// NewHandler returns the API handler over svc.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// PrefillReport suggests competitors and prompts for a site.
+func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.PrefillReportRequest]) (*connect.Response[apiv1.PrefillReportResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.svc.Prefill(ctx, p, Input{WebsiteURL: req.Msg.Websiteurl, Competitors: req.Msg.Competitors, Prompts: req.Msg.Prompts})
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.PrefillReportResponse{
+		Message:     "Prefill generated",
+		PromptLimit: int64(out.PromptLimit),
+		Input:       reportInput(out.Input),
+		Suggestions: &apiv1.Suggestions{Competitors: nonNil(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
+		Prefill:     &apiv1.Suggestions{Competitors: nonNil(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
+	}), nil
+}
+
+// CreateReport queues a report (REST 202 {message, jobId}).
+func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.CreateReportRequest]) (*connect.Response[apiv1.CreateReportResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := req.Msg
+	id, err := h.svc.Queue(ctx, p, ReportRequest{Input: Input{WebsiteURL: m.Websiteurl, Competitors: m.Competitors, Prompts: m.Prompts}, Refresh: m.Refresh, OneOff: m.OneOff})
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.CreateReportResponse{Message: "Report queued", JobId: id}), nil
+}
+
+// GetReport returns the latest (or oldest) report.
+func (h *Handler) GetReport(ctx context.Context, req *connect.Request[apiv1.GetReportRequest]) (*connect.Response[apiv1.GetReportResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.svc.Latest(ctx, p, req.Msg.Sort, req.Msg.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return connect.NewResponse(&apiv1.GetReportResponse{Message: "No report yet", IsEmpty: true}), nil
+	}
+	return reportResponse(v, "Report fetched")
+}
+
+// GetOneOffReport returns one one-off report of the workspace.
+func (h *Handler) GetOneOffReport(ctx context.Context, req *connect.Request[apiv1.GetOneOffReportRequest]) (*connect.Response[apiv1.GetReportResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.svc.OneOff(ctx, p, req.Msg.Id, req.Msg.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	return reportResponse(v, "Report fetched")
+}
+
+// GetReportHistory returns the history points.
+func (h *Handler) GetReportHistory(ctx context.Context, req *connect.Request[apiv1.GetReportHistoryRequest]) (*connect.Response[apiv1.GetReportHistoryResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	points, err := h.svc.History(ctx, p, int(req.Msg.Days))
+	if err != nil {
+		return nil, err
+	}
+	res := &apiv1.GetReportHistoryResponse{Message: "History fetched", Points: make([]*structpb.Struct, 0, len(points))}
+	for _, pt := range points {
+		st, err := structpb.NewStruct(pt)
+		if err != nil {
+			return nil, fmt.Errorf("history point: %w", err)
+		}
+		res.Points = append(res.Points, st)
+	}
+	return connect.NewResponse(res), nil
+}
+
+// ListOneOffReports lists one-off reports, newest first.
+func (h *Handler) ListOneOffReports(ctx context.Context, req *connect.Request[apiv1.ListOneOffReportsRequest]) (*connect.Response[apiv1.ListOneOffReportsResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.svc.OneOffs(ctx, p, int(req.Msg.Skip))
+	if err != nil {
+		return nil, err
+	}
+	out := &apiv1.ListOneOffReportsResponse{Message: "One-off reports fetched", Reports: make([]*apiv1.OneOffSummary, 0, len(list))}
+	for _, r := range list {
+		item := &apiv1.OneOffSummary{Id: r.ID, Websiteurl: r.WebsiteURL, CreatedAt: timestamppb.New(r.CreatedAt), State: r.State}
+		if r.Scores != nil {
+			item.Scores = &apiv1.ScoreSummary{AiVisibility: r.Scores.AIVisibility.Score, ShareOfVoice: r.Scores.ShareOfVoice.Score,
+				EntityUnderstanding: r.Scores.EntityUnderstanding.Score}
+		}
+		out.Reports = append(out.Reports, item)
+	}
+	return connect.NewResponse(out), nil
+}
+
+func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportResponse], error) {
+	out := &apiv1.GetReportResponse{
+		Message:          msg,
+		IdPresent:        &apiv1.GetReportResponse_Id{Id: v.ID},
+		CreatedAtPresent: &apiv1.GetReportResponse_CreatedAt{CreatedAt: timestamppb.New(v.CreatedAt)},
+		InputPresent:     &apiv1.GetReportResponse_Input{Input: reportInput(v.Input)},
+		StatePresent:     &apiv1.GetReportResponse_State{State: v.State},
+	}
+	engines, err := listOf(v.Engines)
+	if err != nil {
+		return nil, err
+	}
+	out.EnginesPresent = &apiv1.GetReportResponse_Engines{Engines: engines}
+	meta := &apiv1.RefreshMeta{Count: int64(v.RefreshMeta.Count), UsedLast_24H: int64(v.RefreshMeta.UsedLast24h), LimitPer_24H: int64(v.RefreshMeta.LimitPer24h)}
+	out.RefreshMetaPresent = &apiv1.GetReportResponse_RefreshMeta{RefreshMeta: meta}
+	if c := v.Computed; c != nil {
+		scores, detail := &apiv1.Scores{}, &apiv1.ReportDetail{}
+		if err := viaJSON(c.Scores, scores); err != nil {
+			return nil, err
+		}
+		if err := viaJSON(map[string]any{"geo": c.Geo}, detail); err != nil {
+			return nil, err
+		}
+		recs, err := listOf(c.Recommendations)
+		if err != nil {
+			return nil, err
+		}
+		out.ScoresPresent = &apiv1.GetReportResponse_Scores{Scores: scores}
+		out.ReportPresent = &apiv1.GetReportResponse_Report{Report: detail}
+		out.RecommendationsPresent = &apiv1.GetReportResponse_Recommendations{Recommendations: recs}
+	}
+	if v.Answers != nil {
+		answers, err := listOf(v.Answers)
+		if err != nil {
+			return nil, err
+		}
+		out.AnswersPresent = &apiv1.GetReportResponse_Answers{Answers: answers}
+	}
+	return connect.NewResponse(out), nil
+}
+
+func reportInput(in Input) *apiv1.ReportInput {
+	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: nonNil(in.Competitors), Prompts: nonNil(in.Prompts)}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+var fromJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// viaJSON converts a domain value to its proto message through the JSON
+// names both share, so the domain types stay the single definition.
+func viaJSON(v any, m proto.Message) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %T: %w", v, err)
+	}
+	if err := fromJSON.Unmarshal(b, m); err != nil {
+		return fmt.Errorf("convert %T: %w", v, err)
+	}
+	return nil
+}
+
+func listOf(v any) (*structpb.ListValue, error) {
+	l := &structpb.ListValue{}
+	return l, viaJSON(v, l)
+}

@@ -1,0 +1,346 @@
+package visibility
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/site"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Kinds of stored answers.
+const (
+	kindPrompt = "prompt"
+	kindProbe  = "probe"
+)
+
+// siteRecord is the crawl stored with a report: the facts the probes and
+// clarity checks are judged on, or why the site could not be fetched.
+type siteRecord struct {
+	Reached bool       `json:"reached"`
+	Error   string     `json:"error,omitempty"`
+	Facts   site.Facts `json:"facts"`
+}
+
+// Result is a report job's result.
+type Result struct {
+	ReportID string `json:"reportId"`
+}
+
+// progress is the partial result pollers see while the report runs.
+type progress struct {
+	ReportID       string `json:"reportId"`
+	AnswersDone    int    `json:"answersDone"`
+	AnswersPlanned int    `json:"answersPlanned"`
+}
+
+// workspaceSem caps the engine calls of one workspace on this host, shared
+// by all its running reports.
+type workspaceSem struct {
+	ch   chan struct{}
+	refs int
+}
+
+func (s *Service) workspaceSlots(ws string) (chan struct{}, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sem := s.sems[ws]
+	if sem == nil {
+		sem = &workspaceSem{ch: make(chan struct{}, s.cfg.Concurrency)}
+		s.sems[ws] = sem
+	}
+	sem.refs++
+	return sem.ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if sem.refs--; sem.refs == 0 {
+			delete(s.sems, ws)
+		}
+	}
+}
+
+// runJob runs (or resumes) a report. Answers already stored are not asked
+// again; a retry after a crash picks up where the last attempt stopped.
+func (s *Service) runJob(ctx context.Context, job *jobs.Job) (any, error) {
+	var data jobData
+	if err := job.Decode(&data); err != nil {
+		return nil, err
+	}
+	ws := job.Workspace
+	r, err := s.store.GetVisibilityReport(ctx, ws, data.ReportID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, jobs.NoRetry(fmt.Errorf("report %s is gone", data.ReportID))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.State == store.ReportCompleted {
+		return Result{ReportID: r.ID}, nil
+	}
+	if err := s.run(ctx, job, r); err != nil {
+		if errors.Is(err, jobs.ErrLeaseLost) || ctx.Err() != nil {
+			return nil, err // another host resumes it, or shutdown hands it back
+		}
+		if job.Attempt >= job.MaxAttempts {
+			s.fail(context.WithoutCancel(ctx), r, err)
+		}
+		return nil, err
+	}
+	return Result{ReportID: r.ID}, nil
+}
+
+func (s *Service) fail(ctx context.Context, r store.VisibilityReport, cause error) {
+	state, msg := store.ReportFailed, "the report could not be generated: "+cause.Error()
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Error: &msg}); err != nil {
+		s.log.Error("mark report failed", "report", r.ID, "error", err)
+	}
+	s.settle(ctx, r)
+}
+
+// settle gives back, once, the credits of answers no engine gave or that
+// came from the cache: a report costs what the engines answered.
+func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
+	answers, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	if err != nil {
+		s.log.Error("settle report credits", "report", r.ID, "error", err)
+		return
+	}
+	paid := 0
+	for _, a := range answers {
+		if a.Error == nil && !a.Cached {
+			paid++
+		}
+	}
+	refund := r.CreditsReserved - paid
+	if refund <= 0 {
+		_, _ = s.store.SettleVisibilityCredits(ctx, r.WorkspaceID, r.ID)
+		return
+	}
+	ok, err := s.store.SettleVisibilityCredits(ctx, r.WorkspaceID, r.ID)
+	if err != nil || !ok {
+		return
+	}
+	if err := s.store.RefundCredits(ctx, r.WorkspaceID, r.CreditsMonth, refund); err != nil {
+		s.log.Error("refund report credits", "report", r.ID, "credits", refund, "error", err)
+	}
+}
+
+// task is one question to one engine.
+type task struct {
+	kind, engine, item, question string
+	fact                         string // probes
+}
+
+func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityReport) error {
+	ws := r.WorkspaceID
+	running := store.ReportRunning
+	if err := s.store.UpdateVisibilityReport(ctx, ws, r.ID, store.ReportUpdate{State: &running}); err != nil {
+		return err
+	}
+	var in Input
+	var engines []string
+	if err := json.Unmarshal([]byte(r.Input), &in); err != nil {
+		return jobs.NoRetry(fmt.Errorf("decode input: %w", err))
+	}
+	if err := json.Unmarshal([]byte(r.Engines), &engines); err != nil {
+		return jobs.NoRetry(fmt.Errorf("decode engines: %w", err))
+	}
+	rec, brands, err := s.siteAndBrands(ctx, r, in)
+	if err != nil {
+		return err
+	}
+	domain := ""
+	if len(brands[0].Domains) > 0 {
+		domain = brands[0].Domains[0]
+	}
+	var tasks []task
+	for _, e := range engines {
+		for i, p := range in.Prompts {
+			tasks = append(tasks, task{kind: kindPrompt, engine: e, item: strconv.Itoa(i), question: p})
+		}
+		for _, pd := range Probes {
+			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, in.Competitors)})
+		}
+	}
+	done := map[string]store.VisibilityAnswer{}
+	for _, kind := range []string{kindPrompt, kindProbe} {
+		stored, err := s.store.ListVisibilityAnswers(ctx, ws, r.ID, kind)
+		if err != nil {
+			return err
+		}
+		for _, a := range stored {
+			if a.Error == nil {
+				done[a.Kind+"/"+a.Engine+"/"+a.Item] = a
+			}
+		}
+	}
+
+	slots, release := s.workspaceSlots(ws)
+	defer release()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu    sync.Mutex
+		count = len(done)
+		wg    sync.WaitGroup
+	)
+	report := func() {
+		mu.Lock()
+		count++
+		n := count
+		mu.Unlock()
+		err := job.Progress(ctx, n*100/len(tasks), progress{ReportID: r.ID, AnswersDone: n, AnswersPlanned: len(tasks)})
+		if errors.Is(err, jobs.ErrLeaseLost) {
+			cancel(err)
+		}
+	}
+	for _, t := range tasks {
+		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
+			// Resumed: the answer is kept; only an unjudged probe is judged.
+			if t.kind == kindProbe && prev.Verdict == nil {
+				wg.Add(1)
+				go func(t task, a store.VisibilityAnswer) {
+					defer wg.Done()
+					s.withSlot(ctx, slots, func() { s.judgeAndSave(ctx, brands[0], t, a) })
+				}(t, prev)
+			}
+			continue
+		}
+		wg.Add(1)
+		go func(t task) {
+			defer wg.Done()
+			s.withSlot(ctx, slots, func() {
+				a, err := s.ask(ctx, r, t)
+				if err != nil {
+					return // the context ended: the next attempt asks again
+				}
+				if t.kind == kindProbe {
+					s.judgeAndSave(ctx, brands[0], t, a)
+				}
+				report()
+			})
+		}(t)
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	return s.complete(ctx, r)
+}
+
+func (s *Service) withSlot(ctx context.Context, slots chan struct{}, fn func()) {
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-slots }()
+	fn()
+}
+
+// ask answers one task, from the cache when the same question went to the
+// same engine within the cache window, and stores the answer at once. It
+// returns an error only when the context ended (nothing is stored then).
+func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (store.VisibilityAnswer, error) {
+	a := store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: r.WorkspaceID, Kind: t.kind, Engine: t.engine, Item: t.item, Question: t.question}
+	since := s.now().Add(-s.ttl).UnixMilli()
+	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, t.kind, t.engine, t.question, since); err == nil {
+		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt = c.Text, c.Model, c.Citations, true, c.AskedAt
+		return a, s.save(ctx, &a)
+	}
+	actx, cancel := context.WithTimeout(ctx, answerTimeout)
+	res, err := s.models.GenerateText(actx, t.engine, sdk.TextRequest{Model: t.engine, Prompt: t.question})
+	cancel()
+	if ctx.Err() != nil {
+		return a, ctx.Err()
+	}
+	a.AskedAt = s.now().UnixMilli()
+	if err != nil {
+		msg := engineError(err)
+		a.Error = &msg
+		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", msg)
+	} else {
+		a.Text = res.Text
+		if res.Model != "" {
+			a.Model = &res.Model
+		}
+		cites := make([]Citation, 0, len(res.Citations))
+		for _, c := range res.Citations {
+			cites = append(cites, Citation{URL: c.URL, Title: c.Title})
+		}
+		b, _ := json.Marshal(cites)
+		a.Citations = string(b)
+	}
+	return a, s.save(ctx, &a)
+}
+
+func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
+	a.CreatedAt = s.now().UnixMilli()
+	if err := s.store.SaveVisibilityAnswer(context.WithoutCancel(ctx), a); err != nil {
+		s.log.Error("store answer", "report", a.ReportID, "error", err)
+		return err
+	}
+	return nil
+}
+
+// engineError is the message of a missing answer: the provider's own for
+// plugin errors (they carry no secrets), else a generic one.
+func engineError(err error) string {
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		return se.Message
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "the engine did not answer in time"
+	}
+	return "the engine failed"
+}
+
+// siteAndBrands crawls the site once per report (stored for resumes and
+// recomputation) and builds the tracked brands.
+func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, in Input) (siteRecord, []Brand, error) {
+	var rec siteRecord
+	var brands []Brand
+	if r.Site != nil && r.Brands != nil {
+		if err := json.Unmarshal([]byte(*r.Site), &rec); err != nil {
+			return rec, nil, jobs.NoRetry(fmt.Errorf("decode site: %w", err))
+		}
+		if err := json.Unmarshal([]byte(*r.Brands), &brands); err != nil {
+			return rec, nil, jobs.NoRetry(fmt.Errorf("decode brands: %w", err))
+		}
+		return rec, brands, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	crawled, err := s.site.Crawl(cctx, in.WebsiteURL)
+	cancel()
+	if ctx.Err() != nil {
+		return rec, nil, ctx.Err()
+	}
+	if err != nil {
+		// The report still runs: engines answer whether or not the site is
+		// up; the clarity checks say it could not be fetched.
+		rec.Error = err.Error()
+		if u, perr := url.Parse(in.WebsiteURL); perr == nil {
+			rec.Facts.URL, rec.Facts.Domain = in.WebsiteURL, site.RegistrableDomain(u.Hostname())
+		}
+	} else {
+		rec.Reached, rec.Facts = true, crawled.Facts
+	}
+	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain)
+	brands = Brands(self, in.Competitors)
+	sj, _ := json.Marshal(rec)
+	bj, _ := json.Marshal(brands)
+	ss, bs := string(sj), string(bj)
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{Site: &ss, Brands: &bs}); err != nil {
+		return rec, nil, err
+	}
+	return rec, brands, nil
+}

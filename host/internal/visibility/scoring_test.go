@@ -1,0 +1,223 @@
+package visibility_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/visibility"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// scripted is the worked example of README.md: two engines, two prompts,
+// one engine failing on one prompt.
+func scripted() ([]visibility.Brand, []string, []visibility.Answer) {
+	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"), []string{"Globex Corp", "https://initech.io/", "acme.com"})
+	engines := []string{"gpt", "claude"}
+	answers := []visibility.Answer{
+		{Engine: "gpt", Prompt: "best widget tools", Text: "The best tools are Globex Corp, then Acme, and see https://www.initech.io/pricing."},
+		{Engine: "gpt", Prompt: "widgets for factories", Text: "I recommend ACME (acme.com) above all."},
+		{Engine: "claude", Prompt: "best widget tools", Text: "Globex Corp and Initech lead; notacme.com is unrelated. Acmeville too.",
+			Citations: []visibility.Citation{{URL: "https://acme.com/blog/widgets", Title: "Widgets"}}},
+		{Engine: "claude", Prompt: "widgets for factories", Error: "claude: rate limited"},
+	}
+	return brands, engines, answers
+}
+
+func TestBrandsAliasesAndSlugs(t *testing.T) {
+	t.Parallel()
+	brands, _, _ := scripted()
+	if len(brands) != 3 {
+		t.Fatalf("the competitor acme.com is the brand itself and must be dropped: %+v", brands)
+	}
+	want := []visibility.Brand{
+		{Name: "Acme", Slug: "acme", Self: true, Aliases: []string{"Acme"}, Domains: []string{"acme.com"}},
+		{Name: "Globex Corp", Slug: "globex_corp", Aliases: []string{"Globex Corp"}},
+		{Name: "initech.io", Slug: "initech_io", Aliases: []string{"initech"}, Domains: []string{"initech.io"}},
+	}
+	if !reflect.DeepEqual(brands, want) {
+		t.Fatalf("brands =\n%+v\nwant\n%+v", brands, want)
+	}
+	for in, want := range map[string]string{"Globex Corp": "globex_corp", "  A & B  ": "a_b", "Café Noir!": "café_noir"} {
+		if got := visibility.Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMentionsPositionsAndCitations(t *testing.T) {
+	t.Parallel()
+	brands, engines, answers := scripted()
+	ms := visibility.ScoreMentions(brands, engines, answers)
+	want := [][]visibility.Mention{
+		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
+			{Brand: "acme", Name: "Acme", Self: true, Position: 2, Weight: 0.75},
+			{Brand: "initech_io", Name: "initech.io", Position: 3, Weight: 0.5, Cited: true}},
+		{{Brand: "acme", Name: "Acme", Self: true, Position: 1, Weight: 1}},
+		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
+			{Brand: "initech_io", Name: "initech.io", Position: 2, Weight: 0.75}},
+		nil,
+	}
+	if !reflect.DeepEqual(ms.Mentions, want) {
+		t.Fatalf("mentions =\n%+v\nwant\n%+v", ms.Mentions, want)
+	}
+	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, nil, {"acme"}, nil}) {
+		t.Errorf("cited = %q", ms.Cited)
+	}
+}
+
+func TestOverlappingAliasesCountTheLongerOne(t *testing.T) {
+	t.Parallel()
+	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"), []string{"Acme Cloud", "Zeta"})
+	m := visibility.NewMatcher(brands)
+	got := m.Mentions(visibility.Answer{Text: "Acme Cloud beats Zeta; plain Acme comes last. Visit acme.com.au or ACME-tools."})
+	want := []visibility.Mention{
+		{Brand: "acme_cloud", Name: "Acme Cloud", Position: 1, Weight: 1},
+		{Brand: "zeta", Name: "Zeta", Position: 2, Weight: 0.75},
+		{Brand: "acme", Name: "Acme", Self: true, Position: 3, Weight: 0.5},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("mentions = %+v, want %+v", got, want)
+	}
+	for _, text := range []string{"notacme.com rocks", "acmeville", "acme2"} {
+		if ms := m.Mentions(visibility.Answer{Text: text}); len(ms) != 0 {
+			t.Errorf("%q mentions %+v", text, ms)
+		}
+	}
+	// A domain is not found inside a longer domain name.
+	domainOnly := visibility.NewMatcher([]visibility.Brand{{Name: "Q", Slug: "q", Self: true, Domains: []string{"acme.com"}}})
+	for text, want := range map[string]int{"visit acme.com.au": 0, "visit my-acme.com": 0, "visit acme.com.": 1, "https://www.acme.com/x": 1} {
+		if ms := domainOnly.Mentions(visibility.Answer{Text: text}); len(ms) != want {
+			t.Errorf("%q: %d mentions, want %d", text, len(ms), want)
+		}
+	}
+	if ms := m.Mentions(visibility.Answer{Text: "see https://shop.acme.com/x."}); len(ms) != 1 || !ms[0].Self || !ms[0].Cited {
+		t.Errorf("a subdomain URL is a mention and a citation: %+v", ms)
+	}
+}
+
+func TestScoresToTheDecimal(t *testing.T) {
+	t.Parallel()
+	brands, engines, answers := scripted()
+	probes := []visibility.ProbeResult{
+		{ID: "what", Question: "What is Acme?", Engine: "gpt", Verdict: visibility.VerdictCorrect, Fact: "Widgets",
+			Entities: []visibility.JudgedEntity{{Name: "Widgets", Kind: "category"}}},
+		{ID: "what", Question: "What is Acme?", Engine: "claude", Verdict: visibility.VerdictWrong, Fact: "Widgets", Answer: "A bakery.",
+			Explanation: ptr("says Acme is a bakery"), Entities: []visibility.JudgedEntity{{Name: "widgets", Kind: "Category"}, {Name: "Bakery", Kind: "category"}}},
+		{ID: "offers", Engine: "gpt", Verdict: visibility.VerdictPartly},
+		{ID: "offers", Engine: "claude", Verdict: visibility.VerdictUnknown},
+		{ID: "audience", Question: "Who is Acme for?", Engine: "gpt", Verdict: visibility.VerdictUnknown, Fact: "Factories"},
+		{ID: "audience", Question: "Who is Acme for?", Engine: "claude", Verdict: visibility.VerdictWrong, Fact: "Factories", Answer: "Children."},
+		{ID: "location", Engine: "gpt", Verdict: visibility.VerdictUnverifiable},
+		{ID: "location", Engine: "claude", Verdict: visibility.VerdictMissing},
+	}
+	checks := []visibility.ClarityCheck{{ID: "https", Passed: true}, {ID: "one_h1", Passed: true}, {ID: "meta_description", Passed: true},
+		{ID: "organization_schema", Passed: true}, {ID: "about_page", Passed: true}, {ID: "sitemap", Title: "sitemap.xml", Detail: "none"},
+		{ID: "ai_crawlers", Title: "robots", Detail: "robots.txt blocks GPTBot"}, {ID: "llms_txt", Title: "llms", Detail: "no /llms.txt"}}
+	c := visibility.Compute(brands, engines, answers, probes, checks)
+
+	js, _ := json.Marshal(c.Scores)
+	// visibility(self) = 100 × (0.75 + 1 + 0) / 3 answered = 58.3; gpt
+	// (0.75 + 1) / 2 = 87.5; claude 0 / 1 = 0. Mentions: Acme 2, Globex 2,
+	// Initech 2 → share of voice 2 / 6 = 33.3. Knowledge: gpt 1, 0.5, 0 →
+	// 50; claude 0, 0, 0 → 0; all 1.5 / 6 = 25. Clarity 5 / 8 = 62.5.
+	// Understanding 0.6 × 25 + 0.4 × 62.5 = 40.
+	want := `{"aiVisibility":{"score":58.3,"interpretation":"moderate","providers":{"claude":0,"gpt":87.5}},` +
+		`"entityUnderstanding":{"score":40,"interpretation":"moderate","knowledgeScore":25,"contentClarityScore":62.5,"providers":{"claude":0,"gpt":50}},` +
+		`"shareOfVoice":{"score":33.3,"interpretation":"weak","totalMentions":6,"selfMentions":2}}`
+	if string(js) != want {
+		t.Fatalf("scores =\n%s\nwant\n%s", js, want)
+	}
+	bs, _ := json.Marshal(c.Geo.Brands)
+	wantBrands := `[{"name":"Acme","slug":"acme","self":true,"aliases":["Acme"],"visibility":58.3,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":1.5},` +
+		`{"name":"Globex Corp","slug":"globex_corp","self":false,"aliases":["Globex Corp"],"visibility":66.7,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":1},` +
+		`{"name":"initech.io","slug":"initech_io","self":false,"aliases":["initech"],"visibility":41.7,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":2.5}]`
+	if string(bs) != wantBrands {
+		t.Errorf("brands =\n%s\nwant\n%s", bs, wantBrands)
+	}
+	es, _ := json.Marshal(c.Geo.Engines)
+	if want := `[{"engine":"gpt","planned":2,"answered":2,"missing":0,"error":null},{"engine":"claude","planned":2,"answered":1,"missing":1,"error":"claude: rate limited"}]`; string(es) != want {
+		t.Errorf("engines = %s, want %s", es, want)
+	}
+
+	u := c.Geo.EntityUnderstanding
+	gs, _ := json.Marshal(u.Gaps)
+	wantGaps := `[{"kind":"contradiction","probe":"what","fact":"Widgets","detail":"says Acme is a bakery","engines":["claude"]},` +
+		`{"kind":"unknown_fact","probe":"audience","fact":"Factories","detail":"No engine answered \"Who is Acme for?\" in line with the site","engines":["gpt","claude"]},` +
+		`{"kind":"contradiction","probe":"audience","fact":"Factories","detail":"Children.","engines":["claude"]}]`
+	if string(gs) != wantGaps {
+		t.Errorf("gaps =\n%s\nwant\n%s", gs, wantGaps)
+	}
+	ds, _ := json.Marshal(u.DetectedEntities)
+	if want := `[{"name":"Widgets","kind":"category","engines":["claude","gpt"]},{"name":"Bakery","kind":"category","engines":["claude"]}]`; string(ds) != want {
+		t.Errorf("detected entities = %s, want %s", ds, want)
+	}
+	if u.Probes[6].Points != nil || u.Probes[7].Points != nil || *u.Probes[2].Points != 0.5 {
+		t.Errorf("unverifiable and missing probes must have no points: %+v", u.Probes)
+	}
+
+	point, _ := json.Marshal(visibility.HistoryPoint(time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC), c))
+	wantPoint := `{"comp_globex_corp":66.7,"comp_initech_io":41.7,"overall":58.3,"self":66.7,"shareOfVoice":33.3,` +
+		`"sov_comp_globex_corp":33.3,"sov_comp_initech_io":33.3,"time":"2026-11-26T06:00:00.000Z","timestamp":"2026-11-26T06:00:00.000Z","understanding":40}`
+	if string(point) != wantPoint {
+		t.Errorf("history point =\n%s\nwant\n%s", point, wantPoint)
+	}
+}
+
+func TestRecommendationsCarryTheirEvidence(t *testing.T) {
+	t.Parallel()
+	brands, engines, answers := scripted()
+	checks := []visibility.ClarityCheck{{ID: "https", Passed: true}, {ID: "ai_crawlers", Title: "robots.txt does not block AI crawlers", Detail: "robots.txt blocks GPTBot"}}
+	probes := []visibility.ProbeResult{{ID: "location", Question: "Where?", Engine: "gpt", Verdict: visibility.VerdictUnknown, Fact: "Lyon, FR"}}
+	c := visibility.Compute(brands, engines, answers, probes, checks)
+	got := map[string]visibility.Recommendation{}
+	var ids []string
+	for _, r := range c.Recommendations {
+		got[r.ID] = r
+		ids = append(ids, r.ID+":"+r.Priority)
+	}
+	if want := "competitor-prompts:high clarity-ai_crawlers:high competitor-citations:medium probe-location:medium"; strings.Join(ids, " ") != want {
+		t.Fatalf("recommendations = %s, want %s", strings.Join(ids, " "), want)
+	}
+	for id, want := range map[string][]string{
+		"competitor-prompts":   {`"best widget tools" on claude mentions Globex Corp, initech.io but not Acme`},
+		"competitor-citations": {`"best widget tools" on gpt cites initech.io`},
+		"clarity-ai_crawlers":  {`check "robots.txt does not block AI crawlers" failed: robots.txt blocks GPTBot`},
+		"probe-location":       {`unknown_fact (gpt): No engine answered "Where?" in line with the site; the site says: Lyon, FR`},
+	} {
+		if !reflect.DeepEqual(got[id].Evidence, want) {
+			t.Errorf("%s evidence = %q, want %q", id, got[id].Evidence, want)
+		}
+	}
+}
+
+func TestNoAnswersMeansNoInterpretation(t *testing.T) {
+	t.Parallel()
+	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"), nil)
+	c := visibility.Compute(brands, []string{"gpt"}, []visibility.Answer{{Engine: "gpt", Prompt: "p", Error: "down"}}, nil, nil)
+	js, _ := json.Marshal(c.Scores.AIVisibility)
+	if want := `{"score":0,"interpretation":null,"providers":{"gpt":null}}`; string(js) != want {
+		t.Fatalf("aiVisibility = %s, want %s", js, want)
+	}
+	for score, want := range map[float64]string{70: "strong", 69.96: "strong", 69.9: "moderate", 40: "moderate", 39.9: "weak", 15: "weak", 14.9: "absent", 0: "absent"} {
+		if got := visibility.Interpretation(score); got != want {
+			t.Errorf("Interpretation(%v) = %s, want %s", score, got, want)
+		}
+	}
+}
+
+func TestDefaultEnginesTakeOneChatRoutePerProvider(t *testing.T) {
+	t.Parallel()
+	dep := func(p string) config.Model { return config.Model{Deployments: []config.Deployment{{Provider: p}}} }
+	models := map[string]config.Model{
+		"gpt-4o-mini": dep("openai"), "gpt-4o": dep("openai"), "gpt-image-1": dep("openai"), "gpt-5": dep("openai"),
+		"claude-sonnet": dep("anthropic"), "gemini-2.5-flash-lite": dep("gemini"), "sonar": dep("perplexity"), "mistral": dep("mistral"),
+	}
+	if got := visibility.DefaultEngines(models); !reflect.DeepEqual(got, []string{"claude-sonnet", "gpt-4o", "mistral", "sonar"}) {
+		t.Fatalf("default engines = %q", got)
+	}
+}

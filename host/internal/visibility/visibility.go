@@ -1,0 +1,419 @@
+// Package visibility runs AI visibility reports: how a brand shows up in
+// answer engines' answers to its buyers' questions, against named
+// competitors, over time (issue 13, VISIBILITY.md). A report is a
+// seoQueue job that crawls the brand's site (package site), asks every
+// engine every prompt and the entity probes through the provider plugins,
+// has a judge model grade the probe answers against the site's facts, and
+// stores every answer as it arrives. Every score is a pure function of
+// those stored answers (scoring.go), so it can be recomputed and shown
+// with its evidence. It implements herald.api.v1.VisibilityService.
+package visibility
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/site"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Models is what reports need from the plugin host's model router.
+type Models interface {
+	// Models lists the configured model names and aliases.
+	Models() []string
+	GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error)
+}
+
+// Crawler fetches the brand's site (a *site.Fetcher).
+type Crawler interface {
+	Crawl(ctx context.Context, url string) (site.Site, error)
+}
+
+// JobName is the seoQueue job of a report.
+const JobName = "seo_site_report"
+
+// Limits and defaults.
+const (
+	// MaxEngines is how many chat model routes are asked by default.
+	MaxEngines        = 4
+	MaxCompetitors    = 20
+	MaxPromptChars    = 1000
+	MaxNameChars      = 200
+	OneOffPageSize    = 20
+	DefaultCacheTTL   = 10 * time.Minute
+	defaultHistory    = 90
+	refreshWindow     = 24 * time.Hour
+	answerTimeout     = 2 * time.Minute
+	defaultConcurrent = 16
+)
+
+// Deps are the dependencies of a Service.
+type Deps struct {
+	Store  *store.Store
+	Queue  *jobs.Queue
+	Models Models
+	Site   Crawler
+	// Plans gives each plan's report limits; nil: config.DefaultPlans.
+	Plans map[string]config.Plan
+	// Config is the visibility block (engines, judge model, concurrency).
+	Config config.Visibility
+	Logger hclog.Logger
+	// CacheTTL is how long an answer is reused for an identical question
+	// (default 10 minutes).
+	CacheTTL time.Duration
+	// Now is the clock (tests).
+	Now func() time.Time
+}
+
+// Service runs visibility reports for both API faces.
+type Service struct {
+	store  *store.Store
+	queue  *jobs.Queue
+	models Models
+	site   Crawler
+	plans  map[string]config.Plan
+	cfg    config.Visibility
+	log    hclog.Logger
+	ttl    time.Duration
+	now    func() time.Time
+
+	mu   sync.Mutex
+	sems map[string]*workspaceSem
+}
+
+// New returns the Service and registers the report job on the queue.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
+		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
+	}
+	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config,
+		log: d.Logger, ttl: d.CacheTTL, now: d.Now, sems: map[string]*workspaceSem{}}
+	if s.plans == nil {
+		s.plans = config.DefaultPlans()
+	}
+	if s.log == nil {
+		s.log = hclog.NewNullLogger()
+	}
+	s.log = s.log.Named("visibility")
+	if s.ttl <= 0 {
+		s.ttl = DefaultCacheTTL
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.cfg.Concurrency <= 0 {
+		s.cfg.Concurrency = defaultConcurrent
+	}
+	// A report asks many engines; one attempt may run long, and a retry
+	// resumes from the answers stored so far.
+	d.Queue.Register(JobName, jobs.HandlerFunc(s.runJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 30 * time.Minute})
+	return s, nil
+}
+
+// Input is what a report runs on.
+type Input struct {
+	WebsiteURL  string   `json:"websiteurl"`
+	Competitors []string `json:"competitors"`
+	Prompts     []string `json:"prompts"`
+}
+
+// ReportRequest asks for a report.
+type ReportRequest struct {
+	Input
+	Refresh bool
+	OneOff  bool
+}
+
+// clean trims and de-duplicates (case-insensitively) the lists.
+func (in Input) clean() Input {
+	in.WebsiteURL = strings.TrimSpace(in.WebsiteURL)
+	in.Competitors = dedupe(in.Competitors)
+	in.Prompts = dedupe(in.Prompts)
+	return in
+}
+
+func dedupe(list []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, v := range list {
+		v = strings.Join(strings.Fields(v), " ")
+		if k := strings.ToLower(v); v != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// validateURL checks websiteurl: required, https.
+func validateURL(raw string) (string, error) {
+	if raw == "" {
+		return "", apierr.Invalid("websiteurl is required (an https:// URL of the brand's site)")
+	}
+	u, err := site.ParseURL(raw)
+	if err != nil {
+		return "", apierr.Invalid("websiteurl: %s", err.Error())
+	}
+	return u.String(), nil
+}
+
+// validate checks the lists against the plan's prompt limit. requirePrompts
+// is false for prefill, which suggests them.
+func (in Input) validate(limit int, plan string, requirePrompts bool) error {
+	if len(in.Prompts) > limit {
+		return apierr.Invalid("prompts: %d prompts given; the %s plan allows %d per report", len(in.Prompts), plan, limit)
+	}
+	if requirePrompts && len(in.Prompts) == 0 {
+		return apierr.Invalid("prompts: at least one buyer prompt is required (the prefill route suggests some)")
+	}
+	for i, p := range in.Prompts {
+		if n := utf8.RuneCountInString(p); n > MaxPromptChars {
+			return apierr.Invalid("prompts[%d] is %d characters; the limit is %d", i, n, MaxPromptChars)
+		}
+	}
+	if len(in.Competitors) > MaxCompetitors {
+		return apierr.Invalid("competitors: %d given; the limit is %d", len(in.Competitors), MaxCompetitors)
+	}
+	for i, c := range in.Competitors {
+		if n := utf8.RuneCountInString(c); n > MaxNameChars {
+			return apierr.Invalid("competitors[%d] is %d characters; the limit is %d", i, n, MaxNameChars)
+		}
+	}
+	return nil
+}
+
+func (s *Service) plan(p auth.Principal) config.Plan {
+	if plan, ok := s.plans[p.Plan]; ok {
+		return plan
+	}
+	return s.plans["free"]
+}
+
+// Engines returns the model routes asked: the configured engines (host/run.go
+// fills them with DefaultEngines when config names none), else every chat
+// model route the router knows (image models left out), sorted, at most 4.
+func (s *Service) Engines() []string {
+	if len(s.cfg.Engines) > 0 {
+		return slices.Clone(s.cfg.Engines)
+	}
+	var out []string
+	for _, m := range s.models.Models() {
+		if !isNonChat(m) {
+			out = append(out, m)
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), MaxEngines)]
+}
+
+// DefaultEngines picks the engines when config names none: one chat model
+// route per provider plugin (a marketer compares ChatGPT with Claude, not
+// gpt-4o with gpt-4o-mini), preferring full models over -mini/-nano ones,
+// at most 4, sorted.
+func DefaultEngines(models map[string]config.Model) []string {
+	names := make([]string, 0, len(models))
+	for name, m := range models {
+		if len(m.Deployments) > 0 && !isNonChat(name) {
+			names = append(names, name)
+		}
+	}
+	small := func(n string) bool {
+		return strings.Contains(n, "mini") || strings.Contains(n, "nano") || strings.Contains(n, "lite")
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if small(a) != small(b) {
+			if small(a) {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	})
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range names {
+		p := models[name].Deployments[0].Provider
+		if !seen[p] && len(out) < MaxEngines {
+			seen[p] = true
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func isNonChat(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"image", "dall-e", "embedding", "tts", "whisper"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeModel is the configured judge, else the first engine.
+func (s *Service) judgeModel(engines []string) string {
+	if s.cfg.JudgeModel != "" {
+		return s.cfg.JudgeModel
+	}
+	if len(engines) > 0 {
+		return engines[0]
+	}
+	return ""
+}
+
+func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
+
+// Queue checks a report request against SPEC's statuses, in the order of
+// its table (400, then 403, then 429), reserves its AI credits and queues
+// the job. It returns the job id.
+func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest) (string, error) {
+	plan := s.plan(p)
+	in := req.Input.clean()
+	// 400: websiteurl missing or invalid, no prior report for a refresh,
+	// too many prompts.
+	if in.WebsiteURL != "" {
+		if _, err := validateURL(in.WebsiteURL); err != nil {
+			return "", err
+		}
+	}
+	if req.Refresh {
+		prev, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
+		if errors.Is(err, store.ErrNotFound) {
+			return "", apierr.Invalid("refresh: there is no prior report to refresh; run a report first")
+		}
+		if err != nil {
+			return "", err
+		}
+		var prevIn Input
+		if err := json.Unmarshal([]byte(prev.Input), &prevIn); err != nil {
+			return "", fmt.Errorf("decode report %s input: %w", prev.ID, err)
+		}
+		if in.WebsiteURL == "" {
+			in.WebsiteURL = prevIn.WebsiteURL
+		}
+		if len(req.Competitors) == 0 {
+			in.Competitors = prevIn.Competitors
+		}
+		if len(req.Prompts) == 0 {
+			in.Prompts = prevIn.Prompts
+		}
+	}
+	url, err := validateURL(in.WebsiteURL)
+	if err != nil {
+		return "", err
+	}
+	in.WebsiteURL = url
+	if err := in.validate(plan.PromptsPerReport, p.Plan, true); err != nil {
+		return "", err
+	}
+	engines := s.Engines()
+	if len(engines) == 0 {
+		return "", apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
+	}
+
+	// 403: free audit used, refresh blocked on the plan, credits short.
+	if plan.FreeAudits > 0 {
+		n, err := s.store.CountVisibilityReports(ctx, p.WorkspaceID)
+		if err != nil {
+			return "", err
+		}
+		if n >= plan.FreeAudits {
+			return "", apierr.Forbidden("free audit already used: the %s plan includes %d report(s); upgrade to run more", p.Plan, plan.FreeAudits)
+		}
+	}
+	if req.Refresh && plan.RefreshesPer24h == 0 {
+		return "", apierr.Forbidden("refresh is not available on the %s plan; upgrade to refresh reports", p.Plan)
+	}
+	cost := len(in.Prompts) * len(engines)
+	month := s.month()
+	used, err := s.store.CreditsUsed(ctx, p.WorkspaceID, month)
+	if err != nil {
+		return "", err
+	}
+	if used+cost > plan.MonthlyAICredits {
+		return "", creditError(p.Plan, plan, used, cost)
+	}
+
+	// 429: refreshes in the rolling 24 hours.
+	if req.Refresh {
+		now := s.now()
+		times, _, err := s.store.VisibilityRefreshes(ctx, p.WorkspaceID, now.Add(-refreshWindow).UnixMilli())
+		if err != nil {
+			return "", err
+		}
+		if len(times) >= plan.RefreshesPer24h {
+			// The window frees a slot when the oldest refresh in it ages out.
+			oldest := times[len(times)-plan.RefreshesPer24h]
+			wait := time.UnixMilli(oldest).Add(refreshWindow).Sub(now)
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			e := apierr.New(connect.CodeResourceExhausted,
+				fmt.Sprintf("refresh limit reached: the %s plan allows %d refreshes in 24 hours; retry in %d seconds", p.Plan, plan.RefreshesPer24h, secs),
+				"retryAfter", strconv.Itoa(secs))
+			e.Meta().Set("Retry-After", strconv.Itoa(secs))
+			return "", e
+		}
+	}
+
+	// Reserve atomically: concurrent requests never overspend.
+	if _, ok, err := s.store.ReserveCredits(ctx, p.WorkspaceID, month, cost, plan.MonthlyAICredits); err != nil {
+		return "", err
+	} else if !ok {
+		return "", creditError(p.Plan, plan, used, cost)
+	}
+	inputJSON, _ := json.Marshal(in)
+	enginesJSON, _ := json.Marshal(engines)
+	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: in.WebsiteURL,
+		Input: string(inputJSON), Engines: string(enginesJSON), CreditsMonth: month, CreditsReserved: cost, CreatedAt: s.now().UnixMilli()}
+	var jobID string
+	err = s.store.Tx(ctx, func(q store.Querier) error {
+		report.ID, jobID = "", ""
+		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
+			return err
+		}
+		id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
+		if err != nil {
+			return err
+		}
+		jobID = id
+		_, err = q.Exec(ctx, `UPDATE visibility_reports SET job_id = $1 WHERE id = $2`, id, report.ID)
+		return err
+	})
+	if err != nil {
+		if rerr := s.store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, cost); rerr != nil {
+			s.log.Error("refund report credits", "workspace", p.WorkspaceID, "error", rerr)
+		}
+		s.log.Error("queue visibility report", "workspace", p.WorkspaceID, "error", err)
+		return "", apierr.Internal("failed to queue the report; no credit was spent, retry")
+	}
+	s.queue.Wake(jobs.SEOQueue)
+	return jobID, nil
+}
+
+func creditError(planName string, plan config.Plan, used, cost int) error {
+	return apierr.Forbidden("AI credit limit reached: this report costs %d credits (prompts × engines) and %d of the %s plan's %d monthly credits remain",
+		cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
+}
+
+// jobData is the stored input of a report job.
+type jobData struct {
+	ReportID string `json:"reportId"`
+}
