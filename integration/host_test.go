@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,9 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest("POST", p.URL+"/v1/ai/generate/brand-voice/text", pr)
 	req.Header.Set("api-key", p.Key)
+	req.Header.Set("Expect", "100-continue")
+	reading := make(chan struct{})
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{Got100Continue: func() { close(reading) }}))
 	type result struct {
 		status int
 		err    error
@@ -102,11 +106,17 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 		res.Body.Close()
 		done <- result{status: res.StatusCode}
 	}()
+	// The server answers "100 Continue" when the handler starts reading
+	// the body: then the request is in flight in herald.
+	select {
+	case <-reading:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("herald never started reading the request body\n%s", p.Output())
+	}
 	io.WriteString(pw, `{"content":"slow `)
-	time.Sleep(200 * time.Millisecond) // the request is now in flight
 	stopped := make(chan error, 1)
 	go func() { stopped <- p.Stop(15 * time.Second) }()
-	time.Sleep(300 * time.Millisecond)
+	waitOutput(t, p, "shutting down", 1)
 	io.WriteString(pw, `upload"}`)
 	pw.Close()
 	r := <-done

@@ -79,8 +79,9 @@ model "smart" {
 
 	// A broken config is refused and the running one kept.
 	os.WriteFile(cfg, []byte("model \"smart\" {\n"), 0o600)
+	refused := strings.Count(p.Output(), "reload on SIGHUP failed")
 	p.Signal(syscall.SIGHUP)
-	time.Sleep(300 * time.Millisecond)
+	waitOutput(t, p, "reload on SIGHUP failed", refused+1)
 	before := served(second)
 	if status, _ := call(t, "POST", p.URL+"/v1/ai/generate/text", p.Key, `{"model":"smart","text":"three"}`); status != 200 || served(second) != before+1 {
 		t.Fatalf("a bad config replaced the running one: %d\n%s", status, p.Output())

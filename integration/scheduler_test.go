@@ -201,6 +201,7 @@ func TestSchedulerPublishesThroughTheWebhookPlugin(t *testing.T) {
 			when := time.Now().Add(2 * time.Second)
 			id := schedulePost(t, p.URL, p.Key, hook, when, tc.name)
 			sc := waitSchedule(t, p.URL, p.Key, id, tc.want, 30*time.Second)
+			waitQueueIdle(t, p.URL, 30*time.Second)
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
 			arrivals := rc.arrivals[id]
@@ -233,7 +234,7 @@ func TestTwoHostsPublishEachDueScheduleExactlyOnce(t *testing.T) {
 	when := time.Now().Add(3 * time.Second)
 	ids := createMany(t, []*harness.Proc{a, b}, hook, when, n)
 	waitDistinct(t, rc, n, 60*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	waitQueueIdle(t, a.URL, 30*time.Second)
 	rc.mu.Lock()
 	for _, id := range ids {
 		if got := len(rc.arrivals[id]); got != 1 {
@@ -307,6 +308,7 @@ func TestAHostKilledMidPublishPublishesEveryScheduleAfterRestart(t *testing.T) {
 	for _, id := range ids {
 		waitSchedule(t, p.URL, p.Key, id, "published", 30*time.Second)
 	}
+	waitQueueIdle(t, p.URL, 30*time.Second)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.invalid != 0 {
@@ -347,8 +349,13 @@ func TestSchedulerLag(t *testing.T) {
 		t.Fatal("creating the schedules took longer than the lead time")
 	}
 	waitDistinct(t, rc, n, 2*time.Minute)
+	waitQueueIdle(t, p.URL, time.Minute)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	// Exactly once: every schedule arrived, none twice, all signed.
+	if rc.total != n || len(rc.arrivals) != n || rc.invalid != 0 {
+		t.Fatalf("%d deliveries of %d distinct schedules (%d invalid signatures), want exactly %d", rc.total, len(rc.arrivals), rc.invalid, n)
+	}
 	lags := make([]time.Duration, 0, n)
 	for _, at := range rc.arrivals {
 		lags = append(lags, at[0].Sub(due))

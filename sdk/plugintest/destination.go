@@ -122,6 +122,9 @@ func CheckDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
 	})
 
 	t.Run("Validate names a required key removed from the valid payload", func(t *testing.T) {
+		if len(info.RequiredKeys) == 0 {
+			t.Skip("no required keys")
+		}
 		for _, k := range info.RequiredKeys {
 			content := maps.Clone(c.Valid.Content)
 			delete(content, k)
@@ -134,6 +137,47 @@ func CheckDestination(t *testing.T, d sdk.Destination, c DestinationChecks) {
 			}
 		}
 	})
+
+	// Destinations without required keys (webhook) still have required
+	// credentials: each is removed in turn from the valid payload, and
+	// both Validate and Export must refuse the result.
+	required := requiredCredentials(info)
+	t.Run("Validate names a required credential removed from the valid payload", func(t *testing.T) {
+		if len(required) == 0 {
+			t.Skip("no required credentials")
+		}
+		for _, f := range required {
+			creds := maps.Clone(c.Valid.Credentials)
+			delete(creds, f)
+			problems, err := d.Validate(ctx, sdk.ValidateRequest{Content: c.Valid.Content, Credentials: creds})
+			if err != nil {
+				t.Fatalf("Validate without credential %q: %v", f, err)
+			}
+			if !hasProblem(problems, sdk.CredentialKey(f)) {
+				t.Errorf("without credential %q, no problem names %q; got %+v", f, sdk.CredentialKey(f), problems)
+			}
+		}
+	})
+	t.Run("Export refuses a payload without a required credential and does not ask for a retry", func(t *testing.T) {
+		if len(required) == 0 {
+			t.Skip("no required credentials")
+		}
+		for _, f := range required {
+			creds := maps.Clone(c.Valid.Credentials)
+			delete(creds, f)
+			_, err := d.Export(ctx, sdk.ExportRequest{ScheduleID: "conformance", IdempotencyKey: "conformance", Content: c.Valid.Content, Credentials: creds})
+			var e *sdk.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Export without credential %q: error = %v, want an *sdk.Error", f, err)
+			}
+			if (e.Code != sdk.CodeInvalidArgument && e.Code != sdk.CodeUnconfigured) || e.Retryable {
+				t.Errorf("Export without credential %q: error = %+v, want code %q or %q and not retryable", f, e, sdk.CodeInvalidArgument, sdk.CodeUnconfigured)
+			}
+		}
+	})
+	if len(info.RequiredKeys) == 0 && len(required) == 0 && c.Export == nil && len(c.Failures) == 0 {
+		t.Log("plugintest: this destination has no required key or credential and no Export case: only Info and Validate of the valid payload are checked")
+	}
 
 	if len(info.RequiredKeys) > 0 {
 		t.Run("Export refuses a payload without its required keys and does not ask for a retry", func(t *testing.T) {
@@ -216,6 +260,16 @@ func checkConnection(ctx context.Context, t *testing.T, d sdk.Destination, info 
 			t.Errorf("message %q names none of the credential fields", e.Message)
 		})
 	}
+}
+
+func requiredCredentials(info sdk.DestinationInfo) []string {
+	var out []string
+	for _, f := range info.Credentials {
+		if f.Required {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 func hasProblem(problems []sdk.Problem, key string) bool {

@@ -33,6 +33,7 @@ type router struct {
 	imageErr error
 	image    []byte
 	prompts  []sdk.TextRequest
+	calls    []time.Time // when each GenerateText call came
 }
 
 func (r *router) Models() []string { return append([]string{"gpt-4o"}, generate.ImageModels...) }
@@ -41,6 +42,7 @@ func (r *router) GenerateText(_ context.Context, model string, req sdk.TextReque
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.prompts = append(r.prompts, req)
+	r.calls = append(r.calls, time.Now())
 	if len(r.textErrs) > 0 {
 		err := r.textErrs[0]
 		r.textErrs = r.textErrs[1:]
@@ -378,5 +380,29 @@ func TestAnImageWithoutAPresetAnswersPurposeCustom(t *testing.T) {
 		if d := res.Msg.GetData(); d.Purpose == nil || *d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
 			t.Fatalf("purpose %q: answer %v, want purpose custom with the defaults", purpose, d)
 		}
+	}
+}
+
+// The provider's Retry-After is honoured: the retry comes no sooner, even
+// though the queue's own backoff after a first attempt is at most 1 s.
+func TestQueuedTextWaitsForTheProvidersRetryAfter(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), "business")
+	const retryAfter = 1500 * time.Millisecond
+	b.router.textErrs = []error{&sdk.Error{Code: sdk.CodeRateLimited, Message: "slow down", Retryable: true, RetryAfter: retryAfter}}
+	id, err := b.svc.QueueText(context.Background(), b.p, generate.TextInput{Model: "gpt-4o", Text: "later"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := waitJob(t, b.queue, b.p.WorkspaceID, id); j.State != jobs.StateCompleted || j.AttemptsMade != 2 {
+		t.Fatalf("job: %+v", j)
+	}
+	b.router.mu.Lock()
+	defer b.router.mu.Unlock()
+	if len(b.router.calls) != 2 {
+		t.Fatalf("%d provider calls, want 2", len(b.router.calls))
+	}
+	if gap := b.router.calls[1].Sub(b.router.calls[0]); gap < retryAfter {
+		t.Fatalf("retried %s after the rate limit, want at least its Retry-After %s", gap, retryAfter)
 	}
 }

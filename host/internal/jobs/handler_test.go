@@ -132,7 +132,7 @@ func TestJobPolling(t *testing.T) {
 			}},
 			{"an unknown job is 404 with its id", func(t *testing.T) {
 				status, body := get(key, "no-such-job")
-				if status != 404 || body["jobId"] != "no-such-job" || body["message"] == "" {
+				if status != 404 || body["jobId"] != "no-such-job" || !nonEmptyString(body["message"]) {
 					t.Fatalf("status %d: %v", status, body)
 				}
 			}},
@@ -171,4 +171,11 @@ func TestJobPolling(t *testing.T) {
 			t.Run(tc.name, tc.check)
 		}
 	})
+}
+
+// nonEmptyString reports whether a decoded JSON field is present, a
+// string, and not empty (a missing field is nil, which "" would not catch).
+func nonEmptyString(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
 }

@@ -206,7 +206,7 @@ func TestListPagesByTwentyWithTotal(t *testing.T) {
 	for _, tc := range []struct{ skip, want int }{{0, 20}, {20, 20}, {40, 5}, {45, 0}} {
 		res := b.do(t, "GET", fmt.Sprintf("/v1/scheduler?skip=%d", tc.skip), b.acme, "").want(t, http.StatusOK)
 		list := res.body["schedulers"].([]any)
-		if len(list) != tc.want || res.body["total"] != float64(45) || res.body["message"] == "" {
+		if len(list) != tc.want || res.body["total"] != float64(45) || !nonEmptyString(res.body["message"]) {
 			t.Fatalf("skip %d: %d items, total %v", tc.skip, len(list), res.body["total"])
 		}
 		for _, it := range list {
@@ -374,4 +374,11 @@ func TestParseTimeAcceptsAnyOffsetAndReturnsUTC(t *testing.T) {
 			t.Errorf("ParseTime(%q) accepted", bad)
 		}
 	}
+}
+
+// nonEmptyString reports whether a decoded JSON field is present, a
+// string, and not empty (a missing field is nil, which "" would not catch).
+func nonEmptyString(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
 }

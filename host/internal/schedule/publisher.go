@@ -153,6 +153,9 @@ func (p *Publisher) Stop() {
 	<-p.done
 }
 
+// errRequeuedElsewhere rolls back a requeue that another reconciler made first.
+var errRequeuedElsewhere = errors.New("schedule requeued by another reconciler")
+
 // Reconcile gives a new publish job to every due unfinished schedule whose
 // job is missing or completed, and fails those whose job failed for good
 // without recording an outcome.
@@ -179,8 +182,17 @@ func (p *Publisher) Reconcile(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return st.SetScheduleJob(ctx, tx, o.WorkspaceID, o.ID, jobID)
+			// Another reconciler (the start-up pass, another host) may have
+			// requeued it since we looked: then this job is rolled back.
+			ok, err := st.ReplaceScheduleJob(ctx, tx, o.WorkspaceID, o.ID, o.JobID, jobID)
+			if err == nil && !ok {
+				err = errRequeuedElsewhere
+			}
+			return err
 		})
+		if errors.Is(err, errRequeuedElsewhere) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("requeue schedule %s: %w", o.ID, err)
 		}

@@ -335,6 +335,27 @@ func (b *testBundle) waitStatus(t testing.TB, key, id, want string, within time.
 	}
 }
 
+// waitIdle waits until the store holds no unfinished job (waiting, delayed
+// or active): after it, no retry or repeat of an export is still to come,
+// so a count of deliveries is final.
+func (b *testBundle) waitIdle(t testing.TB, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		counts, err := b.store.CountUnfinishedJobs(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(counts) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue is not idle after %s: %+v", within, counts)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func in(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC3339Nano) }
 
 var pngBytes = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 64)...)

@@ -254,10 +254,37 @@ func (s *Store) SetScheduleJob(ctx context.Context, q Querier, workspaceID, id, 
 	return nil
 }
 
+// ReplaceScheduleJob records jobID as the publish job of an unfinished
+// schedule through q, only if its job is still old (nil: none): of two
+// reconcilers that found the same orphan, one wins and the other's
+// transaction (and the job it enqueued) must roll back, or both jobs would
+// export the schedule. It reports whether it replaced the job.
+func (s *Store) ReplaceScheduleJob(ctx context.Context, q Querier, workspaceID, id string, old *string, jobID string) (bool, error) {
+	if q == nil {
+		q = s
+	}
+	var n int64
+	var err error
+	if old == nil {
+		n, err = q.Exec(ctx, `UPDATE schedules SET job_id = $1 WHERE workspace_id = $2 AND id = $3 AND status IN ($4, $5) AND job_id IS NULL`,
+			jobID, workspaceID, id, SchedulePending, SchedulePublishing)
+	} else {
+		n, err = q.Exec(ctx, `UPDATE schedules SET job_id = $1 WHERE workspace_id = $2 AND id = $3 AND status IN ($4, $5) AND job_id = $6`,
+			jobID, workspaceID, id, SchedulePending, SchedulePublishing, *old)
+	}
+	if err != nil {
+		return false, fmt.Errorf("replace job of schedule %s: %w", id, err)
+	}
+	return n == 1, nil
+}
+
 // OrphanSchedule is a due, unfinished schedule whose publish job is gone or
 // finished: the reconciler either gives it a new job or fails it.
 type OrphanSchedule struct {
 	ID, WorkspaceID, Status string
+	// JobID is the recorded job, nil when there is none; ReplaceScheduleJob
+	// replaces exactly this one.
+	JobID *string
 	// JobState is the state of the recorded job, "" when there is none.
 	JobState string
 	// JobReason is the failure reason of a failed job.
@@ -267,7 +294,7 @@ type OrphanSchedule struct {
 // OrphanSchedules returns up to limit due pending or publishing schedules
 // (whenToExport before dueBefore) whose job is missing, completed or failed.
 func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int) ([]OrphanSchedule, error) {
-	rows, err := s.Query(ctx, `SELECT s.id, s.workspace_id, s.status, COALESCE(j.state, ''), j.failed_reason
+	rows, err := s.Query(ctx, `SELECT s.id, s.workspace_id, s.status, s.job_id, COALESCE(j.state, ''), j.failed_reason
 		FROM schedules s LEFT JOIN jobs j ON j.id = s.job_id
 		WHERE s.status IN ($1, $2) AND s.when_to_export <= $3 AND (j.id IS NULL OR j.state IN ($4, $5))
 		ORDER BY s.when_to_export LIMIT $6`,
@@ -279,7 +306,7 @@ func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int)
 	var out []OrphanSchedule
 	for rows.Next() {
 		var o OrphanSchedule
-		if err := rows.Scan(&o.ID, &o.WorkspaceID, &o.Status, &o.JobState, &o.JobReason); err != nil {
+		if err := rows.Scan(&o.ID, &o.WorkspaceID, &o.Status, &o.JobID, &o.JobState, &o.JobReason); err != nil {
 			return nil, fmt.Errorf("find orphan schedules: %w", err)
 		}
 		out = append(out, o)

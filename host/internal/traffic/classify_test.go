@@ -58,6 +58,11 @@ func TestClassify(t *testing.T) {
 		{"curl is another bot", "", "", "curl/8.5.0", traffic.Bot, "", ""},
 		{"headless Chrome is another bot", "https://chatgpt.com/", "", "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/126.0.0.0 Safari/537.36", traffic.Bot, "", ""},
 		{"an empty user agent is a bot", "https://chatgpt.com/", "", "", traffic.Bot, "", ""},
+		{"an upper-case referrer host matches", "https://CHAT.OpenAI.com/c/1", "", ua, traffic.Visit, "chatgpt", ""},
+		{"an upper-case utm_source matches", "", "ChatGPT.com", ua, traffic.Visit, "chatgpt", ""},
+		{"www. is stripped from utm_source", "", "www.chatgpt.com", ua, traffic.Visit, "chatgpt", ""},
+		{"a bare Mozilla/5.0 is a bot", "https://chatgpt.com/", "", "Mozilla/5.0", traffic.Bot, "", ""},
+		{"a bare Mozilla/5.0 with spaces is a bot", "https://chatgpt.com/", "", " Mozilla/5.0 ", traffic.Bot, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

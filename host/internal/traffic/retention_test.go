@@ -28,6 +28,15 @@ func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
 	if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old", 20*24*time.Hour), pv("new", 2*24*time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
+	oldDay := store.Day(now.Add(-20 * 24 * time.Hour).UnixMilli())
+	rollups := func() []store.TrafficDailyRow {
+		rows, err := s.TrafficDaily(ctx, site.ID, oldDay-1, store.Day(now.UnixMilli()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	before := rollups()
 	r := &traffic.Retention{Store: s, Keep: 10 * 24 * time.Hour, Every: time.Hour, Logger: hclog.NewNullLogger(), Now: func() time.Time { return now }}
 	events, sessions, err := r.PruneOnce(ctx)
 	if err != nil || events != 1 || sessions != 1 {
@@ -36,6 +45,41 @@ func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
 	if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview); n != 1 {
 		t.Fatalf("%d pageviews left, want 1", n)
 	}
+
+	// The loop prunes at its start, not only after Every (an hour here):
+	// a host that restarts more often than hourly still prunes.
+	if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old2", 15*24*time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview); n != 2 {
+		t.Fatalf("%d pageviews before the loop, want 2", n)
+	}
 	r.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		n, err := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the started pruner left %d pageviews after 10s, want 1", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	r.Stop()
+
+	// Rollups stay: stats over the pruned days do not change (the second
+	// old event added its own day's rollup).
+	after := rollups()
+	if len(after) != len(before)+1 {
+		t.Fatalf("rollup rows %d before pruning, %d after (want one more, for the event added in between)", len(before), len(after))
+	}
+	for _, row := range after {
+		if row.Day == oldDay && row.Pageviews != 1 {
+			t.Fatalf("the pruned day's rollup changed: %+v", row)
+		}
+	}
 }

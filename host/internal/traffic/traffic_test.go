@@ -131,7 +131,7 @@ func TestSites(t *testing.T) {
 		if !strings.HasPrefix(key, "ks_") || len(key) != 35 {
 			t.Errorf("siteKey %q: want ks_ and 32 characters", key)
 		}
-		if site["domain"] != "acme.test" || site["name"] != "acme.test" || site["isActive"] != true || site["id"] == "" {
+		if site["domain"] != "acme.test" || site["name"] != "acme.test" || site["isActive"] != true || !nonEmptyString(site["id"]) {
 			t.Errorf("site: %v", site)
 		}
 		wantScript := b.url + "/v1/ai-traffic/t.js"
@@ -480,4 +480,11 @@ func must[T any](v T, _ bool, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// nonEmptyString reports whether a decoded JSON field is present, a
+// string, and not empty (a missing field is nil, which "" would not catch).
+func nonEmptyString(v any) bool {
+	s, ok := v.(string)
+	return ok && s != ""
 }
