@@ -143,9 +143,9 @@ func TestImproveSimpleRefusesBadInputOtherVoicesAndRefundsFailures(t *testing.T)
 	b.router.answer = func(sdk.TextRequest, int) (string, error) {
 		return "", &sdk.Error{Code: sdk.CodeUnavailable, Message: "upstream 502", Retryable: true}
 	}
-	b.rest(t, "/v1/ai/generate/improve-content-simple", b.alice, `{"content":"x","improvePrompt":"y"}`).wantError(t, 503, "upstream 502")
+	b.rest(t, "/v1/ai/generate/improve-content-simple", b.alice, `{"content":"x","improvePrompt":"y"}`).wantError(t, 503, "the provider failed")
 	q := b.rest(t, "/v1/ai/generate/improve-content-simple", b.alice, `{"content":"x","improvePrompt":"y","useWorker":true}`).want(t, 202)
-	if j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string)); j.State != "failed" || !strings.Contains(*j.FailedReason, "upstream 502") {
+	if j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string)); j.State != "failed" || !strings.Contains(*j.FailedReason, "the provider failed") || strings.Contains(*j.FailedReason, "upstream 502") {
 		t.Fatalf("job %+v", j)
 	}
 	if n := b.creditsUsed(t, b.aliceP); n != 1 {

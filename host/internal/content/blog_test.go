@@ -152,7 +152,7 @@ func TestBlogPostFailsWhenAnImageFails(t *testing.T) {
 	b.router.imgErrs = []error{nil, &sdk.Error{Code: sdk.CodeInvalidArgument, Message: "prompt rejected by safety system"}}
 	q := b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, `{"title":"x","content":"## A\n\nx","images":[{"prompt":"p","alt":"a"},{"prompt":"q","alt":"b"}]}`).want(t, 202)
 	j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string))
-	if j.State != "failed" || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "image 2 of 2") || !strings.Contains(*j.FailedReason, "safety") {
+	if j.State != "failed" || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "image 2 of 2") || !strings.Contains(*j.FailedReason, "rejected") {
 		t.Fatalf("job %+v", j)
 	}
 	if n := b.creditsUsed(t, b.aliceP); n != 1 {
