@@ -254,6 +254,13 @@ var FirstPartyPlugins = map[string]string{
 	"perplexity": "provider",
 }
 
+// ProviderKeyEnv names the environment variable that holds each
+// first-party provider's API key; a provider without it answers 503.
+var ProviderKeyEnv = map[string]string{
+	"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
+	"gemini": "GEMINI_API_KEY", "perplexity": "PERPLEXITY_API_KEY",
+}
+
 // OpenAIModels are routed to the openai plugin by default.
 var OpenAIModels = []string{
 	"gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-5", "gpt-5-mini",

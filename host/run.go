@@ -263,7 +263,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
 	visCfg := cfg.Visibility
 	if len(visCfg.Engines) == 0 {
-		visCfg.Engines = visibility.DefaultEngines(cfg.Models)
+		visCfg.Engines = visibility.DefaultEngines(cfg.Models, func(provider string) bool {
+			return providerHasKey(cfg, provider, getenv)
+		})
 	}
 	reports, err := visibility.New(visibility.Deps{
 		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: visCfg, Logger: log,

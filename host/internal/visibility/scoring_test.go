@@ -217,7 +217,15 @@ func TestDefaultEnginesTakeOneChatRoutePerProvider(t *testing.T) {
 		"gpt-4o-mini": dep("openai"), "gpt-4o": dep("openai"), "gpt-image-1": dep("openai"), "gpt-5": dep("openai"),
 		"claude-sonnet": dep("anthropic"), "gemini-2.5-flash-lite": dep("gemini"), "sonar": dep("perplexity"), "mistral": dep("mistral"),
 	}
-	if got := visibility.DefaultEngines(models); !reflect.DeepEqual(got, []string{"claude-sonnet", "gpt-4o", "mistral", "sonar"}) {
+	if got := visibility.DefaultEngines(models, nil); !reflect.DeepEqual(got, []string{"claude-sonnet", "gpt-4o", "mistral", "sonar"}) {
 		t.Fatalf("default engines = %q", got)
+	}
+	// Providers without credentials are left out, unless none has them.
+	keyed := func(p string) bool { return p == "openai" || p == "gemini" }
+	if got := visibility.DefaultEngines(models, keyed); !reflect.DeepEqual(got, []string{"gemini-2.5-flash-lite", "gpt-4o"}) {
+		t.Fatalf("default engines with keys for openai and gemini = %q", got)
+	}
+	if got := visibility.DefaultEngines(models, func(string) bool { return false }); len(got) != 4 {
+		t.Fatalf("default engines when no provider has a key = %q, want all four", got)
 	}
 }

@@ -226,12 +226,27 @@ func (s *Service) Engines() []string {
 // DefaultEngines picks the engines when config names none: one chat model
 // route per provider plugin (a marketer compares ChatGPT with Claude, not
 // gpt-4o with gpt-4o-mini), preferring full models over -mini/-nano ones,
-// at most 4, sorted.
-func DefaultEngines(models map[string]config.Model) []string {
+// at most 4, sorted. usable (nil: all) says which providers have their
+// credentials, so a host with only an OpenAI key does not ask three
+// engines that cannot answer.
+func DefaultEngines(models map[string]config.Model, usable func(provider string) bool) []string {
 	names := make([]string, 0, len(models))
 	for name, m := range models {
 		if len(m.Deployments) > 0 && !isNonChat(name) {
 			names = append(names, name)
+		}
+	}
+	// Only providers that can answer, unless none can: then every engine
+	// is asked and each shows as missing, which says what to configure.
+	if usable != nil {
+		var ready []string
+		for _, name := range names {
+			if usable(models[name].Deployments[0].Provider) {
+				ready = append(ready, name)
+			}
+		}
+		if len(ready) > 0 {
+			names = ready
 		}
 	}
 	small := func(n string) bool {

@@ -1,8 +1,11 @@
+// Glue between areas that host/run.go wires: what one area needs from another.
+
 package main
 
 import (
 	"context"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content"
@@ -40,4 +43,22 @@ func agentSEOScore(c *content.Service) agent.SEOScoreFunc {
 		}
 		return c.Score(content.ScoreInput{Content: in.Content, Title: in.Title, Keywords: keywords})
 	}
+}
+
+// providerHasKey reports whether a provider plugin can answer: a
+// first-party provider needs its API key in the host's environment or in
+// its plugin block's env; a third-party provider is assumed configured.
+func providerHasKey(cfg *config.Config, provider string, getenv func(string) string) bool {
+	name := provider
+	if p, ok := cfg.Plugins[provider]; ok && p.Command != "" {
+		return true
+	}
+	env, ok := config.ProviderKeyEnv[name]
+	if !ok {
+		return true
+	}
+	if p, ok := cfg.Plugins[provider]; ok && p.Env[env] != "" {
+		return true
+	}
+	return getenv(env) != ""
 }
