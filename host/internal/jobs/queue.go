@@ -25,6 +25,7 @@ const (
 	DefaultRetention     = 7 * 24 * time.Hour
 	DefaultPruneInterval = time.Minute
 	DefaultRedisPrefix   = "herald:jobs"
+	DefaultCapRetryAfter = 10 * time.Second
 )
 
 // maxClaim bounds one claim; claiming in batches is what makes the queue
@@ -63,6 +64,13 @@ type Options struct {
 	Retention time.Duration
 	// PruneInterval is how often old jobs are pruned. Zero: DefaultPruneInterval.
 	PruneInterval time.Duration
+	// Caps bound each workspace's running and ready jobs per queue, by
+	// plan: a claim skips a workspace at its Running cap, an enqueue beyond
+	// its Queued cap fails with *OverCapError. Zero: no caps.
+	Caps store.JobCaps
+	// CapRetryAfter is the Retry-After of an *OverCapError. Zero:
+	// DefaultCapRetryAfter.
+	CapRetryAfter time.Duration
 	// Logger receives the queue's logs. Nil: no logs.
 	Logger hclog.Logger
 	// Registerer receives the queue's metrics. Nil: not registered.
@@ -127,12 +135,17 @@ func (l *lane) wakeUp() {
 
 // attempt is one claimed job on this host.
 type attempt struct {
-	job     *Job
-	lane    *lane
-	reg     registered
-	cancel  context.CancelFunc
+	job    *Job
+	lane   *lane
+	reg    registered
+	cancel context.CancelFunc
+	// lose cancels the handler's context with ErrLeaseLost as the cause.
+	lose    context.CancelCauseFunc
 	started time.Time
-	outcome store.JobOutcome
+	// leasedUntil is when the lease ends unless renewed, by this host's
+	// clock; guarded by Queue.mu.
+	leasedUntil time.Time
+	outcome     store.JobOutcome
 	// done: outcome queued for writing; released: handed back at shutdown,
 	// the outcome is dropped.
 	done, released bool
@@ -157,6 +170,9 @@ func New(o Options) (*Queue, error) {
 	}
 	if o.PruneInterval <= 0 {
 		o.PruneInterval = DefaultPruneInterval
+	}
+	if o.CapRetryAfter <= 0 {
+		o.CapRetryAfter = DefaultCapRetryAfter
 	}
 	if o.RedisPrefix == "" {
 		o.RedisPrefix = DefaultRedisPrefix
@@ -227,7 +243,7 @@ func (q *Queue) EnqueueMany(ctx context.Context, js []NewJob) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := q.store.InsertJobs(ctx, nil, rows); err != nil {
+	if err := q.insert(ctx, nil, rows); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(rows))
@@ -251,10 +267,21 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Querier, j NewJob) (stri
 	if err != nil {
 		return "", err
 	}
-	if err := q.store.InsertJobs(ctx, tx, rows); err != nil {
+	if err := q.insert(ctx, tx, rows); err != nil {
 		return "", err
 	}
 	return rows[0].ID, nil
+}
+
+// insert stores rows, refusing them with *OverCapError when a workspace is
+// at its Queued cap.
+func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []store.Job) error {
+	err := q.store.InsertJobsCapped(ctx, tx, rows, q.store.Now(), q.opts.Caps)
+	var capErr *store.ErrJobCap
+	if errors.As(err, &capErr) {
+		return &OverCapError{Workspace: capErr.Workspace, Queue: capErr.Queue, Cap: int(capErr.Cap), RetryAfter: q.opts.CapRetryAfter}
+	}
+	return err
 }
 
 // Wake tells workers on every host that queues have new work.
@@ -502,7 +529,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		// commits unseen would strand its jobs until their lease expires.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		now := q.store.Now()
-		claimed, err := q.store.ClaimJobs(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds())
+		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), q.opts.Caps)
 		cancel()
 		if err != nil {
 			q.log.Error("claim failed", "queue", l.name, "error", err)
@@ -532,14 +559,17 @@ func (q *Queue) start(l *lane, sj store.Job) {
 	if !ok {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(q.workCtx, timeout)
+	leased, lose := context.WithCancelCause(q.workCtx)
+	ctx, cancel := context.WithTimeout(leased, timeout)
 	a := &attempt{
 		job: &Job{
 			ID: sj.ID, Workspace: sj.WorkspaceID, Queue: sj.Queue, Name: sj.Name, Data: []byte(sj.Data),
 			Attempt: sj.AttemptsMade, MaxAttempts: sj.MaxAttempts, q: q,
 		},
-		lane: l, reg: reg, cancel: cancel, started: time.Now(),
+		lane: l, reg: reg, cancel: cancel, lose: lose, started: time.Now(),
+		leasedUntil: time.Now().Add(q.opts.Lease),
 	}
+	a.job.a = a
 	q.mu.Lock()
 	q.held[sj.ID] = a
 	q.mu.Unlock()
@@ -563,6 +593,7 @@ func (q *Queue) work(ctx context.Context, a *attempt, ok bool, timeout time.Dura
 	}
 	outcome := q.outcome(a, result, err)
 	a.cancel()
+	a.lose(nil)
 	l := a.lane
 	q.mu.Lock()
 	if !a.released {
@@ -694,20 +725,62 @@ func (q *Queue) flush() {
 	}
 }
 
+// heartbeat renews the leases of the running jobs, and cancels the
+// handlers of jobs whose lease is lost, so that their work stops instead of
+// running twice: the lease was not renewed (the job was rescued, perhaps
+// claimed by another host), or renewals have failed for longer than the
+// lease (this host lost the database, the rescuer elsewhere will take it).
 func (q *Queue) heartbeat(ctx context.Context) {
 	q.mu.Lock()
 	ids := make([]string, 0, len(q.held))
-	for id := range q.held {
-		ids = append(ids, id)
+	for id, a := range q.held {
+		if !a.done {
+			ids = append(ids, id)
+		}
 	}
 	q.mu.Unlock()
 	if len(ids) == 0 {
 		return
 	}
-	if _, err := q.store.ExtendJobLeases(ctx, q.owner, ids, q.store.Now()+q.opts.Lease.Milliseconds()); err != nil && ctx.Err() == nil {
+	asked := time.Now()
+	extended, err := q.store.ExtendJobLeases(ctx, q.owner, ids, q.store.Now()+q.opts.Lease.Milliseconds())
+	if err != nil && ctx.Err() == nil {
 		q.metrics.errors.WithLabelValues("heartbeat").Inc()
 		q.log.Error("extending job leases failed", "jobs", len(ids), "error", err)
 	}
+	if ctx.Err() != nil {
+		return
+	}
+	renewed := make(map[string]bool, len(extended))
+	for _, id := range extended {
+		renewed[id] = true
+	}
+	var lost []*attempt
+	q.mu.Lock()
+	for _, id := range ids {
+		a, ok := q.held[id]
+		if !ok || a.done || a.released {
+			continue
+		}
+		switch {
+		case renewed[id]:
+			a.leasedUntil = asked.Add(q.opts.Lease)
+		case err == nil || time.Now().After(a.leasedUntil):
+			lost = append(lost, a)
+		}
+	}
+	q.mu.Unlock()
+	for _, a := range lost {
+		q.loseLease(a)
+	}
+}
+
+// loseLease cancels an attempt whose job this host no longer owns. Its
+// outcome, if any, will not be recorded (FinishJobs checks the lease).
+func (q *Queue) loseLease(a *attempt) {
+	q.log.Warn("job lease lost, cancelling its handler", "job", a.job.ID, "name", a.job.Name, "attempt", a.job.Attempt)
+	q.metrics.errors.WithLabelValues("lease_lost").Inc()
+	a.lose(ErrLeaseLost)
 }
 
 func (q *Queue) rescue(ctx context.Context) {
