@@ -32,6 +32,10 @@ const (
 // fast, and a bound keeps one host from hoarding a burst.
 const maxClaim = 200
 
+// recheck is how soon a lane whose last claim found jobs claims again
+// without a wake-up; that claim, finding none, looks up the next run time.
+const recheck = 20 * time.Millisecond
+
 // maxReasonBytes bounds a stored failure message.
 const maxReasonBytes = 4000
 
@@ -544,6 +548,12 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			continue
 		}
 		l.more.Store(false)
+		if len(claimed) > 0 {
+			// Jobs are flowing: the next enqueue wakes the lane anyway, so
+			// skip the round trip for the next run time (it would delay the
+			// next claim) and look once more shortly, which finds it.
+			return min(recheck, poll)
+		}
 		at, err := q.store.NextJobRunAt(ctx, l.name)
 		if err != nil || at == nil {
 			return poll
