@@ -47,6 +47,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 		{"missing content is refused", `{` + ok + `}`, "contentToExport is required unless title, text or content is passed"},
 		{"a pending post without whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"}`, hook), "whenToExport is required unless status is draft"},
 		{"an invalid whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":"next tuesday"}`, hook), `whenToExport "next tuesday" is not an ISO-8601 time`},
+		{"a whenToExport before 2000 is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":"1999-12-31T23:59:59Z"}`, hook), "whenToExport 1999-12-31T23:59:59Z is before 2000-01-01"},
+		{"a whenToExport more than 10 years ahead is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(10*366*24*time.Hour)), "is more than 10 years ahead"},
 		{"an unknown status is refused", `{` + ok + `,"title":"t","status":"published"}`, "status must be pending or draft"},
 		{"confirm false is refused", `{` + ok + `,"title":"t","confirm":false}`, "confirm must be true"},
 		{"webhook without webhookId is refused", `{"exportTo":"webhook","title":"t","whenToExport":"` + when + `"}`, "webhookId is required when exportTo is webhook"},
