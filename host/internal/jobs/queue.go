@@ -558,7 +558,17 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		if err != nil || at == nil {
 			return poll
 		}
-		return max(min(time.Duration(*at-q.store.Now())*time.Millisecond, poll), time.Millisecond)
+		due := time.Duration(*at-q.store.Now()) * time.Millisecond
+		if due <= 0 {
+			// Claimable jobs remain that the claim left: their workspaces
+			// are at their running cap (or another host is claiming them).
+			// Claiming again at once would find the same; a job finishing
+			// here wakes the lane instead (and the poll covers jobs
+			// finishing on other hosts).
+			l.more.Store(true)
+			return poll
+		}
+		return min(due, poll)
 	}
 	return poll
 }
@@ -725,6 +735,11 @@ func (q *Queue) flush() {
 	}
 	q.mu.Unlock()
 	for _, a := range batch {
+		// The recorded outcomes lower their workspaces' running counts:
+		// jobs left behind by the running cap may be claimable now.
+		if a.lane.more.Load() {
+			a.lane.wakeUp()
+		}
 		o := a.outcome
 		q.metrics.observe(a.lane.name, o.State, time.Since(a.started))
 		if o.State == store.JobDelayed {

@@ -87,9 +87,14 @@ func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, n
 // whose active jobs of queue would exceed its plan's Running cap.
 func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64, caps JobCaps) ([]Job, error) {
 	args := []any{now, owner, leaseUntil, queue, limit}
-	capped := ""
+	capped, full := "", ""
 	if caps.any(pickRunning) {
 		var expr string
+		// Workspaces already at their cap are left out before ranking, so
+		// that a flooding workspace's backlog costs the claim little.
+		expr, args = caps.capExpr("busy.workspace_id", pickRunning, args)
+		full = ` AND workspace_id NOT IN (SELECT busy.workspace_id FROM jobs busy WHERE busy.queue = $4 AND busy.state = 'active'
+					GROUP BY busy.workspace_id HAVING COUNT(*) >= ` + expr + `)`
 		expr, args = caps.capExpr("r.workspace_id", pickRunning, args)
 		capped = `LEFT JOIN (SELECT workspace_id, COUNT(*) AS n FROM jobs WHERE queue = $4 AND state = 'active' GROUP BY workspace_id) a
 				ON a.workspace_id = r.workspace_id
@@ -104,7 +109,7 @@ func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit 
 		WHERE id IN (SELECT id FROM jobs WHERE `+jobReady+` AND id IN (
 			SELECT r.id FROM (
 				SELECT id, workspace_id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at, id) AS rn
-				FROM jobs WHERE queue = $4 AND `+jobReady+` AND run_at <= $1) r
+				FROM jobs WHERE queue = $4 AND `+jobReady+` AND run_at <= $1`+full+`) r
 			`+capped+`
 			ORDER BY r.rn, r.run_at, r.id LIMIT $5)`+s.SkipLocked()+`)
 		RETURNING `+jobColumns, args...))
