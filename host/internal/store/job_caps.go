@@ -80,12 +80,16 @@ func pickQueued(c JobCap) int  { return c.Queued }
 // run-time order. Concurrent claimers never get the same job: SKIP LOCKED
 // on CockroachDB/PostgreSQL, the single writer on SQLite.
 func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64) ([]Job, error) {
-	return s.ClaimJobsCapped(ctx, queue, owner, limit, now, leaseUntil, JobCaps{})
+	return s.ClaimJobsCapped(ctx, queue, owner, limit, now, leaseUntil, JobCaps{}, false)
 }
 
 // ClaimJobsCapped is ClaimJobs that also leaves the jobs of a workspace
-// whose active jobs of queue would exceed its plan's Running cap.
-func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64, caps JobCaps) ([]Job, error) {
+// whose active jobs of queue would exceed its plan's Running cap. backlog
+// says that the last claim was full, so many jobs may be ready: the claim
+// then ranks only a bounded set of candidates (see below) instead of every
+// ready row, which is cheaper with a deep backlog and dearer (a more
+// complex statement) with a short one. Both are fair.
+func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64, caps JobCaps, backlog bool) ([]Job, error) {
 	args := []any{now, owner, leaseUntil, queue, limit}
 	capped, full := "", ""
 	if caps.any(pickRunning) {
@@ -100,8 +104,8 @@ func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit 
 				ON a.workspace_id = r.workspace_id
 			WHERE r.rn + COALESCE(a.n, 0) <= ` + expr
 	}
-	// Ranking every ready row would cost a claim the whole backlog, so the
-	// candidates are the first limit rows in run-time order (the head) plus
+	// With a backlog, ranking every ready row would cost a claim the whole
+	// backlog, so the candidates are the first limit rows in run-time order (the head) plus
 	// the oldest row of every workspace with ready jobs, found by a loose
 	// scan of the jobs_fair index (one probe per workspace); the ranking
 	// over them puts every workspace's oldest first. The window cannot sit
@@ -110,22 +114,25 @@ func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit 
 	// test: a row another claimer took meanwhile is re-checked against its
 	// newest version and left out.
 	ready := `queue = $4 AND ` + jobReady + ` AND run_at <= $1`
+	candidates := `SELECT id FROM jobs WHERE ` + ready + full
+	if backlog {
+		candidates = `WITH RECURSIVE ws (w) AS (
+						SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` ORDER BY workspace_id LIMIT 1)
+						UNION ALL
+						SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` AND workspace_id > ws.w ORDER BY workspace_id LIMIT 1)
+						FROM ws WHERE ws.w IS NOT NULL)
+					SELECT head.id FROM (SELECT id FROM jobs WHERE ` + ready + full + ` ORDER BY run_at, id LIMIT $5) head
+					UNION
+					SELECT (SELECT f.id FROM jobs f WHERE f.queue = $4 AND f.` + jobReady + ` AND f.run_at <= $1 AND f.workspace_id = ws.w
+						ORDER BY f.run_at, f.id LIMIT 1)
+					FROM ws WHERE ws.w IS NOT NULL`
+	}
 	jobs, err := scanJobs(s.Query(ctx, `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
 		processed_on = $1, finished_on = NULL, lease_owner = $2, lease_until = $3
 		WHERE id IN (SELECT id FROM jobs WHERE `+jobReady+` AND id IN (
 			SELECT r.id FROM (
 				SELECT id, workspace_id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at, id) AS rn
-				FROM jobs WHERE id IN (
-					WITH RECURSIVE ws (w) AS (
-						SELECT (SELECT workspace_id FROM jobs WHERE `+ready+` ORDER BY workspace_id LIMIT 1)
-						UNION ALL
-						SELECT (SELECT workspace_id FROM jobs WHERE `+ready+` AND workspace_id > ws.w ORDER BY workspace_id LIMIT 1)
-						FROM ws WHERE ws.w IS NOT NULL)
-					SELECT head.id FROM (SELECT id FROM jobs WHERE `+ready+full+` ORDER BY run_at, id LIMIT $5) head
-					UNION
-					SELECT (SELECT f.id FROM jobs f WHERE f.queue = $4 AND f.`+jobReady+` AND f.run_at <= $1 AND f.workspace_id = ws.w
-						ORDER BY f.run_at, f.id LIMIT 1)
-					FROM ws WHERE ws.w IS NOT NULL)) r
+				FROM jobs WHERE id IN (`+candidates+`)) r
 			`+capped+`
 			ORDER BY r.rn, r.run_at, r.id LIMIT $5)`+s.SkipLocked()+`)
 		RETURNING `+jobColumns, args...))

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -34,12 +35,21 @@ func workspacesOf(jobs []store.Job) map[string]int {
 
 func TestClaimTakesEveryWorkspaceInTurn(t *testing.T) {
 	t.Parallel()
+	for _, backlog := range []bool{false, true} {
+		t.Run(fmt.Sprintf("backlog=%v", backlog), func(t *testing.T) {
+			t.Parallel()
+			claimTakesEveryWorkspaceInTurn(t, backlog)
+		})
+	}
+}
+
+func claimTakesEveryWorkspaceInTurn(t *testing.T, backlog bool) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		addJobs(t, s, "flood", 60, 10) // older than everyone else's
 		b := addJobs(t, s, "b", 2, 500)
 		c := addJobs(t, s, "c", 1, 900)
-		got, err := s.ClaimJobs(ctx, "aiQueue", "me", 3, 1000, 2000)
+		got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 3, 1000, 2000, store.JobCaps{}, backlog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +59,7 @@ func TestClaimTakesEveryWorkspaceInTurn(t *testing.T) {
 		if got[1].ID != b[0] || got[2].ID != c[0] {
 			t.Fatalf("first claim: %s, %s; want b's oldest then c's", got[1].ID, got[2].ID)
 		}
-		got, err = s.ClaimJobs(ctx, "aiQueue", "me", 2, 1000, 2000)
+		got, err = s.ClaimJobsCapped(ctx, "aiQueue", "me", 2, 1000, 2000, store.JobCaps{}, backlog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +80,7 @@ func TestClaimLeavesWorkspacesAtTheirRunningCap(t *testing.T) {
 		addJobs(t, s, "free-ws", 10, 10)
 		addJobs(t, s, pro.ID, 10, 10)
 		caps := store.JobCaps{Default: store.JobCap{Running: 2}, ByPlan: map[string]store.JobCap{"pro": {Running: 3}, "free": {Running: 1}}}
-		got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps)
+		got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,14 +88,14 @@ func TestClaimLeavesWorkspacesAtTheirRunningCap(t *testing.T) {
 			t.Fatalf("claimed %v, want 2 of the workspace without a row (default cap) and 3 of the pro one", w)
 		}
 		// At the cap, nothing more is claimed until a job finishes.
-		if got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps); err != nil || len(got) != 0 {
+		if got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true); err != nil || len(got) != 0 {
 			t.Fatalf("claim at the cap: %d jobs, %v", len(got), err)
 		}
 		done := []store.JobOutcome{{ID: got[0].ID, Attempt: 1, State: store.JobCompleted}}
 		if _, err := s.FinishJobs(ctx, "me", 1100, done); err != nil {
 			t.Fatal(err)
 		}
-		again, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps)
+		again, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true)
 		if err != nil || len(again) != 1 || again[0].WorkspaceID != got[0].WorkspaceID {
 			t.Fatalf("after one finished: %v %v, want one job of %s", workspacesOf(again), err, got[0].WorkspaceID)
 		}
