@@ -79,5 +79,6 @@
 // herald_jobs{queue,state} (queue depth across hosts: waiting, delayed,
 // active), herald_jobs_running{queue} (this host), herald_jobs_attempts_total
 // {queue,outcome}, herald_job_attempt_duration_seconds, herald_jobs_rescued_total,
-// herald_jobs_pruned_total and herald_jobs_store_errors_total.
+// herald_jobs_pruned_total, herald_jobs_lease_lost_total{queue} and
+// herald_jobs_store_errors_total.
 package jobs

@@ -840,7 +840,7 @@ func (q *Queue) heartbeat(ctx context.Context) {
 // outcome, if any, will not be recorded (FinishJobs checks the lease).
 func (q *Queue) loseLease(a *attempt) {
 	q.log.Warn("job lease lost, cancelling its handler", "job", a.job.ID, "name", a.job.Name, "attempt", a.job.Attempt)
-	q.metrics.errors.WithLabelValues("lease_lost").Inc()
+	q.metrics.lost.WithLabelValues(a.lane.name).Inc()
 	a.lose(ErrLeaseLost)
 }
 
