@@ -105,6 +105,12 @@ type Plan struct {
 	// SchedulerAPIAccess allows the scheduler with an api-key (SPEC: Business
 	// and higher); sessions are always allowed.
 	SchedulerAPIAccess bool
+	// JobsRunning caps a workspace's running jobs in each queue, across
+	// hosts: its other jobs wait while others' run (0: unlimited).
+	JobsRunning int
+	// JobsQueued caps a workspace's jobs waiting to run in each queue: an
+	// enqueue beyond it is a 429 with Retry-After (0: unlimited).
+	JobsQueued int
 }
 
 // BrandVoice is the brand_voice block.
@@ -277,12 +283,23 @@ var EngineModels = map[string][]string{
 
 // DefaultPlans returns the plan limits used when config does not set them.
 func DefaultPlans() map[string]Plan {
-	return map[string]Plan{
+	plans := map[string]Plan{
 		"free":       {PromptsPerReport: 5, RefreshesPer24h: 0, MonthlyAICredits: 25, FreeAudits: 1, SchedulerAPIAccess: false},
 		"pro":        {PromptsPerReport: 25, RefreshesPer24h: 3, MonthlyAICredits: 500, FreeAudits: 0, SchedulerAPIAccess: false},
 		"business":   {PromptsPerReport: 50, RefreshesPer24h: 10, MonthlyAICredits: 2000, FreeAudits: 0, SchedulerAPIAccess: true},
 		"enterprise": {PromptsPerReport: 200, RefreshesPer24h: 50, MonthlyAICredits: 20000, FreeAudits: 0, SchedulerAPIAccess: true},
 	}
+	for name, caps := range defaultJobCaps {
+		p := plans[name]
+		p.JobsRunning, p.JobsQueued = caps[0], caps[1]
+		plans[name] = p
+	}
+	return plans
+}
+
+// defaultJobCaps are the JobsRunning and JobsQueued of each plan.
+var defaultJobCaps = map[string][2]int{
+	"free": {2, 100}, "pro": {4, 500}, "business": {8, 2000}, "enterprise": {16, 10000},
 }
 
 // Embedded reports whether the config runs on the embedded SQLite store.

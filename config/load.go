@@ -45,6 +45,8 @@ type fileSchema struct {
 		MonthlyAICredits   *int   `hcl:"monthly_ai_credits,optional"`
 		FreeAudits         *int   `hcl:"free_audits,optional"`
 		SchedulerAPIAccess *bool  `hcl:"scheduler_api_access,optional"`
+		JobsRunning        *int   `hcl:"jobs_running,optional"`
+		JobsQueued         *int   `hcl:"jobs_queued,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -192,6 +194,8 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		setInt(&plan.RefreshesPer24h, p.RefreshesPer24h)
 		setInt(&plan.MonthlyAICredits, p.MonthlyAICredits)
 		setInt(&plan.FreeAudits, p.FreeAudits)
+		setInt(&plan.JobsRunning, p.JobsRunning)
+		setInt(&plan.JobsQueued, p.JobsQueued)
 		if p.SchedulerAPIAccess != nil {
 			plan.SchedulerAPIAccess = *p.SchedulerAPIAccess
 		}
@@ -331,6 +335,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 		for field, dst := range map[string]*int{
 			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
+			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

@@ -446,7 +446,14 @@ func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prom
 	for name, q := range cfg.Queues {
 		concurrency[name] = q.Concurrency
 	}
+	caps := store.JobCaps{ByPlan: map[string]store.JobCap{}}
+	for name, p := range cfg.Plans {
+		caps.ByPlan[name] = store.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
+	}
+	// A workspace whose plan config does not know gets the free plan's caps.
+	caps.Default = caps.ByPlan["free"]
 	return jobs.New(jobs.Options{
+		Caps:         caps,
 		Store:        st,
 		RedisURL:     cfg.RedisURL,
 		Concurrency:  concurrency,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jobs"
 )
 
 // unaryMethod is the shape of every generated Connect handler method.
@@ -229,6 +230,12 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, errBodyTimeout) {
 		w.Header().Set("Connection", "close")
 		writeMessage(w, http.StatusRequestTimeout, err.Error(), nil)
+		return
+	}
+	var overCap *jobs.OverCapError
+	if errors.As(err, &overCap) {
+		w.Header().Set("Retry-After", retryAfterSeconds(overCap.RetryAfter))
+		writeMessage(w, http.StatusTooManyRequests, overCap.Error(), nil)
 		return
 	}
 	if errors.Is(err, auth.ErrUnauthenticated) {

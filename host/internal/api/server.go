@@ -196,6 +196,12 @@ func (s *server) connectError(ctx context.Context, procedure string, err error) 
 	if errors.Is(err, auth.ErrUnauthenticated) {
 		return connect.NewError(connect.CodeUnauthenticated, err)
 	}
+	var overCap *jobs.OverCapError
+	if errors.As(err, &overCap) {
+		ce := connect.NewError(connect.CodeResourceExhausted, overCap)
+		ce.Meta().Set("Retry-After", retryAfterSeconds(overCap.RetryAfter))
+		return ce
+	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		return ce

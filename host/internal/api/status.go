@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"connectrpc.com/connect"
 )
@@ -33,4 +35,10 @@ func StatusOf(code connect.Code) int {
 		return s
 	}
 	return http.StatusInternalServerError
+}
+
+// retryAfterSeconds renders d as a Retry-After value: whole seconds,
+// rounded up, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	return strconv.FormatInt(max(1, int64((d+time.Second-1)/time.Second)), 10)
 }

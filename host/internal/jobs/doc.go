@@ -50,7 +50,17 @@
 // handler's backoff (exponential with jitter by default) until MaxAttempts;
 // RetryAfter(d, err) retries after d; NoRetry(err), a panic, or an
 // unmarshalable result fail the job at once. Each attempt is bounded by
-// HandlerOptions.Timeout. Jobs claim in run-time order.
+// HandlerOptions.Timeout. Jobs claim in run-time order within a workspace
+// and round-robin across workspaces: every workspace's oldest ready job
+// before anyone's second, so one workspace's backlog cannot starve the
+// others. Options.Caps bound a workspace's running jobs (a claim skips it
+// at its cap) and ready jobs (Enqueue fails with *OverCapError, which the
+// API answers with 429 and Retry-After).
+//
+// A handler's context is cancelled with cause ErrLeaseLost when its
+// attempt loses the lease: the heartbeat could not renew it (the job was
+// rescued, perhaps running elsewhere now), renewals failed for longer than
+// the lease, or Progress found it gone. The handler must stop then.
 //
 // Delivery is at least once: a host that dies mid-job (or loses the
 // database longer than its lease) has its job run again elsewhere. Handlers
@@ -69,5 +79,6 @@
 // herald_jobs{queue,state} (queue depth across hosts: waiting, delayed,
 // active), herald_jobs_running{queue} (this host), herald_jobs_attempts_total
 // {queue,outcome}, herald_job_attempt_duration_seconds, herald_jobs_rescued_total,
-// herald_jobs_pruned_total and herald_jobs_store_errors_total.
+// herald_jobs_pruned_total, herald_jobs_lease_lost_total{queue} and
+// herald_jobs_store_errors_total.
 package jobs

@@ -67,6 +67,7 @@ type Job struct {
 	MaxAttempts int
 
 	q *Queue
+	a *attempt
 }
 
 // Decode unmarshals the job's data into v.
@@ -94,20 +95,27 @@ func (j *Job) Progress(ctx context.Context, progress int, partial any) error {
 	}
 	err := j.q.store.UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
 	if errors.Is(err, store.ErrNotFound) {
+		if j.a != nil {
+			j.q.loseLease(j.a)
+		}
 		return ErrLeaseLost
 	}
 	return err
 }
 
-// ErrLeaseLost means the attempt no longer owns its job.
+// ErrLeaseLost means the attempt no longer owns its job. It is also the
+// cause (context.Cause) of a handler's context cancelled because the lease
+// was lost: another worker may be running the job now, so the handler must
+// stop.
 var ErrLeaseLost = errors.New("job lease lost: another worker owns the job now")
 
 // Handler runs the jobs of one name. It returns the job's result, marshalled
 // to JSON (an object; other values are wrapped as {"value": ...}), or an
 // error: a plain error is retried with backoff until MaxAttempts,
 // RetryAfter(d, err) retries after d, NoRetry(err) fails the job at once.
-// The context ends at the handler's timeout and when the host shuts down
-// past its grace period; the handler must return promptly then.
+// The context ends at the handler's timeout, when the host shuts down
+// past its grace period, and when the attempt loses its lease (cause
+// ErrLeaseLost); the handler must return promptly then.
 type Handler interface {
 	Work(ctx context.Context, job *Job) (result any, err error)
 }
@@ -216,4 +224,16 @@ func marshalObject(v any) (string, error) {
 	}
 	b, err := json.Marshal(map[string]json.RawMessage{"value": raw})
 	return string(b), err
+}
+
+// OverCapError refuses an enqueue: the workspace already has Cap ready jobs
+// in Queue (Options.Caps). The API answers 429 with RetryAfter.
+type OverCapError struct {
+	Workspace, Queue string
+	Cap              int
+	RetryAfter       time.Duration
+}
+
+func (e *OverCapError) Error() string {
+	return fmt.Sprintf("too many queued jobs: the workspace already has %d waiting in %s; retry later", e.Cap, e.Queue)
 }

@@ -19,6 +19,7 @@ type metrics struct {
 	rescued  *prometheus.CounterVec
 	pruned   prometheus.Counter
 	errors   *prometheus.CounterVec
+	lost     *prometheus.CounterVec
 	depth    *depthCollector
 }
 
@@ -43,13 +44,16 @@ func newMetrics(s *store.Store) *metrics {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "herald_jobs_store_errors_total", Help: "Failed queue operations against the store, by operation.",
 		}, []string{"op"}),
+		lost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "herald_jobs_lease_lost_total", Help: "Attempts on this host whose lease was lost; their handlers were cancelled.",
+		}, []string{"queue"}),
 		depth: &depthCollector{store: s, desc: prometheus.NewDesc("herald_jobs",
 			"Unfinished jobs in the store (all hosts), by queue and state (waiting, delayed, active).", []string{"queue", "state"}, nil)},
 	}
 }
 
 func (m *metrics) register(r prometheus.Registerer) error {
-	for _, c := range []prometheus.Collector{m.running, m.finished, m.duration, m.rescued, m.pruned, m.errors, m.depth} {
+	for _, c := range []prometheus.Collector{m.running, m.finished, m.duration, m.rescued, m.pruned, m.errors, m.lost, m.depth} {
 		if err := r.Register(c); err != nil {
 			return err
 		}

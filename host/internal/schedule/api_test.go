@@ -47,6 +47,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 		{"missing content is refused", `{` + ok + `}`, "contentToExport is required unless title, text or content is passed"},
 		{"a pending post without whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"}`, hook), "whenToExport is required unless status is draft"},
 		{"an invalid whenToExport is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":"next tuesday"}`, hook), `whenToExport "next tuesday" is not an ISO-8601 time`},
+		{"a whenToExport before 2000 is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":"1999-12-31T23:59:59Z"}`, hook), "whenToExport 1999-12-31T23:59:59Z is before 2000-01-01"},
+		{"a whenToExport more than 10 years ahead is refused", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(10*366*24*time.Hour)), "is more than 10 years ahead"},
 		{"an unknown status is refused", `{` + ok + `,"title":"t","status":"published"}`, "status must be pending or draft"},
 		{"confirm false is refused", `{` + ok + `,"title":"t","confirm":false}`, "confirm must be true"},
 		{"webhook without webhookId is refused", `{"exportTo":"webhook","title":"t","whenToExport":"` + when + `"}`, "webhookId is required when exportTo is webhook"},
@@ -97,8 +99,10 @@ func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	// Far ahead but within the ten years whenToExport may be.
+	year := time.Now().Year() + 5
 	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,
-		"contentToExport":{"slug":"hello","title":"old"},"title":"Hello","text":"Body","whenToExport":"2099-01-02T17:04:05+02:00","confirm":true}`, hook)).want(t, http.StatusOK)
+		"contentToExport":{"slug":"hello","title":"old"},"title":"Hello","text":"Body","whenToExport":"%d-01-02T17:04:05+02:00","confirm":true}`, hook, year)).want(t, http.StatusOK)
 	if res.body["message"] != "Post scheduled" {
 		t.Fatalf("message: %v", res.body["message"])
 	}
@@ -111,8 +115,8 @@ func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 	if sc["id"] != sc["_id"] || sc["status"] != "pending" || sc["exportTo"] != "webhook" || sc["webhookId"] != hook {
 		t.Fatalf("schedule: %v", sc)
 	}
-	if sc["whenToExport"] != "2099-01-02T15:04:05.000Z" {
-		t.Fatalf("whenToExport %v, want UTC 2099-01-02T15:04:05.000Z", sc["whenToExport"])
+	if want := fmt.Sprintf("%d-01-02T15:04:05.000Z", year); sc["whenToExport"] != want {
+		t.Fatalf("whenToExport %v, want UTC %s", sc["whenToExport"], want)
 	}
 	content := sc["contentToExport"].(map[string]any)
 	if content["title"] != "Hello" || content["text"] != "Body" || content["slug"] != "hello" {

@@ -192,6 +192,9 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule,
 		if err != nil {
 			return store.Schedule{}, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z or 2030-01-02T17:04:05+02:00", in.WhenToExport)
 		}
+		if err := checkWhen(t, time.UnixMilli(s.store.Now())); err != nil {
+			return store.Schedule{}, err
+		}
 		ms := t.UnixMilli()
 		when = &ms
 	} else if in.Status == store.SchedulePending {
@@ -355,6 +358,25 @@ func (s *Service) Delete(ctx context.Context, id string) (string, error) {
 		s.dropImage(ctx, *before.ImageKey)
 	}
 	return result, nil
+}
+
+// Bounds of whenToExport: a time before earliestWhen is a client mistake
+// (a zero or epoch date) rather than a post to publish now, and one more than
+// maxAhead ahead cannot be meant. A past time within the bounds publishes at
+// once; the queue's fair claiming keeps it from jumping ahead of other
+// workspaces' jobs.
+var earliestWhen = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const maxAheadYears = 10
+
+func checkWhen(t, now time.Time) error {
+	if t.Before(earliestWhen) {
+		return apierr.Invalid("whenToExport %s is before 2000-01-01", t.Format(time.RFC3339))
+	}
+	if t.After(now.AddDate(maxAheadYears, 0, 0)) {
+		return apierr.Invalid("whenToExport %s is more than %d years ahead", t.Format(time.RFC3339), maxAheadYears)
+	}
+	return nil
 }
 
 // ParseTime reads an ISO-8601 time with any offset (Z, ±hh:mm, ±hhmm); a

@@ -155,25 +155,6 @@ func (s *Store) InsertJobs(ctx context.Context, q Querier, jobs []Job) error {
 	return nil
 }
 
-// ClaimJobs atomically moves up to limit claimable jobs of queue (waiting or
-// delayed with run_at <= now) to active, counts the attempt, and leases them
-// to owner until leaseUntil. Jobs come back in run-time order. Concurrent
-// claimers never get the same job: SKIP LOCKED on CockroachDB/PostgreSQL,
-// the single writer on SQLite.
-func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64) ([]Job, error) {
-	jobs, err := scanJobs(s.Query(ctx, `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
-		processed_on = $1, finished_on = NULL, lease_owner = $2, lease_until = $3
-		WHERE id IN (SELECT id FROM jobs WHERE queue = $4 AND `+jobReady+` AND run_at <= $1
-			ORDER BY run_at, id LIMIT $5`+s.SkipLocked()+`)
-		RETURNING `+jobColumns, now, owner, leaseUntil, queue, limit))
-	if err != nil {
-		return nil, fmt.Errorf("claim jobs of %s: %w", queue, err)
-	}
-	// RETURNING does not keep the subquery's order.
-	sortJobs(jobs)
-	return jobs, nil
-}
-
 func sortJobs(jobs []Job) {
 	slices.SortFunc(jobs, func(a, b Job) int {
 		if c := cmp.Compare(a.RunAt, b.RunAt); c != 0 {
@@ -255,9 +236,10 @@ func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt
 }
 
 // ExtendJobLeases moves the lease of owner's active jobs ids to until and
-// returns how many it extended.
-func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string, until int64) (int, error) {
-	total := 0
+// returns the ids it extended: an id missing from them has lost its lease
+// (rescued after expiring, then perhaps claimed by another worker).
+func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string, until int64) ([]string, error) {
+	var extended []string
 	for len(ids) > 0 {
 		n := min(len(ids), maxRowsPerStatement)
 		args := []any{until, owner}
@@ -265,14 +247,16 @@ func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string,
 		for _, id := range part {
 			args = append(args, id)
 		}
-		c, err := s.Exec(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`)`, args...)
+		rows, err := s.Query(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`) RETURNING id`, args...)
 		if err != nil {
-			return total, fmt.Errorf("extend %d job leases: %w", n, err)
+			return extended, fmt.Errorf("extend %d job leases: %w", n, err)
 		}
-		total += int(c)
+		if extended, err = appendStrings(extended, rows); err != nil {
+			return extended, fmt.Errorf("extend %d job leases: %w", n, err)
+		}
 		ids = ids[n:]
 	}
-	return total, nil
+	return extended, nil
 }
 
 // ReleaseJobs hands owner's active jobs ids back to waiting, runnable at

@@ -19,8 +19,8 @@ func TestOnlyTheLeaseOwnerExtendsALease(t *testing.T) {
 		if err != nil || len(claimed) != 3 {
 			t.Fatalf("claim: %d jobs, %v", len(claimed), err)
 		}
-		if n, err := s.ExtendJobLeases(ctx, "intruder", ids, 5000); err != nil || n != 0 {
-			t.Fatalf("another owner extended %d leases (%v), want 0", n, err)
+		if got, err := s.ExtendJobLeases(ctx, "intruder", ids, 5000); err != nil || len(got) != 0 {
+			t.Fatalf("another owner extended %d leases (%v), want 0", len(got), err)
 		}
 		for _, id := range ids {
 			j, err := s.GetJob(ctx, "ws", id)
@@ -28,8 +28,8 @@ func TestOnlyTheLeaseOwnerExtendsALease(t *testing.T) {
 				t.Fatalf("job after another owner's extension: %+v, %v", j, err)
 			}
 		}
-		if n, err := s.ExtendJobLeases(ctx, "owner", ids, 5000); err != nil || n != 3 {
-			t.Fatalf("the owner extended %d leases (%v), want 3", n, err)
+		if got, err := s.ExtendJobLeases(ctx, "owner", ids, 5000); err != nil || len(got) != 3 {
+			t.Fatalf("the owner extended %d leases (%v), want 3", len(got), err)
 		}
 		if j, _ := s.GetJob(ctx, "ws", ids[0]); j.LeaseUntil == nil || *j.LeaseUntil != 5000 {
 			t.Fatalf("lease after the owner's extension: %+v", j)

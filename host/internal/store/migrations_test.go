@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/heraldhq/herald/integration/testenv"
 )
 
 // TestPageSpansMigration writes traffic_pages as migration 00003 laid it
@@ -22,7 +20,7 @@ func TestPageSpansMigration(t *testing.T) {
 			ctx := context.Background()
 			url, dir := "", t.TempDir()
 			if dialect == "postgres" {
-				url = testenv.NewSchema(t, testenv.DatabaseURL(t))
+				url = testSchemaURL(t)
 			}
 			s, err := Open(ctx, url, dir)
 			if err != nil {

@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// testSchemaURL is storetest.NewSchema(t, storetest.DatabaseURL(t)) for
+// this package's own tests, which cannot import storetest (it imports
+// store): a new schema of HERALD_TEST_DATABASE_URL, dropped after the test.
+func testSchemaURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("HERALD_TEST_DATABASE_URL")
+	if base == "" {
+		if os.Getenv("HERALD_REQUIRE_INTEGRATION") == "1" {
+			t.Fatal("HERALD_TEST_DATABASE_URL is not set (HERALD_REQUIRE_INTEGRATION=1)")
+		}
+		t.Skip("HERALD_TEST_DATABASE_URL is not set")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatalf("cannot reach test database: %v", err)
+	}
+	defer conn.Close(ctx)
+	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}

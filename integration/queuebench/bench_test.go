@@ -1,0 +1,268 @@
+package queuebench
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+// BenchmarkSteadyLoad offers b.N no-op jobs at a steady 2,000 jobs/s, one
+// insert at a time from 8 producers, to 100 workers, and reports the
+// latency from the insert call to the handler's start (p50, p99) and the
+// throughput from the first insert to the last handler start. River runs
+// first, Herald right after it, on the same PostgreSQL
+// (HERALD_TEST_DATABASE_URL), each in a schema of its own; Herald's
+// producers are a second Queue, so every wake-up crosses Redis
+// (HERALD_TEST_REDIS_URL) as it does between hosts, as River's cross
+// PostgreSQL's NOTIFY. docs/BENCHMARKS.md records the numbers:
+//
+//	cd integration/queuebench && go test -run '^$' -bench SteadyLoad -benchtime 20000x -count 3
+func BenchmarkSteadyLoad(b *testing.B) {
+	for _, sys := range []struct {
+		name  string
+		setup func(b *testing.B, started func(t0 int64)) (insert func(ctx context.Context, t0 int64) error)
+	}{
+		{"river", setupRiver},
+		{"herald", setupHerald},
+	} {
+		b.Run(sys.name, func(b *testing.B) { steadyLoad(b, sys.setup) })
+	}
+}
+
+// riverCooldown is River's FetchCooldown in this benchmark.
+var riverCooldown = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("RIVER_FETCH_COOLDOWN")); err == nil {
+		return d
+	}
+	return 5 * time.Millisecond
+}()
+
+const (
+	rate      = 2000 // jobs/s offered
+	producers = 8
+	workers   = 100
+)
+
+func steadyLoad(b *testing.B, setup func(b *testing.B, started func(t0 int64)) func(context.Context, int64) error) {
+	var mu sync.Mutex
+	delays := make([]time.Duration, 0, b.N)
+	var count atomic.Int64
+	var last atomic.Int64
+	all := make(chan struct{})
+	target := int64(b.N)
+	insert := setup(b, func(t0 int64) {
+		now := time.Now()
+		mu.Lock()
+		delays = append(delays, now.Sub(time.Unix(0, t0)))
+		mu.Unlock()
+		last.Store(now.UnixNano())
+		if count.Add(1) == target {
+			close(all)
+		}
+	})
+	ctx := context.Background()
+	b.ResetTimer()
+	began := time.Now()
+	interval := time.Second * producers / rate
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	for p := range producers {
+		n := b.N / producers
+		if p < b.N%producers {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Producers are staggered so that inserts arrive evenly.
+			next := began.Add(interval * time.Duration(p) / producers)
+			for range n {
+				if d := time.Until(next); d > 0 {
+					time.Sleep(d)
+				}
+				next = next.Add(interval)
+				if err := insert(ctx, time.Now().UnixNano()); err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	select {
+	case <-all:
+	case <-time.After(time.Minute):
+		b.Fatalf("only %d of %d jobs started", count.Load(), b.N)
+	}
+	b.StopTimer()
+	elapsed := time.Unix(0, last.Load()).Sub(began)
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(delays)
+	pct := func(p float64) float64 {
+		return float64(delays[int(float64(len(delays)-1)*p)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "jobs/s")
+}
+
+func databaseURL(b *testing.B) string {
+	u := os.Getenv("HERALD_TEST_DATABASE_URL")
+	if u == "" {
+		b.Skip("HERALD_TEST_DATABASE_URL is not set")
+	}
+	return u
+}
+
+// --- River ---------------------------------------------------------------
+
+type noopArgs struct {
+	T0 int64 `json:"t0"`
+}
+
+func (noopArgs) Kind() string { return "noop" }
+
+type noopWorker struct {
+	river.WorkerDefaults[noopArgs]
+	started func(t0 int64)
+}
+
+func (w *noopWorker) Work(ctx context.Context, job *river.Job[noopArgs]) error {
+	w.started(job.Args.T0)
+	return nil
+}
+
+func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+	ctx := context.Background()
+	base := databaseURL(b)
+	schema := "riverbench_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		b.Fatal(err)
+	}
+	conn.Close(ctx)
+	b.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), base); err == nil {
+			c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			c.Close(context.Background())
+		}
+	})
+	// The same pool size as Herald's store (16).
+	u, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "16")
+	u.RawQuery = q.Encode()
+	pool, err := pgxpool.New(ctx, u.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	driver := riverpgxv5.New(pool)
+	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: schema})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		b.Fatal(err)
+	}
+	ws := river.NewWorkers()
+	river.AddWorker(ws, &noopWorker{started: started})
+	client, err := river.NewClient(driver, &river.Config{
+		Schema:  schema,
+		Queues:  map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: workers}},
+		Workers: ws,
+		// River's default cooldown (100 ms) caps a queue at MaxWorkers jobs
+		// per 100 ms, 1,000 jobs/s here, below the offered rate: tuned for
+		// latency, the strongest baseline.
+		FetchCooldown: riverCooldown,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := client.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		client.Stop(sctx)
+	})
+	return func(ctx context.Context, t0 int64) error {
+		_, err := client.Insert(ctx, noopArgs{T0: t0}, nil)
+		return err
+	}
+}
+
+// --- Herald --------------------------------------------------------------
+
+func setupHerald(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+	databaseURL(b)
+	redisURL := os.Getenv("HERALD_TEST_REDIS_URL")
+	if redisURL == "" {
+		b.Skip("HERALD_TEST_REDIS_URL is not set")
+	}
+	s := storetest.Postgres(b)
+	prefix := "herald-queuebench:" + store.NewID()
+	newQueue := func() *jobs.Queue {
+		q, err := jobs.New(jobs.Options{
+			Store: s, RedisURL: redisURL, RedisPrefix: prefix,
+			Concurrency: map[string]int{jobs.AIQueue: workers},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			q.Stop(sctx)
+		})
+		return q
+	}
+	consumer, producer := newQueue(), newQueue()
+	consumer.Register("noop", jobs.HandlerFunc(func(ctx context.Context, j *jobs.Job) (any, error) {
+		var in noopArgs
+		if err := j.Decode(&in); err != nil {
+			return nil, err
+		}
+		started(in.T0)
+		return nil, nil
+	}), jobs.HandlerOptions{})
+	if err := consumer.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return func(ctx context.Context, t0 int64) error {
+		_, err := producer.Enqueue(ctx, jobs.NewJob{Workspace: "bench", Queue: jobs.AIQueue, Name: "noop", Data: noopArgs{T0: t0}})
+		if err != nil {
+			return fmt.Errorf("enqueue: %w", err)
+		}
+		return nil
+	}
+}
