@@ -251,9 +251,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	if err := generator.RegisterPendingTextJobs(ctx); err != nil {
-		return err
-	}
 	scheduler := schedule.NewService(schedule.Options{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
 		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -68,45 +67,20 @@ type Service struct {
 	voices Voices
 	// secrets are redacted from logged provider errors (RedactSecrets).
 	secrets []string
-	// textJobs holds the job names registered for the text handler.
-	textJobs sync.Map
 }
 
 // NewService returns a Service and registers its job handlers on queue.
 func NewService(log hclog.Logger, models Models, queue *jobs.Queue, st *store.Store, blobs blob.Store, plans map[string]config.Plan) *Service {
 	s := &Service{log: log.Named("generate"), models: models, queue: queue, store: st, blobs: blobs, plans: plans, now: time.Now}
+	// Every aiQueue job without a handler of its own is a text job: its
+	// name is the client's jobType, which any host runs without having
+	// seen it before.
+	opts := jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute}
 	for _, name := range TextJobTypes {
-		s.registerTextJob(name)
+		queue.Register(name, jobs.HandlerFunc(s.textJob), opts)
 	}
+	queue.RegisterFallback(jobs.AIQueue, jobs.HandlerFunc(s.textJob), opts)
 	return s
-}
-
-// registerTextJob makes name run the text handler on this host. The queue
-// picks a handler by job name, so a jobType not seen before is registered
-// before its job is enqueued; RegisterPendingTextJobs does the same for
-// jobs queued before a restart.
-func (s *Service) registerTextJob(name string) {
-	if _, seen := s.textJobs.LoadOrStore(name, true); seen {
-		return
-	}
-	s.queue.Register(name, jobs.HandlerFunc(s.textJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute})
-}
-
-// RegisterPendingTextJobs registers the text handler under the name of
-// every unfinished aiQueue job, so that text jobs queued with a custom
-// jobType before this host started still run. Call it before the queue
-// starts.
-func (s *Service) RegisterPendingTextJobs(ctx context.Context) error {
-	names, err := s.store.UnfinishedJobNames(ctx, jobs.AIQueue)
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		if jobTypePattern.MatchString(name) {
-			s.registerTextJob(name)
-		}
-	}
-	return nil
 }
 
 // TextInput is a text generation request.
@@ -233,7 +207,10 @@ func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput)
 	if err != nil {
 		return "", err
 	}
-	s.registerTextJob(name)
+	// A name another area's jobs use would run that area's handler.
+	if !slices.Contains(TextJobTypes, name) && s.queue.Registered(name) {
+		return "", apierr.Invalid("jobType %q is reserved for Herald's own jobs; choose another name", name)
+	}
 	id, err := s.queue.Enqueue(ctx, jobs.NewJob{
 		Workspace: p.WorkspaceID, Queue: jobs.AIQueue, Name: name,
 		Data: textJobData{Model: in.Model, Text: in.Text, Options: in.Options, BrandVoice: voice},

@@ -205,9 +205,10 @@ func TestAnyJobTypeRunsTheTextHandlerAndNamesTheJob(t *testing.T) {
 	}
 }
 
-// A job queued with a custom jobType before a restart runs on the new host
-// once RegisterPendingTextJobs has seen it.
-func TestACustomJobTypeQueuedBeforeARestartStillRuns(t *testing.T) {
+// A job queued with a custom jobType on one host runs on another host that
+// has never seen the name (or after a restart): the text handler is the
+// aiQueue's fallback, not registered per name.
+func TestACustomJobTypeRunsOnAHostThatNeverSawIt(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := context.Background()
@@ -215,13 +216,13 @@ func TestACustomJobTypeQueuedBeforeARestartStillRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The host that queued it stopped before running it.
-	old, err := jobs.New(jobs.Options{Store: s})
+	// The host that queued it never runs it.
+	first, err := jobs.New(jobs.Options{Store: s})
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldSvc := generate.NewService(hclog.NewNullLogger(), &router{}, old, s, nil, config.DefaultPlans())
-	id, err := oldSvc.QueueText(ctx, auth.Principal{WorkspaceID: ws.ID, Plan: "business"}, generate.TextInput{Model: "gpt-4o", Text: "later", JobType: "digest.daily"})
+	firstSvc := generate.NewService(hclog.NewNullLogger(), &router{}, first, s, nil, config.DefaultPlans())
+	id, err := firstSvc.QueueText(ctx, auth.Principal{WorkspaceID: ws.ID, Plan: "business"}, generate.TextInput{Model: "gpt-4o", Text: "later", JobType: "digest.daily"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,16 +230,20 @@ func TestACustomJobTypeQueuedBeforeARestartStillRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := generate.NewService(hclog.NewNullLogger(), &router{}, q, s, nil, config.DefaultPlans())
-	if err := svc.RegisterPendingTextJobs(ctx); err != nil {
-		t.Fatal(err)
-	}
+	generate.NewService(hclog.NewNullLogger(), &router{}, q, s, nil, config.DefaultPlans())
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
 	if j := waitJob(t, q, ws.ID, id); j.State != jobs.StateCompleted || j.Name != "digest.daily" {
 		t.Fatalf("job: %+v", j)
+	}
+	// A name another area's jobs use is refused rather than run by that
+	// area's handler.
+	first.Register("seo_site_report", jobs.HandlerFunc(func(context.Context, *jobs.Job) (any, error) { return nil, nil }), jobs.HandlerOptions{})
+	_, err = firstSvc.QueueText(ctx, auth.Principal{WorkspaceID: ws.ID, Plan: "business"}, generate.TextInput{Model: "gpt-4o", Text: "x", JobType: "seo_site_report"})
+	if connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("a reserved job name: %v, want invalid argument", err)
 	}
 }
 

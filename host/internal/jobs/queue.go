@@ -102,6 +102,7 @@ type Queue struct {
 
 	handlersMu sync.RWMutex
 	handlers   map[string]registered
+	fallbacks  map[string]registered // by queue: jobs whose name has no handler
 
 	mu      sync.Mutex
 	held    map[string]*attempt // claimed and not yet recorded or released
@@ -202,6 +203,7 @@ func New(o Options) (*Queue, error) {
 		log:       o.Logger.Named("jobs"),
 		lanes:     map[string]*lane{},
 		handlers:  map[string]registered{},
+		fallbacks: map[string]registered{},
 		held:      map[string]*attempt{},
 		flushCh:   make(chan struct{}, 1),
 		batchFull: make(chan struct{}, 1),
@@ -237,10 +239,33 @@ func (q *Queue) Register(name string, h Handler, opts HandlerOptions) {
 	q.handlers[name] = registered{h: h, opts: opts.withDefaults()}
 }
 
-func (q *Queue) handler(name string) (registered, bool) {
+// RegisterFallback sets the handler of the jobs of queue whose name has no
+// handler of its own, so that a route may let clients name their jobs
+// (SPEC's jobType) and every host runs any name, including names it has
+// never seen. Call it before Start.
+func (q *Queue) RegisterFallback(queue string, h Handler, opts HandlerOptions) {
+	q.handlersMu.Lock()
+	defer q.handlersMu.Unlock()
+	q.fallbacks[queue] = registered{h: h, opts: opts.withDefaults()}
+}
+
+// Registered reports whether name has a handler of its own.
+func (q *Queue) Registered(name string) bool {
 	q.handlersMu.RLock()
 	defer q.handlersMu.RUnlock()
-	r, ok := q.handlers[name]
+	_, ok := q.handlers[name]
+	return ok
+}
+
+// handler returns the handler of the jobs named name on queue: the one
+// registered for the name, else the queue's fallback.
+func (q *Queue) handler(queue, name string) (registered, bool) {
+	q.handlersMu.RLock()
+	defer q.handlersMu.RUnlock()
+	if r, ok := q.handlers[name]; ok {
+		return r, true
+	}
+	r, ok := q.fallbacks[queue]
 	return r, ok
 }
 
@@ -340,7 +365,7 @@ func (q *Queue) rows(js []NewJob) ([]store.Job, error) {
 		}
 		maxAttempts := j.MaxAttempts
 		if maxAttempts <= 0 {
-			if r, ok := q.handler(j.Name); ok {
+			if r, ok := q.handler(j.Queue, j.Name); ok {
 				maxAttempts = r.opts.MaxAttempts
 			} else {
 				maxAttempts = DefaultMaxAttempts
@@ -587,7 +612,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 }
 
 func (q *Queue) start(l *lane, sj store.Job) {
-	reg, ok := q.handler(sj.Name)
+	reg, ok := q.handler(sj.Queue, sj.Name)
 	timeout := reg.opts.Timeout
 	if !ok {
 		timeout = DefaultTimeout

@@ -381,22 +381,3 @@ func (s *Store) CountUnfinishedJobs(ctx context.Context) ([]JobCount, error) {
 	}
 	return out, rows.Err()
 }
-
-// UnfinishedJobNames returns the distinct names of the waiting, delayed and
-// active jobs of queue.
-func (s *Store) UnfinishedJobNames(ctx context.Context, queue string) ([]string, error) {
-	rows, err := s.Query(ctx, `SELECT DISTINCT name FROM jobs WHERE queue = $1 AND state IN ('waiting', 'delayed', 'active')`, queue)
-	if err != nil {
-		return nil, fmt.Errorf("list job names: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("list job names: %w", err)
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
-}
