@@ -267,6 +267,11 @@ var ProviderKeyEnv = map[string]string{
 	"gemini": "GEMINI_API_KEY", "perplexity": "PERPLEXITY_API_KEY",
 }
 
+// DefaultEngineModels are the routes a visibility report asks by default,
+// one per assistant: the model its users get unless they choose (ChatGPT,
+// Claude, Gemini, Perplexity), so a report measures what buyers see.
+var DefaultEngineModels = []string{"gpt-4o", "claude-sonnet-4-5", "gemini-2.5-flash", "sonar"}
+
 // OpenAIModels are routed to the openai plugin by default.
 var OpenAIModels = []string{
 	"gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-5", "gpt-5-mini",

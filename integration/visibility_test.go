@@ -75,24 +75,24 @@ func TestVisibilityReportThroughTheOpenAIPlugin(t *testing.T) {
 		t.Fatalf("report: %d %v", status, body)
 	}
 	// The fake echoes the prompt ("You said: Is Acme ..."): Acme is named
-	// first in the one answer of the one default engine (gpt-4.1, one
+	// first in the one answer of the one default engine (gpt-4o, one
 	// route per provider).
 	vis := body["scores"].(map[string]any)["aiVisibility"].(map[string]any)
 	if vis["score"] != float64(100) || vis["interpretation"] != "strong" {
 		t.Fatalf("aiVisibility = %v", vis)
 	}
-	if providers := vis["providers"].(map[string]any); len(providers) != 1 || providers["gpt-4.1"] != float64(100) {
+	if providers := vis["providers"].(map[string]any); len(providers) != 1 || providers["gpt-4o"] != float64(100) {
 		t.Fatalf("providers = %v", providers)
 	}
 	answers := body["answers"].([]any)
 	a := answers[0].(map[string]any)
-	if a["text"] != "You said: Is Acme a good widget supplier?" || a["model"] != "gpt-4.1-2026-01-01" {
+	if a["text"] != "You said: Is Acme a good widget supplier?" || a["model"] != "gpt-4o-2026-01-01" {
 		t.Fatalf("answer = %v", a)
 	}
 	asked := false
 	openai.mu.Lock()
 	for _, req := range openai.requests {
-		if req["model"] == "gpt-4.1" && strings.Contains(toJSON(req["messages"]), "Is Acme a good widget supplier?") {
+		if req["model"] == "gpt-4o" && strings.Contains(toJSON(req["messages"]), "Is Acme a good widget supplier?") {
 			asked = true
 		}
 	}

@@ -253,6 +253,14 @@ func DefaultEngines(models map[string]config.Model, usable func(provider string)
 		return strings.Contains(n, "mini") || strings.Contains(n, "nano") || strings.Contains(n, "lite")
 	}
 	slices.SortFunc(names, func(a, b string) int {
+		// The model each assistant's users talk to by default comes first.
+		pa, pb := slices.Contains(config.DefaultEngineModels, a), slices.Contains(config.DefaultEngineModels, b)
+		if pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
 		if small(a) != small(b) {
 			if small(a) {
 				return 1
