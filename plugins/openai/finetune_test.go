@@ -171,7 +171,7 @@ func TestGetFineTuneMapsEveryStatus(t *testing.T) {
 		{jobJSON("pausing", "", "null", 0), sdk.FineTuneJob{Status: sdk.FineTuneRunning}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.want.Status+" "+tt.json[len(tt.json)-60:], func(t *testing.T) {
+		t.Run(tt.want.Status+" from "+strings.SplitN(strings.SplitN(tt.json, `"status":"`, 2)[1], `"`, 2)[0], func(t *testing.T) {
 			t.Parallel()
 			client, f := setupFineTune(t, &fakeFineTuning{job: tt.json})
 			got, err := client.GetFineTune(t.Context(), "ftjob-xyz")
