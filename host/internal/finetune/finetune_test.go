@@ -107,7 +107,9 @@ func (p *plugins) StartFineTune(_ context.Context, model string, req sdk.FineTun
 	return pluginhost.FineTuneStart{Provider: "openai", BaseModel: model + "-2024-07-18", Job: p.job}, p.err
 }
 
-func (p *plugins) GetFineTune(context.Context, string, string) (sdk.FineTuneJob, error) { return p.job, p.err }
+func (p *plugins) GetFineTune(context.Context, string, string) (sdk.FineTuneJob, error) {
+	return p.job, p.err
+}
 
 func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	t.Parallel()
