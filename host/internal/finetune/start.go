@@ -15,6 +15,10 @@ import (
 // would leave a file behind at the provider for nothing.
 const MinExamples = 10
 
+// MaxTrainingFileBytes bounds the training file: it travels to the plugin
+// in one gRPC message, capped at sdk.MaxMessageBytes (32 MiB).
+const MaxTrainingFileBytes = sdk.MaxMessageBytes - 1<<20
+
 // Trainer builds a workspace's training file (*agent.Service).
 type Trainer interface {
 	TrainingFile(ctx context.Context, workspaceID, voice string) ([]byte, int, error)
@@ -53,6 +57,9 @@ func Start(ctx context.Context, st *store.Store, tr Trainer, pl Plugins, in Star
 	}
 	if n < MinExamples {
 		return store.FineTuningJob{}, &TooFewExamplesError{Workspace: in.WorkspaceName, Have: n}
+	}
+	if len(file) > MaxTrainingFileBytes {
+		return store.FineTuningJob{}, fmt.Errorf("the training file of workspace %q is %d bytes; the limit is %d", in.WorkspaceName, len(file), MaxTrainingFileBytes)
 	}
 	started, err := pl.StartFineTune(ctx, in.Model, sdk.FineTuneRequest{BaseModel: in.Model, TrainingFile: file, Suffix: suffix(in.WorkspaceName)})
 	if err != nil {
