@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/integration/harness"
 )
@@ -183,6 +184,21 @@ func TestAFineTunedModelIsStartedFollowedAndRoutedForItsWorkspaceOnly(t *testing
 	if status != 200 || body["data"].(map[string]any)["text"] != "from "+tunedModelID || fake.lastModel() != tunedModelID {
 		t.Fatalf("generate with ft:default: %d %v", status, body)
 	}
+	// Queued text resolves ft:default with the job's workspace.
+	status, body = call(t, "POST", p.URL+"/v1/ai/generate/text", p.Key, `{"model":"ft:default","text":"later","useWorker":true}`)
+	if status != 202 {
+		t.Fatalf("queued ft:default: %d %v", status, body)
+	}
+	jobURL := p.URL + "/v1/ai/generate/job/" + body["jobId"].(string)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, body = call(t, "GET", jobURL, p.Key, ""); body["state"] == "completed" || body["state"] == "failed" || time.Now().After(deadline) {
+			break
+		}
+	}
+	if res, _ := body["result"].(map[string]any); body["state"] != "completed" || res["text"] != "from "+tunedModelID {
+		t.Fatalf("queued ft:default job: %v", body)
+	}
+
 	status, body = call(t, "POST", p.URL+"/v1/ai/generate/chat", p.Key, `{"model":"ft:default","text":"hello"}`)
 	if status != 200 || body["data"].(map[string]any)["text"] != "from "+tunedModelID || fake.lastModel() != tunedModelID {
 		t.Fatalf("chat with ft:default: %d %v", status, body)
