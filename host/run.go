@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -52,6 +53,7 @@ commands:
   migrate   apply database migrations
   keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL] [--team-website URL]
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
+  finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
   version   print the version
 
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return keys(ctx, rest, getenv, stdout, stderr)
 	case "plugins":
 		return listPlugins(ctx, rest, getenv, stdout, stderr)
+	case "finetune":
+		return finetuneCmd(ctx, rest, getenv, stdout, stderr)
 	case "plugin":
 		if len(rest) != 1 {
 			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))
@@ -234,6 +238,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
 	voices := voice.NewService(st).WithQuota(caps)
 	generator.UseVoices(voices)
+	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
+	generator.UseFineTuned(tuned)
 	// Website and file voices fetch through the guarded site fetcher; the
 	// profile model is brand_voice.model, else the default text model.
 	profileModel := cfg.BrandVoice.Model
@@ -297,6 +303,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
+		FineTuneStatus: finetune.StatusFunc(pluginMgr), Tuned: tuned,
 	})
 	if err != nil {
 		return err

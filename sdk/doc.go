@@ -6,7 +6,8 @@
 // main.
 //
 //   - A [Provider] generates text, chat replies (streamed, with tool calls)
-//     and, optionally, images ([ImageGenerator]).
+//     and, optionally, images ([ImageGenerator]) and fine-tuned models
+//     ([FineTuner]).
 //   - A [Destination] validates and exports scheduled content to a CMS, a
 //     social network or a webhook and, optionally, deletes it ([Deleter]).
 //

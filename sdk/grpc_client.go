@@ -10,7 +10,7 @@ import (
 )
 
 // ProviderClient is the host's handle on a provider plugin. It implements
-// [Provider], [ImageGenerator] and [Configurer] by calling the plugin over
+// [Provider], [ImageGenerator], [FineTuner] and [Configurer] by calling the plugin over
 // gRPC; when the plugin lacks an optional capability the call returns an
 // [*Error] with [CodeUnimplemented]. Errors are always [*Error] (or wrap
 // one), rebuilt from what the plugin sent.

@@ -243,6 +243,14 @@ func TestOptionalCapabilitiesAnswerUnimplemented(t *testing.T) {
 			_, err := provider.GenerateImage(ctx, sdk.ImageRequest{Prompt: "cat"})
 			return err
 		}, sdk.CodeUnimplemented},
+		{"StartFineTune on a provider without FineTuner is unimplemented", func() error {
+			_, err := provider.StartFineTune(ctx, sdk.FineTuneRequest{BaseModel: "m", TrainingFile: []byte("{}\n")})
+			return err
+		}, sdk.CodeUnimplemented},
+		{"GetFineTune on a provider without FineTuner is unimplemented", func() error {
+			_, err := provider.GetFineTune(ctx, "ftjob-1")
+			return err
+		}, sdk.CodeUnimplemented},
 		{"Delete on a destination without Deleter is unimplemented", func() error {
 			return destination.Delete(ctx, sdk.DeleteRequest{ExternalID: "1"})
 		}, sdk.CodeUnimplemented},

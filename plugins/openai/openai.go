@@ -2,7 +2,8 @@
 // OpenAI-compatible server, built on the official openai-go SDK. It offers
 // text generation and streamed chat (with tool calls) through the Chat
 // Completions API, and image generation (gpt-image-1, gpt-image-1-mini,
-// gpt-image-1.5, gpt-image-2) returning the image bytes.
+// gpt-image-1.5, gpt-image-2) returning the image bytes, and fine-tuning
+// (the Files API and fine-tuning jobs, finetune.go).
 //
 // It reads OPENAI_API_KEY and OPENAI_BASE_URL from its environment; the
 // api_key and base_url settings override them. The SDK's own retries are
@@ -62,6 +63,9 @@ type Deployment struct {
 	Models []sdk.Model
 	// Images reports whether the service has the images API.
 	Images bool
+	// FineTuning reports whether the service has the files and
+	// fine-tuning jobs APIs ([Provider.StartFineTune]).
+	FineTuning bool
 }
 
 var (
@@ -73,7 +77,7 @@ var (
 // OpenAI is the default deployment: api.openai.com or the server named by
 // OPENAI_BASE_URL.
 var OpenAI = Deployment{
-	Name: "openai", DisplayName: "OpenAI (or compatible)", APIKeyEnv: APIKeyEnv, BaseURLEnv: BaseURLEnv, Images: true,
+	Name: "openai", DisplayName: "OpenAI (or compatible)", APIKeyEnv: APIKeyEnv, BaseURLEnv: BaseURLEnv, Images: true, FineTuning: true,
 	Models: []sdk.Model{
 		{ID: "gpt-5", Capabilities: chatCaps},
 		{ID: "gpt-5-mini", Capabilities: chatCaps},

@@ -19,6 +19,9 @@ type ProviderChecks struct {
 	// WantToolCall requires the Chat reply to contain at least one tool call.
 	WantToolCall bool
 	Image        *sdk.ImageRequest
+	// FineTune starts a fine-tuning job; the checks require a job id and a
+	// known status, and GetFineTune of that id to answer the same job.
+	FineTune *sdk.FineTuneRequest
 	// Failures are text generations that must fail with the given error
 	// after the round trip through gRPC.
 	Failures []TextFailure
@@ -127,10 +130,41 @@ func CheckProvider(t *testing.T, p sdk.Provider, c ProviderChecks) {
 		})
 	}
 
+	if c.FineTune != nil {
+		t.Run("StartFineTune starts a job that GetFineTune answers", func(t *testing.T) {
+			ft, ok := p.(sdk.FineTuner)
+			if !ok {
+				t.Fatal("provider does not implement sdk.FineTuner")
+			}
+			job, err := ft.StartFineTune(ctx, *c.FineTune)
+			if err != nil {
+				t.Fatalf("StartFineTune: %v", err)
+			}
+			if job.ID == "" || !knownFineTuneStatus(job.Status) {
+				t.Fatalf("StartFineTune = %+v, want an id and a known status", job)
+			}
+			got, err := ft.GetFineTune(ctx, job.ID)
+			if err != nil {
+				t.Fatalf("GetFineTune: %v", err)
+			}
+			if got.ID != job.ID || !knownFineTuneStatus(got.Status) {
+				t.Errorf("GetFineTune(%q) = %+v", job.ID, got)
+			}
+		})
+	}
+
 	for _, f := range c.Failures {
 		t.Run(f.Name, func(t *testing.T) {
 			_, err := p.GenerateText(ctx, f.Request)
 			checkError(t, err, f.Want)
 		})
 	}
+}
+
+func knownFineTuneStatus(s string) bool {
+	switch s {
+	case sdk.FineTuneValidatingFiles, sdk.FineTuneQueued, sdk.FineTuneRunning, sdk.FineTuneSucceeded, sdk.FineTuneFailed, sdk.FineTuneCancelled:
+		return true
+	}
+	return false
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -127,6 +128,9 @@ type Deps struct {
 	// FineTuneStatus refreshes unfinished fine-tuning jobs; nil: the
 	// stored status is answered.
 	FineTuneStatus FineTuneStatusFunc
+	// Tuned routes ft:<workspace name> to the workspace's fine-tuned
+	// model; nil: that name is an unknown model.
+	Tuned *finetune.Resolver
 	// ContextTokens is the history budget in (estimated) tokens.
 	ContextTokens int
 	Registerer    prometheus.Registerer

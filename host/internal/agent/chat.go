@@ -13,6 +13,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -38,7 +39,10 @@ type Message struct {
 	Confirm      string
 }
 
-func (m Message) validate(models []string) error {
+// validate checks a message; tuned reports that the model is the
+// workspace's fine-tuned model (ft:<workspace name>), routed outside the
+// configured models.
+func (m Message) validate(models []string, tuned bool) error {
 	if m.Confirm != "" {
 		if m.SessionID == nil || *m.SessionID == "" {
 			return apierr.Invalid("sessionId is required with confirm")
@@ -48,7 +52,7 @@ func (m Message) validate(models []string) error {
 	if strings.TrimSpace(m.Model) == "" {
 		return apierr.Invalid("model is required (configured: %s)", strings.Join(models, ", "))
 	}
-	if !slices.Contains(models, m.Model) {
+	if !tuned && !slices.Contains(models, m.Model) {
 		return apierr.Invalid("unknown model %q (configured: %s)", m.Model, strings.Join(models, ", "))
 	}
 	if strings.TrimSpace(m.Text) == "" {
@@ -109,8 +113,22 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 		emit = func(Event) error { return nil }
 	}
 	models := slices.Sorted(slices.Values(s.Models.Models()))
-	if err := m.validate(models); err != nil {
+	var target finetune.Target
+	tuned := false
+	if m.Confirm == "" {
+		var err error
+		if target, tuned, err = s.Tuned.Resolve(ctx, p.WorkspaceID, m.Model); err != nil {
+			return Reply{}, err
+		}
+	}
+	if err := m.validate(models, tuned); err != nil {
 		return Reply{}, err
+	}
+	var chat chatFunc = s.Models.Chat
+	if tuned {
+		chat = func(ctx context.Context, _ string, req sdk.ChatRequest, stream sdk.ChatStream) error {
+			return s.Tuned.Chat(ctx, target, req, stream)
+		}
 	}
 	if m.Confirm != "" {
 		return s.confirm(ctx, p, *m.SessionID, m.Confirm)
@@ -169,7 +187,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	} else if !ok {
 		return Reply{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
 	}
-	reply, err := s.run(ctx, p, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), history, emit)
+	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), history, emit)
 	if err == nil {
 		if isNew {
 			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
@@ -194,8 +212,12 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	return reply, nil
 }
 
+// chatFunc streams one model turn: Models.Chat, or the workspace's
+// fine-tuned model.
+type chatFunc func(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error
+
 // run is the tool loop of one message.
-func (s *Service) run(ctx context.Context, p auth.Principal, m Message, sessionID, system string, history []store.ChatBlock, emit Emit) (Reply, error) {
+func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, history []store.ChatBlock, emit Emit) (Reply, error) {
 	outer := emit
 	emit = func(ev Event) error {
 		ev.SessionID = sessionID
@@ -213,7 +235,7 @@ func (s *Service) run(ctx context.Context, p auth.Principal, m Message, sessionI
 		}
 		var text strings.Builder
 		var calls []sdk.ToolCall
-		err := s.Models.Chat(ctx, m.Model, req, sdk.ChatStreamFunc(func(ev sdk.ChatEvent) error {
+		err := chat(ctx, m.Model, req, sdk.ChatStreamFunc(func(ev sdk.ChatEvent) error {
 			switch {
 			case ev.TextDelta != "":
 				text.WriteString(ev.TextDelta)

@@ -12,7 +12,7 @@ import (
 
 // FineTuneStatusFunc asks the provider for a job's current state and
 // returns it updated (status, fine-tuned model, error, finished time).
-// It is the seam for the provider RPC that is not built yet.
+// The host wires finetune.StatusFunc: the provider plugin's GetFineTune.
 type FineTuneStatusFunc func(ctx context.Context, job store.FineTuningJob) (store.FineTuningJob, error)
 
 // finished reports whether a job's status can no longer change.

@@ -21,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -65,6 +66,8 @@ type Service struct {
 	plans  map[string]config.Plan
 	now    func() time.Time
 	voices Voices
+	// tuned routes ft:<workspace name> (UseFineTuned); nil: not routed.
+	tuned *finetune.Resolver
 	// secrets are redacted from logged provider errors (RedactSecrets).
 	secrets []string
 }
@@ -116,9 +119,13 @@ func (s *Service) sortedModels() []string {
 	return m
 }
 
-func (s *Service) checkText(in TextInput) error {
-	if err := s.checkModel(in.Model); err != nil {
+func (s *Service) checkText(ctx context.Context, workspaceID string, in TextInput) error {
+	if _, tuned, err := s.tuned.Resolve(ctx, workspaceID, in.Model); err != nil {
 		return err
+	} else if !tuned {
+		if err := s.checkModel(in.Model); err != nil {
+			return err
+		}
 	}
 	if strings.TrimSpace(in.Text) == "" {
 		return apierr.Invalid("text is required")
@@ -168,7 +175,7 @@ func textRequest(model, text string, options map[string]any) (sdk.TextRequest, e
 // GenerateText runs a prompt inline and returns the completion and the
 // brand voice it was written in (nil when none was asked for).
 func (s *Service) GenerateText(ctx context.Context, p auth.Principal, in TextInput) (sdk.TextResponse, *VoiceRef, error) {
-	if err := s.checkText(in); err != nil {
+	if err := s.checkText(ctx, p.WorkspaceID, in); err != nil {
 		return sdk.TextResponse{}, nil, err
 	}
 	voice, err := s.applyVoice(ctx, p, &in)
@@ -178,7 +185,7 @@ func (s *Service) GenerateText(ctx context.Context, p auth.Principal, in TextInp
 	req, _ := textRequest(in.Model, in.Text, in.Options)
 	ctx, cancel := context.WithTimeout(ctx, inlineTimeout)
 	defer cancel()
-	res, err := s.models.GenerateText(ctx, in.Model, req)
+	res, err := s.generateText(ctx, p.WorkspaceID, in.Model, req)
 	if err != nil {
 		return sdk.TextResponse{}, nil, s.providerError(ctx, err)
 	}
@@ -193,7 +200,7 @@ func (s *Service) RecordGeneration(ctx context.Context, p auth.Principal, model 
 
 // QueueText enqueues a prompt on aiQueue and returns the job id.
 func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput) (string, error) {
-	if err := s.checkText(in); err != nil {
+	if err := s.checkText(ctx, p.WorkspaceID, in); err != nil {
 		return "", err
 	}
 	name := in.JobType
@@ -250,7 +257,7 @@ func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
 	if err != nil {
 		return nil, jobs.NoRetry(err)
 	}
-	res, err := s.models.GenerateText(ctx, in.Model, req)
+	res, err := s.generateText(ctx, job.Workspace, in.Model, req)
 	if err != nil {
 		var se *sdk.Error
 		if errors.As(err, &se) {
@@ -268,4 +275,21 @@ func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
 		return nil, err
 	}
 	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage), BrandVoice: in.BrandVoice}, nil
+}
+
+// UseFineTuned routes the model name ft:<workspace name> of a workspace to
+// its newest fine-tuned model (inline and queued text).
+func (s *Service) UseFineTuned(r *finetune.Resolver) { s.tuned = r }
+
+// generateText answers req with the workspace's fine-tuned model when model
+// names it, else through the configured routes.
+func (s *Service) generateText(ctx context.Context, workspaceID, model string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	t, tuned, err := s.tuned.Resolve(ctx, workspaceID, model)
+	if err != nil {
+		return sdk.TextResponse{}, err
+	}
+	if tuned {
+		return s.tuned.GenerateText(ctx, t, req)
+	}
+	return s.models.GenerateText(ctx, model, req)
 }

@@ -18,10 +18,12 @@ const (
 	methodValidate
 	methodExport
 	methodCheckConnection
+	methodStartFineTune
+	methodGetFineTune
 	numMethods
 )
 
-var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export", "CheckConnection"}
+var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export", "CheckConnection", "StartFineTune", "GetFineTune"}
 
 func (m method) String() string { return methodNames[m] }
 

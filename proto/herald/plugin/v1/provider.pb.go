@@ -1358,6 +1358,206 @@ func (x *GenerateImageResponse) GetUsage() *Usage {
 	return nil
 }
 
+// StartFineTuneRequest starts one fine-tuning job.
+type StartFineTuneRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Base_model is the model to fine-tune, for example "gpt-4o-mini-2024-07-18".
+	BaseModel string `protobuf:"bytes,1,opt,name=base_model,json=baseModel,proto3" json:"base_model,omitempty"`
+	// Training_file is the JSONL training file (one {"messages": [...]} per line).
+	TrainingFile []byte `protobuf:"bytes,2,opt,name=training_file,json=trainingFile,proto3" json:"training_file,omitempty"`
+	// Suffix is an optional label the remote adds to the fine-tuned model's name.
+	Suffix        string `protobuf:"bytes,3,opt,name=suffix,proto3" json:"suffix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartFineTuneRequest) Reset() {
+	*x = StartFineTuneRequest{}
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartFineTuneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartFineTuneRequest) ProtoMessage() {}
+
+func (x *StartFineTuneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartFineTuneRequest.ProtoReflect.Descriptor instead.
+func (*StartFineTuneRequest) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *StartFineTuneRequest) GetBaseModel() string {
+	if x != nil {
+		return x.BaseModel
+	}
+	return ""
+}
+
+func (x *StartFineTuneRequest) GetTrainingFile() []byte {
+	if x != nil {
+		return x.TrainingFile
+	}
+	return nil
+}
+
+func (x *StartFineTuneRequest) GetSuffix() string {
+	if x != nil {
+		return x.Suffix
+	}
+	return ""
+}
+
+// GetFineTuneRequest names a job StartFineTune returned.
+type GetFineTuneRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetFineTuneRequest) Reset() {
+	*x = GetFineTuneRequest{}
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetFineTuneRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetFineTuneRequest) ProtoMessage() {}
+
+func (x *GetFineTuneRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetFineTuneRequest.ProtoReflect.Descriptor instead.
+func (*GetFineTuneRequest) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetFineTuneRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// FineTuneJob is the state of one fine-tuning job.
+type FineTuneJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id is the remote's job id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Status is one of "validating_files", "queued", "running", "succeeded",
+	// "failed" or "cancelled".
+	Status string `protobuf:"bytes,2,opt,name=status,proto3" json:"status,omitempty"`
+	// Fine_tuned_model is the model id to call once the job succeeded.
+	FineTunedModel string `protobuf:"bytes,3,opt,name=fine_tuned_model,json=fineTunedModel,proto3" json:"fine_tuned_model,omitempty"`
+	// Error is the remote's reason when the job failed.
+	Error string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	// Created_at and finished_at are Unix seconds; finished_at is 0 until the job ends.
+	CreatedAt     int64 `protobuf:"varint,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	FinishedAt    int64 `protobuf:"varint,6,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FineTuneJob) Reset() {
+	*x = FineTuneJob{}
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FineTuneJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FineTuneJob) ProtoMessage() {}
+
+func (x *FineTuneJob) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_plugin_v1_provider_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FineTuneJob.ProtoReflect.Descriptor instead.
+func (*FineTuneJob) Descriptor() ([]byte, []int) {
+	return file_herald_plugin_v1_provider_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *FineTuneJob) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *FineTuneJob) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *FineTuneJob) GetFineTunedModel() string {
+	if x != nil {
+		return x.FineTunedModel
+	}
+	return ""
+}
+
+func (x *FineTuneJob) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *FineTuneJob) GetCreatedAt() int64 {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return 0
+}
+
+func (x *FineTuneJob) GetFinishedAt() int64 {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return 0
+}
+
 var File_herald_plugin_v1_provider_proto protoreflect.FileDescriptor
 
 const file_herald_plugin_v1_provider_proto_rawDesc = "" +
@@ -1454,7 +1654,23 @@ const file_herald_plugin_v1_provider_proto_rawDesc = "" +
 	"\x04size\x18\x04 \x01(\tR\x04size\x12\x18\n" +
 	"\aquality\x18\x05 \x01(\tR\aquality\x12%\n" +
 	"\x0erevised_prompt\x18\x06 \x01(\tR\rrevisedPrompt\x12-\n" +
-	"\x05usage\x18\a \x01(\v2\x17.herald.plugin.v1.UsageR\x05usage*~\n" +
+	"\x05usage\x18\a \x01(\v2\x17.herald.plugin.v1.UsageR\x05usage\"r\n" +
+	"\x14StartFineTuneRequest\x12\x1d\n" +
+	"\n" +
+	"base_model\x18\x01 \x01(\tR\tbaseModel\x12#\n" +
+	"\rtraining_file\x18\x02 \x01(\fR\ftrainingFile\x12\x16\n" +
+	"\x06suffix\x18\x03 \x01(\tR\x06suffix\"$\n" +
+	"\x12GetFineTuneRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\xb5\x01\n" +
+	"\vFineTuneJob\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\tR\x06status\x12(\n" +
+	"\x10fine_tuned_model\x18\x03 \x01(\tR\x0efineTunedModel\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\x03R\tcreatedAt\x12\x1f\n" +
+	"\vfinished_at\x18\x06 \x01(\x03R\n" +
+	"finishedAt*~\n" +
 	"\n" +
 	"Capability\x12\x1a\n" +
 	"\x16CAPABILITY_UNSPECIFIED\x10\x00\x12\x13\n" +
@@ -1467,13 +1683,15 @@ const file_herald_plugin_v1_provider_proto_rawDesc = "" +
 	"\vROLE_SYSTEM\x10\x01\x12\r\n" +
 	"\tROLE_USER\x10\x02\x12\x12\n" +
 	"\x0eROLE_ASSISTANT\x10\x03\x12\r\n" +
-	"\tROLE_TOOL\x10\x042\xd1\x03\n" +
+	"\tROLE_TOOL\x10\x042\xfd\x04\n" +
 	"\bProvider\x12U\n" +
 	"\x04Info\x12%.herald.plugin.v1.ProviderInfoRequest\x1a&.herald.plugin.v1.ProviderInfoResponse\x12d\n" +
 	"\tConfigure\x12*.herald.plugin.v1.ProviderConfigureRequest\x1a+.herald.plugin.v1.ProviderConfigureResponse\x12]\n" +
 	"\fGenerateText\x12%.herald.plugin.v1.GenerateTextRequest\x1a&.herald.plugin.v1.GenerateTextResponse\x12G\n" +
 	"\x04Chat\x12\x1d.herald.plugin.v1.ChatRequest\x1a\x1e.herald.plugin.v1.ChatResponse0\x01\x12`\n" +
-	"\rGenerateImage\x12&.herald.plugin.v1.GenerateImageRequest\x1a'.herald.plugin.v1.GenerateImageResponseB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
+	"\rGenerateImage\x12&.herald.plugin.v1.GenerateImageRequest\x1a'.herald.plugin.v1.GenerateImageResponse\x12V\n" +
+	"\rStartFineTune\x12&.herald.plugin.v1.StartFineTuneRequest\x1a\x1d.herald.plugin.v1.FineTuneJob\x12R\n" +
+	"\vGetFineTune\x12$.herald.plugin.v1.GetFineTuneRequest\x1a\x1d.herald.plugin.v1.FineTuneJobB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
 
 var (
 	file_herald_plugin_v1_provider_proto_rawDescOnce sync.Once
@@ -1488,7 +1706,7 @@ func file_herald_plugin_v1_provider_proto_rawDescGZIP() []byte {
 }
 
 var file_herald_plugin_v1_provider_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_herald_plugin_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_herald_plugin_v1_provider_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_herald_plugin_v1_provider_proto_goTypes = []any{
 	(Capability)(0),                   // 0: herald.plugin.v1.Capability
 	(Role)(0),                         // 1: herald.plugin.v1.Role
@@ -1510,40 +1728,47 @@ var file_herald_plugin_v1_provider_proto_goTypes = []any{
 	(*ChatResponse)(nil),              // 17: herald.plugin.v1.ChatResponse
 	(*GenerateImageRequest)(nil),      // 18: herald.plugin.v1.GenerateImageRequest
 	(*GenerateImageResponse)(nil),     // 19: herald.plugin.v1.GenerateImageResponse
-	nil,                               // 20: herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
-	(*structpb.Struct)(nil),           // 21: google.protobuf.Struct
+	(*StartFineTuneRequest)(nil),      // 20: herald.plugin.v1.StartFineTuneRequest
+	(*GetFineTuneRequest)(nil),        // 21: herald.plugin.v1.GetFineTuneRequest
+	(*FineTuneJob)(nil),               // 22: herald.plugin.v1.FineTuneJob
+	nil,                               // 23: herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
+	(*structpb.Struct)(nil),           // 24: google.protobuf.Struct
 }
 var file_herald_plugin_v1_provider_proto_depIdxs = []int32{
 	0,  // 0: herald.plugin.v1.Model.capabilities:type_name -> herald.plugin.v1.Capability
 	2,  // 1: herald.plugin.v1.ProviderInfoResponse.models:type_name -> herald.plugin.v1.Model
 	5,  // 2: herald.plugin.v1.ProviderInfoResponse.settings:type_name -> herald.plugin.v1.Field
-	20, // 3: herald.plugin.v1.ProviderConfigureRequest.settings:type_name -> herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
-	21, // 4: herald.plugin.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
+	23, // 3: herald.plugin.v1.ProviderConfigureRequest.settings:type_name -> herald.plugin.v1.ProviderConfigureRequest.SettingsEntry
+	24, // 4: herald.plugin.v1.GenerateTextRequest.options:type_name -> google.protobuf.Struct
 	8,  // 5: herald.plugin.v1.GenerateTextResponse.usage:type_name -> herald.plugin.v1.Usage
 	11, // 6: herald.plugin.v1.GenerateTextResponse.citations:type_name -> herald.plugin.v1.Citation
 	1,  // 7: herald.plugin.v1.Message.role:type_name -> herald.plugin.v1.Role
 	12, // 8: herald.plugin.v1.Message.tool_calls:type_name -> herald.plugin.v1.ToolCall
-	21, // 9: herald.plugin.v1.Tool.parameters:type_name -> google.protobuf.Struct
+	24, // 9: herald.plugin.v1.Tool.parameters:type_name -> google.protobuf.Struct
 	13, // 10: herald.plugin.v1.ChatRequest.messages:type_name -> herald.plugin.v1.Message
 	14, // 11: herald.plugin.v1.ChatRequest.tools:type_name -> herald.plugin.v1.Tool
-	21, // 12: herald.plugin.v1.ChatRequest.options:type_name -> google.protobuf.Struct
+	24, // 12: herald.plugin.v1.ChatRequest.options:type_name -> google.protobuf.Struct
 	8,  // 13: herald.plugin.v1.ChatFinish.usage:type_name -> herald.plugin.v1.Usage
 	12, // 14: herald.plugin.v1.ChatResponse.tool_call:type_name -> herald.plugin.v1.ToolCall
 	16, // 15: herald.plugin.v1.ChatResponse.finish:type_name -> herald.plugin.v1.ChatFinish
-	21, // 16: herald.plugin.v1.GenerateImageRequest.options:type_name -> google.protobuf.Struct
+	24, // 16: herald.plugin.v1.GenerateImageRequest.options:type_name -> google.protobuf.Struct
 	8,  // 17: herald.plugin.v1.GenerateImageResponse.usage:type_name -> herald.plugin.v1.Usage
 	3,  // 18: herald.plugin.v1.Provider.Info:input_type -> herald.plugin.v1.ProviderInfoRequest
 	6,  // 19: herald.plugin.v1.Provider.Configure:input_type -> herald.plugin.v1.ProviderConfigureRequest
 	9,  // 20: herald.plugin.v1.Provider.GenerateText:input_type -> herald.plugin.v1.GenerateTextRequest
 	15, // 21: herald.plugin.v1.Provider.Chat:input_type -> herald.plugin.v1.ChatRequest
 	18, // 22: herald.plugin.v1.Provider.GenerateImage:input_type -> herald.plugin.v1.GenerateImageRequest
-	4,  // 23: herald.plugin.v1.Provider.Info:output_type -> herald.plugin.v1.ProviderInfoResponse
-	7,  // 24: herald.plugin.v1.Provider.Configure:output_type -> herald.plugin.v1.ProviderConfigureResponse
-	10, // 25: herald.plugin.v1.Provider.GenerateText:output_type -> herald.plugin.v1.GenerateTextResponse
-	17, // 26: herald.plugin.v1.Provider.Chat:output_type -> herald.plugin.v1.ChatResponse
-	19, // 27: herald.plugin.v1.Provider.GenerateImage:output_type -> herald.plugin.v1.GenerateImageResponse
-	23, // [23:28] is the sub-list for method output_type
-	18, // [18:23] is the sub-list for method input_type
+	20, // 23: herald.plugin.v1.Provider.StartFineTune:input_type -> herald.plugin.v1.StartFineTuneRequest
+	21, // 24: herald.plugin.v1.Provider.GetFineTune:input_type -> herald.plugin.v1.GetFineTuneRequest
+	4,  // 25: herald.plugin.v1.Provider.Info:output_type -> herald.plugin.v1.ProviderInfoResponse
+	7,  // 26: herald.plugin.v1.Provider.Configure:output_type -> herald.plugin.v1.ProviderConfigureResponse
+	10, // 27: herald.plugin.v1.Provider.GenerateText:output_type -> herald.plugin.v1.GenerateTextResponse
+	17, // 28: herald.plugin.v1.Provider.Chat:output_type -> herald.plugin.v1.ChatResponse
+	19, // 29: herald.plugin.v1.Provider.GenerateImage:output_type -> herald.plugin.v1.GenerateImageResponse
+	22, // 30: herald.plugin.v1.Provider.StartFineTune:output_type -> herald.plugin.v1.FineTuneJob
+	22, // 31: herald.plugin.v1.Provider.GetFineTune:output_type -> herald.plugin.v1.FineTuneJob
+	25, // [25:32] is the sub-list for method output_type
+	18, // [18:25] is the sub-list for method input_type
 	18, // [18:18] is the sub-list for extension type_name
 	18, // [18:18] is the sub-list for extension extendee
 	0,  // [0:18] is the sub-list for field type_name
@@ -1567,7 +1792,7 @@ func file_herald_plugin_v1_provider_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_plugin_v1_provider_proto_rawDesc), len(file_herald_plugin_v1_provider_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   19,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

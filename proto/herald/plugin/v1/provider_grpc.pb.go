@@ -24,6 +24,8 @@ const (
 	Provider_GenerateText_FullMethodName  = "/herald.plugin.v1.Provider/GenerateText"
 	Provider_Chat_FullMethodName          = "/herald.plugin.v1.Provider/Chat"
 	Provider_GenerateImage_FullMethodName = "/herald.plugin.v1.Provider/GenerateImage"
+	Provider_StartFineTune_FullMethodName = "/herald.plugin.v1.Provider/StartFineTune"
+	Provider_GetFineTune_FullMethodName   = "/herald.plugin.v1.Provider/GetFineTune"
 )
 
 // ProviderClient is the client API for Provider service.
@@ -46,6 +48,11 @@ type ProviderClient interface {
 	Chat(ctx context.Context, in *ChatRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ChatResponse], error)
 	// GenerateImage creates one image and returns its bytes.
 	GenerateImage(ctx context.Context, in *GenerateImageRequest, opts ...grpc.CallOption) (*GenerateImageResponse, error)
+	// StartFineTune uploads a training file and starts a fine-tuning job.
+	// Optional: plugins without it answer Unimplemented.
+	StartFineTune(ctx context.Context, in *StartFineTuneRequest, opts ...grpc.CallOption) (*FineTuneJob, error)
+	// GetFineTune answers a fine-tuning job's current state. Optional.
+	GetFineTune(ctx context.Context, in *GetFineTuneRequest, opts ...grpc.CallOption) (*FineTuneJob, error)
 }
 
 type providerClient struct {
@@ -115,6 +122,26 @@ func (c *providerClient) GenerateImage(ctx context.Context, in *GenerateImageReq
 	return out, nil
 }
 
+func (c *providerClient) StartFineTune(ctx context.Context, in *StartFineTuneRequest, opts ...grpc.CallOption) (*FineTuneJob, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FineTuneJob)
+	err := c.cc.Invoke(ctx, Provider_StartFineTune_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *providerClient) GetFineTune(ctx context.Context, in *GetFineTuneRequest, opts ...grpc.CallOption) (*FineTuneJob, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FineTuneJob)
+	err := c.cc.Invoke(ctx, Provider_GetFineTune_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ProviderServer is the server API for Provider service.
 // All implementations must embed UnimplementedProviderServer
 // for forward compatibility.
@@ -135,6 +162,11 @@ type ProviderServer interface {
 	Chat(*ChatRequest, grpc.ServerStreamingServer[ChatResponse]) error
 	// GenerateImage creates one image and returns its bytes.
 	GenerateImage(context.Context, *GenerateImageRequest) (*GenerateImageResponse, error)
+	// StartFineTune uploads a training file and starts a fine-tuning job.
+	// Optional: plugins without it answer Unimplemented.
+	StartFineTune(context.Context, *StartFineTuneRequest) (*FineTuneJob, error)
+	// GetFineTune answers a fine-tuning job's current state. Optional.
+	GetFineTune(context.Context, *GetFineTuneRequest) (*FineTuneJob, error)
 	mustEmbedUnimplementedProviderServer()
 }
 
@@ -159,6 +191,12 @@ func (UnimplementedProviderServer) Chat(*ChatRequest, grpc.ServerStreamingServer
 }
 func (UnimplementedProviderServer) GenerateImage(context.Context, *GenerateImageRequest) (*GenerateImageResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GenerateImage not implemented")
+}
+func (UnimplementedProviderServer) StartFineTune(context.Context, *StartFineTuneRequest) (*FineTuneJob, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartFineTune not implemented")
+}
+func (UnimplementedProviderServer) GetFineTune(context.Context, *GetFineTuneRequest) (*FineTuneJob, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetFineTune not implemented")
 }
 func (UnimplementedProviderServer) mustEmbedUnimplementedProviderServer() {}
 func (UnimplementedProviderServer) testEmbeddedByValue()                  {}
@@ -264,6 +302,42 @@ func _Provider_GenerateImage_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Provider_StartFineTune_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartFineTuneRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).StartFineTune(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_StartFineTune_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).StartFineTune(ctx, req.(*StartFineTuneRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Provider_GetFineTune_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetFineTuneRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ProviderServer).GetFineTune(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Provider_GetFineTune_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ProviderServer).GetFineTune(ctx, req.(*GetFineTuneRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Provider_ServiceDesc is the grpc.ServiceDesc for Provider service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -286,6 +360,14 @@ var Provider_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GenerateImage",
 			Handler:    _Provider_GenerateImage_Handler,
+		},
+		{
+			MethodName: "StartFineTune",
+			Handler:    _Provider_StartFineTune_Handler,
+		},
+		{
+			MethodName: "GetFineTune",
+			Handler:    _Provider_GetFineTune_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

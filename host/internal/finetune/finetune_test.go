@@ -1,0 +1,166 @@
+package finetune_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/finetune"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// direct records the provider and model a fine-tuned call reached.
+type direct struct{ provider, model string }
+
+func (d *direct) GenerateTextOn(_ context.Context, provider string, req sdk.TextRequest) (sdk.TextResponse, error) {
+	d.provider, d.model = provider, req.Model
+	return sdk.TextResponse{Text: "tuned", Model: req.Model}, nil
+}
+
+func (d *direct) ChatOn(_ context.Context, provider string, req sdk.ChatRequest, stream sdk.ChatStream) error {
+	d.provider, d.model = provider, req.Model
+	return stream.Send(sdk.ChatEvent{Finish: &sdk.ChatFinish{FinishReason: "stop", Model: req.Model}})
+}
+
+func workspace(t *testing.T, st *store.Store, name string) store.Workspace {
+	t.Helper()
+	ws, _, err := st.EnsureWorkspaceUser(context.Background(), name, "business", "owner@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+func insertJob(t *testing.T, st *store.Store, j store.FineTuningJob) {
+	t.Helper()
+	if err := st.InsertFineTuningJob(context.Background(), &j); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestFtNamesOnlyTheCallersWorkspaceNewestFinishedModel(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		acme, globex := workspace(t, st, "acme"), workspace(t, st, "globex")
+		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::old"), CreatedAt: 1000})
+		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai-eu", ProviderJobID: "j2", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::new"), CreatedAt: 2000})
+		// A newer job still running does not replace the finished model.
+		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j3", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 3000})
+		insertJob(t, st, store.FineTuningJob{WorkspaceID: globex.ID, Provider: "openai", ProviderJobID: "j4", BaseModel: "gpt-4o-mini", Status: "failed", Error: ptr("bad file"), CreatedAt: 1000})
+
+		d := &direct{}
+		r := finetune.NewResolver(st, d)
+		tests := []struct {
+			name, workspace, model string
+			want                   *finetune.Target
+		}{
+			{"the workspace's own name leads to its newest succeeded model", acme.ID, "ft:acme", &finetune.Target{Provider: "openai-eu", Model: "ft:gpt-4o-mini:acme::new"}},
+			{"another workspace naming it gets nothing", globex.ID, "ft:acme", nil},
+			{"a workspace whose jobs all failed has no model", globex.ID, "ft:globex", nil},
+			{"the workspace id is not the name", acme.ID, "ft:" + acme.ID, nil},
+			{"an ordinary model is not resolved", acme.ID, "gpt-4o", nil},
+			{"ft: alone is nothing", acme.ID, "ft:", nil},
+		}
+		for _, tt := range tests {
+			got, ok, err := r.Resolve(ctx, tt.workspace, tt.model)
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if ok != (tt.want != nil) || (ok && got != *tt.want) {
+				t.Errorf("%s: Resolve(%s) = %+v, %v; want %+v", tt.name, tt.model, got, ok, tt.want)
+			}
+		}
+		if _, ok, err := (*finetune.Resolver)(nil).Resolve(ctx, acme.ID, "ft:acme"); ok || err != nil {
+			t.Errorf("a nil resolver resolved: %v %v", ok, err)
+		}
+		target, _, _ := r.Resolve(ctx, acme.ID, "ft:acme")
+		res, err := r.GenerateText(ctx, target, sdk.TextRequest{Model: "ft:acme", Prompt: "hi"})
+		if err != nil || d.provider != "openai-eu" || d.model != "ft:gpt-4o-mini:acme::new" || res.Text != "tuned" {
+			t.Errorf("GenerateText reached %s/%s (%v), want openai-eu and the provider's model id", d.provider, d.model, err)
+		}
+	})
+}
+
+// trainer answers a training file of n examples.
+type trainer struct{ n int }
+
+func (tr trainer) TrainingFile(context.Context, string, string) ([]byte, int, error) {
+	return []byte("{\"messages\":[]}\n"), tr.n, nil
+}
+
+// plugins records fine-tuning calls.
+type plugins struct {
+	started []sdk.FineTuneRequest
+	job     sdk.FineTuneJob
+	err     error
+}
+
+func (p *plugins) StartFineTune(_ context.Context, model string, req sdk.FineTuneRequest) (pluginhost.FineTuneStart, error) {
+	p.started = append(p.started, req)
+	return pluginhost.FineTuneStart{Provider: "openai", BaseModel: model + "-2024-07-18", Job: p.job}, p.err
+}
+
+func (p *plugins) GetFineTune(context.Context, string, string) (sdk.FineTuneJob, error) {
+	return p.job, p.err
+}
+
+func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	ctx := context.Background()
+	acme := workspace(t, st, "Acme Corp")
+	pl := &plugins{job: sdk.FineTuneJob{ID: "ftjob-1", Status: sdk.FineTuneValidatingFiles}}
+	in := finetune.StartInput{WorkspaceID: acme.ID, WorkspaceName: acme.Name, Model: "gpt-4o-mini"}
+
+	_, err := finetune.Start(ctx, st, trainer{n: finetune.MinExamples - 1}, pl, in)
+	var few *finetune.TooFewExamplesError
+	if !errors.As(err, &few) || few.Have != 9 || len(pl.started) != 0 {
+		t.Fatalf("9 examples: %v after %d starts, want TooFewExamplesError and nothing started", err, len(pl.started))
+	}
+	if _, err := st.LatestFineTuningJob(ctx, acme.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a refused start stored a job: %v", err)
+	}
+
+	j, err := finetune.Start(ctx, st, trainer{n: finetune.MinExamples}, pl, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.started) != 1 || pl.started[0].Suffix != "acme-corp" || pl.started[0].BaseModel != "gpt-4o-mini" {
+		t.Errorf("started %+v, want one job of gpt-4o-mini with suffix acme-corp", pl.started)
+	}
+	stored, err := st.LatestFineTuningJob(ctx, acme.ID)
+	if err != nil || stored.ID != j.ID || stored.Provider != "openai" || stored.ProviderJobID != "ftjob-1" || stored.BaseModel != "gpt-4o-mini-2024-07-18" || stored.Status != "validating_files" {
+		t.Errorf("stored %+v (%v)", stored, err)
+	}
+
+	pl.err = &sdk.Error{Code: sdk.CodeRateLimited, Message: "slow down"}
+	if _, err := finetune.Start(ctx, st, trainer{n: 20}, pl, in); sdk.ErrorCode(err) != sdk.CodeRateLimited {
+		t.Errorf("a failing provider: %v", err)
+	}
+	if latest, _ := st.LatestFineTuningJob(ctx, acme.ID); latest.ID != j.ID {
+		t.Errorf("a failed start stored job %s", latest.ID)
+	}
+}
+
+func TestStatusFuncCopiesTheProvidersState(t *testing.T) {
+	t.Parallel()
+	done := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	pl := &plugins{job: sdk.FineTuneJob{ID: "ftjob-1", Status: sdk.FineTuneSucceeded, FineTunedModel: "ft:m:acme::1", FinishedAt: done}}
+	status := finetune.StatusFunc(pl)
+	in := store.FineTuningJob{ID: "j", WorkspaceID: "w", Provider: "openai", ProviderJobID: "ftjob-1", Status: "running", CreatedAt: 5}
+	got, err := status(context.Background(), in)
+	if err != nil || got.Status != "succeeded" || got.FineTunedModel == nil || got.FinishedAt == nil || *got.FineTunedModel != "ft:m:acme::1" || *got.FinishedAt != done.UnixMilli() || got.ID != "j" || got.CreatedAt != 5 {
+		t.Errorf("refreshed = %+v (%v)", got, err)
+	}
+	pl.err = errors.New("down")
+	if _, err := status(context.Background(), in); err == nil {
+		t.Error("a failing provider refreshed the job")
+	}
+}

@@ -1,0 +1,129 @@
+package finetune
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// MinExamples is the fewest training examples a job may have: OpenAI
+// refuses files with fewer than 10, and a job refused after the upload
+// would leave a file behind at the provider for nothing.
+const MinExamples = 10
+
+// MaxTrainingFileBytes bounds the training file: it travels to the plugin
+// in one gRPC message, capped at sdk.MaxMessageBytes (32 MiB).
+const MaxTrainingFileBytes = sdk.MaxMessageBytes - 1<<20
+
+// Trainer builds a workspace's training file (*agent.Service).
+type Trainer interface {
+	TrainingFile(ctx context.Context, workspaceID, voice string) ([]byte, int, error)
+}
+
+// Plugins starts and reads jobs at provider plugins (*pluginhost.Manager).
+type Plugins interface {
+	StartFineTune(ctx context.Context, model string, req sdk.FineTuneRequest) (pluginhost.FineTuneStart, error)
+	GetFineTune(ctx context.Context, provider, id string) (sdk.FineTuneJob, error)
+}
+
+// StartInput names the workspace, the configured model (or alias) to
+// fine-tune and the voice used as the examples' system message.
+type StartInput struct {
+	WorkspaceID, WorkspaceName, Model, Voice string
+}
+
+// TooFewExamplesError refuses a job before anything is uploaded.
+type TooFewExamplesError struct {
+	Workspace string
+	Have      int
+}
+
+func (e *TooFewExamplesError) Error() string {
+	return fmt.Sprintf("workspace %q has %d up-rated chat exchanges; fine-tuning needs at least %d (rate assistant answers up with POST /v1/ai/chat/feedback)",
+		e.Workspace, e.Have, MinExamples)
+}
+
+// Start builds the workspace's training file, starts a job of in.Model
+// through its provider plugin and stores the job as the workspace's latest.
+// Nothing is uploaded or stored when the file has too few examples.
+func Start(ctx context.Context, st *store.Store, tr Trainer, pl Plugins, in StartInput) (store.FineTuningJob, error) {
+	file, n, err := tr.TrainingFile(ctx, in.WorkspaceID, in.Voice)
+	if err != nil {
+		return store.FineTuningJob{}, fmt.Errorf("build training file: %w", err)
+	}
+	if n < MinExamples {
+		return store.FineTuningJob{}, &TooFewExamplesError{Workspace: in.WorkspaceName, Have: n}
+	}
+	if len(file) > MaxTrainingFileBytes {
+		return store.FineTuningJob{}, fmt.Errorf("the training file of workspace %q is %d bytes; the limit is %d", in.WorkspaceName, len(file), MaxTrainingFileBytes)
+	}
+	started, err := pl.StartFineTune(ctx, in.Model, sdk.FineTuneRequest{BaseModel: in.Model, TrainingFile: file, Suffix: suffix(in.WorkspaceName)})
+	if err != nil {
+		return store.FineTuningJob{}, fmt.Errorf("start fine-tuning of %s: %w", in.Model, err)
+	}
+	j := apply(store.FineTuningJob{
+		WorkspaceID: in.WorkspaceID, Provider: started.Provider, ProviderJobID: started.Job.ID,
+		BaseModel: started.BaseModel, Status: sdk.FineTuneQueued,
+	}, started.Job)
+	if err := st.InsertFineTuningJob(ctx, &j); err != nil {
+		// The job runs at the provider anyway; say which, so the operator
+		// can find it.
+		return store.FineTuningJob{}, fmt.Errorf("provider %s started job %s but storing it failed: %w", started.Provider, started.Job.ID, err)
+	}
+	return j, nil
+}
+
+// StatusFunc returns the agent's FineTuneStatus hook: it asks the job's
+// provider plugin for its state.
+func StatusFunc(pl Plugins) func(ctx context.Context, j store.FineTuningJob) (store.FineTuningJob, error) {
+	return func(ctx context.Context, j store.FineTuningJob) (store.FineTuningJob, error) {
+		job, err := pl.GetFineTune(ctx, j.Provider, j.ProviderJobID)
+		if err != nil {
+			return j, err
+		}
+		return apply(j, job), nil
+	}
+}
+
+// apply copies the provider's view of a job onto the stored one.
+func apply(j store.FineTuningJob, job sdk.FineTuneJob) store.FineTuningJob {
+	if job.Status != "" {
+		j.Status = job.Status
+	}
+	if job.FineTunedModel != "" {
+		m := job.FineTunedModel
+		j.FineTunedModel = &m
+	}
+	if job.Error != "" {
+		e := job.Error
+		j.Error = &e
+	}
+	if !job.FinishedAt.IsZero() {
+		f := job.FinishedAt.UnixMilli()
+		j.FinishedAt = &f
+	}
+	return j
+}
+
+// suffix is the label OpenAI puts in the fine-tuned model's name: the
+// workspace name in lowercase letters, digits and dashes, at most 40
+// characters (OpenAI allows 64).
+func suffix(workspace string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(workspace) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+		if b.Len() == 40 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
