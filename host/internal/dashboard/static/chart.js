@@ -13,8 +13,13 @@ export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }
   const opts = {
     width: 600,
     height: 260,
-    scales: { x: { time: true } },
-    axes: [{}, { label: yLabel, size: 50 }],
+    // Counts and scores start at zero, so a small change does not look
+    // like a cliff.
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+    // Points are days or reports: tick at whole days, never at hours.
+    axes: [{ space: 70, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 365 * 86400],
+      values: (u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })) },
+    { label: yLabel, size: 50 }],
     legend: { live: false },
     series: [{}].concat(series.map((s, i) => ({
       label: s.label,

@@ -42,7 +42,8 @@ export async function render(root) {
     evidenceCard(report.answers || []));
   try {
     const { points = [] } = await get(`/v1/ai/generate/seo-site-report/history?days=${state.days}`);
-    history.replaceChildren(historyChart(points));
+    const names = Object.fromEntries(((report.report && report.report.geo && report.report.geo.brands) || []).map((b) => [b.slug, b.name]));
+    history.replaceChildren(historyChart(points, names));
   } catch (err) {
     history.replaceChildren(errorBox(err));
   }
@@ -50,11 +51,11 @@ export async function render(root) {
 
 // historyChart draws the brand's visibility and each competitor's
 // (comp_<slug>) over time.
-function historyChart(points) {
+function historyChart(points, names) {
   if (points.length === 0) return h('p', { class: 'muted' }, 'No completed report in the last 90 days.');
   const comps = [...new Set(points.flatMap((p) => Object.keys(p).filter((k) => k.startsWith('comp_'))))].sort();
   const series = [{ label: 'You', values: points.map((p) => p.overall ?? null) }]
-    .concat(comps.map((k) => ({ label: k.slice(5).replace(/_/g, ' '), values: points.map((p) => p[k] ?? null) })));
+    .concat(comps.map((k) => ({ label: names[k.slice(5)] || k.slice(5).replace(/_/g, ' '), values: points.map((p) => p[k] ?? null) })));
   return lineChart({ id: 'visibility-chart', title: 'Visibility over time, against competitors', xs: points.map((p) => p.timestamp), series, yLabel: 'score', valueFmt: score });
 }
 
