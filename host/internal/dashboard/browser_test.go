@@ -196,7 +196,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if sc["status"] != "pending" || sc["webhookId"] != hook || content["title"] != "Launch day" || !strings.HasPrefix(fmt.Sprint(content["imageUrl"]), "http://blobs.test/") || content["imageAlt"] != "Rocket on the pad" {
 		t.Fatalf("schedule created by the dashboard: %v", sc)
 	}
-	if row := text("#page-schedules tbody"); !strings.Contains(row, "Launch day") || !strings.Contains(row, "pending") {
+	if row := text("#page-schedules tbody"); !strings.Contains(row, "Launch day") || !strings.Contains(row, "pending") || !strings.Contains(row, "image") {
 		t.Fatalf("list after create: %q", row)
 	}
 	shot("schedules", chromedp.FullScreenshot(100))
@@ -219,7 +219,7 @@ func TestDashboardInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#voice-content"), "We write plainly and warmly. Short sentences. No jargon."),
 		chromedp.Click(chromedp.CSS("#voice-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.CSS("#voice-view pre")))
-	if v := text("#voice-view"); !strings.Contains(v, "Plain and warm") || !strings.Contains(v, "Short sentences.") {
+	if v := text("#voice-view"); !strings.Contains(v, "Plain and warm") || !strings.Contains(v, "Short sentences.") || strings.Contains(v, "null") || strings.Contains(v, "undefined") {
 		t.Fatalf("voice view: %q", v)
 	}
 	shot("voices", chromedp.FullScreenshot(100))

@@ -33,6 +33,7 @@ function scheduleTable(root, rows, notice) {
     ['Status', (s) => statusBadge(s.status)],
     ['Details', (s) => [
       s.lastError && h('span', { class: 'error-text' }, s.lastError),
+      s.contentToExport && s.contentToExport.imageUrl && h('a', { href: s.contentToExport.imageUrl, rel: 'noopener noreferrer', target: '_blank' }, 'image'),
       s.externalUrl && h('a', { href: s.externalUrl, rel: 'noopener noreferrer', target: '_blank' }, 'published post'),
       s.attempts ? h('span', { class: 'muted' }, ` ${s.attempts} attempt(s)`) : null,
     ]],

@@ -29,7 +29,7 @@ async function show(view, id) {
     view.replaceChildren(
       h('h2', { tabindex: '-1' }, v.name),
       h('p', { class: 'muted' }, `${v.type}${v.url ? ' · ' + v.url : ''} · updated ${fmtTime(v.updatedAt)}${v.fetchInterval && v.fetchInterval !== 'never' ? ' · refreshed ' + v.fetchInterval : ''}`),
-      v.lastFetch && !v.lastFetch.ok ? h('p', { class: 'error' }, `Last refresh failed: ${v.lastFetch.error}`) : null,
+      v.lastFetch && !v.lastFetch.ok ? h('p', { class: 'error' }, `Last refresh failed: ${v.lastFetch.error}`) : '',
       h('pre', { class: 'voice-content' }, v.content));
     view.querySelector('h2').focus();
   } catch (err) {
