@@ -13,6 +13,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/dashboard"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -129,6 +130,12 @@ func (s *server) routes(mux *http.ServeMux) {
 
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
+
+	// The dashboard (package dashboard): static pages at / and /dashboard/
+	// that read this same API with the api-key header; no route of its own.
+	dash := dashboard.Handler()
+	mux.Handle("GET /{$}", dash)
+	mux.Handle("GET "+dashboard.AssetPrefix, dash)
 
 	// gRPC health and reflection cover every service registered above.
 	checker := grpchealth.NewStaticChecker(s.services...)

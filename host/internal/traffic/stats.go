@@ -110,11 +110,21 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 			continue
 		}
 		pt.AiVisits += row.Visits
+		pt.Sources = addDaySource(pt.Sources, row.Source, row.Visits)
 		addDelta(&ai, row.TrafficDailyDelta)
 		if bySource[row.Source] == nil {
 			bySource[row.Source] = &store.TrafficDailyDelta{}
 		}
 		addDelta(bySource[row.Source], row.TrafficDailyDelta)
+	}
+	for _, pt := range series {
+		sort.Slice(pt.Sources, func(i, j int) bool {
+			a, b := pt.Sources[i], pt.Sources[j]
+			if a.Visits != b.Visits {
+				return a.Visits > b.Visits
+			}
+			return a.Source < b.Source
+		})
 	}
 	t := r.Totals
 	t.Visits, t.AiVisits = ai.Visits+other.Visits, ai.Visits
@@ -205,3 +215,18 @@ func round1(f float64) float64 { return float64(int64(f*10+0.5)) / 10 }
 func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
 func dayString(day int64) string { return time.Unix(day*86400, 0).UTC().Format(time.DateOnly) }
+
+// addDaySource adds visits to a source's count of one day; a day holds a
+// handful of sources, so a scan beats a map.
+func addDaySource(list []*apiv1.TrafficDaySource, source string, visits int64) []*apiv1.TrafficDaySource {
+	if visits == 0 {
+		return list
+	}
+	for _, s := range list {
+		if s.Source == source {
+			s.Visits += visits
+			return list
+		}
+	}
+	return append(list, &apiv1.TrafficDaySource{Source: source, Visits: visits})
+}

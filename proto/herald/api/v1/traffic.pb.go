@@ -754,11 +754,14 @@ func (x *TrafficSource) GetEngagedVisits() int64 {
 type TrafficDay struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// YYYY-MM-DD (UTC).
-	Date          string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
-	Visits        int64  `protobuf:"varint,2,opt,name=visits,proto3" json:"visits,omitempty"`
-	AiVisits      int64  `protobuf:"varint,3,opt,name=ai_visits,json=aiVisits,proto3" json:"ai_visits,omitempty"`
-	Pageviews     int64  `protobuf:"varint,4,opt,name=pageviews,proto3" json:"pageviews,omitempty"`
-	CrawlerHits   int64  `protobuf:"varint,5,opt,name=crawler_hits,json=crawlerHits,proto3" json:"crawler_hits,omitempty"`
+	Date        string `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	Visits      int64  `protobuf:"varint,2,opt,name=visits,proto3" json:"visits,omitempty"`
+	AiVisits    int64  `protobuf:"varint,3,opt,name=ai_visits,json=aiVisits,proto3" json:"ai_visits,omitempty"`
+	Pageviews   int64  `protobuf:"varint,4,opt,name=pageviews,proto3" json:"pageviews,omitempty"`
+	CrawlerHits int64  `protobuf:"varint,5,opt,name=crawler_hits,json=crawlerHits,proto3" json:"crawler_hits,omitempty"`
+	// AI visits of the day per source, most visits first (ties by source
+	// id); sources without a visit that day are left out.
+	Sources       []*TrafficDaySource `protobuf:"bytes,6,rep,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -828,6 +831,67 @@ func (x *TrafficDay) GetCrawlerHits() int64 {
 	return 0
 }
 
+func (x *TrafficDay) GetSources() []*TrafficDaySource {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+// TrafficDaySource is one AI source's visits on one day.
+type TrafficDaySource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stable id, as TrafficSource.source.
+	Source        string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	Visits        int64  `protobuf:"varint,2,opt,name=visits,proto3" json:"visits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TrafficDaySource) Reset() {
+	*x = TrafficDaySource{}
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TrafficDaySource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TrafficDaySource) ProtoMessage() {}
+
+func (x *TrafficDaySource) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TrafficDaySource.ProtoReflect.Descriptor instead.
+func (*TrafficDaySource) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *TrafficDaySource) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *TrafficDaySource) GetVisits() int64 {
+	if x != nil {
+		return x.Visits
+	}
+	return 0
+}
+
 // TrafficPage is a page viewed by AI visitors.
 type TrafficPage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -843,7 +907,7 @@ type TrafficPage struct {
 
 func (x *TrafficPage) Reset() {
 	*x = TrafficPage{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[11]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +919,7 @@ func (x *TrafficPage) String() string {
 func (*TrafficPage) ProtoMessage() {}
 
 func (x *TrafficPage) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[11]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +932,7 @@ func (x *TrafficPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrafficPage.ProtoReflect.Descriptor instead.
 func (*TrafficPage) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *TrafficPage) GetPath() string {
@@ -910,7 +974,7 @@ type TrafficEngagementSplit struct {
 
 func (x *TrafficEngagementSplit) Reset() {
 	*x = TrafficEngagementSplit{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[12]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -922,7 +986,7 @@ func (x *TrafficEngagementSplit) String() string {
 func (*TrafficEngagementSplit) ProtoMessage() {}
 
 func (x *TrafficEngagementSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[12]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -935,7 +999,7 @@ func (x *TrafficEngagementSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrafficEngagementSplit.ProtoReflect.Descriptor instead.
 func (*TrafficEngagementSplit) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *TrafficEngagementSplit) GetAi() *TrafficEngagement {
@@ -969,7 +1033,7 @@ type TrafficEngagement struct {
 
 func (x *TrafficEngagement) Reset() {
 	*x = TrafficEngagement{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[13]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +1045,7 @@ func (x *TrafficEngagement) String() string {
 func (*TrafficEngagement) ProtoMessage() {}
 
 func (x *TrafficEngagement) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[13]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +1058,7 @@ func (x *TrafficEngagement) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrafficEngagement.ProtoReflect.Descriptor instead.
 func (*TrafficEngagement) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TrafficEngagement) GetVisits() int64 {
@@ -1046,7 +1110,7 @@ type TrafficCrawler struct {
 
 func (x *TrafficCrawler) Reset() {
 	*x = TrafficCrawler{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[14]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1058,7 +1122,7 @@ func (x *TrafficCrawler) String() string {
 func (*TrafficCrawler) ProtoMessage() {}
 
 func (x *TrafficCrawler) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[14]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1071,7 +1135,7 @@ func (x *TrafficCrawler) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrafficCrawler.ProtoReflect.Descriptor instead.
 func (*TrafficCrawler) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TrafficCrawler) GetBot() string {
@@ -1120,7 +1184,7 @@ type CollectRequest struct {
 
 func (x *CollectRequest) Reset() {
 	*x = CollectRequest{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[15]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1132,7 +1196,7 @@ func (x *CollectRequest) String() string {
 func (*CollectRequest) ProtoMessage() {}
 
 func (x *CollectRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[15]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1145,7 +1209,7 @@ func (x *CollectRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectRequest.ProtoReflect.Descriptor instead.
 func (*CollectRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CollectRequest) GetSiteKey() string {
@@ -1242,7 +1306,7 @@ type CollectResponse struct {
 
 func (x *CollectResponse) Reset() {
 	*x = CollectResponse{}
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[16]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1318,7 @@ func (x *CollectResponse) String() string {
 func (*CollectResponse) ProtoMessage() {}
 
 func (x *CollectResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_traffic_proto_msgTypes[16]
+	mi := &file_herald_api_v1_traffic_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1331,7 @@ func (x *CollectResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollectResponse.ProtoReflect.Descriptor instead.
 func (*CollectResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CollectResponse) GetMessage() string {
@@ -1353,14 +1417,18 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\tpageviews\x18\x04 \x01(\x03R\tpageviews\x12\x14\n" +
 	"\x05share\x18\x05 \x01(\x01R\x05share\x12&\n" +
 	"\x0favg_duration_ms\x18\x06 \x01(\x03R\ravgDurationMs\x12%\n" +
-	"\x0eengaged_visits\x18\a \x01(\x03R\rengagedVisits\"\x96\x01\n" +
+	"\x0eengaged_visits\x18\a \x01(\x03R\rengagedVisits\"\xd1\x01\n" +
 	"\n" +
 	"TrafficDay\x12\x12\n" +
 	"\x04date\x18\x01 \x01(\tR\x04date\x12\x16\n" +
 	"\x06visits\x18\x02 \x01(\x03R\x06visits\x12\x1b\n" +
 	"\tai_visits\x18\x03 \x01(\x03R\baiVisits\x12\x1c\n" +
 	"\tpageviews\x18\x04 \x01(\x03R\tpageviews\x12!\n" +
-	"\fcrawler_hits\x18\x05 \x01(\x03R\vcrawlerHits\"\x89\x01\n" +
+	"\fcrawler_hits\x18\x05 \x01(\x03R\vcrawlerHits\x129\n" +
+	"\asources\x18\x06 \x03(\v2\x1f.herald.api.v1.TrafficDaySourceR\asources\"B\n" +
+	"\x10TrafficDaySource\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12\x16\n" +
+	"\x06visits\x18\x02 \x01(\x03R\x06visits\"\x89\x01\n" +
 	"\vTrafficPage\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x12\x1b\n" +
 	"\tai_visits\x18\x02 \x01(\x03R\baiVisits\x12!\n" +
@@ -1423,7 +1491,7 @@ func file_herald_api_v1_traffic_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_traffic_proto_rawDescData
 }
 
-var file_herald_api_v1_traffic_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_herald_api_v1_traffic_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_herald_api_v1_traffic_proto_goTypes = []any{
 	(*AITrafficSite)(nil),          // 0: herald.api.v1.AITrafficSite
 	(*ListSitesRequest)(nil),       // 1: herald.api.v1.ListSitesRequest
@@ -1436,41 +1504,43 @@ var file_herald_api_v1_traffic_proto_goTypes = []any{
 	(*TrafficTotals)(nil),          // 8: herald.api.v1.TrafficTotals
 	(*TrafficSource)(nil),          // 9: herald.api.v1.TrafficSource
 	(*TrafficDay)(nil),             // 10: herald.api.v1.TrafficDay
-	(*TrafficPage)(nil),            // 11: herald.api.v1.TrafficPage
-	(*TrafficEngagementSplit)(nil), // 12: herald.api.v1.TrafficEngagementSplit
-	(*TrafficEngagement)(nil),      // 13: herald.api.v1.TrafficEngagement
-	(*TrafficCrawler)(nil),         // 14: herald.api.v1.TrafficCrawler
-	(*CollectRequest)(nil),         // 15: herald.api.v1.CollectRequest
-	(*CollectResponse)(nil),        // 16: herald.api.v1.CollectResponse
-	(*timestamppb.Timestamp)(nil),  // 17: google.protobuf.Timestamp
+	(*TrafficDaySource)(nil),       // 11: herald.api.v1.TrafficDaySource
+	(*TrafficPage)(nil),            // 12: herald.api.v1.TrafficPage
+	(*TrafficEngagementSplit)(nil), // 13: herald.api.v1.TrafficEngagementSplit
+	(*TrafficEngagement)(nil),      // 14: herald.api.v1.TrafficEngagement
+	(*TrafficCrawler)(nil),         // 15: herald.api.v1.TrafficCrawler
+	(*CollectRequest)(nil),         // 16: herald.api.v1.CollectRequest
+	(*CollectResponse)(nil),        // 17: herald.api.v1.CollectResponse
+	(*timestamppb.Timestamp)(nil),  // 18: google.protobuf.Timestamp
 }
 var file_herald_api_v1_traffic_proto_depIdxs = []int32{
-	17, // 0: herald.api.v1.AITrafficSite.created_at:type_name -> google.protobuf.Timestamp
+	18, // 0: herald.api.v1.AITrafficSite.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 1: herald.api.v1.ListSitesResponse.sites:type_name -> herald.api.v1.AITrafficSite
 	0,  // 2: herald.api.v1.EnsureSiteResponse.site:type_name -> herald.api.v1.AITrafficSite
 	8,  // 3: herald.api.v1.GetStatsResponse.totals:type_name -> herald.api.v1.TrafficTotals
 	9,  // 4: herald.api.v1.GetStatsResponse.sources:type_name -> herald.api.v1.TrafficSource
 	10, // 5: herald.api.v1.GetStatsResponse.series:type_name -> herald.api.v1.TrafficDay
-	11, // 6: herald.api.v1.GetStatsResponse.top_pages:type_name -> herald.api.v1.TrafficPage
-	12, // 7: herald.api.v1.GetStatsResponse.engagement:type_name -> herald.api.v1.TrafficEngagementSplit
-	14, // 8: herald.api.v1.GetStatsResponse.crawlers:type_name -> herald.api.v1.TrafficCrawler
-	13, // 9: herald.api.v1.TrafficEngagementSplit.ai:type_name -> herald.api.v1.TrafficEngagement
-	13, // 10: herald.api.v1.TrafficEngagementSplit.other:type_name -> herald.api.v1.TrafficEngagement
-	1,  // 11: herald.api.v1.AITrafficService.ListSites:input_type -> herald.api.v1.ListSitesRequest
-	3,  // 12: herald.api.v1.AITrafficService.CreateSite:input_type -> herald.api.v1.CreateSiteRequest
-	4,  // 13: herald.api.v1.AITrafficService.EnsureSite:input_type -> herald.api.v1.EnsureSiteRequest
-	6,  // 14: herald.api.v1.AITrafficService.GetStats:input_type -> herald.api.v1.GetStatsRequest
-	15, // 15: herald.api.v1.AITrafficService.Collect:input_type -> herald.api.v1.CollectRequest
-	2,  // 16: herald.api.v1.AITrafficService.ListSites:output_type -> herald.api.v1.ListSitesResponse
-	0,  // 17: herald.api.v1.AITrafficService.CreateSite:output_type -> herald.api.v1.AITrafficSite
-	5,  // 18: herald.api.v1.AITrafficService.EnsureSite:output_type -> herald.api.v1.EnsureSiteResponse
-	7,  // 19: herald.api.v1.AITrafficService.GetStats:output_type -> herald.api.v1.GetStatsResponse
-	16, // 20: herald.api.v1.AITrafficService.Collect:output_type -> herald.api.v1.CollectResponse
-	16, // [16:21] is the sub-list for method output_type
-	11, // [11:16] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	12, // 6: herald.api.v1.GetStatsResponse.top_pages:type_name -> herald.api.v1.TrafficPage
+	13, // 7: herald.api.v1.GetStatsResponse.engagement:type_name -> herald.api.v1.TrafficEngagementSplit
+	15, // 8: herald.api.v1.GetStatsResponse.crawlers:type_name -> herald.api.v1.TrafficCrawler
+	11, // 9: herald.api.v1.TrafficDay.sources:type_name -> herald.api.v1.TrafficDaySource
+	14, // 10: herald.api.v1.TrafficEngagementSplit.ai:type_name -> herald.api.v1.TrafficEngagement
+	14, // 11: herald.api.v1.TrafficEngagementSplit.other:type_name -> herald.api.v1.TrafficEngagement
+	1,  // 12: herald.api.v1.AITrafficService.ListSites:input_type -> herald.api.v1.ListSitesRequest
+	3,  // 13: herald.api.v1.AITrafficService.CreateSite:input_type -> herald.api.v1.CreateSiteRequest
+	4,  // 14: herald.api.v1.AITrafficService.EnsureSite:input_type -> herald.api.v1.EnsureSiteRequest
+	6,  // 15: herald.api.v1.AITrafficService.GetStats:input_type -> herald.api.v1.GetStatsRequest
+	16, // 16: herald.api.v1.AITrafficService.Collect:input_type -> herald.api.v1.CollectRequest
+	2,  // 17: herald.api.v1.AITrafficService.ListSites:output_type -> herald.api.v1.ListSitesResponse
+	0,  // 18: herald.api.v1.AITrafficService.CreateSite:output_type -> herald.api.v1.AITrafficSite
+	5,  // 19: herald.api.v1.AITrafficService.EnsureSite:output_type -> herald.api.v1.EnsureSiteResponse
+	7,  // 20: herald.api.v1.AITrafficService.GetStats:output_type -> herald.api.v1.GetStatsResponse
+	17, // 21: herald.api.v1.AITrafficService.Collect:output_type -> herald.api.v1.CollectResponse
+	17, // [17:22] is the sub-list for method output_type
+	12, // [12:17] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_traffic_proto_init() }
@@ -1479,14 +1549,14 @@ func file_herald_api_v1_traffic_proto_init() {
 		return
 	}
 	file_herald_api_v1_traffic_proto_msgTypes[6].OneofWrappers = []any{}
-	file_herald_api_v1_traffic_proto_msgTypes[15].OneofWrappers = []any{}
+	file_herald_api_v1_traffic_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_traffic_proto_rawDesc), len(file_herald_api_v1_traffic_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,62 @@
+// Line charts with the vendored uPlot (global uPlot, loaded before the
+// modules). Each chart comes with its numbers as a table for screen
+// readers and for reading exact values.
+import { h, palette } from './dom.js';
+
+// lineChart returns a figure holding a uPlot chart of days (YYYY-MM-DD or
+// ISO times) against named series ([{label, values}]).
+export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }) {
+  const fig = h('figure', { class: 'chart', id });
+  const box = h('div', { class: 'chart-box', role: 'img', 'aria-label': `${title}: chart; the same numbers are in the table below` });
+  fig.append(h('figcaption', {}, title), box);
+  const times = xs.map((x) => Date.parse(x.length === 10 ? `${x}T00:00:00Z` : x) / 1000);
+  const opts = {
+    width: 600,
+    height: 260,
+    // Counts and scores start at zero, so a small change does not look
+    // like a cliff.
+    scales: { x: { time: true }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+    // Points are days or reports: tick at whole days, never at hours.
+    axes: [{ space: 70, incrs: [86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 365 * 86400],
+      values: (u, ticks) => ticks.map((t) => new Date(t * 1000).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })) },
+    { label: yLabel, size: 50 }],
+    legend: { live: false },
+    series: [{}].concat(series.map((s, i) => ({
+      label: s.label,
+      stroke: palette[i % palette.length],
+      width: 2,
+      fill: series.length === 1 ? palette[0] + '22' : undefined,
+      points: { show: xs.length <= 60 },
+      value: (u, v) => (v == null ? '—' : valueFmt(v)),
+    }))),
+  };
+  const data = [times].concat(series.map((s) => s.values));
+  // uPlot needs the box in the document to measure it.
+  requestAnimationFrame(() => {
+    opts.width = Math.max(260, box.clientWidth);
+    const plot = new uPlot(opts, data, box);
+    fig.dataset.rendered = 'true';
+    const ro = new ResizeObserver(() => plot.setSize({ width: Math.max(260, box.clientWidth), height: opts.height }));
+    ro.observe(box);
+  });
+  fig.append(h('details', {},
+    h('summary', {}, 'Numbers as a table'),
+    h('div', { class: 'table-wrap' }, h('table', {},
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Date'), series.map((s) => h('th', { scope: 'col' }, s.label)))),
+      h('tbody', {}, xs.map((x, i) => h('tr', {}, h('th', { scope: 'row' }, x.slice(0, 10)),
+        series.map((s) => h('td', {}, s.values[i] == null ? '—' : valueFmt(s.values[i]))))))))));
+  return fig;
+}
+
+// bars renders labelled horizontal bars (share of a total) without a
+// chart library: widths are set through the CSSOM, which the strict CSP
+// allows (it forbids style attributes in markup).
+export function bars(caption, rows) {
+  const max = Math.max(1, ...rows.map((r) => r.value));
+  return h('ul', { class: 'bars', 'aria-label': caption }, rows.map((r, i) => {
+    const fill = h('span', { class: 'bar-fill' });
+    fill.style.width = `${(100 * r.value) / max}%`;
+    fill.style.background = palette[i % palette.length];
+    return h('li', {}, h('span', { class: 'bar-label' }, r.label), h('span', { class: 'bar' }, fill), h('span', { class: 'bar-value' }, r.text));
+  }));
+}

@@ -1,0 +1,137 @@
+// Scheduled posts: GET /v1/scheduler, DELETE /v1/scheduler/{id},
+// POST /v1/scheduler/create, with GET /v1/destinations and GET /v1/webhooks
+// for the destination picker.
+import { get, post, del } from './api.js';
+import { h, errorBox, fmtTime, table } from './dom.js';
+
+export const title = 'Scheduled posts';
+const state = { skip: 0 };
+
+export async function render(root) {
+  const [list, dests, hooks] = await Promise.all([
+    get(`/v1/scheduler?skip=${state.skip}`),
+    get('/v1/destinations'),
+    get('/v1/webhooks').catch(() => ({ webhooks: [] })),
+  ]);
+  const notice = h('div', { id: 'schedule-notice', role: 'status' });
+  root.replaceChildren(
+    h('h1', {}, title),
+    notice,
+    h('section', { class: 'card', 'aria-labelledby': 'list-h' }, h('h2', { id: 'list-h' }, `Posts (${list.total ?? 0})`),
+      scheduleTable(root, list.schedulers || [], notice), pager(root, list.total || 0)),
+    h('section', { class: 'card', 'aria-labelledby': 'create-h' }, h('h2', { id: 'create-h' }, 'Schedule a post'),
+      createForm(root, dests.destinations || [], hooks.webhooks || [])));
+}
+
+function statusBadge(s) { return h('span', { class: `badge status-${s}` }, s); }
+
+function scheduleTable(root, rows, notice) {
+  return table('Scheduled posts, newest first', [
+    ['Title', (s) => (s.contentToExport && (s.contentToExport.title || s.contentToExport.text)) || h('span', { class: 'muted' }, '(untitled)')],
+    ['Destination', (s) => s.exportTo],
+    ['When', (s) => (s.whenToExport ? fmtTime(s.whenToExport) : h('span', { class: 'muted' }, 'not set'))],
+    ['Status', (s) => statusBadge(s.status)],
+    ['Details', (s) => [
+      s.lastError && h('span', { class: 'error-text' }, s.lastError),
+      s.contentToExport && s.contentToExport.imageUrl && h('a', { href: s.contentToExport.imageUrl, rel: 'noopener noreferrer', target: '_blank' }, 'image'),
+      s.externalUrl && h('a', { href: s.externalUrl, rel: 'noopener noreferrer', target: '_blank' }, 'published post'),
+      s.attempts ? h('span', { class: 'muted' }, ` ${s.attempts} attempt(s)`) : null,
+    ]],
+    ['', (s) => (['pending', 'draft', 'failed'].includes(s.status)
+      ? h('button', { type: 'button', class: 'secondary', 'data-cancel': s.id,
+        'aria-label': `${s.status === 'pending' ? 'Cancel' : 'Remove'} ${(s.contentToExport && s.contentToExport.title) || 'post'}`,
+        onclick: async (e) => {
+          e.target.disabled = true;
+          try {
+            const r = await del(`/v1/scheduler/${encodeURIComponent(s.id)}`);
+            await render(root);
+            document.getElementById('schedule-notice').replaceChildren(h('p', { class: 'ok' }, `Post ${r.status}.`));
+          } catch (err) {
+            e.target.disabled = false;
+            notice.replaceChildren(errorBox(err));
+          }
+        } }, s.status === 'pending' ? 'Cancel' : 'Remove')
+      : '')],
+  ], rows, 'No posts yet.');
+}
+
+function pager(root, total) {
+  if (total <= 20) return null;
+  const go = (skip) => () => { state.skip = skip; render(root); };
+  return h('p', { class: 'controls' },
+    h('button', { type: 'button', class: 'secondary', disabled: state.skip === 0, onclick: go(Math.max(0, state.skip - 20)) }, 'Newer'),
+    ` ${state.skip + 1}–${Math.min(total, state.skip + 20)} of ${total} `,
+    h('button', { type: 'button', class: 'secondary', disabled: state.skip + 20 >= total, onclick: go(state.skip + 20) }, 'Older'));
+}
+
+// readImage returns the chosen file as a data: URL, which the API takes
+// as imageBase64 and checks by its bytes.
+function readImage(file) {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(r.result);
+    r.onerror = () => reject(new Error(`could not read ${file.name}`));
+    r.readAsDataURL(file);
+  });
+}
+
+function createForm(root, dests, hooks) {
+  const dest = h('select', { id: 'exportTo', name: 'exportTo', required: true },
+    dests.map((d) => h('option', { value: d.name }, `${d.displayName || d.name}${d.name === 'webhook' || d.connected ? '' : ' (not connected)'}`)));
+  const hook = h('select', { id: 'webhookId', name: 'webhookId' },
+    hooks.length ? hooks.map((w) => h('option', { value: w.id }, `${w.name || w.url} (${w.url})`)) : h('option', { value: '' }, 'No saved webhook'));
+  const hookRow = h('div', { class: 'field' }, h('label', { for: 'webhookId' }, 'Webhook'), hook);
+  const syncHook = () => { hookRow.hidden = dest.value !== 'webhook'; };
+  dest.addEventListener('change', syncHook);
+  const titleIn = h('input', { id: 'title', name: 'title', required: true, maxlength: 500 });
+  const text = h('textarea', { id: 'text', name: 'text', rows: 5 });
+  const when = h('input', { id: 'when', name: 'when', type: 'datetime-local' });
+  const draft = h('input', { id: 'draft', name: 'draft', type: 'checkbox' });
+  const image = h('input', { id: 'image', name: 'image', type: 'file', accept: 'image/png,image/jpeg,image/gif,image/webp' });
+  const alt = h('input', { id: 'imageAlt', name: 'imageAlt', maxlength: 1000 });
+  const preview = h('img', { class: 'preview', alt: '', hidden: true });
+  image.addEventListener('change', () => {
+    const f = image.files[0];
+    if (preview.src) URL.revokeObjectURL(preview.src);
+    preview.hidden = !f;
+    if (f) preview.src = URL.createObjectURL(f);
+  });
+  const err = h('div', { id: 'create-error' });
+  const form = h('form', { id: 'create-form', class: 'stack', onsubmit: async (e) => {
+    e.preventDefault();
+    err.replaceChildren();
+    const body = { exportTo: dest.value, title: titleIn.value, text: text.value };
+    if (dest.value === 'webhook') body.webhookId = hook.value;
+    if (draft.checked) body.status = 'draft';
+    if (when.value) body.whenToExport = new Date(when.value).toISOString();
+    const f = image.files[0];
+    const submit = form.querySelector('button[type=submit]');
+    submit.disabled = true;
+    try {
+      if (f) {
+        body.imageBase64 = await readImage(f);
+        body.imageFileName = f.name;
+        if (alt.value) body.imageAlt = alt.value;
+      }
+      const r = await post('/v1/scheduler/create', body);
+      state.skip = 0;
+      await render(root);
+      document.getElementById('schedule-notice').replaceChildren(h('p', { class: 'ok' }, `${r.message}: “${body.title}”.`));
+    } catch (x) {
+      err.replaceChildren(errorBox(x));
+      submit.disabled = false;
+    }
+  } },
+  h('div', { class: 'field' }, h('label', { for: 'exportTo' }, 'Destination'), dest),
+  hookRow,
+  h('div', { class: 'field' }, h('label', { for: 'title' }, 'Title'), titleIn),
+  h('div', { class: 'field' }, h('label', { for: 'text' }, 'Text'), text),
+  h('div', { class: 'field' }, h('label', { for: 'when' }, 'Publish at (your time zone)'), when),
+  h('div', { class: 'check' }, draft, h('label', { for: 'draft' }, 'Save as a draft (no time needed)')),
+  h('div', { class: 'field' }, h('label', { for: 'image' }, 'Image (PNG, JPEG, GIF or WebP)'), image, preview),
+  h('div', { class: 'field' }, h('label', { for: 'imageAlt' }, 'Image alt text'), alt),
+  err,
+  h('button', { type: 'submit' }, 'Schedule'));
+  syncHook();
+  return form;
+}
