@@ -182,7 +182,7 @@ func TestDashboardInChromium(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#webhookId"), hook),
 		chromedp.SendKeys(chromedp.CSS("#title"), "Launch day"),
 		chromedp.SendKeys(chromedp.CSS("#text"), "We ship today."),
-		chromedp.SetValue(chromedp.CSS("#when"), "2099-01-02T09:30"),
+		chromedp.SetValue(chromedp.CSS("#when"), time.Now().AddDate(0, 1, 0).Format("2006-01-02T15:04")), // within the 10-year bound
 		chromedp.SetUploadFiles(chromedp.CSS("#image"), []string{image}),
 		chromedp.SendKeys(chromedp.CSS("#imageAlt"), "Rocket on the pad"),
 		chromedp.Click(chromedp.CSS("#create-form button[type=submit]")),
