@@ -130,14 +130,14 @@ func (s *server) routes(mux muxer) {
 		s.connectService(mux, apiv1connect.ChatServiceName, key, nil)(apiv1connect.NewChatServiceHandler(ag, s.connectOptions()...))
 	}
 
-	// Stored objects (package blob): public, unguessable keys.
-	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
-
-	// The OpenAPI document of the routes above and a page to browse it
+	// The OpenAPI document of the REST routes and a page to browse it
 	// (package openapi): public.
 	mux.Handle("GET /v1/openapi.json", openapi.DocumentHandler())
 	mux.Handle("GET /docs", openapi.DocsHandler())
 	mux.Handle("GET /docs/redoc.standalone.js", openapi.ScriptHandler())
+
+	// Stored objects (package blob): public, unguessable keys.
+	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 
 	// gRPC health and reflection cover every service registered above.
 	checker := grpchealth.NewStaticChecker(s.services...)
