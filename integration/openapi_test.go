@@ -3,9 +3,11 @@ package integration_test
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,8 +99,18 @@ func (c *oapiClient) want(status, want int, out map[string]any, what string) {
 func TestRESTResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	t.Parallel()
 	openai := newFakeOpenAI(t, "sk-test")
+	// The site a visibility report reads, over TLS trusted through SSL_CERT_FILE.
+	site := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><head><title>Acme | Widgets</title><meta name="description" content="Industrial widgets."></head><body><h1>Widgets</h1></body></html>`)
+	}))
+	t.Cleanup(site.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: site.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := harness.Start(t, harness.Options{Env: withEnv(map[string]string{
-		"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": openai.URL + "/v1",
+		"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": openai.URL + "/v1", "SSL_CERT_FILE": ca,
 	})})
 
 	res, err := http.Get(p.URL + "/v1/openapi.json")
@@ -215,12 +227,33 @@ func TestRESTResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	status, out = c.do("DELETE", "/v1/webhooks/"+hookID, key, "")
 	c.want(status, 200, out, "delete webhook")
 
-	// Content and visibility (nothing run yet: the empty answers).
+	// Content, and visibility before and after a report (with
+	// competitors: the history points' flat comp_* fields).
 	status, out = c.do("POST", "/v1/ai/generate/calculate-seo-score", key, `{"title":"Widgets","content":"<h1>Widgets</h1><p>Industrial widgets for every plant.</p>","keywords":["widgets"]}`)
 	c.want(status, 200, out, "seo score")
 	c.do("GET", "/v1/ai/generate/seo-site-report", key, "")
 	c.do("GET", "/v1/ai/generate/seo-site-report/history", key, "")
 	c.do("GET", "/v1/ai/generate/seo-site-report/one-off", key, "")
+	status, out = c.do("POST", "/v1/ai/generate/seo-site-report", key, `{"websiteurl":"`+site.URL+`","competitors":["Globex"],"prompts":["Is Acme a good widget supplier?"]}`)
+	c.want(status, 202, out, "queue report")
+	reportJob := out["jobId"].(string)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, out = c.do("GET", "/v1/ai/generate/job/"+reportJob, key, "")
+		if out["state"] == "completed" || out["state"] == "failed" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("report job never finished: %v", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out["state"] != "completed" {
+		t.Fatalf("report job: %v\n%s", out, p.Output())
+	}
+	status, out = c.do("GET", "/v1/ai/generate/seo-site-report?evidence=true", key, "")
+	c.want(status, 200, out, "report")
+	status, out = c.do("GET", "/v1/ai/generate/seo-site-report/history", key, "")
+	c.want(status, 200, out, "history")
 
 	// The agent's sessions, and a turn through the fake provider.
 	status, out = c.do("POST", "/v1/ai/chat/session", key, `{"sessionId":"s-openapi"}`)
