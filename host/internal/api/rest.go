@@ -31,13 +31,14 @@ type unaryMethod[Req, Res any] func(context.Context, *connect.Request[Req]) (*co
 // names), calls the very method the Connect face serves, and writes the
 // response with status, or the error as {"message": ...}.
 func rest[Req, Res any](s *server, policy auth.Policy, status int, method unaryMethod[Req, Res]) http.Handler {
-	return restStatus(s, policy, func(*Res) int { return status }, method)
+	return restStatus(s, policy, func(*Res) int { return status }, method, status)
 }
 
 // restStatus is rest for routes whose success status depends on the
-// response, such as POST /v1/ai/generate/text (200 inline, 202 queued).
-func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) int, method unaryMethod[Req, Res]) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// response, such as POST /v1/ai/generate/text (200 inline, 202 queued);
+// statuses lists the ones status can return, for the OpenAPI document.
+func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) int, method unaryMethod[Req, Res], statuses ...int) http.Handler {
+	return documented(policy, statuses, method, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := s.authenticate(r.Context(), r.Header, policy)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -69,7 +70,7 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 			w.Header()[k] = v
 		}
 		writeJSON(w, code, marshalJSON(any(res.Msg).(proto.Message)))
-	})
+	}))
 }
 
 var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}

@@ -15,6 +15,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/dashboard"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/openapi"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -22,15 +23,16 @@ import (
 
 // routes lists every route of both faces. A reader finds any route's
 // implementation by following the method value into its area package.
-func (s *server) routes(mux *http.ServeMux) {
+// Routes() reads the same registrations to document the REST face.
+func (s *server) routes(mux muxer) {
 	const key = auth.APIKey
 
 	// Brand voices (package voice).
 	v := s.Voices
 	mux.Handle("POST /v1/ai/generate/brand-voice/text", rest(s, key, http.StatusCreated, v.CreateBrandVoiceFromText))
-	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
-	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite))
-	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromFile))
+	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite, 201, 202))
+	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite, 201, 202))
+	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromFile, 201, 202))
 	mux.Handle("GET /v1/ai/brand-voice/{$}", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.GetBrandVoice))
@@ -44,7 +46,8 @@ func (s *server) routes(mux *http.ServeMux) {
 	// answers any origin's preflight and caps beacons at traffic.MaxBeaconBytes.
 	tr := s.Traffic
 	mux.Handle("GET /v1/ai-traffic/sites", rest(s, key, http.StatusOK, tr.ListSites))
-	mux.Handle("POST /v1/ai-traffic/sites", rest(s, key, http.StatusCreated, tr.CreateSite))
+	// 200 with the existing site when the workspace already has the domain.
+	mux.Handle("POST /v1/ai-traffic/sites", alsoAnswers(rest(s, key, http.StatusCreated, tr.CreateSite), http.StatusOK))
 	mux.Handle("POST /v1/ai-traffic/sites/ensure", rest(s, key, http.StatusOK, tr.EnsureSite))
 	mux.Handle("GET /v1/ai-traffic/stats", rest(s, key, http.StatusOK, tr.GetStats))
 	mux.Handle("GET /v1/ai/generate/ai-traffic", rest(s, key, http.StatusOK, tr.GetStats))
@@ -63,15 +66,15 @@ func (s *server) routes(mux *http.ServeMux) {
 
 	// Text and image generation (package generate).
 	g := s.Generate
-	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText))
+	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText, 200, 202))
 	mux.Handle("POST /v1/ai/generate/image", rest(s, key, http.StatusOK, g.GenerateImage))
 	s.connectService(mux, apiv1connect.GenerateServiceName, key, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
 
 	// SEO scoring, content improvement, blog posts with images (package content).
 	if c := s.Content; c != nil {
 		mux.Handle("POST /v1/ai/generate/calculate-seo-score", rest(s, key, http.StatusOK, c.CalculateSEOScore))
-		mux.Handle("POST /v1/ai/generate/improve-content-simple", restStatus(s, key, content.SimpleStatus, c.ImproveContentSimple))
-		mux.Handle("POST /v1/ai/generate/improve-content-with-validation", restStatus(s, key, content.ValidatedStatus, c.ImproveContentWithValidation))
+		mux.Handle("POST /v1/ai/generate/improve-content-simple", restStatus(s, key, content.SimpleStatus, c.ImproveContentSimple, 200, 202))
+		mux.Handle("POST /v1/ai/generate/improve-content-with-validation", restStatus(s, key, content.ValidatedStatus, c.ImproveContentWithValidation, 200, 202))
 		mux.Handle("POST /v1/ai/generate/process-blog-post-with-images", rest(s, key, http.StatusAccepted, c.ProcessBlogPostWithImages))
 		s.connectService(mux, apiv1connect.ContentServiceName, key, nil)(apiv1connect.NewContentServiceHandler(c, s.connectOptions()...))
 	}
@@ -118,7 +121,7 @@ func (s *server) routes(mux *http.ServeMux) {
 		mux.Handle("GET /v1/ai/generate/assistant/context", rest(s, key, http.StatusOK, ag.GetAssistantContext))
 		mux.Handle("GET /v1/ai/chat/sessions", rest(s, key, http.StatusOK, ag.ListSessions))
 		mux.Handle("GET /v1/ai/chat/session", rest(s, key, http.StatusOK, ag.GetLatestSession))
-		mux.Handle("POST /v1/ai/chat/session", restStatus(s, key, agent.CreateSessionStatus, ag.CreateSession))
+		mux.Handle("POST /v1/ai/chat/session", restStatus(s, key, agent.CreateSessionStatus, ag.CreateSession, 200, 201))
 		mux.Handle("GET /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.GetSession))
 		mux.Handle("DELETE /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
 		mux.Handle("DELETE /v1/ai/chat/chatSession/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
@@ -127,6 +130,12 @@ func (s *server) routes(mux *http.ServeMux) {
 		mux.Handle("GET /v1/ai/chat/getFineTuningJob", rest(s, key, http.StatusOK, ag.GetFineTuningJob))
 		s.connectService(mux, apiv1connect.ChatServiceName, key, nil)(apiv1connect.NewChatServiceHandler(ag, s.connectOptions()...))
 	}
+
+	// The OpenAPI document of the REST routes and a page to browse it
+	// (package openapi): public.
+	mux.Handle("GET /v1/openapi.json", openapi.DocumentHandler())
+	mux.Handle("GET /docs", openapi.DocsHandler())
+	mux.Handle("GET /docs/redoc.standalone.js", openapi.ScriptHandler())
 
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
@@ -150,7 +159,7 @@ func (s *server) routes(mux *http.ServeMux) {
 // connectService mounts a generated Connect handler, records the service
 // for health and reflection, and sets the auth policy of its procedures:
 // policy for all of them, overrides for single procedures.
-func (s *server) connectService(mux *http.ServeMux, name string, policy auth.Policy, overrides map[string]auth.Policy) func(path string, h http.Handler) {
+func (s *server) connectService(mux muxer, name string, policy auth.Policy, overrides map[string]auth.Policy) func(path string, h http.Handler) {
 	s.services = append(s.services, name)
 	s.servicePolicies["/"+name+"/"] = policy
 	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name)); err == nil {

@@ -262,7 +262,7 @@ func (f *fallbackWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter 
 // and caps the body at limit bytes (413 above it). Beacons carry no
 // credentials, so the wildcard origin is safe.
 func publicCORS(limit int64, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return withDocOf(next, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
 		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
@@ -276,5 +276,5 @@ func publicCORS(limit int64, next http.Handler) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)
-	})
+	}))
 }

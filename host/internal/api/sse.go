@@ -14,7 +14,7 @@ import (
 // Server-Sent Events (the REST adapter handles unary calls only).
 func chatRoute(s *server, policy auth.Policy, h *agent.Handler) http.Handler {
 	unary := rest(s, policy, http.StatusOK, h.Send)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return withEvents(unary, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			unary.ServeHTTP(w, r)
 			return
@@ -51,7 +51,7 @@ func chatRoute(s *server, policy auth.Policy, h *agent.Handler) http.Handler {
 			s.writeError(rec, r, err)
 			writeEvent(w, flusher, "error", rec.body)
 		}
-	})
+	}))
 }
 
 // eventName is the SSE event field: the kind of the event.
@@ -93,4 +93,12 @@ func (e *errorRecorder) WriteHeader(int)     {}
 func (e *errorRecorder) Write(b []byte) (int, error) {
 	e.body = append(e.body, b...)
 	return len(b), nil
+}
+
+// withEvents documents the chat route's stream variant: each event is a
+// ChatEvent.
+func withEvents(unary, h http.Handler) http.Handler {
+	d := withDocOf(unary, h).(*documentedRoute)
+	d.doc.Events = (*apiv1.ChatEvent)(nil).ProtoReflect().Descriptor().FullName()
+	return d
 }

@@ -1,0 +1,172 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"runtime"
+	"sort"
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/voice"
+)
+
+// muxer is what routes registers on: the server's ServeMux, or the
+// recorder Routes reads the route table with.
+type muxer interface {
+	Handle(pattern string, handler http.Handler)
+}
+
+// RouteDoc is one REST route as the OpenAPI generator
+// (host/internal/openapi/gen) documents it. Everything in it is read from
+// the handlers routes.go registers, so the document follows the code.
+type RouteDoc struct {
+	// Method and Path as registered; Path keeps ServeMux wildcards
+	// ({id}); a trailing {$} becomes "/".
+	Method, Path string
+	Policy       auth.Policy
+	// Statuses are the success statuses the route answers.
+	Statuses []int
+	// Procedure is the Connect method the route calls
+	// (herald.api.v1.BrandVoiceService.GetBrandVoice); Request and
+	// Response are its messages. Empty for raw routes.
+	Procedure, Request, Response protoreflect.FullName
+	// Events is the message of each Server-Sent Event when the route also
+	// streams (Accept: text/event-stream).
+	Events protoreflect.FullName
+	// ContentType and Summary describe raw routes (no proto messages).
+	ContentType, Summary string
+}
+
+// documentedRoute is a REST handler that carries its RouteDoc.
+type documentedRoute struct {
+	http.Handler
+	doc RouteDoc
+	// goMethod is the area method's Go name, resolved to Procedure only
+	// when Routes is called, never on the serving path.
+	goMethod string
+}
+
+func documented[Req, Res any](policy auth.Policy, statuses []int, method unaryMethod[Req, Res], h http.Handler) http.Handler {
+	var req Req
+	var res Res
+	name := runtime.FuncForPC(reflect.ValueOf(method).Pointer()).Name()
+	name = strings.TrimSuffix(name[strings.LastIndexByte(name, '.')+1:], "-fm")
+	return &documentedRoute{Handler: h, goMethod: name, doc: RouteDoc{
+		Policy:   policy,
+		Statuses: statuses,
+		Request:  any(&req).(interface{ ProtoReflect() protoreflect.Message }).ProtoReflect().Descriptor().FullName(),
+		Response: any(&res).(interface{ ProtoReflect() protoreflect.Message }).ProtoReflect().Descriptor().FullName(),
+	}}
+}
+
+// alsoAnswers adds success statuses a method chooses through
+// apierr.RESTStatusHeader to the route's documentation.
+func alsoAnswers(h http.Handler, statuses ...int) http.Handler {
+	d := *h.(*documentedRoute)
+	d.doc.Statuses = append(append([]int(nil), d.doc.Statuses...), statuses...)
+	return &d
+}
+
+// withDocOf gives h the documentation of the REST route it wraps.
+func withDocOf(inner, h http.Handler) http.Handler {
+	if d, ok := inner.(*documentedRoute); ok {
+		return &documentedRoute{Handler: h, doc: d.doc, goMethod: d.goMethod}
+	}
+	return h
+}
+
+// rawRoutes documents the /v1 routes that serve no proto message.
+var rawRoutes = map[string]RouteDoc{
+	"GET /v1/ai-traffic/t.js":        {Policy: auth.Public, Statuses: []int{200}, ContentType: "text/javascript", Summary: "The AI traffic tracking script a site embeds."},
+	"OPTIONS /v1/ai-traffic/collect": {Policy: auth.Public, Statuses: []int{204}, Summary: "CORS preflight of the public beacon: any origin may POST."},
+	"GET /v1/blobs/{key}":            {Policy: auth.Public, Statuses: []int{200}, ContentType: "application/octet-stream", Summary: "A stored object (generated image, upload) by its unguessable key."},
+	"GET /v1/openapi.json":           {Policy: auth.Public, Statuses: []int{200}, ContentType: "application/json", Summary: "This OpenAPI document."},
+}
+
+type recorder []struct {
+	pattern string
+	h       http.Handler
+}
+
+func (r *recorder) Handle(pattern string, h http.Handler) {
+	*r = append(*r, struct {
+		pattern string
+		h       http.Handler
+	}{pattern, h})
+}
+
+// Routes is the REST route table: every "METHOD /v1/..." route routes.go
+// registers with every area present, sorted by path then method. It panics
+// on a route it cannot describe, so that `make generate` fails rather than
+// leaving a route out of the document.
+func Routes() []RouteDoc {
+	s := &server{
+		Deps: Deps{
+			Voices: new(voice.Handler), Traffic: new(traffic.Handler), Jobs: new(jobs.APIHandler),
+			Generate: new(generate.Handler), Scheduler: new(schedule.Handler), Agent: new(agent.Handler),
+			Content: new(content.Handler), Visibility: new(visibility.Handler),
+		},
+		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
+	}
+	var rec recorder
+	s.routes(&rec)
+	var out []RouteDoc
+	for _, r := range rec {
+		method, path, ok := strings.Cut(r.pattern, " ")
+		if !ok || !strings.HasPrefix(path, "/v1/") {
+			continue // Connect, gRPC health and reflection
+		}
+		var doc RouteDoc
+		if d, ok := r.h.(*documentedRoute); ok && method != http.MethodOptions {
+			doc = d.doc
+			proc, err := procedureOf(d.goMethod, doc.Request, doc.Response)
+			if err != nil {
+				panic(fmt.Sprintf("%s: %v", r.pattern, err))
+			}
+			doc.Procedure = proc
+		} else if d, ok := rawRoutes[r.pattern]; ok {
+			doc = d
+		} else {
+			panic(fmt.Sprintf("route %s has no documentation: register it through rest/restStatus or add it to rawRoutes", r.pattern))
+		}
+		doc.Method, doc.Path = method, strings.TrimSuffix(path, "{$}")
+		out = append(out, doc)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Method < out[j].Method
+	})
+	return out
+}
+
+// procedureOf finds the herald.api.v1 RPC named method with these messages.
+func procedureOf(method string, req, res protoreflect.FullName) (protoreflect.FullName, error) {
+	var found []protoreflect.FullName
+	protoregistry.GlobalFiles.RangeFilesByPackage("herald.api.v1", func(fd protoreflect.FileDescriptor) bool {
+		for i := 0; i < fd.Services().Len(); i++ {
+			m := fd.Services().Get(i).Methods().ByName(protoreflect.Name(method))
+			if m != nil && m.Input().FullName() == req && m.Output().FullName() == res {
+				found = append(found, m.FullName())
+			}
+		}
+		return true
+	})
+	if len(found) != 1 {
+		return "", fmt.Errorf("method %s(%s) %s matches %d RPCs", method, req, res, len(found))
+	}
+	return found[0], nil
+}

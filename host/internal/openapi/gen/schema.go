@@ -1,0 +1,198 @@
+package main
+
+import (
+	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// schemaName is the component name of a message: its name inside
+// herald.api.v1 (nested messages keep their dot: Parent.Child).
+func schemaName(md protoreflect.MessageDescriptor) string {
+	return strings.TrimPrefix(string(md.FullName()), string(md.ParentFile().Package())+".")
+}
+
+func wellKnown(md protoreflect.MessageDescriptor) bool {
+	return md.ParentFile().Package() == "google.protobuf"
+}
+
+// responseRef is the schema of md as the REST adapter writes it: every
+// field present (oneof members only when set), nothing else.
+func (g *generator) responseRef(md protoreflect.MessageDescriptor) obj {
+	if wellKnown(md) {
+		return wellKnownSchema(md)
+	}
+	name := schemaName(md)
+	if _, done := g.schemas[name]; done {
+		return ref(name)
+	}
+	s := obj{"type": "object", "additionalProperties": false}
+	g.schemas[name] = s
+	if c := comment(md); c != "" {
+		s["description"] = c
+	}
+	props := obj{}
+	required := []string{}
+	for i := 0; i < md.Fields().Len(); i++ {
+		fd := md.Fields().Get(i)
+		oneof := fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic()
+		var fs obj
+		switch {
+		case fd.IsList():
+			fs = obj{"type": "array", "items": g.valueSchema(fd, g.responseRef)}
+		case fd.IsMap():
+			fs = obj{"type": "object", "additionalProperties": g.valueSchema(fd.MapValue(), g.responseRef)}
+		case fd.HasPresence() && !oneof:
+			fs = nullable(g.valueSchema(fd, g.responseRef))
+		default:
+			fs = g.valueSchema(fd, g.responseRef)
+		}
+		props[fd.JSONName()] = describe(fs, fd)
+		if !oneof {
+			required = append(required, fd.JSONName())
+		}
+	}
+	s["properties"] = props
+	s["required"] = required
+	return ref(name)
+}
+
+// requestRef is the schema of a request body: protojson decoding, so every
+// field is optional, null means unset and unknown fields are ignored.
+// Fields bound from the path are left out of the body.
+func (g *generator) requestRef(md protoreflect.MessageDescriptor, inPath map[string]bool) obj {
+	if wellKnown(md) {
+		return wellKnownSchema(md)
+	}
+	name := schemaName(md)
+	if g.responseSide[md.FullName()] {
+		name += "Input"
+	}
+	if _, done := g.schemas[name]; done {
+		return ref(name)
+	}
+	s := obj{"type": "object"}
+	g.schemas[name] = s
+	if c := comment(md); c != "" {
+		s["description"] = c
+	}
+	props := obj{}
+	nested := func(m protoreflect.MessageDescriptor) obj { return g.requestRef(m, nil) }
+	for i := 0; i < md.Fields().Len(); i++ {
+		fd := md.Fields().Get(i)
+		if inPath[fd.JSONName()] {
+			continue
+		}
+		var fs obj
+		switch {
+		case fd.IsList():
+			fs = obj{"type": "array", "items": g.valueSchema(fd, nested)}
+		case fd.IsMap():
+			fs = obj{"type": "object", "additionalProperties": g.valueSchema(fd.MapValue(), nested)}
+		default:
+			fs = g.valueSchema(fd, nested)
+		}
+		props[fd.JSONName()] = describe(nullable(fs), fd)
+	}
+	s["properties"] = props
+	return ref(name)
+}
+
+// valueSchema is the schema of one value of fd (an element for lists).
+func (g *generator) valueSchema(fd protoreflect.FieldDescriptor, msg func(protoreflect.MessageDescriptor) obj) obj {
+	if fd.Message() != nil {
+		return msg(fd.Message())
+	}
+	return g.scalar(fd)
+}
+
+func (g *generator) scalar(fd protoreflect.FieldDescriptor) obj {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return obj{"type": "boolean"}
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return obj{"type": "integer", "format": "int32"}
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return obj{"type": "integer", "format": "int64"}
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return obj{"type": "integer", "format": "int32", "minimum": 0}
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return obj{"type": "integer", "format": "int64", "minimum": 0}
+	case protoreflect.FloatKind:
+		return obj{"type": "number", "format": "float"}
+	case protoreflect.DoubleKind:
+		return obj{"type": "number", "format": "double"}
+	case protoreflect.BytesKind:
+		return obj{"type": "string", "contentEncoding": "base64"}
+	case protoreflect.EnumKind:
+		var names []string
+		vals := fd.Enum().Values()
+		for i := 0; i < vals.Len(); i++ {
+			names = append(names, string(vals.Get(i).Name()))
+		}
+		return obj{"type": "string", "enum": names}
+	}
+	return obj{"type": "string"}
+}
+
+func wellKnownSchema(md protoreflect.MessageDescriptor) obj {
+	switch md.Name() {
+	case "Timestamp":
+		return obj{"type": "string", "format": "date-time"}
+	case "Struct":
+		return obj{"type": "object"}
+	case "ListValue":
+		return obj{"type": "array"}
+	case "Value":
+		return obj{}
+	case "StringValue":
+		return obj{"type": "string"}
+	case "Int64Value", "Int32Value":
+		return obj{"type": "integer"}
+	case "BoolValue":
+		return obj{"type": "boolean"}
+	case "DoubleValue":
+		return obj{"type": "number"}
+	}
+	return obj{"type": "object"}
+}
+
+// nullable lets s be null as well.
+func nullable(s obj) obj {
+	if len(s) == 0 {
+		return s // any value, null included
+	}
+	if t, ok := s["type"].(string); ok && s["$ref"] == nil {
+		c := obj{}
+		for k, v := range s {
+			c[k] = v
+		}
+		c["type"] = []string{t, "null"}
+		if e, ok := c["enum"].([]string); ok {
+			vals := make([]any, 0, len(e)+1)
+			for _, v := range e {
+				vals = append(vals, v)
+			}
+			c["enum"] = append(vals, nil)
+		}
+		return c
+	}
+	return obj{"anyOf": []obj{s, {"type": "null"}}}
+}
+
+func describe(s obj, fd protoreflect.FieldDescriptor) obj {
+	c := comment(fd)
+	if c == "" {
+		return s
+	}
+	if _, isRef := s["$ref"]; isRef {
+		// OpenAPI 3.1 allows siblings of $ref; keep the ref itself clean.
+		return obj{"allOf": []obj{s}, "description": c}
+	}
+	out := obj{}
+	for k, v := range s {
+		out[k] = v
+	}
+	out["description"] = c
+	return out
+}
