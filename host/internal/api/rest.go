@@ -231,10 +231,6 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeMessage(w, http.StatusRequestTimeout, err.Error(), nil)
 		return
 	}
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		writeMessage(w, http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "unauthenticated: "), nil)
-		return
-	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		status := StatusOf(ce.Code())
