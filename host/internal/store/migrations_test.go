@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldhq/herald/integration/testenv"
+	"github.com/heraldhq/herald/internal/testenv"
 )
 
 // TestPageSpansMigration writes traffic_pages as migration 00003 laid it

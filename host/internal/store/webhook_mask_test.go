@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heraldhq/herald/integration/testenv"
+	"github.com/heraldhq/herald/internal/testenv"
 )
 
 func TestMaskWebhookURL(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
-	"github.com/heraldhq/herald/integration/testenv"
+	"github.com/heraldhq/herald/internal/testenv"
 )
 
 // Each runs fn once per backend as a subtest named after the dialect.
