@@ -203,26 +203,14 @@ var QueueNames = []string{"aiQueue", "seoQueue", "contentQueue"}
 // Default returns the embedded default configuration.
 func Default() *Config {
 	c := &Config{
-		Listen:           "127.0.0.1:8080",
-		DataDir:          "./data",
-		LogFormat:        "text",
-		LogLevel:         "info",
-		MaxBodyBytes:     1 << 20,
-		ShutdownTimeout:  15 * time.Second,
-		JobRetention:     7 * 24 * time.Hour,
-		TrafficRetention: 400 * 24 * time.Hour,
-		JobPollInterval:  time.Second,
-		JobLease:         30 * time.Second,
-		Plans:            DefaultPlans(),
-		Queues:           map[string]Queue{},
-		Plugins:          map[string]Plugin{},
-		Models:           map[string]Model{},
-
-		PluginCallTimeout: 3 * time.Minute,
-		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
-		Limits:            DefaultLimits(),
-		Visibility:        Visibility{Concurrency: 16},
+		Plans:      DefaultPlans(),
+		Queues:     map[string]Queue{},
+		Plugins:    map[string]Plugin{},
+		Models:     map[string]Model{},
+		Limits:     DefaultLimits(),
+		Visibility: Visibility{Concurrency: 16},
 	}
+	applyDefaults(c)
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
 	}
