@@ -53,6 +53,26 @@ func (s *Service) exportCredentials(ctx context.Context, workspace, dest string,
 	return creds, err
 }
 
+// errNoWebhook: an export to webhook whose schedule names no webhook.
+var errNoWebhook = errors.New("the schedule names no webhook")
+
+// Credentials returns the opened credentials of an export to dest: the
+// saved webhook's url and secret for webhook, the stored connection's
+// otherwise. Errors: ErrNoSecretKey (checked first), errNoWebhook,
+// store.ErrNotFound for a webhook or connection that is gone.
+func (s *Service) Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
+	if s.sealer == nil {
+		return nil, ErrNoSecretKey
+	}
+	if dest == WebhookDestination {
+		if webhookID == nil {
+			return nil, errNoWebhook
+		}
+		return s.webhookCredentials(ctx, workspace, *webhookID)
+	}
+	return s.connectionCredentials(ctx, workspace, dest)
+}
+
 func (s *Service) webhookCredentials(ctx context.Context, workspace, id string) (map[string]string, error) {
 	w, err := s.store.GetWebhook(ctx, workspace, id)
 	if err != nil {
