@@ -10,13 +10,15 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/heraldhq/herald/plugins"
 )
 
 // Config is the whole configuration of a herald host.
@@ -199,32 +201,22 @@ type Router struct {
 // PlanNames lists the plans in increasing order of privilege.
 var PlanNames = []string{"free", "pro", "business", "enterprise"}
 
-// QueueNames lists the job queues SPEC.md names.
+// QueueNames lists the job queues SPEC.md names: the queues of
+// host/internal/jobs (jobs.QueueNames). config is a public package and
+// cannot import host/internal, so host/queues_test.go keeps the two equal.
 var QueueNames = []string{"aiQueue", "seoQueue", "contentQueue"}
 
 // Default returns the embedded default configuration.
 func Default() *Config {
 	c := &Config{
-		Listen:           "127.0.0.1:8080",
-		DataDir:          "./data",
-		LogFormat:        "text",
-		LogLevel:         "info",
-		MaxBodyBytes:     1 << 20,
-		ShutdownTimeout:  15 * time.Second,
-		JobRetention:     7 * 24 * time.Hour,
-		TrafficRetention: 400 * 24 * time.Hour,
-		JobPollInterval:  time.Second,
-		JobLease:         30 * time.Second,
-		Plans:            DefaultPlans(),
-		Queues:           map[string]Queue{},
-		Plugins:          map[string]Plugin{},
-		Models:           map[string]Model{},
-
-		PluginCallTimeout: 3 * time.Minute,
-		Router:            Router{Retries: 2, RetryBackoff: 250 * time.Millisecond, MaxRetryAfter: 20 * time.Second, AllowedFails: 3, Cooldown: 30 * time.Second},
-		Limits:            DefaultLimits(),
-		Visibility:        Visibility{Concurrency: 16},
+		Plans:      DefaultPlans(),
+		Queues:     map[string]Queue{},
+		Plugins:    map[string]Plugin{},
+		Models:     map[string]Model{},
+		Limits:     DefaultLimits(),
+		Visibility: Visibility{Concurrency: 16},
 	}
+	applyDefaults(c)
 	for _, q := range QueueNames {
 		c.Queues[q] = Queue{Concurrency: 8}
 	}
@@ -244,20 +236,17 @@ func Default() *Config {
 
 // FirstPartyPlugins are the plugins every host has unless config replaces
 // them: served by the herald executable itself (`herald plugin NAME`).
-var FirstPartyPlugins = map[string]string{
-	"openai":    "provider",
-	"webhook":   "destination",
-	"wordpress": "destination",
-	"webflow":   "destination",
-	"notion":    "destination",
-	"linkedin":  "destination",
+// Names and kinds (provider, destination) come from the executable's
+// registry, package plugins, so the two cannot drift.
+var FirstPartyPlugins = firstPartyPlugins()
 
-	// The answer engines: each reads its own key from the host's
-	// environment (ANTHROPIC_API_KEY, GEMINI_API_KEY, PERPLEXITY_API_KEY);
-	// perplexity is the openai plugin's code as a second deployment.
-	"anthropic":  "provider",
-	"gemini":     "provider",
-	"perplexity": "provider",
+func firstPartyPlugins() map[string]string {
+	m := map[string]string{}
+	for _, name := range plugins.Names() {
+		kind, _ := plugins.KindOf(name)
+		m[name] = string(kind)
+	}
+	return m
 }
 
 // ProviderKeyEnv names the environment variable that holds each
@@ -395,8 +384,8 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	if c.JobLease < time.Second {
 		return fail("job_lease", "must be at least 1s, got %s", c.JobLease)
 	}
-	for _, name := range sortedKeys(c.Plans) {
-		if !contains(PlanNames, name) {
+	for _, name := range slices.Sorted(maps.Keys(c.Plans)) {
+		if !slices.Contains(PlanNames, name) {
 			return fail("plan."+name, "unknown plan %q (plans: %s)", name, strings.Join(PlanNames, ", "))
 		}
 		p := c.Plans[name]
@@ -407,15 +396,15 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 			return fail("plan."+name, "limits must not be negative")
 		}
 	}
-	for _, name := range sortedKeys(c.Queues) {
-		if !contains(QueueNames, name) {
+	for _, name := range slices.Sorted(maps.Keys(c.Queues)) {
+		if !slices.Contains(QueueNames, name) {
 			return fail("queue."+name, "unknown queue %q (queues: %s)", name, strings.Join(QueueNames, ", "))
 		}
 		if q := c.Queues[name]; q.Concurrency < 1 || q.Concurrency > 1000 {
 			return fail("queue."+name+".concurrency", "must be between 1 and 1000, got %d", q.Concurrency)
 		}
 	}
-	for _, name := range sortedKeys(c.Plugins) {
+	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[name]
 		if p.Kind != "provider" && p.Kind != "destination" {
 			return fail("plugin."+name+".kind", "%q is not provider or destination", p.Kind)
@@ -451,7 +440,7 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 			return fail("visibility", "model %q is not a configured model route", e)
 		}
 	}
-	for _, name := range sortedKeys(c.Models) {
+	for _, name := range slices.Sorted(maps.Keys(c.Models)) {
 		m := c.Models[name]
 		if len(m.Deployments) == 0 {
 			return fail("model."+name, "needs at least one deployment")
@@ -464,22 +453,4 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -135,56 +134,13 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 	if err := c.applyLimitsFile(fs.Limits, pos); err != nil {
 		return err
 	}
-	setStr := func(dst *string, src *string) {
-		if src != nil {
-			*dst = *src
-		}
-	}
-	setStr(&c.Listen, fs.Listen)
-	setStr(&c.DataDir, fs.DataDir)
-	setStr(&c.PublicURL, fs.PublicURL)
-	setStr(&c.DatabaseURL, fs.DatabaseURL)
-	setStr(&c.RedisURL, fs.RedisURL)
-	setStr(&c.SecretKey, fs.SecretKey)
-	setStr(&c.JWTSecret, fs.JWTSecret)
-	setStr(&c.LogFormat, fs.LogFormat)
-	setStr(&c.LogLevel, fs.LogLevel)
-	if fs.MaxBodyBytes != nil {
-		c.MaxBodyBytes = *fs.MaxBodyBytes
-	}
 	located := func(field string, err error) error {
 		file, line := pos(field)
 		return &Error{File: file, Line: line, Field: field, Msg: err.Error()}
 	}
-	if fs.AllowedPrivateCIDRs != nil {
-		cidrs, err := parseCIDRs(*fs.AllowedPrivateCIDRs)
-		if err != nil {
-			return located("allowed_private_cidrs", err)
-		}
-		c.AllowedPrivateCIDRs = cidrs
+	if err := c.applyFileSettings(fs, located); err != nil {
+		return err
 	}
-	for _, d := range []struct {
-		field string
-		src   *string
-		dst   *time.Duration
-	}{
-		{"shutdown_timeout", fs.ShutdownTimeout, &c.ShutdownTimeout}, {"job_retention", fs.JobRetention, &c.JobRetention},
-		{"traffic_retention", fs.TrafficRetention, &c.TrafficRetention},
-		{"job_poll_interval", fs.JobPollInterval, &c.JobPollInterval}, {"job_lease", fs.JobLease, &c.JobLease},
-		{"plugin_call_timeout", fs.PluginCallTimeout, &c.PluginCallTimeout}, {"model_retry_backoff", fs.ModelRetryBackoff, &c.Router.RetryBackoff},
-		{"model_max_retry_after", fs.ModelMaxRetryAfter, &c.Router.MaxRetryAfter}, {"model_cooldown", fs.ModelCooldown, &c.Router.Cooldown},
-	} {
-		if d.src == nil {
-			continue
-		}
-		v, err := time.ParseDuration(*d.src)
-		if err != nil {
-			return located(d.field, fmt.Errorf("%q is not a duration such as 30s or 168h", *d.src))
-		}
-		*d.dst = v
-	}
-	setInt(&c.Router.Retries, fs.ModelRetries)
-	setInt(&c.Router.AllowedFails, fs.ModelAllowedFails)
 	for _, p := range fs.Plans {
 		plan, ok := c.Plans[p.Name]
 		if !ok {
@@ -216,7 +172,9 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		if v.Engines != nil {
 			c.Visibility.Engines = *v.Engines
 		}
-		setStr(&c.Visibility.JudgeModel, v.JudgeModel)
+		if v.JudgeModel != nil {
+			c.Visibility.JudgeModel = *v.JudgeModel
+		}
 		setInt(&c.Visibility.Concurrency, v.Concurrency)
 	}
 	for _, m := range fs.Models {
@@ -235,34 +193,8 @@ func setInt(dst *int, src *int) {
 	}
 }
 
-// envVars maps top-level fields to their environment overrides.
-var envVars = map[string]string{
-	"listen":                "HERALD_LISTEN",
-	"data_dir":              "HERALD_DATA_DIR",
-	"public_url":            "HERALD_PUBLIC_URL",
-	"database_url":          "HERALD_DATABASE_URL",
-	"redis_url":             "HERALD_REDIS_URL",
-	"secret_key":            "HERALD_SECRET_KEY",
-	"jwt_secret":            "HERALD_JWT_SECRET",
-	"allowed_private_cidrs": "HERALD_ALLOWED_PRIVATE_CIDRS",
-	"log_format":            "HERALD_LOG_FORMAT",
-	"log_level":             "HERALD_LOG_LEVEL",
-	"max_body_bytes":        "HERALD_MAX_BODY_BYTES",
-	"shutdown_timeout":      "HERALD_SHUTDOWN_TIMEOUT",
-	"job_retention":         "HERALD_JOB_RETENTION",
-	"traffic_retention":     "HERALD_TRAFFIC_RETENTION",
-	"job_poll_interval":     "HERALD_JOB_POLL_INTERVAL",
-	"job_lease":             "HERALD_JOB_LEASE",
-	"plugin_call_timeout":   "HERALD_PLUGIN_CALL_TIMEOUT",
-	"model_retries":         "HERALD_MODEL_RETRIES",
-	"model_retry_backoff":   "HERALD_MODEL_RETRY_BACKOFF",
-	"model_max_retry_after": "HERALD_MODEL_MAX_RETRY_AFTER",
-	"model_allowed_fails":   "HERALD_MODEL_ALLOWED_FAILS",
-	"model_cooldown":        "HERALD_MODEL_COOLDOWN",
-}
-
 func envOf(field string) string {
-	if v, ok := envVars[field]; ok {
+	if v, ok := settingEnv(field); ok {
 		return v
 	}
 	// plan.NAME.FIELD and queue.NAME.FIELD: HERALD_PLAN_NAME_FIELD.
@@ -280,55 +212,11 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 	if err := c.applyLimitsEnv(getenv); err != nil {
 		return err
 	}
-	strs := map[string]*string{
-		"listen": &c.Listen, "data_dir": &c.DataDir, "public_url": &c.PublicURL,
-		"database_url": &c.DatabaseURL, "redis_url": &c.RedisURL, "secret_key": &c.SecretKey,
-		"jwt_secret": &c.JWTSecret, "log_format": &c.LogFormat, "log_level": &c.LogLevel,
-	}
-	for field, dst := range strs {
-		if v := getenv(envVars[field]); v != "" {
-			*dst = v
-		}
-	}
 	envErr := func(field string, err error) error {
 		return &Error{File: "env " + envOf(field), Field: field, Msg: err.Error()}
 	}
-	if v := getenv("HERALD_ALLOWED_PRIVATE_CIDRS"); v != "" {
-		cidrs, err := parseCIDRs(strings.Split(v, ","))
-		if err != nil {
-			return envErr("allowed_private_cidrs", err)
-		}
-		c.AllowedPrivateCIDRs = cidrs
-	}
-	if v := getenv("HERALD_MAX_BODY_BYTES"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return envErr("max_body_bytes", fmt.Errorf("%q is not an integer", v))
-		}
-		c.MaxBodyBytes = n
-	}
-	for field, dst := range map[string]*int{"model_retries": &c.Router.Retries, "model_allowed_fails": &c.Router.AllowedFails} {
-		if v := getenv(envVars[field]); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return envErr(field, fmt.Errorf("%q is not an integer", v))
-			}
-			*dst = n
-		}
-	}
-	for field, dst := range map[string]*time.Duration{
-		"shutdown_timeout": &c.ShutdownTimeout, "job_retention": &c.JobRetention, "traffic_retention": &c.TrafficRetention,
-		"job_poll_interval": &c.JobPollInterval, "job_lease": &c.JobLease,
-		"plugin_call_timeout": &c.PluginCallTimeout, "model_retry_backoff": &c.Router.RetryBackoff,
-		"model_max_retry_after": &c.Router.MaxRetryAfter, "model_cooldown": &c.Router.Cooldown,
-	} {
-		if v := getenv(envVars[field]); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				return envErr(field, fmt.Errorf("%q is not a duration", v))
-			}
-			*dst = d
-		}
+	if err := c.applyEnvSettings(getenv, envErr); err != nil {
+		return err
 	}
 	for _, name := range PlanNames {
 		plan := c.Plans[name]

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -239,10 +240,6 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeMessage(w, http.StatusTooManyRequests, overCap.Error(), nil)
 		return
 	}
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		writeMessage(w, http.StatusUnauthorized, strings.TrimPrefix(err.Error(), "unauthenticated: "), nil)
-		return
-	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		status := StatusOf(ce.Code())
@@ -262,20 +259,11 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 func writeMessage(w http.ResponseWriter, status int, msg string, fields map[string]string) {
 	b := append([]byte(`{"message":`), appendString(nil, msg)...)
-	for _, k := range sortedKeys(fields) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		b = append(b, ',')
 		b = appendString(b, k)
 		b = append(b, ':')
 		b = appendString(b, fields[k])
 	}
 	writeJSON(w, status, append(b, '}'))
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -193,9 +193,6 @@ func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 // connectError keeps API errors and replaces anything else with a generic
 // internal error after logging it.
 func (s *server) connectError(ctx context.Context, procedure string, err error) error {
-	if errors.Is(err, auth.ErrUnauthenticated) {
-		return connect.NewError(connect.CodeUnauthenticated, err)
-	}
 	var overCap *jobs.OverCapError
 	if errors.As(err, &overCap) {
 		ce := connect.NewError(connect.CodeResourceExhausted, overCap)

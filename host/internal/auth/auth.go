@@ -81,9 +81,6 @@ const (
 	Public
 )
 
-// ErrUnauthenticated is returned for missing or invalid credentials.
-var ErrUnauthenticated = errors.New("unauthenticated")
-
 // GenerateKey returns a new API key and the SHA-256 hash to store. The key
 // is "hk_" followed by 43 base62-ish characters (256 random bits).
 func GenerateKey() (key, hash string) {
@@ -152,19 +149,19 @@ func (a *Authenticator) Authenticate(ctx context.Context, h http.Header, policy 
 			// The scheme is case-insensitive (RFC 9110 11.1).
 			scheme, token, found := strings.Cut(strings.TrimSpace(authz), " ")
 			if !found || !strings.EqualFold(scheme, "Bearer") {
-				return Principal{}, false, fmt.Errorf("%w: Authorization must be \"Bearer <session JWT>\"", ErrUnauthenticated)
+				return Principal{}, false, apierr.Unauthenticated("Authorization must be \"Bearer <session JWT>\"")
 			}
 			p, err := a.session(ctx, strings.TrimSpace(token))
 			return p, err == nil, err
 		}
-		return Principal{}, false, fmt.Errorf("%w: send the api-key header or an Authorization: Bearer session JWT", ErrUnauthenticated)
+		return Principal{}, false, apierr.Unauthenticated("send the api-key header or an Authorization: Bearer session JWT")
 	}
-	return Principal{}, false, fmt.Errorf("%w: missing api-key header", ErrUnauthenticated)
+	return Principal{}, false, apierr.Unauthenticated("missing api-key header")
 }
 
 func (a *Authenticator) apiKey(ctx context.Context, key string) (Principal, error) {
 	if !strings.HasPrefix(key, KeyPrefix) || len(key) > 128 {
-		return Principal{}, fmt.Errorf("%w: invalid API key", ErrUnauthenticated)
+		return Principal{}, apierr.Unauthenticated("invalid API key")
 	}
 	hash := HashKey(key)
 	now := time.Now()
@@ -176,7 +173,7 @@ func (a *Authenticator) apiKey(ctx context.Context, key string) (Principal, erro
 	a.mu.Unlock()
 	sp, stored, err := a.store.PrincipalByKeyHash(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && subtle.ConstantTimeCompare([]byte(stored), []byte(hash)) != 1) {
-		return Principal{}, fmt.Errorf("%w: invalid API key", ErrUnauthenticated)
+		return Principal{}, apierr.Unauthenticated("invalid API key")
 	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("verify API key: %w", err)
@@ -200,20 +197,20 @@ type SessionClaims struct {
 
 func (a *Authenticator) session(ctx context.Context, token string) (Principal, error) {
 	if len(a.jwtSecret) == 0 {
-		return Principal{}, fmt.Errorf("%w: session JWTs are not enabled (HERALD_JWT_SECRET is unset)", ErrUnauthenticated)
+		return Principal{}, apierr.Unauthenticated("session JWTs are not enabled (HERALD_JWT_SECRET is unset)")
 	}
 	var claims SessionClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return a.jwtSecret, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(), jwt.WithLeeway(30*time.Second))
 	if err != nil {
-		return Principal{}, fmt.Errorf("%w: invalid session: %v", ErrUnauthenticated, err)
+		return Principal{}, apierr.Unauthenticated("invalid session: %v", err)
 	}
 	if claims.Subject == "" || claims.Workspace == "" {
-		return Principal{}, fmt.Errorf("%w: invalid session: sub and wsp claims are required", ErrUnauthenticated)
+		return Principal{}, apierr.Unauthenticated("invalid session: sub and wsp claims are required")
 	}
 	sp, err := a.store.PrincipalByUser(ctx, claims.Workspace, claims.Subject)
 	if errors.Is(err, store.ErrNotFound) {
-		return Principal{}, fmt.Errorf("%w: invalid session: unknown user", ErrUnauthenticated)
+		return Principal{}, apierr.Unauthenticated("invalid session: unknown user")
 	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("verify session: %w", err)

@@ -2,12 +2,12 @@ package auth_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -82,8 +82,8 @@ func TestSessionsAndKeys(t *testing.T) {
 				t.Fatalf("ok=%v err=%v, want ok=%v", ok, err, c.ok)
 			}
 			if !c.ok {
-				if !errors.Is(err, auth.ErrUnauthenticated) {
-					t.Fatalf("want ErrUnauthenticated, got %v", err)
+				if connect.CodeOf(err) != connect.CodeUnauthenticated {
+					t.Fatalf("want an unauthenticated API error, got %v", err)
 				}
 				if strings.Contains(err.Error(), key) {
 					t.Fatal("error leaks the key")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 )
 
@@ -45,7 +46,7 @@ func (b *bundle) seedTraffic(t testing.TB) (siteKey string, aiVisits int) {
 			store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficCrawler, Bot: "GPTBot", Path: "/", DurationMs: -1, ScrollDepth: -1, At: at},
 			store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficCrawler, Bot: "ClaudeBot", Path: "/docs", DurationMs: -1, ScrollDepth: -1, At: at})
 	}
-	if _, err := b.store.RecordTraffic(ctx, events); err != nil {
+	if _, err := traffic.Record(ctx, b.store, events); err != nil {
 		t.Fatal(err)
 	}
 	return siteKey, n

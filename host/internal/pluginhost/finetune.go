@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/heraldhq/herald/sdk"
@@ -114,7 +116,7 @@ func (g *generation) provider(name string) (*process, error) {
 	p, ok := g.procs[name]
 	if !ok || p.kind != sdk.ProviderPluginName {
 		var names []string
-		for _, n := range sortedKeys(g.procs) {
+		for _, n := range slices.Sorted(maps.Keys(g.procs)) {
 			if g.procs[n].kind == sdk.ProviderPluginName {
 				names = append(names, n)
 			}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -85,7 +86,7 @@ func NewManager(log hclog.Logger, cfg *config.Config, reg prometheus.Registerer)
 func (m *Manager) build(cfg *config.Config) (*generation, error) {
 	g := &generation{cfg: cfg, procs: map[string]*process{}, models: map[string]*route{}, infos: map[string]sdk.DestinationInfo{}}
 	self := ""
-	for _, name := range sortedKeys(cfg.Plugins) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Plugins)) {
 		p := cfg.Plugins[name]
 		p.Name = name
 		if p.Command == "" && self == "" {
@@ -105,7 +106,7 @@ func (m *Manager) build(cfg *config.Config) (*generation, error) {
 		}
 	}
 	states := map[string]*deploymentState{}
-	for _, name := range sortedKeys(cfg.Models) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Models)) {
 		r := &route{model: name, cfg: cfg.Router, met: m.met, log: m.log}
 		for _, d := range cfg.Models[name].Deployments {
 			proc, ok := g.procs[d.Provider]
@@ -461,12 +462,3 @@ func (g *generation) destination(name string) (*process, error) {
 }
 
 func always() bool { return true }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}

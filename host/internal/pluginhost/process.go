@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -132,7 +133,7 @@ func pluginEnv(host []string, cfg *config.Config, block map[string]string) []str
 	hasLevel := false
 	for _, kv := range host {
 		k, _, _ := strings.Cut(kv, "=")
-		if contains(hostSecrets, k) || k == sdk.AllowedPrivateCIDRsEnv {
+		if slices.Contains(hostSecrets, k) || k == sdk.AllowedPrivateCIDRsEnv {
 			continue
 		}
 		hasLevel = hasLevel || k == sdk.LogLevelEnv
@@ -432,13 +433,4 @@ func outcome(err error) string {
 		return string(c)
 	}
 	return string(sdk.CodeInternal)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,8 +2,10 @@ package pluginhost
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/heraldhq/herald/config"
@@ -27,7 +29,7 @@ type Status struct {
 // SHA-256 against the executable on disk.
 func Statuses(cfg *config.Config) []Status {
 	var out []Status
-	for _, name := range sortedKeys(cfg.Plugins) {
+	for _, name := range slices.Sorted(maps.Keys(cfg.Plugins)) {
 		p := cfg.Plugins[name]
 		s := Status{Name: name, Kind: p.Kind, FirstParty: p.Command == ""}
 		var path string

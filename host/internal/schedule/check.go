@@ -52,9 +52,9 @@ func (p *Publisher) recordRefusal(ctx context.Context, sc store.Schedule, export
 	if sc.ExportTo == WebhookDestination || (code != sdk.CodeUnauthenticated && code != sdk.CodePermissionDenied) {
 		return
 	}
-	now := p.svc.store.Now()
-	err := p.svc.store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: CheckFailed, Message: sdk.AsError(exportErr).Message})
+	now := p.deps.Store.Now()
+	err := p.deps.Store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: CheckFailed, Message: sdk.AsError(exportErr).Message})
 	if err != nil {
-		p.svc.log.Warn("recording a refused connection failed", "destination", sc.ExportTo, "error", err)
+		p.deps.Logger.Warn("recording a refused connection failed", "destination", sc.ExportTo, "error", err)
 	}
 }

@@ -90,69 +90,6 @@ func (h *Handler) DeleteSchedule(ctx context.Context, req *connect.Request[apiv1
 	return connect.NewResponse(&apiv1.DeleteScheduleResponse{Message: msg, Id: req.Msg.Id, Status: result}), nil
 }
 
-// ListDestinations describes the configured destinations (GET /v1/destinations).
-func (h *Handler) ListDestinations(ctx context.Context, _ *connect.Request[apiv1.ListDestinationsRequest]) (*connect.Response[apiv1.ListDestinationsResponse], error) {
-	views, err := h.svc.ListDestinations(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &apiv1.ListDestinationsResponse{Message: "Destinations fetched", Destinations: make([]*apiv1.Destination, 0, len(views))}
-	for _, v := range views {
-		out.Destinations = append(out.Destinations, destinationProto(v))
-	}
-	return connect.NewResponse(out), nil
-}
-
-// ConnectDestination stores credentials (PUT /v1/destinations/{name}/connection).
-func (h *Handler) ConnectDestination(ctx context.Context, req *connect.Request[apiv1.ConnectDestinationRequest]) (*connect.Response[apiv1.ConnectDestinationResponse], error) {
-	v, err := h.svc.Connect(ctx, req.Msg.Name, req.Msg.Credentials, req.Msg.Verify == nil || *req.Msg.Verify)
-	if err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&apiv1.ConnectDestinationResponse{Message: "Destination connected", Destination: destinationProto(v)}), nil
-}
-
-// DisconnectDestination deletes credentials (DELETE /v1/destinations/{name}/connection).
-func (h *Handler) DisconnectDestination(ctx context.Context, req *connect.Request[apiv1.DisconnectDestinationRequest]) (*connect.Response[apiv1.DisconnectDestinationResponse], error) {
-	if err := h.svc.Disconnect(ctx, req.Msg.Name); err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&apiv1.DisconnectDestinationResponse{Message: "Destination disconnected", Name: req.Msg.Name}), nil
-}
-
-// CreateWebhook saves an endpoint (POST /v1/webhooks); the secret is in
-// this response only.
-func (h *Handler) CreateWebhook(ctx context.Context, req *connect.Request[apiv1.CreateWebhookRequest]) (*connect.Response[apiv1.CreateWebhookResponse], error) {
-	w, secret, err := h.svc.CreateWebhook(ctx, req.Msg.Url, req.Msg.Name)
-	if err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&apiv1.CreateWebhookResponse{
-		Message: "Webhook created; store the secret now, it is not shown again", Webhook: webhookProto(w), Secret: secret,
-	}), nil
-}
-
-// ListWebhooks lists saved endpoints (GET /v1/webhooks).
-func (h *Handler) ListWebhooks(ctx context.Context, _ *connect.Request[apiv1.ListWebhooksRequest]) (*connect.Response[apiv1.ListWebhooksResponse], error) {
-	list, err := h.svc.ListWebhooks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := &apiv1.ListWebhooksResponse{Message: "Webhooks fetched", Webhooks: make([]*apiv1.Webhook, 0, len(list))}
-	for _, w := range list {
-		out.Webhooks = append(out.Webhooks, webhookProto(w))
-	}
-	return connect.NewResponse(out), nil
-}
-
-// DeleteWebhook deletes a saved endpoint (DELETE /v1/webhooks/{id}).
-func (h *Handler) DeleteWebhook(ctx context.Context, req *connect.Request[apiv1.DeleteWebhookRequest]) (*connect.Response[apiv1.DeleteWebhookResponse], error) {
-	if err := h.svc.DeleteWebhook(ctx, req.Msg.Id); err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&apiv1.DeleteWebhookResponse{Message: "Webhook deleted", Id: req.Msg.Id}), nil
-}
-
 func toProto(sc store.Schedule) *apiv1.Schedule {
 	out := &apiv1.Schedule{
 		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status, WebhookId: sc.WebhookID,
@@ -175,36 +112,6 @@ func toProto(sc store.Schedule) *apiv1.Schedule {
 		out.ContentToExport = &structpb.Struct{}
 	}
 	return out
-}
-
-func destinationProto(v DestinationView) *apiv1.Destination {
-	d := &apiv1.Destination{
-		Name: v.Info.Name, DisplayName: v.Info.DisplayName, RequiredKeys: v.Info.RequiredKeys, OptionalKeys: v.Info.OptionalKeys,
-		CanDelete: v.Info.CanDelete, Connected: v.Connected, ConnectedFields: v.ConnectedFields, ConnectWith: v.ConnectWith,
-	}
-	if d.RequiredKeys == nil {
-		d.RequiredKeys = []string{}
-	}
-	for _, f := range v.Info.Credentials {
-		d.Credentials = append(d.Credentials, &apiv1.CredentialField{Name: f.Name, Label: f.Label, Secret: f.Secret, Required: f.Required, Description: f.Description})
-	}
-	if v.ConnectedAt != 0 {
-		d.ConnectedAt = ts(v.ConnectedAt)
-	}
-	if v.Err != "" {
-		d.Error = &v.Err
-	}
-	if v.Check.Result != "" {
-		d.LastCheck = &apiv1.ConnectionCheck{Result: v.Check.Result, Message: v.Check.Message, Account: v.Check.Account}
-		if v.Check.At != nil {
-			d.LastCheck.CheckedAt = ts(*v.Check.At)
-		}
-	}
-	return d
-}
-
-func webhookProto(w store.Webhook) *apiv1.Webhook {
-	return &apiv1.Webhook{Id: w.ID, Name: w.Name, Url: w.DisplayURL, CreatedAt: ts(w.CreatedAt)}
 }
 
 func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -70,7 +71,7 @@ type PublisherOptions struct {
 //     window (milliseconds) can publish twice. Retries after a 429 or 5xx
 //     answer are repeated the same way.
 type Publisher struct {
-	svc  *Service
+	deps PublisherDeps
 	opts PublisherOptions
 	lag  prometheus.Histogram
 	outc *prometheus.CounterVec
@@ -80,9 +81,40 @@ type Publisher struct {
 	done     chan struct{}
 }
 
+// PublisherDeps are what the publisher works with.
+type PublisherDeps struct {
+	Store *store.Store
+	// Queue runs the publish jobs; NewPublisherFrom registers the handler.
+	Queue        *jobs.Queue
+	Destinations Destinations
+	// Blobs holds schedule images; nil fails exports of schedules with one.
+	Blobs       blob.Store
+	Credentials CredentialOpener
+	Logger      hclog.Logger
+}
+
+// CredentialOpener opens the sealed credentials an export uses (*Service
+// implements it).
+type CredentialOpener interface {
+	// Credentials returns the credentials of an export to dest: the saved
+	// webhook's for webhook, the stored connection's otherwise. Errors:
+	// ErrNoSecretKey, errNoWebhook, store.ErrNotFound.
+	Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
+}
+
 // NewPublisher returns the publisher of svc's schedules and registers its
 // handler on svc's queue; call it before the queue starts.
 func NewPublisher(svc *Service, o PublisherOptions) *Publisher {
+	return NewPublisherFrom(PublisherDeps{Store: svc.store, Queue: svc.queue, Destinations: svc.dests, Blobs: svc.blobs,
+		Credentials: svc, Logger: svc.log}, o)
+}
+
+// NewPublisherFrom returns a publisher over d and registers its handler on
+// d.Queue; call it before the queue starts.
+func NewPublisherFrom(d PublisherDeps, o PublisherOptions) *Publisher {
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 8
 	}
@@ -102,7 +134,7 @@ func NewPublisher(svc *Service, o PublisherOptions) *Publisher {
 		o.ReconcileInterval = 30 * time.Second
 	}
 	p := &Publisher{
-		svc: svc, opts: o, stop: make(chan struct{}), done: make(chan struct{}),
+		deps: d, opts: o, stop: make(chan struct{}), done: make(chan struct{}),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "herald_schedule_publish_lag_seconds",
 			Help:    "Time from a schedule's whenToExport to its recorded publication.",
@@ -116,7 +148,7 @@ func NewPublisher(svc *Service, o PublisherOptions) *Publisher {
 	if o.Registerer != nil {
 		o.Registerer.MustRegister(p.lag, p.outc)
 	}
-	svc.queue.Register(PublishJobName, p, jobs.HandlerOptions{
+	d.Queue.Register(PublishJobName, p, jobs.HandlerOptions{
 		MaxAttempts: o.MaxAttempts,
 		Backoff:     jobs.ExponentialBackoff(o.RetryBase, o.RetryMax),
 		Timeout:     o.Timeout,
@@ -135,7 +167,7 @@ func (p *Publisher) Start() {
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), p.opts.ReconcileInterval)
 			if err := p.Reconcile(ctx); err != nil {
-				p.svc.log.Error("reconciling schedules failed", "error", err)
+				p.deps.Logger.Error("reconciling schedules failed", "error", err)
 			}
 			cancel()
 			select {
@@ -160,7 +192,7 @@ var errRequeuedElsewhere = errors.New("schedule requeued by another reconciler")
 // job is missing or completed, and fails those whose job failed for good
 // without recording an outcome.
 func (p *Publisher) Reconcile(ctx context.Context) error {
-	st, q := p.svc.store, p.svc.queue
+	st, q := p.deps.Store, p.deps.Queue
 	orphans, err := st.OrphanSchedules(ctx, st.Now(), 500)
 	if err != nil {
 		return err
@@ -199,7 +231,7 @@ func (p *Publisher) Reconcile(ctx context.Context) error {
 		requeued++
 	}
 	if requeued > 0 {
-		p.svc.log.Warn("requeued due schedules that had no publish job", "schedules", requeued)
+		p.deps.Logger.Warn("requeued due schedules that had no publish job", "schedules", requeued)
 		q.Wake(jobs.ContentQueue)
 	}
 	return nil
@@ -211,7 +243,7 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 	if err := job.Decode(&d); err != nil {
 		return nil, err
 	}
-	st := p.svc.store
+	st := p.deps.Store
 	sc, err := st.GetSchedule(ctx, job.Workspace, d.ScheduleID)
 	if errors.Is(err, store.ErrNotFound) {
 		return map[string]string{"skipped": "schedule removed"}, nil
@@ -227,7 +259,7 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 		// The attempt that claimed it never recorded an outcome: its host
 		// died or lost its lease. Take over and export again with the same
 		// idempotency key.
-		p.svc.log.Warn("taking over a schedule left publishing", "schedule", sc.ID, "attempts", sc.Attempts)
+		p.deps.Logger.Warn("taking over a schedule left publishing", "schedule", sc.ID, "attempts", sc.Attempts)
 		sc, ok, err = st.ReclaimSchedule(ctx, job.Workspace, sc.ID, sc.Attempts)
 	default:
 		return map[string]string{"skipped": "schedule is " + sc.Status}, nil
@@ -259,27 +291,21 @@ func (p *Publisher) export(ctx context.Context, sc store.Schedule) (sdk.ExportRe
 	if err := p.attachImage(ctx, sc, &req); err != nil {
 		return sdk.ExportResult{}, err
 	}
-	return p.svc.dests.Export(ctx, sc.ExportTo, req)
+	return p.deps.Destinations.Export(ctx, sc.ExportTo, req)
 }
 
 // credentials loads what the export needs, failing (not retrying) when it
 // is gone: a deleted webhook or connection does not come back by itself.
 func (p *Publisher) credentials(ctx context.Context, sc store.Schedule) (map[string]string, error) {
-	if p.svc.sealer == nil {
+	creds, err := p.deps.Credentials.Credentials(ctx, sc.WorkspaceID, sc.ExportTo, sc.WebhookID)
+	switch {
+	case errors.Is(err, ErrNoSecretKey):
 		return nil, sdk.Errorf(sdk.CodeUnconfigured, "%s", ErrNoSecretKey.Error())
-	}
-	if sc.ExportTo == WebhookDestination {
-		if sc.WebhookID == nil {
-			return nil, sdk.Errorf(sdk.CodeInvalidArgument, "the schedule names no webhook")
-		}
-		creds, err := p.svc.webhookCredentials(ctx, sc.WorkspaceID, *sc.WebhookID)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, sdk.Errorf(sdk.CodeInvalidArgument, "webhook %s was deleted", *sc.WebhookID)
-		}
-		return creds, err
-	}
-	creds, err := p.svc.connectionCredentials(ctx, sc.WorkspaceID, sc.ExportTo)
-	if errors.Is(err, store.ErrNotFound) {
+	case errors.Is(err, errNoWebhook):
+		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "the schedule names no webhook")
+	case errors.Is(err, store.ErrNotFound) && sc.ExportTo == WebhookDestination:
+		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "webhook %s was deleted", *sc.WebhookID)
+	case errors.Is(err, store.ErrNotFound):
 		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "this workspace is not connected to %s: PUT /v1/destinations/%s/connection", sc.ExportTo, sc.ExportTo)
 	}
 	return creds, err
@@ -295,10 +321,10 @@ func (p *Publisher) attachImage(ctx context.Context, sc store.Schedule, req *sdk
 	if sc.ImageKey == nil {
 		return nil
 	}
-	if p.svc.blobs == nil {
+	if p.deps.Blobs == nil {
 		return sdk.Errorf(sdk.CodeUnconfigured, "the schedule has a stored image but this host has no blob store")
 	}
-	rc, obj, err := p.svc.blobs.Open(ctx, *sc.ImageKey)
+	rc, obj, err := p.deps.Blobs.Open(ctx, *sc.ImageKey)
 	if errors.Is(err, blob.ErrNotFound) {
 		return sdk.Errorf(sdk.CodeInvalidArgument, "the schedule's image %s is no longer stored", *sc.ImageKey)
 	}
@@ -362,7 +388,7 @@ func slug(title string) string {
 
 // record writes the attempt's outcome and tells the queue what to do.
 func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule, res sdk.ExportResult, exportErr error) (any, error) {
-	st := p.svc.store
+	st := p.deps.Store
 	// The outcome must be written even when the attempt's context ended
 	// (timeout): the send may have happened.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -381,7 +407,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 			if sc.WhenToExport != nil {
 				p.lag.Observe(float64(st.Now()-*sc.WhenToExport) / 1000)
 			}
-			p.svc.log.Info("schedule published", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts)
+			p.deps.Logger.Info("schedule published", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts)
 		}
 		return map[string]string{"status": store.SchedulePublished, "externalId": res.ExternalID, "externalUrl": res.ExternalURL}, nil
 	}
@@ -405,11 +431,11 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 	}
 	if status == store.ScheduleFailed {
 		p.outc.WithLabelValues(sc.ExportTo, "failed").Inc()
-		p.svc.log.Warn("schedule failed", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
+		p.deps.Logger.Warn("schedule failed", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
 		return nil, jobs.NoRetry(fmt.Errorf("export schedule %s to %s: %s", sc.ID, sc.ExportTo, reason))
 	}
 	p.outc.WithLabelValues(sc.ExportTo, "retry").Inc()
-	p.svc.log.Info("schedule export will be retried", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
+	p.deps.Logger.Info("schedule export will be retried", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
 	err := fmt.Errorf("export schedule %s to %s: %s", sc.ID, sc.ExportTo, reason)
 	if after > 0 {
 		return nil, jobs.RetryAfter(min(after, p.opts.MaxRetryAfter), err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
 )
 
 // BenchmarkRecordTraffic measures the SQLite cost of one traffic event in
@@ -51,7 +52,7 @@ func BenchmarkRecordTraffic(b *testing.B) {
 				}
 				record := func() {
 					t0 := time.Now()
-					if _, err := s.RecordTraffic(ctx, events); err != nil {
+					if _, err := traffic.Record(ctx, s, events); err != nil {
 						b.Fatal(err)
 					}
 					herald += time.Since(t0)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
 )
 
 func trafficSite(t testing.TB, s *store.Store) store.TrafficSite {
@@ -65,7 +66,7 @@ func TestRecordTraffic(t *testing.T) {
 		}
 		// Batch 1: a ChatGPT visit with an engagement update in the same
 		// batch, a direct visit, a crawler hit and an orphan update.
-		out, err := s.RecordTraffic(ctx, []store.TrafficEvent{
+		out, err := traffic.Record(ctx, s, []store.TrafficEvent{
 			pv("a", "/docs", "chatgpt", day0),
 			eng("a", "/docs", 4000, 30, day0+1),
 			pv("b", "/", "", day0),
@@ -81,7 +82,7 @@ func TestRecordTraffic(t *testing.T) {
 		// Batch 2, next day: the session goes on (its source stays ChatGPT
 		// although this pageview came from no AI), the older pageview's
 		// engagement grows, a stale update for another path is ignored.
-		out, err = s.RecordTraffic(ctx, []store.TrafficEvent{
+		out, err = traffic.Record(ctx, s, []store.TrafficEvent{
 			eng("a", "/docs", 12000, 20, day0+86_400_000),
 			pv("a", "/pricing", "", day0+86_400_000),
 			eng("a", "/docs", 99000, 99, day0+86_400_000),
@@ -256,10 +257,10 @@ func TestPruneTrafficKeepsRollupsAndRecentEvents(t *testing.T) {
 			return store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, SessionID: session, Path: "/", Source: "chatgpt", ScrollDepth: -1, At: at}
 		}
 		// "old" has only old pageviews; "both" was seen then and 30 days later.
-		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old", day0), pv("both", day0)}); err != nil {
+		if _, err := traffic.Record(ctx, s, []store.TrafficEvent{pv("old", day0), pv("both", day0)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("both", day0+30*86_400_000)}); err != nil {
+		if _, err := traffic.Record(ctx, s, []store.TrafficEvent{pv("both", day0+30*86_400_000)}); err != nil {
 			t.Fatal(err)
 		}
 		d0 := store.Day(day0)
@@ -271,7 +272,7 @@ func TestPruneTrafficKeepsRollupsAndRecentEvents(t *testing.T) {
 			t.Errorf("%d pageviews left, want the recent one", n)
 		}
 		// The session that went on keeps counting as one visit.
-		if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("both", day0+31*86_400_000)}); err != nil {
+		if _, err := traffic.Record(ctx, s, []store.TrafficEvent{pv("both", day0+31*86_400_000)}); err != nil {
 			t.Fatal(err)
 		}
 		daily, err := s.TrafficDaily(ctx, site.ID, d0, d0+40)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/heraldhq/herald/integration/testenv"
 )
 
 func TestMaskWebhookURL(t *testing.T) {
@@ -34,7 +32,7 @@ func TestWebhookDisplayURLMigration(t *testing.T) {
 			ctx := context.Background()
 			url := ""
 			if dialect == "postgres" {
-				url = testenv.NewSchema(t, testenv.DatabaseURL(t))
+				url = testSchemaURL(t)
 			}
 			s, err := Open(ctx, url, t.TempDir())
 			if err != nil {

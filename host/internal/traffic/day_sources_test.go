@@ -9,6 +9,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
 )
 
 // TestSeriesCountsEachDaysAIVisitsPerSource: every point of the daily
@@ -37,7 +38,7 @@ func TestSeriesCountsEachDaysAIVisitsPerSource(t *testing.T) {
 		visit(today, "chatgpt", 3)
 		visit(today, "claude", 1)
 		visit(today, "", 2) // direct visits
-		if _, err := st.RecordTraffic(ctx, events); err != nil {
+		if _, err := traffic.Record(ctx, st, events); err != nil {
 			t.Fatal(err)
 		}
 		series := b.stats(t, "days=3")["series"].([]any)

@@ -25,7 +25,7 @@ func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
 	pv := func(session string, age time.Duration) store.TrafficEvent {
 		return store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, SessionID: session, Path: "/", ScrollDepth: -1, DurationMs: -1, At: now.Add(-age).UnixMilli()}
 	}
-	if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old", 20*24*time.Hour), pv("new", 2*24*time.Hour)}); err != nil {
+	if _, err := traffic.Record(ctx, s, []store.TrafficEvent{pv("old", 20*24*time.Hour), pv("new", 2*24*time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	oldDay := store.Day(now.Add(-20 * 24 * time.Hour).UnixMilli())
@@ -48,7 +48,7 @@ func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
 
 	// The loop prunes at its start, not only after Every (an hour here):
 	// a host that restarts more often than hourly still prunes.
-	if _, err := s.RecordTraffic(ctx, []store.TrafficEvent{pv("old2", 15*24*time.Hour)}); err != nil {
+	if _, err := traffic.Record(ctx, s, []store.TrafficEvent{pv("old2", 15*24*time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview); n != 2 {

@@ -106,16 +106,16 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 		pt.Visits += row.Visits
 		pt.Pageviews += row.Pageviews
 		if row.Source == "" {
-			addDelta(&other, row.TrafficDailyDelta)
+			other.Add(row.TrafficDailyDelta)
 			continue
 		}
 		pt.AiVisits += row.Visits
 		pt.Sources = addDaySource(pt.Sources, row.Source, row.Visits)
-		addDelta(&ai, row.TrafficDailyDelta)
+		ai.Add(row.TrafficDailyDelta)
 		if bySource[row.Source] == nil {
 			bySource[row.Source] = &store.TrafficDailyDelta{}
 		}
-		addDelta(bySource[row.Source], row.TrafficDailyDelta)
+		bySource[row.Source].Add(row.TrafficDailyDelta)
 	}
 	for _, pt := range series {
 		sort.Slice(pt.Sources, func(i, j int) bool {
@@ -176,15 +176,6 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 		return a.Bot < b.Bot
 	})
 	return r
-}
-
-func addDelta(d *store.TrafficDailyDelta, o store.TrafficDailyDelta) {
-	d.Visits += o.Visits
-	d.Pageviews += o.Pageviews
-	d.EngagedVisits += o.EngagedVisits
-	d.DurationMs += o.DurationMs
-	d.ScrollSum += o.ScrollSum
-	d.ScrollCount += o.ScrollCount
 }
 
 func engagement(d store.TrafficDailyDelta) *apiv1.TrafficEngagement {

@@ -51,7 +51,7 @@ type pendingWrite struct {
 }
 
 type writeResult struct {
-	out store.TrafficOutcome
+	out Outcome
 	err error
 }
 
@@ -83,25 +83,25 @@ func NewWriter(st *store.Store, opts WriterOptions) *Writer {
 // Write stores ev and returns once it is committed, or with the error that
 // kept it from being stored. When ctx ends first, the event may still be
 // stored.
-func (w *Writer) Write(ctx context.Context, ev store.TrafficEvent) (store.TrafficOutcome, error) {
+func (w *Writer) Write(ctx context.Context, ev store.TrafficEvent) (Outcome, error) {
 	p := &pendingWrite{ev: storable(ev), done: make(chan writeResult, 1)}
 	w.mu.RLock()
 	if w.closed {
 		w.mu.RUnlock()
-		return store.TrafficOutcome{}, ErrWriterClosed
+		return Outcome{}, ErrWriterClosed
 	}
 	select {
 	case w.in <- p:
 		w.mu.RUnlock()
 	case <-ctx.Done():
 		w.mu.RUnlock()
-		return store.TrafficOutcome{}, ctx.Err()
+		return Outcome{}, ctx.Err()
 	}
 	select {
 	case r := <-p.done:
 		return r.out, r.err
 	case <-ctx.Done():
-		return store.TrafficOutcome{}, ctx.Err()
+		return Outcome{}, ctx.Err()
 	}
 }
 
@@ -172,7 +172,7 @@ func (w *Writer) commit(batch []*pendingWrite) {
 	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
-		var out []store.TrafficOutcome
+		var out []Outcome
 		out, err = w.record(events)
 		if err == nil {
 			for i, p := range batch {
@@ -192,12 +192,12 @@ func (w *Writer) commit(batch []*pendingWrite) {
 	}
 }
 
-func (w *Writer) record(events []store.TrafficEvent) ([]store.TrafficOutcome, error) {
+func (w *Writer) record(events []store.TrafficEvent) ([]Outcome, error) {
 	// Not the request's context: the batch serves many requests, and an
 	// accepted event must be stored even if its sender hung up.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return w.st.RecordTraffic(ctx, events)
+	return Record(ctx, w.st, events)
 }
 
 // storable strips NUL bytes, which PostgreSQL and CockroachDB refuse in

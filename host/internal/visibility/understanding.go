@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -272,7 +273,7 @@ func detectedEntities(probes []ProbeResult) []DetectedEntity {
 				idx[k] = i
 				out = append(out, DetectedEntity{Name: name, Kind: strings.ToLower(e.Kind)})
 			}
-			if !contains(out[i].Engines, p.Engine) {
+			if !slices.Contains(out[i].Engines, p.Engine) {
 				out[i].Engines = append(out[i].Engines, p.Engine)
 			}
 		}
@@ -322,13 +323,4 @@ func gaps(probes []ProbeResult) []Gap {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

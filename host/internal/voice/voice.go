@@ -7,6 +7,7 @@ package voice
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -135,7 +136,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	if u.URL != nil && *u.URL != "" && !strings.HasPrefix(*u.URL, "https://") && !strings.HasPrefix(*u.URL, "http://") {
 		return store.Voice{}, apierr.Invalid("url must be an http(s) URL")
 	}
-	if u.FetchInterval != nil && !contains(FetchIntervals, *u.FetchInterval) {
+	if u.FetchInterval != nil && !slices.Contains(FetchIntervals, *u.FetchInterval) {
 		return store.Voice{}, apierr.Invalid("fetchInterval must be one of %s", strings.Join(FetchIntervals, ", "))
 	}
 	old, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
@@ -229,13 +230,4 @@ func defaultName(content string) string {
 		cut = cut[:i]
 	}
 	return strings.TrimSpace(cut) + "…"
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

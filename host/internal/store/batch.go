@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Multi-row statements and IN lists, dialect-aware.
+//
+// Batched writers (the traffic writer today) build statements whose number
+// of rows varies with the batch. Each helper here rounds the rows to a
+// power of two, so a handful of statement texts per table serve every batch
+// size and stay prepared (a new text per batch size would be parsed again
+// on every batch), and keeps each statement under the placeholder limits of
+// both dialects. The job queue's own helpers in job.go predate this file
+// and are left to the queue's owner to move here.
+
+// maxBatchParams caps the bind parameters of one statement (SQLite's
+// historical limit is 999).
+const maxBatchParams = 900
+
+// insertRows runs prefix with multi-row VALUES and suffix for n rows, in
+// statements of a power-of-two number of rows. row appends the values of
+// row i.
+func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
+	maxRows := chunkRows(maxBatchParams/cols, maxBatchParams/cols)
+	args := make([]any, 0, min(n, maxRows)*cols)
+	for start := 0; start < n; {
+		rows := chunkRows(n-start, maxRows)
+		args = args[:0]
+		for i := start; i < start+rows; i++ {
+			args = row(args, i)
+		}
+		if _, err := q.Exec(ctx, multiRowSQL(d, prefix, suffix, cols, rows), args...); err != nil {
+			return err
+		}
+		start += rows
+	}
+	return nil
+}
+
+// inList calls fn for each chunk of keys (at most maxKeys each) with the
+// text of an IN list of bind parameters numbered from first and the keys
+// as arguments appended to lead. The list is padded to a power of two with
+// the chunk's last key, which changes no IN result, so a few statement
+// texts serve every number of keys.
+func inList(d Dialect, lead []any, keys []string, maxKeys int, fn func(list string, args []any) error) error {
+	first := len(lead) + 1
+	for len(keys) > 0 {
+		chunk := keys[:min(len(keys), maxKeys)]
+		keys = keys[len(chunk):]
+		n := 1
+		for n < len(chunk) {
+			n *= 2
+		}
+		args := make([]any, 0, len(lead)+n)
+		args = append(args, lead...)
+		for i := 0; i < n; i++ {
+			args = append(args, chunk[min(i, len(chunk)-1)])
+		}
+		var b strings.Builder
+		writePlaceholders(&b, d, first, n)
+		if err := fn(b.String(), args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type multiRowKey struct {
+	d              Dialect
+	prefix, suffix string
+	cols, rows     int
+}
+
+// multiRowTexts caches the statement texts of insertRows: a handful per
+// table, rebuilt on every batch otherwise.
+var multiRowTexts sync.Map // multiRowKey → string
+
+// multiRowSQL returns prefix, rows groups of cols placeholders, and suffix.
+func multiRowSQL(d Dialect, prefix, suffix string, cols, rows int) string {
+	k := multiRowKey{d, prefix, suffix, cols, rows}
+	if v, ok := multiRowTexts.Load(k); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i := 0; i < rows; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		writePlaceholders(&b, d, i*cols+1, cols)
+		b.WriteByte(')')
+	}
+	b.WriteString(suffix)
+	v, _ := multiRowTexts.LoadOrStore(k, b.String())
+	return v.(string)
+}
+
+// chunkRows returns the largest power of two that is at most n and maxRows
+// (n, maxRows >= 1).
+func chunkRows(n, maxRows int) int {
+	c := 1
+	for c*2 <= n && c*2 <= maxRows {
+		c *= 2
+	}
+	return c
+}
+
+// placeholder returns bind parameter i (from 1) of a statement whose
+// parameters are all written in order with placeholder or
+// writePlaceholders.
+//
+// On SQLite it is an anonymous "?": binding a numbered "$N" makes the
+// modernc driver look up the parameter's name in a list that is linear in
+// the number of parameters, so binding a multi-row INSERT of 900
+// parameters was quadratic and took a third of the traffic writer's time.
+// PostgreSQL needs "$N".
+func placeholder(d Dialect, i int) string {
+	if d == SQLite {
+		return "?"
+	}
+	return "$" + strconv.Itoa(i)
+}
+
+// writePlaceholders writes n comma-separated bind parameters numbered from
+// first.
+func writePlaceholders(b *strings.Builder, d Dialect, first, n int) {
+	for c := 0; c < n; c++ {
+		if c > 0 {
+			b.WriteByte(',')
+		}
+		if d == SQLite {
+			b.WriteByte('?')
+			continue
+		}
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(first + c))
+	}
+}

@@ -1,0 +1,149 @@
+package traffic
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// EngagedAfterMs is the visible time after which a visit counts as engaged
+// (as does a second pageview), as in GA4.
+const EngagedAfterMs = 10_000
+
+// Outcome is what recording did with one event.
+type Outcome struct {
+	// Stored is false for an engagement update with no pageview to attach to.
+	Stored bool
+	// Source is the AI source of the event's visit.
+	Source string
+}
+
+// Record stores a batch of events in one transaction: the store loads the
+// sessions they refer to, Sessionize applies the visit rules, and the store
+// writes the result. Outcomes are in the order of events. The whole batch
+// commits or none of it does.
+func Record(ctx context.Context, st *store.Store, events []store.TrafficEvent) ([]Outcome, error) {
+	var out []Outcome
+	err := st.RecordTraffic(ctx, events, func(sessions map[store.TrafficSessionKey]*store.TrafficSession) (store.TrafficBatch, error) {
+		// A retried transaction calls this again with freshly loaded
+		// sessions; only the last run's outcomes count.
+		b, o, err := Sessionize(events, sessions)
+		out = o
+		return b, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Sessionize applies the session, visit and engagement rules to a batch of
+// events, given the stored sessions they refer to (keyed by site and
+// session; sessions is updated in place and new sessions are added). It
+// does no I/O: the returned batch is every row to insert or update and the
+// rollup increments, and the outcomes are in the order of events.
+//
+// The rules: the first pageview of a session starts a visit, and that
+// pageview's source is the visit's source for every later event. A visit
+// is engaged at its second pageview or once its visible time reaches
+// EngagedAfterMs. An engagement event updates the session's latest
+// pageview (only when it names the same path, or none), adding the growth
+// of visible time and scroll depth; with no pageview to attach to it is
+// not stored. A crawler hit is stored and counted, outside sessions.
+func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKey]*store.TrafficSession) (store.TrafficBatch, []Outcome, error) {
+	b := store.TrafficBatch{Sessions: sessions, Rollups: store.NewTrafficRollups()}
+	out := make([]Outcome, len(events))
+	insertAt := map[string]int{} // event id → index in b.Inserts
+	updates := map[string]store.TrafficEventUpdate{}
+	roll := b.Rollups
+	for i, ev := range events {
+		switch ev.Kind {
+		case store.TrafficCrawler:
+			b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: store.NewID(), TrafficEvent: ev})
+			roll.AddCrawler(ev.SiteID, store.Day(ev.At), ev.Bot, 1)
+			out[i] = Outcome{Stored: true}
+		case store.TrafficPageview:
+			k := store.TrafficSessionKey{SiteID: ev.SiteID, SessionID: ev.SessionID}
+			sess := sessions[k]
+			visit := sess == nil
+			if visit {
+				sess = &store.TrafficSession{SiteID: ev.SiteID, SessionID: ev.SessionID, Source: ev.Source,
+					Day: store.Day(ev.At), StartedAt: ev.At, New: true}
+				sessions[k] = sess
+			}
+			id := store.NewID()
+			sess.Pageviews++
+			sess.LastEventID, sess.LastPath, sess.LastDay = id, ev.Path, store.Day(ev.At)
+			sess.LastDurationMs, sess.LastScroll, sess.UpdatedAt, sess.Dirty = 0, -1, ev.At, true
+			d := store.TrafficDailyDelta{Pageviews: 1}
+			if visit {
+				d.Visits = 1
+			}
+			if !sess.Engaged && sess.Pageviews >= 2 {
+				sess.Engaged = true
+				d.EngagedVisits = 1
+			}
+			roll.AddDaily(ev.SiteID, sess.Day, sess.Source, d)
+			if sess.Source != "" {
+				p := store.TrafficPageDelta{AIPageviews: 1}
+				if visit {
+					p.AIVisits = 1
+				}
+				roll.AddPage(ev.SiteID, store.Day(ev.At), ev.Path, p)
+			}
+			ev.Source = sess.Source
+			ev.DurationMs, ev.ScrollDepth = 0, -1
+			insertAt[id] = len(b.Inserts)
+			b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: id, TrafficEvent: ev})
+			out[i] = Outcome{Stored: true, Source: sess.Source}
+		case store.TrafficEngagement:
+			sess := sessions[store.TrafficSessionKey{SiteID: ev.SiteID, SessionID: ev.SessionID}]
+			if sess == nil || sess.LastEventID == "" || (ev.Path != "" && ev.Path != sess.LastPath) {
+				continue // nothing to attach to: not stored
+			}
+			d := store.TrafficDailyDelta{}
+			p := store.TrafficPageDelta{}
+			if ev.DurationMs > sess.LastDurationMs {
+				delta := ev.DurationMs - sess.LastDurationMs
+				sess.LastDurationMs = ev.DurationMs
+				sess.DurationMs += delta
+				d.DurationMs, p.AIDurationMs = delta, delta
+				if !sess.Engaged && sess.DurationMs >= EngagedAfterMs {
+					sess.Engaged = true
+					d.EngagedVisits = 1
+				}
+			}
+			if ev.ScrollDepth >= 0 && ev.ScrollDepth > sess.LastScroll {
+				if sess.LastScroll < 0 {
+					d.ScrollCount = 1
+					d.ScrollSum = int64(ev.ScrollDepth)
+				} else {
+					d.ScrollSum = int64(ev.ScrollDepth - sess.LastScroll)
+				}
+				sess.LastScroll = ev.ScrollDepth
+			}
+			sess.UpdatedAt, sess.Dirty = ev.At, true
+			roll.AddDaily(ev.SiteID, sess.Day, sess.Source, d)
+			if sess.Source != "" && p.AIDurationMs > 0 {
+				roll.AddPage(ev.SiteID, sess.LastDay, sess.LastPath, p)
+			}
+			if j, ok := insertAt[sess.LastEventID]; ok {
+				b.Inserts[j].DurationMs, b.Inserts[j].ScrollDepth = sess.LastDurationMs, sess.LastScroll
+			} else {
+				updates[sess.LastEventID] = store.TrafficEventUpdate{ID: sess.LastEventID, SiteID: sess.SiteID, Day: sess.LastDay,
+					DurationMs: sess.LastDurationMs, ScrollDepth: sess.LastScroll}
+			}
+			out[i] = Outcome{Stored: true, Source: sess.Source}
+		default:
+			return store.TrafficBatch{}, nil, fmt.Errorf("unknown traffic event kind %q", ev.Kind)
+		}
+	}
+	b.Updates = make([]store.TrafficEventUpdate, 0, len(updates))
+	for _, u := range updates {
+		b.Updates = append(b.Updates, u)
+	}
+	sort.Slice(b.Updates, func(i, j int) bool { return b.Updates[i].ID < b.Updates[j].ID })
+	return b, out, nil
+}

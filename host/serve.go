@@ -1,0 +1,383 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/finetune"
+	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/quota"
+	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/site"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/voice"
+)
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("serve", stderr, true)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr)
+	// Listen first: with port 0 the address is known only now, and hosted
+	// URLs (blobs, scriptUrl) default to it when public_url is unset.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	defer ln.Close()
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := bootstrap(ctx, st, stdout); err != nil {
+		return err
+	}
+	if err := ensureSecretKey(cfg, log); err != nil {
+		return err
+	}
+
+	// Group commit for AI traffic beacons; closed after the HTTP server has
+	// drained, so every beacon answered 202 is committed before exit.
+	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
+	defer beacons.Close()
+	// Raw traffic events older than traffic_retention go; rollups stay.
+	retention := &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
+	retention.Start()
+	defer retention.Stop()
+
+	// Blobs live under the data dir on one host, in the database when
+	// several hosts share one, so that any host serves any object.
+	var blobs blob.Store = blob.NewDB(st, cfg.BaseURL())
+	if cfg.Embedded() {
+		if blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL()); err != nil {
+			return err
+		}
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	// Plugins start lazily, on their first call, so serving starts fast.
+	// SIGHUP reloads their config: new calls use the new set, calls in
+	// flight finish on the old one. Closed after the job queue has stopped.
+	pluginMgr, err := pluginhost.NewManager(log, cfg, reg)
+	if err != nil {
+		return err
+	}
+	defer pluginMgr.Close()
+	defer reloadOnSIGHUP(log, func() error {
+		next, err := f.load(getenv)
+		if err != nil {
+			return err
+		}
+		return pluginMgr.Reload(next)
+	})()
+
+	// The job queue runs on every host; it stops after the HTTP server so
+	// that running jobs finish within the shutdown timeout and the rest are
+	// handed to other hosts.
+	queue, err := newJobQueue(st, cfg, log, reg)
+	if err != nil {
+		return err
+	}
+	// Area services register their job handlers before the queue starts.
+	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
+	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
+	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
+	// One guarded fetcher of public pages for website voices and reports.
+	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
+	voices := voice.NewService(st).WithQuota(caps)
+	generator.UseVoices(voices)
+	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
+	generator.UseFineTuned(tuned)
+	// Website and file voices fetch through the guarded site fetcher; the
+	// profile model is brand_voice.model, else the default text model.
+	profileModel := cfg.BrandVoice.Model
+	if profileModel == "" {
+		profileModel = generator.DefaultTextModel()
+	} else if profileModel == "none" {
+		profileModel = ""
+	}
+	voices.UseSources(voice.Sources{
+		Fetcher: siteFetcher,
+		Models:  pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
+		Queue: queue, Log: log,
+	})
+	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
+	if err != nil {
+		return err
+	}
+	scheduler := schedule.NewService(schedule.Options{
+		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
+		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+		Limits: cfg.Limits, // issue 16: per-workspace caps
+		Logger: log.Named("scheduler"),
+	})
+	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	visCfg := cfg.Visibility
+	if len(visCfg.Engines) == 0 {
+		visCfg.Engines = visibility.DefaultEngines(cfg.Models, func(provider string) bool {
+			return providerHasKey(cfg, provider, getenv)
+		})
+	}
+	reports, err := visibility.New(visibility.Deps{
+		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: visCfg, Logger: log,
+		Site: siteFetcher,
+	})
+	if err != nil {
+		return err
+	}
+	if err := queue.Start(ctx); err != nil {
+		return err
+	}
+	defer func() {
+		// Error paths; a normal shutdown has stopped the queue already.
+		qctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+		defer cancel()
+		queue.Stop(qctx)
+	}()
+	// Publishes schedules that fell due while no host ran and whose job is
+	// gone; the queue itself runs the jobs of the others.
+	publisher.Start()
+	defer publisher.Stop()
+	// Re-fetches website voices whose fetchInterval is due.
+	if err := voices.Start(ctx); err != nil {
+		return err
+	}
+	defer voices.Stop(context.Background())
+
+	// The agent runs its tools through the same services as the routes
+	// behind them.
+	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL()).WithQuota(caps)
+	agentSvc, err := agent.New(agent.Deps{
+		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
+		Voices: voices, Images: generator, Registerer: reg, Logger: log,
+		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
+		FineTuneStatus: finetune.StatusFunc(pluginMgr), Tuned: tuned,
+	})
+	if err != nil {
+		return err
+	}
+	// Issue 16: schedule images no schedule needs are deleted after the grace.
+	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
+	sweeper.Start()
+	defer sweeper.Stop()
+
+	handler := api.NewServer(api.Deps{
+		Logger:       log,
+		Store:        st,
+		Auth:         auth.NewAuthenticator(st, cfg.JWTSecret),
+		Registry:     reg,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Blobs:        blobs,
+		Voices:       voice.NewHandler(voices),
+		Traffic:      traffic.NewHandler(trafficSvc),
+		Jobs:         jobs.NewAPIHandler(queue),
+		Generate:     generate.NewHandler(generator),
+		Scheduler:    schedule.NewHandler(scheduler),
+		Agent:        agent.NewHandler(agentSvc),
+		Content:      content.NewHandler(contentSvc),
+
+		// Hardening (issue 16): body read deadlines and the metrics token.
+		BodyReadTimeout:    cfg.Limits.BodyReadTimeout,
+		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
+		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
+		MetricsToken:       cfg.Limits.MetricsToken,
+		Visibility:         visibility.NewHandler(reports),
+	})
+
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		Protocols:         new(http.Protocols),
+	}
+	// HTTP/1.1 for REST and Connect, cleartext HTTP/2 for gRPC clients
+	// (grpcurl -plaintext) without TLS.
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
+
+	errc := make(chan error, 1)
+	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
+	ln = api.LimitListener(ln, cfg.Limits.MaxConnections, reg)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := queue.Stop(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
+// called; a failed reload is logged and the running config stays.
+func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if err := reload(); err != nil {
+					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
+				} else {
+					log.Info("configuration reloaded on SIGHUP")
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
+}
+
+// newJobQueue builds the job queue from config: Redis wake-ups when
+// HERALD_REDIS_URL is set, in-process otherwise.
+func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prometheus.Registerer) (*jobs.Queue, error) {
+	concurrency := map[string]int{}
+	for name, q := range cfg.Queues {
+		concurrency[name] = q.Concurrency
+	}
+	caps := store.JobCaps{ByPlan: map[string]store.JobCap{}}
+	for name, p := range cfg.Plans {
+		caps.ByPlan[name] = store.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
+	}
+	// A workspace whose plan config does not know gets the free plan's caps.
+	caps.Default = caps.ByPlan["free"]
+	return jobs.New(jobs.Options{
+		Caps:         caps,
+		Store:        st,
+		RedisURL:     cfg.RedisURL,
+		Concurrency:  concurrency,
+		PollInterval: cfg.JobPollInterval,
+		Lease:        cfg.JobLease,
+		Retention:    cfg.JobRetention,
+		Logger:       log,
+		Registerer:   reg,
+	})
+}
+
+// ensureSecretKey gives the embedded default a secret key for stored
+// credentials: one generated on first start and kept beside the SQLite file
+// (mode 0600), so destination connections and saved webhooks work with zero
+// setup. Distributed hosts must share one key, so they get none unless
+// configured, and credentials are refused until it is set.
+func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
+	if cfg.SecretKey != "" {
+		return nil
+	}
+	if !cfg.Embedded() {
+		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")
+		return nil
+	}
+	path := filepath.Join(cfg.DataDir, "secret.key")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		cfg.SecretKey = strings.TrimSpace(string(b))
+		return nil
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return fmt.Errorf("generate secret key: %w", err)
+	}
+	key := base64.StdEncoding.EncodeToString(raw)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		// Another process (herald keys create) made it first.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read secret key: %w", err)
+		}
+		cfg.SecretKey = strings.TrimSpace(string(b))
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create secret key: %w", err)
+	}
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		f.Close()
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write secret key: %w", err)
+	}
+	log.Info("generated a secret key for stored credentials", "path", path)
+	cfg.SecretKey = key
+	return nil
+}
+
+// configuredSecrets lists the secret values this host knows of (its own
+// keys, plugin environments, and *KEY*, *TOKEN*, *SECRET*, *PASSWORD*
+// variables that plugins inherit), for redaction from logged provider errors.
+func configuredSecrets(cfg *config.Config) []string {
+	out := []string{cfg.SecretKey, cfg.JWTSecret, cfg.Limits.MetricsToken}
+	for _, p := range cfg.Plugins {
+		for _, v := range p.Env {
+			out = append(out, v)
+		}
+	}
+	for _, kv := range os.Environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		name = strings.ToUpper(name)
+		for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD"} {
+			if strings.Contains(name, w) {
+				out = append(out, value)
+				break
+			}
+		}
+	}
+	return out
+}
