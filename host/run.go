@@ -31,6 +31,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -53,6 +54,7 @@ commands:
   keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL] [--team-website URL]
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
+  mcp       MCP for desktop assistants: herald mcp --stdio [--url URL] (key in HERALD_API_KEY)
   version   print the version
 
 common flags: --config FILE, --data-dir DIR, --log-format text|json
@@ -78,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))
 		}
 		return firstparty.Serve(rest[0])
+	case "mcp":
+		return mcpStdio(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "herald", version)
 		return nil
@@ -309,6 +313,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweeper.Start()
 	defer sweeper.Stop()
 
+	// The MCP face (issue 15) calls the same area handlers as the routes.
+	mcpServer := heraldmcp.New(heraldmcp.Deps{
+		Auth: auth.NewAuthenticator(st, cfg.JWTSecret), Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
+		Scheduler: schedule.NewHandler(scheduler), Generate: generate.NewHandler(generator), Voices: voice.NewHandler(voices),
+		Content: content.NewHandler(contentSvc), Visibility: visibility.NewHandler(reports), Traffic: traffic.NewHandler(trafficSvc),
+	})
+
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
@@ -330,6 +341,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibility.NewHandler(reports),
+		MCP:                mcpServer.Handler(),
 	})
 
 	srv := &http.Server{

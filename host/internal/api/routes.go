@@ -127,6 +127,12 @@ func (s *server) routes(mux *http.ServeMux) {
 		s.connectService(mux, apiv1connect.ChatServiceName, key, nil)(apiv1connect.NewChatServiceHandler(ag, s.connectOptions()...))
 	}
 
+	// MCP for AI assistants (package mcp): Streamable HTTP, POST for
+	// messages; it answers 401 itself without an API key.
+	if s.MCP != nil {
+		mux.Handle("/mcp", s.MCP)
+	}
+
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 
