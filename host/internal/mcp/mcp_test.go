@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -148,6 +149,11 @@ func TestScheduleContentFollowsTheAPIRules(t *testing.T) {
 		msg := toolErr(t, "schedule_content", call(t, cs, "schedule_content", c.args))
 		if !strings.Contains(msg, c.want) {
 			t.Errorf("%v: message %q, want %q", c.args, msg, c.want)
+		}
+		// Word for word what POST /v1/scheduler/create answers.
+		body, _ := json.Marshal(c.args)
+		if status, rest := b.rest(t, "POST", "/v1/scheduler/create", b.acme, string(body)); status != 400 || rest["message"] != msg {
+			t.Errorf("%v: REST says %d %q, MCP %q", c.args, status, rest["message"], msg)
 		}
 	}
 	// The scheduler's api-key plan rule.
