@@ -8,8 +8,8 @@ import (
 	"connectrpc.com/connect"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/heraldhq/herald/host/internal/api"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -46,10 +46,7 @@ func (s *Server) addResources() {
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.message("read "+uri, err)}
 		}
-		raw, err := protojson.Marshal(res.Msg.GetData())
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.message("read "+uri, err)}
-		}
+		raw := api.MarshalJSON(res.Msg.GetData())
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(raw)}}}, nil
 	})
 }

@@ -22,9 +22,9 @@ import (
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -136,17 +136,14 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.C
 }
 
 // result turns an API handler's answer into a tool result: the response
-// message as JSON (camelCase, as the Connect face writes it), both as text
-// for the model and as structured content. An error becomes a tool error
+// message as the REST route's JSON body, both as text for the model and as
+// structured content. An error becomes a tool error
 // (IsError) carrying the API's message, never a protocol error.
 func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToolResult, any, error) {
 	if err != nil {
 		return s.toolError(tool, err), nil, nil
 	}
-	raw, err := protojson.Marshal(msg)
-	if err != nil {
-		return s.toolError(tool, err), nil, nil
-	}
+	raw := api.MarshalJSON(msg)
 	var structured any
 	if err := json.Unmarshal(raw, &structured); err != nil {
 		return s.toolError(tool, err), nil, nil
