@@ -86,6 +86,15 @@ func TestUnauthenticatedIs401(t *testing.T) {
 			t.Errorf("%s: status %d, want 401", name, res.StatusCode)
 		}
 	}
+	// Stateless: no standalone stream to GET, with a key.
+	req, _ := http.NewRequest("GET", b.url+"/mcp", nil)
+	req.Header.Set("api-key", b.acme)
+	req.Header.Set("Accept", "text/event-stream")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /mcp: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 	if _, err := b.connect(t, http.Header{"Api-Key": {"hk_nope"}}); err == nil {
 		t.Fatal("the SDK client connected with a bad key")
 	}
