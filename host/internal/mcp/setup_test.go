@@ -108,7 +108,7 @@ type bundle struct {
 	httpServerHandler http.Handler
 }
 
-func setup(t *testing.T) *bundle {
+func setup(t testing.TB) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
@@ -183,7 +183,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens an SDK client session to /mcp with the given headers.
-func (b *bundle) connect(t *testing.T, header http.Header) (*mcp.ClientSession, error) {
+func (b *bundle) connect(t testing.TB, header http.Header) (*mcp.ClientSession, error) {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "herald-test", Version: "1"}, nil)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -196,7 +196,7 @@ func (b *bundle) connect(t *testing.T, header http.Header) (*mcp.ClientSession, 
 }
 
 // session is a client session with the api-key header.
-func (b *bundle) session(t *testing.T, key string) *mcp.ClientSession {
+func (b *bundle) session(t testing.TB, key string) *mcp.ClientSession {
 	t.Helper()
 	cs, err := b.connect(t, http.Header{"Api-Key": {key}})
 	if err != nil {
@@ -206,7 +206,7 @@ func (b *bundle) session(t *testing.T, key string) *mcp.ClientSession {
 }
 
 // call runs a tool and returns its result; a protocol error fails the test.
-func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+func call(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	if args == nil {
 		args = map[string]any{}
@@ -219,7 +219,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 }
 
 // ok returns the JSON of a successful tool result.
-func ok(t *testing.T, name string, res *mcp.CallToolResult) map[string]any {
+func ok(t testing.TB, name string, res *mcp.CallToolResult) map[string]any {
 	t.Helper()
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, text(res))
@@ -251,7 +251,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // rest calls the REST API, to check MCP's effects through another face.
-func (b *bundle) rest(t *testing.T, method, path, key, body string) (int, map[string]any) {
+func (b *bundle) rest(t testing.TB, method, path, key, body string) (int, map[string]any) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {
