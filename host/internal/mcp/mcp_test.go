@@ -86,8 +86,20 @@ func TestUnauthenticatedIs401(t *testing.T) {
 			t.Errorf("%s: status %d, want 401", name, res.StatusCode)
 		}
 	}
+	// Behind a reverse proxy on the same machine the Host header is the
+	// public name: with a key, the request is served.
+	req, _ := http.NewRequest("POST", b.url+"/mcp", strings.NewReader(initBody))
+	req.Host = "herald.example.com"
+	req.Header.Set("api-key", b.acme)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusOK {
+		t.Errorf("initialize through a proxy: %v %v", res, err)
+	} else {
+		res.Body.Close()
+	}
 	// Stateless: no standalone stream to GET, with a key.
-	req, _ := http.NewRequest("GET", b.url+"/mcp", nil)
+	req, _ = http.NewRequest("GET", b.url+"/mcp", nil)
 	req.Header.Set("api-key", b.acme)
 	req.Header.Set("Accept", "text/event-stream")
 	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusMethodNotAllowed {
