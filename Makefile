@@ -37,6 +37,7 @@ check-generated: generate
 # PostgreSQL + Redis cases. Takes several minutes.
 bench:
 	go test -run '^$$' -bench ListBrandVoices -benchtime 1x -count 3 ./host/internal/api
+	go test -run '^$$' -bench ListSchedules -benchtime 300x -count 3 ./host/internal/mcp
 	go test -run '^$$' -bench 'CollectVsBare|Stats10M' -benchtime 1x -count 3 -timeout 30m ./host/internal/traffic
 	go test -run '^$$' -bench CollectPoisoned -benchtime 1x -count 1 -timeout 30m ./host/internal/traffic
 	go test -run '^$$' -bench RecordTraffic -benchtime 2s -count 3 ./host/internal/store

@@ -27,6 +27,7 @@ commands:
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
+  mcp       MCP for desktop assistants: herald mcp --stdio [--url URL] (key in HERALD_API_KEY)
   version   print the version
 
 common flags: --config FILE, --data-dir DIR, --log-format text|json
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))
 		}
 		return firstparty.Serve(rest[0])
+	case "mcp":
+		return mcpStdio(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "herald", version)
 		return nil

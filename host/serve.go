@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -197,6 +198,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweeper.Start()
 	defer sweeper.Stop()
 
+	// The MCP face (issue 15) calls the same area handlers as the routes.
+	mcpServer := heraldmcp.New(heraldmcp.Deps{
+		Auth: auth.NewAuthenticator(st, cfg.JWTSecret), Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
+		Scheduler: schedule.NewHandler(scheduler), Generate: generate.NewHandler(generator), Voices: voice.NewHandler(voices),
+		Content: content.NewHandler(contentSvc), Visibility: visibility.NewHandler(reports), Traffic: traffic.NewHandler(trafficSvc),
+	})
+
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
@@ -218,6 +226,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibility.NewHandler(reports),
+		MCP:                mcpServer.Handler(),
 	})
 
 	srv := &http.Server{

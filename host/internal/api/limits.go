@@ -30,7 +30,7 @@ func (s *server) bodyTimeout(path string) time.Duration {
 	switch path {
 	case "/v1/ai-traffic/collect", "/herald.api.v1.AITrafficService/Collect":
 		return s.collectReadTimeout
-	case "/v1/scheduler/create", "/herald.api.v1.SchedulerService/CreateSchedule":
+	case "/v1/scheduler/create", "/herald.api.v1.SchedulerService/CreateSchedule", "/mcp": // MCP's schedule_content may carry an image
 		return s.uploadReadTimeout
 	}
 	return s.bodyReadTimeout

@@ -137,6 +137,12 @@ func (s *server) routes(mux muxer) {
 	mux.Handle("GET /docs", openapi.DocsHandler())
 	mux.Handle("GET /docs/redoc.standalone.js", openapi.ScriptHandler())
 
+	// MCP for AI assistants (package mcp): Streamable HTTP, POST for
+	// messages; it answers 401 itself without an API key.
+	if s.MCP != nil {
+		mux.Handle("/mcp", s.MCP)
+	}
+
 	// Stored objects (package blob): public, unguessable keys.
 	mux.Handle("GET /v1/blobs/{key}", blob.Handler(s.Blobs))
 

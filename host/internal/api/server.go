@@ -71,6 +71,9 @@ type Deps struct {
 	// Visibility serves /v1/ai/generate/seo-site-report (package
 	// visibility); nil leaves the routes out.
 	Visibility *visibility.Handler
+	// MCP serves the Model Context Protocol at /mcp (package mcp); it
+	// authenticates its own requests. nil leaves the route out.
+	MCP http.Handler
 }
 
 type server struct {

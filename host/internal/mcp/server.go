@@ -1,0 +1,196 @@
+// Package mcp is Herald's Model Context Protocol face: AI assistants reach
+// the scheduler, generation, brand voices, SEO scoring, visibility reports
+// and AI traffic as MCP tools and resources, over Streamable HTTP at /mcp
+// (the official Go SDK) or, for desktop clients, over stdio through a thin
+// bridge to a running host (Bridge).
+//
+// It is a face, like the REST and Connect adapters: every tool calls the
+// area package's own API handler (the apiv1connect interface its REST and
+// Connect routes call), so the same proto→domain conversion, validation,
+// plan rules, workspace scoping and error messages apply. The only rule of
+// its own is SPEC's confirm rule of schedule_content, which exists for
+// assistants alone.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
+)
+
+// Deps are the API handlers the tools call. A nil handler leaves its tools
+// out (a feature that is not wired has no tool).
+type Deps struct {
+	Auth   *auth.Authenticator
+	Logger hclog.Logger
+	// Version is reported to clients in the initialize result.
+	Version string
+	// MaxBodyBytes caps a request body, as on the API (413 above it;
+	// zero: the SDK's 4 MiB).
+	MaxBodyBytes int64
+
+	Scheduler  apiv1connect.SchedulerServiceHandler
+	Generate   apiv1connect.GenerateServiceHandler
+	Voices     apiv1connect.BrandVoiceServiceHandler
+	Content    apiv1connect.ContentServiceHandler
+	Visibility apiv1connect.VisibilityServiceHandler
+	Traffic    apiv1connect.AITrafficServiceHandler
+}
+
+// Server is the MCP server over the API handlers.
+type Server struct {
+	d   Deps
+	log hclog.Logger
+	srv *mcp.Server
+}
+
+// New returns the MCP server with the tools and resources its Deps allow.
+func New(d Deps) *Server {
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	if d.Version == "" {
+		d.Version = "dev"
+	}
+	s := &Server{d: d, log: d.Logger.Named("mcp")}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "herald", Title: "Herald", Version: d.Version}, &mcp.ServerOptions{
+		Instructions: "Herald schedules posts to CMSs and social networks, generates text and images in a brand voice, " +
+			"scores content for SEO and reports how AI assistants see and send traffic to the user's site. " +
+			"Never call schedule_content with confirm: true before the user has approved that exact post.",
+	})
+	s.addTools()
+	s.addResources()
+	return s
+}
+
+// Handler serves Streamable HTTP (mount it at /mcp). Every request must
+// carry the api-key header, or "Authorization: Bearer <api key>" for
+// clients that can only send that; anything else is a 401 before the SDK
+// sees the request. The handler is stateless (no Mcp-Session-Id), so any
+// host behind a load balancer answers any request.
+func (s *Server) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		MaxRequestBodyBytes: s.d.MaxBodyBytes,
+		// The SDK's DNS-rebinding guard refuses localhost connections whose
+		// Host is another name, which is every request through a reverse
+		// proxy on the same machine. It protects servers without
+		// credentials; here every request must carry the API key, which a
+		// rebinding page does not have.
+		DisableLocalhostProtection: true,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header := keyHeader(r.Header)
+		if _, _, err := s.d.Auth.Authenticate(r.Context(), header, auth.APIKey); err != nil {
+			msg := "send the api-key header (or Authorization: Bearer <api key>)"
+			if ce := new(connect.Error); errors.As(err, &ce) && ce.Code() == connect.CodeUnauthenticated {
+				msg = ce.Message()
+			} else {
+				s.log.Error("authenticate MCP request", "error", err)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="herald"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]string{"message": msg})
+			return
+		}
+		r = r.Clone(r.Context())
+		r.Header = header
+		h.ServeHTTP(w, r)
+	})
+}
+
+// keyHeader returns h with the api-key header set from "Authorization:
+// Bearer hk_..." when the client sent only that. h itself is not changed.
+func keyHeader(h http.Header) http.Header {
+	if h.Get("api-key") != "" {
+		return h
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || !strings.HasPrefix(strings.TrimSpace(token), auth.KeyPrefix) {
+		return h
+	}
+	out := h.Clone()
+	out.Set("api-key", strings.TrimSpace(token))
+	return out
+}
+
+// caller authenticates the HTTP request a tool call or resource read came
+// in, and returns ctx carrying the principal, as the API's own routes do.
+// Each call is authenticated on its own: a session id proves nothing.
+func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, error) {
+	if extra == nil || extra.Header == nil {
+		return ctx, errors.New("missing api-key header")
+	}
+	p, _, err := s.d.Auth.Authenticate(ctx, keyHeader(extra.Header), auth.APIKey)
+	if err != nil {
+		return ctx, err
+	}
+	return auth.WithPrincipal(ctx, p), nil
+}
+
+// result turns an API handler's answer into a tool result: the response
+// message as the REST route's JSON body, both as text for the model and as
+// structured content. An error becomes a tool error
+// (IsError) carrying the API's message, never a protocol error.
+func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToolResult, any, error) {
+	if err != nil {
+		return s.toolError(tool, err), nil, nil
+	}
+	raw := api.MarshalJSON(msg)
+	var structured any
+	if err := json.Unmarshal(raw, &structured); err != nil {
+		return s.toolError(tool, err), nil, nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: structured}, nil, nil
+}
+
+// toolError is a tool error with the API's message; anything that is not
+// an API error is logged and hidden, as the API hides it.
+func (s *Server) toolError(tool string, err error) *mcp.CallToolResult {
+	return errorResult(s.message(tool, err))
+}
+
+func (s *Server) message(op string, err error) string {
+	var ce *connect.Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Message()
+	}
+	s.log.Error("MCP call failed", "op", op, "error", err)
+	return "internal error"
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
+}
+
+// call runs an API handler method as the caller of the tool call.
+func call[Req, Res any](s *Server, ctx context.Context, tool string, extra *mcp.RequestExtra, req *Req,
+	method func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*mcp.CallToolResult, any, error) {
+	ctx, err := s.caller(ctx, extra)
+	if err != nil {
+		return s.toolError(tool, err), nil, nil
+	}
+	res, err := method(ctx, connect.NewRequest(req))
+	if err != nil {
+		return s.toolError(tool, err), nil, nil
+	}
+	msg, ok := any(res.Msg).(proto.Message)
+	if !ok {
+		return s.toolError(tool, errors.New("response is not a proto message")), nil, nil
+	}
+	return s.result(tool, msg, nil)
+}
