@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -50,7 +49,8 @@ const usage = `usage: herald <command> [flags]
 commands:
   serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
   migrate   apply database migrations
-  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL] [--team-website URL]
+  keys      API keys: herald keys create|list|revoke|rotate (herald keys --help)
+  workspaces  herald workspaces list|set-plan: ids, plans, users and keys
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
   version   print the version
@@ -70,7 +70,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		return migrate(ctx, rest, getenv, stdout, stderr)
 	case "keys":
-		return keys(ctx, rest, getenv, stdout, stderr)
+		return keysCmd(ctx, rest, getenv, stdout, stderr)
+	case "workspaces":
+		return workspacesCmd(ctx, rest, getenv, stdout, stderr)
 	case "plugins":
 		return listPlugins(ctx, rest, getenv, stdout, stderr)
 	case "plugin":
@@ -79,7 +81,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		return firstparty.Serve(rest[0])
 	case "version", "--version":
-		fmt.Fprintln(stdout, "herald", version)
+		fmt.Fprintln(stdout, "herald", buildVersion())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -153,7 +155,10 @@ func openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("serve", stderr, true)
-	if err := fs.Parse(args); err != nil {
+	keyFile := fs.String("key-file", "", "on the first start, write the default workspace's API key to this file (mode 0600) instead of stderr")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil // --help printed the flags: not a failure
+	} else if err != nil {
 		return err
 	}
 	cfg, err := f.load(getenv)
@@ -176,7 +181,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer st.Close()
-	if err := bootstrap(ctx, st, stdout); err != nil {
+	if err := bootstrap(ctx, st, stderr, *keyFile); err != nil {
 		return err
 	}
 	if err := ensureSecretKey(cfg, log); err != nil {
@@ -412,8 +417,22 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 	for _, s := range statuses {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Command, s.Checksum)
 	}
-	if err := tw.Flush(); err != nil || !*check {
+	if err := tw.Flush(); err != nil {
 		return err
+	}
+	// A pinned checksum that does not match (or cannot be checked) fails the
+	// command, as --check does: scripts gate deploys on the exit code.
+	bad := 0
+	for _, s := range statuses {
+		if strings.HasPrefix(s.Checksum, "MISMATCH") || strings.HasPrefix(s.Checksum, "error") {
+			bad++
+		}
+	}
+	if !*check {
+		if bad > 0 {
+			return fmt.Errorf("plugins: %d of %d failed the checksum check", bad, len(statuses))
+		}
+		return nil
 	}
 	m, err := pluginhost.NewManager(newLogger(cfg, stderr), cfg, nil)
 	if err != nil {
@@ -433,8 +452,8 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", s.Name, line)
 	}
-	if failed > 0 {
-		return fmt.Errorf("plugins: %d of %d failed the check", failed, len(statuses))
+	if failed > 0 || bad > 0 {
+		return fmt.Errorf("plugins: %d of %d failed the check", max(failed, bad), len(statuses))
 	}
 	return nil
 }
@@ -510,21 +529,6 @@ func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
 	return nil
 }
 
-// bootstrap creates workspace "default" (plan business) on the first start
-// against an empty store and prints its API key once.
-func bootstrap(ctx context.Context, st *store.Store, stdout io.Writer) error {
-	n, err := st.CountWorkspaces(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	key, err := auth.CreateKey(ctx, st, "default", "business", "owner@default")
-	if err != nil {
-		return fmt.Errorf("create default workspace: %w", err)
-	}
-	fmt.Fprintf(stdout, "Created workspace \"default\" (plan business). Its API key is shown once, keep it:\n%s\n", key)
-	return nil
-}
-
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("migrate", stderr, false)
 	if err := fs.Parse(args); err != nil {
@@ -540,58 +544,6 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	st.Close()
 	fmt.Fprintf(stdout, "migrations applied (%s)\n", st.Dialect)
-	return nil
-}
-
-func keys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: herald keys create --workspace NAME [--plan free|pro|business|enterprise] [--user EMAIL] [--website URL] [--team-website URL]")
-	}
-	fs, f := newFlagSet("keys create", stderr, false)
-	workspace := fs.String("workspace", "", "workspace name (created when missing)")
-	plan := fs.String("plan", "business", "plan of a new workspace: "+strings.Join(config.PlanNames, ", "))
-	user := fs.String("user", "", "user email (default owner@WORKSPACE)")
-	website := fs.String("website", "", "the user's own website (https://example.com); AI traffic's sites/ensure tracks it when the team has none")
-	teamWebsite := fs.String("team-website", "", "the team (workspace) website; sites/ensure tracks it first")
-	if err := fs.Parse(args[1:]); err != nil {
-		return err
-	}
-	if *workspace == "" {
-		return errors.New("keys create: --workspace is required")
-	}
-	if !slices.Contains(config.PlanNames, *plan) {
-		return fmt.Errorf("keys create: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
-	}
-	if *user == "" {
-		*user = "owner@" + *workspace
-	}
-	for flag, v := range map[string]string{"website": *website, "team-website": *teamWebsite} {
-		if v == "" {
-			continue
-		}
-		if _, err := traffic.NormalizeDomain(v); err != nil {
-			return fmt.Errorf("keys create: --%s: %w", flag, err)
-		}
-	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	key, err := auth.CreateKey(ctx, st, *workspace, *plan, *user)
-	if err != nil {
-		return err
-	}
-	if *website != "" || *teamWebsite != "" {
-		if err := setWebsites(ctx, st, *workspace, *plan, *user, *website, *teamWebsite); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(stdout, "API key for workspace %q, user %s (shown once):\n%s\n", *workspace, *user, key)
 	return nil
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -70,7 +73,11 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 	case sdk.CodeInvalidArgument:
 		return apierr.New(connect.CodeInvalidArgument, "the provider rejected the request"+ref, fields...)
 	case sdk.CodeRateLimited:
-		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later"+ref, fields...)
+		// Retries inside the router are exhausted: tell the client when to
+		// come back, as the provider told us (both faces send the header).
+		e := apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later"+ref, fields...)
+		e.Meta().Set("Retry-After", strconv.Itoa(retryAfterSeconds(se.RetryAfter)))
+		return e
 	case sdk.CodeCanceled:
 		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
 	default:
@@ -91,4 +98,17 @@ func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
 		return fmt.Errorf("the model is not available right now (job %s)", jobID)
 	}
 	return fmt.Errorf("the provider failed (job %s)", jobID)
+}
+
+// DefaultRetryAfter is the Retry-After sent with a 429 when the provider
+// named no delay.
+const DefaultRetryAfter = 10 * time.Second
+
+// retryAfterSeconds is d in whole seconds (rounded up, at least 1), or
+// DefaultRetryAfter when d is not positive.
+func retryAfterSeconds(d time.Duration) int {
+	if d <= 0 {
+		d = DefaultRetryAfter
+	}
+	return max(1, int(math.Ceil(d.Seconds())))
 }
