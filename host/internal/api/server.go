@@ -194,7 +194,9 @@ func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 // internal error after logging it.
 func (s *server) connectError(ctx context.Context, procedure string, err error) error {
 	if errors.Is(err, auth.ErrUnauthenticated) {
-		return connect.NewError(connect.CodeUnauthenticated, err)
+		// The code travels on its own: the message must not repeat it
+		// (clients print "unauthenticated: " + message).
+		return connect.NewError(connect.CodeUnauthenticated, withoutCodePrefix{err})
 	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {
@@ -272,3 +274,14 @@ func publicCORS(limit int64, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// withoutCodePrefix is an auth error whose message drops the leading
+// "unauthenticated: " that auth.ErrUnauthenticated wrapping adds; errors.Is
+// still finds auth.ErrUnauthenticated.
+type withoutCodePrefix struct{ err error }
+
+func (e withoutCodePrefix) Error() string {
+	return strings.TrimPrefix(e.err.Error(), auth.ErrUnauthenticated.Error()+": ")
+}
+
+func (e withoutCodePrefix) Unwrap() error { return e.err }
