@@ -217,3 +217,26 @@ func TestPluginsFailsOnChecksumMismatch(t *testing.T) {
 		t.Fatalf("plugins with a checksum mismatch: %v, want a failure", err)
 	}
 }
+
+func TestServeRefusesAMalformedSecretKey(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"abc", "has a space in it but is long enough to pass the length rule"} {
+		var out, errb bytes.Buffer
+		env := func(k string) string {
+			switch k {
+			case "HERALD_SECRET_KEY":
+				return key
+			case "HERALD_LISTEN":
+				return "127.0.0.1:0"
+			}
+			return ""
+		}
+		err := run(context.Background(), []string{"herald", "serve", "--data-dir", t.TempDir()}, env, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "HERALD_SECRET_KEY") {
+			t.Fatalf("serve with secret key %q: %v, want an error naming HERALD_SECRET_KEY", key, err)
+		}
+	}
+	if err := checkSecretKey(strings.Repeat("k", MinSecretKeyLen)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -484,7 +484,7 @@ func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prom
 // configured, and credentials are refused until it is set.
 func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
 	if cfg.SecretKey != "" {
-		return nil
+		return checkSecretKey(cfg.SecretKey)
 	}
 	if !cfg.Embedded() {
 		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")
