@@ -221,7 +221,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		return pluginMgr.Reload(next)
+		return applyReload(log, cfg, next, pluginMgr.Reload) // host/reload.go
 	})()
 
 	// The job queue runs on every host; it stops after the HTTP server so
@@ -384,8 +384,6 @@ func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
 			case <-hup:
 				if err := reload(); err != nil {
 					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
-				} else {
-					log.Info("configuration reloaded on SIGHUP")
 				}
 			case <-done:
 				return
