@@ -22,7 +22,7 @@ var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout"
 // ignoredFields are not settings (Source names the file).
 var ignoredFields = []string{"Source"}
 
-// applyReload applies next over cur as far as a running host can and logs
+// applyReload applies next over the start config cur as far as a running host can and logs
 // exactly what was applied and which settings changed but need a restart.
 // reloadPlugins is the plugin manager's Reload; on its error nothing is
 // applied and cur stays.
@@ -31,13 +31,9 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 	if err := reloadPlugins(next); err != nil {
 		return err
 	}
-	if cur.LogLevel != next.LogLevel {
-		log.SetLevel(hclog.LevelFromString(next.LogLevel))
-	}
-	// The running set is now next's for what was applied, cur's for the rest.
-	for _, name := range reloadedFields {
-		reflect.ValueOf(cur).Elem().FieldByName(name).Set(reflect.ValueOf(next).Elem().FieldByName(name))
-	}
+	// Always set: cur is the start config (never mutated: services read it
+	// concurrently), so a level set back to its start value must apply too.
+	log.SetLevel(hclog.LevelFromString(next.LogLevel))
 	log.Info("configuration reloaded on SIGHUP",
 		"applied", strings.Join(applied, ","),
 		"needs_restart", strings.Join(restart, ","))
