@@ -99,6 +99,7 @@ func (s *server) routes(mux *http.ServeMux) {
 		mux.Handle("GET /v1/scheduler/{$}", rest(s, either, http.StatusOK, sc.ListSchedules))
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
+		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule)) // issue 18
 		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, sc.ListDestinations))
 		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.ConnectDestination))
 		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.DisconnectDestination))

@@ -208,3 +208,13 @@ func webhookProto(w store.Webhook) *apiv1.Webhook {
 }
 
 func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }
+
+// RetrySchedule puts a failed schedule back to pending (POST
+// /v1/scheduler/{id}/retry).
+func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.RetryScheduleRequest]) (*connect.Response[apiv1.RetryScheduleResponse], error) {
+	sc, err := h.svc.Retry(ctx, req.Msg.Id, req.Msg.WhenToExport)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.RetryScheduleResponse{Message: "Schedule queued for another attempt", Schedule: toProto(sc)}), nil
+}

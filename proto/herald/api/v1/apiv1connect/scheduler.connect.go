@@ -49,6 +49,9 @@ const (
 	// SchedulerServiceDeleteScheduleProcedure is the fully-qualified name of the SchedulerService's
 	// DeleteSchedule RPC.
 	SchedulerServiceDeleteScheduleProcedure = "/herald.api.v1.SchedulerService/DeleteSchedule"
+	// SchedulerServiceRetryScheduleProcedure is the fully-qualified name of the SchedulerService's
+	// RetrySchedule RPC.
+	SchedulerServiceRetryScheduleProcedure = "/herald.api.v1.SchedulerService/RetrySchedule"
 	// DestinationServiceListDestinationsProcedure is the fully-qualified name of the
 	// DestinationService's ListDestinations RPC.
 	DestinationServiceListDestinationsProcedure = "/herald.api.v1.DestinationService/ListDestinations"
@@ -75,6 +78,9 @@ type SchedulerServiceClient interface {
 	ListSchedules(context.Context, *connect.Request[v1.ListSchedulesRequest]) (*connect.Response[v1.ListSchedulesResponse], error)
 	GetSchedule(context.Context, *connect.Request[v1.GetScheduleRequest]) (*connect.Response[v1.GetScheduleResponse], error)
 	DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error)
+	// RetrySchedule puts a failed schedule back to pending, to be exported now
+	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
+	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
 }
 
 // NewSchedulerServiceClient constructs a client for the herald.api.v1.SchedulerService service. By
@@ -115,6 +121,12 @@ func NewSchedulerServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		retrySchedule: connect.NewClient[v1.RetryScheduleRequest, v1.RetryScheduleResponse](
+			httpClient,
+			baseURL+SchedulerServiceRetryScheduleProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -124,6 +136,7 @@ type schedulerServiceClient struct {
 	listSchedules  *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
 	getSchedule    *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
 	deleteSchedule *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+	retrySchedule  *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
 }
 
 // CreateSchedule calls herald.api.v1.SchedulerService.CreateSchedule.
@@ -146,12 +159,20 @@ func (c *schedulerServiceClient) DeleteSchedule(ctx context.Context, req *connec
 	return c.deleteSchedule.CallUnary(ctx, req)
 }
 
+// RetrySchedule calls herald.api.v1.SchedulerService.RetrySchedule.
+func (c *schedulerServiceClient) RetrySchedule(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error) {
+	return c.retrySchedule.CallUnary(ctx, req)
+}
+
 // SchedulerServiceHandler is an implementation of the herald.api.v1.SchedulerService service.
 type SchedulerServiceHandler interface {
 	CreateSchedule(context.Context, *connect.Request[v1.CreateScheduleRequest]) (*connect.Response[v1.CreateScheduleResponse], error)
 	ListSchedules(context.Context, *connect.Request[v1.ListSchedulesRequest]) (*connect.Response[v1.ListSchedulesResponse], error)
 	GetSchedule(context.Context, *connect.Request[v1.GetScheduleRequest]) (*connect.Response[v1.GetScheduleResponse], error)
 	DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error)
+	// RetrySchedule puts a failed schedule back to pending, to be exported now
+	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
+	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
 }
 
 // NewSchedulerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -188,6 +209,12 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	schedulerServiceRetryScheduleHandler := connect.NewUnaryHandler(
+		SchedulerServiceRetryScheduleProcedure,
+		svc.RetrySchedule,
+		connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.SchedulerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SchedulerServiceCreateScheduleProcedure:
@@ -198,6 +225,8 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 			schedulerServiceGetScheduleHandler.ServeHTTP(w, r)
 		case SchedulerServiceDeleteScheduleProcedure:
 			schedulerServiceDeleteScheduleHandler.ServeHTTP(w, r)
+		case SchedulerServiceRetryScheduleProcedure:
+			schedulerServiceRetryScheduleHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -221,6 +250,10 @@ func (UnimplementedSchedulerServiceHandler) GetSchedule(context.Context, *connec
 
 func (UnimplementedSchedulerServiceHandler) DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.DeleteSchedule is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetrySchedule is not implemented"))
 }
 
 // DestinationServiceClient is a client for the herald.api.v1.DestinationService service.
