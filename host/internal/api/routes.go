@@ -106,6 +106,7 @@ func (s *server) routes(mux *http.ServeMux) {
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, sc.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, sc.ListWebhooks))
 		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, sc.DeleteWebhook))
+		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, sc.TestWebhook)) // issue 18
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))

@@ -218,3 +218,12 @@ func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.
 	}
 	return connect.NewResponse(&apiv1.RetryScheduleResponse{Message: "Schedule queued for another attempt", Schedule: toProto(sc)}), nil
 }
+
+// TestWebhook sends a signed test delivery (POST /v1/webhooks/{id}/test).
+func (h *Handler) TestWebhook(ctx context.Context, req *connect.Request[apiv1.TestWebhookRequest]) (*connect.Response[apiv1.TestWebhookResponse], error) {
+	delivery, err := h.svc.TestWebhook(ctx, req.Msg.Id)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.TestWebhookResponse{Message: "Test delivery accepted by the webhook", WebhookId: req.Msg.Id, DeliveryId: delivery}), nil
+}

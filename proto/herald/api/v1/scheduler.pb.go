@@ -1840,6 +1840,113 @@ func (x *DeleteWebhookResponse) GetId() string {
 	return ""
 }
 
+type TestWebhookRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestWebhookRequest) Reset() {
+	*x = TestWebhookRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestWebhookRequest) ProtoMessage() {}
+
+func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestWebhookRequest.ProtoReflect.Descriptor instead.
+func (*TestWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *TestWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// TestWebhookResponse reports a test delivery the receiver accepted (2xx).
+// Its webhook-id (delivery_id) starts with "test_" and its
+// data.contentToExport has "test": true, so receivers can ignore it.
+type TestWebhookResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	WebhookId     string                 `protobuf:"bytes,2,opt,name=webhook_id,json=webhookId,proto3" json:"webhook_id,omitempty"`
+	DeliveryId    string                 `protobuf:"bytes,3,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestWebhookResponse) Reset() {
+	*x = TestWebhookResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestWebhookResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestWebhookResponse) ProtoMessage() {}
+
+func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestWebhookResponse.ProtoReflect.Descriptor instead.
+func (*TestWebhookResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *TestWebhookResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *TestWebhookResponse) GetWebhookId() string {
+	if x != nil {
+		return x.WebhookId
+	}
+	return ""
+}
+
+func (x *TestWebhookResponse) GetDeliveryId() string {
+	if x != nil {
+		return x.DeliveryId
+	}
+	return ""
+}
+
 var File_herald_api_v1_scheduler_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_scheduler_proto_rawDesc = "" +
@@ -1998,7 +2105,15 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
 	"\x15DeleteWebhookResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id2\xed\x03\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"$\n" +
+	"\x12TestWebhookRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"o\n" +
+	"\x13TestWebhookResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
+	"\n" +
+	"webhook_id\x18\x02 \x01(\tR\twebhookId\x12\x1f\n" +
+	"\vdelivery_id\x18\x03 \x01(\tR\n" +
+	"deliveryId2\xed\x03\n" +
 	"\x10SchedulerService\x12]\n" +
 	"\x0eCreateSchedule\x12$.herald.api.v1.CreateScheduleRequest\x1a%.herald.api.v1.CreateScheduleResponse\x12_\n" +
 	"\rListSchedules\x12#.herald.api.v1.ListSchedulesRequest\x1a$.herald.api.v1.ListSchedulesResponse\"\x03\x90\x02\x01\x12Y\n" +
@@ -2008,11 +2123,12 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x12DestinationService\x12h\n" +
 	"\x10ListDestinations\x12&.herald.api.v1.ListDestinationsRequest\x1a'.herald.api.v1.ListDestinationsResponse\"\x03\x90\x02\x01\x12n\n" +
 	"\x12ConnectDestination\x12(.herald.api.v1.ConnectDestinationRequest\x1a).herald.api.v1.ConnectDestinationResponse\"\x03\x90\x02\x02\x12w\n" +
-	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\xab\x02\n" +
+	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\x81\x03\n" +
 	"\x0eWebhookService\x12Z\n" +
 	"\rCreateWebhook\x12#.herald.api.v1.CreateWebhookRequest\x1a$.herald.api.v1.CreateWebhookResponse\x12\\\n" +
 	"\fListWebhooks\x12\".herald.api.v1.ListWebhooksRequest\x1a#.herald.api.v1.ListWebhooksResponse\"\x03\x90\x02\x01\x12_\n" +
-	"\rDeleteWebhook\x12#.herald.api.v1.DeleteWebhookRequest\x1a$.herald.api.v1.DeleteWebhookResponse\"\x03\x90\x02\x02B6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
+	"\rDeleteWebhook\x12#.herald.api.v1.DeleteWebhookRequest\x1a$.herald.api.v1.DeleteWebhookResponse\"\x03\x90\x02\x02\x12T\n" +
+	"\vTestWebhook\x12!.herald.api.v1.TestWebhookRequest\x1a\".herald.api.v1.TestWebhookResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
 
 var (
 	file_herald_api_v1_scheduler_proto_rawDescOnce sync.Once
@@ -2026,7 +2142,7 @@ func file_herald_api_v1_scheduler_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_scheduler_proto_rawDescData
 }
 
-var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*ImageUpload)(nil),                   // 0: herald.api.v1.ImageUpload
 	(*CreateScheduleRequest)(nil),         // 1: herald.api.v1.CreateScheduleRequest
@@ -2056,30 +2172,32 @@ var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*ListWebhooksResponse)(nil),          // 25: herald.api.v1.ListWebhooksResponse
 	(*DeleteWebhookRequest)(nil),          // 26: herald.api.v1.DeleteWebhookRequest
 	(*DeleteWebhookResponse)(nil),         // 27: herald.api.v1.DeleteWebhookResponse
-	nil,                                   // 28: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	(*structpb.Struct)(nil),               // 29: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 30: google.protobuf.Timestamp
+	(*TestWebhookRequest)(nil),            // 28: herald.api.v1.TestWebhookRequest
+	(*TestWebhookResponse)(nil),           // 29: herald.api.v1.TestWebhookResponse
+	nil,                                   // 30: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	(*structpb.Struct)(nil),               // 31: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 32: google.protobuf.Timestamp
 }
 var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
-	29, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
+	31, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
 	0,  // 1: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
-	30, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
-	29, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
-	30, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	30, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	30, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
+	32, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
+	31, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
+	32, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	32, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	32, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
 	2,  // 7: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	2,  // 8: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
 	2,  // 9: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	2,  // 10: herald.api.v1.RetryScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	12, // 11: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
-	30, // 12: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
+	32, // 12: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
 	14, // 13: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
-	30, // 14: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
+	32, // 14: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
 	13, // 15: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
-	28, // 16: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	30, // 16: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
 	13, // 17: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
-	30, // 18: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	32, // 18: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
 	22, // 19: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
 	22, // 20: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
 	1,  // 21: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
@@ -2093,19 +2211,21 @@ var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
 	21, // 29: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
 	24, // 30: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
 	26, // 31: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
-	3,  // 32: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
-	5,  // 33: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
-	7,  // 34: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
-	9,  // 35: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
-	11, // 36: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
-	16, // 37: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
-	18, // 38: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
-	20, // 39: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
-	23, // 40: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
-	25, // 41: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
-	27, // 42: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
-	32, // [32:43] is the sub-list for method output_type
-	21, // [21:32] is the sub-list for method input_type
+	28, // 32: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
+	3,  // 33: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
+	5,  // 34: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
+	7,  // 35: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
+	9,  // 36: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
+	11, // 37: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
+	16, // 38: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
+	18, // 39: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
+	20, // 40: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
+	23, // 41: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
+	25, // 42: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
+	27, // 43: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
+	29, // 44: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
+	33, // [33:45] is the sub-list for method output_type
+	21, // [21:33] is the sub-list for method input_type
 	21, // [21:21] is the sub-list for extension type_name
 	21, // [21:21] is the sub-list for extension extendee
 	0,  // [0:21] is the sub-list for field type_name
@@ -2126,7 +2246,7 @@ func file_herald_api_v1_scheduler_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_scheduler_proto_rawDesc), len(file_herald_api_v1_scheduler_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   3,
 		},
