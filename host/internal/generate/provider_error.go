@@ -37,6 +37,11 @@ func (s *Service) RedactSecrets(secrets ...string) {
 // the exact value is not configured here (partly masked keys included).
 var keyLike = regexp.MustCompile(`(?i)\b(sk|pk|rk|api|key)[-_][A-Za-z0-9*_\-]{6,}|bearer\s+[A-Za-z0-9._~+/*\-]+=*`)
 
+// pluginOptionError matches a plugin's refusal of request options
+// ("openai: unknown options: topP (supported: ...)", "openai: options.seed
+// must be an integer"), which names only option keys and is shown as is.
+var pluginOptionError = regexp.MustCompile(`^[a-z0-9_-]+: (unknown options: |options\.[a-z_]+ )`)
+
 // redact removes configured secrets and key-like tokens from msg.
 func (s *Service) redact(msg string) string {
 	for _, v := range s.secrets {
@@ -71,6 +76,11 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 	case sdk.CodeUnconfigured:
 		return apierr.New(connect.CodeUnavailable, "the model is not available right now; the operator has been told"+ref, fields...)
 	case sdk.CodeInvalidArgument:
+		if se.StatusCode == 0 && pluginOptionError.MatchString(se.Message) {
+			// The plugin's own check of request options (no remote text in
+			// it): the caller must learn which option to fix.
+			return apierr.Invalid("%s", se.Message)
+		}
 		return apierr.New(connect.CodeInvalidArgument, "the provider rejected the request"+ref, fields...)
 	case sdk.CodeRateLimited:
 		// Retries inside the router are exhausted: tell the client when to
@@ -91,6 +101,11 @@ func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
 	s.log.Warn("provider call failed", "job_id", jobID, "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
 	switch se.Code {
 	case sdk.CodeInvalidArgument:
+		if se.StatusCode == 0 && pluginOptionError.MatchString(se.Message) {
+			// The plugin's own check of request options (no remote text in
+			// it): the caller must learn which option to fix.
+			return apierr.Invalid("%s", se.Message)
+		}
 		return fmt.Errorf("the provider rejected the request (job %s)", jobID)
 	case sdk.CodeRateLimited:
 		return fmt.Errorf("the provider is rate limiting (job %s)", jobID)

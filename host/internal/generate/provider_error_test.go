@@ -113,3 +113,22 @@ func TestRateLimitAfterRetriesSendsRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestAPluginsOptionRefusalNamesTheOption(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
+	r := &router{}
+	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, config.DefaultPlans())
+	msg := "openai: unknown options: topP (supported: frequency_penalty, top_p)"
+	r.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: msg}}
+	_, _, err = svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || ce.Message() != msg {
+		t.Fatalf("got %v, want 400 %q", err, msg)
+	}
+}
