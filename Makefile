@@ -2,7 +2,13 @@
 BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: test test-race generate tools check-generated bench run
+.PHONY: test test-race generate tools check-generated bench run build
+
+# bin/herald with the version from git (herald version); the README's
+# commands use it. Without git, the Go toolchain's build info is used.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+build:
+	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/herald ./host
 
 # The README's test command.
 test:

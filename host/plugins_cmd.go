@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -29,8 +30,22 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 	for _, s := range statuses {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Command, s.Checksum)
 	}
-	if err := tw.Flush(); err != nil || !*check {
+	if err := tw.Flush(); err != nil {
 		return err
+	}
+	// A pinned checksum that does not match (or cannot be checked) fails the
+	// command, as --check does: scripts gate deploys on the exit code.
+	bad := 0
+	for _, s := range statuses {
+		if strings.HasPrefix(s.Checksum, "MISMATCH") || strings.HasPrefix(s.Checksum, "error") {
+			bad++
+		}
+	}
+	if !*check {
+		if bad > 0 {
+			return fmt.Errorf("plugins: %d of %d failed the checksum check", bad, len(statuses))
+		}
+		return nil
 	}
 	m, err := pluginhost.NewManager(newLogger(cfg, stderr), cfg, nil)
 	if err != nil {
@@ -50,8 +65,8 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", s.Name, line)
 	}
-	if failed > 0 {
-		return fmt.Errorf("plugins: %d of %d failed the check", failed, len(statuses))
+	if failed > 0 || bad > 0 {
+		return fmt.Errorf("plugins: %d of %d failed the check", max(failed, bad), len(statuses))
 	}
 	return nil
 }

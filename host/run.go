@@ -23,7 +23,8 @@ const usage = `usage: herald <command> [flags]
 commands:
   serve     start the API (embedded default: SQLite under ./data, 127.0.0.1:8080)
   migrate   apply database migrations
-  keys      create API keys: herald keys create --workspace NAME [--plan PLAN] [--user EMAIL] [--website URL] [--team-website URL]
+  keys      API keys: herald keys create|list|revoke|rotate (herald keys --help)
+  workspaces  herald workspaces list|set-plan: ids, plans, users and keys
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
@@ -45,7 +46,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		return migrate(ctx, rest, getenv, stdout, stderr)
 	case "keys":
-		return keys(ctx, rest, getenv, stdout, stderr)
+		return keysCmd(ctx, rest, getenv, stdout, stderr)
+	case "workspaces":
+		return workspacesCmd(ctx, rest, getenv, stdout, stderr)
 	case "plugins":
 		return listPlugins(ctx, rest, getenv, stdout, stderr)
 	case "finetune":
@@ -58,7 +61,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "mcp":
 		return mcpStdio(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "herald", version)
+		fmt.Fprintln(stdout, "herald", buildVersion())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -42,7 +43,10 @@ import (
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("serve", stderr, true)
-	if err := fs.Parse(args); err != nil {
+	keyFile := fs.String("key-file", "", "on the first start, write the default workspace's API key to this file (mode 0600) instead of stderr")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil // --help printed the flags: not a failure
+	} else if err != nil {
 		return err
 	}
 	cfg, err := f.load(getenv)
@@ -65,7 +69,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer st.Close()
-	if err := bootstrap(ctx, st, stdout); err != nil {
+	if err := bootstrap(ctx, st, stderr, *keyFile); err != nil {
 		return err
 	}
 	if err := ensureSecretKey(cfg, log); err != nil {
@@ -105,7 +109,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return err
 		}
-		return pluginMgr.Reload(next)
+		return applyReload(log, cfg, next, pluginMgr.Reload) // host/reload.go
 	})()
 
 	// The job queue runs on every host; it stops after the HTTP server so
@@ -251,7 +255,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String()) // a string: JSON logs would print nanoseconds
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -276,8 +280,6 @@ func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
 			case <-hup:
 				if err := reload(); err != nil {
 					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
-				} else {
-					log.Info("configuration reloaded on SIGHUP")
 				}
 			case <-done:
 				return
@@ -323,7 +325,7 @@ func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prom
 // configured, and credentials are refused until it is set.
 func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
 	if cfg.SecretKey != "" {
-		return nil
+		return checkSecretKey(cfg.SecretKey)
 	}
 	if !cfg.Embedded() {
 		log.Warn("HERALD_SECRET_KEY is not set: destination connections and saved webhooks cannot be stored")

@@ -164,7 +164,7 @@ func waitSchedule(t testing.TB, base, key, id, want string, within time.Duration
 
 var schedEnv = map[string]string{
 	"HERALD_ALLOWED_PRIVATE_CIDRS": "127.0.0.0/8",
-	"HERALD_SECRET_KEY":            "integration-secret-key",
+	"HERALD_SECRET_KEY":            "integration-secret-key-0123456789abcdef",
 }
 
 func withEnv(extra map[string]string) map[string]string {

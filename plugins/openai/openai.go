@@ -304,6 +304,9 @@ func chatParams(req sdk.ChatRequest) (oai.ChatCompletionNewParams, error) {
 		// "medium" is the documented default context size.
 		params.WebSearchOptions.SearchContextSize = "medium"
 	}
+	if err := applyOptions(&params, req.Options); err != nil {
+		return params, err
+	}
 	return params, nil
 }
 

@@ -82,8 +82,12 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			elapsed := time.Since(start)
 			s.metrics.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 			s.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
-			if s.log.IsDebug() || status >= 500 {
-				s.log.Info("request", "method", method, "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds())/1000, "request_id", id)
+			// A 5xx is an error an operator alerts on; the rest are debug detail.
+			line := []any{"method", method, "route", route, "status", status, "duration_ms", float64(elapsed.Microseconds()) / 1000, "request_id", id}
+			if status >= 500 {
+				s.log.Error("request", line...)
+			} else if s.log.IsDebug() {
+				s.log.Info("request", line...)
 			}
 		}()
 		next.ServeHTTP(rec, r)

@@ -103,12 +103,14 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/scheduler/{$}", rest(s, either, http.StatusOK, sc.ListSchedules))
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
+		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule)) // issue 18
 		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, sc.ListDestinations))
 		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.ConnectDestination))
 		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.DisconnectDestination))
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, sc.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, sc.ListWebhooks))
 		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, sc.DeleteWebhook))
+		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, sc.TestWebhook)) // issue 18
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))

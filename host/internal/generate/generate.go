@@ -119,11 +119,42 @@ func (s *Service) sortedModels() []string {
 	return m
 }
 
+// isImageModel reports whether model makes images, not text.
+func isImageModel(model string) bool {
+	return slices.Contains(ImageModels, model) || strings.Contains(model, "image")
+}
+
+// textModels are the configured models that write text, sorted.
+func (s *Service) textModels() []string {
+	var out []string
+	for _, m := range s.sortedModels() {
+		if !isImageModel(m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkTextModel is checkModel for text routes: an image model is named as
+// such (not sent to chat completions) and the lists name text models only.
+func (s *Service) checkTextModel(model string) error {
+	configured := strings.Join(s.textModels(), ", ")
+	switch {
+	case strings.TrimSpace(model) == "":
+		return apierr.Invalid("model is required (text models: %s)", configured)
+	case isImageModel(model):
+		return apierr.Invalid("%s is an image model: use POST /v1/ai/generate/image, or a text model (%s)", model, configured)
+	case !slices.Contains(s.models.Models(), model):
+		return apierr.Invalid("unknown model %q (text models: %s)", model, configured)
+	}
+	return nil
+}
+
 func (s *Service) checkText(ctx context.Context, workspaceID string, in TextInput) error {
 	if _, tuned, err := s.tuned.Resolve(ctx, workspaceID, in.Model); err != nil {
 		return err
 	} else if !tuned {
-		if err := s.checkModel(in.Model); err != nil {
+		if err := s.checkTextModel(in.Model); err != nil {
 			return err
 		}
 	}

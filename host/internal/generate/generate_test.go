@@ -122,7 +122,8 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 		want string
 	}{
 		{"no model", generate.TextInput{Text: "x"}, "model is required"},
-		{"an unknown model", generate.TextInput{Model: "gpt-99", Text: "x"}, `unknown model "gpt-99" (configured: gpt-4o, gpt-image-1`},
+		{"an unknown model", generate.TextInput{Model: "gpt-99", Text: "x"}, `unknown model "gpt-99" (text models: gpt-4o)`},
+		{"an image model", generate.TextInput{Model: "gpt-image-1", Text: "x"}, "gpt-image-1 is an image model"},
 		{"no text", generate.TextInput{Model: "gpt-4o", Text: "  "}, "text is required"},
 		{"too much text", generate.TextInput{Model: "gpt-4o", Text: strings.Repeat("x", generate.MaxPromptChars+1)}, "limit"},
 		{"a string temperature", generate.TextInput{Model: "gpt-4o", Text: "x", Options: map[string]any{"temperature": "hot"}}, "temperature"},

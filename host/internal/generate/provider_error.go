@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -33,6 +36,11 @@ func (s *Service) RedactSecrets(secrets ...string) {
 // keyLike matches what providers echo of keys and bearer tokens even when
 // the exact value is not configured here (partly masked keys included).
 var keyLike = regexp.MustCompile(`(?i)\b(sk|pk|rk|api|key)[-_][A-Za-z0-9*_\-]{6,}|bearer\s+[A-Za-z0-9._~+/*\-]+=*`)
+
+// pluginOptionError matches a plugin's refusal of request options
+// ("openai: unknown options: topP (supported: ...)", "openai: options.seed
+// must be an integer"), which names only option keys and is shown as is.
+var pluginOptionError = regexp.MustCompile(`^[a-z0-9_-]+: (unknown options: |options\.[a-z_]+ )`)
 
 // redact removes configured secrets and key-like tokens from msg.
 func (s *Service) redact(msg string) string {
@@ -68,9 +76,18 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 	case sdk.CodeUnconfigured:
 		return apierr.New(connect.CodeUnavailable, "the model is not available right now; the operator has been told"+ref, fields...)
 	case sdk.CodeInvalidArgument:
+		if se.StatusCode == 0 && pluginOptionError.MatchString(se.Message) {
+			// The plugin's own check of request options (no remote text in
+			// it): the caller must learn which option to fix.
+			return apierr.Invalid("%s", se.Message)
+		}
 		return apierr.New(connect.CodeInvalidArgument, "the provider rejected the request"+ref, fields...)
 	case sdk.CodeRateLimited:
-		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later"+ref, fields...)
+		// Retries inside the router are exhausted: tell the client when to
+		// come back, as the provider told us (both faces send the header).
+		e := apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later"+ref, fields...)
+		e.Meta().Set("Retry-After", strconv.Itoa(retryAfterSeconds(se.RetryAfter)))
+		return e
 	case sdk.CodeCanceled:
 		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
 	default:
@@ -84,6 +101,11 @@ func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
 	s.log.Warn("provider call failed", "job_id", jobID, "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
 	switch se.Code {
 	case sdk.CodeInvalidArgument:
+		if se.StatusCode == 0 && pluginOptionError.MatchString(se.Message) {
+			// The plugin's own check of request options (no remote text in
+			// it): the caller must learn which option to fix.
+			return apierr.Invalid("%s", se.Message)
+		}
 		return fmt.Errorf("the provider rejected the request (job %s)", jobID)
 	case sdk.CodeRateLimited:
 		return fmt.Errorf("the provider is rate limiting (job %s)", jobID)
@@ -91,4 +113,17 @@ func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
 		return fmt.Errorf("the model is not available right now (job %s)", jobID)
 	}
 	return fmt.Errorf("the provider failed (job %s)", jobID)
+}
+
+// DefaultRetryAfter is the Retry-After sent with a 429 when the provider
+// named no delay.
+const DefaultRetryAfter = 10 * time.Second
+
+// retryAfterSeconds is d in whole seconds (rounded up, at least 1), or
+// DefaultRetryAfter when d is not positive.
+func retryAfterSeconds(d time.Duration) int {
+	if d <= 0 {
+		d = DefaultRetryAfter
+	}
+	return max(1, int(math.Ceil(d.Seconds())))
 }

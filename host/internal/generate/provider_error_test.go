@@ -2,6 +2,10 @@ package generate_test
 
 import (
 	"context"
+	"errors"
+	"time"
+
+	"connectrpc.com/connect"
 	"strings"
 	"sync"
 	"testing"
@@ -81,5 +85,50 @@ func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
 		if strings.Contains(log, secretPart) {
 			t.Errorf("the log carries %q:\n%s", secretPart, log)
 		}
+	}
+}
+
+func TestRateLimitAfterRetriesSendsRetryAfter(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
+	r := &router{}
+	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, config.DefaultPlans())
+	for _, c := range []struct {
+		after time.Duration
+		want  string
+	}{{7500 * time.Millisecond, "8"}, {0, "10"}} {
+		r.textErrs = []error{&sdk.Error{Code: sdk.CodeRateLimited, Message: "429", Retryable: true, StatusCode: 429, RetryAfter: c.after}}
+		_, _, err := svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted {
+			t.Fatalf("provider 429: got %v, want resource exhausted (429)", err)
+		}
+		if got := ce.Meta().Get("Retry-After"); got != c.want {
+			t.Fatalf("provider Retry-After %s: header %q, want %q", c.after, got, c.want)
+		}
+	}
+}
+
+func TestAPluginsOptionRefusalNamesTheOption(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
+	r := &router{}
+	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, config.DefaultPlans())
+	msg := "openai: unknown options: topP (supported: frequency_penalty, top_p)"
+	r.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: msg}}
+	_, _, err = svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
+	var ce *connect.Error
+	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || ce.Message() != msg {
+		t.Fatalf("got %v, want 400 %q", err, msg)
 	}
 }

@@ -192,6 +192,11 @@ func TestNoPluginStartsBeforeItsFirstCall(t *testing.T) {
 	if b.m.cur.procs["a"].pid() == 0 || b.m.cur.procs["b"].pid() != 0 {
 		t.Error("want a started and b still not started")
 	}
+	// Only the method called has a series: none pre-created for the others
+	// (nor for plugin b) that would read as "supported, never called".
+	if n := testutil.CollectAndCount(b.reg, "herald_plugin_calls_total"); n != 1 {
+		t.Errorf("herald_plugin_calls_total has %d series after one call, want 1", n)
+	}
 	if got := b.calls("a", "GenerateText", "ok"); got != 1 {
 		t.Errorf("calls_total{a,GenerateText,ok} = %v, want 1", got)
 	}

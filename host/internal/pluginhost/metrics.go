@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,11 +94,14 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	return c
 }
 
-// processMetrics holds one plugin's label values resolved once, so a
-// successful call costs no label lookup.
+// processMetrics holds one plugin's label values, each resolved on the
+// method's first call, so a successful call costs no label lookup and
+// /metrics shows no series for methods a plugin never serves (a
+// destination has no GenerateText).
 type processMetrics struct {
 	name     string
 	m        *metrics
+	once     [numMethods]sync.Once
 	ok       [numMethods]prometheus.Counter
 	latency  [numMethods]prometheus.Observer
 	restarts prometheus.Counter
@@ -105,20 +109,25 @@ type processMetrics struct {
 }
 
 func (m *metrics) forPlugin(name string) *processMetrics {
-	pm := &processMetrics{name: name, m: m, restarts: m.restarts.WithLabelValues(name), starts: m.starts.MustCurryWith(prometheus.Labels{"plugin": name})}
-	for i := range numMethods {
-		pm.ok[i] = m.calls.WithLabelValues(name, i.String(), "ok")
-		pm.latency[i] = m.latency.WithLabelValues(name, i.String())
-	}
-	return pm
+	return &processMetrics{name: name, m: m, restarts: m.restarts.WithLabelValues(name), starts: m.starts.MustCurryWith(prometheus.Labels{"plugin": name})}
+}
+
+// resolve creates method m's series on its first call.
+func (pm *processMetrics) resolve(m method) {
+	pm.once[m].Do(func() {
+		pm.ok[m] = pm.m.calls.WithLabelValues(pm.name, m.String(), "ok")
+		pm.latency[m] = pm.m.latency.WithLabelValues(pm.name, m.String())
+	})
 }
 
 func (pm *processMetrics) observeOK(m method, start time.Time) {
+	pm.resolve(m)
 	pm.ok[m].Inc()
 	pm.latency[m].Observe(time.Since(start).Seconds())
 }
 
 func (pm *processMetrics) observe(m method, start time.Time, outcome string) {
+	pm.resolve(m)
 	pm.m.calls.WithLabelValues(pm.name, m.String(), outcome).Inc()
 	pm.latency[m].Observe(time.Since(start).Seconds())
 }

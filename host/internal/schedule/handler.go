@@ -115,3 +115,22 @@ func toProto(sc store.Schedule) *apiv1.Schedule {
 }
 
 func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }
+
+// RetrySchedule puts a failed schedule back to pending (POST
+// /v1/scheduler/{id}/retry).
+func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.RetryScheduleRequest]) (*connect.Response[apiv1.RetryScheduleResponse], error) {
+	sc, err := h.svc.Retry(ctx, req.Msg.Id, req.Msg.WhenToExport)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.RetryScheduleResponse{Message: "Schedule queued for another attempt", Schedule: toProto(sc)}), nil
+}
+
+// TestWebhook sends a signed test delivery (POST /v1/webhooks/{id}/test).
+func (h *Handler) TestWebhook(ctx context.Context, req *connect.Request[apiv1.TestWebhookRequest]) (*connect.Response[apiv1.TestWebhookResponse], error) {
+	delivery, err := h.svc.TestWebhook(ctx, req.Msg.Id)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.TestWebhookResponse{Message: "Test delivery accepted by the webhook", WebhookId: req.Msg.Id, DeliveryId: delivery}), nil
+}

@@ -443,12 +443,20 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 	return nil, err
 }
 
+// UnknownDestinationRetryAfter is the delay before retrying a post whose
+// destination the running host does not know.
+const UnknownDestinationRetryAfter = 30 * time.Second
+
 // classify returns the reason to record, whether to retry, and the
 // destination's Retry-After. 429 and 5xx (and unreachable remotes) retry;
 // other refusals fail at once with the destination's message.
 func (p *Publisher) classify(err error) (reason string, retry bool, after time.Duration) {
 	if errors.Is(err, sdk.ErrUnknownDestination) {
-		return "the destination is no longer configured", false, 0
+		// In distributed mode a host that has not reloaded yet (rolling
+		// SIGHUP or deploy) may claim a post for a destination another host
+		// already knows: retry for a while (the job's attempts with this
+		// delay) instead of losing the post; it fails when attempts run out.
+		return "the destination is not configured on the host that ran this attempt", true, UnknownDestinationRetryAfter
 	}
 	var se *sdk.Error
 	if errors.As(err, &se) {

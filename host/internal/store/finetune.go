@@ -20,11 +20,3 @@ func (s *Store) LatestTunedModel(ctx context.Context, workspaceID string) (Tuned
 		ORDER BY j.created_at DESC, j.id DESC LIMIT 1`, workspaceID).Scan(&m.WorkspaceName, &m.Provider, &m.Model)
 	return m, err
 }
-
-// WorkspaceByName returns the workspace called name, or ErrNotFound.
-func (s *Store) WorkspaceByName(ctx context.Context, name string) (Workspace, error) {
-	var ws Workspace
-	err := s.QueryRow(ctx, `SELECT id, name, plan, website, created_at FROM workspaces WHERE name = $1`, name).
-		Scan(&ws.ID, &ws.Name, &ws.Plan, &ws.Website, &ws.CreatedAt)
-	return ws, err
-}

@@ -83,7 +83,7 @@ func (h *Handler) GetStats(ctx context.Context, req *connect.Request[apiv1.GetSt
 		return nil, err
 	}
 	m := req.Msg
-	r, err := h.svc.Stats(ctx, p, StatsQuery{SiteKey: m.SiteKey, Days: m.Days, Source: m.Source})
+	r, err := h.svc.Stats(ctx, p, StatsQuery{SiteKey: m.SiteKey, Days: m.Days, Source: m.Source, SiteKeyIfSeveral: true})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package traffic
 import (
 	"context"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -20,8 +21,13 @@ const (
 
 // StatsQuery selects a report.
 type StatsQuery struct {
-	// SiteKey picks the site; empty means the workspace's first site.
+	// SiteKey picks the site; empty means the workspace's first site, or,
+	// with SiteKeyIfSeveral, a 400 when the workspace has several.
 	SiteKey string
+	// SiteKeyIfSeveral makes SiteKey required when the workspace has more
+	// than one site. The API sets it (a silent choice misleads a caller);
+	// the agent's summary keeps reporting the oldest site.
+	SiteKeyIfSeveral bool
 	// Days is the lookback; nil means DefaultDays.
 	Days *int32
 	// Source must be "" or "script".
@@ -44,7 +50,7 @@ func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (*a
 	if days < 1 || days > MaxDays {
 		return nil, apierr.Invalid("days must be between 1 and %d, got %d", MaxDays, days)
 	}
-	site, err := s.reportSite(ctx, p, q.SiteKey)
+	site, err := s.reportSite(ctx, p, q.SiteKey, q.SiteKeyIfSeveral)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +73,7 @@ func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (*a
 	return r, nil
 }
 
-func (s *Service) reportSite(ctx context.Context, p auth.Principal, key string) (store.TrafficSite, error) {
+func (s *Service) reportSite(ctx context.Context, p auth.Principal, key string, strict bool) (store.TrafficSite, error) {
 	if key == "" {
 		sites, err := s.store.ListTrafficSites(ctx, p.WorkspaceID)
 		if err != nil {
@@ -75,6 +81,14 @@ func (s *Service) reportSite(ctx context.Context, p auth.Principal, key string) 
 		}
 		if len(sites) == 0 {
 			return store.TrafficSite{}, apierr.NotFound("no AI traffic site yet: create one with POST /v1/ai-traffic/sites")
+		}
+		if strict && len(sites) > 1 {
+			// Reporting the oldest silently would mislead: make the caller pick.
+			keys := make([]string, 0, len(sites))
+			for _, st := range sites {
+				keys = append(keys, st.SiteKey+" ("+st.Domain+")")
+			}
+			return store.TrafficSite{}, apierr.Invalid("siteKey is required: this workspace has %d sites: %s", len(sites), strings.Join(keys, ", "))
 		}
 		return sites[0], nil
 	}

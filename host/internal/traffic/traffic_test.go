@@ -349,7 +349,7 @@ func TestCollect(t *testing.T) {
 		if n, _ := st.TrafficEventCount(ctx, site.ID, store.TrafficCrawler); n != 1 {
 			t.Errorf("stored crawler hits: %d, want 1", n)
 		}
-		s := b.stats(t, "days=7")
+		s := b.stats(t, "days=7&siteKey="+key)
 		tot := s["totals"].(map[string]any)
 		if num(tot["visits"]) != 6 || num(tot["aiVisits"]) != 5 || tot["aiShare"].(float64) < 0.83 || num(tot["crawlerHits"]) != 1 {
 			t.Errorf("totals: %v", tot)

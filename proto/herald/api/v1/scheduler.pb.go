@@ -775,6 +775,111 @@ func (x *DeleteScheduleResponse) GetStatus() string {
 	return ""
 }
 
+type RetryScheduleRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// ISO-8601 time of the new attempt; empty: now.
+	WhenToExport  string `protobuf:"bytes,2,opt,name=when_to_export,json=whenToExport,proto3" json:"when_to_export,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryScheduleRequest) Reset() {
+	*x = RetryScheduleRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryScheduleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryScheduleRequest) ProtoMessage() {}
+
+func (x *RetryScheduleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryScheduleRequest.ProtoReflect.Descriptor instead.
+func (*RetryScheduleRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RetryScheduleRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RetryScheduleRequest) GetWhenToExport() string {
+	if x != nil {
+		return x.WhenToExport
+	}
+	return ""
+}
+
+type RetryScheduleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Schedule      *Schedule              `protobuf:"bytes,2,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RetryScheduleResponse) Reset() {
+	*x = RetryScheduleResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RetryScheduleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RetryScheduleResponse) ProtoMessage() {}
+
+func (x *RetryScheduleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RetryScheduleResponse.ProtoReflect.Descriptor instead.
+func (*RetryScheduleResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RetryScheduleResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *RetryScheduleResponse) GetSchedule() *Schedule {
+	if x != nil {
+		return x.Schedule
+	}
+	return nil
+}
+
 // CredentialField describes one credential a destination needs.
 type CredentialField struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -789,7 +894,7 @@ type CredentialField struct {
 
 func (x *CredentialField) Reset() {
 	*x = CredentialField{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -801,7 +906,7 @@ func (x *CredentialField) String() string {
 func (*CredentialField) ProtoMessage() {}
 
 func (x *CredentialField) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -814,7 +919,7 @@ func (x *CredentialField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CredentialField.ProtoReflect.Descriptor instead.
 func (*CredentialField) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CredentialField) GetName() string {
@@ -881,7 +986,7 @@ type Destination struct {
 
 func (x *Destination) Reset() {
 	*x = Destination{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -893,7 +998,7 @@ func (x *Destination) String() string {
 func (*Destination) ProtoMessage() {}
 
 func (x *Destination) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -906,7 +1011,7 @@ func (x *Destination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Destination.ProtoReflect.Descriptor instead.
 func (*Destination) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Destination) GetName() string {
@@ -1011,7 +1116,7 @@ type ConnectionCheck struct {
 
 func (x *ConnectionCheck) Reset() {
 	*x = ConnectionCheck{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1128,7 @@ func (x *ConnectionCheck) String() string {
 func (*ConnectionCheck) ProtoMessage() {}
 
 func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1141,7 @@ func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionCheck.ProtoReflect.Descriptor instead.
 func (*ConnectionCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ConnectionCheck) GetCheckedAt() *timestamppb.Timestamp {
@@ -1075,7 +1180,7 @@ type ListDestinationsRequest struct {
 
 func (x *ListDestinationsRequest) Reset() {
 	*x = ListDestinationsRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1087,7 +1192,7 @@ func (x *ListDestinationsRequest) String() string {
 func (*ListDestinationsRequest) ProtoMessage() {}
 
 func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1100,7 +1205,7 @@ func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsRequest.ProtoReflect.Descriptor instead.
 func (*ListDestinationsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
 }
 
 type ListDestinationsResponse struct {
@@ -1113,7 +1218,7 @@ type ListDestinationsResponse struct {
 
 func (x *ListDestinationsResponse) Reset() {
 	*x = ListDestinationsResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1230,7 @@ func (x *ListDestinationsResponse) String() string {
 func (*ListDestinationsResponse) ProtoMessage() {}
 
 func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1243,7 @@ func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsResponse.ProtoReflect.Descriptor instead.
 func (*ListDestinationsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListDestinationsResponse) GetMessage() string {
@@ -1169,7 +1274,7 @@ type ConnectDestinationRequest struct {
 
 func (x *ConnectDestinationRequest) Reset() {
 	*x = ConnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1181,7 +1286,7 @@ func (x *ConnectDestinationRequest) String() string {
 func (*ConnectDestinationRequest) ProtoMessage() {}
 
 func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1194,7 +1299,7 @@ func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ConnectDestinationRequest) GetName() string {
@@ -1228,7 +1333,7 @@ type ConnectDestinationResponse struct {
 
 func (x *ConnectDestinationResponse) Reset() {
 	*x = ConnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1240,7 +1345,7 @@ func (x *ConnectDestinationResponse) String() string {
 func (*ConnectDestinationResponse) ProtoMessage() {}
 
 func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1253,7 +1358,7 @@ func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ConnectDestinationResponse) GetMessage() string {
@@ -1279,7 +1384,7 @@ type DisconnectDestinationRequest struct {
 
 func (x *DisconnectDestinationRequest) Reset() {
 	*x = DisconnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1291,7 +1396,7 @@ func (x *DisconnectDestinationRequest) String() string {
 func (*DisconnectDestinationRequest) ProtoMessage() {}
 
 func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1304,7 +1409,7 @@ func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DisconnectDestinationRequest) GetName() string {
@@ -1324,7 +1429,7 @@ type DisconnectDestinationResponse struct {
 
 func (x *DisconnectDestinationResponse) Reset() {
 	*x = DisconnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1441,7 @@ func (x *DisconnectDestinationResponse) String() string {
 func (*DisconnectDestinationResponse) ProtoMessage() {}
 
 func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1454,7 @@ func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DisconnectDestinationResponse) GetMessage() string {
@@ -1378,7 +1483,7 @@ type CreateWebhookRequest struct {
 
 func (x *CreateWebhookRequest) Reset() {
 	*x = CreateWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1390,7 +1495,7 @@ func (x *CreateWebhookRequest) String() string {
 func (*CreateWebhookRequest) ProtoMessage() {}
 
 func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1403,7 +1508,7 @@ func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookRequest.ProtoReflect.Descriptor instead.
 func (*CreateWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateWebhookRequest) GetUrl() string {
@@ -1434,7 +1539,7 @@ type Webhook struct {
 
 func (x *Webhook) Reset() {
 	*x = Webhook{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1551,7 @@ func (x *Webhook) String() string {
 func (*Webhook) ProtoMessage() {}
 
 func (x *Webhook) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1564,7 @@ func (x *Webhook) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Webhook.ProtoReflect.Descriptor instead.
 func (*Webhook) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Webhook) GetId() string {
@@ -1502,7 +1607,7 @@ type CreateWebhookResponse struct {
 
 func (x *CreateWebhookResponse) Reset() {
 	*x = CreateWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1514,7 +1619,7 @@ func (x *CreateWebhookResponse) String() string {
 func (*CreateWebhookResponse) ProtoMessage() {}
 
 func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1527,7 +1632,7 @@ func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookResponse.ProtoReflect.Descriptor instead.
 func (*CreateWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CreateWebhookResponse) GetMessage() string {
@@ -1559,7 +1664,7 @@ type ListWebhooksRequest struct {
 
 func (x *ListWebhooksRequest) Reset() {
 	*x = ListWebhooksRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1571,7 +1676,7 @@ func (x *ListWebhooksRequest) String() string {
 func (*ListWebhooksRequest) ProtoMessage() {}
 
 func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1584,7 +1689,7 @@ func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksRequest.ProtoReflect.Descriptor instead.
 func (*ListWebhooksRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
 }
 
 type ListWebhooksResponse struct {
@@ -1597,7 +1702,7 @@ type ListWebhooksResponse struct {
 
 func (x *ListWebhooksResponse) Reset() {
 	*x = ListWebhooksResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1609,7 +1714,7 @@ func (x *ListWebhooksResponse) String() string {
 func (*ListWebhooksResponse) ProtoMessage() {}
 
 func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1622,7 +1727,7 @@ func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksResponse.ProtoReflect.Descriptor instead.
 func (*ListWebhooksResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListWebhooksResponse) GetMessage() string {
@@ -1648,7 +1753,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1660,7 +1765,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1673,7 +1778,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -1693,7 +1798,7 @@ type DeleteWebhookResponse struct {
 
 func (x *DeleteWebhookResponse) Reset() {
 	*x = DeleteWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1705,7 +1810,7 @@ func (x *DeleteWebhookResponse) String() string {
 func (*DeleteWebhookResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1718,7 +1823,7 @@ func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DeleteWebhookResponse) GetMessage() string {
@@ -1731,6 +1836,113 @@ func (x *DeleteWebhookResponse) GetMessage() string {
 func (x *DeleteWebhookResponse) GetId() string {
 	if x != nil {
 		return x.Id
+	}
+	return ""
+}
+
+type TestWebhookRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestWebhookRequest) Reset() {
+	*x = TestWebhookRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestWebhookRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestWebhookRequest) ProtoMessage() {}
+
+func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestWebhookRequest.ProtoReflect.Descriptor instead.
+func (*TestWebhookRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *TestWebhookRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// TestWebhookResponse reports a test delivery the receiver accepted (2xx).
+// Its webhook-id (delivery_id) starts with "test_" and its
+// data.contentToExport has "test": true, so receivers can ignore it.
+type TestWebhookResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	WebhookId     string                 `protobuf:"bytes,2,opt,name=webhook_id,json=webhookId,proto3" json:"webhook_id,omitempty"`
+	DeliveryId    string                 `protobuf:"bytes,3,opt,name=delivery_id,json=deliveryId,proto3" json:"delivery_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TestWebhookResponse) Reset() {
+	*x = TestWebhookResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TestWebhookResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TestWebhookResponse) ProtoMessage() {}
+
+func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TestWebhookResponse.ProtoReflect.Descriptor instead.
+func (*TestWebhookResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *TestWebhookResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *TestWebhookResponse) GetWebhookId() string {
+	if x != nil {
+		return x.WebhookId
+	}
+	return ""
+}
+
+func (x *TestWebhookResponse) GetDeliveryId() string {
+	if x != nil {
+		return x.DeliveryId
 	}
 	return ""
 }
@@ -1816,7 +2028,13 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x16DeleteScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\tR\x06status\"\x91\x01\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\"L\n" +
+	"\x14RetryScheduleRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12$\n" +
+	"\x0ewhen_to_export\x18\x02 \x01(\tR\fwhenToExport\"f\n" +
+	"\x15RetryScheduleResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
+	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"\x91\x01\n" +
 	"\x0fCredentialField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
@@ -1887,20 +2105,30 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
 	"\x15DeleteWebhookResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id2\x91\x03\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"$\n" +
+	"\x12TestWebhookRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"o\n" +
+	"\x13TestWebhookResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
+	"\n" +
+	"webhook_id\x18\x02 \x01(\tR\twebhookId\x12\x1f\n" +
+	"\vdelivery_id\x18\x03 \x01(\tR\n" +
+	"deliveryId2\xed\x03\n" +
 	"\x10SchedulerService\x12]\n" +
 	"\x0eCreateSchedule\x12$.herald.api.v1.CreateScheduleRequest\x1a%.herald.api.v1.CreateScheduleResponse\x12_\n" +
 	"\rListSchedules\x12#.herald.api.v1.ListSchedulesRequest\x1a$.herald.api.v1.ListSchedulesResponse\"\x03\x90\x02\x01\x12Y\n" +
 	"\vGetSchedule\x12!.herald.api.v1.GetScheduleRequest\x1a\".herald.api.v1.GetScheduleResponse\"\x03\x90\x02\x01\x12b\n" +
-	"\x0eDeleteSchedule\x12$.herald.api.v1.DeleteScheduleRequest\x1a%.herald.api.v1.DeleteScheduleResponse\"\x03\x90\x02\x022\xe7\x02\n" +
+	"\x0eDeleteSchedule\x12$.herald.api.v1.DeleteScheduleRequest\x1a%.herald.api.v1.DeleteScheduleResponse\"\x03\x90\x02\x02\x12Z\n" +
+	"\rRetrySchedule\x12#.herald.api.v1.RetryScheduleRequest\x1a$.herald.api.v1.RetryScheduleResponse2\xe7\x02\n" +
 	"\x12DestinationService\x12h\n" +
 	"\x10ListDestinations\x12&.herald.api.v1.ListDestinationsRequest\x1a'.herald.api.v1.ListDestinationsResponse\"\x03\x90\x02\x01\x12n\n" +
 	"\x12ConnectDestination\x12(.herald.api.v1.ConnectDestinationRequest\x1a).herald.api.v1.ConnectDestinationResponse\"\x03\x90\x02\x02\x12w\n" +
-	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\xab\x02\n" +
+	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\x81\x03\n" +
 	"\x0eWebhookService\x12Z\n" +
 	"\rCreateWebhook\x12#.herald.api.v1.CreateWebhookRequest\x1a$.herald.api.v1.CreateWebhookResponse\x12\\\n" +
 	"\fListWebhooks\x12\".herald.api.v1.ListWebhooksRequest\x1a#.herald.api.v1.ListWebhooksResponse\"\x03\x90\x02\x01\x12_\n" +
-	"\rDeleteWebhook\x12#.herald.api.v1.DeleteWebhookRequest\x1a$.herald.api.v1.DeleteWebhookResponse\"\x03\x90\x02\x02B6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
+	"\rDeleteWebhook\x12#.herald.api.v1.DeleteWebhookRequest\x1a$.herald.api.v1.DeleteWebhookResponse\"\x03\x90\x02\x02\x12T\n" +
+	"\vTestWebhook\x12!.herald.api.v1.TestWebhookRequest\x1a\".herald.api.v1.TestWebhookResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
 
 var (
 	file_herald_api_v1_scheduler_proto_rawDescOnce sync.Once
@@ -1914,7 +2142,7 @@ func file_herald_api_v1_scheduler_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_scheduler_proto_rawDescData
 }
 
-var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*ImageUpload)(nil),                   // 0: herald.api.v1.ImageUpload
 	(*CreateScheduleRequest)(nil),         // 1: herald.api.v1.CreateScheduleRequest
@@ -1926,72 +2154,81 @@ var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*GetScheduleResponse)(nil),           // 7: herald.api.v1.GetScheduleResponse
 	(*DeleteScheduleRequest)(nil),         // 8: herald.api.v1.DeleteScheduleRequest
 	(*DeleteScheduleResponse)(nil),        // 9: herald.api.v1.DeleteScheduleResponse
-	(*CredentialField)(nil),               // 10: herald.api.v1.CredentialField
-	(*Destination)(nil),                   // 11: herald.api.v1.Destination
-	(*ConnectionCheck)(nil),               // 12: herald.api.v1.ConnectionCheck
-	(*ListDestinationsRequest)(nil),       // 13: herald.api.v1.ListDestinationsRequest
-	(*ListDestinationsResponse)(nil),      // 14: herald.api.v1.ListDestinationsResponse
-	(*ConnectDestinationRequest)(nil),     // 15: herald.api.v1.ConnectDestinationRequest
-	(*ConnectDestinationResponse)(nil),    // 16: herald.api.v1.ConnectDestinationResponse
-	(*DisconnectDestinationRequest)(nil),  // 17: herald.api.v1.DisconnectDestinationRequest
-	(*DisconnectDestinationResponse)(nil), // 18: herald.api.v1.DisconnectDestinationResponse
-	(*CreateWebhookRequest)(nil),          // 19: herald.api.v1.CreateWebhookRequest
-	(*Webhook)(nil),                       // 20: herald.api.v1.Webhook
-	(*CreateWebhookResponse)(nil),         // 21: herald.api.v1.CreateWebhookResponse
-	(*ListWebhooksRequest)(nil),           // 22: herald.api.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),          // 23: herald.api.v1.ListWebhooksResponse
-	(*DeleteWebhookRequest)(nil),          // 24: herald.api.v1.DeleteWebhookRequest
-	(*DeleteWebhookResponse)(nil),         // 25: herald.api.v1.DeleteWebhookResponse
-	nil,                                   // 26: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	(*structpb.Struct)(nil),               // 27: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 28: google.protobuf.Timestamp
+	(*RetryScheduleRequest)(nil),          // 10: herald.api.v1.RetryScheduleRequest
+	(*RetryScheduleResponse)(nil),         // 11: herald.api.v1.RetryScheduleResponse
+	(*CredentialField)(nil),               // 12: herald.api.v1.CredentialField
+	(*Destination)(nil),                   // 13: herald.api.v1.Destination
+	(*ConnectionCheck)(nil),               // 14: herald.api.v1.ConnectionCheck
+	(*ListDestinationsRequest)(nil),       // 15: herald.api.v1.ListDestinationsRequest
+	(*ListDestinationsResponse)(nil),      // 16: herald.api.v1.ListDestinationsResponse
+	(*ConnectDestinationRequest)(nil),     // 17: herald.api.v1.ConnectDestinationRequest
+	(*ConnectDestinationResponse)(nil),    // 18: herald.api.v1.ConnectDestinationResponse
+	(*DisconnectDestinationRequest)(nil),  // 19: herald.api.v1.DisconnectDestinationRequest
+	(*DisconnectDestinationResponse)(nil), // 20: herald.api.v1.DisconnectDestinationResponse
+	(*CreateWebhookRequest)(nil),          // 21: herald.api.v1.CreateWebhookRequest
+	(*Webhook)(nil),                       // 22: herald.api.v1.Webhook
+	(*CreateWebhookResponse)(nil),         // 23: herald.api.v1.CreateWebhookResponse
+	(*ListWebhooksRequest)(nil),           // 24: herald.api.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),          // 25: herald.api.v1.ListWebhooksResponse
+	(*DeleteWebhookRequest)(nil),          // 26: herald.api.v1.DeleteWebhookRequest
+	(*DeleteWebhookResponse)(nil),         // 27: herald.api.v1.DeleteWebhookResponse
+	(*TestWebhookRequest)(nil),            // 28: herald.api.v1.TestWebhookRequest
+	(*TestWebhookResponse)(nil),           // 29: herald.api.v1.TestWebhookResponse
+	nil,                                   // 30: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	(*structpb.Struct)(nil),               // 31: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 32: google.protobuf.Timestamp
 }
 var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
-	27, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
+	31, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
 	0,  // 1: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
-	28, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
-	27, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
-	28, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	28, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
+	32, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
+	31, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
+	32, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	32, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	32, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
 	2,  // 7: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	2,  // 8: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
 	2,  // 9: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
-	10, // 10: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
-	28, // 11: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
-	12, // 12: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
-	28, // 13: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
-	11, // 14: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
-	26, // 15: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	11, // 16: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
-	28, // 17: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	20, // 18: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
-	20, // 19: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
-	1,  // 20: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
-	4,  // 21: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
-	6,  // 22: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
-	8,  // 23: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
-	13, // 24: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
-	15, // 25: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
-	17, // 26: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
-	19, // 27: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
-	22, // 28: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
-	24, // 29: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
-	3,  // 30: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
-	5,  // 31: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
-	7,  // 32: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
-	9,  // 33: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
-	14, // 34: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
-	16, // 35: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
-	18, // 36: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
-	21, // 37: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
-	23, // 38: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
-	25, // 39: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
-	30, // [30:40] is the sub-list for method output_type
-	20, // [20:30] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	2,  // 10: herald.api.v1.RetryScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
+	12, // 11: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
+	32, // 12: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
+	14, // 13: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
+	32, // 14: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
+	13, // 15: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
+	30, // 16: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	13, // 17: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
+	32, // 18: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	22, // 19: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
+	22, // 20: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
+	1,  // 21: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
+	4,  // 22: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
+	6,  // 23: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
+	8,  // 24: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
+	10, // 25: herald.api.v1.SchedulerService.RetrySchedule:input_type -> herald.api.v1.RetryScheduleRequest
+	15, // 26: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
+	17, // 27: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
+	19, // 28: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
+	21, // 29: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
+	24, // 30: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
+	26, // 31: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
+	28, // 32: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
+	3,  // 33: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
+	5,  // 34: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
+	7,  // 35: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
+	9,  // 36: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
+	11, // 37: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
+	16, // 38: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
+	18, // 39: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
+	20, // 40: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
+	23, // 41: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
+	25, // 42: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
+	27, // 43: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
+	29, // 44: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
+	33, // [33:45] is the sub-list for method output_type
+	21, // [21:33] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_scheduler_proto_init() }
@@ -2001,15 +2238,15 @@ func file_herald_api_v1_scheduler_proto_init() {
 	}
 	file_herald_api_v1_scheduler_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[2].OneofWrappers = []any{}
-	file_herald_api_v1_scheduler_proto_msgTypes[11].OneofWrappers = []any{}
-	file_herald_api_v1_scheduler_proto_msgTypes[15].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[13].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_scheduler_proto_rawDesc), len(file_herald_api_v1_scheduler_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -49,6 +49,9 @@ const (
 	// SchedulerServiceDeleteScheduleProcedure is the fully-qualified name of the SchedulerService's
 	// DeleteSchedule RPC.
 	SchedulerServiceDeleteScheduleProcedure = "/herald.api.v1.SchedulerService/DeleteSchedule"
+	// SchedulerServiceRetryScheduleProcedure is the fully-qualified name of the SchedulerService's
+	// RetrySchedule RPC.
+	SchedulerServiceRetryScheduleProcedure = "/herald.api.v1.SchedulerService/RetrySchedule"
 	// DestinationServiceListDestinationsProcedure is the fully-qualified name of the
 	// DestinationService's ListDestinations RPC.
 	DestinationServiceListDestinationsProcedure = "/herald.api.v1.DestinationService/ListDestinations"
@@ -67,6 +70,9 @@ const (
 	// WebhookServiceDeleteWebhookProcedure is the fully-qualified name of the WebhookService's
 	// DeleteWebhook RPC.
 	WebhookServiceDeleteWebhookProcedure = "/herald.api.v1.WebhookService/DeleteWebhook"
+	// WebhookServiceTestWebhookProcedure is the fully-qualified name of the WebhookService's
+	// TestWebhook RPC.
+	WebhookServiceTestWebhookProcedure = "/herald.api.v1.WebhookService/TestWebhook"
 )
 
 // SchedulerServiceClient is a client for the herald.api.v1.SchedulerService service.
@@ -75,6 +81,9 @@ type SchedulerServiceClient interface {
 	ListSchedules(context.Context, *connect.Request[v1.ListSchedulesRequest]) (*connect.Response[v1.ListSchedulesResponse], error)
 	GetSchedule(context.Context, *connect.Request[v1.GetScheduleRequest]) (*connect.Response[v1.GetScheduleResponse], error)
 	DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error)
+	// RetrySchedule puts a failed schedule back to pending, to be exported now
+	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
+	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
 }
 
 // NewSchedulerServiceClient constructs a client for the herald.api.v1.SchedulerService service. By
@@ -115,6 +124,12 @@ func NewSchedulerServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		retrySchedule: connect.NewClient[v1.RetryScheduleRequest, v1.RetryScheduleResponse](
+			httpClient,
+			baseURL+SchedulerServiceRetryScheduleProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -124,6 +139,7 @@ type schedulerServiceClient struct {
 	listSchedules  *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
 	getSchedule    *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
 	deleteSchedule *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+	retrySchedule  *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
 }
 
 // CreateSchedule calls herald.api.v1.SchedulerService.CreateSchedule.
@@ -146,12 +162,20 @@ func (c *schedulerServiceClient) DeleteSchedule(ctx context.Context, req *connec
 	return c.deleteSchedule.CallUnary(ctx, req)
 }
 
+// RetrySchedule calls herald.api.v1.SchedulerService.RetrySchedule.
+func (c *schedulerServiceClient) RetrySchedule(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error) {
+	return c.retrySchedule.CallUnary(ctx, req)
+}
+
 // SchedulerServiceHandler is an implementation of the herald.api.v1.SchedulerService service.
 type SchedulerServiceHandler interface {
 	CreateSchedule(context.Context, *connect.Request[v1.CreateScheduleRequest]) (*connect.Response[v1.CreateScheduleResponse], error)
 	ListSchedules(context.Context, *connect.Request[v1.ListSchedulesRequest]) (*connect.Response[v1.ListSchedulesResponse], error)
 	GetSchedule(context.Context, *connect.Request[v1.GetScheduleRequest]) (*connect.Response[v1.GetScheduleResponse], error)
 	DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error)
+	// RetrySchedule puts a failed schedule back to pending, to be exported now
+	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
+	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
 }
 
 // NewSchedulerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -188,6 +212,12 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	schedulerServiceRetryScheduleHandler := connect.NewUnaryHandler(
+		SchedulerServiceRetryScheduleProcedure,
+		svc.RetrySchedule,
+		connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.SchedulerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SchedulerServiceCreateScheduleProcedure:
@@ -198,6 +228,8 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 			schedulerServiceGetScheduleHandler.ServeHTTP(w, r)
 		case SchedulerServiceDeleteScheduleProcedure:
 			schedulerServiceDeleteScheduleHandler.ServeHTTP(w, r)
+		case SchedulerServiceRetryScheduleProcedure:
+			schedulerServiceRetryScheduleHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -221,6 +253,10 @@ func (UnimplementedSchedulerServiceHandler) GetSchedule(context.Context, *connec
 
 func (UnimplementedSchedulerServiceHandler) DeleteSchedule(context.Context, *connect.Request[v1.DeleteScheduleRequest]) (*connect.Response[v1.DeleteScheduleResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.DeleteSchedule is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetrySchedule is not implemented"))
 }
 
 // DestinationServiceClient is a client for the herald.api.v1.DestinationService service.
@@ -356,6 +392,9 @@ type WebhookServiceClient interface {
 	CreateWebhook(context.Context, *connect.Request[v1.CreateWebhookRequest]) (*connect.Response[v1.CreateWebhookResponse], error)
 	ListWebhooks(context.Context, *connect.Request[v1.ListWebhooksRequest]) (*connect.Response[v1.ListWebhooksResponse], error)
 	DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[v1.DeleteWebhookResponse], error)
+	// TestWebhook sends a signed test delivery to a saved webhook through the
+	// webhook plugin (POST /v1/webhooks/{id}/test).
+	TestWebhook(context.Context, *connect.Request[v1.TestWebhookRequest]) (*connect.Response[v1.TestWebhookResponse], error)
 }
 
 // NewWebhookServiceClient constructs a client for the herald.api.v1.WebhookService service. By
@@ -389,6 +428,12 @@ func NewWebhookServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		testWebhook: connect.NewClient[v1.TestWebhookRequest, v1.TestWebhookResponse](
+			httpClient,
+			baseURL+WebhookServiceTestWebhookProcedure,
+			connect.WithSchema(webhookServiceMethods.ByName("TestWebhook")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -397,6 +442,7 @@ type webhookServiceClient struct {
 	createWebhook *connect.Client[v1.CreateWebhookRequest, v1.CreateWebhookResponse]
 	listWebhooks  *connect.Client[v1.ListWebhooksRequest, v1.ListWebhooksResponse]
 	deleteWebhook *connect.Client[v1.DeleteWebhookRequest, v1.DeleteWebhookResponse]
+	testWebhook   *connect.Client[v1.TestWebhookRequest, v1.TestWebhookResponse]
 }
 
 // CreateWebhook calls herald.api.v1.WebhookService.CreateWebhook.
@@ -414,11 +460,19 @@ func (c *webhookServiceClient) DeleteWebhook(ctx context.Context, req *connect.R
 	return c.deleteWebhook.CallUnary(ctx, req)
 }
 
+// TestWebhook calls herald.api.v1.WebhookService.TestWebhook.
+func (c *webhookServiceClient) TestWebhook(ctx context.Context, req *connect.Request[v1.TestWebhookRequest]) (*connect.Response[v1.TestWebhookResponse], error) {
+	return c.testWebhook.CallUnary(ctx, req)
+}
+
 // WebhookServiceHandler is an implementation of the herald.api.v1.WebhookService service.
 type WebhookServiceHandler interface {
 	CreateWebhook(context.Context, *connect.Request[v1.CreateWebhookRequest]) (*connect.Response[v1.CreateWebhookResponse], error)
 	ListWebhooks(context.Context, *connect.Request[v1.ListWebhooksRequest]) (*connect.Response[v1.ListWebhooksResponse], error)
 	DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[v1.DeleteWebhookResponse], error)
+	// TestWebhook sends a signed test delivery to a saved webhook through the
+	// webhook plugin (POST /v1/webhooks/{id}/test).
+	TestWebhook(context.Context, *connect.Request[v1.TestWebhookRequest]) (*connect.Response[v1.TestWebhookResponse], error)
 }
 
 // NewWebhookServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -448,6 +502,12 @@ func NewWebhookServiceHandler(svc WebhookServiceHandler, opts ...connect.Handler
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	webhookServiceTestWebhookHandler := connect.NewUnaryHandler(
+		WebhookServiceTestWebhookProcedure,
+		svc.TestWebhook,
+		connect.WithSchema(webhookServiceMethods.ByName("TestWebhook")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.WebhookService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WebhookServiceCreateWebhookProcedure:
@@ -456,6 +516,8 @@ func NewWebhookServiceHandler(svc WebhookServiceHandler, opts ...connect.Handler
 			webhookServiceListWebhooksHandler.ServeHTTP(w, r)
 		case WebhookServiceDeleteWebhookProcedure:
 			webhookServiceDeleteWebhookHandler.ServeHTTP(w, r)
+		case WebhookServiceTestWebhookProcedure:
+			webhookServiceTestWebhookHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -475,4 +537,8 @@ func (UnimplementedWebhookServiceHandler) ListWebhooks(context.Context, *connect
 
 func (UnimplementedWebhookServiceHandler) DeleteWebhook(context.Context, *connect.Request[v1.DeleteWebhookRequest]) (*connect.Response[v1.DeleteWebhookResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.WebhookService.DeleteWebhook is not implemented"))
+}
+
+func (UnimplementedWebhookServiceHandler) TestWebhook(context.Context, *connect.Request[v1.TestWebhookRequest]) (*connect.Response[v1.TestWebhookResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.WebhookService.TestWebhook is not implemented"))
 }

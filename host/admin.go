@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic"
+)
+
+// The operator subcommands of issue 18: API keys and workspaces, with the
+// ids a session JWT needs (sub = user id, workspace = workspace id).
+
+const keysUsage = `usage:
+  herald keys create --workspace NAME [--plan PLAN [--set-plan]] [--user EMAIL] [--website URL] [--team-website URL]
+  herald keys list [--workspace NAME]
+  herald keys revoke KEY_ID
+  herald keys rotate KEY_ID     (revokes KEY_ID and prints a new key for the same workspace and user)`
+
+const workspacesUsage = `usage:
+  herald workspaces list
+  herald workspaces set-plan --workspace NAME --plan PLAN`
+
+// keysCmd dispatches `herald keys SUBCOMMAND`.
+func keysCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(keysUsage)
+	}
+	switch args[0] {
+	case "create":
+		return keysCreate(ctx, args[1:], getenv, stdout, stderr)
+	case "list":
+		return keysList(ctx, args[1:], getenv, stdout, stderr)
+	case "revoke", "rotate":
+		return keysRevoke(ctx, args[0], args[1:], getenv, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, keysUsage)
+		return nil
+	}
+	return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
+}
+
+// workspacesCmd dispatches `herald workspaces SUBCOMMAND`.
+func workspacesCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New(workspacesUsage)
+	}
+	switch args[0] {
+	case "list":
+		return workspacesList(ctx, args[1:], getenv, stdout, stderr)
+	case "set-plan":
+		return workspacesSetPlan(ctx, args[1:], getenv, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, workspacesUsage)
+		return nil
+	}
+	return fmt.Errorf("unknown workspaces command %q\n%s", args[0], workspacesUsage)
+}
+
+// adminStore parses the common flags and opens the migrated store.
+func adminStore(ctx context.Context, fs *flag.FlagSet, f *commonFlags, args []string, getenv func(string) string) (*store.Store, error) {
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return openStore(ctx, cfg)
+}
+
+func keysCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("keys create", stderr, false)
+	workspace := fs.String("workspace", "", "workspace name (created when missing)")
+	plan := fs.String("plan", "", "plan of a new workspace (default business): "+strings.Join(config.PlanNames, ", "))
+	setPlan := fs.Bool("set-plan", false, "change the plan of an existing workspace to --plan")
+	user := fs.String("user", "", "user email (default owner@WORKSPACE); created in the workspace when missing")
+	website := fs.String("website", "", "the user's own website (https://example.com); AI traffic's sites/ensure tracks it when the team has none")
+	teamWebsite := fs.String("team-website", "", "the team (workspace) website; sites/ensure tracks it first")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *workspace == "" {
+		return errors.New("keys create: --workspace is required")
+	}
+	if *plan != "" && !slices.Contains(config.PlanNames, *plan) {
+		return fmt.Errorf("keys create: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
+	}
+	if *setPlan && *plan == "" {
+		return errors.New("keys create: --set-plan needs --plan")
+	}
+	if *user == "" {
+		*user = "owner@" + *workspace
+	}
+	for flag, v := range map[string]string{"website": *website, "team-website": *teamWebsite} {
+		if v == "" {
+			continue
+		}
+		if _, err := traffic.NormalizeDomain(v); err != nil {
+			return fmt.Errorf("keys create: --%s: %w", flag, err)
+		}
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// An existing workspace keeps its plan unless told otherwise: a --plan
+	// that differs is an error, not silently ignored.
+	newPlan := *plan
+	switch ws, err := st.WorkspaceByName(ctx, *workspace); {
+	case errors.Is(err, store.ErrNotFound):
+		if newPlan == "" {
+			newPlan = "business"
+		}
+	case err != nil:
+		return err
+	default:
+		if newPlan != "" && newPlan != ws.Plan {
+			if !*setPlan {
+				return fmt.Errorf("keys create: workspace %q has plan %s, not %s: add --set-plan to change it, or omit --plan", ws.Name, ws.Plan, newPlan)
+			}
+			if err := st.SetWorkspacePlan(ctx, ws.ID, newPlan); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "workspace %q: plan changed from %s to %s\n", ws.Name, ws.Plan, newPlan)
+		}
+		if !*setPlan {
+			newPlan = ws.Plan
+		}
+	}
+	key, err := auth.CreateKey(ctx, st, *workspace, newPlan, *user)
+	if err != nil {
+		return err
+	}
+	if *website != "" || *teamWebsite != "" {
+		if err := setWebsites(ctx, st, *workspace, newPlan, *user, *website, *teamWebsite); err != nil {
+			return err
+		}
+	}
+	ws, u, err := st.EnsureWorkspaceUser(ctx, *workspace, newPlan, *user)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "API key for workspace %q (id %s, plan %s), user %s (id %s), shown once:\n%s\n", ws.Name, ws.ID, ws.Plan, u.Email, u.ID, key)
+	return nil
+}
+
+func keysList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("keys list", stderr, false)
+	workspace := fs.String("workspace", "", "only this workspace's keys")
+	st, err := adminStore(ctx, fs, f, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	wsID := ""
+	if *workspace != "" {
+		ws, err := st.WorkspaceByName(ctx, *workspace)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("keys list: no workspace %q", *workspace)
+		} else if err != nil {
+			return err
+		}
+		wsID = ws.ID
+	}
+	keys, err := st.ListAPIKeys(ctx, wsID)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY_ID\tPREFIX\tWORKSPACE\tWORKSPACE_ID\tUSER\tUSER_ID\tCREATED\tSTATUS")
+	for _, k := range keys {
+		status := "active"
+		if k.RevokedAt != 0 {
+			status = "revoked " + ms(k.RevokedAt)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.WorkspaceName, k.WorkspaceID, k.UserEmail, k.UserID, ms(k.CreatedAt), status)
+	}
+	return tw.Flush()
+}
+
+// keysRevoke is `keys revoke ID` and `keys rotate ID`.
+func keysRevoke(ctx context.Context, verb string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("keys "+verb, stderr, false)
+	// Flags may come before or after the id.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	st, err := adminStore(ctx, fs, f, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if id == "" && fs.NArg() == 1 {
+		id = fs.Arg(0)
+	}
+	if id == "" || (fs.NArg() > 0 && fs.Arg(0) != id) {
+		return fmt.Errorf("usage: herald keys %s KEY_ID (see herald keys list)", verb)
+	}
+	k, err := st.GetAPIKey(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("keys %s: no key with id %q (see herald keys list)", verb, id)
+	} else if err != nil {
+		return err
+	}
+	if k.RevokedAt != 0 {
+		return fmt.Errorf("keys %s: key %s is already revoked", verb, id)
+	}
+	var next *store.APIKey
+	var secret string
+	if verb == "rotate" {
+		var hash string
+		secret, hash = auth.GenerateKey()
+		next = &store.APIKey{Prefix: secret[:7], Hash: hash}
+	}
+	if err := st.RevokeAPIKey(ctx, id, next); errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("keys %s: key %s is already revoked", verb, id)
+	} else if err != nil {
+		return err
+	}
+	if next == nil {
+		fmt.Fprintf(stdout, "revoked key %s (%s…) of workspace %q, user %s\n", k.ID, k.Prefix, k.WorkspaceName, k.UserEmail)
+		return nil
+	}
+	fmt.Fprintf(stdout, "revoked key %s; new key %s for workspace %q, user %s (shown once):\n%s\n", k.ID, next.ID, k.WorkspaceName, k.UserEmail, secret)
+	return nil
+}
+
+func workspacesList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("workspaces list", stderr, false)
+	st, err := adminStore(ctx, fs, f, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.ListWorkspaces(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKSPACE_ID\tNAME\tPLAN\tUSERS\tACTIVE_KEYS\tWEBSITE\tCREATED")
+	for _, w := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", w.ID, w.Name, w.Plan, w.Users, w.ActiveKeys, w.Website, ms(w.CreatedAt))
+	}
+	return tw.Flush()
+}
+
+func workspacesSetPlan(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("workspaces set-plan", stderr, false)
+	workspace := fs.String("workspace", "", "workspace name")
+	plan := fs.String("plan", "", "new plan: "+strings.Join(config.PlanNames, ", "))
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *workspace == "" || *plan == "" {
+		return errors.New(workspacesUsage)
+	}
+	if !slices.Contains(config.PlanNames, *plan) {
+		return fmt.Errorf("workspaces set-plan: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ws, err := st.WorkspaceByName(ctx, *workspace)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("workspaces set-plan: no workspace %q", *workspace)
+	} else if err != nil {
+		return err
+	}
+	if err := st.SetWorkspacePlan(ctx, ws.ID, *plan); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "workspace %q (id %s): plan %s -> %s\n", ws.Name, ws.ID, ws.Plan, *plan)
+	return nil
+}
+
+// bootstrap creates workspace "default" (plan business) on the first start
+// against an empty store and hands its API key over once: to keyFile
+// (mode 0600) when set, else to stderr, never into the stdout log stream
+// that log shippers collect.
+func bootstrap(ctx context.Context, st *store.Store, stderr io.Writer, keyFile string) error {
+	n, err := st.CountWorkspaces(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	key, err := auth.CreateKey(ctx, st, "default", "business", "owner@default")
+	if err != nil {
+		return fmt.Errorf("create default workspace: %w", err)
+	}
+	if keyFile != "" {
+		if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+			return fmt.Errorf("write --key-file: %w", err)
+		}
+		fmt.Fprintf(stderr, "Created workspace \"default\" (plan business); its API key is in %s\n", keyFile)
+		return nil
+	}
+	fmt.Fprintf(stderr, "Created workspace \"default\" (plan business). Its API key is shown once, keep it:\n%s\n", key)
+	return nil
+}
+
+// buildVersion is what `herald version` prints: the -X main.version set by
+// `make build`, else the module version and VCS revision that the Go
+// toolchain stamps into every binary built from a checkout.
+func buildVersion() string {
+	if version != "dev" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, at string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		v += " " + rev
+		if dirty {
+			v += "-dirty"
+		}
+		if at != "" {
+			v += " (" + at + ")"
+		}
+	}
+	return v + " " + info.GoVersion
+}
+
+// ms formats a Unix-millisecond timestamp for tables.
+func ms(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339) }

@@ -1,0 +1,91 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/voice"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A request answered 5xx is logged at error level, its duration in ms.
+func TestServerErrorsLogAtErrorLevel(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	key, err := auth.CreateKey(t.Context(), s, "acme", "business", "a@acme.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	h := api.NewServer(api.Deps{
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, JSONFormat: true}),
+		Store:  s, Auth: auth.NewAuthenticator(s, ""), Registry: prometheus.NewRegistry(),
+		Voices: voice.NewHandler(voice.NewService(s)),
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	get := func() int {
+		req, _ := http.NewRequest("GET", srv.URL+"/v1/ai/brand-voice/", nil)
+		req.Header.Set("api-key", key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if st := get(); st != 200 {
+		t.Fatalf("status %d", st)
+	}
+	if strings.Contains(logs.String(), `"@message":"request"`) {
+		t.Fatalf("a 200 was logged at info level:\n%s", logs.String())
+	}
+	s.Close()
+	if st := get(); st != 500 {
+		t.Fatalf("closed store: status %d, want 500", st)
+	}
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil || m["@message"] != "request" {
+			continue
+		}
+		found = true
+		if m["@level"] != "error" || m["status"] != float64(500) {
+			t.Fatalf("request line %s: want level error, status 500", line)
+		}
+		if _, ok := m["duration_ms"].(float64); !ok {
+			t.Fatalf("request line %s: no duration_ms", line)
+		}
+	}
+	if !found {
+		t.Fatalf("no request line for the 500:\n%s", logs.String())
+	}
+}

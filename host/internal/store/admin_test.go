@@ -1,0 +1,57 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func TestAdminKeys(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		a, ua, err := s.EnsureWorkspaceUser(ctx, "a", "pro", "u@a.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ub, err := s.EnsureWorkspaceUser(ctx, "b", "free", "u@b.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range []store.APIKey{{WorkspaceID: a.ID, UserID: ua.ID, Prefix: "hk_a", Hash: "ha"}, {WorkspaceID: b.ID, UserID: ub.ID, Prefix: "hk_b", Hash: "hb"}} {
+			k.ID = []string{"ka", "kb"}[i]
+			if err := s.CreateAPIKey(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all, err := s.ListAPIKeys(ctx, "")
+		if err != nil || len(all) != 2 {
+			t.Fatalf("all keys: %v %+v", err, all)
+		}
+		onlyA, err := s.ListAPIKeys(ctx, a.ID)
+		if err != nil || len(onlyA) != 1 || onlyA[0].ID != "ka" || onlyA[0].UserEmail != "u@a.test" {
+			t.Fatalf("keys of a: %v %+v", err, onlyA)
+		}
+		next := &store.APIKey{Prefix: "hk_n", Hash: "hn"}
+		if err := s.RevokeAPIKey(ctx, "kb", next); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.PrincipalByKeyHash(ctx, "hb"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("revoked key still valid: %v", err)
+		}
+		p, _, err := s.PrincipalByKeyHash(ctx, "hn")
+		if err != nil || p.Workspace.ID != b.ID || p.UserID != ub.ID {
+			t.Fatalf("rotated key: %+v %v", p, err)
+		}
+		if err := s.RevokeAPIKey(ctx, "kb", nil); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("revoke twice: %v, want ErrNotFound", err)
+		}
+		ws, err := s.ListWorkspaces(ctx)
+		if err != nil || len(ws) != 2 || ws[1].Name != "b" || ws[1].ActiveKeys != 1 || ws[1].Users != 1 {
+			t.Fatalf("workspaces: %v %+v", err, ws)
+		}
+	})
+}

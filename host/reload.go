@@ -1,0 +1,92 @@
+package main
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+)
+
+// reloadedFields are the config.Config fields a SIGHUP applies: the plugin
+// manager rebuilds plugins and model routes from the new file (calls in
+// flight finish on the old set; plugin_call_timeout applies to plugin
+// processes started after the reload), and the log level is switched on
+// the shared root logger. Everything else is read once by services built
+// at start (plans, limits, queues, listen address, stores...), so a change
+// there is reported as needing a restart instead of being claimed.
+var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout", "LogLevel"}
+
+// ignoredFields are not settings (Source names the file).
+var ignoredFields = []string{"Source"}
+
+// applyReload applies next over the start config cur as far as a running host can and logs
+// exactly what was applied and which settings changed but need a restart.
+// reloadPlugins is the plugin manager's Reload; on its error nothing is
+// applied and cur stays.
+func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(*config.Config) error) error {
+	applied, restart := diffConfig(cur, next)
+	if err := reloadPlugins(next); err != nil {
+		return err
+	}
+	// Always set: cur is the start config (never mutated: services read it
+	// concurrently), so a level set back to its start value must apply too.
+	log.SetLevel(hclog.LevelFromString(next.LogLevel))
+	log.Info("configuration reloaded on SIGHUP",
+		"applied", strings.Join(applied, ","),
+		"needs_restart", strings.Join(restart, ","))
+	if len(restart) > 0 {
+		log.Warn("changed settings need a restart to apply; the running values stay until then", "settings", strings.Join(restart, ","))
+	}
+	return nil
+}
+
+// diffConfig lists the changed fields of config.Config by their setting
+// names: those a reload applies, and those that need a restart. Plugins
+// and models always count as applied (their files and environment may have
+// changed even when the blocks did not).
+func diffConfig(cur, next *config.Config) (applied, restart []string) {
+	a, b := reflect.ValueOf(cur).Elem(), reflect.ValueOf(next).Elem()
+	t := a.Type()
+	for i := range t.NumField() {
+		name := t.Field(i).Name
+		if slices.Contains(ignoredFields, name) {
+			continue
+		}
+		changed := !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface())
+		switch {
+		case name == "Plugins" || name == "Models":
+			applied = append(applied, settingName(name))
+		case !changed:
+		case slices.Contains(reloadedFields, name):
+			applied = append(applied, settingName(name))
+		default:
+			restart = append(restart, settingName(name))
+		}
+	}
+	return applied, restart
+}
+
+// settingName turns a Go field name into the snake_case config name
+// (LogLevel -> log_level, AllowedPrivateCIDRs -> allowed_private_cidrs).
+func settingName(field string) string {
+	if field == "JWTSecret" {
+		return "jwt_secret"
+	}
+	var b strings.Builder
+	prevLower := false
+	for _, r := range field {
+		upper := r >= 'A' && r <= 'Z'
+		if upper {
+			if prevLower {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		prevLower = !upper
+		b.WriteRune(r)
+	}
+	return b.String()
+}
