@@ -86,8 +86,8 @@ func New(d Deps) (*Service, error) {
 	// One attempt each: the credit is reserved when the job is queued and
 	// given back when it fails, so a retry would have to pay again.
 	opts := jobs.HandlerOptions{MaxAttempts: 1, Timeout: 10 * time.Minute}
-	s.queue.Register(JobImproveSimple, jobs.HandlerFunc(s.improveSimpleJob), opts)
-	s.queue.Register(JobImproveValidated, jobs.HandlerFunc(s.improveValidatedJob), opts)
+	s.queue.Register(JobImproveSimple, paidJob(s, s.runSimple), opts)
+	s.queue.Register(JobImproveValidated, paidJob(s, s.runValidated), opts)
 	s.queue.Register(JobBlogPost, jobs.HandlerFunc(s.blogJob), jobs.HandlerOptions{MaxAttempts: 1, Timeout: 20 * time.Minute})
 	return s, nil
 }

@@ -183,15 +183,20 @@ func (s *Service) QueueImproveSimple(ctx context.Context, p auth.Principal, in S
 	return s.enqueue(ctx, p, JobImproveSimple, in.BrandVoiceID, in)
 }
 
-func (s *Service) improveSimpleJob(ctx context.Context, job *jobs.Job) (any, error) {
-	var q queued[SimpleInput]
-	if err := job.Decode(&q); err != nil {
-		return nil, err
+// paidJob runs a queued improvement whose credit was reserved when it was
+// queued, and gives the credit back when the work fails (these jobs run
+// once, so a credit is never spent twice).
+func paidJob[In, Out any](s *Service, run func(context.Context, auth.Principal, In) (Out, error)) jobs.HandlerFunc {
+	return func(ctx context.Context, job *jobs.Job) (any, error) {
+		var q queued[In]
+		if err := job.Decode(&q); err != nil {
+			return nil, err
+		}
+		out, err := run(ctx, q.Principal.auth(), q.Input)
+		if err != nil {
+			s.refund(ctx, q.Principal.Workspace, q.Month)
+			return nil, jobs.NoRetry(err)
+		}
+		return out, nil
 	}
-	out, err := s.runSimple(ctx, q.Principal.auth(), q.Input)
-	if err != nil {
-		s.refund(ctx, q.Principal.Workspace, q.Month)
-		return nil, jobs.NoRetry(err)
-	}
-	return out, nil
 }

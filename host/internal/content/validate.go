@@ -12,7 +12,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/generate"
-	"github.com/heraldhq/herald/host/internal/jobs"
 )
 
 // DefaultMaxLengthChange is how far (percent of words) an improvement may
@@ -115,19 +114,6 @@ func (s *Service) QueueImproveValidated(ctx context.Context, p auth.Principal, i
 	}
 	in.Model = model
 	return s.enqueue(ctx, p, JobImproveValidated, in.BrandVoiceID, in)
-}
-
-func (s *Service) improveValidatedJob(ctx context.Context, job *jobs.Job) (any, error) {
-	var q queued[ValidatedInput]
-	if err := job.Decode(&q); err != nil {
-		return nil, err
-	}
-	out, err := s.runValidated(ctx, q.Principal.auth(), q.Input)
-	if err != nil {
-		s.refund(ctx, q.Principal.Workspace, q.Month)
-		return nil, jobs.NoRetry(err)
-	}
-	return out, nil
 }
 
 func (s *Service) runValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (Validated, error) {
