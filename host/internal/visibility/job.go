@@ -266,7 +266,7 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 	if err != nil {
 		msg := engineError(err)
 		a.Error = &msg
-		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", msg)
+		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", err)
 	} else {
 		a.Text = res.Text
 		if res.Model != "" {
@@ -291,12 +291,20 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 	return nil
 }
 
-// engineError is the message of a missing answer: the provider's own for
-// plugin errors (they carry no secrets), else a generic one.
+// engineError is the message of a missing answer, shown in the report: a
+// generic one by kind, as for every provider failure a tenant sees (issue
+// 16); the operator's log has the provider's own text.
 func engineError(err error) string {
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		return se.Message
+		switch se.Code {
+		case sdk.CodeUnconfigured, sdk.CodeUnauthenticated:
+			return "the engine is not configured on this server (the operator's log says what to set)"
+		case sdk.CodeRateLimited:
+			return "the engine was rate limiting"
+		case sdk.CodeInvalidArgument:
+			return "the engine refused the question"
+		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return "the engine did not answer in time"
