@@ -193,11 +193,12 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		wg    sync.WaitGroup
 	)
 	report := func() {
+		// Written under the lock: two answers finishing together must not
+		// write their counts out of order, or progress would go backwards.
 		mu.Lock()
+		defer mu.Unlock()
 		count++
-		n := count
-		mu.Unlock()
-		err := job.Progress(ctx, n*100/len(tasks), progress{ReportID: r.ID, AnswersDone: n, AnswersPlanned: len(tasks)})
+		err := job.Progress(ctx, count*100/len(tasks), progress{ReportID: r.ID, AnswersDone: count, AnswersPlanned: len(tasks)})
 		if errors.Is(err, jobs.ErrLeaseLost) {
 			cancel(err)
 		}
