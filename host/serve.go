@@ -202,34 +202,44 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	sweeper.Start()
 	defer sweeper.Stop()
 
-	// The MCP face (issue 15) calls the same area handlers as the routes.
+	// One authenticator (and key cache) and one Connect handler per area,
+	// served by the API's faces and by MCP.
+	authn := auth.NewAuthenticator(st, cfg.JWTSecret)
+	var (
+		schedulerAPI  = schedule.NewHandler(scheduler)
+		generateAPI   = generate.NewHandler(generator)
+		voiceAPI      = voice.NewHandler(voices)
+		contentAPI    = content.NewHandler(contentSvc)
+		visibilityAPI = visibility.NewHandler(reports)
+		trafficAPI    = traffic.NewHandler(trafficSvc)
+	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
-		Auth: auth.NewAuthenticator(st, cfg.JWTSecret), Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
-		Scheduler: schedule.NewHandler(scheduler), Generate: generate.NewHandler(generator), Voices: voice.NewHandler(voices),
-		Content: content.NewHandler(contentSvc), Visibility: visibility.NewHandler(reports), Traffic: traffic.NewHandler(trafficSvc),
+		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
+		Scheduler: schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
+		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI,
 	})
 
 	handler := api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
-		Auth:         auth.NewAuthenticator(st, cfg.JWTSecret),
+		Auth:         authn,
 		Registry:     reg,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Blobs:        blobs,
-		Voices:       voice.NewHandler(voices),
-		Traffic:      traffic.NewHandler(trafficSvc),
+		Voices:       voiceAPI,
+		Traffic:      trafficAPI,
 		Jobs:         jobs.NewAPIHandler(queue),
-		Generate:     generate.NewHandler(generator),
-		Scheduler:    schedule.NewHandler(scheduler),
+		Generate:     generateAPI,
+		Scheduler:    schedulerAPI,
 		Agent:        agent.NewHandler(agentSvc),
-		Content:      content.NewHandler(contentSvc),
+		Content:      contentAPI,
 
 		// Hardening (issue 16): body read deadlines and the metrics token.
 		BodyReadTimeout:    cfg.Limits.BodyReadTimeout,
 		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
 		MetricsToken:       cfg.Limits.MetricsToken,
-		Visibility:         visibility.NewHandler(reports),
+		Visibility:         visibilityAPI,
 		MCP:                mcpServer.Handler(),
 	})
 
