@@ -31,12 +31,12 @@ generate: tools
 	cd proto && if [ -d herald/plugin ]; then buf generate --template buf.gen.plugin.yaml --path herald/plugin; fi
 # The OpenAPI document, from the REST route table and the protos' descriptors (with comments).
 	cd proto && buf build --path herald/api -o $(BIN)/herald-api.binpb
-	go run ./host/internal/openapi/gen -descriptors $(BIN)/herald-api.binpb -o host/internal/openapi/openapi.json
+	go run ./host/internal/openapi/gen -descriptors $(BIN)/herald-api.binpb -o host/internal/openapi/openapi.json -md docs/API.md
 
 # Fails when committed generated code differs from what `make generate` produces.
 check-generated: generate
-	git diff --exit-code -- proto host/internal/openapi/openapi.json || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
-	test -z "$$(git status --porcelain -- proto host/internal/openapi)" || (git status --porcelain -- proto host/internal/openapi; echo "untracked generated files: run make generate and commit" >&2; exit 1)
+	git diff --exit-code -- proto host/internal/openapi/openapi.json docs/API.md || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
+	test -z "$$(git status --porcelain -- proto host/internal/openapi docs/API.md)" || (git status --porcelain -- proto host/internal/openapi docs/API.md; echo "untracked generated files: run make generate and commit" >&2; exit 1)
 
 # Every benchmark of docs/BENCHMARKS.md, each against its baseline in the same
 # run. Set HERALD_TEST_DATABASE_URL and HERALD_TEST_REDIS_URL to add the

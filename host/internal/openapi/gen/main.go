@@ -17,8 +17,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -34,14 +36,15 @@ import (
 func main() {
 	descriptors := flag.String("descriptors", "", "Buf image (FileDescriptorSet) of proto/herald/api, with source info")
 	out := flag.String("o", "", "output file")
+	md := flag.String("md", "", "also write the Markdown route reference (docs/API.md) here")
 	flag.Parse()
-	if err := run(*descriptors, *out); err != nil {
+	if err := run(*descriptors, *out, *md); err != nil {
 		fmt.Fprintln(os.Stderr, "openapi gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(descriptors, out string) error {
+func run(descriptors, out, md string) error {
 	raw, err := os.ReadFile(descriptors)
 	if err != nil {
 		return err
@@ -65,7 +68,17 @@ func run(descriptors, out string) error {
 	if err := enc.Encode(doc); err != nil {
 		return err
 	}
-	return os.WriteFile(out, buf.Bytes(), 0o644)
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if md == "" {
+		return nil
+	}
+	page, err := markdown(buf.Bytes())
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(md, page, 0o644)
 }
 
 type obj = map[string]any
@@ -110,7 +123,7 @@ func build(routes []api.RouteDoc, files *protoregistry.Files) (obj, error) {
 		item[strings.ToLower(r.Method)] = op
 	}
 	var tagList []obj
-	for _, name := range sortedKeys(tags) {
+	for _, name := range slices.Sorted(maps.Keys(tags)) {
 		tagList = append(tagList, obj{"name": name, "description": tags[name]})
 	}
 	g.schemas["Error"] = obj{
@@ -330,16 +343,3 @@ func firstSentence(s string) string {
 }
 
 func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
-}
