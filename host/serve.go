@@ -77,13 +77,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	// Group commit for AI traffic beacons; closed after the HTTP server has
-	// drained, so every beacon answered 202 is committed before exit.
+	// drained (see parts below), so every beacon answered 202 is committed
+	// before exit.
 	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
-	defer beacons.Close()
 	// Raw traffic events older than traffic_retention go; rollups stay.
 	retention := &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
-	retention.Start()
-	defer retention.Stop()
 
 	// Blobs live under the data dir on one host, in the database when
 	// several hosts share one, so that any host serves any object.
@@ -101,47 +99,61 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// flight finish on the old one. Closed after the job queue has stopped.
 	pluginMgr, err := pluginhost.NewManager(log, cfg, reg)
 	if err != nil {
+		beacons.Close()
 		return err
 	}
-	defer pluginMgr.Close()
-	defer reloadOnSIGHUP(log, func() error {
-		next, err := f.load(getenv)
-		if err != nil {
-			return err
-		}
-		return applyReload(log, cfg, next, pluginMgr.Reload) // host/reload.go
-	})()
+	var stopHUP func()
+	sighup := funcs{start: func() {
+		stopHUP = reloadOnSIGHUP(log, func() error {
+			next, err := f.load(getenv)
+			if err != nil {
+				return err
+			}
+			return applyReload(log, cfg, next, pluginMgr.Reload) // host/reload.go
+		})
+	}, stop: func() { stopHUP() }}
 
-	// The job queue runs on every host; it stops after the HTTP server so
-	// that running jobs finish within the shutdown timeout and the rest are
-	// handed to other hosts.
+	defer func() {
+		// Error paths before the parts started; afterwards they own these.
+		if stopHUP == nil {
+			pluginMgr.Close()
+			beacons.Close()
+		}
+	}()
+
+	// The job queue runs on every host.
 	queue, err := newJobQueue(st, cfg, log, reg)
 	if err != nil {
 		return err
 	}
 	// Area services register their job handlers before the queue starts.
 	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
-	generator := generate.NewService(log, pluginMgr, queue, st, blobs, cfg.Plans)
-	generator.RedactSecrets(configuredSecrets(cfg)...) // issue 16: provider errors in the log
 	// One guarded fetcher of public pages for website voices and reports.
 	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
-	voices := voice.NewService(st).WithQuota(caps)
-	generator.UseVoices(voices)
-	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
-	generator.UseFineTuned(tuned)
 	// Website and file voices fetch through the guarded site fetcher; the
 	// profile model is brand_voice.model, else the default text model.
 	profileModel := cfg.BrandVoice.Model
 	if profileModel == "" {
-		profileModel = generator.DefaultTextModel()
+		profileModel = generate.DefaultTextModelOf(pluginMgr.Models())
 	} else if profileModel == "none" {
 		profileModel = ""
 	}
-	voices.UseSources(voice.Sources{
-		Fetcher: siteFetcher,
-		Models:  pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
-		Queue: queue, Log: log,
+	voices, err := voice.New(voice.Deps{
+		Store: st, Quota: caps, Fetcher: siteFetcher, Queue: queue, Logger: log,
+		Models: pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
 	})
+	if err != nil {
+		return err
+	}
+	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
+	generator, err := generate.New(generate.Deps{
+		Models: pluginMgr, Queue: queue, Store: st, Blobs: blobs, Plans: cfg.Plans, Voices: voices, Tuned: tuned,
+		Secrets: configuredSecrets(cfg), // issue 16: provider errors in the log
+		Logger:  log,
+	})
+	if err != nil {
+		return err
+	}
 	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
 	if err != nil {
 		return err
@@ -166,28 +178,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	if err := queue.Start(ctx); err != nil {
-		return err
-	}
-	defer func() {
-		// Error paths; a normal shutdown has stopped the queue already.
-		qctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-		defer cancel()
-		queue.Stop(qctx)
-	}()
-	// Publishes schedules that fell due while no host ran and whose job is
-	// gone; the queue itself runs the jobs of the others.
-	publisher.Start()
-	defer publisher.Stop()
-	// Re-fetches website voices whose fetchInterval is due.
-	if err := voices.Start(ctx); err != nil {
-		return err
-	}
-	defer voices.Stop(context.Background())
-
 	// The agent runs its tools through the same services as the routes
 	// behind them.
-	trafficSvc := traffic.NewService(st, beacons, cfg.BaseURL()).WithQuota(caps)
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps})
+	if err != nil {
+		return err
+	}
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
@@ -199,8 +195,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	// Issue 16: schedule images no schedule needs are deleted after the grace.
 	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
-	sweeper.Start()
-	defer sweeper.Stop()
 
 	// One authenticator (and key cache) and one Connect handler per area,
 	// served by the API's faces and by MCP.
@@ -254,29 +248,75 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 
-	errc := make(chan error, 1)
 	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
-	ln = api.LimitListener(ln, cfg.Limits.MaxConnections, reg)
-	go func() { errc <- srv.Serve(ln) }()
+	web := &httpServer{srv: srv, ln: api.LimitListener(ln, cfg.Limits.MaxConnections, reg)}
+
+	// Everything that runs in the background, started in this order and
+	// stopped in reverse: the HTTP server shuts down first (in-flight
+	// requests finish), then the loops that queue work, then the job queue
+	// (running jobs finish within the shutdown timeout and the rest are
+	// handed to other hosts), then the beacon writer commits what the
+	// server accepted, and the plugin processes go last.
+	parts := []part{
+		{"plugins", funcs{stop: pluginMgr.Close}},
+		{"sighup", sighup},
+		{"beacons", funcs{stop: beacons.Close}},
+		{"traffic retention", retention},
+		{"jobs", queue},
+		// Publishes schedules that fell due while no host ran and whose
+		// job is gone; the queue itself runs the jobs of the others.
+		{"publisher", funcs{start: publisher.Start, stop: publisher.Stop}},
+		// Re-fetches website voices whose fetchInterval is due.
+		{"voice refresh", voices},
+		{"image sweeper", funcs{start: sweeper.Start, stop: sweeper.Stop}},
+		{"http", web},
+	}
+	shutdownCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	}
+	stop, err := startAll(ctx, log, parts, shutdownCtx)
+	if err != nil {
+		return err
+	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
 
 	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+	case err = <-web.errc:
+		err = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String()) // a string: JSON logs would print nanoseconds
-	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	sctx, cancel := shutdownCtx()
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if serr := stop(sctx); serr != nil && err == nil {
+		err = fmt.Errorf("shutdown: %w", serr)
 	}
-	if err := queue.Stop(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	if err != nil {
+		return err
 	}
 	log.Info("stopped")
 	return nil
 }
+
+// httpServer serves srv on ln between Start and Stop.
+type httpServer struct {
+	srv  *http.Server
+	ln   net.Listener
+	errc chan error // Serve's error, when it fails before Stop
+}
+
+func (h *httpServer) Start(context.Context) error {
+	h.errc = make(chan error, 1)
+	go func() {
+		if err := h.srv.Serve(h.ln); !errors.Is(err, http.ErrServerClosed) {
+			h.errc <- err
+		}
+	}()
+	return nil
+}
+
+// Stop stops accepting and waits for in-flight requests until ctx ends.
+func (h *httpServer) Stop(ctx context.Context) error { return h.srv.Shutdown(ctx) }
 
 // reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
 // called; a failed reload is logged and the running config stays.

@@ -34,7 +34,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
-	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -65,7 +64,7 @@ type Models interface {
 // Traffic reads AI traffic stats as GET /v1/ai-traffic/stats does
 // (*traffic.Service).
 type Traffic interface {
-	Stats(ctx context.Context, p auth.Principal, q traffic.StatsQuery) (*apiv1.GetStatsResponse, error)
+	Stats(ctx context.Context, p auth.Principal, q traffic.StatsQuery) (traffic.Report, error)
 }
 
 // Scheduler lists and creates schedules as /v1/scheduler does; it reads the

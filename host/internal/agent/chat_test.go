@@ -14,7 +14,7 @@ import (
 func (b *bundle) aiVisits(t *testing.T, n int) {
 	t.Helper()
 	ctx := context.Background()
-	site, _, err := b.traffic.CreateSite(ctx, b.acmeP, "acme.test", "Acme")
+	site, _, err := b.traffic.CreateSite(ctx, b.acmeP, traffic.NewSite{Domain: "acme.test", Name: "Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}

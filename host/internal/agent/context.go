@@ -69,9 +69,7 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 			return sum, err
 		default:
 			t := &TrafficSummary{Days: days, TopSources: []TrafficSource{}}
-			if r.Totals != nil {
-				t.AIVisits = r.Totals.AiVisits
-			}
+			t.AIVisits = r.Totals.AIVisits
 			for i, src := range r.Sources {
 				if i == 5 {
 					break

@@ -97,15 +97,23 @@ func setup(t *testing.T) *bundle {
 
 	writer := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(writer.Close)
-	b.traffic = traffic.NewService(st, writer, "http://herald.test")
+	if b.traffic, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: "http://herald.test"}); err != nil {
+		t.Fatal(err)
+	}
 	b.queue, err = jobs.New(jobs.Options{Store: st, PollInterval: time.Hour, Lease: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans()})
-	voices := voice.NewService(st)
+	voices, err := voice.New(voice.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	models := newOpenAIModels(t, b.fake)
-	gen := generate.NewService(hclog.NewNullLogger(), models, b.queue, st, nil, config.DefaultPlans())
+	gen, err := generate.New(generate.Deps{Models: models, Queue: b.queue, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.svc, err = agent.New(agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched,
 		Voices: voices, Registerer: b.registry})
 	if err != nil {

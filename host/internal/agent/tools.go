@@ -156,9 +156,8 @@ func (s *Service) toolTraffic(ctx context.Context, t *turn, args json.RawMessage
 		Sources     []source `json:"sources"`
 		TopPages    []page   `json:"topPages"`
 	}{Domain: r.Domain, Days: r.Days, From: r.From, To: r.To, Sources: []source{}, TopPages: []page{}}
-	if tt := r.Totals; tt != nil {
-		out.Visits, out.AIVisits, out.AIShare, out.CrawlerHits = tt.Visits, tt.AiVisits, tt.AiShare, tt.CrawlerHits
-	}
+	tt := r.Totals
+	out.Visits, out.AIVisits, out.AIShare, out.CrawlerHits = tt.Visits, tt.AIVisits, tt.AIShare, tt.CrawlerHits
 	for _, src := range r.Sources {
 		out.Sources = append(out.Sources, source{src.Source, src.Name, src.Visits})
 	}
@@ -166,7 +165,7 @@ func (s *Service) toolTraffic(ctx context.Context, t *turn, args json.RawMessage
 		if i == 5 {
 			break
 		}
-		out.TopPages = append(out.TopPages, page{pg.Path, pg.AiVisits})
+		out.TopPages = append(out.TopPages, page{pg.Path, pg.AIVisits})
 	}
 	return out, nil
 }

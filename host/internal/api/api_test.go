@@ -72,7 +72,7 @@ func newHandler(t testing.TB, s *store.Store) http.Handler {
 		Registry:     prometheus.NewRegistry(),
 		MaxBodyBytes: 64 << 10,
 		Blobs:        blobs,
-		Voices:       voice.NewHandler(voice.NewService(s)),
+		Voices:       voiceAPI(t, voice.Deps{Store: s}),
 	})
 }
 
@@ -352,4 +352,14 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 	if res.Header.Get("X-Request-Id") == "" {
 		t.Error("responses carry no X-Request-Id")
 	}
+}
+
+// voiceAPI is the brand-voice handler over a service of d.
+func voiceAPI(t testing.TB, d voice.Deps) *voice.Handler {
+	t.Helper()
+	svc, err := voice.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return voice.NewHandler(svc)
 }

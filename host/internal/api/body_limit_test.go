@@ -58,7 +58,7 @@ func TestTheDefaultBodyLimitIsOneMebibyte(t *testing.T) {
 	}
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, ""), Registry: prometheus.NewRegistry(),
-		Voices: voice.NewHandler(voice.NewService(s)),
+		Voices: voiceAPI(t, voice.Deps{Store: s}),
 	}))
 	t.Cleanup(srv.Close)
 	post := func(n int) int {

@@ -89,7 +89,7 @@ func TestAMetricsTokenGuardsMetricsAndReflection(t *testing.T) {
 	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
-		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s)), MetricsToken: "operator-token",
+		Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s}), MetricsToken: "operator-token",
 	}))
 	t.Cleanup(srv.Close)
 	get := func(path, authz string) int {
@@ -157,7 +157,7 @@ func TestVoiceCountIsCappedPerWorkspace(t *testing.T) {
 	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
-		Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s).WithQuota(quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100}))),
+		Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s, Quota: quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100})}),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -53,10 +52,14 @@ func TestEnqueueOverTheWorkspaceCapIs429WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gen, err := generate.New(generate.Deps{Models: oneModel{}, Queue: q, Store: s, Blobs: blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret),
 		Registry: prometheus.NewRegistry(), Blobs: blobs,
-		Generate: generate.NewHandler(generate.NewService(hclog.NewNullLogger(), oneModel{}, q, s, blobs, config.DefaultPlans())),
+		Generate: generate.NewHandler(gen),
 	}))
 	t.Cleanup(srv.Close)
 	b := &testBundle{url: srv.URL}

@@ -47,7 +47,7 @@ func TestServerErrorsLogAtErrorLevel(t *testing.T) {
 	h := api.NewServer(api.Deps{
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, JSONFormat: true}),
 		Store:  s, Auth: auth.NewAuthenticator(s, ""), Registry: prometheus.NewRegistry(),
-		Voices: voice.NewHandler(voice.NewService(s)),
+		Voices: voiceAPI(t, voice.Deps{Store: s}),
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

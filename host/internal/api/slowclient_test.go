@@ -41,7 +41,7 @@ func setupSlow(t *testing.T, maxConns int) *slowBundle {
 	reg := prometheus.NewRegistry()
 	h := api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: reg,
-		MaxBodyBytes: 64 << 10, Blobs: blobs, Voices: voice.NewHandler(voice.NewService(s)),
+		MaxBodyBytes: 64 << 10, Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s}),
 		BodyReadTimeout: 300 * time.Millisecond, CollectReadTimeout: 300 * time.Millisecond, UploadReadTimeout: 5 * time.Second,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -120,9 +120,13 @@ func setup(t *testing.T, s *store.Store, credits int) *bundle {
 	}
 	plans := config.DefaultPlans()
 	plans["free"] = config.Plan{MonthlyAICredits: credits}
-	gen := generate.NewService(hclog.NewNullLogger(), b.router, b.queue, s, blobs, plans)
-	b.voices = voice.NewService(s)
-	gen.UseVoices(b.voices)
+	if b.voices, err = voice.New(voice.Deps{Store: s}); err != nil {
+		t.Fatal(err)
+	}
+	gen, err := generate.New(generate.Deps{Models: b.router, Queue: b.queue, Store: s, Blobs: blobs, Plans: plans, Voices: b.voices})
+	if err != nil {
+		t.Fatal(err)
+	}
 	svc, err := content.New(content.Deps{Generator: gen, Credits: s, Queue: b.queue, Plans: plans})
 	if err != nil {
 		t.Fatal(err)

@@ -117,11 +117,19 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	b.url = "http://" + srv.Listener.Addr().String()
 	w := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
+	voices, err := voice.New(voice.Deps{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv.Config.Handler = api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
 		MaxBodyBytes: 1 << 20, Blobs: blobs,
-		Voices:     voice.NewHandler(voice.NewService(st)),
-		Traffic:    traffic.NewHandler(traffic.NewService(st, w, b.url)),
+		Voices:     voice.NewHandler(voices),
+		Traffic:    traffic.NewHandler(trafficSvc),
 		Jobs:       jobs.NewAPIHandler(q),
 		Scheduler:  schedule.NewHandler(sched),
 		Visibility: visibility.NewHandler(vis),

@@ -56,34 +56,72 @@ var TextJobTypes = []string{DefaultTextJob, "blog_post", "social_post", "email",
 // ".", ":" or "-".
 var jobTypePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
 
-// Service is the generation domain logic.
-type Service struct {
-	log    hclog.Logger
-	models Models
-	queue  *jobs.Queue
-	store  *store.Store
-	blobs  blob.Store
-	plans  map[string]config.Plan
-	now    func() time.Time
-	voices Voices
-	// tuned routes ft:<workspace name> (UseFineTuned); nil: not routed.
-	tuned *finetune.Resolver
-	// secrets are redacted from logged provider errors (RedactSecrets).
-	secrets []string
+// Deps is what the generation service needs.
+type Deps struct {
+	// Models, Queue and Store are required.
+	Models Models
+	Queue  *jobs.Queue
+	Store  *store.Store
+	// Blobs stores generated images; without it the image route answers 503.
+	Blobs blob.Store
+	// Plans are the plans by name (AI credits); nil means config.DefaultPlans.
+	Plans map[string]config.Plan
+	// Voices lets requests name a brandVoiceId (package voice's Service);
+	// without it, a request that names one is answered 503.
+	Voices Voices
+	// Tuned routes the model name ft:<workspace name> of a workspace to its
+	// newest fine-tuned model (inline and queued text); nil: not routed.
+	Tuned *finetune.Resolver
+	// Secrets (provider API keys, tokens) are redacted from the operator's
+	// log of provider failures; values shorter than 6 characters are
+	// ignored so that redaction does not shred ordinary words.
+	Secrets []string
+	Logger  hclog.Logger
+	// Now is the clock (credits are counted per UTC month); default time.Now.
+	Now func() time.Time
 }
 
-// NewService returns a Service and registers its job handlers on queue.
-func NewService(log hclog.Logger, models Models, queue *jobs.Queue, st *store.Store, blobs blob.Store, plans map[string]config.Plan) *Service {
-	s := &Service{log: log.Named("generate"), models: models, queue: queue, store: st, blobs: blobs, plans: plans, now: time.Now}
+// Service is the generation domain logic.
+type Service struct {
+	log     hclog.Logger
+	models  Models
+	queue   *jobs.Queue
+	store   *store.Store
+	blobs   blob.Store
+	plans   map[string]config.Plan
+	now     func() time.Time
+	voices  Voices
+	tuned   *finetune.Resolver
+	secrets []string // longest first
+}
+
+// New returns a Service and registers its job handlers on the queue (call
+// it before the queue starts).
+func New(d Deps) (*Service, error) {
+	if d.Models == nil || d.Queue == nil || d.Store == nil {
+		return nil, errors.New("generate: Models, Queue and Store are required")
+	}
+	s := &Service{log: d.Logger, models: d.Models, queue: d.Queue, store: d.Store, blobs: d.Blobs, plans: d.Plans,
+		now: d.Now, voices: d.Voices, tuned: d.Tuned, secrets: redactable(d.Secrets)}
+	if s.log == nil {
+		s.log = hclog.NewNullLogger()
+	}
+	s.log = s.log.Named("generate")
+	if s.plans == nil {
+		s.plans = config.DefaultPlans()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	// Every aiQueue job without a handler of its own is a text job: its
 	// name is the client's jobType, which any host runs without having
 	// seen it before.
 	opts := jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute}
 	for _, name := range TextJobTypes {
-		queue.Register(name, jobs.HandlerFunc(s.textJob), opts)
+		s.queue.Register(name, jobs.HandlerFunc(s.textJob), opts)
 	}
-	queue.RegisterFallback(jobs.AIQueue, jobs.HandlerFunc(s.textJob), opts)
-	return s
+	s.queue.RegisterFallback(jobs.AIQueue, jobs.HandlerFunc(s.textJob), opts)
+	return s, nil
 }
 
 // TextInput is a text generation request.
@@ -150,6 +188,8 @@ func (s *Service) checkTextModel(model string) error {
 	return nil
 }
 
+// checkText checks the model against the workspace's fine-tuned model and
+// the configured routes, then the request itself.
 func (s *Service) checkText(ctx context.Context, workspaceID string, in TextInput) error {
 	if _, tuned, err := s.tuned.Resolve(ctx, workspaceID, in.Model); err != nil {
 		return err
@@ -158,6 +198,12 @@ func (s *Service) checkText(ctx context.Context, workspaceID string, in TextInpu
 			return err
 		}
 	}
+	return in.validate()
+}
+
+// validate checks the prompt and the options (the model is checked
+// against the configuration by the service).
+func (in TextInput) validate() error {
 	if strings.TrimSpace(in.Text) == "" {
 		return apierr.Invalid("text is required")
 	}
@@ -166,6 +212,18 @@ func (s *Service) checkText(ctx context.Context, workspaceID string, in TextInpu
 	}
 	_, err := textRequest(in.Model, in.Text, in.Options)
 	return err
+}
+
+// jobName is the queued job's name: JobType, else DefaultTextJob.
+func (in TextInput) jobName() (string, error) {
+	name := in.JobType
+	if name == "" {
+		name = DefaultTextJob
+	}
+	if !jobTypePattern.MatchString(name) {
+		return "", apierr.Invalid("jobType must be 1 to 64 letters, digits, _, ., : or -; got %q", name)
+	}
+	return name, nil
 }
 
 // textRequest builds the provider request; options system, maxOutputTokens
@@ -223,10 +281,27 @@ func (s *Service) GenerateText(ctx context.Context, p auth.Principal, in TextInp
 	return res, voice, nil
 }
 
-// RecordGeneration stores an inline generation so that it can be rated
-// (POST /v1/ai/generate/feedback) and returns its id.
-func (s *Service) RecordGeneration(ctx context.Context, p auth.Principal, model string) (string, error) {
-	return s.store.RecordGeneration(ctx, p.WorkspaceID, p.UserID, model)
+// Generated is an inline generation of the text route.
+type Generated struct {
+	sdk.TextResponse
+	// GenerationID names the generation for feedback.
+	GenerationID string
+	// Voice is the brand voice written in, nil when none was asked for.
+	Voice *VoiceRef
+}
+
+// GenerateInline runs a prompt inline (GenerateText) and records the
+// generation so that it can be rated (POST /v1/ai/generate/feedback).
+func (s *Service) GenerateInline(ctx context.Context, p auth.Principal, in TextInput) (Generated, error) {
+	res, voice, err := s.GenerateText(ctx, p, in)
+	if err != nil {
+		return Generated{}, err
+	}
+	id, err := s.store.RecordGeneration(ctx, p.WorkspaceID, p.UserID, in.Model)
+	if err != nil {
+		return Generated{}, err
+	}
+	return Generated{TextResponse: res, GenerationID: id, Voice: voice}, nil
 }
 
 // QueueText enqueues a prompt on aiQueue and returns the job id.
@@ -234,12 +309,9 @@ func (s *Service) QueueText(ctx context.Context, p auth.Principal, in TextInput)
 	if err := s.checkText(ctx, p.WorkspaceID, in); err != nil {
 		return "", err
 	}
-	name := in.JobType
-	if name == "" {
-		name = DefaultTextJob
-	}
-	if !jobTypePattern.MatchString(name) {
-		return "", apierr.Invalid("jobType must be 1 to 64 letters, digits, _, ., : or -; got %q", name)
+	name, err := in.jobName()
+	if err != nil {
+		return "", err
 	}
 	voice, err := s.applyVoice(ctx, p, &in)
 	if err != nil {
@@ -307,10 +379,6 @@ func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
 	}
 	return TextResult{Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: UsageResult(res.Usage), BrandVoice: in.BrandVoice}, nil
 }
-
-// UseFineTuned routes the model name ft:<workspace name> of a workspace to
-// its newest fine-tuned model (inline and queued text).
-func (s *Service) UseFineTuned(r *finetune.Resolver) { s.tuned = r }
 
 // generateText answers req with the workspace's fine-tuned model when model
 // names it, else through the configured routes.

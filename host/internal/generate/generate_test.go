@@ -70,7 +70,19 @@ type testBundle struct {
 	p      auth.Principal
 }
 
-func setup(t *testing.T, s *store.Store, plan string) *testBundle {
+// newService is generate.New for tests: a failure ends the test.
+func newService(t *testing.T, d generate.Deps) *generate.Service {
+	t.Helper()
+	svc, err := generate.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+// setup starts a queue and a service over s; with sets further Deps
+// (brand voices).
+func setup(t *testing.T, s *store.Store, plan string, with ...func(*generate.Deps)) *testBundle {
 	t.Helper()
 	ctx := context.Background()
 	ws, u, err := s.EnsureWorkspaceUser(ctx, "acme", plan, "a@acme.test")
@@ -85,7 +97,11 @@ func setup(t *testing.T, s *store.Store, plan string) *testBundle {
 	plans := config.DefaultPlans()
 	plans["free"] = config.Plan{PromptsPerReport: 5, MonthlyAICredits: 2}
 	r := &router{}
-	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, plans)
+	d := generate.Deps{Logger: hclog.NewNullLogger(), Models: r, Queue: q, Store: s, Blobs: blobs, Plans: plans}
+	for _, f := range with {
+		f(&d)
+	}
+	svc := newService(t, d)
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +238,7 @@ func TestACustomJobTypeRunsOnAHostThatNeverSawIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	firstSvc := generate.NewService(hclog.NewNullLogger(), &router{}, first, s, nil, config.DefaultPlans())
+	firstSvc := newService(t, generate.Deps{Models: &router{}, Queue: first, Store: s})
 	id, err := firstSvc.QueueText(ctx, auth.Principal{WorkspaceID: ws.ID, Plan: "business"}, generate.TextInput{Model: "gpt-4o", Text: "later", JobType: "digest.daily"})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +247,7 @@ func TestACustomJobTypeRunsOnAHostThatNeverSawIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	generate.NewService(hclog.NewNullLogger(), &router{}, q, s, nil, config.DefaultPlans())
+	newService(t, generate.Deps{Models: &router{}, Queue: q, Store: s})
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

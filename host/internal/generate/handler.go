@@ -44,18 +44,14 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 	}
 	// jobType without useWorker names no job: ignored (SPEC lists it as
 	// the job name when queuing, nothing more).
-	res, voice, err := h.svc.GenerateText(ctx, p, in)
-	if err != nil {
-		return nil, err
-	}
-	genID, err := h.svc.RecordGeneration(ctx, p, in.Model)
+	res, err := h.svc.GenerateInline(ctx, p, in)
 	if err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Text generated", Outcome: &apiv1.GenerateTextResponse_Data{
-		Data: &apiv1.GeneratedText{GenerationId: genID, Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
+		Data: &apiv1.GeneratedText{GenerationId: res.GenerationID, Text: res.Text, Model: res.Model, FinishReason: res.FinishReason, Usage: &apiv1.Usage{
 			InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, TotalTokens: res.Usage.TotalTokens,
-		}, BrandVoice: VoiceRefProto(voice)},
+		}, BrandVoice: VoiceRefProto(res.Voice)},
 	}}), nil
 }
 

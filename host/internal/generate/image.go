@@ -61,55 +61,65 @@ func oneOf(field, value string, allowed []string) error {
 
 func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
 
+// validate checks the request and fills in the defaults: the default
+// model, the purpose's preset size and quality (explicit ones win), else a
+// high-quality square.
+func (in *ImageInput) validate() error {
+	if strings.TrimSpace(in.Text) == "" {
+		return apierr.Invalid("text is required")
+	}
+	if n := utf8.RuneCountInString(in.Text); n > MaxImagePromptChars {
+		return apierr.Invalid("text is %d characters; the limit is %d", n, MaxImagePromptChars)
+	}
+	if in.Model == "" {
+		in.Model = DefaultImageModel
+	}
+	if err := oneOf("model", in.Model, ImageModels); err != nil {
+		return err
+	}
+	if in.Purpose == "" {
+		// SPEC types purpose as a string: without a preset it is "custom".
+		in.Purpose = CustomPurpose
+	}
+	if in.Purpose != CustomPurpose {
+		preset, ok := Presets[in.Purpose]
+		if !ok {
+			return apierr.Invalid("purpose must be one of blog, linkedin, portrait, square (or custom: no preset); got %q", in.Purpose)
+		}
+		if in.Size == "" {
+			in.Size = preset.Size
+		}
+		if in.Quality == "" {
+			in.Quality = preset.Quality
+		}
+	}
+	if in.Size == "" {
+		in.Size = "1024x1024"
+	}
+	if in.Quality == "" {
+		in.Quality = "high"
+	}
+	if err := oneOf("size", in.Size, ImageSizes); err != nil {
+		return err
+	}
+	return oneOf("quality", in.Quality, ImageQualities)
+}
+
 // GenerateImage generates one image, stores it and returns its hosted URL.
 // One AI credit is reserved before the provider is called and given back
 // if anything fails, so only successful requests count and concurrent
 // requests never overspend the monthly allowance.
 func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageInput) (Image, error) {
-	if strings.TrimSpace(in.Text) == "" {
-		return Image{}, apierr.Invalid("text is required")
+	if err := in.validate(); err != nil {
+		return Image{}, err
 	}
-	if n := utf8.RuneCountInString(in.Text); n > MaxImagePromptChars {
-		return Image{}, apierr.Invalid("text is %d characters; the limit is %d", n, MaxImagePromptChars)
+	if err := s.checkModel(in.Model); err != nil {
+		return Image{}, err
+	}
+	if s.blobs == nil {
+		return Image{}, apierr.Unavailable("image generation is not available on this host")
 	}
 	out := Image{Model: in.Model, Size: in.Size, Quality: in.Quality, Purpose: in.Purpose}
-	if out.Model == "" {
-		out.Model = DefaultImageModel
-	}
-	if err := oneOf("model", out.Model, ImageModels); err != nil {
-		return Image{}, err
-	}
-	if out.Purpose == "" {
-		// SPEC types purpose as a string: without a preset it is "custom".
-		out.Purpose = CustomPurpose
-	}
-	if out.Purpose != CustomPurpose {
-		preset, ok := Presets[out.Purpose]
-		if !ok {
-			return Image{}, apierr.Invalid("purpose must be one of blog, linkedin, portrait, square (or custom: no preset); got %q", out.Purpose)
-		}
-		if out.Size == "" {
-			out.Size = preset.Size
-		}
-		if out.Quality == "" {
-			out.Quality = preset.Quality
-		}
-	}
-	if out.Size == "" {
-		out.Size = "1024x1024"
-	}
-	if out.Quality == "" {
-		out.Quality = "high"
-	}
-	if err := oneOf("size", out.Size, ImageSizes); err != nil {
-		return Image{}, err
-	}
-	if err := oneOf("quality", out.Quality, ImageQualities); err != nil {
-		return Image{}, err
-	}
-	if err := s.checkModel(out.Model); err != nil {
-		return Image{}, err
-	}
 
 	plan := s.plans[p.Plan]
 	month := s.month()

@@ -17,11 +17,10 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// RedactSecrets sets the secrets (provider API keys, tokens) that must not
-// appear in the operator's log of provider failures. host/run.go passes
-// every configured secret; values shorter than 6 characters are ignored so
-// that redaction does not shred ordinary words.
-func (s *Service) RedactSecrets(secrets ...string) {
+// redactable is the secrets that must not appear in the operator's log of
+// provider failures (Deps.Secrets): those of at least 6 characters,
+// longest first.
+func redactable(secrets []string) []string {
 	var out []string
 	for _, v := range secrets {
 		if v = strings.TrimSpace(v); len(v) >= 6 {
@@ -30,7 +29,7 @@ func (s *Service) RedactSecrets(secrets ...string) {
 	}
 	// Longest first, so a secret containing another is replaced whole.
 	sort.Slice(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	s.secrets = out
+	return out
 }
 
 // keyLike matches what providers echo of keys and bearer tokens even when

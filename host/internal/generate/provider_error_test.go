@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -49,9 +48,9 @@ func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
 	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
 	var logs syncBuilder
 	r := &router{}
-	svc := generate.NewService(hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}), r, q, s, blobs, config.DefaultPlans())
 	const secret = "sk-proj-VERYSECRETKEY0123456789"
-	svc.RedactSecrets(secret, "hk_configured_token_42")
+	svc := newService(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
+		Models: r, Queue: q, Store: s, Blobs: blobs, Secrets: []string{secret, "hk_configured_token_42"}})
 	for _, c := range []struct {
 		name, detail string
 		code         sdk.Code
@@ -97,7 +96,7 @@ func TestRateLimitAfterRetriesSendsRetryAfter(t *testing.T) {
 	}
 	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
 	r := &router{}
-	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, config.DefaultPlans())
+	svc := newService(t, generate.Deps{Models: r, Queue: q, Store: s, Blobs: blobs})
 	for _, c := range []struct {
 		after time.Duration
 		want  string
@@ -123,7 +122,7 @@ func TestAPluginsOptionRefusalNamesTheOption(t *testing.T) {
 	}
 	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
 	r := &router{}
-	svc := generate.NewService(hclog.NewNullLogger(), r, q, s, blobs, config.DefaultPlans())
+	svc := newService(t, generate.Deps{Models: r, Queue: q, Store: s, Blobs: blobs})
 	msg := "openai: unknown options: topP (supported: frequency_penalty, top_p)"
 	r.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: msg}}
 	_, _, err = svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})

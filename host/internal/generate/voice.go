@@ -16,10 +16,6 @@ type Voices interface {
 	Get(ctx context.Context, p auth.Principal, id string) (store.Voice, error)
 }
 
-// UseVoices lets requests name a brandVoiceId. Without it, a request that
-// names one is answered 503.
-func (s *Service) UseVoices(v Voices) { s.voices = v }
-
 // VoiceRef names the brand voice a generation used.
 type VoiceRef struct {
 	ID   string `json:"id"`

@@ -14,15 +14,24 @@ import (
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
+// newVoices is voice.New for tests: a failure ends the test.
+func newVoices(t *testing.T, d voice.Deps) *voice.Service {
+	t.Helper()
+	v, err := voice.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // voiceBundle adds brand voices to a test bundle: a team voice of the
 // caller's workspace, a teammate's personal voice and another workspace's
 // voice.
 func voiceBundle(t *testing.T, s *store.Store) (b *testBundle, team, teammates, foreign store.Voice) {
 	t.Helper()
 	ctx := context.Background()
-	b = setup(t, s, "business")
-	voices := voice.NewService(s)
-	b.svc.UseVoices(voices)
+	voices := newVoices(t, voice.Deps{Store: s})
+	b = setup(t, s, "business", func(d *generate.Deps) { d.Voices = voices })
 	var err error
 	if team, err = voices.CreateFromText(ctx, b.p, voice.NewText{Name: "Plain", Content: "Short sentences. We say we, never the company."}); err != nil {
 		t.Fatal(err)

@@ -142,11 +142,17 @@ func setup(t testing.TB) *bundle {
 	}
 	writer := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(writer.Close)
-	b.trafficSvc = traffic.NewService(st, writer, b.blobBase)
+	if b.trafficSvc, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: b.blobBase}); err != nil {
+		t.Fatal(err)
+	}
 	b.scheduler = schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Blobs: blobs, Plans: plans})
-	b.voices = voice.NewService(st)
-	b.generator = generate.NewService(log, router{}, b.queue, st, blobs, plans)
-	b.generator.UseVoices(b.voices)
+	if b.voices, err = voice.New(voice.Deps{Store: st}); err != nil {
+		t.Fatal(err)
+	}
+	if b.generator, err = generate.New(generate.Deps{Logger: log, Models: router{}, Queue: b.queue, Store: st, Blobs: blobs,
+		Plans: plans, Voices: b.voices}); err != nil {
+		t.Fatal(err)
+	}
 	if b.contentSvc, err = content.New(content.Deps{Log: log, Generator: b.generator, Credits: st, Queue: b.queue, Plans: plans}); err != nil {
 		t.Fatal(err)
 	}

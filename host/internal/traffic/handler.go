@@ -47,7 +47,7 @@ func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.Cre
 	if err != nil {
 		return nil, err
 	}
-	site, created, err := h.svc.CreateSite(ctx, p, req.Msg.Domain, req.Msg.Name)
+	site, created, err := h.svc.CreateSite(ctx, p, NewSite{Domain: req.Msg.Domain, Name: req.Msg.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (h *Handler) GetStats(ctx context.Context, req *connect.Request[apiv1.GetSt
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(r), nil
+	return connect.NewResponse(statsProto(r)), nil
 }
 
 // Collect records a beacon; it is public.

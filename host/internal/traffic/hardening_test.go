@@ -151,7 +151,7 @@ func TestSitesAreCappedPerWorkspace(t *testing.T) {
 	t.Cleanup(w.Close)
 	h := api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
-		Traffic: traffic.NewHandler(traffic.NewService(st, w, b.url).WithQuota(quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))),
+		Traffic: trafficAPI(t, traffic.Deps{Store: st, Writer: w, BaseURL: b.url, Quota: quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50})}),
 	})
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
 	srv.Start()

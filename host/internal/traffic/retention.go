@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,8 +20,7 @@ type Retention struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	stop, done chan struct{}
 }
 
 // PruneOnce prunes what is older than Keep now and reports what it deleted.
@@ -36,11 +34,14 @@ func (r *Retention) PruneOnce(ctx context.Context) (events, sessions int64, err 
 }
 
 // Start prunes once now and then every Every until Stop.
-func (r *Retention) Start() {
-	r.stop = make(chan struct{})
-	r.wg.Add(1)
+func (r *Retention) Start(context.Context) error {
+	if r.Logger == nil {
+		r.Logger = hclog.NewNullLogger()
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	r.stop, r.done = stop, done
 	go func() {
-		defer r.wg.Done()
+		defer close(done)
 		t := time.NewTicker(r.Every)
 		defer t.Stop()
 		for {
@@ -54,16 +55,27 @@ func (r *Retention) Start() {
 				r.Logger.Info("pruned old traffic events", "events", events, "sessions", sessions)
 			}
 			select {
-			case <-r.stop:
+			case <-stop:
 				return
 			case <-t.C:
 			}
 		}
 	}()
+	return nil
 }
 
-// Stop ends the pruning loop and waits for it.
-func (r *Retention) Stop() {
+// Stop ends the pruning loop and waits for it (a running pass ends at
+// its own deadline) or for ctx.
+func (r *Retention) Stop(ctx context.Context) error {
+	if r.stop == nil {
+		return nil
+	}
 	close(r.stop)
-	r.wg.Wait()
+	r.stop = nil
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
-	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
 // Stats window limits (SPEC: days 1 to 365, default 30).
@@ -34,39 +33,117 @@ type StatsQuery struct {
 	Source string
 }
 
-// Stats reports a site's traffic over the last q.Days UTC days, today
-// included. It reads only rollups: its cost grows with the days asked for,
-// not with the events stored.
-func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (*apiv1.GetStatsResponse, error) {
+// validate checks the source and the window and returns the days asked for.
+func (q StatsQuery) validate() (int32, error) {
 	switch q.Source {
 	case "", "script":
 	default:
-		return nil, apierr.Invalid("source must be script: Google Analytics is not connected, so stats come from the tracking script")
+		return 0, apierr.Invalid("source must be script: Google Analytics is not connected, so stats come from the tracking script")
 	}
 	days := int32(DefaultDays)
 	if q.Days != nil {
 		days = *q.Days
 	}
 	if days < 1 || days > MaxDays {
-		return nil, apierr.Invalid("days must be between 1 and %d, got %d", MaxDays, days)
+		return 0, apierr.Invalid("days must be between 1 and %d, got %d", MaxDays, days)
+	}
+	return days, nil
+}
+
+// Report is a site's AI traffic over a window of days (the stats route).
+type Report struct {
+	// Source is where the numbers come from: always "script" (Google
+	// Analytics is not connected).
+	Source          string
+	SiteKey, Domain string
+	Days            int32
+	// From and To are the window's first and last days, YYYY-MM-DD (UTC).
+	From, To string
+	Totals   Totals
+	// Sources are the AI sources with a visit, most visits first.
+	Sources []SourceStats
+	// Series has one point per day of the window, oldest first, zero-filled.
+	Series []DayStats
+	// TopPages are the pages AI visitors viewed, most first (at most 20).
+	TopPages []PageStats
+	// Engagement compares AI visits with all other visits.
+	Engagement struct{ AI, Other Engagement }
+	// Crawlers are AI crawler hits per bot, most hits first.
+	Crawlers []CrawlerStats
+}
+
+// Totals counts visits and pageviews over the window.
+type Totals struct {
+	Visits, AIVisits, Pageviews, AIPageviews, CrawlerHits int64
+	// AIShare is AIVisits / Visits, 0 without visits.
+	AIShare float64
+}
+
+// SourceStats is one AI source over the window.
+type SourceStats struct {
+	Source, Name                 string
+	Visits, Pageviews            int64
+	Share                        float64 // of the AI visits
+	AvgDurationMs, EngagedVisits int64
+}
+
+// DayStats is one day of the series.
+type DayStats struct {
+	Date                                     string
+	Visits, AIVisits, Pageviews, CrawlerHits int64
+	// Sources are the day's AI visits per source, most first.
+	Sources []DaySource
+}
+
+// DaySource is one AI source's visits on one day.
+type DaySource struct {
+	Source string
+	Visits int64
+}
+
+// PageStats is a page viewed by AI visitors.
+type PageStats struct {
+	Path                                 string
+	AIVisits, AIPageviews, AvgDurationMs int64
+}
+
+// Engagement averages engagement over a group of visits.
+type Engagement struct {
+	Visits, AvgDurationMs                             int64
+	AvgScrollDepth, PageviewsPerVisit, EngagementRate float64
+}
+
+// CrawlerStats is one AI crawler's hits.
+type CrawlerStats struct {
+	Bot, Operator string
+	Hits          int64
+}
+
+// Stats reports a site's traffic over the last q.Days UTC days, today
+// included. It reads only rollups: its cost grows with the days asked for,
+// not with the events stored.
+func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (Report, error) {
+	days, err := q.validate()
+	if err != nil {
+		return Report{}, err
 	}
 	site, err := s.reportSite(ctx, p, q.SiteKey, q.SiteKeyIfSeveral)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	to := store.Day(s.store.Now())
 	from := to - int64(days) + 1
 	daily, err := s.store.TrafficDaily(ctx, site.ID, from, to)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	pages, err := s.store.TrafficTopPages(ctx, site.ID, from, to, topPages)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	crawlers, err := s.store.TrafficCrawlers(ctx, site.ID, from, to)
 	if err != nil {
-		return nil, err
+		return Report{}, err
 	}
 	r := buildReport(from, to, daily, pages, crawlers)
 	r.SiteKey, r.Domain, r.Days = site.SiteKey, site.Domain, days
@@ -101,29 +178,25 @@ func (s *Service) reportSite(ctx context.Context, p auth.Principal, key string, 
 
 // buildReport turns rollup rows into the response; it is pure so that its
 // arithmetic is tested without a store.
-func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.TrafficPageRow, crawlers []store.TrafficCrawlerRow) *apiv1.GetStatsResponse {
-	r := &apiv1.GetStatsResponse{
-		Source: "script", From: dayString(from), To: dayString(to),
-		Totals: &apiv1.TrafficTotals{}, Sources: []*apiv1.TrafficSource{}, TopPages: []*apiv1.TrafficPage{},
-		Crawlers: []*apiv1.TrafficCrawler{},
-	}
-	series := make([]*apiv1.TrafficDay, 0, to-from+1)
+func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.TrafficPageRow, crawlers []store.TrafficCrawlerRow) Report {
+	r := Report{Source: "script", From: dayString(from), To: dayString(to), Sources: []SourceStats{}, TopPages: []PageStats{}, Crawlers: []CrawlerStats{}}
+	series := make([]DayStats, to-from+1)
 	for d := from; d <= to; d++ {
-		series = append(series, &apiv1.TrafficDay{Date: dayString(d)})
+		series[d-from].Date = dayString(d)
 	}
 	r.Series = series
 
 	var ai, other store.TrafficDailyDelta
 	bySource := map[string]*store.TrafficDailyDelta{}
 	for _, row := range daily {
-		pt := series[row.Day-from]
+		pt := &series[row.Day-from]
 		pt.Visits += row.Visits
 		pt.Pageviews += row.Pageviews
 		if row.Source == "" {
 			other.Add(row.TrafficDailyDelta)
 			continue
 		}
-		pt.AiVisits += row.Visits
+		pt.AIVisits += row.Visits
 		pt.Sources = addDaySource(pt.Sources, row.Source, row.Visits)
 		ai.Add(row.TrafficDailyDelta)
 		if bySource[row.Source] == nil {
@@ -140,17 +213,17 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 			return a.Source < b.Source
 		})
 	}
-	t := r.Totals
-	t.Visits, t.AiVisits = ai.Visits+other.Visits, ai.Visits
-	t.Pageviews, t.AiPageviews = ai.Pageviews+other.Pageviews, ai.Pageviews
-	t.AiShare = ratio(t.AiVisits, t.Visits)
+	t := &r.Totals
+	t.Visits, t.AIVisits = ai.Visits+other.Visits, ai.Visits
+	t.Pageviews, t.AIPageviews = ai.Pageviews+other.Pageviews, ai.Pageviews
+	t.AIShare = ratio(t.AIVisits, t.Visits)
 
 	for id, v := range bySource {
 		name := id
 		if src := SourceByID(id); src != nil {
 			name = src.Name
 		}
-		r.Sources = append(r.Sources, &apiv1.TrafficSource{
+		r.Sources = append(r.Sources, SourceStats{
 			Source: id, Name: name, Visits: v.Visits, Pageviews: v.Pageviews, Share: ratio(v.Visits, ai.Visits),
 			AvgDurationMs: perVisit(v.DurationMs, v.Visits), EngagedVisits: v.EngagedVisits,
 		})
@@ -162,10 +235,10 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 		}
 		return a.Source < b.Source
 	})
-	r.Engagement = &apiv1.TrafficEngagementSplit{Ai: engagement(ai), Other: engagement(other)}
+	r.Engagement.AI, r.Engagement.Other = engagement(ai), engagement(other)
 
 	for _, p := range pages {
-		r.TopPages = append(r.TopPages, &apiv1.TrafficPage{Path: p.Path, AiVisits: p.AIVisits, AiPageviews: p.AIPageviews,
+		r.TopPages = append(r.TopPages, PageStats{Path: p.Path, AIVisits: p.AIVisits, AIPageviews: p.AIPageviews,
 			AvgDurationMs: perVisit(p.AIDurationMs, p.AIPageviews)})
 	}
 
@@ -180,7 +253,7 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 		if c := CrawlerByToken(bot); c != nil {
 			op = c.Operator
 		}
-		r.Crawlers = append(r.Crawlers, &apiv1.TrafficCrawler{Bot: bot, Operator: op, Hits: n})
+		r.Crawlers = append(r.Crawlers, CrawlerStats{Bot: bot, Operator: op, Hits: n})
 	}
 	sort.Slice(r.Crawlers, func(i, j int) bool {
 		a, b := r.Crawlers[i], r.Crawlers[j]
@@ -192,8 +265,8 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 	return r
 }
 
-func engagement(d store.TrafficDailyDelta) *apiv1.TrafficEngagement {
-	return &apiv1.TrafficEngagement{
+func engagement(d store.TrafficDailyDelta) Engagement {
+	return Engagement{
 		Visits:            d.Visits,
 		AvgDurationMs:     perVisit(d.DurationMs, d.Visits),
 		AvgScrollDepth:    round1(ratio(d.ScrollSum, d.ScrollCount)),
@@ -223,15 +296,15 @@ func dayString(day int64) string { return time.Unix(day*86400, 0).UTC().Format(t
 
 // addDaySource adds visits to a source's count of one day; a day holds a
 // handful of sources, so a scan beats a map.
-func addDaySource(list []*apiv1.TrafficDaySource, source string, visits int64) []*apiv1.TrafficDaySource {
+func addDaySource(list []DaySource, source string, visits int64) []DaySource {
 	if visits == 0 {
 		return list
 	}
-	for _, s := range list {
-		if s.Source == source {
-			s.Visits += visits
+	for i := range list {
+		if list[i].Source == source {
+			list[i].Visits += visits
 			return list
 		}
 	}
-	return append(list, &apiv1.TrafficDaySource{Source: source, Visits: visits})
+	return append(list, DaySource{Source: source, Visits: visits})
 }

@@ -44,22 +44,28 @@ const (
 	siteCacheMaxLen = 10000
 )
 
+// Deps is what the AI traffic service needs.
+type Deps struct {
+	// Store and Writer (the group commit of beacons) are required.
+	Store  *store.Store
+	Writer *Writer
+	// BaseURL is the public base URL that scriptUrl and snippets use
+	// (config BaseURL, from HERALD_PUBLIC_URL); required.
+	BaseURL string
+	// Quota caps the sites of each workspace (config.Limits.MaxSites);
+	// nil: no cap.
+	Quota *quota.Checker
+}
+
 // Service is the AI traffic domain logic over the store.
 type Service struct {
 	store   *store.Store
 	writer  *Writer
 	baseURL string
+	quota   *quota.Checker
 
 	mu    sync.Mutex
 	sites map[string]cachedSite // by site key
-
-	quota *quota.Checker
-}
-
-// WithQuota caps the sites of each workspace (config.Limits.MaxSites).
-func (s *Service) WithQuota(q *quota.Checker) *Service {
-	s.quota = q
-	return s
 }
 
 type cachedSite struct {
@@ -68,10 +74,13 @@ type cachedSite struct {
 	exp   time.Time
 }
 
-// NewService returns a Service. baseURL is the public base URL that
-// scriptUrl and snippets use (config BaseURL, from HERALD_PUBLIC_URL).
-func NewService(st *store.Store, w *Writer, baseURL string) *Service {
-	return &Service{store: st, writer: w, baseURL: strings.TrimRight(baseURL, "/"), sites: map[string]cachedSite{}}
+// New returns a Service.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil || d.Writer == nil || d.BaseURL == "" {
+		return nil, errors.New("traffic: Store, Writer and BaseURL are required")
+	}
+	return &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
+		sites: map[string]cachedSite{}}, nil
 }
 
 // ScriptURL is where the tracking script is served.
@@ -87,21 +96,39 @@ func (s *Service) ListSites(ctx context.Context, p auth.Principal) ([]store.Traf
 	return s.store.ListTrafficSites(ctx, p.WorkspaceID)
 }
 
-// CreateSite adds a site for domain, or returns the workspace's site that
-// already has that domain (created is false then). The first site of a
-// workspace without a website records its domain as the website.
-func (s *Service) CreateSite(ctx context.Context, p auth.Principal, domain, name string) (store.TrafficSite, bool, error) {
-	d, err := NormalizeDomain(domain)
+// NewSite is the input of CreateSite.
+type NewSite struct {
+	// Domain is a domain or URL, normalised by validate (NormalizeDomain).
+	Domain string
+	// Name defaults to the domain.
+	Name string
+}
+
+// validate normalises the domain and names the site after it by default.
+func (in *NewSite) validate() error {
+	d, err := NormalizeDomain(in.Domain)
 	if err != nil {
-		return store.TrafficSite{}, false, apierr.Invalid("%s", err.Error())
+		return apierr.Invalid("%s", err.Error())
 	}
-	name = strings.TrimSpace(name)
-	if name == "" {
-		name = d
+	in.Domain = d
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" {
+		in.Name = d
 	}
-	if utf8.RuneCountInString(name) > maxNameRunes {
-		return store.TrafficSite{}, false, apierr.Invalid("name is longer than %d characters", maxNameRunes)
+	if utf8.RuneCountInString(in.Name) > maxNameRunes {
+		return apierr.Invalid("name is longer than %d characters", maxNameRunes)
 	}
+	return nil
+}
+
+// CreateSite adds a site for in.Domain, or returns the workspace's site
+// that already has that domain (created is false then). The first site of
+// a workspace without a website records its domain as the website.
+func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) (store.TrafficSite, bool, error) {
+	if err := in.validate(); err != nil {
+		return store.TrafficSite{}, false, err
+	}
+	d, name := in.Domain, in.Name
 	if err := s.quota.Room(ctx, store.CountSites, p.WorkspaceID); err != nil {
 		// At the cap, asking again for a site it has is still answered.
 		if sites, lerr := s.store.ListTrafficSites(ctx, p.WorkspaceID); lerr == nil {
@@ -148,7 +175,7 @@ func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*store.Traf
 			return nil, nil
 		}
 	}
-	site, _, err := s.CreateSite(ctx, p, website, "")
+	site, _, err := s.CreateSite(ctx, p, NewSite{Domain: website})
 	if err != nil {
 		return nil, err
 	}
@@ -221,10 +248,10 @@ type Collected struct {
 	Source string
 }
 
-// Collect validates and classifies a beacon and stores it durably.
-// headerUA is the request's User-Agent, used when the body has none.
-// Beacons of bots other than AI crawlers are answered but not stored.
-func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Collected, error) {
+// validate strips NUL bytes from a beacon, checks it and returns its event
+// (a pageview or an engagement update, not yet classified). headerUA is
+// the request's User-Agent, used when the body has none.
+func (b *Beacon) validate(headerUA string) (store.TrafficEvent, error) {
 	// Beacons carry whatever the page had: NUL bytes are stripped, not
 	// refused, and never reach the store.
 	for _, f := range []*string{&b.SiteKey, &b.Path, &b.Referrer, &b.Title, &b.SessionID, &b.UserAgent,
@@ -232,62 +259,75 @@ func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Colle
 		*f = stripNUL(*f)
 	}
 	headerUA = stripNUL(headerUA)
-	key := strings.TrimSpace(b.SiteKey)
-	if key == "" {
-		return Collected{}, apierr.Invalid("siteKey is required")
+	b.SiteKey = strings.TrimSpace(b.SiteKey)
+	if b.SiteKey == "" {
+		return store.TrafficEvent{}, apierr.Invalid("siteKey is required")
 	}
-	if !strings.HasPrefix(key, SiteKeyPrefix) || len(key) > 64 {
-		return Collected{}, apierr.Invalid("siteKey %q is not a site key (they start with %s)", truncate(key, 70), SiteKeyPrefix)
+	if !strings.HasPrefix(b.SiteKey, SiteKeyPrefix) || len(b.SiteKey) > 64 {
+		return store.TrafficEvent{}, apierr.Invalid("siteKey %q is not a site key (they start with %s)", truncate(b.SiteKey, 70), SiteKeyPrefix)
 	}
 	path, err := beaconPath(b.Path)
 	if err != nil {
-		return Collected{}, err
+		return store.TrafficEvent{}, err
 	}
 	session := strings.TrimSpace(b.SessionID)
 	if len(session) > maxSessionLen || strings.IndexFunc(session, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.')
 	}) >= 0 {
-		return Collected{}, apierr.Invalid("sessionId must be at most %d letters, digits, '-', '_' or '.'", maxSessionLen)
+		return store.TrafficEvent{}, apierr.Invalid("sessionId must be at most %d letters, digits, '-', '_' or '.'", maxSessionLen)
 	}
-	engagement := b.SessionDurationMs != nil || b.ScrollDepth != nil
 	ev := store.TrafficEvent{Kind: store.TrafficPageview, SessionID: session, Path: path, DurationMs: -1, ScrollDepth: -1,
 		Title: truncate(b.Title, maxTextLen), Referrer: truncate(strings.TrimSpace(b.Referrer), maxPathLen),
 		UTMSource: truncate(b.UTMSource, maxTextLen), UTMMedium: truncate(b.UTMMedium, maxTextLen),
 		UTMCampaign: truncate(b.UTMCampaign, maxTextLen)}
 	if b.SessionDurationMs != nil {
 		if v := *b.SessionDurationMs; v < 0 || v > maxDurationMs {
-			return Collected{}, apierr.Invalid("sessionDurationMs must be between 0 and %d", maxDurationMs)
+			return store.TrafficEvent{}, apierr.Invalid("sessionDurationMs must be between 0 and %d", maxDurationMs)
 		}
 		ev.DurationMs = *b.SessionDurationMs
 	}
 	if b.ScrollDepth != nil {
 		if v := *b.ScrollDepth; v < 0 || v > 100 {
-			return Collected{}, apierr.Invalid("scrollDepth must be a percentage between 0 and 100")
+			return store.TrafficEvent{}, apierr.Invalid("scrollDepth must be a percentage between 0 and 100")
 		}
 		ev.ScrollDepth = int(*b.ScrollDepth)
 	}
-	if engagement && session == "" {
-		return Collected{}, apierr.Invalid("engagement updates (sessionDurationMs, scrollDepth) need the sessionId of their pageview")
+	if b.engagement() && session == "" {
+		return store.TrafficEvent{}, apierr.Invalid("engagement updates (sessionDurationMs, scrollDepth) need the sessionId of their pageview")
 	}
-	ua := strings.TrimSpace(b.UserAgent)
-	if ua == "" {
-		ua = strings.TrimSpace(headerUA)
+	// The whole user agent is classified; the event keeps its start.
+	b.UserAgent = strings.TrimSpace(b.UserAgent)
+	if b.UserAgent == "" {
+		b.UserAgent = strings.TrimSpace(headerUA)
 	}
-	ev.UserAgent = truncate(ua, maxTextLen)
+	ev.UserAgent = truncate(b.UserAgent, maxTextLen)
+	return ev, nil
+}
 
-	site, err := s.siteByKey(ctx, key)
+// engagement reports whether b updates a pageview's engagement.
+func (b *Beacon) engagement() bool { return b.SessionDurationMs != nil || b.ScrollDepth != nil }
+
+// Collect validates and classifies a beacon and stores it durably.
+// headerUA is the request's User-Agent, used when the body has none.
+// Beacons of bots other than AI crawlers are answered but not stored.
+func (s *Service) Collect(ctx context.Context, b Beacon, headerUA string) (Collected, error) {
+	ev, err := b.validate(headerUA)
+	if err != nil {
+		return Collected{}, err
+	}
+	site, err := s.siteByKey(ctx, b.SiteKey)
 	if err != nil {
 		return Collected{}, err
 	}
 	ev.SiteID = site.ID
 
-	c := Classify(ev.Referrer, ev.UTMSource, ua)
+	c := Classify(ev.Referrer, ev.UTMSource, b.UserAgent)
 	switch {
 	case c.Kind == Bot:
 		return Collected{Kind: "ignored"}, nil
 	case c.Kind == AICrawler:
 		ev.Kind, ev.Bot, ev.DurationMs, ev.ScrollDepth = store.TrafficCrawler, c.Crawler.Token, 0, -1
-	case engagement:
+	case b.engagement():
 		ev.Kind = store.TrafficEngagement
 	default:
 		if c.Source != nil {

@@ -47,7 +47,7 @@ func setup(t testing.TB, st *store.Store) *testBundle {
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
 	h := api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
-		Traffic: traffic.NewHandler(traffic.NewService(st, w, b.url)),
+		Traffic: trafficAPI(t, traffic.Deps{Store: st, Writer: w, BaseURL: b.url}),
 	})
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
 	srv.Start()
@@ -487,4 +487,14 @@ func must[T any](v T, _ bool, err error) T {
 func nonEmptyString(v any) bool {
 	s, ok := v.(string)
 	return ok && s != ""
+}
+
+// trafficAPI is the AI traffic handler over a service of d.
+func trafficAPI(t testing.TB, d traffic.Deps) *traffic.Handler {
+	t.Helper()
+	svc, err := traffic.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return traffic.NewHandler(svc)
 }

@@ -30,17 +30,17 @@ Describe the style only; do not repeat facts, prices or claims from the text.`
 // profile model when one is configured (falling back on failure), else a
 // measured profile. It returns the content and whether a model wrote it.
 func (s *Service) profile(ctx context.Context, name, text string) (string, bool) {
-	if s.src.Models != nil && s.src.Model != "" {
+	if s.deps.Models != nil && s.deps.Model != "" {
 		src := text
 		if r := []rune(src); len(r) > MaxProfileSourceChars {
 			src = string(r[:MaxProfileSourceChars])
 		}
-		res, err := s.src.Models.GenerateText(ctx, s.src.Model, sdk.TextRequest{Model: s.src.Model, System: profileSystem,
+		res, err := s.deps.Models.GenerateText(ctx, s.deps.Model, sdk.TextRequest{Model: s.deps.Model, System: profileSystem,
 			Prompt: fmt.Sprintf("Brand: %s\n\nText:\n%s", name, src)})
 		if err == nil && strings.TrimSpace(res.Text) != "" {
 			return strings.TrimSpace(res.Text), true
 		}
-		s.src.Log.Warn("profile model failed; storing a measured profile", "model", s.src.Model, "error", err)
+		s.deps.Logger.Warn("profile model failed; storing a measured profile", "model", s.deps.Model, "error", err)
 	}
 	return MeasuredProfile(name, text), false
 }

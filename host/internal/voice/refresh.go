@@ -21,18 +21,18 @@ const refreshBatch = 100
 // Start looks for due website voices now and every RefreshEvery, queuing a
 // refresh job on contentQueue for each one claimed. Stop ends the loop.
 func (s *Service) Start(ctx context.Context) error {
-	if s.src.Fetcher == nil || s.src.Queue == nil {
+	if s.deps.Fetcher == nil || s.deps.Queue == nil {
 		return nil
 	}
 	s.stop, s.done = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.done)
-		t := time.NewTicker(s.src.RefreshEvery)
+		t := time.NewTicker(s.deps.RefreshEvery)
 		defer t.Stop()
 		for {
-			pass, cancel := context.WithTimeout(context.Background(), s.src.RefreshEvery)
+			pass, cancel := context.WithTimeout(context.Background(), s.deps.RefreshEvery)
 			if _, err := s.RefreshDue(pass); err != nil {
-				s.src.Log.Error("queue brand voice refreshes", "error", err)
+				s.deps.Logger.Error("queue brand voice refreshes", "error", err)
 			}
 			cancel()
 			select {
@@ -62,14 +62,14 @@ func (s *Service) Stop(ctx context.Context) error {
 // RefreshDue claims the website voices due for a re-fetch and queues a
 // refresh job for each; it returns the job ids.
 func (s *Service) RefreshDue(ctx context.Context) ([]string, error) {
-	now := s.src.Now()
+	now := s.deps.Now()
 	keys, err := s.store.ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, k := range keys {
-		id, err := s.src.Queue.Enqueue(ctx, jobs.NewJob{Workspace: k.WorkspaceID, Queue: jobs.ContentQueue, Name: JobRefresh, Data: k})
+		id, err := s.deps.Queue.Enqueue(ctx, jobs.NewJob{Workspace: k.WorkspaceID, Queue: jobs.ContentQueue, Name: JobRefresh, Data: k})
 		if err != nil {
 			return ids, err // the lease brings the voice back later
 		}
@@ -107,7 +107,7 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 	if v.Type != "website" || v.URL == nil {
 		return RefreshResult{ID: v.ID, Error: "not a website voice"}, s.store.SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
 	}
-	now := s.src.Now()
+	now := s.deps.Now()
 	text, _, ferr := s.websiteSource(ctx, *v.URL)
 	if ferr != nil {
 		f := store.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
@@ -163,5 +163,5 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old sto
 	content, _ := s.profile(ctx, name, text)
 	content = capText(content)
 	u.Content, u.SourceText = &content, &text
-	return &store.VoiceFetch{At: s.src.Now().UnixMilli(), OK: true}, nil
+	return &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}, nil
 }

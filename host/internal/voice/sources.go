@@ -12,8 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content/seo"
@@ -34,46 +32,11 @@ type Models interface {
 	GenerateText(ctx context.Context, model string, req sdk.TextRequest) (sdk.TextResponse, error)
 }
 
-// Sources lets the service build voices from websites and files.
-type Sources struct {
-	Fetcher Fetcher
-	// Models and Model write profiles; without them profiles are measured.
-	Models Models
-	Model  string
-	// ProfileText profiles text voices too (keeping the raw text as their
-	// source); set when the operator names brand_voice.model.
-	ProfileText bool
-	Queue       *jobs.Queue
-	Log         hclog.Logger
-	Now         func() time.Time
-	// RefreshEvery is how often due website voices are looked for
-	// (default 5 minutes).
-	RefreshEvery time.Duration
-}
-
 // Job names on contentQueue.
 const (
 	JobCreate  = "brand_voice_create"
 	JobRefresh = "brand_voice_refresh"
 )
-
-// UseSources enables website and file voices and registers their jobs;
-// call before the queue starts.
-func (s *Service) UseSources(src Sources) {
-	if src.Log == nil {
-		src.Log = hclog.NewNullLogger()
-	}
-	src.Log = src.Log.Named("voice")
-	if src.Now == nil {
-		src.Now = time.Now
-	}
-	if src.RefreshEvery <= 0 {
-		src.RefreshEvery = 5 * time.Minute
-	}
-	s.src = src
-	src.Queue.Register(JobCreate, jobs.HandlerFunc(s.createJob), jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute})
-	src.Queue.Register(JobRefresh, jobs.HandlerFunc(s.refreshJob), jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute})
-}
 
 // intervals are the refresh periods of fetchInterval.
 var intervals = map[string]time.Duration{"daily": 24 * time.Hour, "weekly": 7 * 24 * time.Hour, "monthly": 30 * 24 * time.Hour}
@@ -142,7 +105,7 @@ func (in *NewFile) validate() error {
 }
 
 func (s *Service) sourcesReady() error {
-	if s.src.Fetcher == nil {
+	if s.deps.Fetcher == nil {
 		return apierr.Unavailable("website and file voices are not available on this host")
 	}
 	return nil
@@ -160,7 +123,7 @@ func fetchError(field string, err error) error {
 
 // websiteSource crawls url and returns the pages' text and the site's name.
 func (s *Service) websiteSource(ctx context.Context, url string) (text, siteName string, err error) {
-	st, err := s.src.Fetcher.Crawl(ctx, url)
+	st, err := s.deps.Fetcher.Crawl(ctx, url)
 	if err != nil {
 		return "", "", fetchError("websiteurl", err)
 	}
@@ -213,7 +176,7 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 		name = string([]rune(name)[:MaxNameChars])
 	}
 	content, _ := s.profile(ctx, name, text)
-	now := s.src.Now()
+	now := s.deps.Now()
 	url, interval := in.URL, in.FetchInterval
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
@@ -239,7 +202,7 @@ var mediaKinds = map[string][]string{
 
 // fileSource fetches a file and returns its text and its base name.
 func (s *Service) fileSource(ctx context.Context, url string) (text, base string, err error) {
-	f, err := s.src.Fetcher.FetchFile(ctx, url)
+	f, err := s.deps.Fetcher.FetchFile(ctx, url)
 	if err != nil {
 		return "", "", fetchError("file", err)
 	}
@@ -343,7 +306,7 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	content, _ := s.profile(ctx, name, text)
 	url := in.URL
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
-		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.src.Now().UnixMilli(), OK: true}}
+		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
 	if err := s.store.CreateVoice(ctx, &v); err != nil {
 		return store.Voice{}, err
 	}
@@ -390,7 +353,7 @@ func (s *Service) QueueFile(ctx context.Context, p auth.Principal, in NewFile) (
 }
 
 func (s *Service) enqueueCreate(ctx context.Context, d createJobData) (string, error) {
-	id, err := s.src.Queue.Enqueue(ctx, jobs.NewJob{Workspace: d.Workspace, Queue: jobs.ContentQueue, Name: JobCreate, Data: d})
+	id, err := s.deps.Queue.Enqueue(ctx, jobs.NewJob{Workspace: d.Workspace, Queue: jobs.ContentQueue, Name: JobCreate, Data: d})
 	if err != nil {
 		return "", fmt.Errorf("queue brand voice: %w", err)
 	}

@@ -162,13 +162,14 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if b.queue, err = jobs.New(jobs.Options{Store: s, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	b.svc = voice.NewService(s)
-	src := voice.Sources{Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now}
+	d := voice.Deps{Store: s, Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now}
 	if o.noModel {
-		src.Models, src.Model = nil, ""
+		d.Models, d.Model = nil, ""
 	}
-	src.ProfileText = o.profileText
-	b.svc.UseSources(src)
+	d.ProfileText = o.profileText
+	if b.svc, err = voice.New(d); err != nil {
+		t.Fatal(err)
+	}
 	if err := b.queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

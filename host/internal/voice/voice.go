@@ -12,8 +12,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -34,54 +37,106 @@ const (
 // FetchIntervals are the refresh intervals a voice accepts.
 var FetchIntervals = []string{"never", "daily", "weekly", "monthly"}
 
+// Deps is what the brand-voice service needs.
+type Deps struct {
+	// Store is required.
+	Store *store.Store
+	// Quota caps the voices of each workspace (config.Limits.MaxVoices);
+	// nil: no cap.
+	Quota *quota.Checker
+	// Fetcher enables website and file voices; it needs Queue, on which
+	// their jobs are registered (so New is called before the queue
+	// starts). Without a Fetcher those routes answer 503.
+	Fetcher Fetcher
+	Queue   *jobs.Queue
+	// Models and Model write profiles; without them profiles are measured.
+	Models Models
+	Model  string
+	// ProfileText profiles text voices too (keeping the raw text as their
+	// source); set when the operator names brand_voice.model.
+	ProfileText bool
+	Logger      hclog.Logger
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// RefreshEvery is how often due website voices are looked for
+	// (default 5 minutes).
+	RefreshEvery time.Duration
+}
+
 // Service is the brand-voice domain logic over the store.
 type Service struct {
 	store *store.Store
-	src   Sources
+	quota *quota.Checker
+	deps  Deps
 	// stop and done run the refresh loop (Start, Stop).
 	stop, done chan struct{}
-	quota      *quota.Checker
 }
 
-// WithQuota caps the voices of each workspace (config.Limits.MaxVoices).
-func (s *Service) WithQuota(q *quota.Checker) *Service {
-	s.quota = q
-	return s
+// New returns a Service and, with a Fetcher, registers the website and
+// file voice jobs on the queue.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil {
+		return nil, errors.New("voice: Store is required")
+	}
+	if d.Fetcher != nil && d.Queue == nil {
+		return nil, errors.New("voice: a Fetcher needs a Queue")
+	}
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	d.Logger = d.Logger.Named("voice")
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.RefreshEvery <= 0 {
+		d.RefreshEvery = 5 * time.Minute
+	}
+	s := &Service{store: d.Store, quota: d.Quota, deps: d}
+	if d.Fetcher != nil {
+		opts := jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
+		d.Queue.Register(JobCreate, jobs.HandlerFunc(s.createJob), opts)
+		d.Queue.Register(JobRefresh, jobs.HandlerFunc(s.refreshJob), opts)
+	}
+	return s, nil
 }
-
-// NewService returns a Service.
-func NewService(s *store.Store) *Service { return &Service{store: s} }
 
 // NewText is the input of CreateFromText.
 type NewText struct {
 	Content, Name, Scope string
 }
 
+// validate checks a text voice and fills in the defaults: the team scope,
+// and a name made of the content's first words.
+func (in *NewText) validate() error {
+	in.Content = strings.TrimSpace(in.Content)
+	if in.Content == "" {
+		return apierr.Invalid("content is required")
+	}
+	if err := checkContent(in.Content); err != nil {
+		return err
+	}
+	var err error
+	if in.Scope, err = checkScope(in.Scope); err != nil {
+		return err
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" {
+		in.Name = defaultName(in.Content)
+	}
+	return checkName(in.Name)
+}
+
 // CreateFromText stores a voice built from raw text.
 func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (store.Voice, error) {
-	content := strings.TrimSpace(in.Content)
-	if content == "" {
-		return store.Voice{}, apierr.Invalid("content is required")
-	}
-	if err := checkContent(content); err != nil {
+	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
-	scope, err := checkScope(in.Scope)
-	if err != nil {
-		return store.Voice{}, err
-	}
-	name := strings.TrimSpace(in.Name)
-	if name == "" {
-		name = defaultName(content)
-	}
-	if err := checkName(name); err != nil {
-		return store.Voice{}, err
-	}
+	content, name, scope := in.Content, in.Name, in.Scope
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
 		return store.Voice{}, err
 	}
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
-	if s.src.ProfileText {
+	if s.deps.ProfileText {
 		// The model's profile becomes the content; the raw text is kept.
 		if profile, byModel := s.profile(ctx, name, content); byModel {
 			raw := content
@@ -106,38 +161,46 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (store.V
 }
 
 // Update changes the fields that are set.
-type Update = store.VoiceUpdate
+type Update store.VoiceUpdate
 
-// Update applies a partial update and returns the voice as Get would.
-func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (store.Voice, error) {
+// validate checks a partial update and trims its name and content.
+func (u *Update) validate() error {
 	if u.Name == nil && u.Content == nil && u.URL == nil && u.FetchInterval == nil {
-		return store.Voice{}, apierr.Invalid("nothing to update: send at least one of name, content, url, fetchInterval")
+		return apierr.Invalid("nothing to update: send at least one of name, content, url, fetchInterval")
 	}
 	if u.Name != nil {
 		name := strings.TrimSpace(*u.Name)
 		if name == "" {
-			return store.Voice{}, apierr.Invalid("name must not be empty")
+			return apierr.Invalid("name must not be empty")
 		}
 		if err := checkName(name); err != nil {
-			return store.Voice{}, err
+			return err
 		}
 		u.Name = &name
 	}
 	if u.Content != nil {
 		content := strings.TrimSpace(*u.Content)
 		if content == "" {
-			return store.Voice{}, apierr.Invalid("content must not be empty")
+			return apierr.Invalid("content must not be empty")
 		}
 		if err := checkContent(content); err != nil {
-			return store.Voice{}, err
+			return err
 		}
 		u.Content = &content
 	}
 	if u.URL != nil && *u.URL != "" && !strings.HasPrefix(*u.URL, "https://") && !strings.HasPrefix(*u.URL, "http://") {
-		return store.Voice{}, apierr.Invalid("url must be an http(s) URL")
+		return apierr.Invalid("url must be an http(s) URL")
 	}
 	if u.FetchInterval != nil && !slices.Contains(FetchIntervals, *u.FetchInterval) {
-		return store.Voice{}, apierr.Invalid("fetchInterval must be one of %s", strings.Join(FetchIntervals, ", "))
+		return apierr.Invalid("fetchInterval must be one of %s", strings.Join(FetchIntervals, ", "))
+	}
+	return nil
+}
+
+// Update applies a partial update and returns the voice as Get would.
+func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (store.Voice, error) {
+	if err := u.validate(); err != nil {
+		return store.Voice{}, err
 	}
 	old, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
@@ -149,7 +212,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	if err != nil {
 		return store.Voice{}, err
 	}
-	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, u)
+	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, store.VoiceUpdate(u))
 	if err != nil {
 		return v, notFound(err, id)
 	}
@@ -158,10 +221,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 		if v.FetchInterval != nil {
 			interval = *v.FetchInterval
 		}
-		at := time.Now()
-		if s.src.Now != nil {
-			at = s.src.Now()
-		}
+		at := s.deps.Now()
 		if fetched != nil {
 			err = s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
 		} else {
