@@ -27,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
@@ -146,13 +147,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	scheduler := schedule.NewService(schedule.Options{
-		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
-		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+	destinations, err := destination.New(destination.Deps{
+		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: cfg.Plans,
+		Limits: cfg.Limits, Logger: log.Named("destinations"),
+	})
+	if err != nil {
+		return err
+	}
+	scheduler, err := schedule.New(schedule.Deps{
+		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
+		Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		Limits: cfg.Limits, // issue 16: per-workspace caps
 		Logger: log.Named("scheduler"),
 	})
-	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	if err != nil {
+		return err
+	}
+	publisher, err := schedule.NewPublisher(schedule.PublisherDeps{
+		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs, Credentials: destinations, Logger: log.Named("scheduler"),
+	}, schedule.PublisherOptions{Registerer: reg})
+	if err != nil {
+		return err
+	}
 	visCfg := cfg.Visibility
 	if len(visCfg.Engines) == 0 {
 		visCfg.Engines = visibility.DefaultEngines(cfg.Models, func(provider string) bool {
@@ -177,8 +193,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}()
 	// Publishes schedules that fell due while no host ran and whose job is
 	// gone; the queue itself runs the jobs of the others.
-	publisher.Start()
-	defer publisher.Stop()
+	if err := publisher.Start(ctx); err != nil {
+		return err
+	}
+	defer publisher.Stop(context.Background())
 	// Re-fetches website voices whose fetchInterval is due.
 	if err := voices.Start(ctx); err != nil {
 		return err
@@ -198,20 +216,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	// Issue 16: schedule images no schedule needs are deleted after the grace.
-	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
-	sweeper.Start()
-	defer sweeper.Stop()
+	sweeper, err := schedule.NewImageSweeper(schedule.ImageSweeperDeps{
+		Images: scheduler, Grace: cfg.Limits.BlobGracePeriod, Interval: time.Hour, Logger: log.Named("scheduler"),
+	})
+	if err != nil {
+		return err
+	}
+	if err := sweeper.Start(ctx); err != nil {
+		return err
+	}
+	defer sweeper.Stop(context.Background())
 
 	// One authenticator (and key cache) and one Connect handler per area,
 	// served by the API's faces and by MCP.
 	authn := auth.NewAuthenticator(st, cfg.JWTSecret)
 	var (
-		schedulerAPI  = schedule.NewHandler(scheduler)
-		generateAPI   = generate.NewHandler(generator)
-		voiceAPI      = voice.NewHandler(voices)
-		contentAPI    = content.NewHandler(contentSvc)
-		visibilityAPI = visibility.NewHandler(reports)
-		trafficAPI    = traffic.NewHandler(trafficSvc)
+		schedulerAPI   = schedule.NewHandler(scheduler)
+		destinationAPI = destination.NewHandler(destinations)
+		generateAPI    = generate.NewHandler(generator)
+		voiceAPI       = voice.NewHandler(voices)
+		contentAPI     = content.NewHandler(contentSvc)
+		visibilityAPI  = visibility.NewHandler(reports)
+		trafficAPI     = traffic.NewHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -231,6 +257,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,
+		Destinations: destinationAPI,
 		Agent:        agent.NewHandler(agentSvc),
 		Content:      contentAPI,
 

@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
@@ -143,7 +144,13 @@ func setup(t testing.TB) *bundle {
 	writer := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(writer.Close)
 	b.trafficSvc = traffic.NewService(st, writer, b.blobBase)
-	b.scheduler = schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Blobs: blobs, Plans: plans})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: plans}); err != nil {
+		t.Fatal(err)
+	}
 	b.voices = voice.NewService(st)
 	b.generator = generate.NewService(log, router{}, b.queue, st, blobs, plans)
 	b.generator.UseVoices(b.voices)
