@@ -27,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
@@ -158,13 +159,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	scheduler := schedule.NewService(schedule.Options{
-		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs,
-		SecretKey: cfg.SecretKey, Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+	destinations, err := destination.New(destination.Deps{
+		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: cfg.Plans,
+		Limits: cfg.Limits, Logger: log.Named("destinations"),
+	})
+	if err != nil {
+		return err
+	}
+	scheduler, err := schedule.New(schedule.Deps{
+		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
+		Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		Limits: cfg.Limits, // issue 16: per-workspace caps
 		Logger: log.Named("scheduler"),
 	})
-	publisher := schedule.NewPublisher(scheduler, schedule.PublisherOptions{Registerer: reg})
+	if err != nil {
+		return err
+	}
+	publisher, err := schedule.NewPublisher(schedule.PublisherDeps{
+		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs, Credentials: destinations, Logger: log.Named("scheduler"),
+	}, schedule.PublisherOptions{Registerer: reg})
+	if err != nil {
+		return err
+	}
 	visCfg := cfg.Visibility
 	if len(visCfg.Engines) == 0 {
 		visCfg.Engines = visibility.DefaultEngines(cfg.Models, func(provider string) bool {
@@ -194,18 +210,24 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	// Issue 16: schedule images no schedule needs are deleted after the grace.
-	sweeper := schedule.NewImageSweeper(scheduler, cfg.Limits.BlobGracePeriod, time.Hour)
+	sweeper, err := schedule.NewImageSweeper(schedule.ImageSweeperDeps{
+		Images: scheduler, Grace: cfg.Limits.BlobGracePeriod, Interval: time.Hour, Logger: log.Named("scheduler"),
+	})
+	if err != nil {
+		return err
+	}
 
 	// One authenticator (and key cache) and one Connect handler per area,
 	// served by the API's faces and by MCP.
 	authn := auth.NewAuthenticator(st, cfg.JWTSecret)
 	var (
-		schedulerAPI  = schedule.NewHandler(scheduler)
-		generateAPI   = generate.NewHandler(generator)
-		voiceAPI      = voice.NewHandler(voices)
-		contentAPI    = content.NewHandler(contentSvc)
-		visibilityAPI = visibility.NewHandler(reports)
-		trafficAPI    = traffic.NewHandler(trafficSvc)
+		schedulerAPI   = schedule.NewHandler(scheduler)
+		destinationAPI = destination.NewHandler(destinations)
+		generateAPI    = generate.NewHandler(generator)
+		voiceAPI       = voice.NewHandler(voices)
+		contentAPI     = content.NewHandler(contentSvc)
+		visibilityAPI  = visibility.NewHandler(reports)
+		trafficAPI     = traffic.NewHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -225,6 +247,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,
+		Destinations: destinationAPI,
 		Agent:        agent.NewHandler(agentSvc),
 		Content:      contentAPI,
 
@@ -265,10 +288,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		{"jobs", queue},
 		// Publishes schedules that fell due while no host ran and whose
 		// job is gone; the queue itself runs the jobs of the others.
-		{"publisher", funcs{start: publisher.Start, stop: publisher.Stop}},
+		{"publisher", publisher},
 		// Re-fetches website voices whose fetchInterval is due.
 		{"voice refresh", voices},
-		{"image sweeper", funcs{start: sweeper.Start, stop: sweeper.Stop}},
+		{"image sweeper", sweeper},
 		{"http", web},
 	}
 	shutdownCtx := func() (context.Context, context.CancelFunc) {

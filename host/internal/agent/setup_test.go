@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -104,7 +105,14 @@ func setup(t *testing.T) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Plans: config.DefaultPlans()})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: config.DefaultPlans()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: config.DefaultPlans()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	voices, err := voice.New(voice.Deps{Store: st})
 	if err != nil {
 		t.Fatal(err)

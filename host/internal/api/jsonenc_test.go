@@ -35,7 +35,7 @@ func TestMarshalJSONRendersSpecShapes(t *testing.T) {
 		t.Fatalf("timestamps are UTC RFC 3339 with milliseconds: %s", ts)
 	}
 	bad := string(marshalJSON(&apiv1.ErrorFields{Fields: map[string]string{"b": "\xff", "a": "ok"}}))
-	if bad != `{"fields":{"a":"ok","b":"\ufffd"}}` {
+	if bad != `{"fields":{"a":"ok","b":"\ufffd"},"values":null}` {
 		t.Fatalf("map keys sorted, invalid UTF-8 replaced: %s", bad)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -250,7 +251,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if status >= 500 {
 			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
 		}
-		writeMessage(w, status, ce.Message(), apierr.Fields(ce))
+		writeJSON(w, status, messageJSON(ce.Message(), apierr.Fields(ce), apierr.Values(ce)))
 		return
 	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
@@ -258,6 +259,12 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeMessage(w http.ResponseWriter, status int, msg string, fields map[string]string) {
+	writeJSON(w, status, messageJSON(msg, fields, nil))
+}
+
+// messageJSON is the error body: "message", the string fields, then the
+// fields of values (lists, objects).
+func messageJSON(msg string, fields map[string]string, values *structpb.Struct) []byte {
 	b := append([]byte(`{"message":`), appendString(nil, msg)...)
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		b = append(b, ',')
@@ -265,5 +272,9 @@ func writeMessage(w http.ResponseWriter, status int, msg string, fields map[stri
 		b = append(b, ':')
 		b = appendString(b, fields[k])
 	}
-	writeJSON(w, status, append(b, '}'))
+	if len(values.GetFields()) > 0 {
+		obj := marshalJSON(values) // {"key":value,...}
+		b = append(append(b, ','), obj[1:len(obj)-1]...)
+	}
+	return append(b, '}')
 }

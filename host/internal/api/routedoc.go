@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -115,7 +116,7 @@ func Routes() []RouteDoc {
 	s := &server{
 		Deps: Deps{
 			Voices: new(voice.Handler), Traffic: new(traffic.Handler), Jobs: new(jobs.APIHandler),
-			Generate: new(generate.Handler), Scheduler: new(schedule.Handler), Agent: new(agent.Handler),
+			Generate: new(generate.Handler), Scheduler: new(schedule.Handler), Destinations: new(destination.Handler), Agent: new(agent.Handler),
 			Content: new(content.Handler), Visibility: new(visibility.Handler),
 		},
 		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},

@@ -94,26 +94,32 @@ func (s *server) routes(mux muxer) {
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
 	s.connectService(mux, apiv1connect.JobServiceName, key, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))
 
-	// Post scheduler, destination connections and saved webhooks (package
-	// schedule): api-key (plans with scheduler API access) or session JWT.
+	// Post scheduler (package schedule): api-key (plans with scheduler API
+	// access) or session JWT.
+	const either = auth.APIKeyOrSession
 	if sc := s.Scheduler; sc != nil {
-		const either = auth.APIKeyOrSession
 		mux.Handle("POST /v1/scheduler/create", rest(s, either, http.StatusOK, sc.CreateSchedule))
 		mux.Handle("GET /v1/scheduler", rest(s, either, http.StatusOK, sc.ListSchedules))
 		mux.Handle("GET /v1/scheduler/{$}", rest(s, either, http.StatusOK, sc.ListSchedules))
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
 		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule)) // issue 18
-		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, sc.ListDestinations))
-		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.ConnectDestination))
-		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, sc.DisconnectDestination))
-		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, sc.CreateWebhook))
-		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, sc.ListWebhooks))
-		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, sc.DeleteWebhook))
-		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, sc.TestWebhook)) // issue 18
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
-		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(sc, s.connectOptions()...))
-		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(sc, s.connectOptions()...))
+	}
+
+	// Destination connections and saved webhooks (package destination):
+	// the scheduler's auth.
+	if d := s.Destinations; d != nil {
+		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, d.ListDestinations))
+		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.ConnectDestination))
+		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.DisconnectDestination))
+		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, d.CreateWebhook))
+		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, d.ListWebhooks))
+		// 409 while pending posts use it; ?force=true fails them (issue 18).
+		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, d.DeleteWebhook))
+		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, d.TestWebhook)) // issue 18
+		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(d, s.connectOptions()...))
+		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(d, s.connectOptions()...))
 	}
 
 	// The agent (package agent): chat (JSON, or Server-Sent Events with

@@ -23,6 +23,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -59,9 +60,11 @@ type Deps struct {
 	Jobs *jobs.APIHandler
 	// Generate serves text and image generation (package generate).
 	Generate *generate.Handler
-	// Scheduler serves /v1/scheduler, /v1/destinations and /v1/webhooks
-	// (package schedule).
+	// Scheduler serves /v1/scheduler (package schedule).
 	Scheduler *schedule.Handler
+	// Destinations serves /v1/destinations and /v1/webhooks (package
+	// destination).
+	Destinations *destination.Handler
 	// Agent serves the agent's chat, sessions, context, feedback and
 	// fine-tuning status (package agent); nil leaves those routes out.
 	Agent *agent.Handler

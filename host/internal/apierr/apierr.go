@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
@@ -65,6 +66,34 @@ func Internal(msg string) *connect.Error {
 	return New(connect.CodeInternal, msg)
 }
 
+// WithValues attaches extra body fields that are not strings (lists,
+// objects of JSON values) to err and returns it; the REST body carries them
+// beside "message" like the fields of New.
+func WithValues(err *connect.Error, values map[string]any) *connect.Error {
+	st, serr := structpb.NewStruct(values)
+	if serr != nil {
+		return err
+	}
+	if d, derr := connect.NewErrorDetail(&apiv1.ErrorFields{Values: st}); derr == nil {
+		err.AddDetail(d)
+	}
+	return err
+}
+
+// Values returns the extra body fields attached by WithValues.
+func Values(err *connect.Error) *structpb.Struct {
+	for _, d := range err.Details() {
+		v, derr := d.Value()
+		if derr != nil {
+			continue
+		}
+		if f, ok := v.(*apiv1.ErrorFields); ok && f.Values != nil {
+			return f.Values
+		}
+	}
+	return nil
+}
+
 // Fields returns the extra body fields attached by New.
 func Fields(err *connect.Error) map[string]string {
 	for _, d := range err.Details() {
@@ -72,7 +101,7 @@ func Fields(err *connect.Error) map[string]string {
 		if derr != nil {
 			continue
 		}
-		if f, ok := v.(*apiv1.ErrorFields); ok {
+		if f, ok := v.(*apiv1.ErrorFields); ok && f.Fields != nil {
 			return f.Fields
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -105,10 +106,17 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := schedule.NewService(schedule.Options{
-		Store: st, Queue: q, Destinations: plugins(t), Blobs: blobs, SecretKey: "dashboard-test-secret",
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: config.DefaultPlans()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := schedule.New(schedule.Deps{
+		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
 		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: noModels{}, Site: noSite{}, Config: config.Visibility{Engines: []string{"gpt", "claude"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -128,11 +136,12 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	srv.Config.Handler = api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
 		MaxBodyBytes: 1 << 20, Blobs: blobs,
-		Voices:     voice.NewHandler(voices),
-		Traffic:    traffic.NewHandler(trafficSvc),
-		Jobs:       jobs.NewAPIHandler(q),
-		Scheduler:  schedule.NewHandler(sched),
-		Visibility: visibility.NewHandler(vis),
+		Voices:       voice.NewHandler(voices),
+		Traffic:      traffic.NewHandler(trafficSvc),
+		Jobs:         jobs.NewAPIHandler(q),
+		Scheduler:    schedule.NewHandler(sched),
+		Destinations: destination.NewHandler(dests),
+		Visibility:   visibility.NewHandler(vis),
 	})
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
@@ -145,7 +146,13 @@ func setup(t testing.TB) *bundle {
 	if b.trafficSvc, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: b.blobBase}); err != nil {
 		t.Fatal(err)
 	}
-	b.scheduler = schedule.NewService(schedule.Options{Store: st, Queue: b.queue, Destinations: destinations(t), Blobs: blobs, Plans: plans})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: plans}); err != nil {
+		t.Fatal(err)
+	}
 	if b.voices, err = voice.New(voice.Deps{Store: st}); err != nil {
 		t.Fatal(err)
 	}

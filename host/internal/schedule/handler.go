@@ -14,17 +14,12 @@ import (
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
-// Handler serves SchedulerService, DestinationService and WebhookService
-// on both API faces.
+// Handler serves SchedulerService on both API faces.
 type Handler struct {
 	svc *Service
 }
 
-var (
-	_ apiv1connect.SchedulerServiceHandler   = (*Handler)(nil)
-	_ apiv1connect.DestinationServiceHandler = (*Handler)(nil)
-	_ apiv1connect.WebhookServiceHandler     = (*Handler)(nil)
-)
+var _ apiv1connect.SchedulerServiceHandler = (*Handler)(nil)
 
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
@@ -124,13 +119,4 @@ func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.
 		return nil, err
 	}
 	return connect.NewResponse(&apiv1.RetryScheduleResponse{Message: "Schedule queued for another attempt", Schedule: toProto(sc)}), nil
-}
-
-// TestWebhook sends a signed test delivery (POST /v1/webhooks/{id}/test).
-func (h *Handler) TestWebhook(ctx context.Context, req *connect.Request[apiv1.TestWebhookRequest]) (*connect.Response[apiv1.TestWebhookResponse], error) {
-	delivery, err := h.svc.TestWebhook(ctx, req.Msg.Id)
-	if err != nil {
-		return nil, err
-	}
-	return connect.NewResponse(&apiv1.TestWebhookResponse{Message: "Test delivery accepted by the webhook", WebhookId: req.Msg.Id, DeliveryId: delivery}), nil
 }

@@ -2,8 +2,11 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // blobDeleter is the optional capability of a blob store to delete
@@ -58,43 +61,70 @@ func (s *Service) SweepImages(ctx context.Context, grace time.Duration) (int, er
 	return n, nil
 }
 
-// ImageSweeper runs SweepImages every interval until stopped.
-type ImageSweeper struct {
-	svc             *Service
-	grace, interval time.Duration
-	stop            chan struct{}
-	done            sync.WaitGroup
+// ImageSweeperDeps are what an ImageSweeper works with.
+type ImageSweeperDeps struct {
+	// Images sweeps (*Service implements it).
+	Images interface {
+		SweepImages(ctx context.Context, grace time.Duration) (int, error)
+	}
+	// Grace is how old an unneeded image must be; Interval how often to sweep.
+	Grace, Interval time.Duration
+	Logger          hclog.Logger
 }
 
-// NewImageSweeper returns a sweeper of svc's images older than grace.
-func NewImageSweeper(svc *Service, grace, interval time.Duration) *ImageSweeper {
-	return &ImageSweeper{svc: svc, grace: grace, interval: interval, stop: make(chan struct{})}
+// ImageSweeper runs SweepImages every interval until stopped.
+type ImageSweeper struct {
+	d    ImageSweeperDeps
+	stop chan struct{}
+	done sync.WaitGroup
+}
+
+// NewImageSweeper returns a sweeper of d.Images older than d.Grace.
+func NewImageSweeper(d ImageSweeperDeps) (*ImageSweeper, error) {
+	if d.Images == nil || d.Interval <= 0 {
+		return nil, errors.New("schedule: the image sweeper needs Images and a positive Interval")
+	}
+	if d.Logger == nil {
+		d.Logger = hclog.NewNullLogger()
+	}
+	return &ImageSweeper{d: d, stop: make(chan struct{})}, nil
 }
 
 // Start begins sweeping in the background.
-func (w *ImageSweeper) Start() {
+func (w *ImageSweeper) Start(context.Context) error {
 	w.done.Add(1)
 	go func() {
 		defer w.done.Done()
-		t := time.NewTicker(w.interval)
+		t := time.NewTicker(w.d.Interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-w.stop:
 				return
 			case <-t.C:
-				if n, err := w.svc.SweepImages(context.Background(), w.grace); err != nil {
-					w.svc.log.Warn("sweep schedule images", "error", err)
+				if n, err := w.d.Images.SweepImages(context.Background(), w.d.Grace); err != nil {
+					w.d.Logger.Warn("sweep schedule images", "error", err)
 				} else if n > 0 {
-					w.svc.log.Info("swept schedule images", "deleted", n)
+					w.d.Logger.Info("swept schedule images", "deleted", n)
 				}
 			}
 		}
 	}()
+	return nil
 }
 
-// Stop ends sweeping and waits for a running sweep.
-func (w *ImageSweeper) Stop() {
+// Stop ends sweeping and waits for a running sweep, or for ctx.
+func (w *ImageSweeper) Stop(ctx context.Context) error {
 	close(w.stop)
-	w.done.Wait()
+	done := make(chan struct{})
+	go func() {
+		w.done.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -84,34 +84,22 @@ type Publisher struct {
 // PublisherDeps are what the publisher works with.
 type PublisherDeps struct {
 	Store *store.Store
-	// Queue runs the publish jobs; NewPublisherFrom registers the handler.
-	Queue        *jobs.Queue
+	// Queue runs the publish jobs; NewPublisher registers the handler.
+	Queue        Queue
 	Destinations Destinations
 	// Blobs holds schedule images; nil fails exports of schedules with one.
-	Blobs       blob.Store
-	Credentials CredentialOpener
+	Blobs blob.Store
+	// Credentials opens an export's credentials (*destination.Service).
+	Credentials Credentials
 	Logger      hclog.Logger
 }
 
-// CredentialOpener opens the sealed credentials an export uses (*Service
-// implements it).
-type CredentialOpener interface {
-	// Credentials returns the credentials of an export to dest: the saved
-	// webhook's for webhook, the stored connection's otherwise. Errors:
-	// ErrNoSecretKey, errNoWebhook, store.ErrNotFound.
-	Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
-}
-
-// NewPublisher returns the publisher of svc's schedules and registers its
-// handler on svc's queue; call it before the queue starts.
-func NewPublisher(svc *Service, o PublisherOptions) *Publisher {
-	return NewPublisherFrom(PublisherDeps{Store: svc.store, Queue: svc.queue, Destinations: svc.dests, Blobs: svc.blobs,
-		Credentials: svc, Logger: svc.log}, o)
-}
-
-// NewPublisherFrom returns a publisher over d and registers its handler on
+// NewPublisher returns a publisher over d and registers its handler on
 // d.Queue; call it before the queue starts.
-func NewPublisherFrom(d PublisherDeps, o PublisherOptions) *Publisher {
+func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
+	if d.Store == nil || d.Queue == nil || d.Destinations == nil || d.Credentials == nil {
+		return nil, errors.New("schedule: the publisher needs Store, Queue, Destinations and Credentials")
+	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}
@@ -146,20 +134,24 @@ func NewPublisherFrom(d PublisherDeps, o PublisherOptions) *Publisher {
 		}, []string{"destination", "outcome"}),
 	}
 	if o.Registerer != nil {
-		o.Registerer.MustRegister(p.lag, p.outc)
+		for _, c := range []prometheus.Collector{p.lag, p.outc} {
+			if err := o.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("schedule: register publisher metrics: %w", err)
+			}
+		}
 	}
 	d.Queue.Register(PublishJobName, p, jobs.HandlerOptions{
 		MaxAttempts: o.MaxAttempts,
 		Backoff:     jobs.ExponentialBackoff(o.RetryBase, o.RetryMax),
 		Timeout:     o.Timeout,
 	})
-	return p
+	return p, nil
 }
 
 // Start reconciles at once (schedules that fell due while no host ran are
 // published by their jobs as soon as the queue starts; this catches those
 // whose job is gone) and then every ReconcileInterval until Stop.
-func (p *Publisher) Start() {
+func (p *Publisher) Start(context.Context) error {
 	go func() {
 		defer close(p.done)
 		t := time.NewTicker(p.opts.ReconcileInterval)
@@ -177,12 +169,18 @@ func (p *Publisher) Start() {
 			}
 		}
 	}()
+	return nil
 }
 
-// Stop ends the reconcile loop.
-func (p *Publisher) Stop() {
+// Stop ends the reconcile loop and waits for a running pass, or for ctx.
+func (p *Publisher) Stop(ctx context.Context) error {
 	p.stopOnce.Do(func() { close(p.stop) })
-	<-p.done
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // errRequeuedElsewhere rolls back a requeue that another reconciler made first.
@@ -292,23 +290,6 @@ func (p *Publisher) export(ctx context.Context, sc store.Schedule) (sdk.ExportRe
 		return sdk.ExportResult{}, err
 	}
 	return p.deps.Destinations.Export(ctx, sc.ExportTo, req)
-}
-
-// credentials loads what the export needs, failing (not retrying) when it
-// is gone: a deleted webhook or connection does not come back by itself.
-func (p *Publisher) credentials(ctx context.Context, sc store.Schedule) (map[string]string, error) {
-	creds, err := p.deps.Credentials.Credentials(ctx, sc.WorkspaceID, sc.ExportTo, sc.WebhookID)
-	switch {
-	case errors.Is(err, ErrNoSecretKey):
-		return nil, sdk.Errorf(sdk.CodeUnconfigured, "%s", ErrNoSecretKey.Error())
-	case errors.Is(err, errNoWebhook):
-		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "the schedule names no webhook")
-	case errors.Is(err, store.ErrNotFound) && sc.ExportTo == WebhookDestination:
-		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "webhook %s was deleted", *sc.WebhookID)
-	case errors.Is(err, store.ErrNotFound):
-		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "this workspace is not connected to %s: PUT /v1/destinations/%s/connection", sc.ExportTo, sc.ExportTo)
-	}
-	return creds, err
 }
 
 // attachImage passes the bytes of an image Herald stores, with its MIME

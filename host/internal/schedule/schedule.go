@@ -1,8 +1,7 @@
 // Package schedule is Herald's post scheduler (/v1/scheduler): it stores
 // posts with their contentToExport, re-hosts their images in the blob store,
-// keeps each workspace's destination credentials and saved webhooks sealed
-// at rest, and publishes due posts exactly once through the destination
-// plugins.
+// and publishes due posts exactly once through the destination plugins with
+// the credentials that package destination keeps.
 //
 // A pending schedule and its publish job (queue contentQueue, run at
 // whenToExport) are written in one transaction, so a schedule is never
@@ -36,6 +35,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -47,65 +47,81 @@ const PageSize = 20
 
 // WebhookDestination is the destination whose credentials come from saved
 // webhooks rather than a stored connection.
-const WebhookDestination = "webhook"
+const WebhookDestination = destination.WebhookDestination
 
 // Destinations is what the scheduler needs from the plugin manager
-// (*plugins.Manager implements it).
+// (*pluginhost.Manager implements it).
 type Destinations interface {
 	// Destinations returns the configured destination names.
 	Destinations() []string
-	DestinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error)
 	Validate(ctx context.Context, name string, req sdk.ValidateRequest) ([]sdk.Problem, error)
 	// Export publishes once; the implementation repeats it only for
 	// destinations whose Info declares them Idempotent. An unknown name is
 	// an error matching sdk.ErrUnknownDestination.
 	Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error)
-	// CheckConnection verifies credentials with the remote; a
-	// CodeUnimplemented *sdk.Error when the plugin cannot.
-	CheckConnection(ctx context.Context, name string, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error)
 }
 
-// Options are the dependencies of a Service.
-type Options struct {
+// Queue is what the scheduler and the publisher need from the job queue
+// (*jobs.Queue implements it).
+type Queue interface {
+	Register(name string, h jobs.Handler, opts jobs.HandlerOptions)
+	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
+	Wake(queues ...string)
+}
+
+// Credentials opens the sealed credentials of exports
+// (*destination.Service implements it).
+type Credentials interface {
+	// ExportCredentials returns the credentials a new post to dest will
+	// use, checking webhookId; its errors are API errors.
+	ExportCredentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
+	// Credentials returns the credentials of an export to dest: the saved
+	// webhook's for webhook, the stored connection's otherwise. Errors:
+	// destination.ErrNoSecretKey, destination.ErrNoWebhook,
+	// store.ErrNotFound.
+	Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
+}
+
+// Deps are what a Service works with.
+type Deps struct {
 	Store        *store.Store
-	Queue        *jobs.Queue
+	Queue        Queue
 	Destinations Destinations
+	Credentials  Credentials
 	Blobs        blob.Store
-	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
-	// store any.
-	SecretKey string
-	// Plans gives each plan's SchedulerAPIAccess.
+	// Plans gives each plan's SchedulerAPIAccess (nil: the defaults).
 	Plans map[string]config.Plan
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
 	Logger              hclog.Logger
-	// Limits caps webhooks and waiting schedules per workspace and name
-	// lengths (zero: config.DefaultLimits).
+	// Limits caps waiting schedules per workspace and name lengths (zero:
+	// config.DefaultLimits).
 	Limits config.Limits
 }
 
-// Service implements the scheduler, destination connections and saved
-// webhooks for both API faces.
+// Service implements the scheduler for both API faces.
 type Service struct {
-	store  *store.Store
-	queue  *jobs.Queue
-	dests  Destinations
-	blobs  blob.Store
-	sealer *Sealer
-	plans  map[string]config.Plan
-	fetch  *http.Client
-	log    hclog.Logger
-	quota  *quota.Checker
+	store *store.Store
+	queue Queue
+	dests Destinations
+	creds Credentials
+	blobs blob.Store
+	plans map[string]config.Plan
+	fetch *http.Client
+	log   hclog.Logger
+	quota *quota.Checker
 }
 
-// NewService returns the scheduler service. Without a secret key it works,
-// but refuses to store credentials or webhooks.
-func NewService(o Options) *Service {
+// New returns the scheduler service.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil || d.Queue == nil || d.Destinations == nil || d.Credentials == nil {
+		return nil, errors.New("schedule: Store, Queue, Destinations and Credentials are required")
+	}
 	s := &Service{
-		store: o.Store, queue: o.Queue, dests: o.Destinations, blobs: o.Blobs, plans: o.Plans,
-		fetch: sdk.GuardedHTTPClient(30*time.Second, o.AllowedPrivateCIDRs),
-		log:   o.Logger,
-		quota: quota.New(o.Store, o.Limits),
+		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
+		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
+		log:   d.Logger,
+		quota: quota.New(d.Store, d.Limits),
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -113,10 +129,7 @@ func NewService(o Options) *Service {
 	if s.plans == nil {
 		s.plans = config.DefaultPlans()
 	}
-	if sealer, err := NewSealer(o.SecretKey); err == nil {
-		s.sealer = sealer
-	}
-	return s
+	return s, nil
 }
 
 // caller returns the authenticated principal and enforces SPEC's plan rule:
@@ -200,7 +213,7 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule,
 	} else if in.Status == store.SchedulePending {
 		return store.Schedule{}, apierr.Invalid("whenToExport is required unless status is draft")
 	}
-	creds, err := s.exportCredentials(ctx, p.WorkspaceID, in.ExportTo, in.WebhookID)
+	creds, err := s.creds.ExportCredentials(ctx, p.WorkspaceID, in.ExportTo, in.WebhookID)
 	if err != nil {
 		return store.Schedule{}, err
 	}
@@ -294,17 +307,7 @@ func (s *Service) validate(ctx context.Context, dest, status string, content map
 
 // pluginError turns a plugin failure at create time into an API error.
 func (s *Service) pluginError(dest, op string, err error) error {
-	if errors.Is(err, sdk.ErrUnknownDestination) {
-		return apierr.Invalid("exportTo %q is not a configured destination", dest)
-	}
-	var se *sdk.Error
-	if errors.As(err, &se) {
-		if se.Code == sdk.CodeInvalidArgument {
-			return apierr.Invalid("%s", se.Message)
-		}
-		return apierr.Unavailable("destination %s could not %s the schedule: %s", dest, op, se.Message)
-	}
-	return fmt.Errorf("%s schedule with %s: %w", op, dest, err)
+	return destination.PluginError(dest, op, err)
 }
 
 // List returns a page of the caller's workspace's schedules and the total.

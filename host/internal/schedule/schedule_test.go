@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -83,7 +85,9 @@ type testBundle struct {
 	url                 string
 	store               *store.Store
 	svc                 *schedule.Service
+	dest                *destination.Service
 	pub                 *schedule.Publisher
+	queue               *signalQueue
 	acme, pro, other    string
 	acmeID, proID       string
 	proUserID, acmeUser string
@@ -132,24 +136,36 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	if opt.noCIDRs {
 		cidrs = nil
 	}
-	b.svc = schedule.NewService(schedule.Options{
-		Store: s, Queue: q, Destinations: plugins(t), Blobs: blobs, SecretKey: opt.secretKey,
+	b.dest, err = destination.New(destination.Deps{Store: s, Plugins: plugins(t), SecretKey: opt.secretKey, Plans: config.DefaultPlans(), Limits: opt.limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.queue = &signalQueue{Queue: q, changed: make(chan struct{}), final: map[string]bool{}}
+	b.svc, err = schedule.New(schedule.Deps{
+		Store: s, Queue: b.queue, Destinations: plugins(t), Credentials: b.dest, Blobs: blobs,
 		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
 		Limits: opt.limits,
 	})
-	b.pub = schedule.NewPublisher(b.svc, schedule.PublisherOptions{RetryBase: 200 * time.Millisecond, RetryMax: time.Second, ReconcileInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.pub, err = schedule.NewPublisher(schedule.PublisherDeps{Store: s, Queue: b.queue, Destinations: plugins(t), Blobs: blobs, Credentials: b.dest},
+		schedule.PublisherOptions{RetryBase: 200 * time.Millisecond, RetryMax: time.Second, ReconcileInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	b.pub.Start()
+	b.pub.Start(ctx)
 	t.Cleanup(func() {
-		b.pub.Stop()
+		b.pub.Stop(context.Background())
 		q.Stop(context.Background())
 	})
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret),
 		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Blobs: blobs,
-		Jobs: jobs.NewAPIHandler(q), Scheduler: schedule.NewHandler(b.svc),
+		Jobs: jobs.NewAPIHandler(q), Scheduler: schedule.NewHandler(b.svc), Destinations: destination.NewHandler(b.dest),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL
@@ -319,41 +335,118 @@ func (rc *receiver) count() int {
 	return len(rc.deliveries)
 }
 
-// waitStatus polls GET /v1/scheduler/{id} until the status is want.
+// signalQueue is the job queue with a signal: it wraps the publish
+// handler so that every start and end of an attempt closes changed, and it
+// remembers the jobs whose last attempt was final (no retry to come).
+type signalQueue struct {
+	*jobs.Queue
+
+	mu      sync.Mutex
+	changed chan struct{}
+	running int
+	final   map[string]bool
+}
+
+func (q *signalQueue) Register(name string, h jobs.Handler, opts jobs.HandlerOptions) {
+	q.Queue.Register(name, signalHandler{q: q, h: h}, opts)
+}
+
+// signal returns the channel closed at the next change.
+func (q *signalQueue) signal() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.changed
+}
+
+func (q *signalQueue) note(f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f()
+	close(q.changed)
+	q.changed = make(chan struct{})
+}
+
+type signalHandler struct {
+	q *signalQueue
+	h jobs.Handler
+}
+
+func (s signalHandler) Work(ctx context.Context, job *jobs.Job) (any, error) {
+	s.q.note(func() { s.q.running++; delete(s.q.final, job.ID) })
+	res, err := s.h.Work(ctx, job)
+	var noRetry *jobs.NoRetryError
+	final := err == nil || errors.As(err, &noRetry) || job.Attempt >= job.MaxAttempts
+	s.q.note(func() {
+		s.q.running--
+		if final {
+			s.q.final[job.ID] = true
+		}
+	})
+	return res, err
+}
+
+// waitStatus waits until GET /v1/scheduler/{id} shows the status want,
+// looking again after each publish attempt.
 func (b *testBundle) waitStatus(t testing.TB, key, id, want string, within time.Duration) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	timeout := time.After(within)
 	for {
+		changed := b.queue.signal()
 		sc := b.do(t, "GET", "/v1/scheduler/"+id, key, "").want(t, http.StatusOK).schedule(t)
 		if sc["status"] == want {
 			return sc
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-changed:
+		case <-timeout:
 			t.Fatalf("schedule %s is %v after %s, want %s: %v", id, sc["status"], within, want, sc)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// waitIdle waits until the store holds no unfinished job (waiting, delayed
-// or active): after it, no retry or repeat of an export is still to come,
-// so a count of deliveries is final.
+// waitIdle waits until no attempt runs and every unfinished job in the
+// store (waiting, delayed or active) is one whose last attempt was final,
+// so its outcome is only being written: after it, no retry or repeat of an
+// export is still to come, so a count of deliveries is final.
 func (b *testBundle) waitIdle(t testing.TB, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	timeout := time.After(within)
 	for {
-		counts, err := b.store.CountUnfinishedJobs(context.Background())
-		if err != nil {
-			t.Fatal(err)
+		changed := b.queue.signal()
+		left := b.unfinishedJobs(t)
+		b.queue.mu.Lock()
+		idle := b.queue.running == 0
+		for _, id := range left {
+			idle = idle && b.queue.final[id]
 		}
-		if len(counts) == 0 {
+		b.queue.mu.Unlock()
+		if idle {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the queue is not idle after %s: %+v", within, counts)
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("the queue is not idle after %s: unfinished jobs %v", within, left)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+func (b *testBundle) unfinishedJobs(t testing.TB) []string {
+	t.Helper()
+	rows, err := b.store.Query(context.Background(), `SELECT id FROM jobs WHERE state IN ($1, $2, $3)`, store.JobWaiting, store.JobDelayed, store.JobActive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func in(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC3339Nano) }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,7 +104,7 @@ func (f *fakeWordPress) credentials(password string) string {
 	return fmt.Sprintf(`{"credentials":{"site_url":%q,"username":%q,"application_password":%q}}`, f.srv.URL, wpUser, password)
 }
 
-func destination(t *testing.T, list response, name string) map[string]any {
+func destinationEntry(t *testing.T, list response, name string) map[string]any {
 	t.Helper()
 	for _, it := range list.body["destinations"].([]any) {
 		if m := it.(map[string]any); m["name"] == name {
@@ -114,49 +113,6 @@ func destination(t *testing.T, list response, name string) map[string]any {
 	}
 	t.Fatalf("no destination %s in %s", name, list.raw)
 	return nil
-}
-
-func TestSavingAConnectionChecksItWithTheRemote(t *testing.T) {
-	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
-	wp := newFakeWordPress(t)
-	const path = "/v1/destinations/wordpress/connection"
-
-	// Refused credentials: 400 naming the field and quoting WordPress;
-	// nothing stored.
-	res := b.do(t, "PUT", path, b.acme, wp.credentials("wrong")).want(t, http.StatusBadRequest)
-	msg := res.body["message"].(string)
-	if !strings.Contains(msg, "application_password") || !strings.Contains(msg, "The provided password is an invalid application password.") || strings.Contains(msg, "wrong") {
-		t.Fatalf("refused message = %q, want it to name application_password and quote WordPress (and not echo the password)", msg)
-	}
-	if wpEntry := destination(t, b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK), "wordpress"); wpEntry["connected"] != false {
-		t.Fatalf("refused credentials were stored: %v", wpEntry)
-	}
-
-	// An unreachable site: 503 with the reason.
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
-	body := fmt.Sprintf(`{"credentials":{"site_url":%q,"username":"u","application_password":"p"}}`, closed)
-	res = b.do(t, "PUT", path, b.acme, body).want(t, http.StatusServiceUnavailable)
-	if msg := res.body["message"].(string); !strings.Contains(msg, "could not check") || !strings.Contains(msg, "verify=false") {
-		t.Fatalf("unreachable message = %q", msg)
-	}
-
-	// ?verify=false skips the check and says so.
-	res = b.do(t, "PUT", path+"?verify=false", b.acme, body).want(t, http.StatusOK)
-	if check := res.body["destination"].(map[string]any)["lastCheck"].(map[string]any); check["result"] != "skipped" || check["checkedAt"] != nil {
-		t.Fatalf("skipped check = %v", check)
-	}
-
-	// Good credentials: checked, and the list shows when and for whom.
-	before := time.Now().Add(-time.Second)
-	b.do(t, "PUT", path, b.acme, wp.credentials(wpPassword)).want(t, http.StatusOK)
-	check := destination(t, b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK), "wordpress")["lastCheck"].(map[string]any)
-	at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(check["checkedAt"]))
-	if check["result"] != "ok" || check["account"] != "Ed Itor" || err != nil || at.Before(before) {
-		t.Fatalf("last check = %v", check)
-	}
 }
 
 func TestAPostWithAnImageReachesADestinationThatCannotReachHerald(t *testing.T) {
@@ -209,7 +165,7 @@ func TestARefusedExportNamesTheCredentialsToCheck(t *testing.T) {
 	if got, _ := sc["lastError"].(string); !strings.Contains(got, "WordPress refused the username or application_password") || sc["attempts"] != float64(1) {
 		t.Fatalf("lastError %q after %v attempts, want one attempt naming the credentials", got, sc["attempts"])
 	}
-	check := destination(t, b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK), "wordpress")["lastCheck"].(map[string]any)
+	check := destinationEntry(t, b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK), "wordpress")["lastCheck"].(map[string]any)
 	if check["result"] != "failed" || !strings.Contains(fmt.Sprint(check["message"]), "application_password") {
 		t.Fatalf("last check after the refusal = %v", check)
 	}

@@ -265,7 +265,7 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 		if _, err := s.GetWebhook(ctx, "other", w.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace: %v", err)
 		}
-		if err := s.DeleteWebhook(ctx, "acme", w.ID); err != nil {
+		if _, err := s.DeleteWebhook(ctx, "acme", w.ID, false, ""); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.GetWebhook(ctx, "acme", w.ID); !errors.Is(err, store.ErrNotFound) {

@@ -182,7 +182,8 @@ func TestWorkspaceScopedMethodsNeverReachAnotherWorkspace(t *testing.T) {
 			return none("webhooks", rows, err)
 		}},
 		{"DeleteWebhook", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			return notFound(s.DeleteWebhook(ctx, f.b, f.webhook.ID))
+			_, err := s.DeleteWebhook(ctx, f.b, f.webhook.ID, true, "deleted")
+			return notFound(err)
 		}},
 		{"GetConnection", func(ctx context.Context, s *store.Store, f *tenancy) error {
 			_, err := s.GetConnection(ctx, f.b, "wordpress")

@@ -9,6 +9,7 @@ package apiv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -25,8 +26,11 @@ const (
 // that SPEC.md adds to an error body beside "message" (for example jobId on
 // an unknown job); the REST face merges them into the JSON error body.
 type ErrorFields struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Fields        map[string]string      `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Fields map[string]string      `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Extra body fields that are not strings (lists, objects), merged into the
+	// REST body the same way.
+	Values        *structpb.Struct `protobuf:"bytes,2,opt,name=values,proto3" json:"values,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -68,13 +72,21 @@ func (x *ErrorFields) GetFields() map[string]string {
 	return nil
 }
 
+func (x *ErrorFields) GetValues() *structpb.Struct {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_herald_api_v1_error_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_error_proto_rawDesc = "" +
 	"\n" +
-	"\x19herald/api/v1/error.proto\x12\rherald.api.v1\"\x88\x01\n" +
+	"\x19herald/api/v1/error.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb9\x01\n" +
 	"\vErrorFields\x12>\n" +
-	"\x06fields\x18\x01 \x03(\v2&.herald.api.v1.ErrorFields.FieldsEntryR\x06fields\x1a9\n" +
+	"\x06fields\x18\x01 \x03(\v2&.herald.api.v1.ErrorFields.FieldsEntryR\x06fields\x12/\n" +
+	"\x06values\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06values\x1a9\n" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
@@ -93,16 +105,18 @@ func file_herald_api_v1_error_proto_rawDescGZIP() []byte {
 
 var file_herald_api_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_herald_api_v1_error_proto_goTypes = []any{
-	(*ErrorFields)(nil), // 0: herald.api.v1.ErrorFields
-	nil,                 // 1: herald.api.v1.ErrorFields.FieldsEntry
+	(*ErrorFields)(nil),     // 0: herald.api.v1.ErrorFields
+	nil,                     // 1: herald.api.v1.ErrorFields.FieldsEntry
+	(*structpb.Struct)(nil), // 2: google.protobuf.Struct
 }
 var file_herald_api_v1_error_proto_depIdxs = []int32{
 	1, // 0: herald.api.v1.ErrorFields.fields:type_name -> herald.api.v1.ErrorFields.FieldsEntry
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 1: herald.api.v1.ErrorFields.values:type_name -> google.protobuf.Struct
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_error_proto_init() }

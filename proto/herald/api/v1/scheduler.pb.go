@@ -1745,8 +1745,13 @@ func (x *ListWebhooksResponse) GetWebhooks() []*Webhook {
 }
 
 type DeleteWebhookRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Delete even though pending posts use the webhook, failing them at once
+	// with lastError "the saved webhook <id> was deleted" (REST: ?force=true).
+	// Without it, such a delete is refused with 409 and the list of those
+	// posts (schedules: id and whenToExport).
+	Force         *bool `protobuf:"varint,2,opt,name=force,proto3,oneof" json:"force,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1786,6 +1791,13 @@ func (x *DeleteWebhookRequest) GetId() string {
 		return x.Id
 	}
 	return ""
+}
+
+func (x *DeleteWebhookRequest) GetForce() bool {
+	if x != nil && x.Force != nil {
+		return *x.Force
+	}
+	return false
 }
 
 type DeleteWebhookResponse struct {
@@ -2100,9 +2112,11 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x13ListWebhooksRequest\"d\n" +
 	"\x14ListWebhooksResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x122\n" +
-	"\bwebhooks\x18\x02 \x03(\v2\x16.herald.api.v1.WebhookR\bwebhooks\"&\n" +
+	"\bwebhooks\x18\x02 \x03(\v2\x16.herald.api.v1.WebhookR\bwebhooks\"K\n" +
 	"\x14DeleteWebhookRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\x05force\x18\x02 \x01(\bH\x00R\x05force\x88\x01\x01B\b\n" +
+	"\x06_force\"A\n" +
 	"\x15DeleteWebhookResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"$\n" +
@@ -2240,6 +2254,7 @@ func file_herald_api_v1_scheduler_proto_init() {
 	file_herald_api_v1_scheduler_proto_msgTypes[2].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[13].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[17].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1,4 +1,4 @@
-package schedule
+package destination
 
 import (
 	"crypto/aes"

@@ -1,17 +1,39 @@
-package schedule
+package destination
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
+
+// Handler serves DestinationService and WebhookService on both API faces.
+type Handler struct {
+	svc *Service
+}
+
+var (
+	_ apiv1connect.DestinationServiceHandler = (*Handler)(nil)
+	_ apiv1connect.WebhookServiceHandler     = (*Handler)(nil)
+)
+
+// NewHandler returns the API handler over svc.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // ListDestinations describes the configured destinations (GET /v1/destinations).
 func (h *Handler) ListDestinations(ctx context.Context, _ *connect.Request[apiv1.ListDestinationsRequest]) (*connect.Response[apiv1.ListDestinationsResponse], error) {
-	views, err := h.svc.ListDestinations(ctx)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	views, err := h.svc.ListDestinations(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +46,11 @@ func (h *Handler) ListDestinations(ctx context.Context, _ *connect.Request[apiv1
 
 // ConnectDestination stores credentials (PUT /v1/destinations/{name}/connection).
 func (h *Handler) ConnectDestination(ctx context.Context, req *connect.Request[apiv1.ConnectDestinationRequest]) (*connect.Response[apiv1.ConnectDestinationResponse], error) {
-	v, err := h.svc.Connect(ctx, req.Msg.Name, req.Msg.Credentials, req.Msg.Verify == nil || *req.Msg.Verify)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.svc.Connect(ctx, p, req.Msg.Name, req.Msg.Credentials, req.Msg.Verify == nil || *req.Msg.Verify)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +59,11 @@ func (h *Handler) ConnectDestination(ctx context.Context, req *connect.Request[a
 
 // DisconnectDestination deletes credentials (DELETE /v1/destinations/{name}/connection).
 func (h *Handler) DisconnectDestination(ctx context.Context, req *connect.Request[apiv1.DisconnectDestinationRequest]) (*connect.Response[apiv1.DisconnectDestinationResponse], error) {
-	if err := h.svc.Disconnect(ctx, req.Msg.Name); err != nil {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.svc.Disconnect(ctx, p, req.Msg.Name); err != nil {
 		return nil, err
 	}
 	return connect.NewResponse(&apiv1.DisconnectDestinationResponse{Message: "Destination disconnected", Name: req.Msg.Name}), nil
@@ -42,7 +72,11 @@ func (h *Handler) DisconnectDestination(ctx context.Context, req *connect.Reques
 // CreateWebhook saves an endpoint (POST /v1/webhooks); the secret is in
 // this response only.
 func (h *Handler) CreateWebhook(ctx context.Context, req *connect.Request[apiv1.CreateWebhookRequest]) (*connect.Response[apiv1.CreateWebhookResponse], error) {
-	w, secret, err := h.svc.CreateWebhook(ctx, req.Msg.Url, req.Msg.Name)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, secret, err := h.svc.CreateWebhook(ctx, p, req.Msg.Url, req.Msg.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +87,11 @@ func (h *Handler) CreateWebhook(ctx context.Context, req *connect.Request[apiv1.
 
 // ListWebhooks lists saved endpoints (GET /v1/webhooks).
 func (h *Handler) ListWebhooks(ctx context.Context, _ *connect.Request[apiv1.ListWebhooksRequest]) (*connect.Response[apiv1.ListWebhooksResponse], error) {
-	list, err := h.svc.ListWebhooks(ctx)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := h.svc.ListWebhooks(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -64,12 +102,35 @@ func (h *Handler) ListWebhooks(ctx context.Context, _ *connect.Request[apiv1.Lis
 	return connect.NewResponse(out), nil
 }
 
-// DeleteWebhook deletes a saved endpoint (DELETE /v1/webhooks/{id}).
+// DeleteWebhook deletes a saved endpoint (DELETE /v1/webhooks/{id}; 409
+// while pending posts use it, unless ?force=true).
 func (h *Handler) DeleteWebhook(ctx context.Context, req *connect.Request[apiv1.DeleteWebhookRequest]) (*connect.Response[apiv1.DeleteWebhookResponse], error) {
-	if err := h.svc.DeleteWebhook(ctx, req.Msg.Id); err != nil {
+	p, err := auth.Caller(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&apiv1.DeleteWebhookResponse{Message: "Webhook deleted", Id: req.Msg.Id}), nil
+	failed, err := h.svc.DeleteWebhook(ctx, p, req.Msg.Id, req.Msg.GetForce())
+	if err != nil {
+		return nil, err
+	}
+	msg := "Webhook deleted"
+	if len(failed) > 0 {
+		msg = fmt.Sprintf("Webhook deleted; %d pending post(s) using it failed", len(failed))
+	}
+	return connect.NewResponse(&apiv1.DeleteWebhookResponse{Message: msg, Id: req.Msg.Id}), nil
+}
+
+// TestWebhook sends a signed test delivery (POST /v1/webhooks/{id}/test).
+func (h *Handler) TestWebhook(ctx context.Context, req *connect.Request[apiv1.TestWebhookRequest]) (*connect.Response[apiv1.TestWebhookResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	delivery, err := h.svc.TestWebhook(ctx, p, req.Msg.Id)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.TestWebhookResponse{Message: "Test delivery accepted by the webhook", WebhookId: req.Msg.Id, DeliveryId: delivery}), nil
 }
 
 func destinationProto(v DestinationView) *apiv1.Destination {
@@ -101,3 +162,5 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 func webhookProto(w store.Webhook) *apiv1.Webhook {
 	return &apiv1.Webhook{Id: w.ID, Name: w.Name, Url: w.DisplayURL, CreatedAt: ts(w.CreatedAt)}
 }
+
+func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }

@@ -1,4 +1,4 @@
-package schedule
+package destination
 
 import (
 	"context"
@@ -9,12 +9,15 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
 // DestinationService: the destinations and the workspace's connections to
-// them (PUT /v1/destinations/{name}/connection is Connect).
+// them. GET /v1/destinations is ListDestinations, PUT
+// /v1/destinations/{name}/connection is Connect, DELETE
+// /v1/destinations/{name}/connection is Disconnect.
 
 // DestinationView is a destination with the workspace's connection state.
 type DestinationView struct {
@@ -31,9 +34,8 @@ type DestinationView struct {
 
 // ListDestinations describes every configured destination and whether the
 // caller's workspace is connected to it.
-func (s *Service) ListDestinations(ctx context.Context) ([]DestinationView, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]DestinationView, error) {
+	if err := s.allow(p); err != nil {
 		return nil, err
 	}
 	conns, err := s.store.ListConnections(ctx, p.WorkspaceID)
@@ -72,9 +74,8 @@ func (s *Service) ListDestinations(ctx context.Context) ([]DestinationView, erro
 // the problems the plugin's Validate finds in the credentials. With verify,
 // the credentials are first checked with the remote (checkConnection);
 // nothing is stored when they fail.
-func (s *Service) Connect(ctx context.Context, name string, creds map[string]string, verify bool) (DestinationView, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Connect(ctx context.Context, p auth.Principal, name string, creds map[string]string, verify bool) (DestinationView, error) {
+	if err := s.allow(p); err != nil {
 		return DestinationView{}, err
 	}
 	if !slices.Contains(s.destinationNames(), name) {
@@ -89,7 +90,7 @@ func (s *Service) Connect(ctx context.Context, name string, creds map[string]str
 	}
 	info, err := s.dests.DestinationInfo(ctx, name)
 	if err != nil {
-		return DestinationView{}, s.pluginError(name, "describe", err)
+		return DestinationView{}, PluginError(name, "describe", err)
 	}
 	known := map[string]bool{}
 	for _, f := range info.Credentials {
@@ -112,7 +113,7 @@ func (s *Service) Connect(ctx context.Context, name string, creds map[string]str
 	}
 	problems, err := s.dests.Validate(ctx, name, sdk.ValidateRequest{Content: sdk.Content{}, Credentials: clean})
 	if err != nil {
-		return DestinationView{}, s.pluginError(name, "validate", err)
+		return DestinationView{}, PluginError(name, "validate", err)
 	}
 	var msgs []string
 	for _, pr := range problems {
@@ -154,9 +155,8 @@ func fieldNames(info sdk.DestinationInfo) string {
 }
 
 // Disconnect deletes the workspace's credentials for destination name.
-func (s *Service) Disconnect(ctx context.Context, name string) error {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Disconnect(ctx context.Context, p auth.Principal, name string) error {
+	if err := s.allow(p); err != nil {
 		return err
 	}
 	if err := s.store.DeleteConnection(ctx, p.WorkspaceID, name); errors.Is(err, store.ErrNotFound) {

@@ -1,4 +1,4 @@
-package schedule_test
+package destination_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package schedule
+package destination
 
 import (
 	"context"
@@ -29,10 +29,11 @@ func (s *Service) sealerOrError() (*Sealer, error) {
 	return s.sealer, nil
 }
 
-// exportCredentials returns the credentials an export to dest uses: a saved
-// webhook's url and secret for webhook, the stored connection otherwise
-// (empty when there is none). It checks webhookId as SPEC requires.
-func (s *Service) exportCredentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
+// ExportCredentials returns the credentials a new post to dest will use, for
+// the plugin's Validate: a saved webhook's url and secret for webhook, the
+// stored connection otherwise (empty when there is none). It checks
+// webhookId as SPEC requires; its errors are API errors.
+func (s *Service) ExportCredentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
 	if dest == WebhookDestination {
 		if webhookID == nil || strings.TrimSpace(*webhookID) == "" {
 			return nil, apierr.Invalid("webhookId is required when exportTo is webhook: save one with POST /v1/webhooks")
@@ -53,12 +54,12 @@ func (s *Service) exportCredentials(ctx context.Context, workspace, dest string,
 	return creds, err
 }
 
-// errNoWebhook: an export to webhook whose schedule names no webhook.
-var errNoWebhook = errors.New("the schedule names no webhook")
+// ErrNoWebhook: an export to webhook whose schedule names no webhook.
+var ErrNoWebhook = errors.New("the schedule names no webhook")
 
 // Credentials returns the opened credentials of an export to dest: the
 // saved webhook's url and secret for webhook, the stored connection's
-// otherwise. Errors: ErrNoSecretKey (checked first), errNoWebhook,
+// otherwise. Errors: ErrNoSecretKey (checked first), ErrNoWebhook,
 // store.ErrNotFound for a webhook or connection that is gone.
 func (s *Service) Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
 	if s.sealer == nil {
@@ -66,7 +67,7 @@ func (s *Service) Credentials(ctx context.Context, workspace, dest string, webho
 	}
 	if dest == WebhookDestination {
 		if webhookID == nil {
-			return nil, errNoWebhook
+			return nil, ErrNoWebhook
 		}
 		return s.webhookCredentials(ctx, workspace, *webhookID)
 	}

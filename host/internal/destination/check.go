@@ -1,4 +1,4 @@
-package schedule
+package destination
 
 import (
 	"context"
@@ -40,21 +40,5 @@ func (s *Service) checkConnection(ctx context.Context, name string, creds map[st
 		return store.ConnectionCheck{}, apierr.Invalid("%s did not accept these credentials: %s", name, se.Message)
 	default:
 		return store.ConnectionCheck{}, apierr.Unavailable("could not check the credentials with %s: %s (try again, or save without checking with ?verify=false)", name, se.Message)
-	}
-}
-
-// recordRefusal marks the workspace's connection to the schedule's
-// destination as failed when an export was refused with 401/403, so GET
-// /v1/destinations shows which connection to fix. Webhooks have no
-// connection.
-func (p *Publisher) recordRefusal(ctx context.Context, sc store.Schedule, exportErr error) {
-	code := sdk.ErrorCode(exportErr)
-	if sc.ExportTo == WebhookDestination || (code != sdk.CodeUnauthenticated && code != sdk.CodePermissionDenied) {
-		return
-	}
-	now := p.deps.Store.Now()
-	err := p.deps.Store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: CheckFailed, Message: sdk.AsError(exportErr).Message})
-	if err != nil {
-		p.deps.Logger.Warn("recording a refused connection failed", "destination", sc.ExportTo, "error", err)
 	}
 }

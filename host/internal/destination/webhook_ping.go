@@ -1,10 +1,11 @@
-package schedule
+package destination
 
 import (
 	"context"
 	"errors"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -17,9 +18,8 @@ const TestDeliveryPrefix = "test_"
 // and address guard), with content marked "test": true. It returns the
 // delivery's webhook-id. A receiver's refusal or an unreachable address is
 // an error carrying the plugin's message.
-func (s *Service) TestWebhook(ctx context.Context, id string) (string, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) TestWebhook(ctx context.Context, p auth.Principal, id string) (string, error) {
+	if err := s.allow(p); err != nil {
 		return "", err
 	}
 	creds, err := s.webhookCredentials(ctx, p.WorkspaceID, id)
@@ -34,7 +34,7 @@ func (s *Service) TestWebhook(ctx context.Context, id string) (string, error) {
 		Content: sdk.Content{"title": "Herald test delivery", "text": "This is a test delivery from Herald; ignore it.", "test": true},
 	})
 	if err != nil {
-		return "", s.pluginError(WebhookDestination, "deliver", err)
+		return "", PluginError(WebhookDestination, "deliver", err)
 	}
 	return delivery, nil
 }

@@ -1,0 +1,114 @@
+// Package destination is where posts go: each workspace's connections to
+// the destination plugins (GET /v1/destinations, PUT and DELETE
+// /v1/destinations/{name}/connection, in destinations.go) and its saved
+// webhooks (/v1/webhooks, in webhooks.go and webhook_ping.go), with every
+// credential sealed at rest (seal.go). Credentials (credentials.go) opens
+// them for an export: the scheduler checks them when a post is created and
+// the publisher uses them when it exports.
+package destination
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// WebhookDestination is the destination whose credentials come from saved
+// webhooks rather than a stored connection.
+const WebhookDestination = "webhook"
+
+// Plugins is what destinations need from the plugin manager
+// (*pluginhost.Manager implements it).
+type Plugins interface {
+	// Destinations returns the configured destination names.
+	Destinations() []string
+	DestinationInfo(ctx context.Context, name string) (sdk.DestinationInfo, error)
+	Validate(ctx context.Context, name string, req sdk.ValidateRequest) ([]sdk.Problem, error)
+	// Export sends a webhook's test delivery.
+	Export(ctx context.Context, name string, req sdk.ExportRequest) (sdk.ExportResult, error)
+	// CheckConnection verifies credentials with the remote; a
+	// CodeUnimplemented *sdk.Error when the plugin cannot.
+	CheckConnection(ctx context.Context, name string, req sdk.CheckConnectionRequest) (sdk.CheckConnectionResult, error)
+}
+
+// Deps are what a Service works with.
+type Deps struct {
+	Store   *store.Store
+	Plugins Plugins
+	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
+	// store or open any.
+	SecretKey string
+	// Plans gives each plan's SchedulerAPIAccess (nil: the defaults).
+	Plans map[string]config.Plan
+	// Limits caps webhooks per workspace and name lengths (zero:
+	// config.DefaultLimits).
+	Limits config.Limits
+	Logger hclog.Logger
+}
+
+// Service keeps the workspaces' destination connections and saved webhooks.
+type Service struct {
+	store  *store.Store
+	dests  Plugins
+	sealer *Sealer
+	plans  map[string]config.Plan
+	quota  *quota.Checker
+	log    hclog.Logger
+}
+
+// New returns the destination service. Without a secret key it works, but
+// refuses to store or open credentials.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil || d.Plugins == nil {
+		return nil, errors.New("destination: Store and Plugins are required")
+	}
+	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: quota.New(d.Store, d.Limits), log: d.Logger}
+	if s.log == nil {
+		s.log = hclog.NewNullLogger()
+	}
+	if s.plans == nil {
+		s.plans = config.DefaultPlans()
+	}
+	if sealer, err := NewSealer(d.SecretKey); err == nil {
+		s.sealer = sealer
+	}
+	return s, nil
+}
+
+// allow enforces SPEC's plan rule of the scheduler routes, which include
+// destinations and webhooks: the api-key works only for plans with
+// scheduler API access (business and higher); sessions always work.
+func (s *Service) allow(p auth.Principal) error {
+	if p.Via == auth.ViaAPIKey && !s.plans[p.Plan].SchedulerAPIAccess {
+		return apierr.Forbidden("the scheduler API needs the business plan or higher (this workspace is on the %s plan); upgrade, or use a session", p.Plan)
+	}
+	return nil
+}
+
+func (s *Service) destinationNames() []string { return s.dests.Destinations() }
+
+// PluginError turns a plugin failure while handling a request into an API
+// error: an unknown destination or a refused request is a 400, another
+// plugin error a 503 quoting it.
+func PluginError(dest, op string, err error) error {
+	if errors.Is(err, sdk.ErrUnknownDestination) {
+		return apierr.Invalid("exportTo %q is not a configured destination", dest)
+	}
+	var se *sdk.Error
+	if errors.As(err, &se) {
+		if se.Code == sdk.CodeInvalidArgument {
+			return apierr.Invalid("%s", se.Message)
+		}
+		return apierr.Unavailable("destination %s could not %s the schedule: %s", dest, op, se.Message)
+	}
+	return fmt.Errorf("%s schedule with %s: %w", op, dest, err)
+}

@@ -1,0 +1,83 @@
+package destination_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	const password = "abcd EFGH ijkl MNOP"
+	for _, tc := range []struct {
+		name, path, body string
+		want             int
+		message          string
+	}{
+		{"an unknown destination is 404", "/v1/destinations/myspace/connection", `{"credentials":{}}`, 404, `destination "myspace" is not configured`},
+		{"webhook points to saved webhooks", "/v1/destinations/webhook/connection", `{"credentials":{"url":"https://x.test"}}`, 400, "POST /v1/webhooks"},
+		{"unknown fields are named", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","token":"x"}}`, 400, "wordpress has no credential fields token"},
+		{"missing required fields are named", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test"}}`, 400, `credential "username"`},
+		{"the plugin's checks apply", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"ftp://wp.test","username":"u","application_password":"p"}}`, 400, "site_url must be an http(s) URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := b.do(t, "PUT", tc.path, b.acme, tc.body).want(t, tc.want)
+			if !strings.Contains(res.body["message"].(string), tc.message) {
+				t.Fatalf("message %q, want %q", res.body["message"], tc.message)
+			}
+		})
+	}
+	res := b.do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).want(t, http.StatusOK)
+	d := res.body["destination"].(map[string]any)
+	if d["connected"] != true || fmt.Sprint(d["connectedFields"]) != "[application_password site_url username]" || strings.Contains(res.raw, password) {
+		t.Fatalf("connect: %s", res.raw)
+	}
+	list := b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK)
+	if strings.Contains(list.raw, password) {
+		t.Fatal("the list shows a credential value")
+	}
+	byName := map[string]map[string]any{}
+	for _, it := range list.body["destinations"].([]any) {
+		m := it.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	if wp := byName["wordpress"]; wp["connected"] != true || len(wp["credentials"].([]any)) != 3 || !slices.Contains(wp["requiredKeys"].([]any), any("title")) {
+		t.Fatalf("wordpress entry: %v", wp)
+	}
+	if byName["webhook"]["connected"] != false || byName["webhook"]["connectWith"] != "POST /v1/webhooks" || byName["notion"]["connected"] != false {
+		t.Fatalf("other entries: %v %v", byName["webhook"], byName["notion"])
+	}
+	if other := b.do(t, "GET", "/v1/destinations", b.other, ""); strings.Contains(other.raw, `"connected":true`) {
+		t.Fatalf("another workspace sees the connection: %s", other.raw)
+	}
+	var sealed string
+	b.store.QueryRow(context.Background(), `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
+	if !strings.HasPrefix(sealed, "v1.") || strings.Contains(sealed, password) || strings.Contains(sealed, "wp.test") {
+		t.Fatalf("stored credentials are not sealed: %q", sealed)
+	}
+	// A connected destination accepts a pending post.
+	b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).want(t, http.StatusOK)
+	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusOK)
+	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusNotFound)
+}
+
+func TestWithoutASecretKeyCredentialsAreRefusedWith503(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{})
+	for _, tc := range []struct{ method, path, body string }{
+		{"POST", "/v1/webhooks", `{"url":"https://hooks.test/x"}`},
+		{"PUT", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"p"}}`},
+	} {
+		res := b.do(t, tc.method, tc.path, b.acme, tc.body).want(t, http.StatusServiceUnavailable)
+		if !strings.Contains(res.body["message"].(string), "HERALD_SECRET_KEY is not set") {
+			t.Fatalf("message: %s", res.raw)
+		}
+	}
+}
