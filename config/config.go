@@ -158,6 +158,10 @@ type Plugin struct {
 	Env map[string]string
 	// SHA256 is the expected hex checksum of Command; empty skips the check.
 	SHA256 string
+	// Settings are sent to the plugin's Configure after each start (the
+	// block's settings = { ... }, values possibly read with env("NAME")).
+	// Values are secrets: never log them (Settings prints keys only).
+	Settings Settings
 }
 
 // Model routes a model name or alias to provider deployments, tried in order.

@@ -61,6 +61,8 @@ type fileSchema struct {
 		Args    []string          `hcl:"args,optional"`
 		Env     map[string]string `hcl:"env,optional"`
 		SHA256  string            `hcl:"sha256,optional"`
+		// Settings is evaluated on its own, with env() (plugin_settings.go).
+		Settings hcl.Expression `hcl:"settings,optional"`
 	} `hcl:"plugin,block"`
 	Visibility *struct {
 		Engines     *[]string `hcl:"engines,optional"`
@@ -97,7 +99,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 		if diags := gohcl.DecodeBody(file.Body, nil, &fs); diags.HasErrors() {
 			return nil, diagError(diags)
 		}
-		if err := c.applyFile(&fs, func(field string) (string, int) { return path, lineOf(body, field) }); err != nil {
+		if err := c.applyFile(&fs, getenv, func(field string) (string, int) { return path, lineOf(body, field) }); err != nil {
 			return nil, err
 		}
 		c.Source = path
@@ -130,7 +132,7 @@ func Load(path string, getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
-func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error {
+func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(string) (string, int)) error {
 	if err := c.applyLimitsFile(fs.Limits, pos); err != nil {
 		return err
 	}
@@ -166,7 +168,11 @@ func (c *Config) applyFile(fs *fileSchema, pos func(string) (string, int)) error
 		c.BrandVoice.Model = *bv.Model
 	}
 	for _, p := range fs.Plugins {
-		c.Plugins[p.Name] = Plugin{Name: p.Name, Kind: p.Kind, Command: p.Command, Args: p.Args, Env: p.Env, SHA256: strings.ToLower(p.SHA256)}
+		settings, err := pluginSettings(p.Name, p.Settings, getenv)
+		if err != nil {
+			return err
+		}
+		c.Plugins[p.Name] = Plugin{Name: p.Name, Kind: p.Kind, Command: p.Command, Args: p.Args, Env: p.Env, SHA256: strings.ToLower(p.SHA256), Settings: settings}
 	}
 	if v := fs.Visibility; v != nil {
 		if v.Engines != nil {

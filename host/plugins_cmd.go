@@ -12,8 +12,9 @@ import (
 )
 
 // listPlugins is `herald plugins [--check]`: the configured plugins with
-// their commands and checksum status; --check starts each one and prints
-// what its Info answers.
+// their commands, the names of their settings (never the values) and
+// checksum status; --check starts each one (sending its settings) and
+// prints what its Info answers.
 func listPlugins(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("plugins", stderr, false)
 	check := fs.Bool("check", false, "start each plugin and print what its Info answers")
@@ -26,9 +27,13 @@ func listPlugins(ctx context.Context, args []string, getenv func(string) string,
 	}
 	statuses := pluginhost.Statuses(cfg)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tCOMMAND\tSHA256")
+	fmt.Fprintln(tw, "NAME\tKIND\tCOMMAND\tSETTINGS\tSHA256")
 	for _, s := range statuses {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Command, s.Checksum)
+		settings := "-"
+		if len(s.Settings) > 0 {
+			settings = strings.Join(s.Settings, ",")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Kind, s.Command, settings, s.Checksum)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,8 +13,9 @@ import (
 
 // reloadedFields are the config.Config fields a SIGHUP applies: the plugin
 // manager rebuilds plugins and model routes from the new file (calls in
-// flight finish on the old set; plugin_call_timeout applies to plugin
-// processes started after the reload), and the log level is switched on
+// flight finish on the old set; plugin_call_timeout and plugin settings
+// apply to plugin processes started after the reload, each configured
+// once it starts), and the log level is switched on
 // the shared root logger. Everything else is read once by services built
 // at start (plans, limits, queues, listen address, stores...), so a change
 // there is reported as needing a restart instead of being claimed.
@@ -36,6 +38,7 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 	log.SetLevel(hclog.LevelFromString(next.LogLevel))
 	log.Info("configuration reloaded on SIGHUP",
 		"applied", strings.Join(applied, ","),
+		"plugin_settings", strings.Join(changedSettings(cur, next), " "),
 		"needs_restart", strings.Join(restart, ","))
 	if len(restart) > 0 {
 		log.Warn("changed settings need a restart to apply; the running values stay until then", "settings", strings.Join(restart, ","))
@@ -67,6 +70,38 @@ func diffConfig(cur, next *config.Config) (applied, restart []string) {
 		}
 	}
 	return applied, restart
+}
+
+// changedSettings names, for each plugin whose settings differ between cur
+// and next, the keys added, removed or given another value:
+// "openai(api_key)". Values are never shown.
+func changedSettings(cur, next *config.Config) []string {
+	plugins := map[string]bool{}
+	for name := range cur.Plugins {
+		plugins[name] = true
+	}
+	for name := range next.Plugins {
+		plugins[name] = true
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(plugins)) {
+		a, b := cur.Plugins[name].Settings, next.Plugins[name].Settings
+		keys := map[string]bool{}
+		for k, v := range a {
+			if w, ok := b[k]; !ok || w != v {
+				keys[k] = true
+			}
+		}
+		for k := range b {
+			if _, ok := a[k]; !ok {
+				keys[k] = true
+			}
+		}
+		if len(keys) > 0 {
+			out = append(out, name+"("+strings.Join(slices.Sorted(maps.Keys(keys)), ",")+")")
+		}
+	}
+	return out
 }
 
 // settingName turns a Go field name into the snake_case config name

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +63,39 @@ func TestSettingName(t *testing.T) {
 		if got := settingName(field); got != want {
 			t.Errorf("settingName(%s) = %s, want %s", field, got, want)
 		}
+	}
+}
+
+func TestReloadNamesChangedPluginSettingsByKeyOnly(t *testing.T) {
+	t.Parallel()
+	load := func(settings config.Settings) *config.Config {
+		c, err := config.Load("", func(k string) string { return map[string]string{"HERALD_DATA_DIR": "d"}[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := c.Plugins["openai"]
+		p.Settings = settings
+		c.Plugins["openai"] = p
+		return c
+	}
+	cur := load(config.Settings{"api_key": "sk-old-value-1234", "base_url": "http://a.example/v1"})
+	next := load(config.Settings{"api_key": "sk-new-value-5678", "base_url": "http://a.example/v1", "org": "acme-org"})
+	var buf bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
+	if err := applyReload(log, cur, next, func(*config.Config) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `plugin_settings="openai(api_key,org)"`) {
+		t.Errorf("reload log does not name the changed settings by key:\n%s", out)
+	}
+	for _, v := range []string{"sk-old-value-1234", "sk-new-value-5678", "acme-org"} {
+		if strings.Contains(out, v) {
+			t.Errorf("reload log shows the setting value %q", v)
+		}
+	}
+	// Provider errors echoing a setting value are redacted in the log.
+	if secrets := configuredSecrets(next); !slices.Contains(secrets, "sk-new-value-5678") {
+		t.Error("plugin settings values are not on the redaction list")
 	}
 }

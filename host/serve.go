@@ -444,14 +444,16 @@ func ensureSecretKey(cfg *config.Config, log hclog.Logger) error {
 }
 
 // configuredSecrets lists the secret values this host knows of (its own
-// keys, plugin environments, and *KEY*, *TOKEN*, *SECRET*, *PASSWORD*
-// variables that plugins inherit), for redaction from logged provider errors.
+// keys, plugin environments and settings, and *KEY*, *TOKEN*, *SECRET*,
+// *PASSWORD* variables that plugins inherit), for redaction from logged
+// provider errors.
 func configuredSecrets(cfg *config.Config) []string {
 	out := []string{cfg.SecretKey, cfg.JWTSecret, cfg.Limits.MetricsToken}
 	for _, p := range cfg.Plugins {
 		for _, v := range p.Env {
 			out = append(out, v)
 		}
+		out = append(out, p.Settings.Values()...)
 	}
 	for _, kv := range os.Environ() {
 		name, value, _ := strings.Cut(kv, "=")

@@ -87,7 +87,7 @@ func configure(ctx context.Context, impl any, settings map[string]string) error 
 		return c.Configure(ctx, nonNilMap(settings))
 	}
 	if len(settings) > 0 {
-		return Errorf(CodeInvalidArgument, "this plugin takes no settings")
+		return Errorf(CodeInvalidArgument, "this plugin takes no settings (it does not implement sdk.Configurer)")
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -77,19 +78,32 @@ func (p *Provider) Info(context.Context) (sdk.ProviderInfo, error) {
 	}, nil
 }
 
-// Configure accepts api_key and base_url.
+// Configure accepts api_key (not empty) and base_url (an http(s) URL),
+// overriding the environment. It checks every key before applying any, and
+// its errors never quote a value.
 func (p *Provider) Configure(_ context.Context, settings map[string]string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	name := "gemini"
 	for k, v := range settings {
 		switch k {
 		case "api_key":
-			p.apiKey = v
+			if v == "" {
+				return sdk.Errorf(sdk.CodeInvalidArgument, "%s setting api_key is empty", name)
+			}
 		case "base_url":
-			p.baseURL = v
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return sdk.Errorf(sdk.CodeInvalidArgument, "%s setting base_url must be an http(s) URL", name)
+			}
 		default:
-			return sdk.Errorf(sdk.CodeInvalidArgument, "gemini has no setting %q", k)
+			return sdk.Errorf(sdk.CodeInvalidArgument, "%s has no setting %q (settings: api_key, base_url)", name, k)
 		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := settings["api_key"]; ok {
+		p.apiKey = v
+	}
+	if v, ok := settings["base_url"]; ok {
+		p.baseURL = v
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func (d *Destination) Configure(_ context.Context, settings map[string]string) e
 			d.baseURL = v
 		case "linkedin_version":
 			if !version.MatchString(v) {
-				return sdk.Errorf(sdk.CodeInvalidArgument, "linkedin setting linkedin_version must be YYYYMM, got %q", v)
+				return sdk.Errorf(sdk.CodeInvalidArgument, "linkedin setting linkedin_version must be YYYYMM, such as 202611")
 			}
 			d.version = v
 		default:

@@ -292,6 +292,29 @@ func TestConfigureOverridesTheEnvironment(t *testing.T) {
 	}
 }
 
+func TestConfigureRefusesBadSettingsWholeAndNamesNoValue(t *testing.T) {
+	t.Parallel()
+	p, _ := setup(t, &fakeOpenAI{})
+	client := plugintest.InProcessProvider(t, p)
+	const secret = "sk-never-echoed-123"
+	for name, settings := range map[string]map[string]string{
+		"an unknown key":     {"api_key": secret, "organization": secret},
+		"a bad base_url":     {"api_key": secret, "base_url": "ftp://" + secret},
+		"an empty api_key":   {"api_key": ""},
+		"a base_url no host": {"base_url": "http://"},
+	} {
+		err := client.Configure(t.Context(), settings)
+		if sdk.ErrorCode(err) != sdk.CodeInvalidArgument || strings.Contains(err.Error(), secret) {
+			t.Errorf("%s: Configure = %v, want invalid_argument without the value", name, err)
+		}
+	}
+	// Nothing of a refused Configure was applied: the key is still the one
+	// the fake accepts.
+	if _, err := client.GenerateText(t.Context(), sdk.TextRequest{Model: "gpt-5", Prompt: "hi"}); err != nil {
+		t.Errorf("GenerateText after refused settings: %v", err)
+	}
+}
+
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	p, _ := setup(t, &fakeOpenAI{})

@@ -67,8 +67,11 @@ type process struct {
 	env     []string
 	sha256  string
 	timeout time.Duration
-	log     hclog.Logger
-	met     *processMetrics
+	// settings go to the plugin's Configure after every start; values are
+	// secrets and never logged (config.Settings prints keys only).
+	settings config.Settings
+	log      hclog.Logger
+	met      *processMetrics
 
 	live   atomic.Pointer[handle]
 	closed atomic.Bool
@@ -101,14 +104,15 @@ type handle struct {
 // own executable, which serves first-party plugins as `herald plugin NAME`.
 func newProcess(p config.Plugin, self string, cfg *config.Config, log hclog.Logger, met *metrics) (*process, error) {
 	proc := &process{
-		name:    p.Name,
-		kind:    p.Kind,
-		sha256:  strings.ToLower(p.SHA256),
-		timeout: cfg.PluginCallTimeout,
-		log:     log,
-		met:     met.forPlugin(p.Name),
-		sem:     make(chan struct{}, 1),
-		done:    make(chan struct{}),
+		name:     p.Name,
+		kind:     p.Kind,
+		sha256:   strings.ToLower(p.SHA256),
+		timeout:  cfg.PluginCallTimeout,
+		settings: p.Settings,
+		log:      log,
+		met:      met.forPlugin(p.Name),
+		sem:      make(chan struct{}, 1),
+		done:     make(chan struct{}),
 	}
 	if p.Command == "" {
 		proc.path, proc.args = self, []string{"plugin", p.Name}
@@ -303,7 +307,11 @@ func (p *process) start() (*handle, error) {
 		client.Kill()
 		return nil, fmt.Errorf("plugin %q: unexpected client %T", p.name, raw)
 	}
-	p.log.Debug("plugin started", "path", p.path)
+	if err := p.configure(h); err != nil {
+		client.Kill()
+		return nil, err
+	}
+	p.log.Debug("plugin started", "path", p.path, "settings", p.settings.Keys())
 	return h, nil
 }
 

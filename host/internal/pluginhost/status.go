@@ -20,6 +20,9 @@ type Status struct {
 	Command string
 	// FirstParty is set for plugins served by the herald executable itself.
 	FirstParty bool
+	// Settings are the names of the block's settings; their values are
+	// never shown.
+	Settings []string
 	// Checksum is "not pinned", "ok", or what is wrong ("MISMATCH: …",
 	// "error: …").
 	Checksum string
@@ -31,7 +34,7 @@ func Statuses(cfg *config.Config) []Status {
 	var out []Status
 	for _, name := range slices.Sorted(maps.Keys(cfg.Plugins)) {
 		p := cfg.Plugins[name]
-		s := Status{Name: name, Kind: p.Kind, FirstParty: p.Command == ""}
+		s := Status{Name: name, Kind: p.Kind, FirstParty: p.Command == "", Settings: p.Settings.Keys()}
 		var path string
 		var err error
 		if s.FirstParty {

@@ -3,7 +3,9 @@
 // TESTPLUGIN_CONTROL it answers at once (GenerateText echoes the prompt);
 // with it, each call first asks that URL (the test's control server) how to
 // answer: with text, with an *sdk.Error, or only after the test lets it go.
-// It imports nothing of Herald but the SDK, like any third-party plugin.
+// With TESTPLUGIN_CONFIGURER=1 its provider implements sdk.Configurer
+// (configurable); without it, it takes no settings. It imports nothing of
+// Herald but the SDK, like any third-party plugin.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/heraldhq/herald/sdk"
@@ -23,7 +26,11 @@ func main() {
 	if t.id == "" {
 		t.id = "test"
 	}
-	if err := sdk.Serve(sdk.ServeOpts{Provider: t, Destination: destination{t}}); err != nil {
+	var provider sdk.Provider = t
+	if os.Getenv("TESTPLUGIN_CONFIGURER") == "1" {
+		provider = configurable{t}
+	}
+	if err := sdk.Serve(sdk.ServeOpts{Provider: provider, Destination: destination{t}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -31,6 +38,26 @@ func main() {
 
 type testPlugin struct {
 	id, control string
+
+	mu     sync.Mutex
+	prefix string // the setting "prefix", put before each answer
+}
+
+// configurable is the provider with a Configure: it takes the setting
+// "prefix" and refuses any other key with a message quoting the value, as
+// a careless plugin might.
+type configurable struct{ *testPlugin }
+
+func (c configurable) Configure(_ context.Context, settings map[string]string) error {
+	for k, v := range settings {
+		if k != "prefix" {
+			return sdk.Errorf(sdk.CodeInvalidArgument, "unknown setting %s=%q", k, v)
+		}
+		c.mu.Lock()
+		c.prefix = v
+		c.mu.Unlock()
+	}
+	return nil
 }
 
 // Call is what the plugin tells the control server; Answer what it hears back.
@@ -86,7 +113,10 @@ func (t *testPlugin) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk
 	if err != nil {
 		return sdk.TextResponse{}, err
 	}
-	return sdk.TextResponse{Text: t.id + ":" + text, Model: req.Model, FinishReason: "stop"}, nil
+	t.mu.Lock()
+	prefix := t.prefix
+	t.mu.Unlock()
+	return sdk.TextResponse{Text: t.id + ":" + prefix + text, Model: req.Model, FinishReason: "stop"}, nil
 }
 
 func (t *testPlugin) Chat(ctx context.Context, req sdk.ChatRequest, stream sdk.ChatStream) error {
