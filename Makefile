@@ -50,7 +50,7 @@ generate: tools
 # Fails when committed generated code differs from what `make generate` produces.
 check-generated: generate
 	git diff --exit-code -- proto sdk/proto host/internal/openapi/openapi.json || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
-	test -z "$$(git status --porcelain -- proto sdk host/internal/openapi)" || (git status --porcelain -- proto sdk host/internal/openapi; echo "untracked generated files: run make generate and commit" >&2; exit 1)
+	test -z "$$(git status --porcelain -- proto sdk/proto host/internal/openapi)" || (git status --porcelain -- proto sdk/proto host/internal/openapi; echo "untracked generated files: run make generate and commit" >&2; exit 1)
 
 # Every benchmark of docs/BENCHMARKS.md, each against its baseline in the same
 # run. Set HERALD_TEST_DATABASE_URL and HERALD_TEST_REDIS_URL to add the
