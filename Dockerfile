@@ -4,6 +4,8 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# The plugin SDK is a module of its own that go.mod replaces with ./sdk.
+COPY sdk/go.mod sdk/go.sum ./sdk/
 RUN go mod download
 COPY . .
 ARG VERSION=dev

@@ -9,7 +9,7 @@ import (
 	"math"
 	"time"
 
-	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"github.com/heraldhq/herald/sdk/proto/pluginv1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"

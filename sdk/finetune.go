@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"github.com/heraldhq/herald/sdk/proto/pluginv1"
 )
 
 // FineTuner is implemented by providers that can fine-tune models. It is

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"github.com/heraldhq/herald/sdk/proto/pluginv1"
 	"google.golang.org/grpc"
 )
 

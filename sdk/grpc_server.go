@@ -7,7 +7,7 @@ import (
 	"context"
 	"sync"
 
-	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"github.com/heraldhq/herald/sdk/proto/pluginv1"
 )
 
 type providerServer struct {

@@ -6,7 +6,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/go-plugin"
-	pluginv1 "github.com/heraldhq/herald/proto/herald/plugin/v1"
+	"github.com/heraldhq/herald/sdk/proto/pluginv1"
 	"google.golang.org/grpc"
 )
 

@@ -1691,7 +1691,7 @@ const file_herald_plugin_v1_provider_proto_rawDesc = "" +
 	"\x04Chat\x12\x1d.herald.plugin.v1.ChatRequest\x1a\x1e.herald.plugin.v1.ChatResponse0\x01\x12`\n" +
 	"\rGenerateImage\x12&.herald.plugin.v1.GenerateImageRequest\x1a'.herald.plugin.v1.GenerateImageResponse\x12V\n" +
 	"\rStartFineTune\x12&.herald.plugin.v1.StartFineTuneRequest\x1a\x1d.herald.plugin.v1.FineTuneJob\x12R\n" +
-	"\vGetFineTune\x12$.herald.plugin.v1.GetFineTuneRequest\x1a\x1d.herald.plugin.v1.FineTuneJobB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
+	"\vGetFineTune\x12$.herald.plugin.v1.GetFineTuneRequest\x1a\x1d.herald.plugin.v1.FineTuneJobB8Z6github.com/heraldhq/herald/sdk/proto/pluginv1;pluginv1b\x06proto3"
 
 var (
 	file_herald_plugin_v1_provider_proto_rawDescOnce sync.Once

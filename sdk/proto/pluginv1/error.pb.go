@@ -124,7 +124,7 @@ const file_herald_plugin_v1_error_proto_rawDesc = "" +
 	"\tretryable\x18\x03 \x01(\bR\tretryable\x12\x1f\n" +
 	"\vstatus_code\x18\x04 \x01(\x05R\n" +
 	"statusCode\x12.\n" +
-	"\x13retry_after_seconds\x18\x05 \x01(\x03R\x11retryAfterSecondsB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
+	"\x13retry_after_seconds\x18\x05 \x01(\x03R\x11retryAfterSecondsB8Z6github.com/heraldhq/herald/sdk/proto/pluginv1;pluginv1b\x06proto3"
 
 var (
 	file_herald_plugin_v1_error_proto_rawDescOnce sync.Once

@@ -832,7 +832,7 @@ const file_herald_plugin_v1_destination_proto_rawDesc = "" +
 	"\bValidate\x12!.herald.plugin.v1.ValidateRequest\x1a\".herald.plugin.v1.ValidateResponse\x12K\n" +
 	"\x06Export\x12\x1f.herald.plugin.v1.ExportRequest\x1a .herald.plugin.v1.ExportResponse\x12K\n" +
 	"\x06Delete\x12\x1f.herald.plugin.v1.DeleteRequest\x1a .herald.plugin.v1.DeleteResponse\x12f\n" +
-	"\x0fCheckConnection\x12(.herald.plugin.v1.CheckConnectionRequest\x1a).herald.plugin.v1.CheckConnectionResponseB<Z:github.com/heraldhq/herald/proto/herald/plugin/v1;pluginv1b\x06proto3"
+	"\x0fCheckConnection\x12(.herald.plugin.v1.CheckConnectionRequest\x1a).herald.plugin.v1.CheckConnectionResponseB8Z6github.com/heraldhq/herald/sdk/proto/pluginv1;pluginv1b\x06proto3"
 
 var (
 	file_herald_plugin_v1_destination_proto_rawDescOnce sync.Once
