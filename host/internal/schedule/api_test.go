@@ -163,7 +163,7 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 				t.Fatal("the response carries the image bytes")
 			}
 			var content string
-			b.store.QueryRow(context.Background(), `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
+			storetest.QueryRow(context.Background(), b.store, `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
 			if strings.Contains(content, b64[:40]) || strings.Contains(content, "data:") {
 				t.Fatalf("the stored schedule carries image bytes: %s", content)
 			}
@@ -310,7 +310,7 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 		t.Fatalf("another workspace sees the connection: %s", other.raw)
 	}
 	var sealed string
-	b.store.QueryRow(context.Background(), `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
+	storetest.QueryRow(context.Background(), b.store, `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
 	if !strings.HasPrefix(sealed, "v1.") || strings.Contains(sealed, password) || strings.Contains(sealed, "wp.test") {
 		t.Fatalf("stored credentials are not sealed: %q", sealed)
 	}

@@ -99,7 +99,7 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 			t.Errorf("list: %s", list.raw)
 		}
 		var n int
-		if err := s.QueryRow(context.Background(), `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
+		if err := storetest.QueryRow(context.Background(), s, `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("display_url holds the token in clear (%d rows, %v)", n, err)
 		}
 	})
