@@ -10,6 +10,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
@@ -55,19 +56,16 @@ func TestRetentionPrunesOnlyEventsOlderThanKeep(t *testing.T) {
 		t.Fatalf("%d pageviews before the loop, want 2", n)
 	}
 	r.Start()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		n, err := s.TrafficEventCount(ctx, site.ID, store.TrafficPageview)
-		if err != nil {
+	var n int64
+	pruned := func() bool {
+		var err error
+		if n, err = s.TrafficEventCount(ctx, site.ID, store.TrafficPageview); err != nil {
 			t.Fatal(err)
 		}
-		if n == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the started pruner left %d pageviews after 10s, want 1", n)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return n == 1
+	}
+	if err := testwait.Until(10*time.Second, pruned); err != nil {
+		t.Fatalf("the started pruner left %d pageviews after 10s, want 1", n)
 	}
 	r.Stop()
 
