@@ -54,20 +54,7 @@ func TestContentEndToEndThroughTheOpenAIPlugin(t *testing.T) {
 		t.Fatalf("blog: %d %v", status, body)
 	}
 	jobID := body["jobId"].(string)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		status, body = call(t, "GET", p.URL+"/v1/ai/generate/job/"+jobID, p.Key, "")
-		if status != 200 {
-			t.Fatalf("poll: %d %v", status, body)
-		}
-		if body["state"] == "completed" || body["state"] == "failed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("blog job never finished: %v", body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	body = waitJob(t, p, jobID, 30*time.Second)
 	if body["state"] != "completed" || body["queue"] != "contentQueue" {
 		t.Fatalf("blog job: %v\n%s", body, p.Output())
 	}

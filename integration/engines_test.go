@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // fakeEngine answers one documented path when the request carries the
@@ -65,11 +66,8 @@ func TestAnswerEnginesAreRoutedByDefault(t *testing.T) {
 		if msg, _ := body["message"].(string); status != 503 || strings.Contains(msg, e.keyEnv) || !strings.Contains(msg, "request id") {
 			t.Errorf("%s without a key: %d %v", e.model, status, body)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(bare.Output(), "set "+e.keyEnv) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if !strings.Contains(bare.Output(), "set "+e.keyEnv) {
+		logged := func() bool { return strings.Contains(bare.Output(), "set "+e.keyEnv) }
+		if testwait.Until(5*time.Second, logged) != nil {
 			t.Errorf("%s without a key: the log does not say to set %s", e.model, e.keyEnv)
 		}
 	}

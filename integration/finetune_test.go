@@ -189,12 +189,7 @@ func TestAFineTunedModelIsStartedFollowedAndRoutedForItsWorkspaceOnly(t *testing
 	if status != 202 {
 		t.Fatalf("queued ft:default: %d %v", status, body)
 	}
-	jobURL := p.URL + "/v1/ai/generate/job/" + body["jobId"].(string)
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, body = call(t, "GET", jobURL, p.Key, ""); body["state"] == "completed" || body["state"] == "failed" || time.Now().After(deadline) {
-			break
-		}
-	}
+	body = waitJob(t, p, body["jobId"].(string), 20*time.Second)
 	if res, _ := body["result"].(map[string]any); body["state"] != "completed" || res["text"] != "from "+tunedModelID {
 		t.Fatalf("queued ft:default job: %v", body)
 	}

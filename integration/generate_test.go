@@ -97,20 +97,7 @@ func TestGenerationEndToEndThroughTheOpenAIPlugin(t *testing.T) {
 		t.Fatalf("queued text: %d %v", status, body)
 	}
 	jobID := body["jobId"].(string)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		status, body = call(t, "GET", p.URL+"/v1/ai/generate/job/"+jobID, p.Key, "")
-		if status != 200 {
-			t.Fatalf("poll: %d %v", status, body)
-		}
-		if body["state"] == "completed" || body["state"] == "failed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never finished: %v", body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	body = waitJob(t, p, jobID, 20*time.Second)
 	if body["state"] != "completed" || body["name"] != "ai_tool_content" || body["queue"] != "aiQueue" || body["progress"] != float64(100) {
 		t.Fatalf("job: %v", body)
 	}

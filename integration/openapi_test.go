@@ -18,6 +18,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // oapiClient calls a running herald and checks every request it sends and
@@ -178,15 +179,14 @@ func TestRESTResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	status, out = c.do("POST", "/v1/ai/generate/text", key, `{"model":"gpt-4o","text":"later","useWorker":true}`)
 	c.want(status, 202, out, "queued text")
 	jobID := out["jobId"].(string)
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		_, out = c.do("GET", "/v1/ai/generate/job/"+jobID, key, "")
-		if out["state"] == "completed" || out["state"] == "failed" {
-			break
+	jobDone := func(id string) func() bool {
+		return func() bool {
+			_, out = c.do("GET", "/v1/ai/generate/job/"+id, key, "")
+			return out["state"] == "completed" || out["state"] == "failed"
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never finished: %v", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	}
+	if testwait.Until(20*time.Second, jobDone(jobID)) != nil {
+		t.Fatalf("job never finished: %v", out)
 	}
 	status, out = c.do("POST", "/v1/ai/generate/image", key, `{"text":"a lighthouse","purpose":"blog"}`)
 	c.want(status, 200, out, "image")
@@ -237,15 +237,8 @@ func TestRESTResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	status, out = c.do("POST", "/v1/ai/generate/seo-site-report", key, `{"websiteurl":"`+site.URL+`","competitors":["Globex"],"prompts":["Is Acme a good widget supplier?"]}`)
 	c.want(status, 202, out, "queue report")
 	reportJob := out["jobId"].(string)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		_, out = c.do("GET", "/v1/ai/generate/job/"+reportJob, key, "")
-		if out["state"] == "completed" || out["state"] == "failed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("report job never finished: %v", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if testwait.Until(30*time.Second, jobDone(reportJob)) != nil {
+		t.Fatalf("report job never finished: %v", out)
 	}
 	if out["state"] != "completed" {
 		t.Fatalf("report job: %v\n%s", out, p.Output())

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // children returns the pids of the live processes whose parent is ppid,
@@ -53,26 +54,23 @@ func alive(pid int) bool {
 // waitGone polls /proc until every pid has ended, or fails after within.
 func waitGone(t *testing.T, pids []int, within time.Duration, what string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		var left []int
+	var left []int
+	gone := func() bool {
+		left = left[:0]
 		for _, pid := range pids {
 			if alive(pid) {
 				left = append(left, pid)
 			}
 		}
-		if len(left) == 0 {
-			return
+		return len(left) == 0
+	}
+	if testwait.Until(within, gone) != nil {
+		for _, pid := range left {
+			st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			t.Logf("%d %q\n%s", pid, cmd, st)
 		}
-		if time.Now().After(deadline) {
-			for _, pid := range left {
-				st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-				cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-				t.Logf("%d %q\n%s", pid, cmd, st)
-			}
-			t.Fatalf("%s: plugin processes %v still run after %s", what, left, within)
-		}
-		time.Sleep(20 * time.Millisecond)
+		t.Fatalf("%s: plugin processes %v still run after %s", what, left, within)
 	}
 }
 
@@ -105,13 +103,14 @@ func TestPluginProcessesEndWithTheirHost(t *testing.T) {
 	}
 	waitGone(t, []int{victim}, 5*time.Second, "SIGTERM")
 	exitLine := ""
-	for deadline := time.Now().Add(5 * time.Second); exitLine == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testwait.Until(5*time.Second, func() bool { // no line is reported below
 		for _, line := range strings.Split(p.Output(), "\n") {
 			if strings.Contains(line, "plugin process exited") && strings.Contains(line, fmt.Sprintf("id=%d", victim)) {
 				exitLine = line
 			}
 		}
-	}
+		return exitLine != ""
+	})
 	if exitLine == "" || strings.Contains(exitLine, "error=") {
 		t.Fatalf("exit of plugin %d after SIGTERM: %q, want an exit without error\n%s", victim, exitLine, p.Output())
 	}

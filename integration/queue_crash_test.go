@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // TestQueuedJobsSurviveSIGKILLOfHeraldServe kills `herald serve` with
@@ -53,12 +54,8 @@ func TestQueuedJobsSurviveSIGKILLOfHeraldServe(t *testing.T) {
 		ids = append(ids, body["jobId"].(string))
 	}
 	// Kill while jobs are active: some provider calls have started.
-	deadline := time.Now().Add(20 * time.Second)
-	for calls.Load() < 4 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no job started:\n%s", p.Output())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testwait.Until(20*time.Second, func() bool { return calls.Load() >= 4 }) != nil {
+		t.Fatalf("no job started:\n%s", p.Output())
 	}
 	active := 0
 	for _, id := range ids {
@@ -76,23 +73,11 @@ func TestQueuedJobsSurviveSIGKILLOfHeraldServe(t *testing.T) {
 	killedAt := time.Now()
 	p.Restart()
 	t.Logf("restarted in %s", time.Since(killedAt))
-	deadline = time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for _, id := range ids {
-		for {
-			status, body := call(t, "GET", p.URL+"/v1/ai/generate/job/"+id, p.Key, "")
-			if status != 200 {
-				t.Fatalf("job %s lost after restart: %d %v", id, status, body)
-			}
-			if body["state"] == "completed" {
-				break
-			}
-			if body["state"] == "failed" {
-				t.Fatalf("job %s failed: %v", id, body["failedReason"])
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s stuck in %v after restart\n%s", id, body["state"], p.Output())
-			}
-			time.Sleep(50 * time.Millisecond)
+		// A job lost after the restart answers 404, which fails the wait.
+		if body := waitJob(t, p, id, time.Until(deadline)); body["state"] != "completed" {
+			t.Fatalf("job %s failed: %v", id, body["failedReason"])
 		}
 	}
 	t.Logf("%d jobs, %d active at SIGKILL, %d provider calls in all, all completed %s after the kill", n, active, calls.Load(), time.Since(killedAt))

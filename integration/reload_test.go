@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // TestSIGHUPSwapsTheProviderOfAModel routes model "smart" to the openai
@@ -66,15 +67,18 @@ model "smart" {
 	if err := p.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for served(second) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the reloaded route never reached the second server\n%s", p.Output())
+	// Each check sends a request, until one reaches the second server.
+	rerouted := func() bool {
+		if served(second) > 0 {
+			return true
 		}
 		if status, body := call(t, "POST", p.URL+"/v1/ai/generate/text", p.Key, `{"model":"smart","text":"two"}`); status != 200 {
 			t.Fatalf("after reload: %d %v", status, body)
 		}
-		time.Sleep(50 * time.Millisecond)
+		return false
+	}
+	if testwait.Until(15*time.Second, rerouted) != nil {
+		t.Fatalf("the reloaded route never reached the second server\n%s", p.Output())
 	}
 
 	// A broken config is refused and the running one kept.

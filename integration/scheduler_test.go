@@ -20,6 +20,7 @@ import (
 
 	"github.com/heraldhq/herald/integration/harness"
 	"github.com/heraldhq/herald/integration/testenv"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // schedReceiver is a Standard Webhooks endpoint: it verifies each
@@ -148,18 +149,16 @@ func schedulePost(t testing.TB, base, key, hook string, when time.Time, title st
 
 func waitSchedule(t testing.TB, base, key, id, want string, within time.Duration) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		_, out := api(t, base, key, "GET", "/v1/scheduler/"+id, nil)
-		sc, _ := out["schedule"].(map[string]any)
-		if sc != nil && sc["status"] == want {
-			return sc
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("schedule %s: %v after %s, want %s", id, out, within, want)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var out, sc map[string]any
+	reached := func() bool {
+		_, out = api(t, base, key, "GET", "/v1/scheduler/"+id, nil)
+		sc, _ = out["schedule"].(map[string]any)
+		return sc != nil && sc["status"] == want
 	}
+	if testwait.Until(within, reached) != nil {
+		t.Fatalf("schedule %s: %v after %s, want %s", id, out, within, want)
+	}
+	return sc
 }
 
 var schedEnv = map[string]string{

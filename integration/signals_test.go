@@ -9,22 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heraldhq/herald/integration/harness"
+	"github.com/heraldhq/herald/internal/testwait"
 )
-
-// waitOutput waits until the process has logged line at least n times: the
-// signal that what the line reports (a reload refused, a shutdown begun)
-// has happened, instead of a sleep that guesses how long it takes.
-func waitOutput(t *testing.T, p *harness.Proc, line string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for strings.Count(p.Output(), line) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q was not logged %d times within 15s:\n%s", line, n, p.Output())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // waitQueueIdle waits until herald's /metrics reports no unfinished job
 // (herald_jobs, counted in the store at scrape time, all hosts): after it
@@ -32,16 +18,14 @@ func waitOutput(t *testing.T, p *harness.Proc, line string, n int) {
 // deliveries is final.
 func waitQueueIdle(t testing.TB, base string, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		unfinished, err := unfinishedJobs(base)
-		if err == nil && unfinished == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the queue is not idle after %s: %v unfinished jobs, %v", within, unfinished, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var unfinished float64
+	var err error
+	idle := func() bool {
+		unfinished, err = unfinishedJobs(base)
+		return err == nil && unfinished == 0
+	}
+	if testwait.Until(within, idle) != nil {
+		t.Fatalf("the queue is not idle after %s: %v unfinished jobs, %v", within, unfinished, err)
 	}
 }
 

@@ -51,20 +51,7 @@ func TestVisibilityReportThroughTheOpenAIPlugin(t *testing.T) {
 		t.Fatalf("queue: %d %v\n%s", status, body, p.Output())
 	}
 	jobID := body["jobId"].(string)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		status, body = call(t, "GET", p.URL+"/v1/ai/generate/job/"+jobID, p.Key, "")
-		if status != 200 {
-			t.Fatalf("poll: %d %v", status, body)
-		}
-		if body["state"] == "completed" || body["state"] == "failed" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never finished: %v\n%s", body, p.Output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	body = waitJob(t, p, jobID, 60*time.Second)
 	if body["state"] != "completed" || body["queue"] != "seoQueue" || body["name"] != "seo_site_report" {
 		t.Fatalf("job: %v\n%s", body, p.Output())
 	}

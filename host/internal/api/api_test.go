@@ -203,7 +203,7 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 			t.Fatalf("deleted voices still listed: %s", after.raw)
 		}
 		var active bool
-		if err := s.QueryRow(context.Background(), `SELECT is_active FROM brand_voices WHERE id = $1`, id).Scan(&active); err != nil || active {
+		if err := storetest.QueryRow(context.Background(), s, `SELECT is_active FROM brand_voices WHERE id = $1`, id).Scan(&active); err != nil || active {
 			t.Fatalf("soft delete keeps the record inactive: active=%v err=%v", active, err)
 		}
 	})

@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
@@ -220,20 +221,7 @@ func (r response) data(t *testing.T) map[string]any {
 // waitJob polls the job until it finishes.
 func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		j, err := b.queue.Get(context.Background(), ws, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.State == jobs.StateCompleted || j.State == jobs.StateFailed {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still %s", id, j.State)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
 
 func (b *bundle) creditsUsed(t *testing.T, p auth.Principal) int {

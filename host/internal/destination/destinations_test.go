@@ -58,7 +58,7 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 		t.Fatalf("another workspace sees the connection: %s", other.raw)
 	}
 	var sealed string
-	b.store.QueryRow(context.Background(), `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
+	storetest.QueryRow(context.Background(), b.store, `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
 	if !strings.HasPrefix(sealed, "v1.") || strings.Contains(sealed, password) || strings.Contains(sealed, "wp.test") {
 		t.Fatalf("stored credentials are not sealed: %q", sealed)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
 	firstparty "github.com/heraldhq/herald/plugins"
 )
 
@@ -433,18 +434,17 @@ func (b *testBundle) waitIdle(t testing.TB, within time.Duration) {
 
 func (b *testBundle) unfinishedJobs(t testing.TB) []string {
 	t.Helper()
-	rows, err := b.store.Query(context.Background(), `SELECT id FROM jobs WHERE state IN ($1, $2, $3)`, store.JobWaiting, store.JobDelayed, store.JobActive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var ids []string
-	for rows.Next() {
+	err := storetest.Query(context.Background(), b.store, func(r store.Row) error {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
+		if err := r.Scan(&id); err != nil {
+			return err
 		}
 		ids = append(ids, id)
+		return nil
+	}, `SELECT id FROM jobs WHERE state IN ($1, $2, $3)`, store.JobWaiting, store.JobDelayed, store.JobActive)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ids
 }

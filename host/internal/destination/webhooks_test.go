@@ -53,7 +53,7 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 			t.Errorf("list: %s", list.raw)
 		}
 		var n int
-		if err := s.QueryRow(context.Background(), `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
+		if err := storetest.QueryRow(context.Background(), s, `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
 			t.Errorf("display_url holds the token in clear (%d rows, %v)", n, err)
 		}
 	})
@@ -127,12 +127,12 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		}
 		for id, status := range untouched {
 			var got string
-			if err := s.QueryRow(ctx, `SELECT status FROM schedules WHERE id = $1`, id).Scan(&got); err != nil || got != status {
+			if err := storetest.QueryRow(ctx, s, `SELECT status FROM schedules WHERE id = $1`, id).Scan(&got); err != nil || got != status {
 				t.Fatalf("schedule %s is %q (%v), want it left %s", id, got, err, status)
 			}
 		}
 		// Their publish jobs fall due now and send nothing.
-		if _, err := s.Exec(ctx, `UPDATE jobs SET run_at = $1 WHERE workspace_id = $2`, s.Now(), b.acmeID); err != nil {
+		if _, err := storetest.Exec(ctx, s, `UPDATE jobs SET run_at = $1 WHERE workspace_id = $2`, s.Now(), b.acmeID); err != nil {
 			t.Fatal(err)
 		}
 		b.queue.Wake("contentQueue")

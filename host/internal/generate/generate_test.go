@@ -16,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -169,20 +170,7 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 
 func waitJob(t *testing.T, q *jobs.Queue, ws, id string) store.Job {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		j, err := q.Get(context.Background(), ws, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.State == jobs.StateCompleted || j.State == jobs.StateFailed {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still %s", id, j.State)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return jobstest.WaitFinished(t, q, ws, id, 15*time.Second)
 }
 
 func TestQueuedTextCompletesAndRetriesTransientFailures(t *testing.T) {

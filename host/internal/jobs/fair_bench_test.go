@@ -40,6 +40,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 	}
 	b.Cleanup(func() { q.Stop(context.Background()) })
 	started := make(chan time.Duration, 1)
+	finished := make(chan struct{}, 1)
 	q.Register("work", jobs.HandlerFunc(func(ctx context.Context, j *jobs.Job) (any, error) {
 		if j.Workspace == "b" {
 			var in struct{ T0 int64 }
@@ -47,9 +48,10 @@ func benchFairness(b *testing.B, be benchBackend) {
 				return nil, err
 			}
 			started <- time.Since(time.Unix(0, in.T0))
+			defer func() { finished <- struct{}{} }()
 		}
 		select {
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(10 * time.Millisecond): // the job's work
 		case <-ctx.Done():
 		}
 		return nil, nil
@@ -66,7 +68,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 				b.Fatal(err)
 			}
 			out = append(out, <-started)
-			time.Sleep(10 * time.Millisecond) // B's job is done before its next
+			<-finished // B's job is done before its next
 		}
 		slices.Sort(out)
 		return out
@@ -78,6 +80,8 @@ func benchFairness(b *testing.B, be benchBackend) {
 	idle := measure(b.N)
 
 	floodCtx, stopFlood := context.WithCancel(ctx)
+	atCap := make(chan struct{})
+	var capOnce sync.Once
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -87,6 +91,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 				_, err := q.Enqueue(floodCtx, jobs.NewJob{Workspace: "a", Queue: jobs.AIQueue, Name: "work"})
 				var over *jobs.OverCapError
 				if errors.As(err, &over) {
+					capOnce.Do(func() { close(atCap) })
 					// A impatient client: it retries after 10 ms, not
 					// after the Retry-After it was given.
 					time.Sleep(10 * time.Millisecond)
@@ -94,8 +99,8 @@ func benchFairness(b *testing.B, be benchBackend) {
 			}
 		}()
 	}
-	// Let A's backlog reach its cap first.
-	time.Sleep(500 * time.Millisecond)
+	// A's backlog reaches its cap first.
+	<-atCap
 	flooded := measure(b.N)
 	stopFlood()
 	wg.Wait()

@@ -15,7 +15,7 @@ import (
 // a claim elsewhere would.
 func stealLease(t *testing.T, s *store.Store, id string) {
 	t.Helper()
-	if n, err := s.Exec(context.Background(), `UPDATE jobs SET lease_owner = 'thief' WHERE id = $1`, id); err != nil || n != 1 {
+	if n, err := storetest.Exec(context.Background(), s, `UPDATE jobs SET lease_owner = 'thief' WHERE id = $1`, id); err != nil || n != 1 {
 		t.Fatalf("steal lease: %d %v", n, err)
 	}
 }

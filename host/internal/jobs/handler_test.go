@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/internal/testwait"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -62,17 +63,10 @@ func TestJobPolling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		testwait.For(t, 30*time.Second, "job completed", func() bool {
 			j, err := q.Get(ctx, p.Workspace.ID, done)
-			if err == nil && j.State == jobs.StateCompleted {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job never completed: %+v %v", j, err)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+			return err == nil && j.State == jobs.StateCompleted
+		})
 
 		get := func(key, id string) (int, map[string]any) {
 			req, _ := http.NewRequest("GET", srv.URL+"/v1/ai/generate/job/"+id, nil)

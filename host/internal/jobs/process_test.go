@@ -19,6 +19,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // runsTable matches jobstest/worker's table of handler runs.
@@ -91,7 +92,7 @@ func openBackend(t *testing.T, name, databaseURL, dataDir, redisURL string) back
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Exec(context.Background(), runsTable); err != nil {
+	if _, err := storetest.Exec(context.Background(), s, runsTable); err != nil {
 		t.Fatal(err)
 	}
 	b := backend{name: name, store: s, redisURL: redisURL, prefix: "herald-test:" + store.NewID()}
@@ -161,10 +162,10 @@ func startWorker(t *testing.T, b backend, args ...string) *worker {
 // active, and returns the jobs.
 func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]store.Job {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		out := map[string]store.Job{}
-		unfinished := 0
+	var out map[string]store.Job
+	unfinished := 0
+	err := testwait.Until(90*time.Second, func() bool {
+		out, unfinished = map[string]store.Job{}, 0
 		for _, id := range ids {
 			j, err := s.GetJob(context.Background(), ws, id)
 			if err != nil {
@@ -175,32 +176,29 @@ func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]stor
 				unfinished++
 			}
 		}
-		if unfinished == 0 {
-			return out
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d jobs never finished", unfinished, len(ids))
-		}
-		time.Sleep(50 * time.Millisecond)
+		return unfinished == 0
+	})
+	if err != nil {
+		t.Fatalf("%d of %d jobs never finished", unfinished, len(ids))
 	}
+	return out
 }
 
 // runs counts handler runs per job id, and per origin→host pair.
 func runs(t *testing.T, s *store.Store) (perJob map[string]int, crossed map[[2]string]int) {
 	t.Helper()
-	rows, err := s.Query(context.Background(), `SELECT job_id, host, origin FROM jobstest_runs`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	perJob, crossed = map[string]int{}, map[[2]string]int{}
-	for rows.Next() {
+	err := storetest.Query(context.Background(), s, func(r store.Row) error {
 		var id, host, origin string
-		if err := rows.Scan(&id, &host, &origin); err != nil {
-			t.Fatal(err)
+		if err := r.Scan(&id, &host, &origin); err != nil {
+			return err
 		}
 		perJob[id]++
 		crossed[[2]string{origin, host}]++
+		return nil
+	}, `SELECT job_id, host, origin FROM jobstest_runs`)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return perJob, crossed
 }
@@ -317,13 +315,9 @@ func privateRedis(t *testing.T) (url string, kill func()) {
 	url = fmt.Sprintf("redis://127.0.0.1:%d/0", port)
 	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			t.Fatal("private redis-server did not answer")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, "private redis-server answers", func() bool {
+		return c.Ping(context.Background()).Err() == nil
+	})
 	return url, kill
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 const ws = "ws-1"
@@ -100,20 +101,19 @@ func enqueue(t *testing.T, q *jobs.Queue, j jobs.NewJob) string {
 // the handler returns, and the row is what clients see.
 func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(store.Job) bool) store.Job {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		j, err := s.GetJob(context.Background(), ws, id)
+	var j store.Job
+	err := testwait.Until(30*time.Second, func() bool {
+		var err error
+		j, err = s.GetJob(context.Background(), ws, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			t.Fatal(err)
 		}
-		if err == nil && cond(j) {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s never became %s; last: %+v", id, what, j)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return err == nil && cond(j)
+	})
+	if err != nil {
+		t.Fatalf("job %s never became %s; last: %+v", id, what, j)
 	}
+	return j
 }
 
 func inState(state string) func(store.Job) bool {
@@ -431,17 +431,10 @@ func TestQueue(t *testing.T) {
 			later := enqueue(t, q, jobs.NewJob{Name: "short", RunAt: time.Now().Add(time.Hour)})
 			start(t, q)
 			done := enqueue(t, q, jobs.NewJob{Name: "short"})
-			deadline := time.Now().Add(30 * time.Second)
-			for {
+			testwait.For(t, 30*time.Second, "finished job pruned", func() bool {
 				_, err := q.Get(context.Background(), ws, done)
-				if errors.Is(err, store.ErrNotFound) {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("finished job never pruned: %v", err)
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+				return errors.Is(err, store.ErrNotFound)
+			})
 			if j, err := q.Get(context.Background(), ws, later); err != nil || j.State != jobs.StateDelayed {
 				t.Fatalf("unfinished job pruned: %+v %v", j, err)
 			}
@@ -529,13 +522,9 @@ herald_jobs{queue="seoQueue",state="waiting"} 0
 				t.Fatal(err)
 			}
 			// The outcome counter is bumped right after the row is written.
-			deadline := time.Now().Add(30 * time.Second)
-			for testutil.ToFloat64(metricVec(t, reg, "herald_jobs_attempts_total", `outcome="failed"`)) != 1 {
-				if time.Now().After(deadline) {
-					t.Fatal("failed attempt not counted")
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
+			testwait.For(t, 30*time.Second, "failed attempt counted", func() bool {
+				return testutil.ToFloat64(metricVec(t, reg, "herald_jobs_attempts_total", `outcome="failed"`)) == 1
+			})
 		}},
 	}
 	for _, tc := range cases {

@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/openapi"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // TestDocumentCoversEveryRoute: each REST route of the table is an
@@ -128,19 +129,16 @@ func TestDocsPageRendersInChromium(t *testing.T) {
 		t.Fatalf("docs page: %v", err)
 	}
 	var body string
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	rendered := func() bool {
 		var err error
 		body, err = chromedp.Run(bctx, chromedp.Evaluate[string](`document.body.innerText`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(body, "Herald API") && strings.Contains(body, "/v1/scheduler/create") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Redoc did not render the document; page text:\n%.2000s", body)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return strings.Contains(body, "Herald API") && strings.Contains(body, "/v1/scheduler/create")
+	}
+	if err := testwait.Until(30*time.Second, rendered); err != nil {
+		t.Fatalf("Redoc did not render the document; page text:\n%.2000s", body)
 	}
 	for _, want := range []string{"BrandVoiceService", "api-key", "CreateBrandVoiceFromText"} {
 		if !strings.Contains(body, want) {
@@ -164,14 +162,10 @@ func TestDocsPageRendersInChromium(t *testing.T) {
 		}
 		return seen, settled
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(25 * time.Millisecond) {
-		if seen, settled := foreign(); seen && settled {
-			break
-		}
-		if time.Now().After(deadline) {
-			break // reported below
-		}
-	}
+	testwait.Until(15*time.Second, func() bool { // a timeout is reported below
+		seen, settled := foreign()
+		return seen && settled
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	local := 0

@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/internal/testwait"
 	firstparty "github.com/heraldhq/herald/plugins"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -417,12 +418,8 @@ func TestReloadSwapsTheProviderWithoutDroppingAnInFlightCall(t *testing.T) {
 		t.Fatalf("in-flight call = %+v, %v; want old:hold", held, err)
 	}
 	// The old process is killed once its last call returned.
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(oldCall.PID) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("old plugin process %d still alive after its generation's last call", oldCall.PID)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := testwait.Until(10*time.Second, func() bool { return alive(oldCall.PID) != nil }); err != nil {
+		t.Fatalf("old plugin process %d still alive after its generation's last call", oldCall.PID)
 	}
 }
 

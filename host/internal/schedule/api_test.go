@@ -162,7 +162,7 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 				t.Fatal("the response carries the image bytes")
 			}
 			var content string
-			b.store.QueryRow(context.Background(), `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
+			storetest.QueryRow(context.Background(), b.store, `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
 			if strings.Contains(content, b64[:40]) || strings.Contains(content, "data:") {
 				t.Fatalf("the stored schedule carries image bytes: %s", content)
 			}

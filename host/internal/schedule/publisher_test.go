@@ -167,7 +167,7 @@ func TestAPostForADeletedWebhookFailsWithTheReason(t *testing.T) {
 	// A delete refuses while the post is pending (package destination);
 	// one that raced the post's creation leaves the webhook deleted under
 	// a pending post.
-	if _, err := b.store.Exec(context.Background(), `UPDATE webhooks SET deleted_at = $1, sealed = '' WHERE id = $2`, b.store.Now(), hook); err != nil {
+	if _, err := storetest.Exec(context.Background(), b.store, `UPDATE webhooks SET deleted_at = $1, sealed = '' WHERE id = $2`, b.store.Now(), hook); err != nil {
 		t.Fatal(err)
 	}
 	sc := b.waitStatus(t, b.acme, id, "failed", 10*time.Second)

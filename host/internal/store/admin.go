@@ -25,7 +25,7 @@ type KeyInfo struct {
 // ListWorkspaces returns every workspace with its user and unrevoked key
 // counts, oldest first.
 func (s *Store) ListWorkspaces(ctx context.Context) ([]WorkspaceSummary, error) {
-	rows, err := s.Query(ctx, `SELECT w.id, w.name, w.plan, w.website, w.created_at,
+	rows, err := s.query(ctx, `SELECT w.id, w.name, w.plan, w.website, w.created_at,
 		(SELECT COUNT(*) FROM users u WHERE u.workspace_id = w.id),
 		(SELECT COUNT(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL)
 		FROM workspaces w ORDER BY w.created_at, w.name`)
@@ -47,7 +47,7 @@ func (s *Store) ListWorkspaces(ctx context.Context) ([]WorkspaceSummary, error) 
 // WorkspaceByName returns the workspace called name; ErrNotFound if none.
 func (s *Store) WorkspaceByName(ctx context.Context, name string) (Workspace, error) {
 	var ws Workspace
-	err := s.QueryRow(ctx, `SELECT id, name, plan, website, created_at FROM workspaces WHERE name = $1`, name).
+	err := s.queryRow(ctx, `SELECT id, name, plan, website, created_at FROM workspaces WHERE name = $1`, name).
 		Scan(&ws.ID, &ws.Name, &ws.Plan, &ws.Website, &ws.CreatedAt)
 	return ws, err
 }
@@ -55,7 +55,7 @@ func (s *Store) WorkspaceByName(ctx context.Context, name string) (Workspace, er
 // ListAPIKeys returns the keys of workspaceID (all workspaces when empty),
 // revoked ones included, oldest first.
 func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]KeyInfo, error) {
-	rows, err := s.Query(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
+	rows, err := s.query(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id JOIN users u ON u.id = k.user_id
 		WHERE $1 = '' OR k.workspace_id = $1 ORDER BY k.created_at, k.id`, workspaceID)
 	if err != nil {
@@ -79,7 +79,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]KeyInfo,
 func (s *Store) GetAPIKey(ctx context.Context, id string) (KeyInfo, error) {
 	var k KeyInfo
 	var revoked sql.NullInt64
-	err := s.QueryRow(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
+	err := s.queryRow(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id JOIN users u ON u.id = k.user_id
 		WHERE k.id = $1`, id).
 		Scan(&k.ID, &k.Prefix, &k.WorkspaceID, &k.WorkspaceName, &k.UserID, &k.UserEmail, &k.CreatedAt, &revoked)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // ChatSession is one personal agent conversation.
@@ -78,7 +77,7 @@ func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 	}
 	now := s.Now()
 	c.CreatedAt, c.UpdatedAt, c.MessageCount = now, now, 0
-	_, err := s.Exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	_, err := s.exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		c.ID, c.WorkspaceID, c.UserID, c.Title, c.Model, c.MessageCount, c.CreatedAt, c.UpdatedAt)
 	if s.IsConflict(err) {
 		return ErrConflict
@@ -91,20 +90,20 @@ func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 
 // GetChatSession returns the user's own session; any other is ErrNotFound.
 func (s *Store) GetChatSession(ctx context.Context, workspaceID, userID, id string) (ChatSession, error) {
-	return scanChatSession(s.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
+	return scanChatSession(s.queryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
 }
 
 // ChatSessionExists reports whether any user anywhere holds id, so that a
 // client-generated id is never given to two sessions.
 func (s *Store) ChatSessionExists(ctx context.Context, id string) (bool, error) {
 	var n int
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE id = $1`, id).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE id = $1`, id).Scan(&n)
 	return n > 0, err
 }
 
 // LatestChatSession returns the user's most recently updated session.
 func (s *Store) LatestChatSession(ctx context.Context, workspaceID, userID string) (ChatSession, error) {
-	return scanChatSession(s.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+	return scanChatSession(s.queryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
 		ORDER BY updated_at DESC, id DESC LIMIT 1`, workspaceID, userID))
 }
 
@@ -112,10 +111,10 @@ func (s *Store) LatestChatSession(ctx context.Context, workspaceID, userID strin
 // updated first, and their total.
 func (s *Store) ListChatSessions(ctx context.Context, workspaceID, userID string, skip, limit int) ([]ChatSession, int, error) {
 	var total int
-	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2`, workspaceID, userID).Scan(&total); err != nil {
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2`, workspaceID, userID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count chat sessions: %w", err)
 	}
-	rows, err := s.Query(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+	rows, err := s.query(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
 		ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4`, workspaceID, userID, limit, skip)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list chat sessions: %w", err)
@@ -202,11 +201,15 @@ func (s *Store) AppendChatBlocks(ctx context.Context, workspaceID, userID, sessi
 	})
 }
 
+// maxChatBlockKeys bounds the block ids of one IN list (a power of two:
+// inList pads a list to one).
+const maxChatBlockKeys = 256
+
 // ListChatBlocks returns a page of a session's blocks, newest first, each
 // with its latest feedback. The caller has checked that the session is
 // the user's.
 func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID string, skip, limit int) ([]ChatBlock, error) {
-	rows, err := s.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+	rows, err := s.query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
 		ORDER BY seq DESC LIMIT $3 OFFSET $4`, workspaceID, sessionID, limit, skip)
 	if err != nil {
 		return nil, fmt.Errorf("list chat blocks: %w", err)
@@ -215,38 +218,41 @@ func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID strin
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	ids := make([]any, 0, len(out)+1)
-	marks := make([]string, 0, len(out))
-	ids = append(ids, workspaceID)
+	ids := make([]string, len(out))
 	for i, b := range out {
-		ids = append(ids, b.ID)
-		marks = append(marks, fmt.Sprintf("$%d", i+2))
+		ids[i] = b.ID
 	}
-	fb, err := s.Query(ctx, `SELECT id, user_id, target_id, rating, comment, created_at FROM feedback
-		WHERE workspace_id = $1 AND target_kind = 'chat_block' AND target_id IN (`+strings.Join(marks, ", ")+`)
-		ORDER BY created_at, id`, ids...)
+	latest := map[string]*Feedback{}
+	err = inList(s.Dialect, []any{workspaceID}, ids, maxChatBlockKeys, func(list string, args []any) error {
+		fb, err := s.query(ctx, `SELECT id, user_id, target_id, rating, comment, created_at FROM feedback
+			WHERE workspace_id = `+placeholder(s.Dialect, 1)+` AND target_kind = 'chat_block' AND target_id IN (`+list+`)
+			ORDER BY created_at, id`, args...)
+		if err != nil {
+			return err
+		}
+		defer fb.Close()
+		for fb.Next() {
+			f := Feedback{WorkspaceID: workspaceID, TargetKind: FeedbackChatBlock}
+			if err := fb.Scan(&f.ID, &f.UserID, &f.TargetID, &f.Rating, &f.Comment, &f.CreatedAt); err != nil {
+				return err
+			}
+			latest[f.TargetID] = &f
+		}
+		return fb.Err()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list block feedback: %w", err)
-	}
-	defer fb.Close()
-	latest := map[string]*Feedback{}
-	for fb.Next() {
-		f := Feedback{WorkspaceID: workspaceID, TargetKind: FeedbackChatBlock}
-		if err := fb.Scan(&f.ID, &f.UserID, &f.TargetID, &f.Rating, &f.Comment, &f.CreatedAt); err != nil {
-			return nil, fmt.Errorf("list block feedback: %w", err)
-		}
-		latest[f.TargetID] = &f
 	}
 	for i := range out {
 		out[i].Feedback = latest[out[i].ID]
 	}
-	return out, fb.Err()
+	return out, nil
 }
 
 // RecentChatBlocks returns the last limit blocks of a session, oldest
 // first: the history a new message is answered with.
 func (s *Store) RecentChatBlocks(ctx context.Context, workspaceID, sessionID string, limit int) ([]ChatBlock, error) {
-	rows, err := s.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+	rows, err := s.query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
 		ORDER BY seq DESC LIMIT $3`, workspaceID, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chat history: %w", err)
@@ -304,7 +310,7 @@ func (s *Store) ClaimProposal(ctx context.Context, workspaceID, sessionID, token
 // ReleaseProposal undoes ClaimProposal after the action failed, so that the
 // user may confirm again.
 func (s *Store) ReleaseProposal(ctx context.Context, workspaceID, sessionID, token string) error {
-	_, err := s.Exec(ctx, `UPDATE chat_blocks SET confirmed_at = NULL WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3`, workspaceID, sessionID, token)
+	_, err := s.exec(ctx, `UPDATE chat_blocks SET confirmed_at = NULL WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3`, workspaceID, sessionID, token)
 	return err
 }
 
@@ -312,7 +318,7 @@ func (s *Store) ReleaseProposal(ctx context.Context, workspaceID, sessionID, tok
 // sessions.
 func (s *Store) ChatBlockOwned(ctx context.Context, workspaceID, userID, sessionID, blockID string) (bool, error) {
 	var n int
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM chat_blocks b JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_blocks b JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
 		WHERE b.workspace_id = $1 AND c.user_id = $2 AND b.session_id = $3 AND b.id = $4`, workspaceID, userID, sessionID, blockID).Scan(&n)
 	return n > 0, err
 }
@@ -320,7 +326,7 @@ func (s *Store) ChatBlockOwned(ctx context.Context, workspaceID, userID, session
 // InsertFeedback stores one rating; ID and time are set.
 func (s *Store) InsertFeedback(ctx context.Context, f *Feedback) error {
 	f.ID, f.CreatedAt = NewID(), s.Now()
-	_, err := s.Exec(ctx, `INSERT INTO feedback (id, workspace_id, user_id, target_kind, target_id, rating, comment, created_at)
+	_, err := s.exec(ctx, `INSERT INTO feedback (id, workspace_id, user_id, target_kind, target_id, rating, comment, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, f.ID, f.WorkspaceID, f.UserID, f.TargetKind, f.TargetID, f.Rating, f.Comment, f.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("insert feedback: %w", err)
@@ -332,7 +338,7 @@ func (s *Store) InsertFeedback(ctx context.Context, f *Feedback) error {
 // returns its id.
 func (s *Store) RecordGeneration(ctx context.Context, workspaceID, userID, model string) (string, error) {
 	id := NewID()
-	_, err := s.Exec(ctx, `INSERT INTO generations (id, workspace_id, user_id, model, created_at) VALUES ($1, $2, $3, $4, $5)`,
+	_, err := s.exec(ctx, `INSERT INTO generations (id, workspace_id, user_id, model, created_at) VALUES ($1, $2, $3, $4, $5)`,
 		id, workspaceID, userID, model, s.Now())
 	if err != nil {
 		return "", fmt.Errorf("record generation: %w", err)
@@ -343,7 +349,7 @@ func (s *Store) RecordGeneration(ctx context.Context, workspaceID, userID, model
 // GenerationExists reports whether the workspace has generation id.
 func (s *Store) GenerationExists(ctx context.Context, workspaceID, id string) (bool, error) {
 	var n int
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM generations WHERE workspace_id = $1 AND id = $2`, workspaceID, id).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM generations WHERE workspace_id = $1 AND id = $2`, workspaceID, id).Scan(&n)
 	return n > 0, err
 }
 
@@ -357,7 +363,7 @@ type ScheduleCounts struct {
 // published or failed since (epoch ms).
 func (s *Store) CountSchedules(ctx context.Context, workspaceID string, since int64) (ScheduleCounts, error) {
 	var c ScheduleCounts
-	err := s.QueryRow(ctx, `SELECT
+	err := s.queryRow(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'published' AND updated_at >= $2 THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'failed' AND updated_at >= $2 THEN 1 ELSE 0 END), 0)
@@ -386,7 +392,7 @@ func (s *Store) InsertFineTuningJob(ctx context.Context, j *FineTuningJob) error
 	if j.CreatedAt == 0 {
 		j.CreatedAt = s.Now()
 	}
-	_, err := s.Exec(ctx, `INSERT INTO fine_tuning_jobs (`+fineTuneColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := s.exec(ctx, `INSERT INTO fine_tuning_jobs (`+fineTuneColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		j.ID, j.WorkspaceID, j.Provider, j.ProviderJobID, j.BaseModel, j.Status, j.FineTunedModel, j.Error, j.CreatedAt, j.FinishedAt)
 	if err != nil {
 		return fmt.Errorf("insert fine-tuning job: %w", err)
@@ -397,14 +403,14 @@ func (s *Store) InsertFineTuningJob(ctx context.Context, j *FineTuningJob) error
 // LatestFineTuningJob returns the workspace's newest fine-tuning job.
 func (s *Store) LatestFineTuningJob(ctx context.Context, workspaceID string) (FineTuningJob, error) {
 	var j FineTuningJob
-	err := s.QueryRow(ctx, `SELECT `+fineTuneColumns+` FROM fine_tuning_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, workspaceID).
+	err := s.queryRow(ctx, `SELECT `+fineTuneColumns+` FROM fine_tuning_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, workspaceID).
 		Scan(&j.ID, &j.WorkspaceID, &j.Provider, &j.ProviderJobID, &j.BaseModel, &j.Status, &j.FineTunedModel, &j.Error, &j.CreatedAt, &j.FinishedAt)
 	return j, err
 }
 
 // UpdateFineTuningJob stores a job's refreshed status.
 func (s *Store) UpdateFineTuningJob(ctx context.Context, j FineTuningJob) error {
-	_, err := s.Exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
+	_, err := s.exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
 		WHERE workspace_id = $1 AND id = $2`, j.WorkspaceID, j.ID, j.Status, j.FineTunedModel, j.Error, j.FinishedAt)
 	if err != nil {
 		return fmt.Errorf("update fine-tuning job: %w", err)
@@ -421,7 +427,7 @@ type Exchange struct {
 // latest rating is up, oldest rating first: the training data of a
 // fine-tuning job. Contents are the blocks' JSON values as stored.
 func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exchange, error) {
-	rows, err := s.Query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
+	rows, err := s.query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
 		JOIN chat_blocks b ON b.id = f.target_id AND b.workspace_id = f.workspace_id
 		WHERE f.workspace_id = $1 AND f.target_kind = 'chat_block' AND b.role = 'assistant' AND b.type = 'text'
 		ORDER BY f.created_at, f.id`, workspaceID)
@@ -460,7 +466,7 @@ func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exc
 			continue
 		}
 		var user string
-		err := s.QueryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
+		err := s.queryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
 			AND role = 'user' AND type = 'text' ORDER BY seq DESC LIMIT 1`, workspaceID, r.session, r.seq).Scan(&user)
 		if errors.Is(err, ErrNotFound) {
 			continue

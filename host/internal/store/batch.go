@@ -7,15 +7,15 @@ import (
 	"sync"
 )
 
-// Multi-row statements and IN lists, dialect-aware.
+// Multi-row statements, IN lists and bind parameters, dialect-aware: the
+// one kit every store query that varies its number of parameters uses.
 //
-// Batched writers (the traffic writer today) build statements whose number
+// Batched writers (traffic, the job queue) build statements whose number
 // of rows varies with the batch. Each helper here rounds the rows to a
 // power of two, so a handful of statement texts per table serve every batch
 // size and stay prepared (a new text per batch size would be parsed again
 // on every batch), and keeps each statement under the placeholder limits of
-// both dialects. The job queue's own helpers in job.go predate this file
-// and are left to the queue's owner to move here.
+// both dialects.
 
 // maxBatchParams caps the bind parameters of one statement (SQLite's
 // historical limit is 999).
@@ -25,20 +25,34 @@ const maxBatchParams = 900
 // statements of a power-of-two number of rows. row appends the values of
 // row i.
 func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
+	_, err := valuesRows(ctx, q, d, prefix, make([]string, cols), n, row, suffix)
+	return err
+}
+
+// valuesRows is insertRows with the SQL type of each column: a non-empty
+// type writes the column's parameter as CAST(? AS type), which PostgreSQL
+// needs where nothing else types it (a VALUES list that an UPDATE joins).
+// It returns the number of rows the statements affected.
+func valuesRows(ctx context.Context, q Querier, d Dialect, prefix string, types []string, n int, row func(args []any, i int) []any, suffix string) (int64, error) {
+	cols := len(types)
+	shape := strings.Join(types, ",")
 	maxRows := chunkRows(maxBatchParams/cols, maxBatchParams/cols)
 	args := make([]any, 0, min(n, maxRows)*cols)
+	var affected int64
 	for start := 0; start < n; {
 		rows := chunkRows(n-start, maxRows)
 		args = args[:0]
 		for i := start; i < start+rows; i++ {
 			args = row(args, i)
 		}
-		if _, err := q.Exec(ctx, multiRowSQL(d, prefix, suffix, cols, rows), args...); err != nil {
-			return err
+		c, err := q.Exec(ctx, multiRowSQL(d, prefix, suffix, shape, types, rows), args...)
+		if err != nil {
+			return affected, err
 		}
+		affected += c
 		start += rows
 	}
-	return nil
+	return affected, nil
 }
 
 // inList calls fn for each chunk of keys (at most maxKeys each) with the
@@ -70,21 +84,23 @@ func inList(d Dialect, lead []any, keys []string, maxKeys int, fn func(list stri
 }
 
 type multiRowKey struct {
-	d              Dialect
-	prefix, suffix string
-	cols, rows     int
+	d                     Dialect
+	prefix, suffix, shape string
+	rows                  int
 }
 
-// multiRowTexts caches the statement texts of insertRows: a handful per
+// multiRowTexts caches the statement texts of valuesRows: a handful per
 // table, rebuilt on every batch otherwise.
 var multiRowTexts sync.Map // multiRowKey → string
 
-// multiRowSQL returns prefix, rows groups of cols placeholders, and suffix.
-func multiRowSQL(d Dialect, prefix, suffix string, cols, rows int) string {
-	k := multiRowKey{d, prefix, suffix, cols, rows}
+// multiRowSQL returns prefix, rows groups of one parameter per column of
+// types (shape is types joined, for the cache key), and suffix.
+func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows int) string {
+	k := multiRowKey{d, prefix, suffix, shape, rows}
 	if v, ok := multiRowTexts.Load(k); ok {
 		return v.(string)
 	}
+	cols := len(types)
 	var b strings.Builder
 	b.WriteString(prefix)
 	for i := 0; i < rows; i++ {
@@ -92,7 +108,16 @@ func multiRowSQL(d Dialect, prefix, suffix string, cols, rows int) string {
 			b.WriteByte(',')
 		}
 		b.WriteByte('(')
-		writePlaceholders(&b, d, i*cols+1, cols)
+		for c, typ := range types {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			if typ == "" {
+				b.WriteString(placeholder(d, i*cols+c+1))
+				continue
+			}
+			b.WriteString("CAST(" + placeholder(d, i*cols+c+1) + " AS " + typ + ")")
+		}
 		b.WriteByte(')')
 	}
 	b.WriteString(suffix)
@@ -140,4 +165,13 @@ func writePlaceholders(b *strings.Builder, d Dialect, first, n int) {
 		b.WriteByte('$')
 		b.WriteString(strconv.Itoa(first + c))
 	}
+}
+
+// param returns bind parameter i (from 1) as "$i" on both dialects, for
+// a statement that uses a parameter more than once or whose other
+// parameters are written "$N": SQLite binds those by number. (Binding by
+// number costs SQLite time linear in the parameters, which matters only in
+// statements of hundreds of them; those are written with placeholder.)
+func param(i int) string {
+	return "$" + strconv.Itoa(i)
 }

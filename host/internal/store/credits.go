@@ -13,7 +13,7 @@ func (s *Store) ReserveCredits(ctx context.Context, workspaceID, month string, n
 	if n > limit {
 		return 0, false, nil
 	}
-	err = s.QueryRow(ctx, `INSERT INTO ai_credit_usage (workspace_id, month, used) VALUES ($1, $2, $3)
+	err = s.queryRow(ctx, `INSERT INTO ai_credit_usage (workspace_id, month, used) VALUES ($1, $2, $3)
 		ON CONFLICT (workspace_id, month) DO UPDATE SET used = ai_credit_usage.used + $3
 		WHERE ai_credit_usage.used + $3 <= $4
 		RETURNING used`, workspaceID, month, n, limit).Scan(&used)
@@ -28,7 +28,7 @@ func (s *Store) ReserveCredits(ctx context.Context, workspaceID, month string, n
 
 // RefundCredits gives back n credits reserved for work that did not succeed.
 func (s *Store) RefundCredits(ctx context.Context, workspaceID, month string, n int) error {
-	_, err := s.Exec(ctx, `UPDATE ai_credit_usage SET used = used - $3 WHERE workspace_id = $1 AND month = $2 AND used >= $3`, workspaceID, month, n)
+	_, err := s.exec(ctx, `UPDATE ai_credit_usage SET used = used - $3 WHERE workspace_id = $1 AND month = $2 AND used >= $3`, workspaceID, month, n)
 	if err != nil {
 		return fmt.Errorf("refund credits: %w", err)
 	}
@@ -38,7 +38,7 @@ func (s *Store) RefundCredits(ctx context.Context, workspaceID, month string, n 
 // CreditsUsed returns the workspace's AI credit usage of month.
 func (s *Store) CreditsUsed(ctx context.Context, workspaceID, month string) (int, error) {
 	var used int
-	err := s.QueryRow(ctx, `SELECT used FROM ai_credit_usage WHERE workspace_id = $1 AND month = $2`, workspaceID, month).Scan(&used)
+	err := s.queryRow(ctx, `SELECT used FROM ai_credit_usage WHERE workspace_id = $1 AND month = $2`, workspaceID, month).Scan(&used)
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}

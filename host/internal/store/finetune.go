@@ -14,7 +14,7 @@ type TunedModel struct {
 // fine-tuning job, or ErrNotFound when no job of the workspace succeeded.
 func (s *Store) LatestTunedModel(ctx context.Context, workspaceID string) (TunedModel, error) {
 	var m TunedModel
-	err := s.QueryRow(ctx, `SELECT w.name, j.provider, j.fine_tuned_model FROM fine_tuning_jobs j
+	err := s.queryRow(ctx, `SELECT w.name, j.provider, j.fine_tuned_model FROM fine_tuning_jobs j
 		JOIN workspaces w ON w.id = j.workspace_id
 		WHERE j.workspace_id = $1 AND j.status = 'succeeded' AND j.fine_tuned_model IS NOT NULL AND j.fine_tuned_model <> ''
 		ORDER BY j.created_at DESC, j.id DESC LIMIT 1`, workspaceID).Scan(&m.WorkspaceName, &m.Provider, &m.Model)

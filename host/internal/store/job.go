@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -61,34 +60,9 @@ const jobColumns = `id, workspace_id, queue, name, state, data, progress, result
 // index jobs_ready so that every backend can use that index.
 const jobReady = `state IN ('waiting', 'delayed')`
 
-// maxRowsPerStatement bounds multi-row statements well below the parameter
-// limits of SQLite (32766) and PostgreSQL (65535).
-const maxRowsPerStatement = 256
-
-// chunk returns how many of n rows the next multi-row statement takes: a
-// power of two, so that batches of any size use a handful of statement
-// shapes and the SQLite statement cache is not flooded with one text per
-// batch size.
-func chunk(n int) int {
-	c := 1
-	for c*2 <= min(n, maxRowsPerStatement) {
-		c *= 2
-	}
-	return c
-}
-
-// padded returns ids padded to a power-of-two length by repeating the last
-// id (harmless in an IN list), for the same reason as chunk.
-func padded(ids []string) []string {
-	n := 1
-	for n < len(ids) {
-		n *= 2
-	}
-	for len(ids) < n {
-		ids = append(ids, ids[len(ids)-1])
-	}
-	return ids
-}
+// maxJobKeys bounds the ids of one IN list of job ids (a power of two:
+// inList pads a list to one).
+const maxJobKeys = 256
 
 func scanJob(r interface{ Scan(...any) error }) (Job, error) {
 	var j Job
@@ -113,44 +87,21 @@ func scanJobs(rows Rows, err error) ([]Job, error) {
 	return out, rows.Err()
 }
 
-// placeholders returns "$from, $from+1, ..." for n parameters.
-func placeholders(from, n int) string {
-	var b strings.Builder
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('$')
-		b.WriteString(strconv.Itoa(from + i))
-	}
-	return b.String()
-}
-
-// InsertJobs stores new jobs through q (the store itself, or a transaction
+// InsertJobs stores new jobs through q (nil: the store itself; a transaction
 // so that jobs commit atomically with other rows). Each job needs ID,
 // WorkspaceID, Queue, Name, State (waiting or delayed), Data, MaxAttempts,
 // RunAt and CreatedAt.
 func (s *Store) InsertJobs(ctx context.Context, q Querier, jobs []Job) error {
 	if q == nil {
-		q = s
+		q = s.b
 	}
-	const cols = 9
-	for len(jobs) > 0 {
-		n := chunk(len(jobs))
-		var sql strings.Builder
-		sql.WriteString(`INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `)
-		args := make([]any, 0, n*cols)
-		for i, j := range jobs[:n] {
-			if i > 0 {
-				sql.WriteString(", ")
-			}
-			sql.WriteString("(" + placeholders(i*cols+1, cols) + ")")
-			args = append(args, j.ID, j.WorkspaceID, j.Queue, j.Name, j.State, j.Data, j.MaxAttempts, j.RunAt, j.CreatedAt)
-		}
-		if _, err := q.Exec(ctx, sql.String(), args...); err != nil {
-			return fmt.Errorf("insert %d jobs: %w", n, err)
-		}
-		jobs = jobs[n:]
+	err := insertRows(ctx, q, s.Dialect, `INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `, 9, len(jobs),
+		func(args []any, i int) []any {
+			j := jobs[i]
+			return append(args, j.ID, j.WorkspaceID, j.Queue, j.Name, j.State, j.Data, j.MaxAttempts, j.RunAt, j.CreatedAt)
+		}, "")
+	if err != nil {
+		return fmt.Errorf("insert %d jobs: %w", len(jobs), err)
 	}
 	return nil
 }
@@ -180,7 +131,7 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 		if o.State == JobFailed {
 			finished = &now
 		}
-		n, err := s.Exec(ctx, `UPDATE jobs SET state = $1, run_at = $2, failed_reason = $3, finished_on = $4, lease_owner = NULL, lease_until = NULL
+		n, err := s.exec(ctx, `UPDATE jobs SET state = $1, run_at = $2, failed_reason = $3, finished_on = $4, lease_owner = NULL, lease_until = NULL
 			WHERE id = $5 AND attempts_made = $6 AND lease_owner = $7 AND state = 'active'`,
 			o.State, o.RunAt, o.Reason, finished, o.ID, o.Attempt, owner)
 		if err != nil {
@@ -188,34 +139,19 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 		}
 		recorded += int(n)
 	}
-	for len(done) > 0 {
-		n := min(len(done), maxRowsPerStatement)
-		rows := done[:n:n]
-		// Pad with repeats of the last row (updating a row twice with the
-		// same values changes nothing) to a power-of-two statement shape.
-		for len(rows) < maxRowsPerStatement && len(rows)&(len(rows)-1) != 0 {
-			rows = append(rows, rows[len(rows)-1])
-		}
-		var sql strings.Builder
-		sql.WriteString(`WITH done (id, attempt, result) AS (VALUES `)
-		args := []any{now, owner}
-		for i, o := range rows {
-			if i > 0 {
-				sql.WriteString(", ")
-			}
-			p := 3 + i*3
-			fmt.Fprintf(&sql, "(CAST($%d AS TEXT), CAST($%d AS INTEGER), CAST($%d AS TEXT))", p, p+1, p+2)
-			args = append(args, o.ID, o.Attempt, o.Result)
-		}
-		sql.WriteString(`) UPDATE jobs SET state = 'completed', progress = 100, result = done.result, failed_reason = NULL,
-			finished_on = $1, lease_owner = NULL, lease_until = NULL
-			FROM done WHERE jobs.id = done.id AND jobs.attempts_made = done.attempt AND jobs.lease_owner = $2 AND jobs.state = 'active'`)
-		c, err := s.Exec(ctx, sql.String(), args...)
-		if err != nil {
-			return recorded, fmt.Errorf("complete %d jobs: %w", n, err)
-		}
-		recorded += int(c)
-		done = done[n:]
+	// Each row carries the finish time and the owner too, so that every
+	// parameter is written in order (see placeholder).
+	c, err := valuesRows(ctx, s.b, s.Dialect, `WITH done (id, attempt, result, finished, owner) AS (VALUES `,
+		[]string{"TEXT", "INTEGER", "TEXT", "BIGINT", "TEXT"}, len(done),
+		func(args []any, i int) []any {
+			o := done[i]
+			return append(args, o.ID, o.Attempt, o.Result, now, owner)
+		}, `) UPDATE jobs SET state = 'completed', progress = 100, result = done.result, failed_reason = NULL,
+			finished_on = done.finished, lease_owner = NULL, lease_until = NULL
+			FROM done WHERE jobs.id = done.id AND jobs.attempts_made = done.attempt AND jobs.lease_owner = done.owner AND jobs.state = 'active'`)
+	recorded += int(c)
+	if err != nil {
+		return recorded, fmt.Errorf("complete %d jobs: %w", len(done), err)
 	}
 	return recorded, nil
 }
@@ -224,7 +160,7 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 // result of an attempt that owner still holds. ErrNotFound when the lease
 // is lost.
 func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt, progress int, partial *string) error {
-	n, err := s.Exec(ctx, `UPDATE jobs SET progress = $1, result = COALESCE($2, result)
+	n, err := s.exec(ctx, `UPDATE jobs SET progress = $1, result = COALESCE($2, result)
 		WHERE id = $3 AND attempts_made = $4 AND lease_owner = $5 AND state = 'active'`, progress, partial, id, attempt, owner)
 	if err != nil {
 		return fmt.Errorf("update progress of job %s: %w", id, err)
@@ -240,21 +176,17 @@ func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt
 // (rescued after expiring, then perhaps claimed by another worker).
 func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string, until int64) ([]string, error) {
 	var extended []string
-	for len(ids) > 0 {
-		n := min(len(ids), maxRowsPerStatement)
-		args := []any{until, owner}
-		part := padded(slices.Clone(ids[:n]))
-		for _, id := range part {
-			args = append(args, id)
-		}
-		rows, err := s.Query(ctx, `UPDATE jobs SET lease_until = $1 WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`) RETURNING id`, args...)
+	err := inList(s.Dialect, []any{until, owner}, ids, maxJobKeys, func(list string, args []any) error {
+		rows, err := s.query(ctx, `UPDATE jobs SET lease_until = `+placeholder(s.Dialect, 1)+` WHERE lease_owner = `+placeholder(s.Dialect, 2)+
+			` AND state = 'active' AND id IN (`+list+`) RETURNING id`, args...)
 		if err != nil {
-			return extended, fmt.Errorf("extend %d job leases: %w", n, err)
+			return err
 		}
-		if extended, err = appendStrings(extended, rows); err != nil {
-			return extended, fmt.Errorf("extend %d job leases: %w", n, err)
-		}
-		ids = ids[n:]
+		extended, err = appendStrings(extended, rows)
+		return err
+	})
+	if err != nil {
+		return extended, fmt.Errorf("extend %d job leases: %w", len(ids), err)
 	}
 	return extended, nil
 }
@@ -264,23 +196,17 @@ func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string,
 // fail. It returns the queues of the released jobs.
 func (s *Store) ReleaseJobs(ctx context.Context, owner string, ids []string, now int64) ([]string, error) {
 	var queues []string
-	for len(ids) > 0 {
-		n := min(len(ids), maxRowsPerStatement)
-		args := []any{now, owner}
-		part := padded(slices.Clone(ids[:n]))
-		for _, id := range part {
-			args = append(args, id)
-		}
-		rows, err := s.Query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = $1, lease_owner = NULL, lease_until = NULL
-			WHERE lease_owner = $2 AND state = 'active' AND id IN (`+placeholders(3, len(part))+`) RETURNING queue`, args...)
+	err := inList(s.Dialect, []any{now, owner}, ids, maxJobKeys, func(list string, args []any) error {
+		rows, err := s.query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = `+placeholder(s.Dialect, 1)+
+			`, lease_owner = NULL, lease_until = NULL WHERE lease_owner = `+placeholder(s.Dialect, 2)+` AND state = 'active' AND id IN (`+list+`) RETURNING queue`, args...)
 		if err != nil {
-			return queues, fmt.Errorf("release %d jobs: %w", n, err)
+			return err
 		}
 		queues, err = appendStrings(queues, rows)
-		if err != nil {
-			return queues, fmt.Errorf("release %d jobs: %w", n, err)
-		}
-		ids = ids[n:]
+		return err
+	})
+	if err != nil {
+		return queues, fmt.Errorf("release %d jobs: %w", len(ids), err)
 	}
 	return queues, nil
 }
@@ -306,7 +232,7 @@ type RescuedJob struct {
 // (their worker died or lost the database) to waiting, or to failed with
 // reason when the lost attempt was the last one. The lost attempt counts.
 func (s *Store) RescueJobs(ctx context.Context, now int64, reason string, limit int) ([]RescuedJob, error) {
-	rows, err := s.Query(ctx, `UPDATE jobs SET
+	rows, err := s.query(ctx, `UPDATE jobs SET
 			state = CASE WHEN attempts_made >= max_attempts THEN 'failed' ELSE 'waiting' END,
 			finished_on = CASE WHEN attempts_made >= max_attempts THEN CAST($1 AS BIGINT) ELSE NULL END,
 			failed_reason = $2, run_at = $1, lease_owner = NULL, lease_until = NULL
@@ -331,7 +257,7 @@ func (s *Store) RescueJobs(ctx context.Context, now int64, reason string, limit 
 // or nil when there is none.
 func (s *Store) NextJobRunAt(ctx context.Context, queue string) (*int64, error) {
 	var at *int64
-	if err := s.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE queue = $1 AND `+jobReady, queue).Scan(&at); err != nil {
+	if err := s.queryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE queue = $1 AND `+jobReady, queue).Scan(&at); err != nil {
 		return nil, fmt.Errorf("next run time of %s: %w", queue, err)
 	}
 	return at, nil
@@ -340,7 +266,7 @@ func (s *Store) NextJobRunAt(ctx context.Context, queue string) (*int64, error) 
 // GetJob returns a job of the workspace, or ErrNotFound (also for a job of
 // another workspace).
 func (s *Store) GetJob(ctx context.Context, workspaceID, id string) (Job, error) {
-	j, err := scanJob(s.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
+	j, err := scanJob(s.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
 	if err != nil {
 		return j, fmt.Errorf("get job %s: %w", id, err)
 	}
@@ -350,7 +276,7 @@ func (s *Store) GetJob(ctx context.Context, workspaceID, id string) (Job, error)
 // PruneJobs deletes up to limit completed or failed jobs that finished
 // before cutoff and returns how many it deleted.
 func (s *Store) PruneJobs(ctx context.Context, cutoff int64, limit int) (int, error) {
-	n, err := s.Exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN ('completed', 'failed') AND finished_on < $1 LIMIT $2)`, cutoff, limit)
+	n, err := s.exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN ('completed', 'failed') AND finished_on < $1 LIMIT $2)`, cutoff, limit)
 	if err != nil {
 		return 0, fmt.Errorf("prune jobs: %w", err)
 	}
@@ -366,7 +292,7 @@ type JobCount struct {
 // CountUnfinishedJobs counts waiting, delayed and active jobs by queue and
 // state: the queue depth operators watch.
 func (s *Store) CountUnfinishedJobs(ctx context.Context) ([]JobCount, error) {
-	rows, err := s.Query(ctx, `SELECT queue, state, COUNT(*) FROM jobs WHERE state IN ('waiting', 'delayed', 'active') GROUP BY queue, state`)
+	rows, err := s.query(ctx, `SELECT queue, state, COUNT(*) FROM jobs WHERE state IN ('waiting', 'delayed', 'active') GROUP BY queue, state`)
 	if err != nil {
 		return nil, fmt.Errorf("count jobs: %w", err)
 	}

@@ -55,16 +55,16 @@ func (c JobCaps) capExpr(ws string, pick func(JobCap) int, args []any) (string, 
 	slices.Sort(plans)
 	if len(plans) == 0 {
 		args = append(args, value(pick(c.Default)))
-		return fmt.Sprintf("CAST($%d AS BIGINT)", len(args)), args
+		return "CAST(" + param(len(args)) + " AS BIGINT)", args
 	}
 	var b strings.Builder
 	b.WriteString("CASE (SELECT plan FROM workspaces WHERE workspaces.id = " + ws + ")")
 	for _, p := range plans {
 		args = append(args, p, value(pick(c.ByPlan[p])))
-		fmt.Fprintf(&b, " WHEN CAST($%d AS TEXT) THEN CAST($%d AS BIGINT)", len(args)-1, len(args))
+		b.WriteString(" WHEN CAST(" + param(len(args)-1) + " AS TEXT) THEN CAST(" + param(len(args)) + " AS BIGINT)")
 	}
 	args = append(args, value(pick(c.Default)))
-	fmt.Fprintf(&b, " ELSE CAST($%d AS BIGINT) END", len(args))
+	b.WriteString(" ELSE CAST(" + param(len(args)) + " AS BIGINT) END")
 	return b.String(), args
 }
 
@@ -127,7 +127,7 @@ func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit 
 						ORDER BY f.run_at, f.id LIMIT 1)
 					FROM ws WHERE ws.w IS NOT NULL`
 	}
-	jobs, err := scanJobs(s.Query(ctx, `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
+	jobs, err := scanJobs(s.query(ctx, `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
 		processed_on = $1, finished_on = NULL, lease_owner = $2, lease_until = $3
 		WHERE id IN (SELECT id FROM jobs WHERE `+jobReady+` AND id IN (
 			SELECT r.id FROM (
@@ -163,7 +163,7 @@ func (e *ErrJobCap) Error() string {
 // bounds a flood, it is not a quota.
 func (s *Store) InsertJobsCapped(ctx context.Context, q Querier, jobs []Job, now int64, caps JobCaps) error {
 	if q == nil {
-		q = s
+		q = s.b
 	}
 	if !caps.any(pickQueued) {
 		return s.InsertJobs(ctx, q, jobs)

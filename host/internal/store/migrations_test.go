@@ -57,7 +57,7 @@ func TestPageSpansMigration(t *testing.T) {
 				}
 			}
 			for k, v := range old {
-				if _, err := s.Exec(ctx, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms)
+				if _, err := s.exec(ctx, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms)
 					VALUES ($1, $2, $3, $4, $5, $6, $7)`, site, k.span, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs); err != nil {
 					t.Fatal(err)
 				}
@@ -66,7 +66,7 @@ func TestPageSpansMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 			var n int64
-			if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM traffic_pages WHERE span NOT IN (1, 8, 64, 512)`).Scan(&n); err != nil || n != 0 {
+			if err := s.queryRow(ctx, `SELECT COUNT(*) FROM traffic_pages WHERE span NOT IN (1, 8, 64, 512)`).Scan(&n); err != nil || n != 0 {
 				t.Fatalf("rows of dropped spans left: %d %v", n, err)
 			}
 			for _, w := range [][2]int64{{today, today}, {today - 6, today}, {today - 29, today}, {today - 364, today},

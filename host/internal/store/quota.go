@@ -32,7 +32,7 @@ func (s *Store) CountWorkspace(ctx context.Context, kind Counted, workspaceID st
 		return 0, fmt.Errorf("count %s: unknown kind", kind)
 	}
 	var n int
-	if err := s.QueryRow(ctx, q, workspaceID).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, q, workspaceID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count %s: %w", kind, err)
 	}
 	return n, nil

@@ -55,12 +55,12 @@ func scanSchedule(r interface{ Scan(...any) error }) (Schedule, error) {
 	return s, err
 }
 
-// InsertSchedule stores a new schedule through q (the store, or the
+// InsertSchedule stores a new schedule through q (nil: the store itself; the
 // transaction that also enqueues its publish job). ID and times are set when
 // empty.
 func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule) error {
 	if q == nil {
-		q = s
+		q = s.b
 	}
 	if sc.ID == "" {
 		sc.ID = NewID()
@@ -83,10 +83,10 @@ func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule) err
 // and how many the workspace has in all.
 func (s *Store) ListSchedules(ctx context.Context, workspaceID string, skip, limit int) ([]Schedule, int, error) {
 	var total int
-	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM schedules WHERE workspace_id = $1`, workspaceID).Scan(&total); err != nil {
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM schedules WHERE workspace_id = $1`, workspaceID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count schedules: %w", err)
 	}
-	rows, err := s.Query(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+	rows, err := s.query(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
 		workspaceID, limit, skip)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list schedules: %w", err)
@@ -106,7 +106,7 @@ func (s *Store) ListSchedules(ctx context.Context, workspaceID string, skip, lim
 // GetSchedule returns a schedule of the workspace, or ErrNotFound (also for
 // another workspace's schedule).
 func (s *Store) GetSchedule(ctx context.Context, workspaceID, id string) (Schedule, error) {
-	return scanSchedule(s.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+	return scanSchedule(s.queryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
 }
 
 // CancelSchedule ends a schedule on behalf of DELETE: a pending one becomes
@@ -157,7 +157,7 @@ func (s *Store) CancelSchedule(ctx context.Context, workspaceID, id string) (Sch
 // false when the schedule was not pending.
 func (s *Store) ClaimSchedule(ctx context.Context, workspaceID, id string) (Schedule, bool, error) {
 	now := s.Now()
-	sc, err := scanSchedule(s.QueryRow(ctx, `UPDATE schedules SET status = $1, attempts = attempts + 1, claimed_at = $2, updated_at = $2
+	sc, err := scanSchedule(s.queryRow(ctx, `UPDATE schedules SET status = $1, attempts = attempts + 1, claimed_at = $2, updated_at = $2
 		WHERE workspace_id = $3 AND id = $4 AND status = $5 RETURNING `+scheduleColumns,
 		SchedulePublishing, now, workspaceID, id, SchedulePending))
 	if errors.Is(err, ErrNotFound) {
@@ -175,7 +175,7 @@ func (s *Store) ClaimSchedule(ctx context.Context, workspaceID, id string) (Sche
 // wins. It returns false when the schedule moved on in the meantime.
 func (s *Store) ReclaimSchedule(ctx context.Context, workspaceID, id string, seenAttempts int) (Schedule, bool, error) {
 	now := s.Now()
-	sc, err := scanSchedule(s.QueryRow(ctx, `UPDATE schedules SET attempts = attempts + 1, claimed_at = $1, updated_at = $1
+	sc, err := scanSchedule(s.queryRow(ctx, `UPDATE schedules SET attempts = attempts + 1, claimed_at = $1, updated_at = $1
 		WHERE workspace_id = $2 AND id = $3 AND status = $4 AND attempts = $5 RETURNING `+scheduleColumns,
 		now, workspaceID, id, SchedulePublishing, seenAttempts))
 	if errors.Is(err, ErrNotFound) {
@@ -212,7 +212,7 @@ func (s *Store) FinishSchedule(ctx context.Context, workspaceID, id string, atte
 	if o.Status == SchedulePublished {
 		extID, extURL, publishedAt = nullable(o.ExternalID), nullable(o.ExternalURL), &now
 	}
-	n, err := s.Exec(ctx, `UPDATE schedules SET status = $1, last_error = COALESCE($2, last_error), external_id = $3, external_url = $4,
+	n, err := s.exec(ctx, `UPDATE schedules SET status = $1, last_error = COALESCE($2, last_error), external_id = $3, external_url = $4,
 		published_at = $5, updated_at = $6 WHERE workspace_id = $7 AND id = $8 AND status = $9 AND attempts = $10`,
 		o.Status, lastErr, extID, extURL, publishedAt, now, workspaceID, id, SchedulePublishing, attempt)
 	if err != nil {
@@ -232,7 +232,7 @@ func nullable(s string) *string {
 // reason, whoever holds it; the reconciler uses it when the publish job
 // failed for good without recording an outcome.
 func (s *Store) FailUnfinishedSchedule(ctx context.Context, workspaceID, id, reason string) error {
-	_, err := s.Exec(ctx, `UPDATE schedules SET status = $1, last_error = $2, updated_at = $3 WHERE workspace_id = $4 AND id = $5 AND status IN ($6, $7)`,
+	_, err := s.exec(ctx, `UPDATE schedules SET status = $1, last_error = $2, updated_at = $3 WHERE workspace_id = $4 AND id = $5 AND status IN ($6, $7)`,
 		ScheduleFailed, reason, s.Now(), workspaceID, id, SchedulePending, SchedulePublishing)
 	if err != nil {
 		return fmt.Errorf("fail schedule %s: %w", id, err)
@@ -244,7 +244,7 @@ func (s *Store) FailUnfinishedSchedule(ctx context.Context, workspaceID, id, rea
 // q (the transaction that enqueued the job).
 func (s *Store) SetScheduleJob(ctx context.Context, q Querier, workspaceID, id, jobID string) error {
 	if q == nil {
-		q = s
+		q = s.b
 	}
 	_, err := q.Exec(ctx, `UPDATE schedules SET job_id = $1 WHERE workspace_id = $2 AND id = $3 AND status IN ($4, $5)`,
 		jobID, workspaceID, id, SchedulePending, SchedulePublishing)
@@ -261,7 +261,7 @@ func (s *Store) SetScheduleJob(ctx context.Context, q Querier, workspaceID, id, 
 // export the schedule. It reports whether it replaced the job.
 func (s *Store) ReplaceScheduleJob(ctx context.Context, q Querier, workspaceID, id string, old *string, jobID string) (bool, error) {
 	if q == nil {
-		q = s
+		q = s.b
 	}
 	var n int64
 	var err error
@@ -294,7 +294,7 @@ type OrphanSchedule struct {
 // OrphanSchedules returns up to limit due pending or publishing schedules
 // (whenToExport before dueBefore) whose job is missing, completed or failed.
 func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int) ([]OrphanSchedule, error) {
-	rows, err := s.Query(ctx, `SELECT s.id, s.workspace_id, s.status, s.job_id, COALESCE(j.state, ''), j.failed_reason
+	rows, err := s.query(ctx, `SELECT s.id, s.workspace_id, s.status, s.job_id, COALESCE(j.state, ''), j.failed_reason
 		FROM schedules s LEFT JOIN jobs j ON j.id = s.job_id
 		WHERE s.status IN ($1, $2) AND s.when_to_export <= $3 AND (j.id IS NULL OR j.state IN ($4, $5))
 		ORDER BY s.when_to_export LIMIT $6`,
@@ -332,7 +332,7 @@ type Connection struct {
 func (s *Store) PutConnection(ctx context.Context, c *Connection) error {
 	now := s.Now()
 	c.CreatedAt, c.UpdatedAt = now, now
-	_, err := s.Exec(ctx, `INSERT INTO destination_connections (workspace_id, destination, sealed, fields, created_at, updated_at, checked_at, check_result, check_message, check_account)
+	_, err := s.exec(ctx, `INSERT INTO destination_connections (workspace_id, destination, sealed, fields, created_at, updated_at, checked_at, check_result, check_message, check_account)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (workspace_id, destination) DO UPDATE SET sealed = excluded.sealed, fields = excluded.fields, updated_at = excluded.updated_at,
 			checked_at = excluded.checked_at, check_result = excluded.check_result, check_message = excluded.check_message, check_account = excluded.check_account`,
@@ -371,7 +371,7 @@ type ConnectionCheck struct {
 // destination (a publish refused with 401/403 records "failed"); it does
 // nothing when the connection is gone.
 func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination string, c ConnectionCheck) error {
-	_, err := s.Exec(ctx, `UPDATE destination_connections SET checked_at = $1, check_result = $2, check_message = $3, check_account = $4
+	_, err := s.exec(ctx, `UPDATE destination_connections SET checked_at = $1, check_result = $2, check_message = $3, check_account = $4
 		WHERE workspace_id = $5 AND destination = $6`, c.At, c.Result, c.Message, c.Account, workspaceID, destination)
 	if err != nil {
 		return fmt.Errorf("record the check of the connection to %s: %w", destination, err)
@@ -382,12 +382,12 @@ func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination
 // GetConnection returns the workspace's connection to destination, or
 // ErrNotFound.
 func (s *Store) GetConnection(ctx context.Context, workspaceID, destination string) (Connection, error) {
-	return scanConnection(s.QueryRow(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination))
+	return scanConnection(s.queryRow(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination))
 }
 
 // ListConnections returns the workspace's connections by destination name.
 func (s *Store) ListConnections(ctx context.Context, workspaceID string) (map[string]Connection, error) {
-	rows, err := s.Query(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1`, workspaceID)
+	rows, err := s.query(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
@@ -406,7 +406,7 @@ func (s *Store) ListConnections(ctx context.Context, workspaceID string) (map[st
 // DeleteConnection removes the workspace's connection to destination;
 // ErrNotFound when there is none.
 func (s *Store) DeleteConnection(ctx context.Context, workspaceID, destination string) error {
-	n, err := s.Exec(ctx, `DELETE FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination)
+	n, err := s.exec(ctx, `DELETE FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination)
 	if err != nil {
 		return fmt.Errorf("delete connection to %s: %w", destination, err)
 	}

@@ -8,7 +8,7 @@ import (
 // TrackScheduleImage records that key holds an image stored for a
 // schedule of the workspace, so the sweeper can find it once unneeded.
 func (s *Store) TrackScheduleImage(ctx context.Context, workspaceID, key string) error {
-	if _, err := s.Exec(ctx, `INSERT INTO schedule_images (key, workspace_id, created_at) VALUES ($1, $2, $3)`, key, workspaceID, s.Now()); err != nil {
+	if _, err := s.exec(ctx, `INSERT INTO schedule_images (key, workspace_id, created_at) VALUES ($1, $2, $3)`, key, workspaceID, s.Now()); err != nil {
 		return fmt.Errorf("track schedule image: %w", err)
 	}
 	return nil
@@ -18,7 +18,7 @@ func (s *Store) TrackScheduleImage(ctx context.Context, workspaceID, key string)
 // the epoch-ms time before that no schedule needs: none names them, or
 // only cancelled ones do.
 func (s *Store) UnneededScheduleImages(ctx context.Context, before int64, limit int) ([]string, error) {
-	rows, err := s.Query(ctx, `SELECT key FROM schedule_images i WHERE created_at < $1
+	rows, err := s.query(ctx, `SELECT key FROM schedule_images i WHERE created_at < $1
 		AND NOT EXISTS (SELECT 1 FROM schedules s WHERE s.image_key = i.key AND s.status <> $2)
 		ORDER BY created_at LIMIT $3`, before, ScheduleCancelled, limit)
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *Store) UnneededScheduleImages(ctx context.Context, before int64, limit 
 // names key.
 func (s *Store) ScheduleImageNeeded(ctx context.Context, key string) (bool, error) {
 	var n int
-	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM schedules WHERE image_key = $1 AND status <> $2`, key, ScheduleCancelled).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM schedules WHERE image_key = $1 AND status <> $2`, key, ScheduleCancelled).Scan(&n); err != nil {
 		return false, fmt.Errorf("check schedule image: %w", err)
 	}
 	return n > 0, nil
@@ -48,7 +48,7 @@ func (s *Store) ScheduleImageNeeded(ctx context.Context, key string) (bool, erro
 
 // ForgetScheduleImage removes key from the tracked images.
 func (s *Store) ForgetScheduleImage(ctx context.Context, key string) error {
-	if _, err := s.Exec(ctx, `DELETE FROM schedule_images WHERE key = $1`, key); err != nil {
+	if _, err := s.exec(ctx, `DELETE FROM schedule_images WHERE key = $1`, key); err != nil {
 		return fmt.Errorf("forget schedule image: %w", err)
 	}
 	return nil

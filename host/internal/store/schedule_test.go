@@ -275,7 +275,7 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 			t.Fatalf("list after delete: %v", list)
 		}
 		var sealed string
-		s.QueryRow(ctx, `SELECT sealed FROM webhooks WHERE id = $1`, w.ID).Scan(&sealed)
+		storetest.QueryRow(ctx, s, `SELECT sealed FROM webhooks WHERE id = $1`, w.ID).Scan(&sealed)
 		if sealed != "" {
 			t.Fatalf("deleted webhook keeps its secrets: %q", sealed)
 		}

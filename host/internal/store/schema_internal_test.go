@@ -48,3 +48,28 @@ func testSchemaURL(t *testing.T) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// eachBackend runs fn once per backend, as storetest.Each does, on a
+// migrated store: SQLite always, PostgreSQL when HERALD_TEST_DATABASE_URL
+// is set.
+func eachBackend(t *testing.T, fn func(t *testing.T, s *Store)) {
+	t.Helper()
+	for _, dialect := range []string{"sqlite", "postgres"} {
+		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
+			url := ""
+			if dialect == "postgres" {
+				url = testSchemaURL(t)
+			}
+			s, err := Open(context.Background(), url, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			if err := s.Migrate(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			fn(t, s)
+		})
+	}
+}

@@ -32,8 +32,8 @@ const (
 	Postgres Dialect = "postgres"
 )
 
-// Querier runs SQL. It is implemented by the store itself (auto-commit) and
-// by the transaction handed to Tx callbacks.
+// Querier runs SQL. It is the transaction handed to Tx callbacks, which
+// store methods that take a Querier write through.
 type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (int64, error)
 	Query(ctx context.Context, sql string, args ...any) (Rows, error)
@@ -103,18 +103,18 @@ func (s *Store) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// Exec runs a statement outside any transaction.
-func (s *Store) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+// exec, query and queryRow run SQL outside any transaction. They are the
+// store's own: code outside the package goes through its methods (tests
+// that need raw SQL use storetest.Exec, Query and QueryRow).
+func (s *Store) exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	return s.b.Exec(ctx, sql, args...)
 }
 
-// Query runs a query outside any transaction.
-func (s *Store) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+func (s *Store) query(ctx context.Context, sql string, args ...any) (Rows, error) {
 	return s.b.Query(ctx, sql, args...)
 }
 
-// QueryRow runs a single-row query outside any transaction.
-func (s *Store) QueryRow(ctx context.Context, sql string, args ...any) Row {
+func (s *Store) queryRow(ctx context.Context, sql string, args ...any) Row {
 	return s.b.QueryRow(ctx, sql, args...)
 }
 

@@ -28,7 +28,7 @@ func BenchmarkRecordTraffic(b *testing.B) {
 			ctx := context.Background()
 			s := storetest.SQLite(b)
 			site := trafficSite(b, s)
-			if _, err := s.Exec(ctx, `CREATE TABLE bench_bare_events (id INTEGER PRIMARY KEY, site_id TEXT NOT NULL, session_id TEXT NOT NULL,
+			if _, err := storetest.Exec(ctx, s, `CREATE TABLE bench_bare_events (id INTEGER PRIMARY KEY, site_id TEXT NOT NULL, session_id TEXT NOT NULL,
 				path TEXT NOT NULL, referrer TEXT NOT NULL, source TEXT NOT NULL, at BIGINT NOT NULL)`); err != nil {
 				b.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 // the durability check use it.
 func (s *Store) TrafficEventCount(ctx context.Context, siteID string, kind TrafficKind) (int64, error) {
 	var n int64
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM traffic_events WHERE site_id = $1 AND kind = $2`, siteID, string(kind)).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM traffic_events WHERE site_id = $1 AND kind = $2`, siteID, string(kind)).Scan(&n)
 	return n, err
 }
 
@@ -22,7 +22,7 @@ type StoredTrafficEvent struct {
 // TrafficEvents returns the stored events of a site, oldest first, at most
 // limit; tests and exports use it.
 func (s *Store) TrafficEvents(ctx context.Context, siteID string, limit int) ([]StoredTrafficEvent, error) {
-	rows, err := s.Query(ctx, `SELECT id, site_id, kind, session_id, path, title, referrer, source, bot, utm_source, utm_medium,
+	rows, err := s.query(ctx, `SELECT id, site_id, kind, session_id, path, title, referrer, source, bot, utm_source, utm_medium,
 		utm_campaign, user_agent, duration_ms, scroll_depth, created_at FROM traffic_events WHERE site_id = $1 ORDER BY id LIMIT $2`, siteID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read traffic events: %w", err)
@@ -52,7 +52,7 @@ const pruneChunk = 5000
 // update for a pruned session is no longer stored. It returns the events
 // and sessions deleted.
 func (s *Store) PruneTraffic(ctx context.Context, beforeDay int64) (events, sessions int64, err error) {
-	rows, err := s.Query(ctx, `SELECT id FROM traffic_sites ORDER BY id`)
+	rows, err := s.query(ctx, `SELECT id FROM traffic_sites ORDER BY id`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("prune traffic: %w", err)
 	}
@@ -81,7 +81,7 @@ func (s *Store) PruneTraffic(ctx context.Context, beforeDay int64) (events, sess
 				(SELECT session_id FROM traffic_sessions WHERE site_id = $1 AND last_day < $2 LIMIT $3)`},
 		} {
 			for {
-				n, err := s.Exec(ctx, st.sql, site, beforeDay, pruneChunk)
+				n, err := s.exec(ctx, st.sql, site, beforeDay, pruneChunk)
 				if err != nil {
 					return events, sessions, fmt.Errorf("prune traffic of site %s: %w", site, err)
 				}

@@ -187,7 +187,7 @@ func (s *Store) TrafficTopPages(ctx context.Context, siteID string, from, to int
 			` AS dur FROM traffic_pages WHERE site_id = `+ph(siteID)+` AND span = `+ph(sl.span)+` AND period BETWEEN `+ph(sl.from)+` AND `+ph(sl.to))
 	}
 	args = append(args, limit)
-	rows, err := s.Query(ctx, `SELECT path, CAST(SUM(v) AS BIGINT), CAST(SUM(pv) AS BIGINT), CAST(SUM(dur) AS BIGINT) FROM (`+
+	rows, err := s.query(ctx, `SELECT path, CAST(SUM(v) AS BIGINT), CAST(SUM(pv) AS BIGINT), CAST(SUM(dur) AS BIGINT) FROM (`+
 		strings.Join(parts, " UNION ALL ")+`) p GROUP BY path HAVING SUM(pv) > 0 ORDER BY SUM(pv) DESC, path LIMIT `+placeholder(s.Dialect, len(args)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("read traffic_pages: %w", err)

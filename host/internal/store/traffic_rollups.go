@@ -196,7 +196,7 @@ type TrafficDailyRow struct {
 // TrafficDaily returns the visit rollups of a site for days from..to
 // (inclusive epoch days).
 func (s *Store) TrafficDaily(ctx context.Context, siteID string, from, to int64) ([]TrafficDailyRow, error) {
-	rows, err := s.Query(ctx, `SELECT day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count
+	rows, err := s.query(ctx, `SELECT day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count
 		FROM traffic_daily WHERE site_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, source`, siteID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("read traffic_daily: %w", err)
@@ -222,7 +222,7 @@ type TrafficCrawlerRow struct {
 
 // TrafficCrawlers returns AI crawler hits of a site for days from..to.
 func (s *Store) TrafficCrawlers(ctx context.Context, siteID string, from, to int64) ([]TrafficCrawlerRow, error) {
-	rows, err := s.Query(ctx, `SELECT day, bot, hits FROM traffic_crawlers WHERE site_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, bot`,
+	rows, err := s.query(ctx, `SELECT day, bot, hits FROM traffic_crawlers WHERE site_id = $1 AND day BETWEEN $2 AND $3 ORDER BY day, bot`,
 		siteID, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("read traffic_crawlers: %w", err)

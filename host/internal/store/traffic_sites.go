@@ -31,7 +31,7 @@ func (s *Store) CreateTrafficSite(ctx context.Context, site TrafficSite) (Traffi
 	if site.CreatedAt == 0 {
 		site.CreatedAt = s.Now()
 	}
-	n, err := s.Exec(ctx, `INSERT INTO traffic_sites (`+siteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+	n, err := s.exec(ctx, `INSERT INTO traffic_sites (`+siteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (workspace_id, domain) DO NOTHING`,
 		site.ID, site.WorkspaceID, site.SiteKey, site.Domain, site.Name, site.IsActive, site.CreatedAt)
 	if err != nil {
@@ -41,7 +41,7 @@ func (s *Store) CreateTrafficSite(ctx context.Context, site TrafficSite) (Traffi
 		return site, true, nil
 	}
 	var got TrafficSite
-	err = scanSite(s.QueryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 AND domain = $2`,
+	err = scanSite(s.queryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 AND domain = $2`,
 		site.WorkspaceID, site.Domain), &got)
 	if err != nil {
 		return TrafficSite{}, false, fmt.Errorf("find traffic site %s: %w", site.Domain, err)
@@ -51,7 +51,7 @@ func (s *Store) CreateTrafficSite(ctx context.Context, site TrafficSite) (Traffi
 
 // ListTrafficSites returns the workspace's sites, oldest first.
 func (s *Store) ListTrafficSites(ctx context.Context, workspaceID string) ([]TrafficSite, error) {
-	rows, err := s.Query(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 ORDER BY created_at, id`, workspaceID)
+	rows, err := s.query(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 ORDER BY created_at, id`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list traffic sites: %w", err)
 	}
@@ -70,13 +70,13 @@ func (s *Store) ListTrafficSites(ctx context.Context, workspaceID string) ([]Tra
 // TrafficSiteByKey finds a site by its public key, in any workspace.
 func (s *Store) TrafficSiteByKey(ctx context.Context, siteKey string) (TrafficSite, error) {
 	var site TrafficSite
-	err := scanSite(s.QueryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE site_key = $1`, siteKey), &site)
+	err := scanSite(s.queryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE site_key = $1`, siteKey), &site)
 	return site, err
 }
 
 // SetTrafficSiteActive turns collection for a site on or off.
 func (s *Store) SetTrafficSiteActive(ctx context.Context, workspaceID, id string, active bool) error {
-	n, err := s.Exec(ctx, `UPDATE traffic_sites SET is_active = $1 WHERE id = $2 AND workspace_id = $3`, active, id, workspaceID)
+	n, err := s.exec(ctx, `UPDATE traffic_sites SET is_active = $1 WHERE id = $2 AND workspace_id = $3`, active, id, workspaceID)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}
@@ -86,7 +86,7 @@ func (s *Store) SetTrafficSiteActive(ctx context.Context, workspaceID, id string
 // RecordWorkspaceWebsite sets the workspace website when it has none, so
 // that the first tracked site's domain becomes the team website.
 func (s *Store) RecordWorkspaceWebsite(ctx context.Context, workspaceID, website string) error {
-	_, err := s.Exec(ctx, `UPDATE workspaces SET website = $1 WHERE id = $2 AND website = ''`, website, workspaceID)
+	_, err := s.exec(ctx, `UPDATE workspaces SET website = $1 WHERE id = $2 AND website = ''`, website, workspaceID)
 	if err != nil {
 		return fmt.Errorf("record workspace website: %w", err)
 	}

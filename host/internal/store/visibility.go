@@ -59,7 +59,7 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 		r.State = ReportQueued
 	}
 	if q == nil {
-		q = s
+		q = s.b
 	}
 	_, err := q.Exec(ctx, `INSERT INTO visibility_reports (`+reportColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
@@ -74,7 +74,7 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 // GetVisibilityReport returns a report of the workspace, or ErrNotFound
 // (also for another workspace's report).
 func (s *Store) GetVisibilityReport(ctx context.Context, workspaceID, id string) (VisibilityReport, error) {
-	return scanReport(s.QueryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+	return scanReport(s.queryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
 }
 
 // LatestVisibilityReport returns the workspace's newest (oldest when asc)
@@ -84,7 +84,7 @@ func (s *Store) LatestVisibilityReport(ctx context.Context, workspaceID string, 
 	if asc {
 		order = "ASC"
 	}
-	return scanReport(s.QueryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports
+	return scanReport(s.queryRow(ctx, `SELECT `+reportColumns+` FROM visibility_reports
 		WHERE workspace_id = $1 AND one_off = FALSE AND state = 'completed' ORDER BY created_at `+order+`, id `+order+` LIMIT 1`, workspaceID))
 }
 
@@ -103,7 +103,7 @@ func (s *Store) CompletedVisibilityReportsSince(ctx context.Context, workspaceID
 }
 
 func (s *Store) queryReports(ctx context.Context, sql string, args ...any) ([]VisibilityReport, error) {
-	rows, err := s.Query(ctx, sql, args...)
+	rows, err := s.query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list visibility reports: %w", err)
 	}
@@ -123,7 +123,7 @@ func (s *Store) queryReports(ctx context.Context, sql string, args ...any) ([]Vi
 // (free audits are spent by reports that ran or will run).
 func (s *Store) CountVisibilityReports(ctx context.Context, workspaceID string) (int, error) {
 	var n int
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed'`, workspaceID).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed'`, workspaceID).Scan(&n)
 	return n, err
 }
 
@@ -131,11 +131,11 @@ func (s *Store) CountVisibilityReports(ctx context.Context, workspaceID string) 
 // refreshes (not failed) after since, oldest first, and the number of
 // refreshes in all.
 func (s *Store) VisibilityRefreshes(ctx context.Context, workspaceID string, since int64) (times []int64, total int, err error) {
-	if err := s.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'`,
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'`,
 		workspaceID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count refreshes: %w", err)
 	}
-	rows, err := s.Query(ctx, `SELECT created_at FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'
+	rows, err := s.query(ctx, `SELECT created_at FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'
 		AND created_at > $2 ORDER BY created_at`, workspaceID, since)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list refreshes: %w", err)
@@ -159,7 +159,7 @@ type ReportUpdate struct {
 
 // UpdateVisibilityReport applies u to a report of the workspace.
 func (s *Store) UpdateVisibilityReport(ctx context.Context, workspaceID, id string, u ReportUpdate) error {
-	_, err := s.Exec(ctx, `UPDATE visibility_reports SET job_id = COALESCE($3, job_id), state = COALESCE($4, state),
+	_, err := s.exec(ctx, `UPDATE visibility_reports SET job_id = COALESCE($3, job_id), state = COALESCE($4, state),
 		brands = COALESCE($5, brands), site = COALESCE($6, site), result = COALESCE($7, result), error = COALESCE($8, error),
 		completed_at = COALESCE($9, completed_at) WHERE workspace_id = $1 AND id = $2`,
 		workspaceID, id, u.JobID, u.State, u.Brands, u.Site, u.Result, u.Error, u.CompletedAt)
@@ -172,7 +172,7 @@ func (s *Store) UpdateVisibilityReport(ctx context.Context, workspaceID, id stri
 // SettleVisibilityCredits marks the report's credits settled and reports
 // whether this call did it, so that a refund happens once.
 func (s *Store) SettleVisibilityCredits(ctx context.Context, workspaceID, id string) (bool, error) {
-	n, err := s.Exec(ctx, `UPDATE visibility_reports SET credits_settled = TRUE WHERE workspace_id = $1 AND id = $2 AND credits_settled = FALSE`, workspaceID, id)
+	n, err := s.exec(ctx, `UPDATE visibility_reports SET credits_settled = TRUE WHERE workspace_id = $1 AND id = $2 AND credits_settled = FALSE`, workspaceID, id)
 	if err != nil {
 		return false, fmt.Errorf("settle visibility credits: %w", err)
 	}
@@ -181,7 +181,7 @@ func (s *Store) SettleVisibilityCredits(ctx context.Context, workspaceID, id str
 
 // DeleteVisibilityReport removes a report that could not be queued.
 func (s *Store) DeleteVisibilityReport(ctx context.Context, workspaceID, id string) error {
-	_, err := s.Exec(ctx, `DELETE FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+	_, err := s.exec(ctx, `DELETE FROM visibility_reports WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
 	return err
 }
 
@@ -227,7 +227,7 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 	if a.Citations == "" {
 		a.Citations = "[]"
 	}
-	_, err := s.Exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
+	_, err := s.exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
 		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
@@ -243,7 +243,7 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 
 // ListVisibilityAnswers returns a report's answers of kind.
 func (s *Store) ListVisibilityAnswers(ctx context.Context, workspaceID, reportID, kind string) ([]VisibilityAnswer, error) {
-	rows, err := s.Query(ctx, `SELECT `+answerColumns+` FROM visibility_answers WHERE workspace_id = $1 AND report_id = $2 AND kind = $3`,
+	rows, err := s.query(ctx, `SELECT `+answerColumns+` FROM visibility_answers WHERE workspace_id = $1 AND report_id = $2 AND kind = $3`,
 		workspaceID, reportID, kind)
 	if err != nil {
 		return nil, fmt.Errorf("list visibility answers: %w", err)
@@ -263,7 +263,7 @@ func (s *Store) ListVisibilityAnswers(ctx context.Context, workspaceID, reportID
 // CachedVisibilityAnswer returns the workspace's latest successful answer
 // of engine to question asked at or after since, or ErrNotFound.
 func (s *Store) CachedVisibilityAnswer(ctx context.Context, workspaceID, kind, engine, question string, since int64) (VisibilityAnswer, error) {
-	return scanAnswer(s.QueryRow(ctx, `SELECT `+answerColumns+` FROM visibility_answers
+	return scanAnswer(s.queryRow(ctx, `SELECT `+answerColumns+` FROM visibility_answers
 		WHERE workspace_id = $1 AND engine = $2 AND asked_at >= $3 AND kind = $4 AND question = $5 AND error IS NULL
 		ORDER BY asked_at DESC LIMIT 1`, workspaceID, engine, since, kind, question))
 }

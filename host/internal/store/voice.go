@@ -93,7 +93,7 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 			fetchErr = &f.Error
 		}
 	}
-	_, err := s.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+	_, err := s.exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt,
 		v.SourceText, fetchAt, fetchOK, fetchErr, v.NextFetchAt)
 	if err != nil {
@@ -105,7 +105,7 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 // ListVoices returns the active voices the user can see, newest first,
 // without their content (ContentLength is set) or fetch interval.
 func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]Voice, error) {
-	rows, err := s.Query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
+	rows, err := s.query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list voices: %w", err)
 	}
@@ -124,7 +124,7 @@ func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]V
 
 // GetVoice returns an active voice the user can see, or ErrNotFound.
 func (s *Store) GetVoice(ctx context.Context, workspaceID, userID, id string) (Voice, error) {
-	return scanVoice(s.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
+	return scanVoice(s.queryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
 }
 
 // UpdateVoice applies u to an active voice the user can see and returns the
@@ -166,7 +166,7 @@ func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string,
 // DeactivateVoice soft-deletes a voice the user can see: the row stays with
 // is_active false. ErrNotFound when there is no such active voice.
 func (s *Store) DeactivateVoice(ctx context.Context, workspaceID, userID, id string) error {
-	n, err := s.Exec(ctx, `UPDATE brand_voices SET is_active = FALSE, updated_at = $4 WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id, s.Now())
+	n, err := s.exec(ctx, `UPDATE brand_voices SET is_active = FALSE, updated_at = $4 WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id, s.Now())
 	if err != nil {
 		return fmt.Errorf("delete voice: %w", err)
 	}

@@ -22,11 +22,11 @@ func (s *Store) RecordVoiceFetch(ctx context.Context, workspaceID, id string, f 
 	var n int64
 	var err error
 	if content != nil {
-		n, err = s.Exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6,
+		n, err = s.exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6,
 			content = $7, source_text = $8, updated_at = $9 WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`,
 			workspaceID, id, f.At, f.OK, fetchErr, next, *content, sourceText, s.Now())
 	} else {
-		n, err = s.Exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6
+		n, err = s.exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6
 			WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id, f.At, f.OK, fetchErr, next)
 	}
 	if err != nil {
@@ -40,7 +40,7 @@ func (s *Store) RecordVoiceFetch(ctx context.Context, workspaceID, id string, f 
 
 // SetVoiceNextFetch sets when a voice is due for re-fetching (nil: never).
 func (s *Store) SetVoiceNextFetch(ctx context.Context, workspaceID, id string, next *int64) error {
-	_, err := s.Exec(ctx, `UPDATE brand_voices SET next_fetch_at = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, id, next)
+	_, err := s.exec(ctx, `UPDATE brand_voices SET next_fetch_at = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, id, next)
 	if err != nil {
 		return fmt.Errorf("schedule voice fetch: %w", err)
 	}
@@ -53,7 +53,7 @@ func (s *Store) SetVoiceNextFetch(ctx context.Context, workspaceID, id string, n
 // voice. This is the one query across workspaces: the refresher works for
 // all of them, and every later read and write names the workspace.
 func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit int) ([]VoiceKey, error) {
-	rows, err := s.Query(ctx, `SELECT workspace_id, id, next_fetch_at FROM brand_voices
+	rows, err := s.query(ctx, `SELECT workspace_id, id, next_fetch_at FROM brand_voices
 		WHERE next_fetch_at IS NOT NULL AND next_fetch_at <= $1 AND is_active = TRUE ORDER BY next_fetch_at LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due voices: %w", err)
@@ -77,7 +77,7 @@ func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit
 	}
 	var out []VoiceKey
 	for _, d := range found {
-		n, err := s.Exec(ctx, `UPDATE brand_voices SET next_fetch_at = $4 WHERE workspace_id = $1 AND id = $2 AND next_fetch_at = $3`,
+		n, err := s.exec(ctx, `UPDATE brand_voices SET next_fetch_at = $4 WHERE workspace_id = $1 AND id = $2 AND next_fetch_at = $3`,
 			d.key.WorkspaceID, d.key.ID, d.at, leaseUntil)
 		if err != nil {
 			return out, fmt.Errorf("claim voice: %w", err)
@@ -92,5 +92,5 @@ func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit
 // GetWorkspaceVoice returns an active voice of the workspace whatever its
 // scope (the refresher acts for the voice's owner).
 func (s *Store) GetWorkspaceVoice(ctx context.Context, workspaceID, id string) (Voice, error) {
-	return scanVoice(s.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id))
+	return scanVoice(s.queryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id))
 }

@@ -31,7 +31,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
 		w.ID = NewID()
 	}
 	w.CreatedAt = s.Now()
-	_, err := s.Exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err := s.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
 		w.ID, w.WorkspaceID, w.Name, w.DisplayURL, w.Sealed, w.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("create webhook: %w", err)
@@ -41,7 +41,7 @@ func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
 
 // ListWebhooks returns the workspace's webhooks, newest first.
 func (s *Store) ListWebhooks(ctx context.Context, workspaceID string) ([]Webhook, error) {
-	rows, err := s.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, workspaceID)
+	rows, err := s.query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY created_at DESC, id DESC`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
 	}
@@ -59,7 +59,7 @@ func (s *Store) ListWebhooks(ctx context.Context, workspaceID string) ([]Webhook
 
 // GetWebhook returns a live webhook of the workspace, or ErrNotFound.
 func (s *Store) GetWebhook(ctx context.Context, workspaceID, id string) (Webhook, error) {
-	return scanWebhook(s.QueryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`, workspaceID, id))
+	return scanWebhook(s.queryRow(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`, workspaceID, id))
 }
 
 // ErrWebhookInUse is returned by DeleteWebhook without force when pending

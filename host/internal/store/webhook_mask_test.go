@@ -42,7 +42,7 @@ func TestWebhookDisplayURLMigration(t *testing.T) {
 			if err := s.b.migrate(ctx, 7); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := s.Exec(ctx, `INSERT INTO webhooks (id, workspace_id, name, display_url, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			if _, err := s.exec(ctx, `INSERT INTO webhooks (id, workspace_id, name, display_url, sealed, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 				"w1", "ws", "slack", "https://hooks.slack.com/services/T0/B0/TOPSECRETTOKEN99", "sealed", int64(1)); err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@ type Principal struct {
 // CountWorkspaces returns how many workspaces exist.
 func (s *Store) CountWorkspaces(ctx context.Context) (int, error) {
 	var n int
-	err := s.QueryRow(ctx, `SELECT COUNT(*) FROM workspaces`).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM workspaces`).Scan(&n)
 	return n, err
 }
 
@@ -83,7 +83,7 @@ func (s *Store) EnsureWorkspaceUser(ctx context.Context, name, plan, email strin
 
 // SetWorkspacePlan changes a workspace's plan.
 func (s *Store) SetWorkspacePlan(ctx context.Context, workspaceID, plan string) error {
-	n, err := s.Exec(ctx, `UPDATE workspaces SET plan = $1 WHERE id = $2`, plan, workspaceID)
+	n, err := s.exec(ctx, `UPDATE workspaces SET plan = $1 WHERE id = $2`, plan, workspaceID)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}
@@ -92,7 +92,7 @@ func (s *Store) SetWorkspacePlan(ctx context.Context, workspaceID, plan string) 
 
 // SetWorkspaceWebsite records the team website (used by ensure routes).
 func (s *Store) SetWorkspaceWebsite(ctx context.Context, workspaceID, website string) error {
-	n, err := s.Exec(ctx, `UPDATE workspaces SET website = $1 WHERE id = $2`, website, workspaceID)
+	n, err := s.exec(ctx, `UPDATE workspaces SET website = $1 WHERE id = $2`, website, workspaceID)
 	if err == nil && n == 0 {
 		return ErrNotFound
 	}
@@ -102,7 +102,7 @@ func (s *Store) SetWorkspaceWebsite(ctx context.Context, workspaceID, website st
 // SetUserWebsite records a user's own website (herald keys create
 // --website); sites/ensure falls back to it when the team has none.
 func (s *Store) SetUserWebsite(ctx context.Context, userID, website string) error {
-	n, err := s.Exec(ctx, `UPDATE users SET website = $1 WHERE id = $2`, website, userID)
+	n, err := s.exec(ctx, `UPDATE users SET website = $1 WHERE id = $2`, website, userID)
 	if err != nil {
 		return fmt.Errorf("set user website: %w", err)
 	}
@@ -116,7 +116,7 @@ func (s *Store) SetUserWebsite(ctx context.Context, userID, website string) erro
 // an unknown user.
 func (s *Store) UserWebsite(ctx context.Context, userID string) (string, error) {
 	var website string
-	err := s.QueryRow(ctx, `SELECT website FROM users WHERE id = $1`, userID).Scan(&website)
+	err := s.queryRow(ctx, `SELECT website FROM users WHERE id = $1`, userID).Scan(&website)
 	return website, err
 }
 
@@ -128,7 +128,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) error {
 	if k.CreatedAt == 0 {
 		k.CreatedAt = s.Now()
 	}
-	_, err := s.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+	_, err := s.exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		k.ID, k.WorkspaceID, k.UserID, k.Prefix, k.Hash, k.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("create api key: %w", err)
@@ -141,7 +141,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) error {
 func (s *Store) PrincipalByKeyHash(ctx context.Context, hash string) (Principal, string, error) {
 	var p Principal
 	var stored string
-	err := s.QueryRow(ctx, `SELECT k.id, k.user_id, k.hash, w.id, w.name, w.plan, w.website, w.created_at
+	err := s.queryRow(ctx, `SELECT k.id, k.user_id, k.hash, w.id, w.name, w.plan, w.website, w.created_at
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
 		WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash).
 		Scan(&p.KeyID, &p.UserID, &stored, &p.Workspace.ID, &p.Workspace.Name, &p.Workspace.Plan, &p.Workspace.Website, &p.Workspace.CreatedAt)
@@ -151,7 +151,7 @@ func (s *Store) PrincipalByKeyHash(ctx context.Context, hash string) (Principal,
 // PrincipalByUser loads the workspace of a user, for session JWTs.
 func (s *Store) PrincipalByUser(ctx context.Context, workspaceID, userID string) (Principal, error) {
 	p := Principal{UserID: userID}
-	err := s.QueryRow(ctx, `SELECT w.id, w.name, w.plan, w.website, w.created_at
+	err := s.queryRow(ctx, `SELECT w.id, w.name, w.plan, w.website, w.created_at
 		FROM users u JOIN workspaces w ON w.id = u.workspace_id
 		WHERE u.id = $1 AND w.id = $2`, userID, workspaceID).
 		Scan(&p.Workspace.ID, &p.Workspace.Name, &p.Workspace.Plan, &p.Workspace.Website, &p.Workspace.CreatedAt)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // chromiumPath is Debian's chromium package; the test downloads nothing.
@@ -67,13 +68,7 @@ func TestBrowserReportsAChatGPTVisit(t *testing.T) {
 
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(15 * time.Second)
-		for !ok() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(25 * time.Millisecond)
-		}
+		testwait.For(t, 15*time.Second, what, ok)
 	}
 	pageviews := func() int64 {
 		n, _ := st.TrafficEventCount(ctx, site.ID, store.TrafficPageview)
@@ -88,7 +83,9 @@ func TestBrowserReportsAChatGPTVisit(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the landing pageview", func() bool { return pageviews() == 1 })
-	time.Sleep(1200 * time.Millisecond) // visible time on /landing
+	// The visitor reads /landing for a while: the visible time the tracker
+	// measures (a deliberate dwell, not a wait for the server).
+	time.Sleep(1200 * time.Millisecond)
 	if err := chromedp.Do(bctx,
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 1000)`),
 		chromedp.Sleep(100*time.Millisecond),
@@ -97,7 +94,7 @@ func TestBrowserReportsAChatGPTVisit(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("the in-page navigation's pageview", func() bool { return pageviews() == 2 })
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // the visitor's dwell on /pricing
 	// Leaving the page hides it: pagehide and visibilitychange fire, and the
 	// keepalive request outlives the document.
 	if err := chromedp.Do(bctx, chromedp.Navigate("about:blank")); err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/internal/testwait"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -313,16 +314,13 @@ func (b *bundle) restart(t testing.TB) *bundle {
 // waitProgress polls the job until its progress reaches pct.
 func (b *bundle) waitProgress(t testing.TB, key, jobID string, pct float64) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		j := b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
-		if p, _ := j["progress"].(float64); p >= pct {
-			return j
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("job %s did not reach %v%%", jobID, pct)
-	return nil
+	var j map[string]any
+	testwait.For(t, 30*time.Second, fmt.Sprintf("job %s reaches %v%%", jobID, pct), func() bool {
+		j = b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
+		p, _ := j["progress"].(float64)
+		return p >= pct
+	})
+	return j
 }
 
 type response struct {
@@ -369,19 +367,15 @@ func (r response) want(t testing.TB, status int) response {
 // waitJob polls the job route until the job completes or fails.
 func (b *bundle) waitJob(t testing.TB, key, jobID string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		j := b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
-		switch j["state"] {
-		case "completed":
-			return j
-		case "failed":
+	var j map[string]any
+	testwait.For(t, 30*time.Second, "job "+jobID+" finishes", func() bool {
+		j = b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
+		if j["state"] == "failed" {
 			t.Fatalf("job failed: %v", j)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("job %s did not finish", jobID)
-	return nil
+		return j["state"] == "completed"
+	})
+	return j
 }
 
 // report queues a report and waits for it.

@@ -20,6 +20,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -231,20 +232,7 @@ func (r response) data(t *testing.T) map[string]any {
 
 func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		j, err := b.queue.Get(context.Background(), ws, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j.State == jobs.StateCompleted || j.State == jobs.StateFailed {
-			return j
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s still %s", id, j.State)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
 
 var _ = fmt.Sprint

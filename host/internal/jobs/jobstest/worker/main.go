@@ -22,6 +22,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 // RunsTable is the DDL of the table the counting handler writes.
@@ -58,7 +59,7 @@ func run() error {
 	if err := st.Migrate(ctx); err != nil {
 		return err
 	}
-	if _, err := st.Exec(ctx, RunsTable); err != nil {
+	if _, err := storetest.Exec(ctx, st, RunsTable); err != nil {
 		return err
 	}
 	q, err := jobs.New(jobs.Options{
@@ -84,7 +85,7 @@ func run() error {
 		}
 		var in struct{ Origin string }
 		j.Decode(&in)
-		if _, err := st.Exec(ctx, `INSERT INTO jobstest_runs (id, job_id, attempt, host, origin) VALUES ($1, $2, $3, $4, $5)`,
+		if _, err := storetest.Exec(ctx, st, `INSERT INTO jobstest_runs (id, job_id, attempt, host, origin) VALUES ($1, $2, $3, $4, $5)`,
 			store.NewID(), j.ID, j.Attempt, *host, in.Origin); err != nil {
 			return nil, err
 		}
