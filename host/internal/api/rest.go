@@ -250,7 +250,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		if status >= 500 {
 			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
 		}
-		writeMessage(w, status, ce.Message(), apierr.Fields(ce))
+		writeErrorBody(w, status, ce.Message(), apierr.Fields(ce), apierr.Lists(ce))
 		return
 	}
 	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "error", err)
@@ -258,12 +258,40 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeMessage(w http.ResponseWriter, status int, msg string, fields map[string]string) {
+	writeErrorBody(w, status, msg, fields, nil)
+}
+
+// writeErrorBody writes {"message": msg} plus the string fields and the list
+// fields (JSON arrays of strings), keys sorted. "message" itself cannot be
+// replaced by a field.
+func writeErrorBody(w http.ResponseWriter, status int, msg string, fields map[string]string, lists map[string][]string) {
 	b := append([]byte(`{"message":`), appendString(nil, msg)...)
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
+	keys := slices.Collect(maps.Keys(fields))
+	for k := range lists {
+		if _, dup := fields[k]; !dup {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "message" {
+			continue
+		}
 		b = append(b, ',')
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, fields[k])
+		if v, ok := fields[k]; ok {
+			b = appendString(b, v)
+			continue
+		}
+		b = append(b, '[')
+		for i, v := range lists[k] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, v)
+		}
+		b = append(b, ']')
 	}
 	writeJSON(w, status, append(b, '}'))
 }

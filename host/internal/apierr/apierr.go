@@ -1,7 +1,8 @@
 // Package apierr builds the errors that area packages return from API
 // methods. They are Connect errors, so the Connect face sends them as they
 // are; the REST face turns the code into an HTTP status through one table
-// and merges the extra fields into the JSON body beside "message".
+// and merges the extra fields (strings, and lists of strings) into the JSON
+// body beside "message".
 package apierr
 
 import (
@@ -14,7 +15,8 @@ import (
 )
 
 // New returns an error with code and message. fields are key/value pairs
-// that the REST body carries beside "message" (SPEC: jobId on unknown jobs).
+// that the REST body carries beside "message" (SPEC: jobId on unknown jobs);
+// WithList adds a field whose value is a list.
 func New(code connect.Code, msg string, fields ...string) *connect.Error {
 	err := connect.NewError(code, errors.New(msg))
 	if len(fields) > 0 {
@@ -65,18 +67,60 @@ func Internal(msg string) *connect.Error {
 	return New(connect.CodeInternal, msg)
 }
 
-// Fields returns the extra body fields attached by New.
+// WithList adds a field whose value is a list of strings, such as the
+// missingKeys of an invalid post: a JSON array in the REST body and a
+// StringList in the ErrorFields detail on Connect. It returns err.
+func WithList(err *connect.Error, key string, values []string) *connect.Error {
+	list := &apiv1.StringList{Values: values}
+	if list.Values == nil {
+		list.Values = []string{}
+	}
+	if d, derr := connect.NewErrorDetail(&apiv1.ErrorFields{Lists: map[string]*apiv1.StringList{key: list}}); derr == nil {
+		err.AddDetail(d)
+	}
+	return err
+}
+
+// Fields returns the extra string fields attached by New.
 func Fields(err *connect.Error) map[string]string {
+	var out map[string]string
+	for _, f := range details(err) {
+		for k, v := range f.Fields {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Lists returns the extra list fields attached by WithList.
+func Lists(err *connect.Error) map[string][]string {
+	var out map[string][]string
+	for _, f := range details(err) {
+		for k, v := range f.Lists {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[k] = v.GetValues()
+		}
+	}
+	return out
+}
+
+func details(err *connect.Error) []*apiv1.ErrorFields {
+	var out []*apiv1.ErrorFields
 	for _, d := range err.Details() {
 		v, derr := d.Value()
 		if derr != nil {
 			continue
 		}
 		if f, ok := v.(*apiv1.ErrorFields); ok {
-			return f.Fields
+			out = append(out, f)
 		}
 	}
-	return nil
+	return out
 }
 
 // RESTStatusHeader is a response header an API method sets to choose the

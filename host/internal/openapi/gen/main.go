@@ -9,7 +9,7 @@
 // The shapes follow the REST adapter (host/internal/api/jsonenc.go):
 // responses carry every field, 64-bit integers as JSON numbers, unset
 // optional and message fields as null, oneof members only when set; errors
-// are {"message": ..., <extra string fields>}.
+// are {"message": ..., <extra string or string-list fields>}.
 package main
 
 import (
@@ -114,11 +114,14 @@ func build(routes []api.RouteDoc, files *protoregistry.Files) (obj, error) {
 		tagList = append(tagList, obj{"name": name, "description": tags[name]})
 	}
 	g.schemas["Error"] = obj{
-		"type":                 "object",
-		"description":          "Every REST error: the message, plus string fields some errors carry (requestId on internal errors, the offending field, limits).",
-		"required":             []string{"message"},
-		"properties":           obj{"message": obj{"type": "string"}},
-		"additionalProperties": obj{"type": "string"},
+		"type":        "object",
+		"description": "Every REST error: the message, plus fields some errors carry: strings (jobId on an unknown job, requestId on internal errors, retryAfter) and lists of strings (missingKeys of a post a destination cannot take).",
+		"required":    []string{"message"},
+		"properties": obj{
+			"message":     obj{"type": "string"},
+			"missingKeys": obj{"type": "array", "items": obj{"type": "string"}, "description": "Keys of contentToExport the destination requires and the post lacks (POST /v1/scheduler/create)."},
+		},
+		"additionalProperties": obj{"anyOf": []obj{{"type": "string"}, {"type": "array", "items": obj{"type": "string"}}}},
 	}
 	return obj{
 		"openapi": "3.1.0",

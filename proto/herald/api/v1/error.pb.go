@@ -23,10 +23,14 @@ const (
 
 // ErrorFields travels as a Connect error detail. It carries the extra fields
 // that SPEC.md adds to an error body beside "message" (for example jobId on
-// an unknown job); the REST face merges them into the JSON error body.
+// an unknown job); the REST face merges them into the JSON error body. An
+// error may carry several ErrorFields details; their fields add up.
 type ErrorFields struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Fields        map[string]string      `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// String fields, such as jobId or requestId.
+	Fields map[string]string `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// List fields, such as missingKeys: JSON arrays of strings in the REST body.
+	Lists         map[string]*StringList `protobuf:"bytes,2,rep,name=lists,proto3" json:"lists,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -68,16 +72,76 @@ func (x *ErrorFields) GetFields() map[string]string {
 	return nil
 }
 
+func (x *ErrorFields) GetLists() map[string]*StringList {
+	if x != nil {
+		return x.Lists
+	}
+	return nil
+}
+
+// StringList is the value of a list field of ErrorFields.
+type StringList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Values        []string               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StringList) Reset() {
+	*x = StringList{}
+	mi := &file_herald_api_v1_error_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StringList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StringList) ProtoMessage() {}
+
+func (x *StringList) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_error_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StringList.ProtoReflect.Descriptor instead.
+func (*StringList) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_error_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *StringList) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
 var File_herald_api_v1_error_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_error_proto_rawDesc = "" +
 	"\n" +
-	"\x19herald/api/v1/error.proto\x12\rherald.api.v1\"\x88\x01\n" +
+	"\x19herald/api/v1/error.proto\x12\rherald.api.v1\"\x9a\x02\n" +
 	"\vErrorFields\x12>\n" +
-	"\x06fields\x18\x01 \x03(\v2&.herald.api.v1.ErrorFields.FieldsEntryR\x06fields\x1a9\n" +
+	"\x06fields\x18\x01 \x03(\v2&.herald.api.v1.ErrorFields.FieldsEntryR\x06fields\x12;\n" +
+	"\x05lists\x18\x02 \x03(\v2%.herald.api.v1.ErrorFields.ListsEntryR\x05lists\x1a9\n" +
 	"\vFieldsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aS\n" +
+	"\n" +
+	"ListsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12/\n" +
+	"\x05value\x18\x02 \x01(\v2\x19.herald.api.v1.StringListR\x05value:\x028\x01\"$\n" +
+	"\n" +
+	"StringList\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\tR\x06valuesB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
 
 var (
 	file_herald_api_v1_error_proto_rawDescOnce sync.Once
@@ -91,18 +155,22 @@ func file_herald_api_v1_error_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_error_proto_rawDescData
 }
 
-var file_herald_api_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_herald_api_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_herald_api_v1_error_proto_goTypes = []any{
 	(*ErrorFields)(nil), // 0: herald.api.v1.ErrorFields
-	nil,                 // 1: herald.api.v1.ErrorFields.FieldsEntry
+	(*StringList)(nil),  // 1: herald.api.v1.StringList
+	nil,                 // 2: herald.api.v1.ErrorFields.FieldsEntry
+	nil,                 // 3: herald.api.v1.ErrorFields.ListsEntry
 }
 var file_herald_api_v1_error_proto_depIdxs = []int32{
-	1, // 0: herald.api.v1.ErrorFields.fields:type_name -> herald.api.v1.ErrorFields.FieldsEntry
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 0: herald.api.v1.ErrorFields.fields:type_name -> herald.api.v1.ErrorFields.FieldsEntry
+	3, // 1: herald.api.v1.ErrorFields.lists:type_name -> herald.api.v1.ErrorFields.ListsEntry
+	1, // 2: herald.api.v1.ErrorFields.ListsEntry.value:type_name -> herald.api.v1.StringList
+	3, // [3:3] is the sub-list for method output_type
+	3, // [3:3] is the sub-list for method input_type
+	3, // [3:3] is the sub-list for extension type_name
+	3, // [3:3] is the sub-list for extension extendee
+	0, // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_error_proto_init() }
@@ -116,7 +184,7 @@ func file_herald_api_v1_error_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_error_proto_rawDesc), len(file_herald_api_v1_error_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
