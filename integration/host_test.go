@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,8 +137,17 @@ func TestOperatorCommands(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	out, err := harness.RunCommand(ctx, t, dir, nil, "version")
-	if err != nil || !strings.HasPrefix(out, "herald ") {
+	if err != nil || !strings.HasPrefix(out, "herald ") || strings.TrimSpace(out) == "herald dev" {
 		t.Fatalf("version: %q %v", out, err)
+	}
+	// Built from a git clone, the binary names its revision (the Go
+	// toolchain stamps it; it does not look into a worktree's .git file).
+	if fi, err := os.Stat(filepath.Join(harness.Root(), ".git")); err != nil || !fi.IsDir() {
+		t.Log("not a git clone: the revision in `herald version` is not checked")
+	} else if rev, err := exec.Command("git", "-C", harness.Root(), "rev-parse", "HEAD").Output(); err == nil {
+		if short := strings.TrimSpace(string(rev))[:12]; !strings.Contains(out, short) {
+			t.Fatalf("version %q does not name the checkout's revision %s", out, short)
+		}
 	}
 	out, err = harness.RunCommand(ctx, t, dir, nil, "migrate")
 	if err != nil || !strings.Contains(out, "migrations applied") {

@@ -263,17 +263,27 @@ func writeMessage(w http.ResponseWriter, status int, msg string, fields map[stri
 }
 
 // messageJSON is the error body: "message", the string fields, then the
-// fields of values (lists, objects).
+// fields of values (lists, objects), keys sorted within each group.
+// "message" itself cannot be replaced by a field.
 func messageJSON(msg string, fields map[string]string, values *structpb.Struct) []byte {
 	b := append([]byte(`{"message":`), appendString(nil, msg)...)
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if k == "message" {
+			continue
+		}
 		b = append(b, ',')
 		b = appendString(b, k)
 		b = append(b, ':')
 		b = appendString(b, fields[k])
 	}
-	if len(values.GetFields()) > 0 {
-		obj := marshalJSON(values) // {"key":value,...}
+	rest := &structpb.Struct{Fields: map[string]*structpb.Value{}}
+	for k, v := range values.GetFields() {
+		if _, dup := fields[k]; !dup && k != "message" {
+			rest.Fields[k] = v
+		}
+	}
+	if len(rest.Fields) > 0 {
+		obj := marshalJSON(rest) // {"key":value,...}
 		b = append(append(b, ','), obj[1:len(obj)-1]...)
 	}
 	return append(b, '}')

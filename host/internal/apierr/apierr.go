@@ -1,7 +1,8 @@
 // Package apierr builds the errors that area packages return from API
 // methods. They are Connect errors, so the Connect face sends them as they
 // are; the REST face turns the code into an HTTP status through one table
-// and merges the extra fields into the JSON body beside "message".
+// and merges the extra fields (strings, and lists of strings) into the JSON
+// body beside "message".
 package apierr
 
 import (
@@ -15,7 +16,8 @@ import (
 )
 
 // New returns an error with code and message. fields are key/value pairs
-// that the REST body carries beside "message" (SPEC: jobId on unknown jobs).
+// that the REST body carries beside "message" (SPEC: jobId on unknown jobs);
+// WithList adds a field whose value is a list.
 func New(code connect.Code, msg string, fields ...string) *connect.Error {
 	err := connect.NewError(code, errors.New(msg))
 	if len(fields) > 0 {
@@ -80,32 +82,57 @@ func WithValues(err *connect.Error, values map[string]any) *connect.Error {
 	return err
 }
 
-// Values returns the extra body fields attached by WithValues.
-func Values(err *connect.Error) *structpb.Struct {
-	for _, d := range err.Details() {
-		v, derr := d.Value()
-		if derr != nil {
-			continue
-		}
-		if f, ok := v.(*apiv1.ErrorFields); ok && f.Values != nil {
-			return f.Values
-		}
+// WithList adds a field whose value is a list of strings, such as the
+// missingKeys of an invalid post: a JSON array in the REST body. It returns err.
+func WithList(err *connect.Error, key string, values []string) *connect.Error {
+	list := make([]any, len(values))
+	for i, v := range values {
+		list[i] = v
 	}
-	return nil
+	return WithValues(err, map[string]any{key: list})
 }
 
-// Fields returns the extra body fields attached by New.
+// Values returns the extra body fields attached by WithValues, merged
+// across details.
+func Values(err *connect.Error) *structpb.Struct {
+	var out *structpb.Struct
+	for _, f := range details(err) {
+		for k, v := range f.Values.GetFields() {
+			if out == nil {
+				out = &structpb.Struct{Fields: map[string]*structpb.Value{}}
+			}
+			out.Fields[k] = v
+		}
+	}
+	return out
+}
+
+// Fields returns the extra string fields attached by New.
 func Fields(err *connect.Error) map[string]string {
+	var out map[string]string
+	for _, f := range details(err) {
+		for k, v := range f.Fields {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func details(err *connect.Error) []*apiv1.ErrorFields {
+	var out []*apiv1.ErrorFields
 	for _, d := range err.Details() {
 		v, derr := d.Value()
 		if derr != nil {
 			continue
 		}
-		if f, ok := v.(*apiv1.ErrorFields); ok && f.Fields != nil {
-			return f.Fields
+		if f, ok := v.(*apiv1.ErrorFields); ok {
+			out = append(out, f)
 		}
 	}
-	return nil
+	return out
 }
 
 // RESTStatusHeader is a response header an API method sets to choose the

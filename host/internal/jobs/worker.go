@@ -22,7 +22,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	}
 	if q.signal != nil {
 		if err := q.signal.subscribe(ctx, q.wakeLocal); err != nil {
-			q.log.Warn("redis wake-ups unavailable, polling until they come back", "every", q.opts.PollInterval, "error", err)
+			q.log.Warn("redis wake-ups unavailable, polling until they come back", "every", q.opts.PollInterval.String(), "error", err) // a string: JSON logs would print nanoseconds
 		}
 	}
 	fetchCtx, fetchStop := context.WithCancel(context.Background())

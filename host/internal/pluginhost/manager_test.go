@@ -148,7 +148,8 @@ type testBundle struct {
 func setup(t *testing.T, cfg *config.Config) *testBundle {
 	t.Helper()
 	b := &testBundle{reg: prometheus.NewRegistry(), log: &syncBuffer{}}
-	log := hclog.New(&hclog.LoggerOptions{Name: "herald", Output: b.log, Level: hclog.Debug})
+	// JSON, as operators run it: values must read well there too.
+	log := hclog.New(&hclog.LoggerOptions{Name: "herald", Output: b.log, Level: hclog.Debug, JSONFormat: true})
 	m, err := NewManager(log, cfg, b.reg)
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +260,10 @@ func TestAKilledPluginIsRestartedAndTheIdempotentCallRetried(t *testing.T) {
 	}
 	if n := ctl.count("a"); n != 2 {
 		t.Errorf("plugin saw %d calls, want 2 (the killed one and its retry)", n)
+	}
+	// The restart's backoff reads as a duration, not as nanoseconds.
+	if !strings.Contains(b.log.String(), `"backoff":"0s"`) {
+		t.Errorf("no restart log line with \"backoff\":\"0s\":\n%s", b.log.String())
 	}
 }
 

@@ -206,7 +206,7 @@ func (p *process) acquire(ctx context.Context) (*handle, error) {
 		p.notBefore = time.Now().Add(backoff(p.failures))
 		p.lastErr = &sdk.Error{Code: sdk.CodeUnavailable, Message: fmt.Sprintf("plugin %s exited", p.name)}
 		p.met.restarts.Inc()
-		p.log.Warn("plugin process exited; restarting", "restarts_in_a_row", p.failures, "backoff", backoff(p.failures))
+		p.log.Warn("plugin process exited; restarting", "restarts_in_a_row", p.failures, "backoff", backoff(p.failures).String()) // a string: JSON logs would print nanoseconds
 	}
 	if wait := time.Until(p.notBefore); wait > 0 {
 		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {

@@ -292,8 +292,8 @@ func (s *Service) validate(ctx context.Context, dest, status string, content map
 		keyMsgs = append(keyMsgs, pr.Message)
 	}
 	if len(keys) > 0 {
-		return apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; ")),
-			"missingKeys", strings.Join(keys, ","))
+		return apierr.WithList(apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; "))),
+			"missingKeys", keys)
 	}
 	if len(credMsgs) > 0 && status == store.SchedulePending {
 		how := "connect it with PUT /v1/destinations/" + dest + "/connection"

@@ -2,6 +2,7 @@ package traffic
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"connectrpc.com/connect"
@@ -34,7 +35,7 @@ func (h *Handler) ListSites(ctx context.Context, _ *connect.Request[apiv1.ListSi
 	if err != nil {
 		return nil, err
 	}
-	out := &apiv1.ListSitesResponse{Sites: make([]*apiv1.AITrafficSite, 0, len(sites))}
+	out := &apiv1.ListSitesResponse{Message: "Sites fetched", Sites: make([]*apiv1.AITrafficSite, 0, len(sites))}
 	for _, s := range sites {
 		out.Sites = append(out.Sites, h.site(s))
 	}
@@ -71,9 +72,9 @@ func (h *Handler) EnsureSite(ctx context.Context, _ *connect.Request[apiv1.Ensur
 		return nil, err
 	}
 	if site == nil {
-		return connect.NewResponse(&apiv1.EnsureSiteResponse{NeedsDomain: true}), nil
+		return connect.NewResponse(&apiv1.EnsureSiteResponse{Message: needsDomainMessage, NeedsDomain: true}), nil
 	}
-	return connect.NewResponse(&apiv1.EnsureSiteResponse{Site: h.site(*site)}), nil
+	return connect.NewResponse(&apiv1.EnsureSiteResponse{Message: "Site ready: " + site.Domain, Site: h.site(*site)}), nil
 }
 
 // GetStats reports a site's AI traffic.
@@ -87,7 +88,21 @@ func (h *Handler) GetStats(ctx context.Context, req *connect.Request[apiv1.GetSt
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(statsProto(r)), nil
+	out := statsProto(r)
+	out.Message = statsMessage(out.Domain, out.Days)
+	return connect.NewResponse(out), nil
+}
+
+// needsDomainMessage answers sites/ensure when the workspace has no site and
+// neither the team nor the user has a website to create one from.
+const needsDomainMessage = "No site yet and no website to create one from: add one with POST /v1/ai-traffic/sites"
+
+// statsMessage names the site and the window of a report.
+func statsMessage(domain string, days int32) string {
+	if days == 1 {
+		return "AI traffic for " + domain + " today"
+	}
+	return fmt.Sprintf("AI traffic for %s over the last %d days", domain, days)
 }
 
 // Collect records a beacon; it is public.

@@ -9,7 +9,7 @@
 // The shapes follow the REST adapter (host/internal/api/jsonenc.go):
 // responses carry every field, 64-bit integers as JSON numbers, unset
 // optional and message fields as null, oneof members only when set; errors
-// are {"message": ..., <extra string fields>}.
+// are {"message": ..., <extra string or string-list fields>}.
 package main
 
 import (
@@ -127,11 +127,16 @@ func build(routes []api.RouteDoc, files *protoregistry.Files) (obj, error) {
 		tagList = append(tagList, obj{"name": name, "description": tags[name]})
 	}
 	g.schemas["Error"] = obj{
-		"type":                 "object",
-		"description":          "Every REST error: the message, plus string fields some errors carry (requestId on internal errors, the offending field, limits).",
-		"required":             []string{"message"},
-		"properties":           obj{"message": obj{"type": "string"}},
-		"additionalProperties": obj{"type": "string"},
+		"type":        "object",
+		"description": "Every REST error: the message, plus fields some errors carry: strings (jobId on an unknown job, requestId on internal errors, retryAfter) lists of strings (missingKeys of a post a destination cannot take) and lists of objects (schedules that use a webhook a DELETE refused to remove).",
+		"required":    []string{"message"},
+		"properties": obj{
+			"message":     obj{"type": "string"},
+			"missingKeys": obj{"type": "array", "items": obj{"type": "string"}, "description": "Keys of contentToExport the destination requires and the post lacks (POST /v1/scheduler/create)."},
+			"schedules": obj{"type": "array", "description": "The pending posts that use a saved webhook, on a 409 of DELETE /v1/webhooks/{id} (delete with ?force=true to fail them).",
+				"items": obj{"type": "object", "required": []string{"id", "whenToExport"}, "properties": obj{"id": obj{"type": "string"}, "whenToExport": obj{"type": []string{"string", "null"}, "format": "date-time"}}}},
+		},
+		"additionalProperties": obj{"anyOf": []obj{{"type": "string"}, {"type": "array", "items": obj{"type": "string"}}}},
 	}
 	return obj{
 		"openapi": "3.1.0",

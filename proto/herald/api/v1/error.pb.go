@@ -23,11 +23,13 @@ const (
 )
 
 // ErrorFields travels as a Connect error detail. It carries the extra fields
-// that SPEC.md adds to an error body beside "message" (for example jobId on
-// an unknown job); the REST face merges them into the JSON error body.
+// that the API adds to an error body beside "message" (for example jobId on
+// an unknown job); the REST face merges them into the JSON error body. An
+// error may carry several ErrorFields details; their fields add up.
 type ErrorFields struct {
-	state  protoimpl.MessageState `protogen:"open.v1"`
-	Fields map[string]string      `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// String fields, such as jobId or requestId.
+	Fields map[string]string `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Extra body fields that are not strings (lists, objects), merged into the
 	// REST body the same way.
 	Values        *structpb.Struct `protobuf:"bytes,2,opt,name=values,proto3" json:"values,omitempty"`

@@ -164,7 +164,8 @@ func (*ListSitesRequest) Descriptor() ([]byte, []int) {
 }
 
 type ListSitesResponse struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	// Sites of the workspace, oldest first.
 	Sites         []*AITrafficSite `protobuf:"bytes,1,rep,name=sites,proto3" json:"sites,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -199,6 +200,13 @@ func (x *ListSitesResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use ListSitesResponse.ProtoReflect.Descriptor instead.
 func (*ListSitesResponse) Descriptor() ([]byte, []int) {
 	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListSitesResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 func (x *ListSitesResponse) GetSites() []*AITrafficSite {
@@ -302,9 +310,11 @@ func (*EnsureSiteRequest) Descriptor() ([]byte, []int) {
 // the workspace website when there is none; site is null and needsDomain
 // true when the workspace has neither.
 type EnsureSiteResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Site          *AITrafficSite         `protobuf:"bytes,1,opt,name=site,proto3" json:"site,omitempty"`
-	NeedsDomain   bool                   `protobuf:"varint,2,opt,name=needs_domain,json=needsDomain,proto3" json:"needs_domain,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Says what happened; with needsDomain, how to add a site.
+	Message       string         `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	Site          *AITrafficSite `protobuf:"bytes,1,opt,name=site,proto3" json:"site,omitempty"`
+	NeedsDomain   bool           `protobuf:"varint,2,opt,name=needs_domain,json=needsDomain,proto3" json:"needs_domain,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -337,6 +347,13 @@ func (x *EnsureSiteResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use EnsureSiteResponse.ProtoReflect.Descriptor instead.
 func (*EnsureSiteResponse) Descriptor() ([]byte, []int) {
 	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *EnsureSiteResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 func (x *EnsureSiteResponse) GetSite() *AITrafficSite {
@@ -420,6 +437,9 @@ func (x *GetStatsRequest) GetSource() string {
 // whole UTC days ending today.
 type GetStatsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// Names the site and the window, such as "AI traffic for example.com over
+	// the last 30 days".
+	Message string `protobuf:"bytes,14,opt,name=message,proto3" json:"message,omitempty"`
 	// Where the numbers come from: always "script" in this release (Google
 	// Analytics is not connected).
 	Source                   string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
@@ -472,6 +492,13 @@ func (x *GetStatsResponse) ProtoReflect() protoreflect.Message {
 // Deprecated: Use GetStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetStatsResponse) Descriptor() ([]byte, []int) {
 	return file_herald_api_v1_traffic_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetStatsResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 func (x *GetStatsResponse) GetSource() string {
@@ -1371,22 +1398,25 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"script_url\x18\a \x01(\tR\tscriptUrl\x129\n" +
 	"\n" +
 	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x12\n" +
-	"\x10ListSitesRequest\"G\n" +
-	"\x11ListSitesResponse\x122\n" +
+	"\x10ListSitesRequest\"a\n" +
+	"\x11ListSitesResponse\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x122\n" +
 	"\x05sites\x18\x01 \x03(\v2\x1c.herald.api.v1.AITrafficSiteR\x05sites\"?\n" +
 	"\x11CreateSiteRequest\x12\x16\n" +
 	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"\x13\n" +
-	"\x11EnsureSiteRequest\"i\n" +
-	"\x12EnsureSiteResponse\x120\n" +
+	"\x11EnsureSiteRequest\"\x83\x01\n" +
+	"\x12EnsureSiteResponse\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x120\n" +
 	"\x04site\x18\x01 \x01(\v2\x1c.herald.api.v1.AITrafficSiteR\x04site\x12!\n" +
 	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"f\n" +
 	"\x0fGetStatsRequest\x12\x19\n" +
 	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x17\n" +
 	"\x04days\x18\x02 \x01(\x05H\x00R\x04days\x88\x01\x01\x12\x16\n" +
 	"\x06source\x18\x03 \x01(\tR\x06sourceB\a\n" +
-	"\x05_days\"\xaf\x04\n" +
-	"\x10GetStatsResponse\x12\x16\n" +
+	"\x05_days\"\xc9\x04\n" +
+	"\x10GetStatsResponse\x12\x18\n" +
+	"\amessage\x18\x0e \x01(\tR\amessage\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12<\n" +
 	"\x1agoogle_analytics_connected\x18\x02 \x01(\bR\x18googleAnalyticsConnected\x12\x19\n" +
 	"\bsite_key\x18\x03 \x01(\tR\asiteKey\x12\x16\n" +
