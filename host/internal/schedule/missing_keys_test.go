@@ -50,7 +50,7 @@ func TestMissingKeysAreAListOnBothFaces(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument {
 		t.Fatalf("Connect: %v, want invalid_argument", err)
 	}
-	var got []string
+	got = nil
 	for _, v := range apierr.Values(ce).GetFields()["missingKeys"].GetListValue().GetValues() {
 		got = append(got, v.GetStringValue())
 	}
