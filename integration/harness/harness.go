@@ -43,7 +43,9 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "herald")
-		cmd := exec.Command("go", "build", "-o", binPath, "./host")
+		// -buildvcs=auto: stamp the revision when built from a clone, even
+		// where GOFLAGS turns stamping off (herald version prints it).
+		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, "./host")
 		cmd.Dir = Root()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
