@@ -67,11 +67,11 @@ type Traffic interface {
 	Stats(ctx context.Context, p auth.Principal, q traffic.StatsQuery) (traffic.Report, error)
 }
 
-// Scheduler lists and creates schedules as /v1/scheduler does; it reads the
-// caller (and applies its plan rule) from ctx (*schedule.Service).
+// Scheduler lists and creates schedules as /v1/scheduler does, with its
+// plan rule (*schedule.Service).
 type Scheduler interface {
-	List(ctx context.Context, skip int) ([]store.Schedule, int, error)
-	Create(ctx context.Context, in schedule.NewSchedule) (store.Schedule, error)
+	List(ctx context.Context, p auth.Principal, skip int) ([]store.Schedule, int, error)
+	Create(ctx context.Context, p auth.Principal, in schedule.NewSchedule) (store.Schedule, error)
 }
 
 // Voices reads the brand voices the caller can see (*voice.Service).

@@ -143,7 +143,7 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 		return Reply{}, fmt.Errorf("proposal arguments: %w", err)
 	}
 	yes := true
-	sc, err := s.Scheduler.Create(ctx, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+	sc, err := s.Scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
 		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
 	if err != nil {
 		release()

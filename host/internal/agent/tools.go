@@ -177,7 +177,7 @@ func (s *Service) toolListSchedules(ctx context.Context, t *turn, args json.RawM
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	list, total, err := s.Scheduler.List(ctx, a.Skip)
+	list, total, err := s.Scheduler.List(ctx, t.p, a.Skip)
 	if err != nil {
 		return nil, err
 	}

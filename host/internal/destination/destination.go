@@ -84,15 +84,10 @@ func New(d Deps) (*Service, error) {
 	return s, nil
 }
 
-// allow enforces SPEC's plan rule of the scheduler routes, which include
+// allow enforces the plan rule of the scheduler routes, which include
 // destinations and webhooks: the api-key works only for plans with
 // scheduler API access (business and higher); sessions always work.
-func (s *Service) allow(p auth.Principal) error {
-	if p.Via == auth.ViaAPIKey && !s.plans[p.Plan].SchedulerAPIAccess {
-		return apierr.Forbidden("the scheduler API needs the business plan or higher (this workspace is on the %s plan); upgrade, or use a session", p.Plan)
-	}
-	return nil
-}
+func (s *Service) allow(p auth.Principal) error { return quota.SchedulerAPI(s.plans, p) }
 
 func (s *Service) destinationNames() []string { return s.dests.Destinations() }
 

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -26,6 +27,10 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // CreateSchedule stores a post (POST /v1/scheduler/create).
 func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1.CreateScheduleRequest]) (*connect.Response[apiv1.CreateScheduleResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
 	m := req.Msg
 	in := NewSchedule{
 		ExportTo: m.ExportTo, Title: m.Title, Text: m.Text, Body: m.Content,
@@ -38,7 +43,7 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 	if img := m.Image; img != nil {
 		in.Image.Upload = &Upload{DownloadURL: img.DownloadUrl, FileID: img.FileId, MIMEType: img.MimeType, FileName: img.FileName}
 	}
-	sc, err := h.svc.Create(ctx, in)
+	sc, err := h.svc.Create(ctx, p, in)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +56,11 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 
 // ListSchedules pages through the workspace's schedules (GET /v1/scheduler).
 func (h *Handler) ListSchedules(ctx context.Context, req *connect.Request[apiv1.ListSchedulesRequest]) (*connect.Response[apiv1.ListSchedulesResponse], error) {
-	list, total, err := h.svc.List(ctx, int(req.Msg.Skip))
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, total, err := h.svc.List(ctx, p, int(req.Msg.Skip))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +73,11 @@ func (h *Handler) ListSchedules(ctx context.Context, req *connect.Request[apiv1.
 
 // GetSchedule returns one schedule (GET /v1/scheduler/{id}).
 func (h *Handler) GetSchedule(ctx context.Context, req *connect.Request[apiv1.GetScheduleRequest]) (*connect.Response[apiv1.GetScheduleResponse], error) {
-	sc, err := h.svc.Get(ctx, req.Msg.Id)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := h.svc.Get(ctx, p, req.Msg.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +87,11 @@ func (h *Handler) GetSchedule(ctx context.Context, req *connect.Request[apiv1.Ge
 // DeleteSchedule cancels a pending schedule or removes a draft (DELETE
 // /v1/scheduler/{id}).
 func (h *Handler) DeleteSchedule(ctx context.Context, req *connect.Request[apiv1.DeleteScheduleRequest]) (*connect.Response[apiv1.DeleteScheduleResponse], error) {
-	result, err := h.svc.Delete(ctx, req.Msg.Id)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	result, err := h.svc.Delete(ctx, p, req.Msg.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +131,11 @@ func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli
 // RetrySchedule puts a failed schedule back to pending (POST
 // /v1/scheduler/{id}/retry).
 func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.RetryScheduleRequest]) (*connect.Response[apiv1.RetryScheduleResponse], error) {
-	sc, err := h.svc.Retry(ctx, req.Msg.Id, req.Msg.WhenToExport)
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := h.svc.Retry(ctx, p, req.Msg.Id, req.Msg.WhenToExport)
 	if err != nil {
 		return nil, err
 	}

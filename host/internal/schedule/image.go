@@ -78,14 +78,14 @@ func imageMeta(in ImageInput, content map[string]any) error {
 // hostImage obtains and stores the image of a create request, if any, and
 // returns the durable URL to write to contentToExport.imageUrl. Raw bytes
 // never reach the schedule row.
-func (s *Service) hostImage(ctx context.Context, in ImageInput, content map[string]any) (hostedImage, error) {
+func (s *Service) hostImage(ctx context.Context, workspaceID string, in ImageInput, content map[string]any) (hostedImage, error) {
 	switch {
 	case in.Upload != nil && strings.TrimSpace(in.Upload.DownloadURL) != "":
 		data, err := s.download(ctx, in.Upload.DownloadURL)
 		if err != nil {
 			return hostedImage{}, err
 		}
-		return s.storeImage(ctx, "image", data, firstNonEmpty(in.Upload.MIMEType, in.MIMEType))
+		return s.storeImage(ctx, workspaceID, "image", data, firstNonEmpty(in.Upload.MIMEType, in.MIMEType))
 	case in.Upload != nil:
 		return hostedImage{}, apierr.Invalid("image.download_url is required when image is passed")
 	case strings.TrimSpace(in.Base64) != "":
@@ -93,25 +93,25 @@ func (s *Service) hostImage(ctx context.Context, in ImageInput, content map[stri
 		if err != nil {
 			return hostedImage{}, err
 		}
-		return s.storeImage(ctx, "imageBase64", data, firstNonEmpty(hint, in.MIMEType))
+		return s.storeImage(ctx, workspaceID, "imageBase64", data, firstNonEmpty(hint, in.MIMEType))
 	case strings.TrimSpace(in.URL) != "":
-		return s.imageURL(ctx, "imageUrl", in.URL)
+		return s.imageURL(ctx, workspaceID, "imageUrl", in.URL)
 	}
 	if v, ok := content["imageUrl"].(string); ok && strings.TrimSpace(v) != "" {
-		return s.imageURL(ctx, "contentToExport.imageUrl", v)
+		return s.imageURL(ctx, workspaceID, "contentToExport.imageUrl", v)
 	}
 	return hostedImage{}, nil
 }
 
 // imageURL keeps an https URL and re-hosts a data: URL.
-func (s *Service) imageURL(ctx context.Context, field, raw string) (hostedImage, error) {
+func (s *Service) imageURL(ctx context.Context, workspaceID, field, raw string) (hostedImage, error) {
 	raw = strings.TrimSpace(raw)
 	if hasPrefixFold(raw, "data:") {
 		data, hint, err := decodeImage(field, raw)
 		if err != nil {
 			return hostedImage{}, err
 		}
-		return s.storeImage(ctx, field, data, hint)
+		return s.storeImage(ctx, workspaceID, field, data, hint)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" {
@@ -184,7 +184,7 @@ func (s *Service) download(ctx context.Context, raw string) ([]byte, error) {
 }
 
 // storeImage checks that data is an image by its bytes and stores it.
-func (s *Service) storeImage(ctx context.Context, field string, data []byte, hint string) (hostedImage, error) {
+func (s *Service) storeImage(ctx context.Context, workspaceID, field string, data []byte, hint string) (hostedImage, error) {
 	if hint != "" && !strings.HasPrefix(strings.ToLower(hint), "image/") {
 		return hostedImage{}, apierr.Invalid("%s has type %q, which is not an image", field, hint)
 	}
@@ -206,10 +206,8 @@ func (s *Service) storeImage(ctx context.Context, field string, data []byte, hin
 		return hostedImage{}, fmt.Errorf("store schedule image: %w", err)
 	}
 	// Tracked so that the sweeper finds it if no schedule ends up needing it.
-	if p, perr := s.caller(ctx); perr == nil {
-		if err := s.store.TrackScheduleImage(ctx, p.WorkspaceID, obj.Key); err != nil {
-			return hostedImage{}, err
-		}
+	if err := s.store.TrackScheduleImage(ctx, workspaceID, obj.Key); err != nil {
+		return hostedImage{}, err
 	}
 	return hostedImage{URL: obj.URL, Key: &obj.Key}, nil
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -19,9 +21,8 @@ var errNotFailed = errors.New("schedule is not failed")
 // schedule keeps its id, so the destination sees the same idempotency key
 // (a webhook receiver deduplicates a delivery that did arrive). Only a
 // failed schedule is retried: 409 for the others, 404 for an unknown one.
-func (s *Service) Retry(ctx context.Context, id, when string) (store.Schedule, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Retry(ctx context.Context, p auth.Principal, id, when string) (store.Schedule, error) {
+	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return store.Schedule{}, err
 	}
 	sc, err := s.store.GetSchedule(ctx, p.WorkspaceID, id)

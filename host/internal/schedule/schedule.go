@@ -132,20 +132,6 @@ func New(d Deps) (*Service, error) {
 	return s, nil
 }
 
-// caller returns the authenticated principal and enforces SPEC's plan rule:
-// the api-key works on the scheduler only for plans with scheduler API
-// access (business and higher); sessions always work.
-func (s *Service) caller(ctx context.Context) (auth.Principal, error) {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
-		return p, apierr.Unauthenticated("send the api-key header or an Authorization: Bearer session JWT")
-	}
-	if p.Via == auth.ViaAPIKey && !s.plans[p.Plan].SchedulerAPIAccess {
-		return p, apierr.Forbidden("the scheduler API needs the business plan or higher (this workspace is on the %s plan); upgrade, or use a session", p.Plan)
-	}
-	return p, nil
-}
-
 // NewSchedule is a validated create request before images are handled.
 type NewSchedule struct {
 	ExportTo     string
@@ -162,9 +148,8 @@ type NewSchedule struct {
 
 // Create validates and stores a schedule; a pending one gets its publish
 // job in the same transaction.
-func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule, err error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (_ store.Schedule, err error) {
+	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return store.Schedule{}, err
 	}
 	if in.Confirm != nil && !*in.Confirm {
@@ -221,7 +206,7 @@ func (s *Service) Create(ctx context.Context, in NewSchedule) (_ store.Schedule,
 	if err := imageMeta(in.Image, meta); err != nil {
 		return store.Schedule{}, err
 	}
-	img, err := s.hostImage(ctx, in.Image, content)
+	img, err := s.hostImage(ctx, p.WorkspaceID, in.Image, content)
 	if err != nil {
 		return store.Schedule{}, err
 	}
@@ -311,9 +296,8 @@ func (s *Service) pluginError(dest, op string, err error) error {
 }
 
 // List returns a page of the caller's workspace's schedules and the total.
-func (s *Service) List(ctx context.Context, skip int) ([]store.Schedule, int, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) List(ctx context.Context, p auth.Principal, skip int) ([]store.Schedule, int, error) {
+	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return nil, 0, err
 	}
 	if skip < 0 {
@@ -323,9 +307,8 @@ func (s *Service) List(ctx context.Context, skip int) ([]store.Schedule, int, er
 }
 
 // Get returns one schedule of the caller's workspace.
-func (s *Service) Get(ctx context.Context, id string) (store.Schedule, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (store.Schedule, error) {
+	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return store.Schedule{}, err
 	}
 	sc, err := s.store.GetSchedule(ctx, p.WorkspaceID, id)
@@ -338,9 +321,8 @@ func (s *Service) Get(ctx context.Context, id string) (store.Schedule, error) {
 // Delete cancels a pending schedule or removes a draft (or a failed one).
 // It returns the resulting status: "cancelled" or "removed". A schedule
 // being published, or already published, cannot be cancelled (409).
-func (s *Service) Delete(ctx context.Context, id string) (string, error) {
-	p, err := s.caller(ctx)
-	if err != nil {
+func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (string, error) {
+	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return "", err
 	}
 	before, result, err := s.store.CancelSchedule(ctx, p.WorkspaceID, id)
