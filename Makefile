@@ -46,10 +46,12 @@ generate: tools
 # The OpenAPI document, from the REST route table and the protos' descriptors (with comments).
 	cd proto && buf build --path herald/api -o $(BIN)/herald-api.binpb
 	go run ./host/internal/openapi/gen -descriptors $(BIN)/herald-api.binpb -o host/internal/openapi/openapi.json -md docs/API.md
+# The README's configuration table, from the settings table in config/settings.go.
+	go run ./config/gen README.md
 
 # Fails when committed generated code differs from what `make generate` produces.
 check-generated: generate
-	git diff --exit-code -- proto sdk/proto host/internal/openapi/openapi.json docs/API.md || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
+	git diff --exit-code -- proto sdk/proto host/internal/openapi/openapi.json docs/API.md README.md || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
 	test -z "$$(git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md)" || (git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md; echo "untracked generated files: run make generate and commit" >&2; exit 1)
 
 # Every benchmark of docs/BENCHMARKS.md, each against its baseline in the same

@@ -16,55 +16,58 @@ import (
 // fileSchema fields. Blocks (plan, queue, plugin, model, visibility,
 // brand_voice, limits) have their own shapes and are applied beside it.
 var settings = []setting{
-	{name: "listen", env: "HERALD_LISTEN", def: "127.0.0.1:8080",
+	{name: "listen", env: "HERALD_LISTEN", def: "127.0.0.1:8080", doc: "(HTTP, Connect and gRPC on one port)",
 		cfg: func(c *Config) any { return &c.Listen }, file: func(f *fileSchema) any { return f.Listen }},
-	{name: "data_dir", env: "HERALD_DATA_DIR", def: "./data",
+	{name: "data_dir", env: "HERALD_DATA_DIR", def: "./data", doc: "(the embedded mode's SQLite file, blobs and `secret.key`)",
 		cfg: func(c *Config) any { return &c.DataDir }, file: func(f *fileSchema) any { return f.DataDir }},
-	{name: "public_url", env: "HERALD_PUBLIC_URL",
+	{name: "public_url", env: "HERALD_PUBLIC_URL", doc: "empty: `http://{listen}`; the URL clients reach (blob and script URLs use it)",
 		cfg: func(c *Config) any { return &c.PublicURL }, file: func(f *fileSchema) any { return f.PublicURL }},
-	{name: "database_url", env: "HERALD_DATABASE_URL",
+	{name: "database_url", env: "HERALD_DATABASE_URL", doc: "empty: embedded SQLite `{data_dir}/herald.db`; a `postgres://` or `postgresql://` URL for PostgreSQL or CockroachDB",
 		cfg: func(c *Config) any { return &c.DatabaseURL }, file: func(f *fileSchema) any { return f.DatabaseURL }},
-	{name: "redis_url", env: "HERALD_REDIS_URL",
+	{name: "redis_url", env: "HERALD_REDIS_URL", doc: "empty: in-process signalling; Redis wakes every host's workers at once",
 		cfg: func(c *Config) any { return &c.RedisURL }, file: func(f *fileSchema) any { return f.RedisURL }},
-	{name: "secret_key", env: "HERALD_SECRET_KEY",
+	{name: "secret_key", env: "HERALD_SECRET_KEY", doc: "embedded: generated on first start into `{data_dir}/secret.key` (0600); distributed: unset, and credentials are refused until every host shares one (at least 32 characters, no whitespace)",
 		cfg: func(c *Config) any { return &c.SecretKey }, file: func(f *fileSchema) any { return f.SecretKey }},
-	{name: "jwt_secret", env: "HERALD_JWT_SECRET",
+	{name: "jwt_secret", env: "HERALD_JWT_SECRET", doc: "empty: session JWTs disabled",
 		cfg: func(c *Config) any { return &c.JWTSecret }, file: func(f *fileSchema) any { return f.JWTSecret }},
-	{name: "allowed_private_cidrs", env: "HERALD_ALLOWED_PRIVATE_CIDRS",
+	{name: "allowed_private_cidrs", env: "HERALD_ALLOWED_PRIVATE_CIDRS", doc: "empty: outbound fetches reach only public addresses; comma-separated CIDRs let destinations and voice websites on them through",
 		cfg: func(c *Config) any { return &c.AllowedPrivateCIDRs }, file: func(f *fileSchema) any { return f.AllowedPrivateCIDRs }},
-	{name: "log_format", env: "HERALD_LOG_FORMAT", def: "text",
+	{name: "log_format", env: "HERALD_LOG_FORMAT", def: "text", doc: "(or `json`)",
 		cfg: func(c *Config) any { return &c.LogFormat }, file: func(f *fileSchema) any { return f.LogFormat }},
-	{name: "log_level", env: "HERALD_LOG_LEVEL", def: "info",
+	{name: "log_level", env: "HERALD_LOG_LEVEL", def: "info", doc: "(trace, debug, info, warn, error)",
 		cfg: func(c *Config) any { return &c.LogLevel }, file: func(f *fileSchema) any { return f.LogLevel }},
-	{name: "max_body_bytes", env: "HERALD_MAX_BODY_BYTES", def: int64(1 << 20),
+	{name: "max_body_bytes", env: "HERALD_MAX_BODY_BYTES", def: int64(1 << 20), doc: "(a larger request body is a 413)",
 		cfg: func(c *Config) any { return &c.MaxBodyBytes }, file: func(f *fileSchema) any { return f.MaxBodyBytes }},
-	{name: "shutdown_timeout", env: "HERALD_SHUTDOWN_TIMEOUT", def: 15 * time.Second,
+	{name: "shutdown_timeout", env: "HERALD_SHUTDOWN_TIMEOUT", def: 15 * time.Second, doc: "(in-flight requests and running jobs finish within it)",
 		cfg: func(c *Config) any { return &c.ShutdownTimeout }, file: func(f *fileSchema) any { return f.ShutdownTimeout }},
-	{name: "job_retention", env: "HERALD_JOB_RETENTION", def: 7 * 24 * time.Hour,
+	{name: "job_retention", env: "HERALD_JOB_RETENTION", def: 7 * 24 * time.Hour, doc: "(finished jobs are pruned after it)",
 		cfg: func(c *Config) any { return &c.JobRetention }, file: func(f *fileSchema) any { return f.JobRetention }},
-	{name: "traffic_retention", env: "HERALD_TRAFFIC_RETENTION", def: 400 * 24 * time.Hour,
+	{name: "traffic_retention", env: "HERALD_TRAFFIC_RETENTION", def: 400 * 24 * time.Hour, doc: "(400 days; raw beacon events, rollups are kept)",
 		cfg: func(c *Config) any { return &c.TrafficRetention }, file: func(f *fileSchema) any { return f.TrafficRetention }},
-	{name: "job_poll_interval", env: "HERALD_JOB_POLL_INTERVAL", def: time.Second,
+	{name: "job_poll_interval", env: "HERALD_JOB_POLL_INTERVAL", def: time.Second, doc: "(how often idle workers look for due jobs; Redis wakes them sooner)",
 		cfg: func(c *Config) any { return &c.JobPollInterval }, file: func(f *fileSchema) any { return f.JobPollInterval }},
-	{name: "job_lease", env: "HERALD_JOB_LEASE", def: 30 * time.Second,
+	{name: "job_lease", env: "HERALD_JOB_LEASE", def: 30 * time.Second, doc: "(a running job's claim; renewed while it runs, taken over by another host after a crash)",
 		cfg: func(c *Config) any { return &c.JobLease }, file: func(f *fileSchema) any { return f.JobLease }},
-	{name: "plugin_call_timeout", env: "HERALD_PLUGIN_CALL_TIMEOUT", def: 3 * time.Minute,
+	{name: "plugin_call_timeout", env: "HERALD_PLUGIN_CALL_TIMEOUT", def: 3 * time.Minute, doc: "(host-side cancel of one plugin call)",
 		cfg: func(c *Config) any { return &c.PluginCallTimeout }, file: func(f *fileSchema) any { return f.PluginCallTimeout }},
-	{name: "model_retries", env: "HERALD_MODEL_RETRIES", def: 2,
+	{name: "model_retries", env: "HERALD_MODEL_RETRIES", def: 2, doc: "(extra rounds over a model's deployments)",
 		cfg: func(c *Config) any { return &c.Router.Retries }, file: func(f *fileSchema) any { return f.ModelRetries }},
 	{name: "model_retry_backoff", env: "HERALD_MODEL_RETRY_BACKOFF", def: 250 * time.Millisecond,
 		cfg: func(c *Config) any { return &c.Router.RetryBackoff }, file: func(f *fileSchema) any { return f.ModelRetryBackoff }},
-	{name: "model_max_retry_after", env: "HERALD_MODEL_MAX_RETRY_AFTER", def: 20 * time.Second,
+	{name: "model_max_retry_after", env: "HERALD_MODEL_MAX_RETRY_AFTER", def: 20 * time.Second, doc: "(a longer provider Retry-After ends the call: 429 with `Retry-After`)",
 		cfg: func(c *Config) any { return &c.Router.MaxRetryAfter }, file: func(f *fileSchema) any { return f.ModelMaxRetryAfter }},
-	{name: "model_allowed_fails", env: "HERALD_MODEL_ALLOWED_FAILS", def: 3,
+	{name: "model_allowed_fails", env: "HERALD_MODEL_ALLOWED_FAILS", def: 3, doc: "(failures in a row before a deployment cools down)",
 		cfg: func(c *Config) any { return &c.Router.AllowedFails }, file: func(f *fileSchema) any { return f.ModelAllowedFails }},
-	{name: "model_cooldown", env: "HERALD_MODEL_COOLDOWN", def: 30 * time.Second,
+	{name: "model_cooldown", env: "HERALD_MODEL_COOLDOWN", def: 30 * time.Second, doc: "(how long a failing deployment is skipped)",
 		cfg: func(c *Config) any { return &c.Router.Cooldown }, file: func(f *fileSchema) any { return f.ModelCooldown }},
 }
 
 // setting is one row of settings.
 type setting struct {
 	name, env string
+	// doc follows the default in the README's table: a remark in
+	// parentheses, or the whole default column when def is nil.
+	doc string
 	// def is the default (nil: the zero value), of the field's type.
 	def any
 	// cfg returns a pointer to the Config field: *string, *int, *int64,
@@ -207,4 +210,23 @@ func formatDefault(v any) string {
 	default:
 		return fmt.Sprint(v)
 	}
+}
+
+// Reference is the README's configuration table (its header and one row
+// per setting), generated from settings by `make generate` and checked by
+// TestREADMEConfigTable.
+func Reference() string {
+	var b strings.Builder
+	b.WriteString("| setting | env | default |\n|---|---|---|\n")
+	for _, s := range settings {
+		def := formatDefault(s.def)
+		switch {
+		case def == "":
+			def = s.doc
+		case s.doc != "":
+			def += " " + s.doc
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", s.name, s.env, def)
+	}
+	return b.String()
 }
