@@ -28,23 +28,23 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 		{"the plugin's checks apply", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"ftp://wp.test","username":"u","application_password":"p"}}`, 400, "site_url must be an http(s) URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := b.do(t, "PUT", tc.path, b.acme, tc.body).want(t, tc.want)
-			if !strings.Contains(res.body["message"].(string), tc.message) {
-				t.Fatalf("message %q, want %q", res.body["message"], tc.message)
+			res := b.Do(t, "PUT", tc.path, b.Acme, tc.body).Want(t, tc.want)
+			if !strings.Contains(res.Body["message"].(string), tc.message) {
+				t.Fatalf("message %q, want %q", res.Body["message"], tc.message)
 			}
 		})
 	}
-	res := b.do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).want(t, http.StatusOK)
-	d := res.body["destination"].(map[string]any)
-	if d["connected"] != true || fmt.Sprint(d["connectedFields"]) != "[application_password site_url username]" || strings.Contains(res.raw, password) {
-		t.Fatalf("connect: %s", res.raw)
+	res := b.Do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.Acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"`+password+`"}}`).Want(t, http.StatusOK)
+	d := res.Body["destination"].(map[string]any)
+	if d["connected"] != true || fmt.Sprint(d["connectedFields"]) != "[application_password site_url username]" || strings.Contains(res.Raw, password) {
+		t.Fatalf("connect: %s", res.Raw)
 	}
-	list := b.do(t, "GET", "/v1/destinations", b.acme, "").want(t, http.StatusOK)
-	if strings.Contains(list.raw, password) {
+	list := b.Do(t, "GET", "/v1/destinations", b.Acme, "").Want(t, http.StatusOK)
+	if strings.Contains(list.Raw, password) {
 		t.Fatal("the list shows a credential value")
 	}
 	byName := map[string]map[string]any{}
-	for _, it := range list.body["destinations"].([]any) {
+	for _, it := range list.Body["destinations"].([]any) {
 		m := it.(map[string]any)
 		byName[m["name"].(string)] = m
 	}
@@ -54,18 +54,18 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 	if byName["webhook"]["connected"] != false || byName["webhook"]["connectWith"] != "POST /v1/webhooks" || byName["notion"]["connected"] != false {
 		t.Fatalf("other entries: %v %v", byName["webhook"], byName["notion"])
 	}
-	if other := b.do(t, "GET", "/v1/destinations", b.other, ""); strings.Contains(other.raw, `"connected":true`) {
-		t.Fatalf("another workspace sees the connection: %s", other.raw)
+	if other := b.Do(t, "GET", "/v1/destinations", b.Other, ""); strings.Contains(other.Raw, `"connected":true`) {
+		t.Fatalf("another workspace sees the connection: %s", other.Raw)
 	}
 	var sealed string
-	storetest.QueryRow(context.Background(), b.store, `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.acmeID).Scan(&sealed)
+	storetest.QueryRow(context.Background(), b.Store, `SELECT sealed FROM destination_connections WHERE workspace_id = $1`, b.AcmeID).Scan(&sealed)
 	if !strings.HasPrefix(sealed, "v1.") || strings.Contains(sealed, password) || strings.Contains(sealed, "wp.test") {
 		t.Fatalf("stored credentials are not sealed: %q", sealed)
 	}
 	// A connected destination accepts a pending post.
-	b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).want(t, http.StatusOK)
-	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusOK)
-	b.do(t, "DELETE", "/v1/destinations/wordpress/connection", b.acme, "").want(t, http.StatusNotFound)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).Want(t, http.StatusOK)
+	b.Do(t, "DELETE", "/v1/destinations/wordpress/connection", b.Acme, "").Want(t, http.StatusOK)
+	b.Do(t, "DELETE", "/v1/destinations/wordpress/connection", b.Acme, "").Want(t, http.StatusNotFound)
 }
 
 func TestWithoutASecretKeyCredentialsAreRefusedWith503(t *testing.T) {
@@ -75,9 +75,9 @@ func TestWithoutASecretKeyCredentialsAreRefusedWith503(t *testing.T) {
 		{"POST", "/v1/webhooks", `{"url":"https://hooks.test/x"}`},
 		{"PUT", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"p"}}`},
 	} {
-		res := b.do(t, tc.method, tc.path, b.acme, tc.body).want(t, http.StatusServiceUnavailable)
-		if !strings.Contains(res.body["message"].(string), "HERALD_SECRET_KEY is not set") {
-			t.Fatalf("message: %s", res.raw)
+		res := b.Do(t, tc.method, tc.path, b.Acme, tc.body).Want(t, http.StatusServiceUnavailable)
+		if !strings.Contains(res.Body["message"].(string), "HERALD_SECRET_KEY is not set") {
+			t.Fatalf("message: %s", res.Raw)
 		}
 	}
 }

@@ -14,24 +14,22 @@ func TestAWebhookTestDeliveryIsSigned(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t, 400)
-	hook := b.saveWebhook(t, b.acme, rc)
+	hook := b.SaveWebhook(t, b.Acme, rc)
 
-	res := b.do(t, "POST", "/v1/webhooks/"+hook+"/test", b.acme, "")
-	if res.status != http.StatusBadRequest || !strings.Contains(res.raw, "400") {
-		t.Fatalf("a refused test delivery: %d %s, want 400 with the receiver's answer", res.status, res.raw)
+	res := b.Do(t, "POST", "/v1/webhooks/"+hook+"/test", b.Acme, "")
+	if res.Status != http.StatusBadRequest || !strings.Contains(res.Raw, "400") {
+		t.Fatalf("a refused test delivery: %d %s, want 400 with the receiver's answer", res.Status, res.Raw)
 	}
-	res = b.do(t, "POST", "/v1/webhooks/"+hook+"/test", b.acme, "").want(t, http.StatusOK)
-	if !strings.Contains(res.raw, `"deliveryId":"test_`) {
-		t.Fatalf("body: %s", res.raw)
+	res = b.Do(t, "POST", "/v1/webhooks/"+hook+"/test", b.Acme, "").Want(t, http.StatusOK)
+	if !strings.Contains(res.Raw, `"deliveryId":"test_`) {
+		t.Fatalf("body: %s", res.Raw)
 	}
-	b.do(t, "POST", "/v1/webhooks/"+hook+"/test", b.other, "").want(t, http.StatusNotFound)
-	if rc.count() != 2 {
-		t.Fatalf("deliveries %d, want 2", rc.count())
+	b.Do(t, "POST", "/v1/webhooks/"+hook+"/test", b.Other, "").Want(t, http.StatusNotFound)
+	if rc.Count() != 2 {
+		t.Fatalf("deliveries %d, want 2", rc.Count())
 	}
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	d := rc.deliveries[1]
-	if !d.valid || !strings.HasPrefix(d.id, "test_") || d.scheduleID != d.id || d.content["test"] != true {
+	d := rc.Deliveries()[1]
+	if !d.Valid || !strings.HasPrefix(d.ID, "test_") || d.ScheduleID != d.ID || d.Content["test"] != true {
 		t.Fatalf("test delivery: %+v, want a valid signature, a test_ webhook-id and content.test = true", d)
 	}
 }

@@ -17,26 +17,26 @@ import (
 func TestAWebhookSecretIsShownOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	res := b.do(t, "POST", "/v1/webhooks", b.acme, `{"url":"https://hooks.test/in?token=s3cret"}`).want(t, http.StatusCreated)
-	secret, _ := res.body["secret"].(string)
+	res := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"url":"https://hooks.test/in?token=s3cret"}`).Want(t, http.StatusCreated)
+	secret, _ := res.Body["secret"].(string)
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	if !strings.HasPrefix(secret, "whsec_") || err != nil || len(key) < 24 {
 		t.Fatalf("secret %q", secret)
 	}
-	w := res.body["webhook"].(map[string]any)
+	w := res.Body["webhook"].(map[string]any)
 	if w["url"] != "https://hooks.test/****" || w["name"] != "hooks.test" {
 		t.Fatalf("webhook: %v", w)
 	}
-	list := b.do(t, "GET", "/v1/webhooks", b.acme, "").want(t, http.StatusOK)
-	if strings.Contains(list.raw, secret) || strings.Contains(list.raw, "s3cret") || len(list.body["webhooks"].([]any)) != 1 {
-		t.Fatalf("list: %s", list.raw)
+	list := b.Do(t, "GET", "/v1/webhooks", b.Acme, "").Want(t, http.StatusOK)
+	if strings.Contains(list.Raw, secret) || strings.Contains(list.Raw, "s3cret") || len(list.Body["webhooks"].([]any)) != 1 {
+		t.Fatalf("list: %s", list.Raw)
 	}
-	if n := len(b.do(t, "GET", "/v1/webhooks", b.other, "").body["webhooks"].([]any)); n != 0 {
+	if n := len(b.Do(t, "GET", "/v1/webhooks", b.Other, "").Body["webhooks"].([]any)); n != 0 {
 		t.Fatalf("another workspace lists %d webhooks", n)
 	}
-	b.do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.other, "").want(t, http.StatusNotFound)
-	b.do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.acme, "").want(t, http.StatusOK)
-	b.do(t, "POST", "/v1/webhooks", b.acme, `{"url":"ftp://x"}`).want(t, http.StatusBadRequest)
+	b.Do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.Other, "").Want(t, http.StatusNotFound)
+	b.Do(t, "DELETE", "/v1/webhooks/"+w["id"].(string), b.Acme, "").Want(t, http.StatusOK)
+	b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"url":"ftp://x"}`).Want(t, http.StatusBadRequest)
 }
 
 func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
@@ -44,13 +44,13 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		const token = "XXXXSLACKTOKENXXXX1234"
-		res := b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"slack","url":"https://hooks.slack.com/services/T000/B000/`+token+`"}`).want(t, http.StatusCreated)
-		if strings.Contains(res.raw, token[:10]) {
-			t.Errorf("create answers the token: %s", res.raw)
+		res := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"name":"slack","url":"https://hooks.slack.com/services/T000/B000/`+token+`"}`).Want(t, http.StatusCreated)
+		if strings.Contains(res.Raw, token[:10]) {
+			t.Errorf("create answers the token: %s", res.Raw)
 		}
-		list := b.do(t, "GET", "/v1/webhooks", b.acme, "").want(t, http.StatusOK)
-		if strings.Contains(list.raw, token[:10]) || !strings.Contains(list.raw, `"url":"https://hooks.slack.com/****1234"`) {
-			t.Errorf("list: %s", list.raw)
+		list := b.Do(t, "GET", "/v1/webhooks", b.Acme, "").Want(t, http.StatusOK)
+		if strings.Contains(list.Raw, token[:10]) || !strings.Contains(list.Raw, `"url":"https://hooks.slack.com/****1234"`) {
+			t.Errorf("list: %s", list.Raw)
 		}
 		var n int
 		if err := storetest.QueryRow(context.Background(), s, `SELECT COUNT(*) FROM webhooks WHERE display_url LIKE '%SLACKTOKEN%'`).Scan(&n); err != nil || n != 0 {
@@ -71,9 +71,9 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		b := setup(t, s)
 		ctx := context.Background()
 		rc := newReceiver(t)
-		hook := b.saveWebhook(t, b.acme, rc)
+		hook := b.SaveWebhook(t, b.Acme, rc)
 		create := func(extra string) map[string]any {
-			return b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"%s}`, hook, extra)).want(t, http.StatusOK).schedule(t)
+			return b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"%s}`, hook, extra)).Want(t, http.StatusOK).Schedule(t)
 		}
 		later := create(fmt.Sprintf(`,"whenToExport":%q`, in(2*time.Hour)))
 		sooner := create(fmt.Sprintf(`,"whenToExport":%q`, in(time.Hour)))
@@ -87,8 +87,8 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		}
 		untouched := map[string]string{}
 		for _, sc := range []*store.Schedule{
-			{WorkspaceID: b.acmeID, Status: store.SchedulePublished},
-			{WorkspaceID: b.acmeID, Status: store.ScheduleFailed},
+			{WorkspaceID: b.AcmeID, Status: store.SchedulePublished},
+			{WorkspaceID: b.AcmeID, Status: store.ScheduleFailed},
 			{WorkspaceID: other.ID, Status: store.SchedulePending},
 		} {
 			sc.UserID, sc.ExportTo, sc.WhenToExport, sc.WebhookID, sc.Content = "u", "webhook", &now, &hook, `{"title":"t"}`
@@ -98,31 +98,31 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 			untouched[sc.ID] = sc.Status
 		}
 
-		res := b.do(t, "DELETE", "/v1/webhooks/"+hook, b.acme, "").want(t, http.StatusConflict)
+		res := b.Do(t, "DELETE", "/v1/webhooks/"+hook, b.Acme, "").Want(t, http.StatusConflict)
 		var listed []string
-		for _, it := range res.body["schedules"].([]any) {
+		for _, it := range res.Body["schedules"].([]any) {
 			m := it.(map[string]any)
 			listed = append(listed, fmt.Sprint(m["id"], " ", m["whenToExport"]))
 		}
 		want := []string{fmt.Sprint(sooner["id"], " ", sooner["whenToExport"]), fmt.Sprint(later["id"], " ", later["whenToExport"])}
-		if !slices.Equal(listed, want) || !strings.Contains(res.body["message"].(string), "?force=true") {
-			t.Fatalf("409 body %s, want the schedules %v", res.raw, want)
+		if !slices.Equal(listed, want) || !strings.Contains(res.Body["message"].(string), "?force=true") {
+			t.Fatalf("409 body %s, want the schedules %v", res.Raw, want)
 		}
-		if n := len(b.do(t, "GET", "/v1/webhooks", b.acme, "").body["webhooks"].([]any)); n != 1 {
+		if n := len(b.Do(t, "GET", "/v1/webhooks", b.Acme, "").Body["webhooks"].([]any)); n != 1 {
 			t.Fatalf("a refused delete deleted the webhook (%d left)", n)
 		}
-		if sc := b.do(t, "GET", "/v1/scheduler/"+sooner["id"].(string), b.acme, "").schedule(t); sc["status"] != "pending" {
+		if sc := b.Do(t, "GET", "/v1/scheduler/"+sooner["id"].(string), b.Acme, "").Schedule(t); sc["status"] != "pending" {
 			t.Fatalf("a refused delete changed a post: %v", sc)
 		}
 
-		b.do(t, "DELETE", "/v1/webhooks/"+hook+"?force=true", b.acme, "").want(t, http.StatusOK)
+		b.Do(t, "DELETE", "/v1/webhooks/"+hook+"?force=true", b.Acme, "").Want(t, http.StatusOK)
 		reason := "the saved webhook " + hook + " was deleted"
 		for _, id := range []string{sooner["id"].(string), later["id"].(string)} {
-			if sc := b.do(t, "GET", "/v1/scheduler/"+id, b.acme, "").schedule(t); sc["status"] != "failed" || sc["lastError"] != reason {
+			if sc := b.Do(t, "GET", "/v1/scheduler/"+id, b.Acme, "").Schedule(t); sc["status"] != "failed" || sc["lastError"] != reason {
 				t.Fatalf("after a forced delete: %v, want failed with %q", sc, reason)
 			}
 		}
-		if sc := b.do(t, "GET", "/v1/scheduler/"+draft["id"].(string), b.acme, "").schedule(t); sc["status"] != "draft" {
+		if sc := b.Do(t, "GET", "/v1/scheduler/"+draft["id"].(string), b.Acme, "").Schedule(t); sc["status"] != "draft" {
 			t.Fatalf("a forced delete changed a draft: %v", sc)
 		}
 		for id, status := range untouched {
@@ -132,18 +132,18 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 			}
 		}
 		// Their publish jobs fall due now and send nothing.
-		if _, err := storetest.Exec(ctx, s, `UPDATE jobs SET run_at = $1 WHERE workspace_id = $2`, s.Now(), b.acmeID); err != nil {
+		if _, err := storetest.Exec(ctx, s, `UPDATE jobs SET run_at = $1 WHERE workspace_id = $2`, s.Now(), b.AcmeID); err != nil {
 			t.Fatal(err)
 		}
-		b.queue.Wake("contentQueue")
-		b.waitIdle(t, 10*time.Second)
-		if rc.count() != 0 {
-			t.Fatalf("%d deliveries for posts of a deleted webhook", rc.count())
+		b.Queue.Wake("contentQueue")
+		b.WaitIdle(t, 10*time.Second)
+		if rc.Count() != 0 {
+			t.Fatalf("%d deliveries for posts of a deleted webhook", rc.Count())
 		}
 
 		// A webhook no pending post uses deletes as before.
-		free := b.saveWebhook(t, b.acme, newReceiver(t))
-		b.do(t, "DELETE", "/v1/webhooks/"+free, b.acme, "").want(t, http.StatusOK)
-		b.do(t, "DELETE", "/v1/webhooks/"+free, b.acme, "").want(t, http.StatusNotFound)
+		free := b.SaveWebhook(t, b.Acme, newReceiver(t))
+		b.Do(t, "DELETE", "/v1/webhooks/"+free, b.Acme, "").Want(t, http.StatusOK)
+		b.Do(t, "DELETE", "/v1/webhooks/"+free, b.Acme, "").Want(t, http.StatusNotFound)
 	})
 }

@@ -20,8 +20,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
-	hook := b.saveWebhook(t, b.acme, rc)
-	otherHook := b.saveWebhook(t, b.other, newReceiver(t))
+	hook := b.SaveWebhook(t, b.Acme, rc)
+	otherHook := b.SaveWebhook(t, b.Other, newReceiver(t))
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/text.png":
@@ -70,26 +70,26 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := b.do(t, "POST", "/v1/scheduler/create", b.acme, tc.body).want(t, http.StatusBadRequest)
-			if msg, _ := res.body["message"].(string); !strings.Contains(msg, tc.wantMessage) {
+			res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, tc.body).Want(t, http.StatusBadRequest)
+			if msg, _ := res.Body["message"].(string); !strings.Contains(msg, tc.wantMessage) {
 				t.Fatalf("message %q, want it to contain %q", msg, tc.wantMessage)
 			}
 		})
 	}
-	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, http.StatusOK); list.body["total"] != float64(0) {
-		t.Fatalf("refused requests stored schedules: %s", list.raw)
+	if list := b.Do(t, "GET", "/v1/scheduler", b.Acme, "").Want(t, http.StatusOK); list.Body["total"] != float64(0) {
+		t.Fatalf("refused requests stored schedules: %s", list.Raw)
 	}
 }
 
 func TestAGuardedDownloadRefusesLoopbackUnlessAllowed(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t), options{secretKey: secretKey, noCIDRs: true})
-	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	b := setup(t, storetest.SQLite(t), options{SecretKey: secretKey, NoCIDRs: true})
+	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(pngBytes) }))
 	t.Cleanup(files.Close)
-	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,"image":{"download_url":%q}}`,
-		hook, in(time.Hour), files.URL+"/a.png")).want(t, http.StatusBadRequest)
-	if msg := res.body["message"].(string); !strings.Contains(msg, "address is not allowed") || strings.Contains(msg, "/a.png") || strings.Contains(msg, "127.0.0.1") {
+	res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,"image":{"download_url":%q}}`,
+		hook, in(time.Hour), files.URL+"/a.png")).Want(t, http.StatusBadRequest)
+	if msg := res.Body["message"].(string); !strings.Contains(msg, "address is not allowed") || strings.Contains(msg, "/a.png") || strings.Contains(msg, "127.0.0.1") {
 		t.Fatalf("message %q: want a refusal that names neither the URL's path nor the resolved address", msg)
 	}
 }
@@ -97,15 +97,15 @@ func TestAGuardedDownloadRefusesLoopbackUnlessAllowed(t *testing.T) {
 func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	// Far ahead but within the ten years whenToExport may be.
 	year := time.Now().Year() + 5
-	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,
-		"contentToExport":{"slug":"hello","title":"old"},"title":"Hello","text":"Body","whenToExport":"%d-01-02T17:04:05+02:00","confirm":true}`, hook, year)).want(t, http.StatusOK)
-	if res.body["message"] != "Post scheduled" {
-		t.Fatalf("message: %v", res.body["message"])
+	res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,
+		"contentToExport":{"slug":"hello","title":"old"},"title":"Hello","text":"Body","whenToExport":"%d-01-02T17:04:05+02:00","confirm":true}`, hook, year)).Want(t, http.StatusOK)
+	if res.Body["message"] != "Post scheduled" {
+		t.Fatalf("message: %v", res.Body["message"])
 	}
-	sc := res.schedule(t)
+	sc := res.Schedule(t)
 	for _, k := range []string{"id", "_id", "exportTo", "status", "whenToExport", "webhookId", "contentToExport", "createdAt", "updatedAt"} {
 		if _, ok := sc[k]; !ok {
 			t.Fatalf("schedule lacks %s: %v", k, sc)
@@ -121,22 +121,22 @@ func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 	if content["title"] != "Hello" || content["text"] != "Body" || content["slug"] != "hello" {
 		t.Fatalf("title and text were not merged into contentToExport: %v", content)
 	}
-	got := b.do(t, "GET", "/v1/scheduler/"+sc["id"].(string), b.acme, "").want(t, http.StatusOK)
-	if got.body["message"] != "Schedule fetched" || got.schedule(t)["whenToExport"] != sc["whenToExport"] {
-		t.Fatalf("get: %s", got.raw)
+	got := b.Do(t, "GET", "/v1/scheduler/"+sc["id"].(string), b.Acme, "").Want(t, http.StatusOK)
+	if got.Body["message"] != "Schedule fetched" || got.Schedule(t)["whenToExport"] != sc["whenToExport"] {
+		t.Fatalf("get: %s", got.Raw)
 	}
 
-	draft := b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","status":"draft","title":"T","content":"C"}`).want(t, http.StatusOK)
-	d := draft.schedule(t)
-	if draft.body["message"] != "Draft saved" || d["status"] != "draft" || d["whenToExport"] != nil || d["webhookId"] != nil {
-		t.Fatalf("draft without a time and not connected: %s", draft.raw)
+	draft := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","status":"draft","title":"T","content":"C"}`).Want(t, http.StatusOK)
+	d := draft.Schedule(t)
+	if draft.Body["message"] != "Draft saved" || d["status"] != "draft" || d["whenToExport"] != nil || d["webhookId"] != nil {
+		t.Fatalf("draft without a time and not connected: %s", draft.Raw)
 	}
 }
 
 func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	files := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(pngBytes) }))
 	t.Cleanup(files.Close)
 	b64 := base64.StdEncoding.EncodeToString(pngBytes)
@@ -153,16 +153,16 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,%s}`, hook, in(time.Hour), tc.image)).want(t, http.StatusOK)
-			url, _ := res.schedule(t)["contentToExport"].(map[string]any)["imageUrl"].(string)
+			res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,%s}`, hook, in(time.Hour), tc.image)).Want(t, http.StatusOK)
+			url, _ := res.Schedule(t)["contentToExport"].(map[string]any)["imageUrl"].(string)
 			if tc.rehosted != strings.HasPrefix(url, "http://blobs.test/v1/blobs/") || url == "" {
 				t.Fatalf("imageUrl %q, re-hosted want %v", url, tc.rehosted)
 			}
-			if strings.Contains(res.raw, b64[:40]) {
+			if strings.Contains(res.Raw, b64[:40]) {
 				t.Fatal("the response carries the image bytes")
 			}
 			var content string
-			storetest.QueryRow(context.Background(), b.store, `SELECT content FROM schedules WHERE id = $1`, res.schedule(t)["id"]).Scan(&content)
+			storetest.QueryRow(context.Background(), b.Store, `SELECT content FROM schedules WHERE id = $1`, res.Schedule(t)["id"]).Scan(&content)
 			if strings.Contains(content, b64[:40]) || strings.Contains(content, "data:") {
 				t.Fatalf("the stored schedule carries image bytes: %s", content)
 			}
@@ -173,8 +173,8 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 func TestSchedulerAuthFollowsPlansAndSessions(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	proSession, _ := auth.SignSession(jwtSecret, b.proID, b.proUserID, time.Hour)
-	badSession, _ := auth.SignSession("another-secret", b.proID, b.proUserID, time.Hour)
+	proSession, _ := auth.SignSession(jwtSecret, b.ProID, b.ProUserID, time.Hour)
+	badSession, _ := auth.SignSession("another-secret", b.ProID, b.ProUserID, time.Hour)
 	for _, tc := range []struct {
 		name, authz string
 		want        int
@@ -182,16 +182,16 @@ func TestSchedulerAuthFollowsPlansAndSessions(t *testing.T) {
 		{"no credentials get 401", "", http.StatusUnauthorized},
 		{"an invalid API key gets 401", "hk_doesnotexist", http.StatusUnauthorized},
 		{"a forged session gets 401", "Bearer " + badSession, http.StatusUnauthorized},
-		{"a business API key is allowed", b.acme, http.StatusOK},
-		{"a pro API key gets 403", b.pro, http.StatusForbidden},
+		{"a business API key is allowed", b.Acme, http.StatusOK},
+		{"a pro API key gets 403", b.Pro, http.StatusForbidden},
 		{"a pro session is allowed", "Bearer " + proSession, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			for _, path := range []string{"/v1/scheduler", "/v1/webhooks", "/v1/destinations"} {
-				res := b.do(t, "GET", path, tc.authz, "").want(t, tc.want)
-				if tc.want == http.StatusForbidden && !strings.Contains(res.body["message"].(string), "business plan or higher") {
-					t.Fatalf("403 message: %s", res.raw)
+				res := b.Do(t, "GET", path, tc.authz, "").Want(t, tc.want)
+				if tc.want == http.StatusForbidden && !strings.Contains(res.Body["message"].(string), "business plan or higher") {
+					t.Fatalf("403 message: %s", res.Raw)
 				}
 			}
 		})
@@ -202,15 +202,15 @@ func TestListPagesByTwentyWithTotal(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	for i := range 45 {
-		b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"wordpress","status":"draft","title":"post %d","content":"c"}`, i)).want(t, http.StatusOK)
+		b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","status":"draft","title":"post %d","content":"c"}`, i)).Want(t, http.StatusOK)
 	}
-	b.do(t, "POST", "/v1/scheduler/create", b.other, `{"exportTo":"wordpress","status":"draft","title":"theirs","content":"c"}`).want(t, http.StatusOK)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Other, `{"exportTo":"wordpress","status":"draft","title":"theirs","content":"c"}`).Want(t, http.StatusOK)
 	seen := map[string]bool{}
 	for _, tc := range []struct{ skip, want int }{{0, 20}, {20, 20}, {40, 5}, {45, 0}} {
-		res := b.do(t, "GET", fmt.Sprintf("/v1/scheduler?skip=%d", tc.skip), b.acme, "").want(t, http.StatusOK)
-		list := res.body["schedulers"].([]any)
-		if len(list) != tc.want || res.body["total"] != float64(45) || !nonEmptyString(res.body["message"]) {
-			t.Fatalf("skip %d: %d items, total %v", tc.skip, len(list), res.body["total"])
+		res := b.Do(t, "GET", fmt.Sprintf("/v1/scheduler?skip=%d", tc.skip), b.Acme, "").Want(t, http.StatusOK)
+		list := res.Body["schedulers"].([]any)
+		if len(list) != tc.want || res.Body["total"] != float64(45) || !nonEmptyString(res.Body["message"]) {
+			t.Fatalf("skip %d: %d items, total %v", tc.skip, len(list), res.Body["total"])
 		}
 		for _, it := range list {
 			seen[it.(map[string]any)["id"].(string)] = true
@@ -219,47 +219,47 @@ func TestListPagesByTwentyWithTotal(t *testing.T) {
 	if len(seen) != 45 {
 		t.Fatalf("pages overlap or miss: %d distinct", len(seen))
 	}
-	first := b.do(t, "GET", "/v1/scheduler", b.acme, "").body["schedulers"].([]any)[0].(map[string]any)
+	first := b.Do(t, "GET", "/v1/scheduler", b.Acme, "").Body["schedulers"].([]any)[0].(map[string]any)
 	if first["contentToExport"].(map[string]any)["title"] != "post 44" {
 		t.Fatalf("newest first: %v", first)
 	}
-	b.do(t, "GET", "/v1/scheduler?skip=-1", b.acme, "").want(t, http.StatusBadRequest)
-	b.do(t, "GET", "/v1/scheduler?skip=abc", b.acme, "").want(t, http.StatusBadRequest)
+	b.Do(t, "GET", "/v1/scheduler?skip=-1", b.Acme, "").Want(t, http.StatusBadRequest)
+	b.Do(t, "GET", "/v1/scheduler?skip=abc", b.Acme, "").Want(t, http.StatusBadRequest)
 }
 
 func TestDeleteFollowsTheStatusTable(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	create := func(extra string) string {
-		res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q%s}`, hook, in(time.Hour), extra)).want(t, http.StatusOK)
-		return res.schedule(t)["id"].(string)
+		res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q%s}`, hook, in(time.Hour), extra)).Want(t, http.StatusOK)
+		return res.Schedule(t)["id"].(string)
 	}
 	pending, draft := create(""), create(`,"status":"draft"`)
 
-	res := b.do(t, "DELETE", "/v1/scheduler/"+pending, b.other, "").want(t, http.StatusNotFound)
-	b.do(t, "GET", "/v1/scheduler/"+pending, b.other, "").want(t, http.StatusNotFound)
-	res = b.do(t, "DELETE", "/v1/scheduler/"+pending, b.acme, "").want(t, http.StatusOK)
-	if res.body["status"] != "cancelled" || res.body["id"] != pending || res.body["message"] != "Schedule cancelled" {
-		t.Fatalf("cancel: %s", res.raw)
+	res := b.Do(t, "DELETE", "/v1/scheduler/"+pending, b.Other, "").Want(t, http.StatusNotFound)
+	b.Do(t, "GET", "/v1/scheduler/"+pending, b.Other, "").Want(t, http.StatusNotFound)
+	res = b.Do(t, "DELETE", "/v1/scheduler/"+pending, b.Acme, "").Want(t, http.StatusOK)
+	if res.Body["status"] != "cancelled" || res.Body["id"] != pending || res.Body["message"] != "Schedule cancelled" {
+		t.Fatalf("cancel: %s", res.Raw)
 	}
-	if got := b.do(t, "GET", "/v1/scheduler/"+pending, b.acme, "").schedule(t); got["status"] != "cancelled" {
+	if got := b.Do(t, "GET", "/v1/scheduler/"+pending, b.Acme, "").Schedule(t); got["status"] != "cancelled" {
 		t.Fatalf("after cancel: %v", got)
 	}
-	res = b.do(t, "DELETE", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusOK)
-	if res.body["status"] != "removed" {
-		t.Fatalf("draft delete: %s", res.raw)
+	res = b.Do(t, "DELETE", "/v1/scheduler/"+draft, b.Acme, "").Want(t, http.StatusOK)
+	if res.Body["status"] != "removed" {
+		t.Fatalf("draft delete: %s", res.Raw)
 	}
-	b.do(t, "GET", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusNotFound)
-	b.do(t, "DELETE", "/v1/scheduler/"+draft, b.acme, "").want(t, http.StatusNotFound)
+	b.Do(t, "GET", "/v1/scheduler/"+draft, b.Acme, "").Want(t, http.StatusNotFound)
+	b.Do(t, "DELETE", "/v1/scheduler/"+draft, b.Acme, "").Want(t, http.StatusNotFound)
 
 	publishing := create("")
-	if _, ok, err := b.store.ClaimSchedule(context.Background(), b.acmeID, publishing); !ok || err != nil {
+	if _, ok, err := b.Store.ClaimSchedule(context.Background(), b.AcmeID, publishing); !ok || err != nil {
 		t.Fatal(ok, err)
 	}
-	res = b.do(t, "DELETE", "/v1/scheduler/"+publishing, b.acme, "").want(t, http.StatusConflict)
-	if !strings.Contains(res.body["message"].(string), "being published") {
-		t.Fatalf("409 message: %s", res.raw)
+	res = b.Do(t, "DELETE", "/v1/scheduler/"+publishing, b.Acme, "").Want(t, http.StatusConflict)
+	if !strings.Contains(res.Body["message"].(string), "being published") {
+		t.Fatalf("409 message: %s", res.Raw)
 	}
 }
 

@@ -28,7 +28,7 @@ func nested(n int) string {
 func TestDeepOrHugeFreeFormObjectsAre400OnBothFaces(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	hook := b.saveWebhook(t, b.acme, newReceiver(t))
+	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	prefix := fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"contentToExport":`, hook, in(time.Hour))
 	for _, tc := range []struct {
 		name, content, want string
@@ -38,16 +38,16 @@ func TestDeepOrHugeFreeFormObjectsAre400OnBothFaces(t *testing.T) {
 		{"an array 40 levels deep", `{"title":"t","x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, "nested deeper than 32 levels"},
 		{"300 KB of fields", `{"title":"t","content":"` + strings.Repeat("x", 300<<10) + `"}`, "field contentToExport is larger than 262144 bytes"},
 	} {
-		res := b.do(t, "POST", "/v1/scheduler/create", b.acme, prefix+tc.content+`}`)
-		if res.status != http.StatusBadRequest || !strings.Contains(res.body["message"].(string), tc.want) {
-			t.Errorf("REST, %s: %d %.200s, want 400 %q", tc.name, res.status, res.raw, tc.want)
+		res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, prefix+tc.content+`}`)
+		if res.Status != http.StatusBadRequest || !strings.Contains(res.Body["message"].(string), tc.want) {
+			t.Errorf("REST, %s: %d %.200s, want 400 %q", tc.name, res.Status, res.Raw, tc.want)
 		}
 	}
 	// 32 levels are fine.
-	b.do(t, "POST", "/v1/scheduler/create", b.acme, prefix+`{"title":"t","x":`+nested(31)+`}}`).want(t, http.StatusOK)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, prefix+`{"title":"t","x":`+nested(31)+`}}`).Want(t, http.StatusOK)
 
 	// Connect (protobuf): the same checks after decoding.
-	c := apiv1connect.NewSchedulerServiceClient(http.DefaultClient, b.url)
+	c := apiv1connect.NewSchedulerServiceClient(http.DefaultClient, b.URL)
 	deep := &structpb.Struct{Fields: map[string]*structpb.Value{}}
 	inner := deep
 	for range 40 {
@@ -57,13 +57,13 @@ func TestDeepOrHugeFreeFormObjectsAre400OnBothFaces(t *testing.T) {
 	}
 	deep.Fields["title"] = structpb.NewStringValue("t")
 	req := connect.NewRequest(&apiv1.CreateScheduleRequest{ExportTo: "webhook", WebhookId: &hook, WhenToExport: in(time.Hour), ContentToExport: deep})
-	req.Header().Set("api-key", b.acme)
+	req.Header().Set("api-key", b.Acme)
 	_, err := c.CreateSchedule(context.Background(), req)
 	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "contentToExport is nested deeper than 32 levels") {
 		t.Errorf("Connect: %v, want invalid_argument naming contentToExport", err)
 	}
-	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, http.StatusOK); list.body["total"] != float64(1) {
-		t.Errorf("refused requests stored schedules: %s", list.raw)
+	if list := b.Do(t, "GET", "/v1/scheduler", b.Acme, "").Want(t, http.StatusOK); list.Body["total"] != float64(1) {
+		t.Errorf("refused requests stored schedules: %s", list.Raw)
 	}
 }
 
@@ -71,14 +71,14 @@ func TestNULBytesInSchedulerRoutesAre400(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		hook := b.saveWebhook(t, b.acme, newReceiver(t))
+		hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 		for _, tc := range []struct{ path, body, field string }{
 			{"/v1/webhooks", `{"name":"a\u0000b","url":"https://hooks.test/x"}`, "name"},
 			{"/v1/scheduler/create", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"t\u0000"}`, hook, in(time.Hour)), "title"},
 			{"/v1/scheduler/create", fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"contentToExport":{"body":{"x":"a\u0000"}}}`, hook, in(time.Hour)), "contentToExport.body.x"},
 		} {
-			res := b.do(t, "POST", tc.path, b.acme, tc.body).want(t, http.StatusBadRequest)
-			if msg := res.body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
+			res := b.Do(t, "POST", tc.path, b.Acme, tc.body).Want(t, http.StatusBadRequest)
+			if msg := res.Body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
 				t.Errorf("%s: message %q", tc.path, msg)
 			}
 		}
@@ -87,33 +87,33 @@ func TestNULBytesInSchedulerRoutesAre400(t *testing.T) {
 
 func TestWorkspaceCountsAndNameLengthsAreCapped(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t), options{secretKey: secretKey, limits: config.Limits{MaxWebhooks: 2, MaxSchedules: 1, MaxNameLength: 10}})
-	res := b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"`+strings.Repeat("n", 11)+`","url":"https://hooks.test/a"}`).want(t, http.StatusBadRequest)
-	if res.body["message"] != "name is longer than 10 characters" {
-		t.Errorf("long name: %s", res.raw)
+	b := setup(t, storetest.SQLite(t), options{SecretKey: secretKey, Limits: config.Limits{MaxWebhooks: 2, MaxSchedules: 1, MaxNameLength: 10}})
+	res := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"name":"`+strings.Repeat("n", 11)+`","url":"https://hooks.test/a"}`).Want(t, http.StatusBadRequest)
+	if res.Body["message"] != "name is longer than 10 characters" {
+		t.Errorf("long name: %s", res.Raw)
 	}
 	var hook string
 	for range 2 {
-		w := b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusCreated)
-		hook = w.body["webhook"].(map[string]any)["id"].(string)
+		w := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"name":"ok","url":"https://hooks.test/a"}`).Want(t, http.StatusCreated)
+		hook = w.Body["webhook"].(map[string]any)["id"].(string)
 	}
-	res = b.do(t, "POST", "/v1/webhooks", b.acme, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusTooManyRequests)
-	if !strings.Contains(res.raw, "limit of 2 webhooks") {
-		t.Errorf("third webhook: %s", res.raw)
+	res = b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"name":"ok","url":"https://hooks.test/a"}`).Want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.Raw, "limit of 2 webhooks") {
+		t.Errorf("third webhook: %s", res.Raw)
 	}
 	// The cap is per workspace.
-	b.do(t, "POST", "/v1/webhooks", b.other, `{"name":"ok","url":"https://hooks.test/a"}`).want(t, http.StatusCreated)
+	b.Do(t, "POST", "/v1/webhooks", b.Other, `{"name":"ok","url":"https://hooks.test/a"}`).Want(t, http.StatusCreated)
 
-	b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"one"}`).want(t, http.StatusOK)
-	res = b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"two"}`).want(t, http.StatusTooManyRequests)
-	if !strings.Contains(res.raw, "limit of 1 schedules") {
-		t.Errorf("second schedule: %s", res.raw)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"one"}`).Want(t, http.StatusOK)
+	res = b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"two"}`).Want(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.Raw, "limit of 1 schedules") {
+		t.Errorf("second schedule: %s", res.Raw)
 	}
 }
 
-func (b *testBundle) blobCount(t *testing.T) int {
+func blobCount(t *testing.T, b *testBundle) int {
 	t.Helper()
-	entries, err := os.ReadDir(b.blobDir)
+	entries, err := os.ReadDir(b.BlobDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,34 +130,34 @@ func TestImagesNoScheduleNeedsAreDeleted(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		hook := b.saveWebhook(t, b.acme, newReceiver(t))
+		hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 		img := base64.StdEncoding.EncodeToString(pngBytes)
 		// A create refused after the image was stored (the destination's
 		// validation) leaves no image behind.
-		b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","text":"body only","whenToExport":"`+in(time.Hour)+`","imageBase64":"`+img+`"}`).want(t, http.StatusBadRequest)
-		if n := b.blobCount(t); n != 0 {
+		b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","text":"body only","whenToExport":"`+in(time.Hour)+`","imageBase64":"`+img+`"}`).Want(t, http.StatusBadRequest)
+		if n := blobCount(t, b); n != 0 {
 			t.Fatalf("a refused create left %d images", n)
 		}
 		// A removed draft takes its image along.
-		draft := b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"d","imageBase64":"`+img+`"}`).want(t, http.StatusOK).schedule(t)
-		if n := b.blobCount(t); n != 1 {
+		draft := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"d","imageBase64":"`+img+`"}`).Want(t, http.StatusOK).Schedule(t)
+		if n := blobCount(t, b); n != 1 {
 			t.Fatalf("%d images after a draft with one", n)
 		}
-		b.do(t, "DELETE", "/v1/scheduler/"+draft["id"].(string), b.acme, "").want(t, http.StatusOK)
-		if n := b.blobCount(t); n != 0 {
+		b.Do(t, "DELETE", "/v1/scheduler/"+draft["id"].(string), b.Acme, "").Want(t, http.StatusOK)
+		if n := blobCount(t, b); n != 0 {
 			t.Fatalf("a removed draft left %d images", n)
 		}
 		// A cancelled post's image is swept after the grace; a live one stays.
-		post := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"p","imageBase64":%q}`, hook, in(time.Hour), img)).want(t, http.StatusOK).schedule(t)
-		b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"keep","imageBase64":"`+img+`"}`).want(t, http.StatusOK)
-		b.do(t, "DELETE", "/v1/scheduler/"+post["id"].(string), b.acme, "").want(t, http.StatusOK)
-		if n, err := b.svc.SweepImages(context.Background(), time.Hour); err != nil || n != 0 {
+		post := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"p","imageBase64":%q}`, hook, in(time.Hour), img)).Want(t, http.StatusOK).Schedule(t)
+		b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"keep","imageBase64":"`+img+`"}`).Want(t, http.StatusOK)
+		b.Do(t, "DELETE", "/v1/scheduler/"+post["id"].(string), b.Acme, "").Want(t, http.StatusOK)
+		if n, err := b.Svc.SweepImages(context.Background(), time.Hour); err != nil || n != 0 {
 			t.Fatalf("swept %d (%v) inside the grace period", n, err)
 		}
-		if n, err := b.svc.SweepImages(context.Background(), -time.Second); err != nil || n != 1 {
+		if n, err := b.Svc.SweepImages(context.Background(), -time.Second); err != nil || n != 1 {
 			t.Fatalf("swept %d (%v), want the cancelled post's image", n, err)
 		}
-		if n := b.blobCount(t); n != 1 {
+		if n := blobCount(t, b); n != 1 {
 			t.Fatalf("%d images left, want the live draft's", n)
 		}
 	})

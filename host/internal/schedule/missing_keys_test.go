@@ -24,16 +24,16 @@ func TestMissingKeysAreAListOnBothFaces(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	want := []string{"title", "content"}
 
-	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, `{"exportTo":"wordpress","text":"body only","whenToExport":"`+in(time.Hour)+`"}`).want(t, http.StatusBadRequest)
-	list, ok := res.body["missingKeys"].([]any)
+	res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","text":"body only","whenToExport":"`+in(time.Hour)+`"}`).Want(t, http.StatusBadRequest)
+	list, ok := res.Body["missingKeys"].([]any)
 	if !ok {
-		t.Fatalf("REST missingKeys is %T, want a JSON array: %s", res.body["missingKeys"], res.raw)
+		t.Fatalf("REST missingKeys is %T, want a JSON array: %s", res.Body["missingKeys"], res.Raw)
 	}
 	var got []string
 	for _, v := range list {
 		s, ok := v.(string)
 		if !ok {
-			t.Fatalf("REST missingKeys holds a %T, want strings: %s", v, res.raw)
+			t.Fatalf("REST missingKeys holds a %T, want strings: %s", v, res.Raw)
 		}
 		got = append(got, s)
 	}
@@ -41,10 +41,10 @@ func TestMissingKeysAreAListOnBothFaces(t *testing.T) {
 		t.Fatalf("REST missingKeys %q, want %q", got, want)
 	}
 
-	c := apiv1connect.NewSchedulerServiceClient(http.DefaultClient, b.url)
+	c := apiv1connect.NewSchedulerServiceClient(http.DefaultClient, b.URL)
 	text := "body only"
 	req := connect.NewRequest(&apiv1.CreateScheduleRequest{ExportTo: "wordpress", Text: &text, WhenToExport: in(time.Hour)})
-	req.Header().Set("api-key", b.acme)
+	req.Header().Set("api-key", b.Acme)
 	_, err := c.CreateSchedule(context.Background(), req)
 	var ce *connect.Error
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
@@ -28,8 +28,7 @@ func TestAWebhookExportInterruptedByAPluginCrashIsDeliveredOnceMore(t *testing.T
 		mu  sync.Mutex
 		ids []string
 	)
-	rc := &receiver{arrived: make(chan delivery, 16)}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rc := scheduletest.NewReceiverFunc(t, func(w http.ResponseWriter, r *http.Request) {
 		// Read the body: only then does the server notice the client's
 		// connection closing (and cancel r.Context()).
 		io.Copy(io.Discard, r.Body)
@@ -58,12 +57,11 @@ func TestAWebhookExportInterruptedByAPluginCrashIsDeliveredOnceMore(t *testing.T
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	}))
-	t.Cleanup(rc.Close)
-	hook := b.saveWebhook(t, b.acme, rc)
-	id := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).want(t, http.StatusOK).schedule(t)["id"].(string)
-	b.waitStatus(t, b.acme, id, "published", 20*time.Second)
-	b.waitIdle(t, 10*time.Second)
+	})
+	hook := b.SaveWebhook(t, b.Acme, rc)
+	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	b.WaitStatus(t, b.Acme, id, "published", 20*time.Second)
+	b.WaitIdle(t, 10*time.Second)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(ids) != 2 || ids[0] != id || ids[1] != id {

@@ -18,25 +18,25 @@ func TestADuePostArrivesOnceSignedAndIsPublished(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		rc := newReceiver(t)
-		hook := b.saveWebhook(t, b.acme, rc)
+		hook := b.SaveWebhook(t, b.Acme, rc)
 		when := time.Now().Add(time.Second)
-		res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Launch","content":"Body","whenToExport":%q,"imageBase64":%q}`,
-			hook, when.UTC().Format(time.RFC3339Nano), base64.StdEncoding.EncodeToString(pngBytes))).want(t, http.StatusOK)
-		id := res.schedule(t)["id"].(string)
-		d := rc.wait(t, 10*time.Second)
-		if !d.valid || d.id != id || d.scheduleID != id || d.content["title"] != "Launch" || !strings.HasPrefix(d.imageURL, "http://blobs.test/") {
+		res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Launch","content":"Body","whenToExport":%q,"imageBase64":%q}`,
+			hook, when.UTC().Format(time.RFC3339Nano), base64.StdEncoding.EncodeToString(pngBytes))).Want(t, http.StatusOK)
+		id := res.Schedule(t)["id"].(string)
+		d := rc.Wait(t, 10*time.Second)
+		if !d.Valid || d.ID != id || d.ScheduleID != id || d.Content["title"] != "Launch" || !strings.HasPrefix(d.ImageURL, "http://blobs.test/") {
 			t.Fatalf("delivery: %+v", d)
 		}
-		if d.at.Before(when) {
-			t.Fatalf("delivered %s before whenToExport", when.Sub(d.at))
+		if d.At.Before(when) {
+			t.Fatalf("delivered %s before whenToExport", when.Sub(d.At))
 		}
-		sc := b.waitStatus(t, b.acme, id, "published", 5*time.Second)
+		sc := b.WaitStatus(t, b.Acme, id, "published", 5*time.Second)
 		if sc["externalId"] != id || sc["attempts"] != float64(1) || !nonEmptyString(sc["publishedAt"]) || !isNull(sc, "lastError") {
 			t.Fatalf("published schedule: %v", sc)
 		}
-		b.do(t, "DELETE", "/v1/scheduler/"+id, b.acme, "").want(t, http.StatusConflict)
-		b.waitIdle(t, 10*time.Second)
-		if n := rc.count(); n != 1 {
+		b.Do(t, "DELETE", "/v1/scheduler/"+id, b.Acme, "").Want(t, http.StatusConflict)
+		b.WaitIdle(t, 10*time.Second)
+		if n := rc.Count(); n != 1 {
 			t.Fatalf("%d deliveries, want 1", n)
 		}
 	})
@@ -65,25 +65,24 @@ func TestRetryableAnswersAreRetriedAndRefusalsFailAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rc := newReceiver(t, tc.answers...)
-			hook := b.saveWebhook(t, b.acme, rc)
-			res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).want(t, http.StatusOK)
-			id := res.schedule(t)["id"].(string)
-			sc := b.waitStatus(t, b.acme, id, tc.want, 15*time.Second)
+			hook := b.SaveWebhook(t, b.Acme, rc)
+			res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK)
+			id := res.Schedule(t)["id"].(string)
+			sc := b.WaitStatus(t, b.Acme, id, tc.want, 15*time.Second)
 			if got, _ := sc["lastError"].(string); !strings.Contains(got, tc.lastError) {
 				t.Fatalf("lastError %q, want it to contain %q", got, tc.lastError)
 			}
-			if sc["attempts"] != float64(tc.deliveries) || rc.count() != tc.deliveries {
-				t.Fatalf("attempts %v, deliveries %d; want %d", sc["attempts"], rc.count(), tc.deliveries)
+			if sc["attempts"] != float64(tc.deliveries) || rc.Count() != tc.deliveries {
+				t.Fatalf("attempts %v, deliveries %d; want %d", sc["attempts"], rc.Count(), tc.deliveries)
 			}
-			rc.mu.Lock()
-			defer rc.mu.Unlock()
-			for _, d := range rc.deliveries {
-				if d.id != id || !d.valid {
+			got := rc.Deliveries()
+			for _, d := range got {
+				if d.ID != id || !d.Valid {
 					t.Fatalf("a retry changed the webhook-id or signature: %+v", d)
 				}
 			}
 			if tc.minGap > 0 {
-				if gap := rc.deliveries[1].at.Sub(rc.deliveries[0].at); gap < tc.minGap-5*time.Millisecond { // run times are whole ms
+				if gap := got[1].At.Sub(got[0].At); gap < tc.minGap-5*time.Millisecond { // run times are whole ms
 					t.Fatalf("retried %s after the first delivery, want at least the Retry-After %s", gap, tc.minGap)
 				}
 			}
@@ -95,16 +94,16 @@ func TestACancelledPostIsNeverSent(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
-	hook := b.saveWebhook(t, b.acme, rc)
-	cancelled := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"no","whenToExport":%q}`, hook, in(3*time.Second))).want(t, http.StatusOK).schedule(t)["id"].(string)
-	b.do(t, "DELETE", "/v1/scheduler/"+cancelled, b.acme, "").want(t, http.StatusOK)
-	sent := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"yes","whenToExport":%q}`, hook, in(3500*time.Millisecond))).want(t, http.StatusOK).schedule(t)["id"].(string)
-	if d := rc.wait(t, 10*time.Second); d.id != sent {
-		t.Fatalf("delivered %s, want only %s", d.id, sent)
+	hook := b.SaveWebhook(t, b.Acme, rc)
+	cancelled := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"no","whenToExport":%q}`, hook, in(3*time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	b.Do(t, "DELETE", "/v1/scheduler/"+cancelled, b.Acme, "").Want(t, http.StatusOK)
+	sent := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"yes","whenToExport":%q}`, hook, in(3500*time.Millisecond))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	if d := rc.Wait(t, 10*time.Second); d.ID != sent {
+		t.Fatalf("delivered %s, want only %s", d.ID, sent)
 	}
-	b.waitIdle(t, 10*time.Second)
-	if sc := b.do(t, "GET", "/v1/scheduler/"+cancelled, b.acme, "").schedule(t); sc["status"] != "cancelled" || rc.count() != 1 {
-		t.Fatalf("cancelled schedule: %v, deliveries %d", sc, rc.count())
+	b.WaitIdle(t, 10*time.Second)
+	if sc := b.Do(t, "GET", "/v1/scheduler/"+cancelled, b.Acme, "").Schedule(t); sc["status"] != "cancelled" || rc.Count() != 1 {
+		t.Fatalf("cancelled schedule: %v, deliveries %d", sc, rc.Count())
 	}
 }
 
@@ -113,18 +112,18 @@ func TestAnAttemptThatDiedIsTakenOverWithTheSameKey(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		rc := newReceiver(t)
-		hook := b.saveWebhook(t, b.acme, rc)
-		id := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).want(t, http.StatusOK).schedule(t)["id"].(string)
+		hook := b.SaveWebhook(t, b.Acme, rc)
+		id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
 		// An attempt on a host that then died claimed the schedule and
 		// never recorded an outcome.
-		if _, ok, err := s.ClaimSchedule(context.Background(), b.acmeID, id); !ok || err != nil {
+		if _, ok, err := s.ClaimSchedule(context.Background(), b.AcmeID, id); !ok || err != nil {
 			t.Fatal(ok, err)
 		}
-		d := rc.wait(t, 10*time.Second)
-		sc := b.waitStatus(t, b.acme, id, "published", 5*time.Second)
-		b.waitIdle(t, 10*time.Second)
-		if d.id != id || sc["attempts"] != float64(2) || rc.count() != 1 {
-			t.Fatalf("delivery %+v, schedule %v, deliveries %d", d, sc, rc.count())
+		d := rc.Wait(t, 10*time.Second)
+		sc := b.WaitStatus(t, b.Acme, id, "published", 5*time.Second)
+		b.WaitIdle(t, 10*time.Second)
+		if d.ID != id || sc["attempts"] != float64(2) || rc.Count() != 1 {
+			t.Fatalf("delivery %+v, schedule %v, deliveries %d", d, sc, rc.Count())
 		}
 	})
 }
@@ -134,26 +133,26 @@ func TestReconcileGivesADueScheduleWithoutAJobANewOne(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		rc := newReceiver(t)
-		hook := b.saveWebhook(t, b.acme, rc)
+		hook := b.SaveWebhook(t, b.Acme, rc)
 		now := s.Now()
-		sc := &store.Schedule{WorkspaceID: b.acmeID, UserID: b.acmeUser, ExportTo: "webhook", Status: store.SchedulePending,
+		sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
 			WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
 		if err := s.InsertSchedule(context.Background(), nil, sc); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.pub.Reconcile(context.Background()); err != nil {
+		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if d := rc.wait(t, 10*time.Second); d.id != sc.ID || d.content["title"] != "orphan" {
+		if d := rc.Wait(t, 10*time.Second); d.ID != sc.ID || d.Content["title"] != "orphan" {
 			t.Fatalf("delivery: %+v", d)
 		}
-		b.waitStatus(t, b.acme, sc.ID, "published", 5*time.Second)
-		if err := b.pub.Reconcile(context.Background()); err != nil {
+		b.WaitStatus(t, b.Acme, sc.ID, "published", 5*time.Second)
+		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		b.waitIdle(t, 10*time.Second)
-		if rc.count() != 1 {
-			t.Fatalf("%d deliveries after a second reconcile", rc.count())
+		b.WaitIdle(t, 10*time.Second)
+		if rc.Count() != 1 {
+			t.Fatalf("%d deliveries after a second reconcile", rc.Count())
 		}
 	})
 }
@@ -162,17 +161,17 @@ func TestAPostForADeletedWebhookFailsWithTheReason(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
-	hook := b.saveWebhook(t, b.acme, rc)
-	id := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).want(t, http.StatusOK).schedule(t)["id"].(string)
+	hook := b.SaveWebhook(t, b.Acme, rc)
+	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
 	// A delete refuses while the post is pending (package destination);
 	// one that raced the post's creation leaves the webhook deleted under
 	// a pending post.
-	if _, err := storetest.Exec(context.Background(), b.store, `UPDATE webhooks SET deleted_at = $1, sealed = '' WHERE id = $2`, b.store.Now(), hook); err != nil {
+	if _, err := storetest.Exec(context.Background(), b.Store, `UPDATE webhooks SET deleted_at = $1, sealed = '' WHERE id = $2`, b.Store.Now(), hook); err != nil {
 		t.Fatal(err)
 	}
-	sc := b.waitStatus(t, b.acme, id, "failed", 10*time.Second)
-	if !strings.Contains(sc["lastError"].(string), "was deleted") || rc.count() != 0 {
-		t.Fatalf("schedule %v, deliveries %d", sc, rc.count())
+	sc := b.WaitStatus(t, b.Acme, id, "failed", 10*time.Second)
+	if !strings.Contains(sc["lastError"].(string), "was deleted") || rc.Count() != 0 {
+		t.Fatalf("schedule %v, deliveries %d", sc, rc.Count())
 	}
 }
 

@@ -19,9 +19,9 @@ func TestConcurrentReconcilesPublishAnOrphanOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		rc := newReceiver(t)
-		hook := b.saveWebhook(t, b.acme, rc)
+		hook := b.SaveWebhook(t, b.Acme, rc)
 		now := s.Now()
-		sc := &store.Schedule{WorkspaceID: b.acmeID, UserID: b.acmeUser, ExportTo: "webhook", Status: store.SchedulePending,
+		sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
 			WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
 		if err := s.InsertSchedule(context.Background(), nil, sc); err != nil {
 			t.Fatal(err)
@@ -31,16 +31,16 @@ func TestConcurrentReconcilesPublishAnOrphanOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := b.pub.Reconcile(context.Background()); err != nil {
+				if err := b.Pub.Reconcile(context.Background()); err != nil {
 					t.Error(err)
 				}
 			}()
 		}
 		wg.Wait()
-		b.waitStatus(t, b.acme, sc.ID, "published", 10*time.Second)
-		b.waitIdle(t, 10*time.Second)
-		if rc.count() != 1 {
-			t.Fatalf("%d deliveries of one orphan reconciled twice at once, want 1", rc.count())
+		b.WaitStatus(t, b.Acme, sc.ID, "published", 10*time.Second)
+		b.WaitIdle(t, 10*time.Second)
+		if rc.Count() != 1 {
+			t.Fatalf("%d deliveries of one orphan reconciled twice at once, want 1", rc.Count())
 		}
 	})
 }

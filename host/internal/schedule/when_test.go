@@ -16,10 +16,10 @@ func TestAPastWhenToExportPublishesNow(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
-	hook := b.saveWebhook(t, b.acme, rc)
-	res := b.do(t, "POST", "/v1/scheduler/create", b.acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Old","whenToExport":"2000-01-01T00:00:00Z"}`, hook)).want(t, http.StatusOK)
-	id := res.schedule(t)["id"].(string)
-	if d := rc.wait(t, 10*time.Second); d.id != id {
+	hook := b.SaveWebhook(t, b.Acme, rc)
+	res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Old","whenToExport":"2000-01-01T00:00:00Z"}`, hook)).Want(t, http.StatusOK)
+	id := res.Schedule(t)["id"].(string)
+	if d := rc.Wait(t, 10*time.Second); d.ID != id {
 		t.Fatalf("delivery: %+v", d)
 	}
 }
