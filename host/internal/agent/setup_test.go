@@ -7,9 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,44 +22,17 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/voice"
-	firstparty "github.com/heraldhq/herald/plugins"
 )
 
-func TestMain(m *testing.M) {
-	// The plugin manager runs this test binary as `herald plugin NAME` for
-	// the first-party destination plugins the scheduler validates with.
-	if len(os.Args) == 3 && os.Args[1] == "plugin" {
-		if err := firstparty.Serve(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	code := m.Run()
-	if manager != nil {
-		manager.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pluginhosttest.Main(m) }
 
-var (
-	managerOnce sync.Once
-	manager     *pluginhost.Manager
-	managerErr  error
-)
-
-func destinations(t testing.TB) *pluginhost.Manager {
-	managerOnce.Do(func() { manager, managerErr = pluginhost.NewManager(hclog.NewNullLogger(), config.Default(), nil) })
-	if managerErr != nil {
-		t.Fatal(managerErr)
-	}
-	return manager
-}
+func destinations(t testing.TB) *pluginhost.Manager { return pluginhosttest.Manager(t, false) }
 
 // bundle is the real API over HTTP with the agent wired to the real
 // traffic, voice and scheduler services, and the real openai plugin talking

@@ -14,7 +14,6 @@ import (
 	"net/netip"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,53 +27,19 @@ import (
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
-	firstparty "github.com/heraldhq/herald/plugins"
 	"github.com/heraldhq/herald/sdk"
 )
 
-func TestMain(m *testing.M) {
-	// The plugin manager runs its own executable as `herald plugin NAME`
-	// for first-party plugins; under test that executable is this binary.
-	if len(os.Args) == 3 && os.Args[1] == "plugin" {
-		if err := firstparty.Serve(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	code := m.Run()
-	if manager != nil {
-		manager.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { pluginhosttest.Main(m) }
 
-var (
-	managerOnce sync.Once
-	manager     *pluginhost.Manager
-	managerErr  error
-)
-
-// plugins is the real plugin manager over the first-party plugins: the
-// scheduler's destination picker and the webhook destination are theirs.
-func plugins(t testing.TB) *pluginhost.Manager {
-	t.Helper()
-	managerOnce.Do(func() {
-		cfg := config.Default()
-		cfg.AllowedPrivateCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-		manager, managerErr = pluginhost.NewManager(hclog.NewNullLogger(), cfg, nil)
-	})
-	if managerErr != nil {
-		t.Fatal(managerErr)
-	}
-	return manager
-}
+func plugins(t testing.TB) *pluginhost.Manager { return pluginhosttest.Manager(t, true) }
 
 // bundle is a real API server (traffic, scheduler, voices, visibility) on
 // a migrated store, with the dashboard mounted as the host mounts it.

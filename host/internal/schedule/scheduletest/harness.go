@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,51 +34,18 @@ import (
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
+	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	firstparty "github.com/heraldhq/herald/plugins"
 )
 
-// Main is the TestMain of a package that uses the harness: the plugin
-// manager runs its own executable as `herald plugin NAME` for first-party
-// plugins, and under test that executable is the test binary.
-func Main(m *testing.M) {
-	if len(os.Args) == 3 && os.Args[1] == "plugin" {
-		if err := firstparty.Serve(os.Args[2]); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	code := m.Run()
-	if manager != nil {
-		manager.Close()
-	}
-	os.Exit(code)
-}
+// Main is the TestMain of a package that uses the harness (it serves the
+// first-party plugins the manager starts from the test binary).
+func Main(m *testing.M) { pluginhosttest.Main(m) }
 
-// manager is one real plugin manager (first-party plugins as subprocesses)
-// shared by the package's tests; it may deliver to loopback receivers.
-var (
-	managerOnce sync.Once
-	manager     *pluginhost.Manager
-	managerErr  error
-)
-
-// Plugins returns the shared plugin manager.
-func Plugins(t testing.TB) *pluginhost.Manager {
-	t.Helper()
-	managerOnce.Do(func() {
-		cfg := config.Default()
-		cfg.AllowedPrivateCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-		manager, managerErr = pluginhost.NewManager(hclog.NewNullLogger(), cfg, nil)
-	})
-	if managerErr != nil {
-		t.Fatal(managerErr)
-	}
-	return manager
-}
+// Plugins is the shared plugin manager over the first-party plugins.
+func Plugins(t testing.TB) *pluginhost.Manager { return pluginhosttest.Manager(t, true) }
 
 const (
 	JWTSecret = "test-jwt-secret"
