@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -137,14 +138,14 @@ func setup(t testing.TB, s *store.Store, o ...options) *testBundle {
 	if opt.noCIDRs {
 		cidrs = nil
 	}
-	b.dest, err = destination.New(destination.Deps{Store: s, Plugins: plugins(t), SecretKey: opt.secretKey, Plans: config.DefaultPlans(), Limits: opt.limits})
+	b.dest, err = destination.New(destination.Deps{Store: s, Plugins: plugins(t), SecretKey: opt.secretKey, Plans: plans.New(nil), Limits: opt.limits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.queue = &signalQueue{Queue: q, changed: make(chan struct{}), final: map[string]bool{}}
 	b.svc, err = schedule.New(schedule.Deps{
 		Store: s, Queue: b.queue, Destinations: plugins(t), Credentials: b.dest, Blobs: blobs,
-		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
+		Plans: plans.New(nil), AllowedPrivateCIDRs: cidrs,
 		Limits: opt.limits,
 	})
 	if err != nil {
