@@ -55,6 +55,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// A reload compares the new file with the file as loaded, before start
+	// fills public_url and secret_key, so those are not reported as changed.
+	loaded := *cfg
 	log := newLogger(cfg, stderr)
 	// Listen first: with port 0 the address is known only now, and hosted
 	// URLs (blobs, scriptUrl) default to it when public_url is unset.
@@ -117,7 +120,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			}
 			// queue is built below, before the SIGHUP handler starts.
 			setCaps := func(c store.JobCaps) { queue.SetCaps(c) }
-			return applyReload(log, cfg, next, pluginMgr.Reload, planApplier(planTable, setCaps)) // host/reload.go
+			return applyReload(log, &loaded, next, pluginMgr.Reload, planApplier(planTable, setCaps)) // host/reload.go
 		})
 	}, stop: func() { stopHUP() }}
 
