@@ -28,8 +28,10 @@ var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout"
 // ignoredFields are not settings (Source names the file).
 var ignoredFields = []string{"Source"}
 
-// applyReload applies next over the start config cur as far as a running host can and logs
-// exactly what was applied and which settings changed but need a restart.
+// applyReload applies next over the start config cur (the file as loaded
+// at start, before public_url and secret_key were filled in) as far as a
+// running host can and logs exactly what was applied and which settings
+// changed but need a restart.
 // reloadPlugins is the plugin manager's Reload; on its error nothing is
 // applied and cur stays. applyPlans sets the plans (the live table and the
 // job queue's caps); it runs after the plugins reloaded.
@@ -39,7 +41,8 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 		return err
 	}
 	// Always set: cur is the start config (never mutated: services read it
-	// concurrently), so a level set back to its start value must apply too.
+	// concurrently), so a level or plan set back to its start value after
+	// an earlier reload must apply too.
 	log.SetLevel(hclog.LevelFromString(next.LogLevel))
 	applyPlans(next.Plans)
 	log.Info("configuration reloaded on SIGHUP",
