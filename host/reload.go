@@ -9,33 +9,42 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // reloadedFields are the config.Config fields a SIGHUP applies: the plugin
 // manager rebuilds plugins and model routes from the new file (calls in
 // flight finish on the old set; plugin_call_timeout and plugin settings
 // apply to plugin processes started after the reload, each configured
-// once it starts), and the log level is switched on
-// the shared root logger. Everything else is read once by services built
-// at start (plans, limits, queues, listen address, stores...), so a change
-// there is reported as needing a restart instead of being claimed.
-var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout", "LogLevel"}
+// once it starts), the log level is switched on the shared root logger,
+// and the plan blocks replace the live plan table services read at
+// request time and the job queue's per-plan caps (jobs already queued or
+// running stay). Everything else is read once by services built at start
+// (limits, queues, listen address, stores...), so a change there is
+// reported as needing a restart instead of being claimed.
+var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout", "LogLevel", "Plans"}
 
 // ignoredFields are not settings (Source names the file).
 var ignoredFields = []string{"Source"}
 
-// applyReload applies next over the start config cur as far as a running host can and logs
-// exactly what was applied and which settings changed but need a restart.
+// applyReload applies next over the start config cur (the file as loaded
+// at start, before public_url and secret_key were filled in) as far as a
+// running host can and logs exactly what was applied and which settings
+// changed but need a restart.
 // reloadPlugins is the plugin manager's Reload; on its error nothing is
-// applied and cur stays.
-func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(*config.Config) error) error {
+// applied and cur stays. applyPlans sets the plans (the live table and the
+// job queue's caps); it runs after the plugins reloaded.
+func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(*config.Config) error, applyPlans func(map[string]config.Plan)) error {
 	applied, restart := diffConfig(cur, next)
 	if err := reloadPlugins(next); err != nil {
 		return err
 	}
 	// Always set: cur is the start config (never mutated: services read it
-	// concurrently), so a level set back to its start value must apply too.
+	// concurrently), so a level or plan set back to its start value after
+	// an earlier reload must apply too.
 	log.SetLevel(hclog.LevelFromString(next.LogLevel))
+	applyPlans(next.Plans)
 	log.Info("configuration reloaded on SIGHUP",
 		"applied", strings.Join(applied, ","),
 		"plugin_settings", strings.Join(changedSettings(cur, next), " "),
@@ -44,6 +53,26 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 		log.Warn("changed settings need a restart to apply; the running values stay until then", "settings", strings.Join(restart, ","))
 	}
 	return nil
+}
+
+// planApplier is applyReload's applyPlans on a host: the plans replace the
+// live table and their jobs_running/jobs_queued the queue's caps.
+func planApplier(table *plans.Table, setCaps func(store.JobCaps)) func(map[string]config.Plan) {
+	return func(p map[string]config.Plan) {
+		table.Set(p)
+		setCaps(jobCaps(p))
+	}
+}
+
+// jobCaps are the job queue's per-plan caps (jobs_running, jobs_queued).
+func jobCaps(byName map[string]config.Plan) store.JobCaps {
+	caps := store.JobCaps{ByPlan: map[string]store.JobCap{}}
+	for name, p := range byName {
+		caps.ByPlan[name] = store.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
+	}
+	// A workspace whose plan config does not know gets the free plan's caps.
+	caps.Default = caps.ByPlan["free"]
+	return caps
 }
 
 // diffConfig lists the changed fields of config.Config by their setting

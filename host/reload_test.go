@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +13,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 func TestReloadAppliesLogLevelAndNamesWhatNeedsARestart(t *testing.T) {
@@ -30,7 +34,7 @@ func TestReloadAppliesLogLevelAndNamesWhatNeedsARestart(t *testing.T) {
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
 	child := log.Named("scheduler")
 	var reloaded *config.Config
-	if err := applyReload(log, cur, next, func(c *config.Config) error { reloaded = c; return nil }); err != nil {
+	if err := applyReload(log, cur, next, func(c *config.Config) error { reloaded = c; return nil }, noPlans); err != nil {
 		t.Fatal(err)
 	}
 	if reloaded != next {
@@ -49,7 +53,7 @@ func TestReloadAppliesLogLevelAndNamesWhatNeedsARestart(t *testing.T) {
 
 	// A failed plugin reload applies nothing.
 	again := load("error", time.Second)
-	if err := applyReload(log, cur, again, func(*config.Config) error { return errors.New("bad plugin") }); err == nil {
+	if err := applyReload(log, cur, again, func(*config.Config) error { return errors.New("bad plugin") }, noPlans); err == nil {
 		t.Fatal("want the plugin reload error")
 	}
 	if !child.IsDebug() {
@@ -82,7 +86,7 @@ func TestReloadNamesChangedPluginSettingsByKeyOnly(t *testing.T) {
 	next := load(config.Settings{"api_key": "sk-new-value-5678", "base_url": "http://a.example/v1", "org": "acme-org"})
 	var buf bytes.Buffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
-	if err := applyReload(log, cur, next, func(*config.Config) error { return nil }); err != nil {
+	if err := applyReload(log, cur, next, func(*config.Config) error { return nil }, noPlans); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -97,5 +101,63 @@ func TestReloadNamesChangedPluginSettingsByKeyOnly(t *testing.T) {
 	// Provider errors echoing a setting value are redacted in the log.
 	if secrets := configuredSecrets(next); !slices.Contains(secrets, "sk-new-value-5678") {
 		t.Error("plugin settings values are not on the redaction list")
+	}
+}
+
+func noPlans(map[string]config.Plan) {}
+
+func TestReloadAppliesPlansToTheTableAndTheJobCaps(t *testing.T) {
+	t.Parallel()
+	load := func(src string) *config.Config {
+		path := filepath.Join(t.TempDir(), "herald.hcl")
+		if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.Load(path, func(k string) string { return map[string]string{"HERALD_DATA_DIR": "d"}[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cur := load("")
+	next := load(`plan "pro" {
+  prompts_per_report = 7
+  monthly_ai_credits = 3
+  jobs_running       = 1
+  jobs_queued        = 2
+}
+`)
+	table := plans.New(cur.Plans)
+	var caps []store.JobCaps
+	apply := planApplier(table, func(c store.JobCaps) { caps = append(caps, c) })
+	var buf bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
+
+	// A failed plugin reload leaves the plans too.
+	if err := applyReload(log, cur, next, func(*config.Config) error { return errors.New("bad plugin") }, apply); err == nil {
+		t.Fatal("want the plugin reload error")
+	}
+	if pro, _ := table.Get("pro"); pro.MonthlyAICredits != cur.Plans["pro"].MonthlyAICredits || len(caps) != 0 {
+		t.Fatalf("a failed reload applied the plans: pro %+v, caps %v", pro, caps)
+	}
+
+	if err := applyReload(log, cur, next, func(*config.Config) error { return nil }, apply); err != nil {
+		t.Fatal(err)
+	}
+	if pro, ok := table.Get("pro"); !ok || pro.PromptsPerReport != 7 || pro.MonthlyAICredits != 3 {
+		t.Fatalf("plan table after reload: pro %+v, %v; want prompts_per_report 7, monthly_ai_credits 3", pro, ok)
+	}
+	if len(caps) != 1 || caps[0].ByPlan["pro"] != (store.JobCap{Running: 1, Queued: 2}) {
+		t.Fatalf("job caps after reload: %+v; want pro running 1, queued 2", caps)
+	}
+	if caps[0].Default != caps[0].ByPlan["free"] {
+		t.Fatalf("an unknown plan's caps are not the free plan's: %+v", caps[0])
+	}
+	out := buf.String()
+	if !strings.Contains(out, `applied="plans,plugins,models"`) {
+		t.Fatalf("reload log does not list plans as applied:\n%s", out)
+	}
+	if !strings.Contains(out, `needs_restart=""`) {
+		t.Fatalf("reload log says a plan change needs a restart:\n%s", out)
 	}
 }

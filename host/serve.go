@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -54,6 +55,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// A reload compares the new file with the file as loaded, before start
+	// fills public_url and secret_key, so those are not reported as changed.
+	loaded := *cfg
 	log := newLogger(cfg, stderr)
 	// Listen first: with port 0 the address is known only now, and hosted
 	// URLs (blobs, scriptUrl) default to it when public_url is unset.
@@ -103,6 +107,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		beacons.Close()
 		return err
 	}
+	// Services read the plans at request time; SIGHUP sets them, and the
+	// job queue's per-plan caps with them.
+	planTable := plans.New(cfg.Plans)
+	var queue *jobs.Queue
 	var stopHUP func()
 	sighup := funcs{start: func() {
 		stopHUP = reloadOnSIGHUP(log, func() error {
@@ -110,7 +118,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			if err != nil {
 				return err
 			}
-			return applyReload(log, cfg, next, pluginMgr.Reload) // host/reload.go
+			// queue is built below, before the SIGHUP handler starts.
+			setCaps := func(c store.JobCaps) { queue.SetCaps(c) }
+			return applyReload(log, &loaded, next, pluginMgr.Reload, planApplier(planTable, setCaps)) // host/reload.go
 		})
 	}, stop: func() { stopHUP() }}
 
@@ -123,7 +133,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}()
 
 	// The job queue runs on every host.
-	queue, err := newJobQueue(st, cfg, log, reg)
+	queue, err = newJobQueue(st, cfg, log, reg)
 	if err != nil {
 		return err
 	}
@@ -148,19 +158,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
 	generator, err := generate.New(generate.Deps{
-		Models: pluginMgr, Queue: queue, Store: st, Blobs: blobs, Plans: cfg.Plans, Voices: voices, Tuned: tuned,
+		Models: pluginMgr, Queue: queue, Store: st, Blobs: blobs, Plans: planTable, Voices: voices, Tuned: tuned,
 		Secrets: configuredSecrets(cfg), // issue 16: provider errors in the log
 		Logger:  log,
 	})
 	if err != nil {
 		return err
 	}
-	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: cfg.Plans})
+	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: planTable})
 	if err != nil {
 		return err
 	}
 	destinations, err := destination.New(destination.Deps{
-		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: cfg.Plans,
+		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: planTable,
 		Limits: cfg.Limits, Logger: log.Named("destinations"),
 	})
 	if err != nil {
@@ -168,7 +178,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	scheduler, err := schedule.New(schedule.Deps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
-		Plans: cfg.Plans, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		Limits: cfg.Limits, // issue 16: per-workspace caps
 		Logger: log.Named("scheduler"),
 	})
@@ -188,7 +198,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		})
 	}
 	reports, err := visibility.New(visibility.Deps{
-		Store: st, Queue: queue, Models: pluginMgr, Plans: cfg.Plans, Config: visCfg, Logger: log,
+		Store: st, Queue: queue, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
 		Site: siteFetcher,
 	})
 	if err != nil {
@@ -201,7 +211,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Models: pluginMgr, Plans: cfg.Plans, Traffic: trafficSvc, Scheduler: scheduler,
+		Store: st, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
 		FineTuneStatus: finetune.StatusFunc(pluginMgr), Tuned: tuned,
@@ -372,14 +382,8 @@ func newJobQueue(st *store.Store, cfg *config.Config, log hclog.Logger, reg prom
 	for name, q := range cfg.Queues {
 		concurrency[name] = q.Concurrency
 	}
-	caps := store.JobCaps{ByPlan: map[string]store.JobCap{}}
-	for name, p := range cfg.Plans {
-		caps.ByPlan[name] = store.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
-	}
-	// A workspace whose plan config does not know gets the free plan's caps.
-	caps.Default = caps.ByPlan["free"]
 	return jobs.New(jobs.Options{
-		Caps:         caps,
+		Caps:         jobCaps(cfg.Plans),
 		Store:        st,
 		RedisURL:     cfg.RedisURL,
 		Concurrency:  concurrency,

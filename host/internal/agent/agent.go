@@ -26,11 +26,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -116,8 +116,9 @@ type SEOScoreFunc func(ctx context.Context, p auth.Principal, in SEOInput) (any,
 type Deps struct {
 	Store  *store.Store
 	Models Models
-	// Plans give each plan's MonthlyAICredits; nil: config.DefaultPlans().
-	Plans      map[string]config.Plan
+	// Plans give each plan's MonthlyAICredits, read at request time;
+	// nil: config.DefaultPlans().
+	Plans      *plans.Table
 	Traffic    Traffic
 	Scheduler  Scheduler
 	Voices     Voices
@@ -152,7 +153,7 @@ func New(d Deps) (*Service, error) {
 		return nil, errors.New("agent: Store and Models are required")
 	}
 	if d.Plans == nil {
-		d.Plans = config.DefaultPlans()
+		d.Plans = plans.New(nil)
 	}
 	if d.ContextTokens <= 0 {
 		d.ContextTokens = DefaultContextTokens

@@ -180,7 +180,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 
 	// One AI credit per message, reserved before the model runs and given
 	// back if the turn fails.
-	plan := s.Plans[p.Plan]
+	plan, _ := s.Plans.Get(p.Plan)
 	month := s.month()
 	if _, ok, err := s.Store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits); err != nil {
 		return Reply{}, err

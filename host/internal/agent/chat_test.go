@@ -135,7 +135,8 @@ func TestAMessageCostsOneCreditAndIsRefusedWhenSpent(t *testing.T) {
 	if used, _ := b.store.CreditsUsed(ctx, b.acmeP.WorkspaceID, month); used != 1 {
 		t.Fatalf("credits used %d, want 1", used)
 	}
-	limit := b.svc.Plans["business"].MonthlyAICredits
+	business, _ := b.svc.Plans.Get("business")
+	limit := business.MonthlyAICredits
 	if _, ok, err := b.store.ReserveCredits(ctx, b.acmeP.WorkspaceID, month, limit-1, limit); !ok || err != nil {
 		t.Fatal("could not spend the rest", err)
 	}

@@ -46,7 +46,8 @@ const summaryDays = 30
 
 // Summary builds the caller's workspace context.
 func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error) {
-	sum := Summary{Workspace: p, Limit: s.Plans[p.Plan].MonthlyAICredits}
+	plan, _ := s.Plans.Get(p.Plan)
+	sum := Summary{Workspace: p, Limit: plan.MonthlyAICredits}
 	var err error
 	if s.Voices != nil {
 		if sum.Voices, err = s.Voices.List(ctx, p); err != nil {

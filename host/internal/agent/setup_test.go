@@ -14,13 +14,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -76,11 +76,11 @@ func setup(t *testing.T) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: config.DefaultPlans()})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans.New(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: config.DefaultPlans()})
+	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: plans.New(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,7 @@ func (s *Service) QueueBlogPost(ctx context.Context, p auth.Principal, in BlogIn
 		return "", err
 	}
 	if n := len(in.Images); n > 0 {
-		plan := s.plans[p.Plan]
+		plan, _ := s.plans.Get(p.Plan)
 		used, err := s.cred.CreditsUsed(ctx, p.WorkspaceID, s.month())
 		if err != nil {
 			return "", err

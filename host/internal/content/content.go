@@ -12,11 +12,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -58,7 +58,9 @@ type Deps struct {
 	Generator Generator
 	Credits   Credits
 	Queue     *jobs.Queue
-	Plans     map[string]config.Plan
+	// Plans give each plan's MonthlyAICredits, read at request time;
+	// nil: config.DefaultPlans().
+	Plans *plans.Table
 	// Now is the clock (credits are counted per UTC month); default time.Now.
 	Now func() time.Time
 }
@@ -69,7 +71,7 @@ type Service struct {
 	gen   Generator
 	cred  Credits
 	queue *jobs.Queue
-	plans map[string]config.Plan
+	plans *plans.Table
 	now   func() time.Time
 }
 
@@ -82,6 +84,9 @@ func New(d Deps) (*Service, error) {
 	s.log = s.log.Named("content")
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.plans == nil {
+		s.plans = plans.New(nil)
 	}
 	// One attempt each: the credit is reserved when the job is queued and
 	// given back when it fails, so a retry would have to pay again.
@@ -112,7 +117,7 @@ func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
 // reserve takes one AI credit for an improvement; the returned function
 // gives it back (used when the improvement fails).
 func (s *Service) reserve(ctx context.Context, p auth.Principal) (refund func(), month string, err error) {
-	plan := s.plans[p.Plan]
+	plan, _ := s.plans.Get(p.Plan)
 	month = s.month()
 	_, ok, err := s.cred.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits)
 	if err != nil {

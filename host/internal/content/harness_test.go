@@ -23,6 +23,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
@@ -119,16 +120,17 @@ func setup(t *testing.T, s *store.Store, credits int) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plans := config.DefaultPlans()
-	plans["free"] = config.Plan{MonthlyAICredits: credits}
+	byName := config.DefaultPlans()
+	byName["free"] = config.Plan{MonthlyAICredits: credits}
+	planTable := plans.New(byName)
 	if b.voices, err = voice.New(voice.Deps{Store: s}); err != nil {
 		t.Fatal(err)
 	}
-	gen, err := generate.New(generate.Deps{Models: b.router, Queue: b.queue, Store: s, Blobs: blobs, Plans: plans, Voices: b.voices})
+	gen, err := generate.New(generate.Deps{Models: b.router, Queue: b.queue, Store: s, Blobs: blobs, Plans: planTable, Voices: b.voices})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := content.New(content.Deps{Generator: gen, Credits: s, Queue: b.queue, Plans: plans})
+	svc, err := content.New(content.Deps{Generator: gen, Credits: s, Queue: b.queue, Plans: planTable})
 	if err != nil {
 		t.Fatal(err)
 	}

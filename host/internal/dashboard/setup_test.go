@@ -26,6 +26,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -71,13 +72,13 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: config.DefaultPlans()})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: plans.New(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sched, err := schedule.New(schedule.Deps{
 		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
-		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
+		Plans: plans.New(nil), AllowedPrivateCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -47,8 +48,9 @@ type Deps struct {
 	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
 	// store or open any.
 	SecretKey string
-	// Plans gives each plan's SchedulerAPIAccess (nil: the defaults).
-	Plans map[string]config.Plan
+	// Plans gives each plan's SchedulerAPIAccess, read at request time
+	// (nil: the defaults).
+	Plans *plans.Table
 	// Limits caps webhooks per workspace and name lengths (zero:
 	// config.DefaultLimits).
 	Limits config.Limits
@@ -60,7 +62,7 @@ type Service struct {
 	store  *store.Store
 	dests  Plugins
 	sealer *Sealer
-	plans  map[string]config.Plan
+	plans  *plans.Table
 	quota  *quota.Checker
 	log    hclog.Logger
 }
@@ -76,7 +78,7 @@ func New(d Deps) (*Service, error) {
 		s.log = hclog.NewNullLogger()
 	}
 	if s.plans == nil {
-		s.plans = config.DefaultPlans()
+		s.plans = plans.New(nil)
 	}
 	if sealer, err := NewSealer(d.SecretKey); err == nil {
 		s.sealer = sealer

@@ -17,12 +17,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -64,8 +64,9 @@ type Deps struct {
 	Store  *store.Store
 	// Blobs stores generated images; without it the image route answers 503.
 	Blobs blob.Store
-	// Plans are the plans by name (AI credits); nil means config.DefaultPlans.
-	Plans map[string]config.Plan
+	// Plans are the plans by name (AI credits), read at request time;
+	// nil means config.DefaultPlans.
+	Plans *plans.Table
 	// Voices lets requests name a brandVoiceId (package voice's Service);
 	// without it, a request that names one is answered 503.
 	Voices Voices
@@ -88,7 +89,7 @@ type Service struct {
 	queue   *jobs.Queue
 	store   *store.Store
 	blobs   blob.Store
-	plans   map[string]config.Plan
+	plans   *plans.Table
 	now     func() time.Time
 	voices  Voices
 	tuned   *finetune.Resolver
@@ -108,7 +109,7 @@ func New(d Deps) (*Service, error) {
 	}
 	s.log = s.log.Named("generate")
 	if s.plans == nil {
-		s.plans = config.DefaultPlans()
+		s.plans = plans.New(nil)
 	}
 	if s.now == nil {
 		s.now = time.Now

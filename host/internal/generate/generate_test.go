@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -95,10 +96,10 @@ func setup(t *testing.T, s *store.Store, plan string, with ...func(*generate.Dep
 		t.Fatal(err)
 	}
 	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
-	plans := config.DefaultPlans()
-	plans["free"] = config.Plan{PromptsPerReport: 5, MonthlyAICredits: 2}
+	byName := config.DefaultPlans()
+	byName["free"] = config.Plan{PromptsPerReport: 5, MonthlyAICredits: 2}
 	r := &router{}
-	d := generate.Deps{Logger: hclog.NewNullLogger(), Models: r, Queue: q, Store: s, Blobs: blobs, Plans: plans}
+	d := generate.Deps{Logger: hclog.NewNullLogger(), Models: r, Queue: q, Store: s, Blobs: blobs, Plans: plans.New(byName)}
 	for _, f := range with {
 		f(&d)
 	}

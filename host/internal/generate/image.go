@@ -121,7 +121,7 @@ func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageI
 	}
 	out := Image{Model: in.Model, Size: in.Size, Quality: in.Quality, Purpose: in.Purpose}
 
-	plan := s.plans[p.Plan]
+	plan, _ := s.plans.Get(p.Plan)
 	month := s.month()
 	used, ok, err := s.store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits)
 	if err != nil {

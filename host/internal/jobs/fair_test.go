@@ -86,6 +86,29 @@ func TestEnqueueBeyondTheQueuedCapFails(t *testing.T) {
 	})
 }
 
+func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		q := b.queue(t, func(o *jobs.Options) {
+			o.Caps = store.JobCaps{Default: store.JobCap{Queued: 1}}
+		})
+		enqueue(t, q, jobs.NewJob{Name: "n"})
+		var over *jobs.OverCapError
+		if _, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"}); !errors.As(err, &over) {
+			t.Fatalf("second enqueue under a queued cap of 1: %v, want OverCapError", err)
+		}
+		// A reload raises the cap: the next enqueue passes, and the one
+		// after it meets the new cap.
+		q.SetCaps(store.JobCaps{Default: store.JobCap{Queued: 2}})
+		enqueue(t, q, jobs.NewJob{Name: "n"})
+		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
+		if !errors.As(err, &over) || over.Cap != 2 {
+			t.Fatalf("third enqueue: %v, want OverCapError with cap 2", err)
+		}
+	})
+}
+
 func TestAFloodingWorkspaceLeavesRoomForOthers(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {

@@ -75,7 +75,8 @@ type Options struct {
 	PruneInterval time.Duration
 	// Caps bound each workspace's running and ready jobs per queue, by
 	// plan: a claim skips a workspace at its Running cap, an enqueue beyond
-	// its Queued cap fails with *OverCapError. Zero: no caps.
+	// its Queued cap fails with *OverCapError. Zero: no caps. SetCaps
+	// replaces them on a running Queue.
 	Caps store.JobCaps
 	// CapRetryAfter is the Retry-After of an *OverCapError. Zero:
 	// DefaultCapRetryAfter.
@@ -92,7 +93,8 @@ type Options struct {
 type Queue struct {
 	store   *store.Store
 	opts    Options
-	owner   string // this Queue's lease owner id
+	caps    atomic.Pointer[store.JobCaps] // Options.Caps until SetCaps
+	owner   string                        // this Queue's lease owner id
 	log     hclog.Logger
 	lanes   map[string]*lane
 	signal  *redisSignal
@@ -206,6 +208,7 @@ func New(o Options) (*Queue, error) {
 		flushCh:   make(chan struct{}, 1),
 		batchFull: make(chan struct{}, 1),
 	}
+	q.SetCaps(o.Caps)
 	for _, name := range QueueNames {
 		limit := o.Concurrency[name]
 		if limit <= 0 {
@@ -228,6 +231,11 @@ func New(o Options) (*Queue, error) {
 	}
 	return q, nil
 }
+
+// SetCaps replaces the per-plan caps (Options.Caps) of a running Queue:
+// the next enqueue and the next claim use them (a reload of the plans).
+// Jobs already running or queued stay.
+func (q *Queue) SetCaps(c store.JobCaps) { q.caps.Store(&c) }
 
 // Register sets the handler of the jobs named name on this host. Call it
 // before Start; a later call replaces the handler.
@@ -315,7 +323,7 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Querier, j NewJob) (stri
 // insert stores rows, refusing them with *OverCapError when a workspace is
 // at its Queued cap.
 func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []store.Job) error {
-	err := q.store.InsertJobsCapped(ctx, tx, rows, q.store.Now(), q.opts.Caps)
+	err := q.store.InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
 	var capErr *store.ErrJobCap
 	if errors.As(err, &capErr) {
 		return &OverCapError{Workspace: capErr.Workspace, Queue: capErr.Queue, Cap: int(capErr.Cap), RetryAfter: q.opts.CapRetryAfter}

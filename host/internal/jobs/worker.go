@@ -196,7 +196,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		// commits unseen would strand its jobs until their lease expires.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		now := q.store.Now()
-		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), q.opts.Caps, l.backlog.Load())
+		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
 		cancel()
 		if err != nil {
 			q.log.Error("claim failed", "queue", l.name, "error", err)

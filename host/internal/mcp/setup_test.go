@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -23,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -102,7 +102,7 @@ func setup(t testing.TB) *bundle {
 	b.otherID = ows.ID
 
 	log := hclog.NewNullLogger()
-	plans := config.DefaultPlans()
+	planTable := plans.New(nil)
 	b.queue, err = jobs.New(jobs.Options{Store: st, PollInterval: time.Hour, Lease: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -116,24 +116,24 @@ func setup(t testing.TB) *bundle {
 	if b.trafficSvc, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: b.blobBase}); err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: planTable})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: plans}); err != nil {
+	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: planTable}); err != nil {
 		t.Fatal(err)
 	}
 	if b.voices, err = voice.New(voice.Deps{Store: st}); err != nil {
 		t.Fatal(err)
 	}
 	if b.generator, err = generate.New(generate.Deps{Logger: log, Models: router{}, Queue: b.queue, Store: st, Blobs: blobs,
-		Plans: plans, Voices: b.voices}); err != nil {
+		Plans: planTable, Voices: b.voices}); err != nil {
 		t.Fatal(err)
 	}
-	if b.contentSvc, err = content.New(content.Deps{Log: log, Generator: b.generator, Credits: st, Queue: b.queue, Plans: plans}); err != nil {
+	if b.contentSvc, err = content.New(content.Deps{Log: log, Generator: b.generator, Credits: st, Queue: b.queue, Plans: planTable}); err != nil {
 		t.Fatal(err)
 	}
-	if b.reports, err = visibility.New(visibility.Deps{Store: st, Queue: b.queue, Models: router{}, Site: site.New(site.Deps{}), Plans: plans, Logger: log}); err != nil {
+	if b.reports, err = visibility.New(visibility.Deps{Store: st, Queue: b.queue, Models: router{}, Site: site.New(site.Deps{}), Plans: planTable, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	b.authenticator = auth.NewAuthenticator(st, "jwt-secret")

@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -89,8 +90,9 @@ type Deps struct {
 	Destinations Destinations
 	Credentials  Credentials
 	Blobs        blob.Store
-	// Plans gives each plan's SchedulerAPIAccess (nil: the defaults).
-	Plans map[string]config.Plan
+	// Plans gives each plan's SchedulerAPIAccess, read at request time
+	// (nil: the defaults).
+	Plans *plans.Table
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
 	Logger              hclog.Logger
@@ -106,7 +108,7 @@ type Service struct {
 	dests Destinations
 	creds Credentials
 	blobs blob.Store
-	plans map[string]config.Plan
+	plans *plans.Table
 	fetch *http.Client
 	log   hclog.Logger
 	quota *quota.Checker
@@ -127,7 +129,7 @@ func New(d Deps) (*Service, error) {
 		s.log = hclog.NewNullLogger()
 	}
 	if s.plans == nil {
-		s.plans = config.DefaultPlans()
+		s.plans = plans.New(nil)
 	}
 	return s, nil
 }

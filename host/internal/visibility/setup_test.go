@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
@@ -283,7 +284,7 @@ func (b *bundle) start(t testing.TB) {
 	}
 	b.queue = q
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: b.store, Queue: q, Models: b.engines, Site: b.site, Plans: testPlans(),
+		Store: b.store, Queue: q, Models: b.engines, Site: b.site, Plans: plans.New(testPlans()),
 		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})

@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -70,8 +71,9 @@ type Deps struct {
 	Queue  *jobs.Queue
 	Models Models
 	Site   Crawler
-	// Plans gives each plan's report limits; nil: config.DefaultPlans.
-	Plans map[string]config.Plan
+	// Plans gives each plan's report limits, read at request time (a
+	// reload may Set it); nil: config.DefaultPlans.
+	Plans *plans.Table
 	// Config is the visibility block (engines, judge model, concurrency).
 	Config config.Visibility
 	Logger hclog.Logger
@@ -88,7 +90,7 @@ type Service struct {
 	queue  *jobs.Queue
 	models Models
 	site   Crawler
-	plans  map[string]config.Plan
+	plans  *plans.Table
 	cfg    config.Visibility
 	log    hclog.Logger
 	ttl    time.Duration
@@ -106,7 +108,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, sems: map[string]*workspaceSem{}}
 	if s.plans == nil {
-		s.plans = config.DefaultPlans()
+		s.plans = plans.New(nil)
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -200,10 +202,11 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 }
 
 func (s *Service) plan(p auth.Principal) config.Plan {
-	if plan, ok := s.plans[p.Plan]; ok {
+	if plan, ok := s.plans.Get(p.Plan); ok {
 		return plan
 	}
-	return s.plans["free"]
+	plan, _ := s.plans.Get("free")
+	return plan
 }
 
 // Engines returns the model routes asked: the configured engines (host/run.go

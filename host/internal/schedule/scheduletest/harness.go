@@ -33,6 +33,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -113,14 +114,14 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 	if opt.NoCIDRs {
 		cidrs = nil
 	}
-	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: config.DefaultPlans(), Limits: opt.Limits})
+	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: plans.New(nil), Limits: opt.Limits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Queue = &SignalQueue{Queue: q, changed: make(chan struct{}), final: map[string]bool{}}
 	b.Svc, err = schedule.New(schedule.Deps{
 		Store: s, Queue: b.Queue, Destinations: Plugins(t), Credentials: b.Dest, Blobs: blobs,
-		Plans: config.DefaultPlans(), AllowedPrivateCIDRs: cidrs,
+		Plans: plans.New(nil), AllowedPrivateCIDRs: cidrs,
 		Limits: opt.Limits,
 	})
 	if err != nil {
