@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 	ant "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
+	"github.com/heraldhq/herald/plugins/internal/provider"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -92,19 +92,8 @@ func (p *Provider) Info(context.Context) (sdk.ProviderInfo, error) {
 // its errors never quote a value.
 func (p *Provider) Configure(_ context.Context, settings map[string]string) error {
 	name := "anthropic"
-	for k, v := range settings {
-		switch k {
-		case "api_key":
-			if v == "" {
-				return sdk.Errorf(sdk.CodeInvalidArgument, "%s setting api_key is empty", name)
-			}
-		case "base_url":
-			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return sdk.Errorf(sdk.CodeInvalidArgument, "%s setting base_url must be an http(s) URL", name)
-			}
-		default:
-			return sdk.Errorf(sdk.CodeInvalidArgument, "%s has no setting %q (settings: api_key, base_url)", name, k)
-		}
+	if err := provider.CheckSettings(name, settings); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
