@@ -375,6 +375,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if exportErr == nil {
+		res.ExternalURL = safeExternalURL(p.deps.Logger, sc.ID, sc.ExportTo, res.ExternalURL)
 		owned, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{
 			Status: store.SchedulePublished, ExternalID: res.ExternalID, ExternalURL: res.ExternalURL,
 		})

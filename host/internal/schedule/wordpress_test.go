@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -63,5 +64,35 @@ func TestARefusedExportNamesTheCredentialsToCheck(t *testing.T) {
 	check := scheduletest.DestinationEntry(t, b.Do(t, "GET", "/v1/destinations", b.Acme, "").Want(t, http.StatusOK), "wordpress")["lastCheck"].(map[string]any)
 	if check["result"] != "failed" || !strings.Contains(fmt.Sprint(check["message"]), "application_password") {
 		t.Fatalf("last check after the refusal = %v", check)
+	}
+}
+
+func TestOnlyAnHTTPLinkFromTheDestinationBecomesTheExternalURL(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	wp := scheduletest.NewFakeWordPress(t)
+	b.Do(t, "PUT", "/v1/destinations/wordpress/connection", b.Acme, wp.Credentials(scheduletest.WPPassword)).Want(t, http.StatusOK)
+	for _, tc := range []struct{ link, want string }{
+		{"javascript:alert(document.cookie)", ""},
+		{"JavaScript:alert(1)", ""},
+		{"data:text/html,<script>alert(1)</script>", ""},
+		{"/relative/launch", ""},
+		{"https://user:pw@blog.example/", ""},
+		{"https://blog.example/launch/", "https://blog.example/launch/"},
+	} {
+		wp.Link(tc.link)
+		id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"T","content":"C","whenToExport":%q}`, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+		sc := b.WaitStatus(t, b.Acme, id, "published", 15*time.Second)
+		got, _ := sc["externalUrl"].(string)
+		if got != tc.want {
+			t.Errorf("link %q: externalUrl %q, want %q", tc.link, got, tc.want)
+		}
+		stored, err := b.Store.GetSchedule(context.Background(), b.AcmeID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" && stored.ExternalURL != nil {
+			t.Errorf("link %q stored as %q", tc.link, *stored.ExternalURL)
+		}
 	}
 }

@@ -24,6 +24,7 @@ type FakeWordPress struct {
 
 	mu      sync.Mutex
 	refuse  bool // answer 401 to every call
+	link    string
 	uploads []Upload
 }
 
@@ -35,7 +36,7 @@ type Upload struct {
 
 // NewFakeWordPress starts the fake.
 func NewFakeWordPress(t testing.TB) *FakeWordPress {
-	f := &FakeWordPress{}
+	f := &FakeWordPress{link: "https://blog.example/launch/"}
 	f.Srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		f.mu.Lock()
@@ -62,8 +63,11 @@ func NewFakeWordPress(t testing.TB) *FakeWordPress {
 			w.WriteHeader(http.StatusCreated)
 			_, _ = io.WriteString(w, `{"id":77}`)
 		case "POST /wp-json/wp/v2/posts":
+			f.mu.Lock()
+			link := f.link
+			f.mu.Unlock()
 			w.WriteHeader(http.StatusCreated)
-			_, _ = io.WriteString(w, `{"id":1234,"link":"https://blog.example/launch/"}`)
+			_, _ = fmt.Fprintf(w, `{"id":1234,"link":%q}`, link)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			_, _ = io.WriteString(w, `{"code":"rest_no_route","message":"No route was found matching the URL and request method."}`)
@@ -126,4 +130,11 @@ func (f *FakeWordPress) Refuse() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.refuse = true
+}
+
+// Link sets the "link" the fake answers for a created post.
+func (f *FakeWordPress) Link(link string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.link = link
 }
