@@ -41,7 +41,6 @@ import (
 const (
 	SessionPageSize = 10
 	BlockPageSize   = 3
-	MaxToolRounds   = 8
 	MaxTextChars    = 32_000
 	MaxTitleChars   = 80
 	MaxCommentChars = 2_000

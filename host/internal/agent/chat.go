@@ -98,6 +98,7 @@ type turn struct {
 	model   string
 	blocks  []store.ChatBlock
 	emit    Emit
+	budget  *budget
 }
 
 func (t *turn) add(b store.ChatBlock) *store.ChatBlock {
@@ -155,7 +156,12 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 			}
 		}
 	}
+	bud, err := newBudget(m.Text)
+	if err != nil {
+		return Reply{}, err
+	}
 	var voice string
+	fetchedVoice := false
 	if m.BrandVoiceID != nil && *m.BrandVoiceID != "" {
 		if s.Voices == nil {
 			return Reply{}, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
@@ -165,6 +171,10 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 			return Reply{}, err
 		}
 		voice = v.Content
+		if v.Type == "website" || v.Type == "file" {
+			// A profile made from fetched pages: outside text.
+			voice, fetchedVoice = wrapVoice(bud.nonce, voice), true
+		}
 	}
 	var history []store.ChatBlock
 	if !isNew {
@@ -187,7 +197,8 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	} else if !ok {
 		return Reply{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
 	}
-	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), history, emit)
+	bud.tainted = fetchedVoice
+	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), bud, history, emit)
 	if err == nil {
 		if isNew {
 			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
@@ -217,20 +228,22 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 type chatFunc func(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error
 
 // run is the tool loop of one message.
-func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, history []store.ChatBlock, emit Emit) (Reply, error) {
+func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, bud *budget, history []store.ChatBlock, emit Emit) (Reply, error) {
 	outer := emit
 	emit = func(ev Event) error {
 		ev.SessionID = sessionID
 		return outer(ev)
 	}
-	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit}
+	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit, budget: bud}
 	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
-	msgs := trimHistory(system, toMessages(history), s.ContextTokens)
+	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.ContextTokens)
+	wrapHistory(msgs, bud.nonce)
+	bud.tainted = bud.tainted || taintedBy(msgs)
 	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: m.Text})
 	reply := Reply{SessionID: sessionID, Model: m.Model}
 	for round := 0; ; round++ {
 		req := sdk.ChatRequest{Messages: msgs, Tools: s.toolDef}
-		if round == MaxToolRounds {
+		if round >= MaxToolRounds || bud.calls >= MaxToolCallsPerTurn {
 			req.Tools = nil // the last round must answer in words
 		}
 		var text strings.Builder
@@ -263,17 +276,36 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 		if text.Len() > 0 {
 			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
 		}
+		calls = s.capCalls(t, calls)
 		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Content: text.String(), ToolCalls: calls})
 		for _, call := range calls {
 			result, err := s.callTool(ctx, t, call)
 			if err != nil {
 				return Reply{}, err // the stream to the client failed
 			}
-			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: call.ID, Content: result})
+			if _, outside := outsideText[call.Name]; outside {
+				bud.tainted = true
+			}
+			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: call.ID, Content: wrapUntrusted(bud.nonce, call.Name, result)})
 		}
 	}
 	reply.Blocks = t.blocks
 	return reply, nil
+}
+
+// capCalls keeps the calls of one model answer that the turn's budget
+// allows: at most MaxToolCallsPerRound, and no more than the turn has
+// left. Dropped calls are neither run nor recorded nor answered.
+func (s *Service) capCalls(t *turn, calls []sdk.ToolCall) []sdk.ToolCall {
+	keep := min(len(calls), MaxToolCallsPerRound, MaxToolCallsPerTurn-t.budget.calls)
+	if dropped := calls[keep:]; len(dropped) > 0 {
+		for _, c := range dropped {
+			s.met.toolCalls.WithLabelValues(c.Name, "dropped").Inc()
+		}
+		s.Logger.Warn("dropped tool calls over the turn's budget", "workspace", t.p.WorkspaceID, "asked", len(calls), "ran", keep)
+	}
+	t.budget.calls += keep
+	return calls[:keep]
 }
 
 // callTool records and runs one tool call and returns the text the model

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/traffic"
 )
 
@@ -118,8 +117,17 @@ func TestToolRoundsStopAtEightAndTheLastCallMustAnswer(t *testing.T) {
 	b := setup(t)
 	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"loop forever"}`).want(t, 200)
 	calls := b.fake.calls()
-	if len(calls) != agent.MaxToolRounds+1 || len(calls[agent.MaxToolRounds].Tools) != 0 {
-		t.Fatalf("%d model calls (want %d, the last without tools)", len(calls), agent.MaxToolRounds+1)
+	// Pinned as a number: 8 rounds offer tools, a 9th must answer.
+	if len(calls) != 9 || len(calls[8].Tools) != 0 {
+		t.Fatalf("%d model calls (want 9, the last without tools)", len(calls))
+	}
+	for i, c := range calls[:8] {
+		if len(c.Tools) == 0 {
+			t.Fatalf("round %d offered no tools", i+1)
+		}
+	}
+	if n := countBlocks(blocks(t, data(t, res)["blocks"]), "tool_call", "list_brand_voices"); n != 8 {
+		t.Fatalf("%d tool calls ran, want 8", n)
 	}
 	if data(t, res)["text"] != "Gave up." {
 		t.Fatalf("text: %s", res.raw)
@@ -202,5 +210,44 @@ func TestAConfirmationTheSchedulerRefusesCanBeRetried(t *testing.T) {
 	}
 	if list := b.do(t, "GET", "/v1/scheduler", b.acme, "").want(t, 200); list.body["total"] != float64(0) {
 		t.Fatalf("a refused confirmation scheduled: %s", list.raw)
+	}
+}
+
+func TestATurnRunsAtMostSixteenToolCallsThenMustAnswer(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"flood the tools"}`).want(t, 200)
+	calls := b.fake.calls()
+	// 4 calls a round: 4 rounds reach 16, and the 5th offers no tools.
+	if len(calls) != 5 || len(calls[4].Tools) != 0 {
+		t.Fatalf("%d model calls (want 5, the last without tools)", len(calls))
+	}
+	if n := countBlocks(blocks(t, data(t, res)["blocks"]), "tool_call", ""); n != 16 {
+		t.Fatalf("%d tool calls ran in one turn, want 16", n)
+	}
+}
+
+func TestAFailedTurnGivesItsCreditBackAndStoresNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi","sessionId":"s-1"}`).want(t, 200)
+	if used := b.creditsUsed(t); used != 1 {
+		t.Fatalf("credits used %d after one answered message, want 1", used)
+	}
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"fail: the provider refuses","sessionId":"s-1"}`)
+	if res.status/100 != 4 {
+		t.Fatalf("status %d: %s", res.status, res.raw)
+	}
+	if used := b.creditsUsed(t); used != 1 {
+		t.Fatalf("credits used %d after a failed turn, want 1: its credit was not given back", used)
+	}
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"fail again","sessionId":"s-2"}`)
+	if used := b.creditsUsed(t); used != 1 {
+		t.Fatalf("credits used %d after a failed first turn, want 1", used)
+	}
+	b.do(t, "GET", "/v1/ai/chat/session/s-2", b.acme, "").want(t, 404)
+	sess := b.do(t, "GET", "/v1/ai/chat/session/s-1", b.acme, "").want(t, 200)
+	if bs := blocks(t, sess.body["blocks"]); len(bs) != 2 {
+		t.Fatalf("session s-1 holds %d blocks, want the 2 of the answered message", len(bs))
 	}
 }

@@ -134,32 +134,54 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 			s.Logger.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
 		}
 	}
-	if prop.Action == nil || *prop.Action != "schedule_content" || s.Scheduler == nil || prop.Args == nil {
+	if prop.Action == nil || prop.Args == nil {
 		release()
 		return Reply{}, apierr.Unavailable("this proposal's action is not available on this host")
 	}
-	var a scheduleArgs
-	if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
+	name := *prop.Action
+	var result map[string]any
+	var text string
+	switch {
+	case name == "schedule_content" && s.Scheduler != nil:
+		var a scheduleArgs
+		if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
+			release()
+			return Reply{}, fmt.Errorf("proposal arguments: %w", err)
+		}
+		yes := true
+		sc, err := s.Scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+			WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
+		if err != nil {
+			release()
+			return Reply{}, err
+		}
+		result = map[string]any{"confirmed": true, "scheduleId": sc.ID, "status": sc.Status, "exportTo": sc.ExportTo}
+		text = fmt.Sprintf("Confirmed: schedule %s (%s to %s).", sc.ID, sc.Status, sc.ExportTo)
+	case name == "generate_image" && s.Images != nil:
+		var a imageArgs
+		if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
+			release()
+			return Reply{}, fmt.Errorf("proposal arguments: %w", err)
+		}
+		img, err := s.Images.GenerateImage(ctx, p, a.input())
+		if err != nil {
+			release()
+			return Reply{}, err
+		}
+		result = map[string]any{"confirmed": true, "url": img.URL, "model": img.Model, "size": img.Size, "quality": img.Quality}
+		text = fmt.Sprintf("Confirmed: image generated at %s.", img.URL)
+	default:
 		release()
-		return Reply{}, fmt.Errorf("proposal arguments: %w", err)
+		return Reply{}, apierr.Unavailable("this proposal's action is not available on this host")
 	}
-	yes := true
-	sc, err := s.Scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
-		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
-	if err != nil {
-		release()
-		return Reply{}, err
-	}
-	result, _ := json.Marshal(map[string]any{"confirmed": true, "scheduleId": sc.ID, "status": sc.Status, "exportTo": sc.ExportTo})
-	name := "schedule_content"
-	text := fmt.Sprintf("Confirmed: schedule %s (%s to %s).", sc.ID, sc.Status, sc.ExportTo)
+	body, _ := json.Marshal(result)
 	t := &turn{p: p, session: sessionID}
-	t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(result), ToolName: &name})
+	t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name})
 	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
 	if err := s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, "", "", t.blocks); err != nil {
-		// The schedule exists and the token stays claimed; only the
+		// The action happened and the token stays claimed; only the
 		// record of it in the session is missing.
-		s.Logger.Error("record confirmation", "workspace", p.WorkspaceID, "schedule", sc.ID, "error", err)
+		s.Logger.Error("record confirmation", "workspace", p.WorkspaceID, "action", name, "error", err)
 	}
 	return Reply{SessionID: sessionID, Text: text, Blocks: t.blocks}, nil
 }

@@ -2,11 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +31,17 @@ const openaiKey = "sk-agent-test"
 //	"broken ..."      calls get_ai_traffic_stats {"days":9999}, then repeats the tool's answer
 //	"schedules ..."   calls list_schedules, then repeats the tool's answer
 //	"loop ..."        calls list_brand_voices while tools are offered
+//	"flood ..."       calls list_brand_voices 4 times an answer while tools are offered
+//	"fail ..."        answers 400 (the provider refuses the request)
+//	"How is my AI traffic?" calls get_ai_traffic_stats, then obeys any
+//	                  "call-<tool>-<n>-times" it reads in a tool result by
+//	                  calling that tool n times in one answer (the attacker's
+//	                  best case: a model that follows injected text), then
+//	                  answers "Done."
+//	"Generate an image ..." calls generate_image twice in one answer, then "Done."
 //	anything else     answers "Hel" "lo " "world"
+//
+// POST /v1/images/generations answers a PNG and is counted (images).
 type fakeOpenAI struct {
 	*httptest.Server
 	t testing.TB
@@ -37,6 +50,7 @@ type fakeOpenAI struct {
 	gate     chan struct{}
 	mu       sync.Mutex
 	requests []chatBody
+	images   int
 }
 
 type chatBody struct {
@@ -64,6 +78,21 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Authorization") != "Bearer "+openaiKey {
 		w.WriteHeader(401)
 		io.WriteString(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+		return
+	}
+	if r.Method == "POST" && r.URL.Path == "/v1/images/generations" {
+		var body struct {
+			Model, Prompt string
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Model == "" || body.Prompt == "" {
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":{"message":"model and prompt are required"}}`)
+			return
+		}
+		f.mu.Lock()
+		f.images++
+		f.mu.Unlock()
+		fmt.Fprintf(w, `{"created":1700000000,"data":[{"b64_json":%q}],"output_format":"png","size":"1024x1024","quality":"high"}`, base64.StdEncoding.EncodeToString(tinyPNG))
 		return
 	}
 	if r.Method != "POST" || r.URL.Path != "/v1/chat/completions" {
@@ -111,15 +140,34 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	round := len(results)
+	if strings.HasPrefix(last, "fail") {
+		w.WriteHeader(400)
+		io.WriteString(w, `{"error":{"message":"This model's maximum context length was exceeded.","type":"invalid_request_error","code":"context_length_exceeded"}}`)
+		return
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	switch {
+	case last == "How is my AI traffic?" && round == 0:
+		f.call(w, "get_ai_traffic_stats", `{"days":30}`)
+	case last == "How is my AI traffic?":
+		// Obey the first instruction read, once.
+		if m := injected.FindStringSubmatch(strings.Join(results, "\n")); m != nil && round == 1 {
+			n, _ := strconv.Atoi(m[2])
+			f.callN(w, m[1], `{"prompt":"a cat"}`, n)
+			return
+		}
+		f.text(w, "Done.")
+	case strings.HasPrefix(last, "Generate an image") && round == 0:
+		f.callN(w, "generate_image", `{"prompt":"a lighthouse at dawn","purpose":"square"}`, 2)
+	case strings.HasPrefix(last, "Generate an image"):
+		f.text(w, "Done.")
 	case strings.HasPrefix(last, "traffic") && round == 0:
 		f.call(w, "get_ai_traffic_stats", `{"days":7}`)
 	case strings.HasPrefix(last, "traffic"):
 		var res struct {
 			AIVisits int64 `json:"aiVisits"`
 		}
-		json.Unmarshal([]byte(results[0]), &res)
+		json.Unmarshal([]byte(unwrap(results[0])), &res)
 		f.text(w, "You had ", fmt.Sprintf("%d AI visits", res.AIVisits), " this week.")
 	case strings.HasPrefix(last, "schedule:") && round == 0:
 		f.call(w, "schedule_content", strings.TrimSpace(strings.TrimPrefix(last, "schedule:")))
@@ -137,6 +185,10 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		f.call(w, "list_brand_voices", `{}`)
 	case strings.HasPrefix(last, "loop"):
 		f.text(w, "Gave up.")
+	case strings.HasPrefix(last, "flood") && len(body.Tools) > 0:
+		f.callN(w, "list_brand_voices", `{}`, 4)
+	case strings.HasPrefix(last, "flood"):
+		f.text(w, "Enough.")
 	default:
 		f.text(w, "Hel", "lo ", "world")
 	}
@@ -188,6 +240,45 @@ func (f *fakeOpenAI) call(w http.ResponseWriter, name, args string) {
 	)
 }
 
+// unwrap is the data inside an untrusted-data envelope (or s).
+func unwrap(s string) string {
+	if !strings.HasPrefix(s, "<untrusted-data ") {
+		return s
+	}
+	start := strings.Index(s, "\n") + 1
+	end := strings.Index(s, "\n</untrusted-data ")
+	if start <= 0 || end < start {
+		return s
+	}
+	return s[start:end]
+}
+
+// callN calls the tool n times in one answer (parallel tool calls).
+func (f *fakeOpenAI) callN(w http.ResponseWriter, name, args string, n int) {
+	var events []string
+	for i := range n {
+		role := ""
+		if i == 0 {
+			role = `"role":"assistant",`
+		}
+		q, _ := json.Marshal(args)
+		events = append(events, chunk(fmt.Sprintf(`[{"index":0,"delta":{%s"tool_calls":[{"index":%d,"id":"call_%d","type":"function","function":{"name":%q,"arguments":%s}}]},"finish_reason":null}]`, role, i, i, name, q)))
+	}
+	f.send(w, "tool_calls", events...)
+}
+
+// injected is the instruction an attacker hides in a page path.
+var injected = regexp.MustCompile(`call-([a-z_]+)-(\d+)-times`)
+
+// tinyPNG is a 1x1 PNG.
+var tinyPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+
+func (f *fakeOpenAI) imageCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.images
+}
+
 func (f *fakeOpenAI) calls() []chatBody {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -214,8 +305,15 @@ func (m openaiModels) GenerateText(ctx context.Context, model string, req sdk.Te
 }
 
 func (m openaiModels) GenerateImage(ctx context.Context, model string, req sdk.ImageRequest) (sdk.ImageResponse, error) {
-	return sdk.ImageResponse{}, sdk.Errorf(sdk.CodeUnimplemented, "no images in these tests")
+	req.Model = model
+	return m.p.GenerateImage(ctx, req)
 }
+
+// imageModels are the models the generate service sees: gpt-4o and the
+// image model gpt-image-1, both through the openai plugin.
+type imageModels struct{ openaiModels }
+
+func (m imageModels) Models() []string { return []string{"gpt-4o", "gpt-image-1"} }
 
 func (m openaiModels) Chat(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error {
 	req.Model = model

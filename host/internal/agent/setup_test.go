@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
@@ -50,8 +51,16 @@ type bundle struct {
 	queue                  *jobs.Queue
 }
 
-func setup(t *testing.T) *bundle {
+// options change the bundle: images wires generate_image (the generate
+// service with a blob store and the image model).
+type options struct{ images bool }
+
+func setup(t *testing.T, opts ...options) *bundle {
 	t.Helper()
+	var opt options
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
 	ctx := context.Background()
 	st := storetest.SQLite(t)
 	b := &bundle{store: st, fake: newFakeOpenAI(t), registry: prometheus.NewRegistry()}
@@ -89,12 +98,19 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	models := newOpenAIModels(t, b.fake)
-	gen, err := generate.New(generate.Deps{Models: models, Queue: b.queue, Store: st})
+	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.svc, err = agent.New(agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched,
-		Voices: voices, Registerer: b.registry})
+	gen, err := generate.New(generate.Deps{Models: imageModels{models}, Queue: b.queue, Store: st, Blobs: blobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched, Voices: voices, Registerer: b.registry}
+	if opt.images {
+		deps.Images = gen
+	}
+	b.svc, err = agent.New(deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 			Parameters: object(map[string]any{"title": str("page title"), "content": str("the text to score"), "keyword": str("target keyword")}, "content")}, s.toolSEO})
 	}
 	if s.Images != nil {
-		list = append(list, tool{sdk.Tool{Name: "generate_image", Description: "Generates and hosts one image (costs one AI credit); returns its URL.",
+		list = append(list, tool{sdk.Tool{Name: "generate_image", Description: "Generates and hosts one image (costs one AI credit) when the user asked for it; otherwise proposes it and the user confirms. Returns its URL or the proposal.",
 			Parameters: object(map[string]any{"prompt": str("what to draw"), "purpose": str("blog, linkedin, square or portrait"),
 				"size": str("1024x1024, 1536x1024, 1024x1536 or auto"), "quality": str("low, medium, high or auto")}, "prompt")}, s.toolImage})
 	}
@@ -215,18 +215,59 @@ func (s *Service) toolSEO(ctx context.Context, t *turn, args json.RawMessage) (a
 	return s.SEOScore(ctx, t.p, a)
 }
 
+// imageArgs are generate_image's arguments.
+type imageArgs struct {
+	Prompt  string `json:"prompt"`
+	Purpose string `json:"purpose,omitempty"`
+	Size    string `json:"size,omitempty"`
+	Quality string `json:"quality,omitempty"`
+}
+
+func (a imageArgs) input() generate.ImageInput {
+	return generate.ImageInput{Text: a.Prompt, Purpose: a.Purpose, Size: a.Size, Quality: a.Quality}
+}
+
+// toolImage generates an image only when the user's own message asked for
+// one and the turn's budget allows it (budget.mayRunDirectly); otherwise
+// it proposes, and the image (and its credit) waits for the user.
 func (s *Service) toolImage(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
-	var a struct {
-		Prompt, Purpose, Size, Quality string
-	}
+	var a imageArgs
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	img, err := s.Images.GenerateImage(ctx, t.p, generate.ImageInput{Text: a.Prompt, Purpose: a.Purpose, Size: a.Size, Quality: a.Quality})
+	if strings.TrimSpace(a.Prompt) == "" {
+		return nil, badArgs("prompt is required")
+	}
+	if !t.budget.mayRunDirectly("generate_image") {
+		clean, _ := json.Marshal(a)
+		prompt := []rune(a.Prompt)
+		if len(prompt) > MaxTitleChars {
+			prompt = append(prompt[:MaxTitleChars], '…')
+		}
+		summary := fmt.Sprintf("Generate an image (one AI credit): %s", string(prompt))
+		if err := propose(t, "generate_image", summary, string(clean)); err != nil {
+			return nil, err
+		}
+		return map[string]any{"status": "proposed", "proposal": summary,
+			"note": "No image was generated and no credit spent: the user sees a proposal and must confirm it."}, nil
+	}
+	img, err := s.Images.GenerateImage(ctx, t.p, a.input())
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"url": img.URL, "model": img.Model, "size": img.Size, "quality": img.Quality}, nil
+}
+
+// propose adds a proposal block: the action and its arguments wait for
+// the user to send the confirmToken back (Service.confirm).
+func propose(t *turn, action, summary, args string) error {
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return err
+	}
+	token := "ct_" + hex.EncodeToString(raw[:])
+	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &args, ConfirmToken: &token})
+	return nil
 }
 
 // scheduleArgs are schedule_content's arguments: the fields of POST
@@ -257,13 +298,7 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	if a.Status != "draft" && strings.TrimSpace(a.WhenToExport) == "" {
 		return nil, badArgs("whenToExport is required unless status is draft")
 	}
-	var raw [16]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, err
-	}
-	token := "ct_" + hex.EncodeToString(raw[:])
 	clean, _ := json.Marshal(a)
-	action := "schedule_content"
 	summary := fmt.Sprintf("Schedule a post to %s", a.ExportTo)
 	if a.WhenToExport != "" {
 		summary += " at " + a.WhenToExport
@@ -271,8 +306,9 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	if a.Title != nil {
 		summary += ": " + *a.Title
 	}
-	argsText := string(clean)
-	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &argsText, ConfirmToken: &token})
+	if err := propose(t, "schedule_content", summary, string(clean)); err != nil {
+		return nil, err
+	}
 	return map[string]any{"status": "proposed", "proposal": summary,
 		"note": "Nothing is scheduled yet: the user sees a proposal and must confirm it."}, nil
 }
