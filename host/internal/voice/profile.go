@@ -27,10 +27,12 @@ Use these sections, in this order, as short Markdown bullet lists:
 Describe the style only; do not repeat facts, prices or claims from the text.`
 
 // profile turns source text into a voice's content: written by the
-// profile model when one is configured (falling back on failure), else a
-// measured profile. It returns the content and whether a model wrote it.
-func (s *Service) profile(ctx context.Context, name, text string) (string, bool) {
-	if s.deps.Models != nil && s.deps.Model != "" {
+// profile model when the caller paid for it (a reserved charge; nil: no
+// model configured), else a measured profile. A failed model call falls
+// back on the measured profile and gives the credit back. It returns the
+// content and whether a model wrote it.
+func (s *Service) profile(ctx context.Context, paid *charge, name, text string) (string, bool) {
+	if paid != nil && s.modelConfigured() {
 		src := text
 		if r := []rune(src); len(r) > MaxProfileSourceChars {
 			src = string(r[:MaxProfileSourceChars])
@@ -42,6 +44,7 @@ func (s *Service) profile(ctx context.Context, name, text string) (string, bool)
 		}
 		s.deps.Logger.Warn("profile model failed; storing a measured profile", "model", s.deps.Model, "error", err)
 	}
+	paid.refund(ctx)
 	return MeasuredProfile(name, text), false
 }
 

@@ -108,18 +108,32 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 		return RefreshResult{ID: v.ID, Error: "not a website voice"}, s.store.SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
 	}
 	now := s.deps.Now()
+	// The profile's credit first: without one the refresh is skipped
+	// (nothing fetched, the old content kept) and lastFetch says why.
+	paid, cerr := s.reserveProfile(ctx, auth.Principal{WorkspaceID: k.WorkspaceID})
+	if nc, spent := cerr.(noCredits); spent {
+		f := store.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + nc.Error() + "; the previous profile is kept"}
+		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+			return nil, err
+		}
+		return RefreshResult{ID: v.ID, Error: f.Error}, nil
+	} else if cerr != nil {
+		return nil, cerr
+	}
 	text, _, ferr := s.websiteSource(ctx, *v.URL)
 	if ferr != nil {
+		paid.refund(ctx)
 		f := store.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
 		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
 		return RefreshResult{ID: v.ID, Error: f.Error}, nil
 	}
-	content, _ := s.profile(ctx, v.Name, text)
+	content, _ := s.profile(ctx, paid, v.Name, text)
 	content = capText(content)
 	f := store.VoiceFetch{At: now.UnixMilli(), OK: true}
 	if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
+		paid.refund(ctx)
 		return nil, err
 	}
 	return RefreshResult{ID: v.ID, OK: true}, nil
@@ -127,41 +141,51 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 
 // refetchOnUpdate re-fetches a website or file voice whose url a PUT
 // changes, so the content follows the new source; it fills u's content
-// and source text. A fetch failure is a 400 and nothing changes.
-func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *Update) (*store.VoiceFetch, error) {
+// and source text. A fetch failure is a 400, no credit left a 403, and
+// nothing changes. The returned charge is refunded by the caller if the
+// update is not written.
+func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *Update) (*store.VoiceFetch, *charge, error) {
 	if u.URL == nil || (old.Type != "website" && old.Type != "file") || (old.URL != nil && *old.URL == *u.URL) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err := s.sourcesReady(); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var in interface{ validate() error }
+	website := NewWebsite{URL: *u.URL, Scope: old.Scope}
+	file := NewFile{URL: *u.URL, Scope: old.Scope}
+	if old.Type == "website" {
+		in = &website
+	} else {
+		in = &file
+	}
+	if err := in.validate(); err != nil {
+		return nil, nil, apierr.Invalid("url: %s", message(err))
+	}
+	paid, err := s.reserveProfile(ctx, p)
+	if nc, spent := err.(noCredits); spent {
+		return nil, nil, nc.forbidden()
+	} else if err != nil {
+		return nil, nil, err
 	}
 	var text string
-	var err error
-	switch old.Type {
-	case "website":
-		in := NewWebsite{URL: *u.URL, Scope: old.Scope}
-		if err := in.validate(); err != nil {
-			return nil, apierr.Invalid("url: %s", message(err))
-		}
-		*u.URL = in.URL
-		text, _, err = s.websiteSource(ctx, in.URL)
-	default:
-		in := NewFile{URL: *u.URL, Scope: old.Scope}
-		if err := in.validate(); err != nil {
-			return nil, apierr.Invalid("url: %s", message(err))
-		}
-		*u.URL = in.URL
-		text, _, err = s.fileSource(ctx, in.URL)
+	if old.Type == "website" {
+		*u.URL = website.URL
+		text, _, err = s.websiteSource(ctx, website.URL)
+	} else {
+		*u.URL = file.URL
+		text, _, err = s.fileSource(ctx, file.URL)
 	}
 	if err != nil {
-		return nil, apierr.Invalid("url: %s", message(err))
+		paid.refund(ctx)
+		return nil, nil, apierr.Invalid("url: %s", message(err))
 	}
 	name := old.Name
 	if u.Name != nil {
 		name = *u.Name
 	}
-	content, _ := s.profile(ctx, name, text)
+	content, _ := s.profile(ctx, paid, name, text)
 	content = capText(content)
 	u.Content, u.SourceText = &content, &text
-	return &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}, nil
+	return &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}, paid, nil
 }

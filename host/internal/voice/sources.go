@@ -164,8 +164,15 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
+	paid, err := s.reserveProfile(ctx, p)
+	if nc, spent := err.(noCredits); spent {
+		return store.Voice{}, nc.forbidden()
+	} else if err != nil {
+		return store.Voice{}, err
+	}
 	text, siteName, err := s.websiteSource(ctx, in.URL)
 	if err != nil {
+		paid.refund(ctx)
 		return store.Voice{}, err
 	}
 	name := strings.TrimSpace(in.Name)
@@ -175,13 +182,14 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	if utf8.RuneCountInString(name) > MaxNameChars {
 		name = string([]rune(name)[:MaxNameChars])
 	}
-	content, _ := s.profile(ctx, name, text)
+	content, _ := s.profile(ctx, paid, name, text)
 	now := s.deps.Now()
 	url, interval := in.URL, in.FetchInterval
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
 		LastFetch: &store.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
 	if err := s.store.CreateVoice(ctx, &v); err != nil {
+		paid.refund(ctx)
 		return store.Voice{}, err
 	}
 	return v, nil
@@ -292,8 +300,15 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
+	paid, err := s.reserveProfile(ctx, p)
+	if nc, spent := err.(noCredits); spent {
+		return store.Voice{}, nc.forbidden()
+	} else if err != nil {
+		return store.Voice{}, err
+	}
 	text, base, err := s.fileSource(ctx, in.URL)
 	if err != nil {
+		paid.refund(ctx)
 		return store.Voice{}, err
 	}
 	name := strings.TrimSpace(in.Name)
@@ -303,11 +318,12 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	if name == "" {
 		name = defaultName(text)
 	}
-	content, _ := s.profile(ctx, name, text)
+	content, _ := s.profile(ctx, paid, name, text)
 	url := in.URL
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
 		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
 	if err := s.store.CreateVoice(ctx, &v); err != nil {
+		paid.refund(ctx)
 		return store.Voice{}, err
 	}
 	return v, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -50,8 +51,11 @@ type Deps struct {
 	Fetcher Fetcher
 	Queue   *jobs.Queue
 	// Models and Model write profiles; without them profiles are measured.
+	// Each model profile costs ProfileCredits AI credits of the workspace
+	// (Plans give the monthly allowance; nil: config.DefaultPlans()).
 	Models Models
 	Model  string
+	Plans  *plans.Table
 	// ProfileText profiles text voices too (keeping the raw text as their
 	// source); set when the operator names brand_voice.model.
 	ProfileText bool
@@ -87,6 +91,9 @@ func New(d Deps) (*Service, error) {
 	d.Logger = d.Logger.Named("voice")
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.Plans == nil {
+		d.Plans = plans.New(nil)
 	}
 	if d.RefreshEvery <= 0 {
 		d.RefreshEvery = 5 * time.Minute
@@ -136,14 +143,25 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 		return store.Voice{}, err
 	}
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
+	var paid *charge
 	if s.deps.ProfileText {
 		// The model's profile becomes the content; the raw text is kept.
-		if profile, byModel := s.profile(ctx, name, content); byModel {
-			raw := content
-			v.Content, v.SourceText = capText(profile), &raw
+		// Without a credit left the text is stored as given: the profile
+		// is an extra, the text is usable.
+		var err error
+		paid, err = s.reserveProfile(ctx, p)
+		if _, spent := err.(noCredits); err != nil && !spent {
+			return store.Voice{}, err
+		}
+		if paid != nil {
+			if profile, byModel := s.profile(ctx, paid, name, content); byModel {
+				raw := content
+				v.Content, v.SourceText = capText(profile), &raw
+			}
 		}
 	}
 	if err := s.store.CreateVoice(ctx, &v); err != nil {
+		paid.refund(ctx)
 		return store.Voice{}, err
 	}
 	return v, nil
@@ -208,12 +226,13 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	}
 	// A new url of a website or file voice is fetched before anything is
 	// written; its profile replaces the content.
-	fetched, err := s.refetchOnUpdate(ctx, p, old, &u)
+	fetched, paid, err := s.refetchOnUpdate(ctx, p, old, &u)
 	if err != nil {
 		return store.Voice{}, err
 	}
 	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, store.VoiceUpdate(u))
 	if err != nil {
+		paid.refund(ctx)
 		return v, notFound(err, id)
 	}
 	if v.Type == "website" && (fetched != nil || u.FetchInterval != nil) {
