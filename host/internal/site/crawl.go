@@ -144,6 +144,10 @@ func (f *Fetcher) Crawl(ctx context.Context, raw string) (Site, error) {
 	if err != nil {
 		return Site{}, err
 	}
+	// One deadline for the whole crawl; every request below gets what is
+	// left of it (and at most the per-request timeout).
+	ctx, cancel := context.WithTimeout(ctx, f.deadline)
+	defer cancel()
 	home, err := f.fetchPage(ctx, u)
 	if err != nil {
 		return Site{}, err
@@ -164,7 +168,7 @@ func (f *Fetcher) Crawl(ctx context.Context, raw string) (Site, error) {
 	budget := f.maxPages - 1
 	fetch := func(link string) (*Page, bool) {
 		l, err := url.Parse(link)
-		if budget <= 0 || err != nil || !robots.Allowed(robotsToken, l.EscapedPath()) {
+		if budget <= 0 || err != nil || ctx.Err() != nil || !robots.Allowed(robotsToken, l.EscapedPath()) {
 			return nil, false
 		}
 		budget--

@@ -23,6 +23,8 @@ func (f *Fetcher) FetchFile(ctx context.Context, raw string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, f.deadline)
+	defer cancel()
 	res, err := f.get(ctx, u, "text/markdown,text/plain,text/html,application/json;q=0.9,*/*;q=0.1", f.maxBytes)
 	if err != nil {
 		return File{}, err

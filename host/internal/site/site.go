@@ -39,9 +39,14 @@ import (
 const (
 	DefaultMaxPageBytes = 2 << 20
 	DefaultTimeout      = 15 * time.Second
-	DefaultMaxPages     = 5
-	maxTextFileBytes    = 512 << 10
-	maxRedirects        = 5
+	// DefaultCrawlDeadline bounds a whole Crawl (home page, robots.txt,
+	// sitemaps, llms.txt, about page and posts) and a FetchFile, for brand
+	// voices and visibility reports alike: each request gets what is left
+	// of it, at most Timeout.
+	DefaultCrawlDeadline = 45 * time.Second
+	DefaultMaxPages      = 5
+	maxTextFileBytes     = 512 << 10
+	maxRedirects         = 5
 )
 
 // Reason classifies why a page could not be fetched or used.
@@ -103,6 +108,11 @@ type Deps struct {
 	AllowedPrivateCIDRs []netip.Prefix
 	// Timeout bounds each request (default DefaultTimeout).
 	Timeout time.Duration
+	// CrawlDeadline bounds a whole Crawl or FetchFile (default
+	// DefaultCrawlDeadline): when it passes, the pages past the home page
+	// that are not fetched yet are left out; the home page's own failure
+	// is Crawl's error.
+	CrawlDeadline time.Duration
 	// MaxPageBytes bounds an HTML page (default DefaultMaxPageBytes).
 	MaxPageBytes int64
 	// MaxPages bounds the pages Crawl fetches, the home page included
@@ -135,12 +145,16 @@ type Fetcher struct {
 	ua       string
 	maxBytes int64
 	maxPages int
+	deadline time.Duration
 }
 
 // New returns a Fetcher.
 func New(d Deps) *Fetcher {
 	if d.Timeout <= 0 {
 		d.Timeout = DefaultTimeout
+	}
+	if d.CrawlDeadline <= 0 {
+		d.CrawlDeadline = DefaultCrawlDeadline
 	}
 	if d.MaxPageBytes <= 0 {
 		d.MaxPageBytes = DefaultMaxPageBytes
@@ -177,7 +191,7 @@ func New(d Deps) *Fetcher {
 		}
 		return nil
 	}
-	return &Fetcher{client: client, ua: d.UserAgent, maxBytes: d.MaxPageBytes, maxPages: d.MaxPages}
+	return &Fetcher{client: client, ua: d.UserAgent, maxBytes: d.MaxPageBytes, maxPages: d.MaxPages, deadline: d.CrawlDeadline}
 }
 
 // ParseURL checks that raw is an absolute https URL with a host and returns

@@ -55,7 +55,7 @@ func (ts *testSite) hit(path string) int {
 
 // fetcher reaches the test site as example.com; allowLoopback decides
 // whether the guard lets it dial 127.0.0.1.
-func (ts *testSite) fetcher(allowLoopback bool) *site.Fetcher {
+func (ts *testSite) fetcher(allowLoopback bool, change ...func(*site.Deps)) *site.Fetcher {
 	pool := x509.NewCertPool()
 	pool.AddCert(ts.srv.Certificate())
 	d := site.Deps{
@@ -66,6 +66,9 @@ func (ts *testSite) fetcher(allowLoopback bool) *site.Fetcher {
 	}
 	if allowLoopback {
 		d.AllowedPrivateCIDRs = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	}
+	for _, c := range change {
+		c(&d)
 	}
 	return site.New(d)
 }

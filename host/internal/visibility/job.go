@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/site"
@@ -327,9 +326,9 @@ func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, i
 		}
 		return rec, brands, nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	crawled, err := s.site.Crawl(cctx, in.WebsiteURL)
-	cancel()
+	// The fetcher's crawl deadline (site.Deps.CrawlDeadline) bounds the
+	// whole crawl, as for website voices.
+	crawled, err := s.site.Crawl(ctx, in.WebsiteURL)
 	if ctx.Err() != nil {
 		return rec, nil, ctx.Err()
 	}
