@@ -265,6 +265,23 @@ func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string
 	return c, true, nil
 }
 
+// SetSessionTraining sets whether the workspace's fine-tuning jobs may
+// train on the up-rated exchanges of one of the caller's own sessions
+// (sessions are personal: another user's is 404, even a teammate's).
+func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id string, optIn bool) (store.ChatSession, error) {
+	if strings.TrimSpace(id) == "" {
+		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+	}
+	err := s.Store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.ChatSession{}, apierr.NotFound("session %s not found", id)
+	}
+	if err != nil {
+		return store.ChatSession{}, err
+	}
+	return s.ownSession(ctx, p, id)
+}
+
 // DeleteSession removes one of the caller's sessions with its blocks.
 func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string) error {
 	if strings.TrimSpace(id) == "" {

@@ -27,6 +27,7 @@ func TestTheTrainingFileHoldsTheExchangesWhoseLatestRatingIsUp(t *testing.T) {
 	rate(b.acme, "q2", "down", 201)
 	rate(b.acme, "q3", "down", 201)
 	rate(b.other, "q3", "up", 404)
+	b.do(t, "PUT", "/v1/ai/chat/session/train/training", b.acme, `{"trainingOptIn":true}`).want(t, 200)
 
 	file, n, err := b.svc.TrainingFile(context.Background(), b.acmeP.WorkspaceID, "Speak plainly.")
 	if err != nil {
@@ -72,5 +73,56 @@ func TestAnUnfinishedFineTuningJobIsRefreshedFromTheProvider(t *testing.T) {
 	}
 	if asked != 1 {
 		t.Fatalf("the provider was asked %d times; a finished job is not asked again", asked)
+	}
+}
+
+// Chat sessions are personal: fine-tuning trains only on the sessions
+// whose owner opted in, and only the owner can opt a session in.
+func TestFineTuningTrainsOnlyOnSessionsTheirOwnerOptedIn(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	upRate := func(key, session, text string) {
+		t.Helper()
+		res := b.chat(t, key, fmt.Sprintf(`{"model":"gpt-4o","text":%q,"sessionId":%q}`, text, session)).want(t, 200)
+		id := blocks(t, data(t, res)["blocks"])[1]["id"].(string)
+		b.do(t, "POST", "/v1/ai/chat/feedback", key, fmt.Sprintf(`{"sessionId":%q,"blockId":%q,"rating":"up"}`, session, id)).want(t, 201)
+	}
+	upRate(b.acme, "mine", "my question")
+	upRate(b.mate, "theirs", "a teammate's private question")
+	examples := func() string {
+		t.Helper()
+		file, _, err := b.svc.TrainingFile(ctx, b.acmeP.WorkspaceID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(file)
+	}
+	if got := examples(); got != "" {
+		t.Fatalf("sessions nobody opted in were used for training: %s", got)
+	}
+	// A teammate cannot opt another user's session in; another workspace
+	// cannot see it at all.
+	b.do(t, "PUT", "/v1/ai/chat/session/theirs/training", b.acme, `{"trainingOptIn":true}`).want(t, 404)
+	b.do(t, "PUT", "/v1/ai/chat/session/theirs/training", b.other, `{"trainingOptIn":true}`).want(t, 404)
+	res := b.do(t, "PUT", "/v1/ai/chat/session/mine/training", b.acme, `{"trainingOptIn":true}`).want(t, 200)
+	if res.body["session"].(map[string]any)["trainingOptIn"] != true {
+		t.Fatalf("opt-in: %s", res.raw)
+	}
+	if got := examples(); !strings.Contains(got, "my question") || strings.Contains(got, "private question") {
+		t.Fatalf("training file after acme's opt-in: %s", got)
+	}
+	b.do(t, "PUT", "/v1/ai/chat/session/theirs/training", b.mate, `{"trainingOptIn":true}`).want(t, 200)
+	if got := examples(); !strings.Contains(got, "private question") {
+		t.Fatalf("the teammate's opted-in session is missing: %s", got)
+	}
+	// Opting out again takes the session out of later jobs.
+	b.do(t, "PUT", "/v1/ai/chat/session/mine/training", b.acme, `{"trainingOptIn":false}`).want(t, 200)
+	if got := examples(); strings.Contains(got, "my question") {
+		t.Fatalf("an opted-out session is still used: %s", got)
+	}
+	list := b.do(t, "GET", "/v1/ai/chat/sessions", b.mate, "").want(t, 200)
+	if !strings.Contains(list.raw, `"trainingOptIn":true`) {
+		t.Fatalf("the session list does not show the opt-in: %s", list.raw)
 	}
 }

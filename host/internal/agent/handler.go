@@ -114,7 +114,26 @@ func blockProto(b store.ChatBlock) *apiv1.ChatBlock {
 func ms(v int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(v)) }
 
 func sessionProto(c store.ChatSession) *apiv1.ChatSession {
-	return &apiv1.ChatSession{SessionId: c.ID, Title: c.Title, Model: c.Model, CreatedAt: ms(c.CreatedAt), UpdatedAt: ms(c.UpdatedAt), MessageCount: c.MessageCount}
+	return &apiv1.ChatSession{SessionId: c.ID, Title: c.Title, Model: c.Model, CreatedAt: ms(c.CreatedAt), UpdatedAt: ms(c.UpdatedAt), MessageCount: c.MessageCount,
+		TrainingOptIn: c.TrainingOptIn}
+}
+
+// SetSessionTraining opts one of the caller's sessions in to (or out of)
+// the workspace's fine-tuning.
+func (h *Handler) SetSessionTraining(ctx context.Context, req *connect.Request[apiv1.SetSessionTrainingRequest]) (*connect.Response[apiv1.SetSessionTrainingResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.svc.SetSessionTraining(ctx, p, req.Msg.SessionId, req.Msg.TrainingOptIn)
+	if err != nil {
+		return nil, err
+	}
+	msg := "Session opted out of fine-tuning"
+	if c.TrainingOptIn {
+		msg = "Session opted in to fine-tuning"
+	}
+	return connect.NewResponse(&apiv1.SetSessionTrainingResponse{Message: msg, Session: sessionProto(c)}), nil
 }
 
 // GetAssistantContext returns the workspace summary the agent starts from.

@@ -133,6 +133,7 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.GetSession))
 		mux.Handle("DELETE /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
 		mux.Handle("DELETE /v1/ai/chat/chatSession/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
+		mux.Handle("PUT /v1/ai/chat/session/{sessionId}/training", rest(s, key, http.StatusOK, ag.SetSessionTraining))
 		mux.Handle("POST /v1/ai/chat/feedback", rest(s, key, http.StatusCreated, ag.SubmitChatFeedback))
 		mux.Handle("POST /v1/ai/generate/feedback", rest(s, key, http.StatusCreated, ag.SubmitGenerationFeedback))
 		mux.Handle("GET /v1/ai/chat/getFineTuningJob", rest(s, key, http.StatusOK, ag.GetFineTuningJob))

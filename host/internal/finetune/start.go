@@ -43,7 +43,7 @@ type TooFewExamplesError struct {
 }
 
 func (e *TooFewExamplesError) Error() string {
-	return fmt.Sprintf("workspace %q has %d up-rated chat exchanges; fine-tuning needs at least %d (rate assistant answers up with POST /v1/ai/chat/feedback)",
+	return fmt.Sprintf("workspace %q has %d up-rated chat exchanges in sessions opted in to training; fine-tuning needs at least %d (rate assistant answers up with POST /v1/ai/chat/feedback; each session's owner opts in with PUT /v1/ai/chat/session/{sessionId}/training)",
 		e.Workspace, e.Have, MinExamples)
 }
 

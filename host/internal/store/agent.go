@@ -16,6 +16,9 @@ type ChatSession struct {
 	MessageCount int64
 	CreatedAt    int64
 	UpdatedAt    int64
+	// TrainingOptIn says the owner lets the workspace's fine-tuning jobs
+	// train on this session's up-rated exchanges (default false).
+	TrainingOptIn bool
 }
 
 // ChatBlock is one stored message block of a session. Content is a JSON
@@ -61,11 +64,11 @@ const (
 // ErrAlreadyConfirmed is returned when a proposal's token was used before.
 var ErrAlreadyConfirmed = errors.New("proposal already confirmed")
 
-const chatSessionColumns = `id, workspace_id, user_id, title, model, message_count, created_at, updated_at`
+const chatSessionColumns = `id, workspace_id, user_id, title, model, message_count, created_at, updated_at, training_opt_in`
 
 func scanChatSession(r interface{ Scan(...any) error }) (ChatSession, error) {
 	var c ChatSession
-	err := r.Scan(&c.ID, &c.WorkspaceID, &c.UserID, &c.Title, &c.Model, &c.MessageCount, &c.CreatedAt, &c.UpdatedAt)
+	err := r.Scan(&c.ID, &c.WorkspaceID, &c.UserID, &c.Title, &c.Model, &c.MessageCount, &c.CreatedAt, &c.UpdatedAt, &c.TrainingOptIn)
 	return c, err
 }
 
@@ -77,8 +80,8 @@ func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 	}
 	now := s.Now()
 	c.CreatedAt, c.UpdatedAt, c.MessageCount = now, now, 0
-	_, err := s.exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		c.ID, c.WorkspaceID, c.UserID, c.Title, c.Model, c.MessageCount, c.CreatedAt, c.UpdatedAt)
+	_, err := s.exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.ID, c.WorkspaceID, c.UserID, c.Title, c.Model, c.MessageCount, c.CreatedAt, c.UpdatedAt, c.TrainingOptIn)
 	if s.IsConflict(err) {
 		return ErrConflict
 	}
@@ -91,6 +94,19 @@ func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 // GetChatSession returns the user's own session; any other is ErrNotFound.
 func (s *Store) GetChatSession(ctx context.Context, workspaceID, userID, id string) (ChatSession, error) {
 	return scanChatSession(s.queryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
+}
+
+// SetChatSessionTraining sets whether the user's own session may be used
+// to fine-tune the workspace's model; any other session is ErrNotFound.
+func (s *Store) SetChatSessionTraining(ctx context.Context, workspaceID, userID, id string, optIn bool) error {
+	n, err := s.exec(ctx, `UPDATE chat_sessions SET training_opt_in = $4 WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id, optIn)
+	if err != nil {
+		return fmt.Errorf("set chat session training: %w", err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // ChatSessionExists reports whether any user anywhere holds id, so that a
@@ -425,11 +441,15 @@ type Exchange struct {
 
 // UpRatedExchanges returns the workspace's chat exchanges whose answer's
 // latest rating is up, oldest rating first: the training data of a
-// fine-tuning job. Contents are the blocks' JSON values as stored.
+// fine-tuning job. Chat sessions are personal, so only sessions whose
+// owner opted in (training_opt_in) are read. Contents are the blocks' JSON
+// values as stored.
 func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exchange, error) {
 	rows, err := s.query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
 		JOIN chat_blocks b ON b.id = f.target_id AND b.workspace_id = f.workspace_id
+		JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
 		WHERE f.workspace_id = $1 AND f.target_kind = 'chat_block' AND b.role = 'assistant' AND b.type = 'text'
+			AND c.training_opt_in
 		ORDER BY f.created_at, f.id`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("rated blocks: %w", err)

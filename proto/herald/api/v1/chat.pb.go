@@ -1139,11 +1139,14 @@ type ChatSession struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The first user message, at most 80 characters.
-	Title         string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
-	Model         string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	MessageCount  int64                  `protobuf:"varint,6,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
+	Title        string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	Model        string                 `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	CreatedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	MessageCount int64                  `protobuf:"varint,6,opt,name=message_count,json=messageCount,proto3" json:"message_count,omitempty"`
+	// The owner lets fine-tuning jobs train on this session's up-rated
+	// exchanges (false until set with SetSessionTraining).
+	TrainingOptIn bool `protobuf:"varint,7,opt,name=training_opt_in,json=trainingOptIn,proto3" json:"training_opt_in,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1218,6 +1221,13 @@ func (x *ChatSession) GetMessageCount() int64 {
 		return x.MessageCount
 	}
 	return 0
+}
+
+func (x *ChatSession) GetTrainingOptIn() bool {
+	if x != nil {
+		return x.TrainingOptIn
+	}
+	return false
 }
 
 type ListSessionsRequest struct {
@@ -1751,6 +1761,111 @@ func (x *DeleteSessionResponse) GetSessionId() string {
 	return ""
 }
 
+type SetSessionTrainingRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// true: fine-tuning may train on this session; false: it may not.
+	TrainingOptIn bool `protobuf:"varint,2,opt,name=training_opt_in,json=trainingOptIn,proto3" json:"training_opt_in,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSessionTrainingRequest) Reset() {
+	*x = SetSessionTrainingRequest{}
+	mi := &file_herald_api_v1_chat_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSessionTrainingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSessionTrainingRequest) ProtoMessage() {}
+
+func (x *SetSessionTrainingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_chat_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSessionTrainingRequest.ProtoReflect.Descriptor instead.
+func (*SetSessionTrainingRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SetSessionTrainingRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SetSessionTrainingRequest) GetTrainingOptIn() bool {
+	if x != nil {
+		return x.TrainingOptIn
+	}
+	return false
+}
+
+type SetSessionTrainingResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Session       *ChatSession           `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetSessionTrainingResponse) Reset() {
+	*x = SetSessionTrainingResponse{}
+	mi := &file_herald_api_v1_chat_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetSessionTrainingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetSessionTrainingResponse) ProtoMessage() {}
+
+func (x *SetSessionTrainingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_chat_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetSessionTrainingResponse.ProtoReflect.Descriptor instead.
+func (*SetSessionTrainingResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SetSessionTrainingResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *SetSessionTrainingResponse) GetSession() *ChatSession {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
 type SubmitChatFeedbackRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -1764,7 +1879,7 @@ type SubmitChatFeedbackRequest struct {
 
 func (x *SubmitChatFeedbackRequest) Reset() {
 	*x = SubmitChatFeedbackRequest{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[27]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1776,7 +1891,7 @@ func (x *SubmitChatFeedbackRequest) String() string {
 func (*SubmitChatFeedbackRequest) ProtoMessage() {}
 
 func (x *SubmitChatFeedbackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[27]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1789,7 +1904,7 @@ func (x *SubmitChatFeedbackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitChatFeedbackRequest.ProtoReflect.Descriptor instead.
 func (*SubmitChatFeedbackRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SubmitChatFeedbackRequest) GetSessionId() string {
@@ -1833,7 +1948,7 @@ type SubmitGenerationFeedbackRequest struct {
 
 func (x *SubmitGenerationFeedbackRequest) Reset() {
 	*x = SubmitGenerationFeedbackRequest{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[28]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1845,7 +1960,7 @@ func (x *SubmitGenerationFeedbackRequest) String() string {
 func (*SubmitGenerationFeedbackRequest) ProtoMessage() {}
 
 func (x *SubmitGenerationFeedbackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[28]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1858,7 +1973,7 @@ func (x *SubmitGenerationFeedbackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitGenerationFeedbackRequest.ProtoReflect.Descriptor instead.
 func (*SubmitGenerationFeedbackRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SubmitGenerationFeedbackRequest) GetJobId() string {
@@ -1899,7 +2014,7 @@ type FeedbackResponse struct {
 
 func (x *FeedbackResponse) Reset() {
 	*x = FeedbackResponse{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[29]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1911,7 +2026,7 @@ func (x *FeedbackResponse) String() string {
 func (*FeedbackResponse) ProtoMessage() {}
 
 func (x *FeedbackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[29]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1924,7 +2039,7 @@ func (x *FeedbackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FeedbackResponse.ProtoReflect.Descriptor instead.
 func (*FeedbackResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *FeedbackResponse) GetMessage() string {
@@ -1949,7 +2064,7 @@ type GetFineTuningJobRequest struct {
 
 func (x *GetFineTuningJobRequest) Reset() {
 	*x = GetFineTuningJobRequest{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[30]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1961,7 +2076,7 @@ func (x *GetFineTuningJobRequest) String() string {
 func (*GetFineTuningJobRequest) ProtoMessage() {}
 
 func (x *GetFineTuningJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[30]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1974,7 +2089,7 @@ func (x *GetFineTuningJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFineTuningJobRequest.ProtoReflect.Descriptor instead.
 func (*GetFineTuningJobRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{32}
 }
 
 type FineTuningJob struct {
@@ -1994,7 +2109,7 @@ type FineTuningJob struct {
 
 func (x *FineTuningJob) Reset() {
 	*x = FineTuningJob{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[31]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2121,7 @@ func (x *FineTuningJob) String() string {
 func (*FineTuningJob) ProtoMessage() {}
 
 func (x *FineTuningJob) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[31]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2134,7 @@ func (x *FineTuningJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FineTuningJob.ProtoReflect.Descriptor instead.
 func (*FineTuningJob) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{31}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *FineTuningJob) GetId() string {
@@ -2089,7 +2204,7 @@ type GetFineTuningJobResponse struct {
 
 func (x *GetFineTuningJobResponse) Reset() {
 	*x = GetFineTuningJobResponse{}
-	mi := &file_herald_api_v1_chat_proto_msgTypes[32]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2101,7 +2216,7 @@ func (x *GetFineTuningJobResponse) String() string {
 func (*GetFineTuningJobResponse) ProtoMessage() {}
 
 func (x *GetFineTuningJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_chat_proto_msgTypes[32]
+	mi := &file_herald_api_v1_chat_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2114,7 +2229,7 @@ func (x *GetFineTuningJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetFineTuningJobResponse.ProtoReflect.Descriptor instead.
 func (*GetFineTuningJobResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{32}
+	return file_herald_api_v1_chat_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetFineTuningJobResponse) GetMessage() string {
@@ -2231,7 +2346,7 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\x05limit\x18\x02 \x01(\x03R\x05limit\"l\n" +
 	"\x1bGetAssistantContextResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
-	"\x04data\x18\x02 \x01(\v2\x1f.herald.api.v1.AssistantContextR\x04data\"\xf3\x01\n" +
+	"\x04data\x18\x02 \x01(\v2\x1f.herald.api.v1.AssistantContextR\x04data\"\x9b\x02\n" +
 	"\vChatSession\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x14\n" +
@@ -2241,7 +2356,8 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12#\n" +
-	"\rmessage_count\x18\x06 \x01(\x03R\fmessageCount\")\n" +
+	"\rmessage_count\x18\x06 \x01(\x03R\fmessageCount\x12&\n" +
+	"\x0ftraining_opt_in\x18\a \x01(\bR\rtrainingOptIn\")\n" +
 	"\x13ListSessionsRequest\x12\x12\n" +
 	"\x04skip\x18\x01 \x01(\x05R\x04skip\"\x85\x01\n" +
 	"\x14ListSessionsResponse\x12\x18\n" +
@@ -2280,7 +2396,14 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\x15DeleteSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x02 \x01(\tR\tsessionId\"\x98\x01\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\"b\n" +
+	"\x19SetSessionTrainingRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12&\n" +
+	"\x0ftraining_opt_in\x18\x02 \x01(\bR\rtrainingOptIn\"l\n" +
+	"\x1aSetSessionTrainingResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x124\n" +
+	"\asession\x18\x02 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\"\x98\x01\n" +
 	"\x19SubmitChatFeedbackRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
@@ -2318,7 +2441,7 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\x06_error\"f\n" +
 	"\x18GetFineTuningJobResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x120\n" +
-	"\x04data\x18\x02 \x01(\v2\x1c.herald.api.v1.FineTuningJobR\x04data2\xf8\a\n" +
+	"\x04data\x18\x02 \x01(\v2\x1c.herald.api.v1.FineTuningJobR\x04data2\xe3\b\n" +
 	"\vChatService\x12?\n" +
 	"\x04Send\x12\x1a.herald.api.v1.ChatRequest\x1a\x1b.herald.api.v1.ChatResponse\x12>\n" +
 	"\x04Chat\x12\x1a.herald.api.v1.ChatRequest\x1a\x18.herald.api.v1.ChatEvent0\x01\x12l\n" +
@@ -2328,7 +2451,8 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\rCreateSession\x12#.herald.api.v1.CreateSessionRequest\x1a$.herald.api.v1.CreateSessionResponse\x12Q\n" +
 	"\n" +
 	"GetSession\x12 .herald.api.v1.GetSessionRequest\x1a!.herald.api.v1.GetSessionResponse\x12Z\n" +
-	"\rDeleteSession\x12#.herald.api.v1.DeleteSessionRequest\x1a$.herald.api.v1.DeleteSessionResponse\x12_\n" +
+	"\rDeleteSession\x12#.herald.api.v1.DeleteSessionRequest\x1a$.herald.api.v1.DeleteSessionResponse\x12i\n" +
+	"\x12SetSessionTraining\x12(.herald.api.v1.SetSessionTrainingRequest\x1a).herald.api.v1.SetSessionTrainingResponse\x12_\n" +
 	"\x12SubmitChatFeedback\x12(.herald.api.v1.SubmitChatFeedbackRequest\x1a\x1f.herald.api.v1.FeedbackResponse\x12k\n" +
 	"\x18SubmitGenerationFeedback\x12..herald.api.v1.SubmitGenerationFeedbackRequest\x1a\x1f.herald.api.v1.FeedbackResponse\x12c\n" +
 	"\x10GetFineTuningJob\x12&.herald.api.v1.GetFineTuningJobRequest\x1a'.herald.api.v1.GetFineTuningJobResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
@@ -2345,7 +2469,7 @@ func file_herald_api_v1_chat_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_chat_proto_rawDescData
 }
 
-var file_herald_api_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_herald_api_v1_chat_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_herald_api_v1_chat_proto_goTypes = []any{
 	(*ChatRequest)(nil),                     // 0: herald.api.v1.ChatRequest
 	(*ChatBlock)(nil),                       // 1: herald.api.v1.ChatBlock
@@ -2374,24 +2498,26 @@ var file_herald_api_v1_chat_proto_goTypes = []any{
 	(*GetSessionResponse)(nil),              // 24: herald.api.v1.GetSessionResponse
 	(*DeleteSessionRequest)(nil),            // 25: herald.api.v1.DeleteSessionRequest
 	(*DeleteSessionResponse)(nil),           // 26: herald.api.v1.DeleteSessionResponse
-	(*SubmitChatFeedbackRequest)(nil),       // 27: herald.api.v1.SubmitChatFeedbackRequest
-	(*SubmitGenerationFeedbackRequest)(nil), // 28: herald.api.v1.SubmitGenerationFeedbackRequest
-	(*FeedbackResponse)(nil),                // 29: herald.api.v1.FeedbackResponse
-	(*GetFineTuningJobRequest)(nil),         // 30: herald.api.v1.GetFineTuningJobRequest
-	(*FineTuningJob)(nil),                   // 31: herald.api.v1.FineTuningJob
-	(*GetFineTuningJobResponse)(nil),        // 32: herald.api.v1.GetFineTuningJobResponse
-	(*structpb.Value)(nil),                  // 33: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),           // 34: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),                 // 35: google.protobuf.Struct
-	(*Usage)(nil),                           // 36: herald.api.v1.Usage
+	(*SetSessionTrainingRequest)(nil),       // 27: herald.api.v1.SetSessionTrainingRequest
+	(*SetSessionTrainingResponse)(nil),      // 28: herald.api.v1.SetSessionTrainingResponse
+	(*SubmitChatFeedbackRequest)(nil),       // 29: herald.api.v1.SubmitChatFeedbackRequest
+	(*SubmitGenerationFeedbackRequest)(nil), // 30: herald.api.v1.SubmitGenerationFeedbackRequest
+	(*FeedbackResponse)(nil),                // 31: herald.api.v1.FeedbackResponse
+	(*GetFineTuningJobRequest)(nil),         // 32: herald.api.v1.GetFineTuningJobRequest
+	(*FineTuningJob)(nil),                   // 33: herald.api.v1.FineTuningJob
+	(*GetFineTuningJobResponse)(nil),        // 34: herald.api.v1.GetFineTuningJobResponse
+	(*structpb.Value)(nil),                  // 35: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),           // 36: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                 // 37: google.protobuf.Struct
+	(*Usage)(nil),                           // 38: herald.api.v1.Usage
 }
 var file_herald_api_v1_chat_proto_depIdxs = []int32{
-	33, // 0: herald.api.v1.ChatBlock.content:type_name -> google.protobuf.Value
-	34, // 1: herald.api.v1.ChatBlock.created_at:type_name -> google.protobuf.Timestamp
+	35, // 0: herald.api.v1.ChatBlock.content:type_name -> google.protobuf.Value
+	36, // 1: herald.api.v1.ChatBlock.created_at:type_name -> google.protobuf.Timestamp
 	2,  // 2: herald.api.v1.ChatBlock.feedback:type_name -> herald.api.v1.BlockFeedback
-	35, // 3: herald.api.v1.ChatBlock.args:type_name -> google.protobuf.Struct
+	37, // 3: herald.api.v1.ChatBlock.args:type_name -> google.protobuf.Struct
 	1,  // 4: herald.api.v1.ChatReply.blocks:type_name -> herald.api.v1.ChatBlock
-	36, // 5: herald.api.v1.ChatReply.usage:type_name -> herald.api.v1.Usage
+	38, // 5: herald.api.v1.ChatReply.usage:type_name -> herald.api.v1.Usage
 	3,  // 6: herald.api.v1.ChatResponse.data:type_name -> herald.api.v1.ChatReply
 	1,  // 7: herald.api.v1.ChatEvent.tool_call:type_name -> herald.api.v1.ChatBlock
 	1,  // 8: herald.api.v1.ChatEvent.tool_result:type_name -> herald.api.v1.ChatBlock
@@ -2402,46 +2528,49 @@ var file_herald_api_v1_chat_proto_depIdxs = []int32{
 	11, // 13: herald.api.v1.AssistantContext.traffic:type_name -> herald.api.v1.ContextTraffic
 	13, // 14: herald.api.v1.AssistantContext.schedules:type_name -> herald.api.v1.ContextSchedules
 	14, // 15: herald.api.v1.AssistantContext.credits:type_name -> herald.api.v1.ContextCredits
-	34, // 16: herald.api.v1.ContextVisibility.created_at:type_name -> google.protobuf.Timestamp
+	36, // 16: herald.api.v1.ContextVisibility.created_at:type_name -> google.protobuf.Timestamp
 	12, // 17: herald.api.v1.ContextTraffic.top_sources:type_name -> herald.api.v1.ContextTrafficSource
 	7,  // 18: herald.api.v1.GetAssistantContextResponse.data:type_name -> herald.api.v1.AssistantContext
-	34, // 19: herald.api.v1.ChatSession.created_at:type_name -> google.protobuf.Timestamp
-	34, // 20: herald.api.v1.ChatSession.updated_at:type_name -> google.protobuf.Timestamp
+	36, // 19: herald.api.v1.ChatSession.created_at:type_name -> google.protobuf.Timestamp
+	36, // 20: herald.api.v1.ChatSession.updated_at:type_name -> google.protobuf.Timestamp
 	16, // 21: herald.api.v1.ListSessionsResponse.chat_history:type_name -> herald.api.v1.ChatSession
 	1,  // 22: herald.api.v1.GetLatestSessionResponse.blocks:type_name -> herald.api.v1.ChatBlock
 	16, // 23: herald.api.v1.CreateSessionResponse.session:type_name -> herald.api.v1.ChatSession
 	16, // 24: herald.api.v1.GetSessionResponse.session:type_name -> herald.api.v1.ChatSession
 	1,  // 25: herald.api.v1.GetSessionResponse.blocks:type_name -> herald.api.v1.ChatBlock
-	34, // 26: herald.api.v1.FineTuningJob.created_at:type_name -> google.protobuf.Timestamp
-	34, // 27: herald.api.v1.FineTuningJob.finished_at:type_name -> google.protobuf.Timestamp
-	31, // 28: herald.api.v1.GetFineTuningJobResponse.data:type_name -> herald.api.v1.FineTuningJob
-	0,  // 29: herald.api.v1.ChatService.Send:input_type -> herald.api.v1.ChatRequest
-	0,  // 30: herald.api.v1.ChatService.Chat:input_type -> herald.api.v1.ChatRequest
-	6,  // 31: herald.api.v1.ChatService.GetAssistantContext:input_type -> herald.api.v1.GetAssistantContextRequest
-	17, // 32: herald.api.v1.ChatService.ListSessions:input_type -> herald.api.v1.ListSessionsRequest
-	19, // 33: herald.api.v1.ChatService.GetLatestSession:input_type -> herald.api.v1.GetLatestSessionRequest
-	21, // 34: herald.api.v1.ChatService.CreateSession:input_type -> herald.api.v1.CreateSessionRequest
-	23, // 35: herald.api.v1.ChatService.GetSession:input_type -> herald.api.v1.GetSessionRequest
-	25, // 36: herald.api.v1.ChatService.DeleteSession:input_type -> herald.api.v1.DeleteSessionRequest
-	27, // 37: herald.api.v1.ChatService.SubmitChatFeedback:input_type -> herald.api.v1.SubmitChatFeedbackRequest
-	28, // 38: herald.api.v1.ChatService.SubmitGenerationFeedback:input_type -> herald.api.v1.SubmitGenerationFeedbackRequest
-	30, // 39: herald.api.v1.ChatService.GetFineTuningJob:input_type -> herald.api.v1.GetFineTuningJobRequest
-	4,  // 40: herald.api.v1.ChatService.Send:output_type -> herald.api.v1.ChatResponse
-	5,  // 41: herald.api.v1.ChatService.Chat:output_type -> herald.api.v1.ChatEvent
-	15, // 42: herald.api.v1.ChatService.GetAssistantContext:output_type -> herald.api.v1.GetAssistantContextResponse
-	18, // 43: herald.api.v1.ChatService.ListSessions:output_type -> herald.api.v1.ListSessionsResponse
-	20, // 44: herald.api.v1.ChatService.GetLatestSession:output_type -> herald.api.v1.GetLatestSessionResponse
-	22, // 45: herald.api.v1.ChatService.CreateSession:output_type -> herald.api.v1.CreateSessionResponse
-	24, // 46: herald.api.v1.ChatService.GetSession:output_type -> herald.api.v1.GetSessionResponse
-	26, // 47: herald.api.v1.ChatService.DeleteSession:output_type -> herald.api.v1.DeleteSessionResponse
-	29, // 48: herald.api.v1.ChatService.SubmitChatFeedback:output_type -> herald.api.v1.FeedbackResponse
-	29, // 49: herald.api.v1.ChatService.SubmitGenerationFeedback:output_type -> herald.api.v1.FeedbackResponse
-	32, // 50: herald.api.v1.ChatService.GetFineTuningJob:output_type -> herald.api.v1.GetFineTuningJobResponse
-	40, // [40:51] is the sub-list for method output_type
-	29, // [29:40] is the sub-list for method input_type
-	29, // [29:29] is the sub-list for extension type_name
-	29, // [29:29] is the sub-list for extension extendee
-	0,  // [0:29] is the sub-list for field type_name
+	16, // 26: herald.api.v1.SetSessionTrainingResponse.session:type_name -> herald.api.v1.ChatSession
+	36, // 27: herald.api.v1.FineTuningJob.created_at:type_name -> google.protobuf.Timestamp
+	36, // 28: herald.api.v1.FineTuningJob.finished_at:type_name -> google.protobuf.Timestamp
+	33, // 29: herald.api.v1.GetFineTuningJobResponse.data:type_name -> herald.api.v1.FineTuningJob
+	0,  // 30: herald.api.v1.ChatService.Send:input_type -> herald.api.v1.ChatRequest
+	0,  // 31: herald.api.v1.ChatService.Chat:input_type -> herald.api.v1.ChatRequest
+	6,  // 32: herald.api.v1.ChatService.GetAssistantContext:input_type -> herald.api.v1.GetAssistantContextRequest
+	17, // 33: herald.api.v1.ChatService.ListSessions:input_type -> herald.api.v1.ListSessionsRequest
+	19, // 34: herald.api.v1.ChatService.GetLatestSession:input_type -> herald.api.v1.GetLatestSessionRequest
+	21, // 35: herald.api.v1.ChatService.CreateSession:input_type -> herald.api.v1.CreateSessionRequest
+	23, // 36: herald.api.v1.ChatService.GetSession:input_type -> herald.api.v1.GetSessionRequest
+	25, // 37: herald.api.v1.ChatService.DeleteSession:input_type -> herald.api.v1.DeleteSessionRequest
+	27, // 38: herald.api.v1.ChatService.SetSessionTraining:input_type -> herald.api.v1.SetSessionTrainingRequest
+	29, // 39: herald.api.v1.ChatService.SubmitChatFeedback:input_type -> herald.api.v1.SubmitChatFeedbackRequest
+	30, // 40: herald.api.v1.ChatService.SubmitGenerationFeedback:input_type -> herald.api.v1.SubmitGenerationFeedbackRequest
+	32, // 41: herald.api.v1.ChatService.GetFineTuningJob:input_type -> herald.api.v1.GetFineTuningJobRequest
+	4,  // 42: herald.api.v1.ChatService.Send:output_type -> herald.api.v1.ChatResponse
+	5,  // 43: herald.api.v1.ChatService.Chat:output_type -> herald.api.v1.ChatEvent
+	15, // 44: herald.api.v1.ChatService.GetAssistantContext:output_type -> herald.api.v1.GetAssistantContextResponse
+	18, // 45: herald.api.v1.ChatService.ListSessions:output_type -> herald.api.v1.ListSessionsResponse
+	20, // 46: herald.api.v1.ChatService.GetLatestSession:output_type -> herald.api.v1.GetLatestSessionResponse
+	22, // 47: herald.api.v1.ChatService.CreateSession:output_type -> herald.api.v1.CreateSessionResponse
+	24, // 48: herald.api.v1.ChatService.GetSession:output_type -> herald.api.v1.GetSessionResponse
+	26, // 49: herald.api.v1.ChatService.DeleteSession:output_type -> herald.api.v1.DeleteSessionResponse
+	28, // 50: herald.api.v1.ChatService.SetSessionTraining:output_type -> herald.api.v1.SetSessionTrainingResponse
+	31, // 51: herald.api.v1.ChatService.SubmitChatFeedback:output_type -> herald.api.v1.FeedbackResponse
+	31, // 52: herald.api.v1.ChatService.SubmitGenerationFeedback:output_type -> herald.api.v1.FeedbackResponse
+	34, // 53: herald.api.v1.ChatService.GetFineTuningJob:output_type -> herald.api.v1.GetFineTuningJobResponse
+	42, // [42:54] is the sub-list for method output_type
+	30, // [30:42] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_chat_proto_init() }
@@ -2460,16 +2589,16 @@ func file_herald_api_v1_chat_proto_init() {
 		(*ChatEvent_Done)(nil),
 	}
 	file_herald_api_v1_chat_proto_msgTypes[20].OneofWrappers = []any{}
-	file_herald_api_v1_chat_proto_msgTypes[27].OneofWrappers = []any{}
-	file_herald_api_v1_chat_proto_msgTypes[28].OneofWrappers = []any{}
-	file_herald_api_v1_chat_proto_msgTypes[31].OneofWrappers = []any{}
+	file_herald_api_v1_chat_proto_msgTypes[29].OneofWrappers = []any{}
+	file_herald_api_v1_chat_proto_msgTypes[30].OneofWrappers = []any{}
+	file_herald_api_v1_chat_proto_msgTypes[33].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_chat_proto_rawDesc), len(file_herald_api_v1_chat_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   33,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

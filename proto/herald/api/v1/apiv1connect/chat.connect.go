@@ -54,6 +54,9 @@ const (
 	// ChatServiceDeleteSessionProcedure is the fully-qualified name of the ChatService's DeleteSession
 	// RPC.
 	ChatServiceDeleteSessionProcedure = "/herald.api.v1.ChatService/DeleteSession"
+	// ChatServiceSetSessionTrainingProcedure is the fully-qualified name of the ChatService's
+	// SetSessionTraining RPC.
+	ChatServiceSetSessionTrainingProcedure = "/herald.api.v1.ChatService/SetSessionTraining"
 	// ChatServiceSubmitChatFeedbackProcedure is the fully-qualified name of the ChatService's
 	// SubmitChatFeedback RPC.
 	ChatServiceSubmitChatFeedbackProcedure = "/herald.api.v1.ChatService/SubmitChatFeedback"
@@ -79,6 +82,11 @@ type ChatServiceClient interface {
 	CreateSession(context.Context, *connect.Request[v1.CreateSessionRequest]) (*connect.Response[v1.CreateSessionResponse], error)
 	GetSession(context.Context, *connect.Request[v1.GetSessionRequest]) (*connect.Response[v1.GetSessionResponse], error)
 	DeleteSession(context.Context, *connect.Request[v1.DeleteSessionRequest]) (*connect.Response[v1.DeleteSessionResponse], error)
+	// SetSessionTraining lets (or stops) the workspace's fine-tuning jobs
+	// train on the up-rated exchanges of one of the caller's own sessions.
+	// Sessions are personal: none is used for training until its owner opts
+	// in.
+	SetSessionTraining(context.Context, *connect.Request[v1.SetSessionTrainingRequest]) (*connect.Response[v1.SetSessionTrainingResponse], error)
 	SubmitChatFeedback(context.Context, *connect.Request[v1.SubmitChatFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error)
 	SubmitGenerationFeedback(context.Context, *connect.Request[v1.SubmitGenerationFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error)
 	GetFineTuningJob(context.Context, *connect.Request[v1.GetFineTuningJobRequest]) (*connect.Response[v1.GetFineTuningJobResponse], error)
@@ -143,6 +151,12 @@ func NewChatServiceClient(httpClient connect.HTTPClient, baseURL string, opts ..
 			connect.WithSchema(chatServiceMethods.ByName("DeleteSession")),
 			connect.WithClientOptions(opts...),
 		),
+		setSessionTraining: connect.NewClient[v1.SetSessionTrainingRequest, v1.SetSessionTrainingResponse](
+			httpClient,
+			baseURL+ChatServiceSetSessionTrainingProcedure,
+			connect.WithSchema(chatServiceMethods.ByName("SetSessionTraining")),
+			connect.WithClientOptions(opts...),
+		),
 		submitChatFeedback: connect.NewClient[v1.SubmitChatFeedbackRequest, v1.FeedbackResponse](
 			httpClient,
 			baseURL+ChatServiceSubmitChatFeedbackProcedure,
@@ -174,6 +188,7 @@ type chatServiceClient struct {
 	createSession            *connect.Client[v1.CreateSessionRequest, v1.CreateSessionResponse]
 	getSession               *connect.Client[v1.GetSessionRequest, v1.GetSessionResponse]
 	deleteSession            *connect.Client[v1.DeleteSessionRequest, v1.DeleteSessionResponse]
+	setSessionTraining       *connect.Client[v1.SetSessionTrainingRequest, v1.SetSessionTrainingResponse]
 	submitChatFeedback       *connect.Client[v1.SubmitChatFeedbackRequest, v1.FeedbackResponse]
 	submitGenerationFeedback *connect.Client[v1.SubmitGenerationFeedbackRequest, v1.FeedbackResponse]
 	getFineTuningJob         *connect.Client[v1.GetFineTuningJobRequest, v1.GetFineTuningJobResponse]
@@ -219,6 +234,11 @@ func (c *chatServiceClient) DeleteSession(ctx context.Context, req *connect.Requ
 	return c.deleteSession.CallUnary(ctx, req)
 }
 
+// SetSessionTraining calls herald.api.v1.ChatService.SetSessionTraining.
+func (c *chatServiceClient) SetSessionTraining(ctx context.Context, req *connect.Request[v1.SetSessionTrainingRequest]) (*connect.Response[v1.SetSessionTrainingResponse], error) {
+	return c.setSessionTraining.CallUnary(ctx, req)
+}
+
 // SubmitChatFeedback calls herald.api.v1.ChatService.SubmitChatFeedback.
 func (c *chatServiceClient) SubmitChatFeedback(ctx context.Context, req *connect.Request[v1.SubmitChatFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error) {
 	return c.submitChatFeedback.CallUnary(ctx, req)
@@ -248,6 +268,11 @@ type ChatServiceHandler interface {
 	CreateSession(context.Context, *connect.Request[v1.CreateSessionRequest]) (*connect.Response[v1.CreateSessionResponse], error)
 	GetSession(context.Context, *connect.Request[v1.GetSessionRequest]) (*connect.Response[v1.GetSessionResponse], error)
 	DeleteSession(context.Context, *connect.Request[v1.DeleteSessionRequest]) (*connect.Response[v1.DeleteSessionResponse], error)
+	// SetSessionTraining lets (or stops) the workspace's fine-tuning jobs
+	// train on the up-rated exchanges of one of the caller's own sessions.
+	// Sessions are personal: none is used for training until its owner opts
+	// in.
+	SetSessionTraining(context.Context, *connect.Request[v1.SetSessionTrainingRequest]) (*connect.Response[v1.SetSessionTrainingResponse], error)
 	SubmitChatFeedback(context.Context, *connect.Request[v1.SubmitChatFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error)
 	SubmitGenerationFeedback(context.Context, *connect.Request[v1.SubmitGenerationFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error)
 	GetFineTuningJob(context.Context, *connect.Request[v1.GetFineTuningJobRequest]) (*connect.Response[v1.GetFineTuningJobResponse], error)
@@ -308,6 +333,12 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 		connect.WithSchema(chatServiceMethods.ByName("DeleteSession")),
 		connect.WithHandlerOptions(opts...),
 	)
+	chatServiceSetSessionTrainingHandler := connect.NewUnaryHandler(
+		ChatServiceSetSessionTrainingProcedure,
+		svc.SetSessionTraining,
+		connect.WithSchema(chatServiceMethods.ByName("SetSessionTraining")),
+		connect.WithHandlerOptions(opts...),
+	)
 	chatServiceSubmitChatFeedbackHandler := connect.NewUnaryHandler(
 		ChatServiceSubmitChatFeedbackProcedure,
 		svc.SubmitChatFeedback,
@@ -344,6 +375,8 @@ func NewChatServiceHandler(svc ChatServiceHandler, opts ...connect.HandlerOption
 			chatServiceGetSessionHandler.ServeHTTP(w, r)
 		case ChatServiceDeleteSessionProcedure:
 			chatServiceDeleteSessionHandler.ServeHTTP(w, r)
+		case ChatServiceSetSessionTrainingProcedure:
+			chatServiceSetSessionTrainingHandler.ServeHTTP(w, r)
 		case ChatServiceSubmitChatFeedbackProcedure:
 			chatServiceSubmitChatFeedbackHandler.ServeHTTP(w, r)
 		case ChatServiceSubmitGenerationFeedbackProcedure:
@@ -389,6 +422,10 @@ func (UnimplementedChatServiceHandler) GetSession(context.Context, *connect.Requ
 
 func (UnimplementedChatServiceHandler) DeleteSession(context.Context, *connect.Request[v1.DeleteSessionRequest]) (*connect.Response[v1.DeleteSessionResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ChatService.DeleteSession is not implemented"))
+}
+
+func (UnimplementedChatServiceHandler) SetSessionTraining(context.Context, *connect.Request[v1.SetSessionTrainingRequest]) (*connect.Response[v1.SetSessionTrainingResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ChatService.SetSessionTraining is not implemented"))
 }
 
 func (UnimplementedChatServiceHandler) SubmitChatFeedback(context.Context, *connect.Request[v1.SubmitChatFeedbackRequest]) (*connect.Response[v1.FeedbackResponse], error) {
