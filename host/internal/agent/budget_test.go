@@ -72,8 +72,15 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	}
 
 	// The beacon's text reached the model enclosed as untrusted data, and
-	// the system prompt says what that means.
+	// the system prompt says what that means; the model was told why 36
+	// calls did not run.
 	reqs := b.fake.calls()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(reqs))
+	}
+	if last := reqs[2].Messages[len(reqs[2].Messages)-1]; !strings.Contains(fmt.Sprint(last["content"]), "36 more tool calls of this answer were not run") {
+		t.Fatalf("the model was not told about the dropped calls: %v", last["content"])
+	}
 	system := fmt.Sprint(reqs[1].Messages[0]["content"])
 	var toolMsg string
 	for _, m := range reqs[1].Messages {

@@ -276,6 +276,7 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 		if text.Len() > 0 {
 			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
 		}
+		asked := len(calls)
 		calls = s.capCalls(t, calls)
 		msgs = append(msgs, sdk.Message{Role: sdk.RoleAssistant, Content: text.String(), ToolCalls: calls})
 		for _, call := range calls {
@@ -287,6 +288,12 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 				bud.tainted = true
 			}
 			msgs = append(msgs, sdk.Message{Role: sdk.RoleTool, ToolCallID: call.ID, Content: wrapUntrusted(bud.nonce, call.Name, result)})
+		}
+		if dropped := asked - len(calls); dropped > 0 && len(calls) > 0 {
+			// The model learns why (this turn only; the history keeps
+			// the calls that ran).
+			last := &msgs[len(msgs)-1]
+			last.Content += fmt.Sprintf("\n(%d more tool calls of this answer were not run: at most %d run per answer and %d per message.)", dropped, MaxToolCallsPerRound, MaxToolCallsPerTurn)
 		}
 	}
 	reply.Blocks = t.blocks
