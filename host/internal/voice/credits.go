@@ -64,6 +64,24 @@ func (s *Service) reserveProfile(ctx context.Context, p auth.Principal) (*charge
 	return &charge{s: s, workspace: p.WorkspaceID, month: month, reserved: true}, nil
 }
 
+// checkCredits refuses, before a create is queued, a workspace whose
+// month's credits cannot pay for a profile (the job reserves the credit
+// itself; this only answers 403 now rather than a failed job later).
+func (s *Service) checkCredits(ctx context.Context, p auth.Principal) error {
+	if !s.modelConfigured() {
+		return nil
+	}
+	plan, _ := s.deps.Plans.Get(p.Plan)
+	used, err := s.store.CreditsUsed(ctx, p.WorkspaceID, s.deps.Now().UTC().Format("2006-01"))
+	if err != nil {
+		return err
+	}
+	if used+ProfileCredits > plan.MonthlyAICredits {
+		return noCredits{plan: p.Plan, limit: plan.MonthlyAICredits}.forbidden()
+	}
+	return nil
+}
+
 // refund gives the credit back (the profile was not written by the
 // model, or nothing was stored); it is safe on nil and to call twice.
 func (c *charge) refund(ctx context.Context) {

@@ -76,6 +76,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		before := b.call(t, "GET", "/v1/ai/brand-voice/"+id, free, "").want(t, 200).data(t)
 		b.call(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/"}`).want(t, 403, "credit")
 		b.call(t, "POST", "/v1/ai/generate/brand-voice/file", free, `{"file":"https://example.com/notes.txt"}`).want(t, 403, "credit")
+		b.call(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","useWorker":true}`).want(t, 403, "credit")
 		b.call(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/"}`).want(t, 403, "credit")
 		text := b.call(t, "POST", "/v1/ai/generate/brand-voice/text", free, `{"content":"We keep it short."}`).want(t, 201).data(t)["id"].(string)
 		if v, _ := s.GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {

@@ -354,6 +354,9 @@ func (s *Service) QueueWebsite(ctx context.Context, p auth.Principal, in NewWebs
 	if err := in.validate(); err != nil {
 		return "", err
 	}
+	if err := s.checkCredits(ctx, p); err != nil {
+		return "", err
+	}
 	return s.enqueueCreate(ctx, createJobData{Workspace: p.WorkspaceID, User: p.UserID, Website: &in})
 }
 
@@ -363,6 +366,9 @@ func (s *Service) QueueFile(ctx context.Context, p auth.Principal, in NewFile) (
 		return "", err
 	}
 	if err := in.validate(); err != nil {
+		return "", err
+	}
+	if err := s.checkCredits(ctx, p); err != nil {
 		return "", err
 	}
 	return s.enqueueCreate(ctx, createJobData{Workspace: p.WorkspaceID, User: p.UserID, File: &in})
