@@ -1,11 +1,19 @@
 // AI traffic: GET /v1/ai-traffic/sites and GET /v1/ai-traffic/stats.
 import { get, post } from './api.js';
-import { h, errorBox, fmtNum, fmtPct, fmtDuration, stat, table } from './dom.js';
+import { h, errorBox, fmtNum, fmtPct, fmtDuration, stat, table, palette } from './dom.js';
 import { lineChart, bars } from './chart.js';
 
 export const title = 'AI traffic';
 const DAYS = [7, 30, 90, 365];
 const state = { siteKey: '', days: 30 };
+
+// One colour per line, shared by the chart and the source bars so that
+// the legend and the bars agree: the AI total in the first colour, each
+// source in the next ones (in the order the API ranks them), all visits in
+// grey.
+const TOTAL_COLOR = palette[0];
+const ALL_COLOR = '#6b7280';
+const sourceColor = (i) => palette[1 + (i % (palette.length - 2))];
 
 export async function render(root) {
   const { sites = [] } = await get('/v1/ai-traffic/sites');
@@ -45,7 +53,7 @@ export async function render(root) {
     dailyChart(series, s.sources || []),
     h('section', { class: 'card', 'aria-labelledby': 'sources-h' }, h('h2', { id: 'sources-h' }, 'AI sources'),
       (s.sources || []).length
-        ? bars('AI visits by source', s.sources.map((x) => ({ label: x.name || x.source, value: x.visits, text: `${fmtNum(x.visits)} · ${fmtPct(x.share)}` })))
+        ? bars('AI visits by source', s.sources.map((x, i) => ({ label: x.name || x.source, value: x.visits, color: sourceColor(i), text: `${fmtNum(x.visits)} · ${fmtPct(x.share)}` })))
         : h('p', { class: 'muted' }, 'No AI visits in this period.'),
       table('Sources', [['Source', (x) => x.name || x.source], ['Visits', (x) => fmtNum(x.visits)], ['Engaged', (x) => fmtNum(x.engagedVisits)], ['Avg. time', (x) => fmtDuration(x.avgDurationMs)]], s.sources, '')),
     h('section', { class: 'card', 'aria-labelledby': 'pages-h' }, h('h2', { id: 'pages-h' }, 'Top AI pages'),
@@ -63,13 +71,13 @@ export async function render(root) {
 // drawn for comparison.
 function dailyChart(series, sources) {
   const xs = series.map((d) => d.date);
-  const lines = [{ label: 'All AI visits', values: series.map((d) => d.aiVisits || 0) }];
+  const lines = [{ label: 'All AI visits', color: TOTAL_COLOR, values: series.map((d) => d.aiVisits || 0) }];
   if (series.length && series.some((d) => Array.isArray(d.sources))) {
-    for (const src of sources) {
-      lines.push({ label: src.name || src.source, values: series.map((d) => ((d.sources || []).find((x) => x.source === src.source) || {}).visits || 0) });
-    }
+    sources.forEach((src, i) => {
+      lines.push({ label: src.name || src.source, color: sourceColor(i), values: series.map((d) => ((d.sources || []).find((x) => x.source === src.source) || {}).visits || 0) });
+    });
   }
-  lines.push({ label: 'All visits', values: series.map((d) => d.visits || 0) });
+  lines.push({ label: 'All visits', color: ALL_COLOR, dash: [6, 4], values: series.map((d) => d.visits || 0) });
   return h('section', { class: 'card' }, lineChart({ id: 'traffic-chart', title: 'Daily AI visits', xs, series: lines, yLabel: 'visits', valueFmt: fmtNum }));
 }
 
