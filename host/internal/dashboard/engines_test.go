@@ -38,7 +38,9 @@ func (e *engines) note(what string) {
 	e.mu.Unlock()
 }
 
-func (e *engines) Models() []string { return []string{"claude", "gpt-4o", "gpt-4o-mini", "gpt-image-1"} }
+func (e *engines) Models() []string {
+	return []string{"claude", "gpt-4o", "gpt-4o-mini", "gpt-image-1"}
+}
 
 // The scripted report: Acme is named in three of four answers, Globex in
 // three, Initech cited by URL once.

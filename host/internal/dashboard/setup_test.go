@@ -79,7 +79,14 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	planTable := plans.New(nil)
+	// The default plans, with one refresh a day on business so that a
+	// test reaches the refresh limit (429 and Retry-After) in two clicks.
+	planMap := config.DefaultPlans()
+	business := planMap["business"]
+	business.RefreshesPer24h = 1
+	business.PromptsPerReport = 3
+	planMap["business"] = business
+	planTable := plans.New(planMap)
 	fetcher := exampleSite(t)
 	must := func(err error) {
 		t.Helper()

@@ -6,7 +6,7 @@
 // .../improve-content-simple, .../improve-content-with-validation,
 // .../process-blog-post-with-images, GET /v1/ai/generate/job/{id}.
 import { post, pollJob } from './api.js';
-import { h, errorBox, field, debounce, progress, jobText, rating, stat } from './dom.js';
+import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat } from './dom.js';
 import { diffView } from './diff.js';
 
 export const title = 'Content';
@@ -42,9 +42,9 @@ export async function render(root) {
     scores.setAttribute('aria-busy', 'true');
     try {
       const r = await scoreOf(v);
-      if (mine === seq) scores.replaceChildren(h('h2', { id: 'score-h' }, 'Score'), scoreView(r));
+      if (mine === seq) fill(scores, h('h2', { id: 'score-h' }, 'Score'), scoreView(r));
     } catch (err) {
-      if (mine === seq) scores.replaceChildren(h('h2', { id: 'score-h' }, 'Score'), errorBox(err));
+      if (mine === seq) fill(scores, h('h2', { id: 'score-h' }, 'Score'), errorBox(err));
     } finally {
       if (mine === seq) scores.setAttribute('aria-busy', 'false');
     }
@@ -52,7 +52,7 @@ export async function render(root) {
   for (const el of [titleIn, key, text]) el.addEventListener('input', rescore);
   format.addEventListener('change', rescore);
 
-  root.replaceChildren(
+  fill(root, 
     h('h1', {}, title),
     h('div', { class: 'two-col' },
       h('section', { class: 'card', 'aria-labelledby': 'editor-h' }, h('h2', { id: 'editor-h' }, 'Editor'),
@@ -125,12 +125,12 @@ function improveCard(ed, values, rescore) {
   const run = async (withValidation) => {
     const v = values();
     if (!v.content.trim()) {
-      out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'Write a text in the editor first.'));
+      fill(out, h('p', { class: 'error', role: 'alert' }, 'Write a text in the editor first.'));
       ed.text.focus();
       return;
     }
     simple.disabled = validated.disabled = true;
-    out.replaceChildren(h('p', { class: 'muted' }, withValidation ? 'Improving and checking the result…' : 'Improving…'));
+    fill(out, h('p', { class: 'muted' }, withValidation ? 'Improving and checking the result…' : 'Improving…'));
     try {
       let after, before, improved, checks = null;
       if (withValidation) {
@@ -146,17 +146,17 @@ function improveCard(ed, values, rescore) {
       const accept = h('button', { type: 'button', id: 'improve-accept', onclick: () => {
         ed.text.value = improved;
         rescore();
-        out.replaceChildren(h('p', { class: 'ok' }, 'The editor now holds the improved text.'));
+        fill(out, h('p', { class: 'ok' }, 'The editor now holds the improved text.'));
         ed.text.focus();
       } }, 'Use this version');
-      out.replaceChildren(
+      fill(out, 
         h('h3', {}, 'Before → after'), beforeAfter(before || {}, after || {}),
         checks ? h('div', { id: 'improve-validation' }, h('p', { class: checks.passed ? 'ok' : 'error' }, checks.passed ? 'Validation passed.' : 'Validation failed: review before using it.'),
           h('ul', {}, (checks.checks || []).map((c) => h('li', { class: c.passed ? 'rating-good' : 'rating-bad' }, `${c.passed ? '✓' : '✗'} ${c.id}${c.detail ? ': ' + c.detail : ''}`)))) : null,
         diffView(v.content, improved, 'improve-diff'),
         h('div', { class: 'row' }, accept, h('button', { type: 'button', class: 'secondary', onclick: () => sendToPost(v.title, improved) }, 'Send the improved text to the post form')));
     } catch (err) {
-      out.replaceChildren(errorBox(err));
+      fill(out, errorBox(err));
     } finally {
       simple.disabled = validated.disabled = false;
     }
@@ -174,21 +174,21 @@ function blogCard(values) {
   const btn = h('button', { type: 'button', id: 'blog-run', onclick: async () => {
     const v = values();
     if (!v.title || !v.content.trim()) {
-      out.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'A blog post needs a title and a text.'));
+      fill(out, h('p', { class: 'error', role: 'alert' }, 'A blog post needs a title and a text.'));
       return;
     }
     btn.disabled = true;
     const bar = progress('Blog post progress');
-    out.replaceChildren(bar);
+    fill(out, bar);
     try {
       const { jobId } = await post(`${GEN}/process-blog-post-with-images`, { title: v.title, content: v.content, keywords: v.keyphrase ? [v.keyphrase] : [], generateImages: images.checked });
       const job = await pollJob(jobId, (j) => {
         const r = j.result || {};
-        bar.set(j.progress, j.state === 'active' && r.total ? `Image ${r.done ?? 0} of ${r.total}… ${j.progress}%` : jobText(j));
+        bar.set(j.progress, j.state === 'active' && r.imagesTotal ? `Image ${r.imagesDone ?? 0} of ${r.imagesTotal} made… ${j.progress}%` : jobText(j));
       });
-      out.replaceChildren(blogResult(job.result || {}));
+      fill(out, blogResult(job.result || {}));
     } catch (err) {
-      out.replaceChildren(errorBox(err));
+      fill(out, errorBox(err));
     } finally {
       btn.disabled = false;
     }

@@ -5,7 +5,7 @@
 // /v1/destinations/{name}/connection, GET and POST /v1/webhooks,
 // POST /v1/webhooks/{id}/test, DELETE /v1/webhooks/{id}(?force=true).
 import { get, put, post, del } from './api.js';
-import { h, errorBox, fmtTime, table, field, copyButton } from './dom.js';
+import { h, fill, errorBox, fmtTime, table, field, copyButton } from './dom.js';
 
 export const title = 'Destinations';
 
@@ -15,7 +15,7 @@ export async function render(root) {
     get('/v1/webhooks').catch((err) => ({ error: err })),
   ]);
   const others = destinations.filter((d) => d.name !== 'webhook');
-  root.replaceChildren(
+  fill(root, 
     h('h1', {}, title),
     h('p', { class: 'muted' }, 'Connect the places Herald publishes to. Credentials are stored encrypted and never shown again.'),
     others.map((d) => destinationCard(root, d)),
@@ -49,7 +49,7 @@ function destinationCard(root, d) {
     h('span', { class: `badge ${d.connected ? 'status-published' : 'status-cancelled'}` }, d.connected ? 'connected' : 'not connected'));
   const form = h('form', { class: 'stack', id: `dest-form-${d.name}`, onsubmit: async (e) => {
     e.preventDefault();
-    status.replaceChildren(h('p', { class: 'muted' }, `Checking the credentials with ${d.displayName || d.name}…`));
+    fill(status, h('p', { class: 'muted' }, `Checking the credentials with ${d.displayName || d.name}…`));
     const btn = form.querySelector('button[type=submit]');
     btn.disabled = true;
     const credentials = {};
@@ -59,9 +59,9 @@ function destinationCard(root, d) {
       await render(root);
       const fresh = document.getElementById(`dest-status-${d.name}`);
       const check = (r.destination && r.destination.lastCheck) || {};
-      if (fresh) fresh.replaceChildren(h('p', { class: 'ok' }, `${r.message || 'Connected'}${check.account ? ` as ${check.account}` : ''}.`));
+      if (fresh) fill(fresh, h('p', { class: 'ok' }, `${r.message || 'Connected'}${check.account ? ` as ${check.account}` : ''}.`));
     } catch (err) {
-      status.replaceChildren(h('p', { class: 'error', role: 'alert' }, `Not saved: ${d.displayName || d.name} answered: ${err.message}`));
+      fill(status, h('p', { class: 'error', role: 'alert' }, `Not saved: ${d.displayName || d.name} answered: ${err.message}`));
       btn.disabled = false;
     }
   } },
@@ -73,8 +73,8 @@ function destinationCard(root, d) {
         await del(`/v1/destinations/${encodeURIComponent(d.name)}/connection`);
         await render(root);
         const fresh = document.getElementById(`dest-status-${d.name}`);
-        if (fresh) fresh.replaceChildren(h('p', { class: 'ok' }, 'Disconnected.'));
-      } catch (err) { status.replaceChildren(errorBox(err)); }
+        if (fresh) fill(fresh, h('p', { class: 'ok' }, 'Disconnected.'));
+      } catch (err) { fill(status, errorBox(err)); }
     } }, 'Disconnect') : null),
   status);
   return h('section', { class: 'card', id: `dest-${d.name}`, 'aria-labelledby': `dest-h-${d.name}` }, heading,
@@ -101,7 +101,7 @@ function webhooksCard(root, hooks) {
       const r = await post('/v1/webhooks', { url: url.value.trim(), name: name.value.trim() });
       await render(root);
       showSecret(r);
-    } catch (err) { status.replaceChildren(errorBox(err)); }
+    } catch (err) { fill(status, errorBox(err)); }
   } },
   field('Endpoint URL', url, 'Herald POSTs each post here, signed per Standard Webhooks.'),
   field('Name (optional)', name),
@@ -115,19 +115,19 @@ function showSecret(r) {
   const box = document.getElementById('webhook-status');
   if (!box) return;
   const code = h('code', { id: 'webhook-secret' }, r.secret);
-  box.replaceChildren(h('div', { class: 'ok', role: 'alert' },
+  fill(box, h('div', { class: 'ok', role: 'alert' },
     h('p', {}, `Saved “${r.webhook.name}”. Its signing secret is shown only now: copy it into your receiver.`),
     h('pre', {}, code), copyButton('Copy secret', r.secret, code)));
 }
 
 async function testHook(btn, w, status) {
   btn.disabled = true;
-  status.replaceChildren(h('p', { class: 'muted' }, `Sending a test delivery to ${w.name}…`));
+  fill(status, h('p', { class: 'muted' }, `Sending a test delivery to ${w.name}…`));
   try {
     const r = await post(`/v1/webhooks/${encodeURIComponent(w.id)}/test`);
-    status.replaceChildren(h('p', { class: 'ok', id: 'webhook-test-result' }, `${r.message || 'Delivered'} (delivery ${r.deliveryId}).`));
+    fill(status, h('p', { class: 'ok', id: 'webhook-test-result' }, `${r.message || 'Delivered'} (delivery ${r.deliveryId}).`));
   } catch (err) {
-    status.replaceChildren(h('p', { class: 'error', role: 'alert', id: 'webhook-test-result' }, `The test delivery to ${w.name} failed: ${err.message}`));
+    fill(status, h('p', { class: 'error', role: 'alert', id: 'webhook-test-result' }, `The test delivery to ${w.name} failed: ${err.message}`));
   } finally {
     btn.disabled = false;
   }
@@ -140,16 +140,16 @@ async function deleteHook(root, w, status, force) {
     await del(`/v1/webhooks/${encodeURIComponent(w.id)}${force ? '?force=true' : ''}`);
     await render(root);
     const box = document.getElementById('webhook-status');
-    if (box) box.replaceChildren(h('p', { class: 'ok' }, `Deleted “${w.name}”.`));
+    if (box) fill(box, h('p', { class: 'ok' }, `Deleted “${w.name}”.`));
   } catch (err) {
     if (err.status !== 409) {
-      status.replaceChildren(errorBox(err));
+      fill(status, errorBox(err));
       return;
     }
     const posts = (err.body && err.body.schedules) || [];
     const forceBtn = h('button', { type: 'button', class: 'danger', id: 'webhook-force-delete', onclick: () => deleteHook(root, w, status, true) },
       `Delete anyway and fail ${posts.length} post(s)`);
-    status.replaceChildren(h('div', { class: 'error', role: 'alert', id: 'webhook-in-use' },
+    fill(status, h('div', { class: 'error', role: 'alert', id: 'webhook-in-use' },
       h('p', {}, err.message),
       h('ul', {}, posts.map((p) => h('li', {}, h('code', {}, p.id), ` — due ${p.whenToExport ? fmtTime(p.whenToExport) : 'not set'}`))),
       h('p', {}, h('a', { href: '#/schedules' }, 'Cancel them in Scheduled posts'), ' or ', forceBtn)));

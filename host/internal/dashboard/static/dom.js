@@ -17,7 +17,7 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 function append(e, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -128,4 +128,12 @@ export function jobText(job) {
 export function rating(score) {
   if (score == null) return 'none';
   return score >= 70 ? 'good' : score >= 40 ? 'ok' : 'bad';
+}
+
+// fill replaces el's children; like h, it flattens arrays and skips null,
+// undefined and false (replaceChildren would print them).
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
 }

@@ -1,6 +1,6 @@
 // AI traffic: GET /v1/ai-traffic/sites and GET /v1/ai-traffic/stats.
 import { get, post } from './api.js';
-import { h, errorBox, fmtNum, fmtPct, fmtDuration, stat, table, palette } from './dom.js';
+import { h, fill, errorBox, fmtNum, fmtPct, fmtDuration, stat, table, palette } from './dom.js';
 import { lineChart, bars } from './chart.js';
 
 export const title = 'AI traffic';
@@ -19,7 +19,7 @@ export async function render(root) {
   const { sites = [] } = await get('/v1/ai-traffic/sites');
   const heading = h('h1', {}, title);
   if (sites.length === 0) {
-    root.replaceChildren(heading, addSiteForm(root, 'No site is tracked yet. Add your website to get the snippet.'));
+    fill(root, heading, addSiteForm(root, 'No site is tracked yet. Add your website to get the snippet.'));
     return;
   }
   if (!sites.some((s) => s.siteKey === state.siteKey)) state.siteKey = sites[0].siteKey;
@@ -33,17 +33,17 @@ export async function render(root) {
     h('label', {}, 'Site ', siteSel), h('label', {}, 'Period ', daysSel));
 
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
-  root.replaceChildren(heading, controls, body);
+  fill(root, heading, controls, body);
   let s;
   try {
     s = await get(`/v1/ai-traffic/stats?siteKey=${encodeURIComponent(state.siteKey)}&days=${state.days}`);
   } catch (err) {
-    body.replaceChildren(errorBox(err));
+    fill(body, errorBox(err));
     return;
   }
   const t = s.totals || {};
   const series = s.series || [];
-  body.replaceChildren(
+  fill(body, 
     h('p', { class: 'muted' }, `${s.domain} · ${s.from} to ${s.to} (UTC)`),
     h('div', { class: 'stats' },
       stat('AI visits', fmtNum(t.aiVisits), 'stat-ai-visits'),
@@ -104,11 +104,11 @@ function addSiteForm(root, intro) {
   const domain = h('input', { id: 'new-domain', name: 'domain', required: true, placeholder: 'example.com', autocomplete: 'url' });
   return h('form', { class: 'stack', onsubmit: async (e) => {
     e.preventDefault();
-    err.replaceChildren();
+    fill(err, );
     try {
       const site = await post('/v1/ai-traffic/sites', { domain: domain.value.trim() });
       state.siteKey = site.siteKey;
       render(root);
-    } catch (x) { err.replaceChildren(errorBox(x)); }
+    } catch (x) { fill(err, errorBox(x)); }
   } }, intro && h('p', {}, intro), h('label', { for: 'new-domain' }, 'Website domain'), domain, err, h('button', { type: 'submit' }, 'Add site'));
 }

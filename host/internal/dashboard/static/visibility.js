@@ -5,7 +5,7 @@
 // /v1/ai/generate/seo-site-report, .../history, .../one-off(/{id}),
 // GET /v1/ai/generate/job/{id}.
 import { get, post, pollJob } from './api.js';
-import { h, errorBox, fmtTime, table, progress, jobText, field } from './dom.js';
+import { h, fill, errorBox, fmtTime, table, progress, jobText, field } from './dom.js';
 import * as rep from './report.js';
 
 export const title = 'AI visibility';
@@ -17,7 +17,7 @@ export async function render(root) {
     report = await get(`${REPORT}?evidence=true`);
   } catch (err) {
     if (err.status === 404) {
-      root.replaceChildren(h('h1', {}, title), h('p', { class: 'muted' }, 'Visibility reports are not enabled on this server.'));
+      fill(root, h('h1', {}, title), h('p', { class: 'muted' }, 'Visibility reports are not enabled on this server.'));
       return;
     }
     throw err;
@@ -25,12 +25,12 @@ export async function render(root) {
   const oneOffs = h('section', { class: 'card', id: 'oneoffs', 'aria-labelledby': 'oneoffs-h' }, h('h2', { id: 'oneoffs-h' }, 'One-off reports'), h('p', { class: 'muted' }, 'Loading…'));
   const runner = runCard(root, report);
   if (report.isEmpty) {
-    root.replaceChildren(h('h1', {}, title),
+    fill(root, h('h1', {}, title),
       h('p', { class: 'muted', id: 'no-report' }, 'No visibility report yet: enter your website below to run the first one.'),
       runner, oneOffs);
   } else {
     const history = h('section', { class: 'card' }, h('p', { class: 'muted' }, 'Loading history…'));
-    root.replaceChildren(
+    fill(root, 
       h('h1', {}, title),
       rep.header(report),
       rep.summary(report),
@@ -43,8 +43,8 @@ export async function render(root) {
       runner,
       oneOffs);
     get(`${REPORT}/history?days=90`)
-      .then(({ points = [] }) => history.replaceChildren(rep.historyChart(points, report)))
-      .catch((err) => history.replaceChildren(errorBox(err)));
+      .then(({ points = [] }) => fill(history, rep.historyChart(points, report)))
+      .catch((err) => fill(history, errorBox(err)));
   }
   loadOneOffs(oneOffs);
 }
@@ -52,7 +52,7 @@ export async function render(root) {
 // runJob polls a report job into box and resolves with the finished job.
 async function runJob(box, jobId) {
   const bar = progress('Report progress');
-  box.replaceChildren(bar);
+  fill(box, bar);
   return pollJob(jobId, (job) => bar.set(job.progress, jobText(job)));
 }
 
@@ -70,13 +70,13 @@ function refreshCard(root, report) {
   const btn = h('button', { type: 'button', id: 'refresh-report', disabled: limit === 0 || (limit != null && used >= limit) }, 'Refresh now');
   btn.addEventListener('click', async () => {
     btn.disabled = true;
-    status.replaceChildren();
+    fill(status, );
     try {
       const { jobId } = await post(REPORT, { refresh: true });
       await runJob(status, jobId);
       await render(root);
     } catch (err) {
-      status.replaceChildren(errorBox(err));
+      fill(status, errorBox(err));
       if (err.status === 429 && err.retryAfter) countdown(status, btn, err.retryAfter);
       else btn.disabled = false;
     }
@@ -142,14 +142,14 @@ function runCard(root, report) {
   const editor = h('div', { id: 'report-editor' });
   const form = h('form', { class: 'stack', id: 'prefill-form', onsubmit: async (e) => {
     e.preventDefault();
-    err.replaceChildren();
+    fill(err, );
     const btn = form.querySelector('button[type=submit]');
     btn.disabled = true;
     try {
       const r = await post(`${REPORT}/prefill`, { websiteurl: site.value.trim() });
       showEditor(root, editor, site.value.trim(), r);
     } catch (x) {
-      err.replaceChildren(errorBox(x));
+      fill(err, errorBox(x));
     } finally {
       btn.disabled = false;
     }
@@ -172,7 +172,7 @@ function showEditor(root, editor, websiteurl, r) {
   const form = h('form', { class: 'stack', id: 'run-form', onsubmit: async (e) => {
     e.preventDefault();
     run.disabled = true;
-    status.replaceChildren();
+    fill(status, );
     try {
       const body = { websiteurl, competitors: comps.values(), prompts: prompts.values() };
       if (oneOff.checked) body.oneOff = true;
@@ -180,7 +180,7 @@ function showEditor(root, editor, websiteurl, r) {
       const job = await runJob(status, jobId);
       if (oneOff.checked) {
         const id = job.result && job.result.reportId;
-        status.replaceChildren(h('p', { class: 'ok' }, 'One-off report ready.'));
+        fill(status, h('p', { class: 'ok' }, 'One-off report ready.'));
         if (id) await showOneOff(document.getElementById('oneoff-view') || status, id);
         loadOneOffs(document.getElementById('oneoffs'));
         run.disabled = false;
@@ -190,7 +190,7 @@ function showEditor(root, editor, websiteurl, r) {
         if (ev) ev.scrollIntoView();
       }
     } catch (x) {
-      status.replaceChildren(errorBox(x));
+      fill(status, errorBox(x));
       run.disabled = false;
     }
   } },
@@ -198,7 +198,7 @@ function showEditor(root, editor, websiteurl, r) {
   comps, prompts,
   h('div', { class: 'check' }, oneOff, h('label', { for: 'vis-oneoff' }, 'One-off (any site; not added to your history)')),
   run, status);
-  editor.replaceChildren(form);
+  fill(editor, form);
   const first = form.querySelector('input');
   if (first) first.focus();
 }
@@ -208,7 +208,7 @@ async function loadOneOffs(box) {
   const view = h('div', { id: 'oneoff-view', 'aria-live': 'polite' });
   try {
     const { reports = [] } = await get(`${REPORT}/one-off`);
-    box.replaceChildren(h('h2', { id: 'oneoffs-h' }, 'One-off reports'),
+    fill(box, h('h2', { id: 'oneoffs-h' }, 'One-off reports'),
       table('One-off reports, newest first', [
         ['Website', (r) => r.websiteurl],
         ['When', (r) => fmtTime(r.createdAt)],
@@ -218,18 +218,18 @@ async function loadOneOffs(box) {
       ], reports, 'No one-off report. Tick “One-off” when running a report to check any site without adding it to your history.'),
       view);
   } catch (err) {
-    box.replaceChildren(h('h2', { id: 'oneoffs-h' }, 'One-off reports'), errorBox(err));
+    fill(box, h('h2', { id: 'oneoffs-h' }, 'One-off reports'), errorBox(err));
   }
 }
 
 async function showOneOff(view, id) {
-  view.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+  fill(view, h('p', { class: 'muted' }, 'Loading…'));
   try {
     const r = await get(`${REPORT}/one-off/${encodeURIComponent(id)}?evidence=true`);
     const heading = h('h3', { tabindex: '-1' }, `One-off: ${(r.input && r.input.websiteurl) || id}`);
-    view.replaceChildren(heading, rep.header(r), rep.summary(r), rep.enginesCard(r), rep.brandsCard(r), rep.evidenceCard(r));
+    fill(view, heading, rep.header(r), rep.summary(r), rep.enginesCard(r), rep.brandsCard(r), rep.evidenceCard(r));
     heading.focus();
   } catch (err) {
-    view.replaceChildren(errorBox(err));
+    fill(view, errorBox(err));
   }
 }
