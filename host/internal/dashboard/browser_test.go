@@ -123,7 +123,10 @@ func (p *page) checkProblems() {
 
 func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, actions...); err != nil {
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		p.failed(what)
 		p.t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -132,7 +135,27 @@ func (p *page) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 func (p *page) until(what, cond string) {
 	p.t.Helper()
 	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		p.failed(what)
 		p.t.Fatalf("%s (waited for %s): %v", what, cond, err)
+	}
+}
+
+// failed keeps a screenshot and the text of the page as they were when a
+// step failed (bounded: the step may have used up the context).
+func (p *page) failed(what string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), 5*time.Second)
+	defer cancel()
+	name := "FAILED-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(what))
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+		os.WriteFile(filepath.Join(p.shots, name+".png"), png, 0o644)
+	}
+	if text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('main').innerText`)); err == nil {
+		p.t.Logf("page text when %q failed:\n%s", what, text)
 	}
 }
 

@@ -67,7 +67,9 @@ function refreshCard(root, report) {
     : limit === 0 ? 'Your plan does not include refreshes.'
       : `${Math.max(0, limit - (used || 0))} of ${limit} refreshes left in the last 24 hours (refreshed ${meta.count ?? 0} times in all).`;
   const status = h('div', { id: 'refresh-status', 'aria-live': 'polite' });
-  const btn = h('button', { type: 'button', id: 'refresh-report', disabled: limit === 0 || (limit != null && used >= limit) }, 'Refresh now');
+  // The button stays enabled at the limit: the API decides, and its 429
+  // says when the next refresh is possible.
+  const btn = h('button', { type: 'button', id: 'refresh-report' }, 'Refresh now');
   btn.addEventListener('click', async () => {
     btn.disabled = true;
     fill(status, );
@@ -181,8 +183,8 @@ function showEditor(root, editor, websiteurl, r) {
       if (oneOff.checked) {
         const id = job.result && job.result.reportId;
         fill(status, h('p', { class: 'ok' }, 'One-off report ready.'));
+        await loadOneOffs(document.getElementById('oneoffs'));
         if (id) await showOneOff(document.getElementById('oneoff-view') || status, id);
-        loadOneOffs(document.getElementById('oneoffs'));
         run.disabled = false;
       } else {
         await render(root);
