@@ -240,6 +240,42 @@ func (p *page) accessible(where string) {
 	}
 }
 
+// maxFirstLoad is the budget of the dashboard's first load (the page, its
+// styles and scripts, uPlot included; API answers excluded), compressed.
+const maxFirstLoad = 150 * 1024
+
+// pageWeight measures the first load as the browser received it: the
+// compressed bodies (encodedBodySize) of the document and every asset,
+// not the API's answers. It fails over maxFirstLoad and writes the
+// breakdown to page-weight.txt beside the screenshots.
+func (p *page) pageWeight() {
+	p.t.Helper()
+	type entry struct {
+		Name    string
+		Encoded int
+		Decoded int
+	}
+	entries := eval[[]entry](p.t, p.ctx, `[performance.getEntriesByType('navigation')[0], ...performance.getEntriesByType('resource')]
+		.filter((e) => !new URL(e.name).pathname.startsWith('/v1/'))
+		.map((e) => ({Name: new URL(e.name).pathname, Encoded: e.encodedBodySize, Decoded: e.decodedBodySize}))`)
+	var enc, dec int
+	var lines []string
+	for _, e := range entries {
+		enc += e.Encoded
+		dec += e.Decoded
+		lines = append(lines, fmt.Sprintf("%-40s %7d B compressed %7d B", e.Name, e.Encoded, e.Decoded))
+	}
+	lines = append(lines, fmt.Sprintf("%-40s %7d B compressed %7d B (%d files)", "first load", enc, dec, len(entries)))
+	report := strings.Join(lines, "\n")
+	p.t.Logf("page weight:\n%s", report)
+	if err := os.WriteFile(filepath.Join(p.shots, "page-weight.txt"), []byte(report+"\n"), 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	if enc == 0 || enc > maxFirstLoad {
+		p.t.Errorf("first load is %d bytes compressed; the budget is %d", enc, maxFirstLoad)
+	}
+}
+
 // TestDashboardInChromium drives the real dashboard in headless Chromium
 // against a real API: a broken key is refused with a visible error (typed
 // in, and kept in the session), a good key signs in, the traffic chart
@@ -285,6 +321,7 @@ func TestDashboardInChromium(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#apikey"), b.key),
 		chromedp.Click(chromedp.CSS("#signin-form button[type=submit]")),
 		chromedp.WaitVisible(chromedp.CSS(`#traffic-chart[data-rendered="true"] canvas`)))
+	p.pageWeight()
 	if got := p.text("#stat-ai-visits .stat-value"); got != fmt.Sprint(aiVisits) {
 		t.Fatalf("AI visits card %q, want %d", got, aiVisits)
 	}
@@ -389,4 +426,31 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	p.shot("visibility", true)
 	p.accessible("visibility")
+}
+
+// TestEveryPageOnAPhone opens every page of the navigation at 390 px: none
+// scrolls sideways, each passes the accessibility audit, and the heading
+// of the page takes the focus when the user navigates.
+func TestEveryPageOnAPhone(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	b.seedTraffic(t)
+	b.seedReports(t)
+	b.call(t, "POST", "/v1/webhooks", `{"url":"http://127.0.0.1:9/hook","name":"Launch channel"}`, 201)
+	p := open(t, b, 390, 844)
+	p.run("a phone", chromedp.EmulateViewport(390, 844))
+	p.signIn("#/start") // an unknown page shows the first; every click below changes the hash
+	pages := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#nav a')].map((a) => a.dataset.page)`)
+	if len(pages) < 7 {
+		t.Fatalf("navigation: %v", pages)
+	}
+	for _, name := range pages {
+		p.run("open "+name, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#nav a[data-page=%q]`, name))))
+		p.until(name+" rendered", fmt.Sprintf(`document.querySelector('#page-%s[aria-busy="false"] h1') !== null && document.activeElement === document.querySelector('#page-%s h1')`, name, name))
+		if name == "traffic" || name == "visibility" {
+			p.until(name+" chart", `!!document.querySelector('[data-rendered="true"] canvas')`)
+		}
+		p.accessible(name + " on a phone")
+		p.shot("phone-"+name, true)
+	}
 }

@@ -100,6 +100,7 @@ async function openSession(chat, id) {
   markCurrent(chat.list);
   fill(chat.log, );
   for (let i = 0; i < 4 && !state.exhausted; i++) await loadOlder(chat);
+  scrollEnd(chat);
 }
 
 async function loadOlder(chat) {
@@ -114,6 +115,9 @@ async function loadOlder(chat) {
     fill(chat.status, errorBox(err));
   }
 }
+
+// scrollEnd keeps the newest message in view.
+const scrollEnd = (chat) => { chat.log.scrollTop = chat.log.scrollHeight; };
 
 const contentText = (c) => (typeof c === 'string' ? c : c == null ? '' : JSON.stringify(c));
 
@@ -211,6 +215,7 @@ async function ask(chat) {
   chat.send.disabled = true;
   fill(chat.status, h('span', { class: 'muted' }, 'The agent is answering…'));
   chat.log.append(h('div', { class: 'msg msg-user' }, h('span', { class: 'sr-only' }, 'You: '), text));
+  scrollEnd(chat);
   chat.input.value = '';
   let reply = null;
   let replyText = '';
@@ -233,6 +238,7 @@ async function ask(chat) {
       } else if (name === 'error') {
         chat.log.append(errorBox(new Error((ev && ev.message) || 'the reply failed')));
       }
+      scrollEnd(chat);
     });
     fill(chat.status, );
   } catch (err) {

@@ -66,21 +66,21 @@ function destinationCard(root, d) {
     }
   } },
   inputs.map(({ f, input }) => field(`${f.label || f.name}${f.required ? '' : ' (optional)'}`, input, f.description)),
-  h('div', { class: 'row' },
-    h('button', { type: 'submit' }, d.connected ? 'Replace and check' : 'Connect and check'),
-    d.connected ? h('button', { type: 'button', class: 'secondary', id: `dest-disconnect-${d.name}`, onclick: async () => {
-      try {
-        await del(`/v1/destinations/${encodeURIComponent(d.name)}/connection`);
-        await render(root);
-        const fresh = document.getElementById(`dest-status-${d.name}`);
-        if (fresh) fill(fresh, h('p', { class: 'ok' }, 'Disconnected.'));
-      } catch (err) { fill(status, errorBox(err)); }
-    } }, 'Disconnect') : null),
-  status);
+  h('button', { type: 'submit' }, d.connected ? 'Replace and check' : 'Connect and check'));
+  const disconnect = d.connected ? h('button', { type: 'button', class: 'secondary', id: `dest-disconnect-${d.name}`, onclick: async () => {
+    try {
+      await del(`/v1/destinations/${encodeURIComponent(d.name)}/connection`);
+      await render(root);
+      const fresh = document.getElementById(`dest-status-${d.name}`);
+      if (fresh) fill(fresh, h('p', { class: 'ok' }, 'Disconnected.'));
+    } catch (err) { fill(status, errorBox(err)); }
+  } }, 'Disconnect') : null;
   return h('section', { class: 'card', id: `dest-${d.name}`, 'aria-labelledby': `dest-h-${d.name}` }, heading,
     d.error ? h('p', { class: 'error-text' }, d.error) : null,
     checkLine(d),
-    (d.credentials || []).length ? form : h('p', { class: 'muted' }, 'This destination needs no credentials.'));
+    !(d.credentials || []).length ? h('p', { class: 'muted' }, 'This destination needs no credentials.')
+      : d.connected ? [h('div', { class: 'row' }, disconnect), h('details', {}, h('summary', {}, 'Replace the credentials'), form)] : form,
+    status);
 }
 
 function webhooksCard(root, hooks) {
