@@ -298,6 +298,12 @@ func TestAnAgentProposalConfirmedFromItsCard(t *testing.T) {
 	if reply := p.text("#chat-log .msg-assistant .msg-text"); reply != "I have prepared the post. Confirm the card to schedule it." {
 		t.Fatalf("streamed reply: %q", reply)
 	}
+	// The turn is over (Send is enabled again); nothing is scheduled and
+	// the card still waits for the user.
+	p.until("the turn ends", `!document.getElementById('chat-send').disabled`)
+	if pending := eval[bool](t, p.ctx, `!document.querySelector('.proposal .confirm').disabled && !document.querySelector('.proposal.confirmed')`); !pending {
+		t.Fatal("the proposal was acted on without the user")
+	}
 	if n := b.call(t, "GET", "/v1/scheduler", "", 200)["total"]; n != float64(0) {
 		t.Fatalf("a proposal scheduled %v posts", n)
 	}
