@@ -195,7 +195,8 @@ func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 
 // audit is an accessibility check of the page as it stands: every form
 // control has an accessible name, every button says what it does, every
-// image has alt text, and visible text has AA contrast (4.5:1, 3:1 for
+// image has alt text, no id is used twice (labels and aria references
+// would point at the wrong element), and visible text has AA contrast (4.5:1, 3:1 for
 // large text) against the background it is drawn on. It returns the
 // failures, at most 20.
 const audit = `(() => {
@@ -208,6 +209,9 @@ const audit = `(() => {
     if (el.offsetParent !== null && !(el.textContent.trim() || el.getAttribute('aria-label'))) out.push('nameless ' + el.outerHTML.slice(0, 80));
   }
   for (const el of document.querySelectorAll('img')) if (!el.hasAttribute('alt')) out.push('no alt ' + el.outerHTML.slice(0, 80));
+  const ids = {};
+  for (const el of document.querySelectorAll('[id]')) ids[el.id] = (ids[el.id] || 0) + 1;
+  for (const [id, n] of Object.entries(ids)) if (n > 1) out.push('id used ' + n + ' times: ' + id);
   const rgb = (s) => (s.match(/[\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => { const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); }; return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
   const bg = (el) => { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor); if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3); } return [255, 255, 255]; };

@@ -266,6 +266,7 @@ func TestATextScoredAsTypedAndImproved(t *testing.T) {
 		t.Fatalf("blog image %q", src)
 	}
 	p.shot("content-blog", true)
+	p.accessible("content with a blog post")
 	p.run("to the post form", chromedp.Click(chromedp.CSS("#blog-to-post")),
 		chromedp.WaitVisible(chromedp.CSS("#post-draft-note")))
 	if got := eval[string](t, p.ctx, `document.getElementById('title').value`); got != "Industrial widgets for factories" {

@@ -26,6 +26,8 @@ export async function render(root) {
   const d = loadDraft();
   const titleIn = h('input', { id: 'content-title', maxlength: 500, value: d.title || '' });
   const key = h('input', { id: 'content-keyphrase', maxlength: 200, value: d.keyphrase || '' });
+  // The API reads the format from the text itself; the choice is kept
+  // with the draft and sent with it to the post form.
   const format = h('select', { id: 'content-format' },
     [['plain', 'Plain text'], ['markdown', 'Markdown'], ['html', 'HTML']].map(([v, l]) => h('option', { value: v, selected: v === (d.format || 'markdown') }, l)));
   const text = h('textarea', { id: 'content-text', rows: 14, spellcheck: 'true' }, d.content || '');
@@ -59,7 +61,7 @@ export async function render(root) {
         h('form', { class: 'stack', id: 'content-form', onsubmit: (e) => e.preventDefault() },
           field('Title', titleIn),
           field('Focus keyphrase', key, 'The words you want this text found for.'),
-          field('Format', format),
+          field('Format', format, 'Scoring reads the format from the text itself.'),
           field('Text', text),
           h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', id: 'content-to-post', onclick: () => sendToPost(values().title, values().content) }, 'Send to the post form')))),
       scores),
@@ -82,20 +84,20 @@ function light(score, label, id) {
 
 // scoreView is the overall, SEO and readability scores and the
 // assessments, problems first, grouped by category.
-export function scoreView(r) {
+export function scoreView(r, prefix = '') {
   const order = { bad: 0, ok: 1, good: 2 };
   const group = (cat, label) => {
     const items = (r.assessments || []).filter((a) => a.category === cat).sort((a, b) => (order[a.rating] ?? 3) - (order[b.rating] ?? 3));
-    return h('section', { class: 'assessments', 'aria-labelledby': `as-${cat}-h` }, h('h3', { id: `as-${cat}-h` }, `${label} (${items.length})`),
-      items.length ? h('ul', { id: `assessments-${cat}` }, items.map((a) => h('li', { class: `assessment rating-${a.rating}`, 'data-id': a.id },
+    return h('section', { class: 'assessments', 'aria-labelledby': `${prefix}as-${cat}-h` }, h('h3', { id: `${prefix}as-${cat}-h` }, `${label} (${items.length})`),
+      items.length ? h('ul', { id: `${prefix}assessments-${cat}` }, items.map((a) => h('li', { class: `assessment rating-${a.rating}`, 'data-id': a.id },
         h('span', { class: `dot dot-${a.rating}`, 'aria-hidden': 'true' }), h('span', { class: 'sr-only' }, `${LIGHT[a.rating] || a.rating}: `), a.text))) : h('p', { class: 'muted' }, 'None.'));
   };
   const stats = r.stats || {};
   return h('div', {},
     h('div', { class: 'stats', 'aria-live': 'polite' },
-      light(r.score, 'Overall', 'score-overall'),
-      light(r.seo && r.seo.score, 'SEO', 'score-seo'),
-      light(r.readability && r.readability.score, 'Readability', 'score-readability')),
+      light(r.score, 'Overall', `${prefix}score-overall`),
+      light(r.seo && r.seo.score, 'SEO', `${prefix}score-seo`),
+      light(r.readability && r.readability.score, 'Readability', `${prefix}score-readability`)),
     h('p', { class: 'muted' }, `${stats.words ?? 0} words · ${stats.sentences ?? 0} sentences · ${stats.headings ?? 0} headings · ${stats.links ?? 0} links`,
       r.seo && r.seo.keyphrase ? ` · keyphrase “${r.seo.keyphrase}” ${r.seo.keyphraseCount ?? 0}×` : ''),
     group('seo', 'SEO'), group('readability', 'Readability'));
@@ -203,7 +205,7 @@ function blogResult(r) {
   return h('div', { class: 'stack' },
     h('p', { class: 'ok' }, `Blog post ready: ${imgs.length} image(s).`),
     imgs.length ? h('ul', { class: 'thumbs' }, imgs.map((im) => h('li', {}, h('img', { src: im.url, alt: im.alt || '' }), h('span', { class: 'muted small' }, im.position || '')))) : null,
-    r.seo ? scoreView(r.seo) : null,
+    r.seo ? h('div', {}, h('h3', {}, 'Score of the post'), scoreView(r.seo, 'blog-')) : null,
     h('details', {}, h('summary', {}, 'The post’s text'), h('pre', { id: 'blog-content' }, r.content || '')),
     h('div', { class: 'row' }, h('button', { type: 'button', id: 'blog-to-post', onclick: () => {
       sessionStorage.setItem(POST_DRAFT, JSON.stringify({ title: r.title, text: r.content, imageUrl: imgs[0] && imgs[0].url, imageAlt: imgs[0] && imgs[0].alt }));
