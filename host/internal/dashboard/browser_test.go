@@ -66,6 +66,7 @@ func open(t *testing.T, b *bundle, width, height int) *page {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("hide-scrollbars", true), // screenshots as wide as the layout
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.UserDataDir(t.TempDir()),
@@ -232,6 +233,10 @@ const audit = `(() => {
   return out.slice(0, 20);
 })()`
 
+// wide names the elements wider than the page (what makes it scroll).
+const wide = `[...document.querySelectorAll('#main *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+	.slice(0, 8).map((e) => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).join(', ')`
+
 // accessible fails the test when the audit finds a problem, and checks
 // that the page does not scroll sideways.
 func (p *page) accessible(where string) {
@@ -239,8 +244,8 @@ func (p *page) accessible(where string) {
 	if bad := eval[[]string](p.t, p.ctx, audit); len(bad) > 0 {
 		p.t.Errorf("%s: accessibility:\n%s", where, strings.Join(bad, "\n"))
 	}
-	if eval[bool](p.t, p.ctx, `document.documentElement.scrollWidth > window.innerWidth + 1`) {
-		p.t.Errorf("%s scrolls sideways at %d px", where, eval[int](p.t, p.ctx, `window.innerWidth`))
+	if eval[bool](p.t, p.ctx, `document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+		p.t.Errorf("%s scrolls sideways at %d px: %s", where, eval[int](p.t, p.ctx, `document.documentElement.clientWidth`), eval[string](p.t, p.ctx, wide))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -287,11 +288,23 @@ func TestAnAgentProposalConfirmedFromItsCard(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	hook := b.call(t, "POST", "/v1/webhooks", `{"url":"http://127.0.0.1:9/hook","name":"Launch channel"}`, 201)["webhook"].(map[string]any)["id"].(string)
 	p := open(t, b, 1280, 900)
+	// Eleven earlier conversations: the list pages by ten.
+	for i := range 11 {
+		b.call(t, "POST", "/v1/ai/generate/chat", fmt.Sprintf(`{"model":"gpt-4o","text":"Hello number %d"}`, i), 200)
+	}
 	p.signIn("#/agent")
+	p.run("the list pages", chromedp.WaitVisible(chromedp.CSS("#sessions .pager")))
+	if got := p.text("#sessions .pager"); !strings.Contains(got, "1–10 of 11") {
+		t.Fatalf("pager: %q", got)
+	}
+	p.run("older", chromedp.Click(chromedp.CSS("#sessions .pager button:last-child")))
+	p.until("the 11th conversation", `document.querySelectorAll('#sessions button.session').length === 1 && /11–11 of 11/.test(document.querySelector('#sessions .pager').textContent)`)
+	p.run("newer", chromedp.Click(chromedp.CSS("#sessions .pager button:first-child")),
+		chromedp.Click(chromedp.CSS("#new-chat")))
+	// Typed and sent with Enter, as a keyboard user does.
 	p.run("ask",
 		chromedp.WaitVisible(chromedp.CSS("#chat-input")),
-		chromedp.SendKeys(chromedp.CSS("#chat-input"), "Please schedule our launch post to webhook "+hook),
-		chromedp.Click(chromedp.CSS("#chat-send")),
+		chromedp.SendKeys(chromedp.CSS("#chat-input"), "Please schedule our launch post to webhook "+hook+kb.Enter),
 		chromedp.WaitVisible(chromedp.CSS(".proposal .confirm")))
 	if tool := eval[string](t, p.ctx, `document.querySelector('#chat-log .tool')?.dataset.tool || ''`); tool != "schedule_content" {
 		t.Fatalf("tool activity: %q", tool)
@@ -326,7 +339,7 @@ func TestAnAgentProposalConfirmedFromItsCard(t *testing.T) {
 
 	// The conversation is listed; opened again, its card cannot schedule twice.
 	p.run("reopen", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#sessions button.session")),
-		chromedp.Click(chromedp.CSS("#sessions button.session")),
+		chromedp.Click(chromedp.CSS("#sessions li:first-child button.session")),
 		chromedp.WaitVisible(chromedp.CSS(".proposal .confirm")))
 	p.until("the older blocks loaded", `document.querySelectorAll('#chat-log .proposal').length === 1`)
 	if pressed := eval[bool](t, p.ctx, `!!document.querySelector('.msg-assistant .thumb[data-rating="up"][aria-pressed="true"]')`); !pressed {
