@@ -299,8 +299,9 @@ func TestAnAgentProposalConfirmedFromItsCard(t *testing.T) {
 	}
 	p.run("older", chromedp.Click(chromedp.CSS("#sessions .pager button:last-child")))
 	p.until("the 11th conversation", `document.querySelectorAll('#sessions button.session').length === 1 && /11–11 of 11/.test(document.querySelector('#sessions .pager').textContent)`)
-	p.run("newer", chromedp.Click(chromedp.CSS("#sessions .pager button:first-child")),
-		chromedp.Click(chromedp.CSS("#new-chat")))
+	p.run("newer", chromedp.Click(chromedp.CSS("#sessions .pager button:first-child")))
+	p.until("the first ten again", `document.querySelectorAll('#sessions button.session').length === 10`)
+	p.run("a new conversation", chromedp.Click(chromedp.CSS("#new-chat")))
 	// Typed and sent with Enter, as a keyboard user does.
 	p.run("ask",
 		chromedp.WaitVisible(chromedp.CSS("#chat-input")),
