@@ -50,8 +50,15 @@ func TestAReportRunFromThePageShowsItsEvidence(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("#prompts-list li:nth-child(1) input"), "best widget supplier"),
 		chromedp.Click(chromedp.CSS("#prompts-add")),
 		chromedp.SendKeys(chromedp.CSS("#prompts-list li:nth-child(2) input"), "widgets for factories"),
+		// Record whether the job's progress was shown while it ran.
+		chromedp.Evaluate[chromedp.Void](`window.sawProgress = false; new MutationObserver(() => {
+			if (document.querySelector('#report-progress progress')) window.sawProgress = true;
+		}).observe(document.body, {subtree: true, childList: true})`),
 		chromedp.Click(chromedp.CSS("#run-report")))
 	p.until("the report is shown", `document.querySelector('#evidence h2')?.textContent === 'Evidence (4 answers)'`)
+	if !eval[bool](t, p.ctx, `window.sawProgress`) {
+		t.Fatal("the job's progress was never shown")
+	}
 	marks := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#evidence mark')].map((m) => m.className + ':' + m.textContent)`)
 	joined := strings.Join(marks, ",")
 	for _, want := range []string{"m-self:Acme", "m-comp:Globex Corp", "m-comp:Initech"} {
@@ -312,6 +319,9 @@ func TestAnAgentProposalConfirmedFromItsCard(t *testing.T) {
 	}
 	if reply := p.text("#chat-log .msg-assistant .msg-text"); reply != "I have prepared the post. Confirm the card to schedule it." {
 		t.Fatalf("streamed reply: %q", reply)
+	}
+	if deltas := eval[string](t, p.ctx, `document.getElementById('chat-log').dataset.deltas || '0'`); deltas != "2" {
+		t.Fatalf("the reply came in %s streamed pieces, want the engine's 2", deltas)
 	}
 	// The turn is over (Send is enabled again); nothing is scheduled and
 	// the card still waits for the user.

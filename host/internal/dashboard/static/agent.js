@@ -225,6 +225,7 @@ async function ask(chat) {
     await stream('/v1/ai/generate/chat', body, (name, ev) => {
       if (ev && ev.sessionId) state.sessionId = ev.sessionId;
       if (name === 'text_delta') {
+        chat.log.dataset.deltas = String(Number(chat.log.dataset.deltas || 0) + 1);
         if (!reply) { reply = assistantView(chat, ''); chat.log.append(reply); }
         replyText += ev.textDelta || '';
         reply.setText(replyText);
