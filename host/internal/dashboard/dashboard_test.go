@@ -1,6 +1,8 @@
 package dashboard_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io"
 	"io/fs"
 	"net/http"
@@ -115,5 +117,52 @@ func TestStaticFilesNeedNoInlineCodeAndBuildNoHTMLFromData(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAssetsAreServedCompressedToClientsThatAcceptIt: gzip to a client
+// that asks for it (the same bytes once decompressed), plain to one that
+// does not, HEAD without a body, and Vary so caches keep both apart.
+func TestAssetsAreServedCompressedToClientsThatAcceptIt(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	raw := func(method, path, encoding string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, b.url+path, nil)
+		if encoding != "" {
+			req.Header.Set("Accept-Encoding", encoding)
+		}
+		// No transparent decompression: the test reads what was sent.
+		res, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, body
+	}
+	for _, path := range []string{"/", "/dashboard/app.js", "/dashboard/vendor/uPlot.iife.min.js", "/dashboard/style.css"} {
+		plain, want := raw("GET", path, "")
+		zres, zbody := raw("GET", path, "br, gzip;q=0.8")
+		if plain.Header.Get("Content-Encoding") != "" || zres.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s: encodings %q and %q", path, plain.Header.Get("Content-Encoding"), zres.Header.Get("Content-Encoding"))
+		}
+		if !strings.Contains(zres.Header.Get("Vary"), "Accept-Encoding") || zres.Header.Get("Content-Type") != plain.Header.Get("Content-Type") || zres.Header.Get("Content-Security-Policy") != dashboard.CSP {
+			t.Fatalf("%s: headers %v", path, zres.Header)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(zbody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(zr)
+		if !bytes.Equal(got, want) || len(zbody) >= len(want) {
+			t.Fatalf("%s: gzip body of %d bytes decodes to %d bytes, want the %d plain ones", path, len(zbody), len(got), len(want))
+		}
+		if res, body := raw("HEAD", path, "gzip"); len(body) != 0 || res.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("HEAD %s: %d body bytes, %v", path, len(body), res.Header)
+		}
+		if res, _ := raw("GET", path, "gzip;q=0"); res.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("%s: gzip sent to a client that refuses it", path)
+		}
 	}
 }

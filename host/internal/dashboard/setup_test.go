@@ -3,8 +3,8 @@ package dashboard_test
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"encoding/json"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -21,10 +21,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/destination"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -35,26 +38,30 @@ import (
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
-	"github.com/heraldhq/herald/sdk"
 )
 
 func TestMain(m *testing.M) { pluginhosttest.Main(m) }
 
+// plugins is the real plugin manager: the wordpress and webhook plugins
+// run as subprocesses of this test binary and may reach loopback fakes.
 func plugins(t testing.TB) *pluginhost.Manager { return pluginhosttest.Manager(t, true) }
 
-// bundle is a real API server (traffic, scheduler, voices, visibility) on
-// a migrated store, with the dashboard mounted as the host mounts it.
+// bundle is a real host in this process, wired as `herald serve` wires it
+// (host/serve.go): the API with every area, a running job queue, the real
+// destination plugins, a guarded site fetcher pointed at a local TLS site
+// named example.com, and scripted engines instead of provider plugins.
 type bundle struct {
-	url   string
-	store *store.Store
-	key   string
-	ws    store.Workspace
+	url     string
+	store   *store.Store
+	key     string
+	ws      store.Workspace
+	engines *engines
 }
 
 func setup(t testing.TB, st *store.Store) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	b := &bundle{store: st}
+	b := &bundle{store: st, engines: newEngines()}
 	var err error
 	if b.key, err = auth.CreateKey(ctx, st, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
@@ -62,71 +69,108 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if b.ws, _, err = st.EnsureWorkspaceUser(ctx, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The queue is not started: posts scheduled here stay pending until
-	// the test cancels them, and no report job runs.
-	q, err := jobs.New(jobs.Options{Store: st, PollInterval: time.Second, Lease: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: plans.New(nil)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched, err := schedule.New(schedule.Deps{
-		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
-		Plans: plans.New(nil), AllowedPrivateCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: noModels{}, Site: noSite{}, Config: config.Visibility{Engines: []string{"gpt", "claude"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := httptest.NewUnstartedServer(nil)
 	b.url = "http://" + srv.Listener.Addr().String()
+	blobs, err := blob.NewFS(t.TempDir(), b.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := jobs.New(jobs.Options{Store: st, PollInterval: 100 * time.Millisecond, Lease: 5 * time.Second, Logger: hclog.NewNullLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default plans, with one refresh a day on business so that a
+	// test reaches the refresh limit (429 and Retry-After) in two clicks.
+	planMap := config.DefaultPlans()
+	business := planMap["business"]
+	business.RefreshesPer24h = 1
+	business.PromptsPerReport = 3
+	planMap["business"] = business
+	planTable := plans.New(planMap)
+	fetcher := exampleSite(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	voices, err := voice.New(voice.Deps{Store: st, Fetcher: fetcher, Queue: q, Logger: hclog.NewNullLogger()})
+	must(err)
+	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Blobs: blobs, Plans: planTable, Voices: voices, Logger: hclog.NewNullLogger()})
+	must(err)
+	contentSvc, err := content.New(content.Deps{Log: hclog.NewNullLogger(), Generator: generator, Credits: st, Queue: q, Plans: planTable})
+	must(err)
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Logger: hclog.NewNullLogger()})
+	must(err)
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	sched, err := schedule.New(schedule.Deps{
+		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
+		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(),
+	})
+	must(err)
+	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
+		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
+	must(err)
 	w := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
-	voices, err := voice.New(voice.Deps{Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
+	agentSvc, err := agent.New(agent.Deps{
+		Store: st, Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
+		Voices: voices, Images: generator, Registerer: prometheus.NewRegistry(), Logger: hclog.NewNullLogger(),
+	})
+	must(err)
+	must(q.Start(ctx))
+	t.Cleanup(func() { q.Stop(context.Background()) })
 	srv.Config.Handler = api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
-		MaxBodyBytes: 1 << 20, Blobs: blobs,
+		MaxBodyBytes: 4 << 20, Blobs: blobs,
 		Voices:       voice.NewHandler(voices),
 		Traffic:      traffic.NewHandler(trafficSvc),
 		Jobs:         jobs.NewAPIHandler(q),
+		Generate:     generate.NewHandler(generator),
+		Content:      content.NewHandler(contentSvc),
 		Scheduler:    schedule.NewHandler(sched),
 		Destinations: destination.NewHandler(dests),
 		Visibility:   visibility.NewHandler(vis),
+		Agent:        agent.NewHandler(agentSvc),
 	})
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return b
 }
 
-// noModels and noSite stand in for engines and the crawler: the
-// dashboard reads stored reports and never runs one.
-type noModels struct{}
+// siteHome is https://example.com's home page: Acme, industrial widgets.
+const siteHome = `<!doctype html><html><head><title>Acme | Industrial widgets</title>
+<meta name="description" content="Acme makes industrial widgets for factories.">
+<script type="application/ld+json">{"@context":"https://schema.org","@type":"Organization","name":"Acme","description":"Industrial widgets for factories","address":{"addressLocality":"Lyon","addressCountry":"FR"}}</script></head>
+<body><h1>Industrial widgets</h1><p>We write plainly. Our widgets last. Factories across Europe trust them.</p><a href="/about">About</a></body></html>`
 
-func (noModels) Models() []string { return []string{"gpt", "claude"} }
-func (noModels) GenerateText(context.Context, string, sdk.TextRequest) (sdk.TextResponse, error) {
-	return sdk.TextResponse{}, fmt.Errorf("no engine in the dashboard test")
-}
-
-type noSite struct{}
-
-func (noSite) Crawl(context.Context, string) (site.Site, error) {
-	return site.Site{}, fmt.Errorf("no crawler in the dashboard test")
+// exampleSite serves https://example.com (home, about, a voice file) from
+// a local TLS server and returns the guarded fetcher that reaches it.
+func exampleSite(t testing.TB) *site.Fetcher {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, siteHome)
+	})
+	mux.HandleFunc("/about", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, `<html><body><main><p>We serve factories across Europe since 1990.</p></main></body></html>`)
+	})
+	mux.HandleFunc("/voice.md", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		io.WriteString(w, "# How Acme writes\n\nShort sentences. Plain words. We say what a widget does, then stop.\n")
+	})
+	srv := httptest.NewTLSServer(mux)
+	t.Cleanup(srv.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	return site.New(site.Deps{
+		UserAgent: "HeraldBot/test (+https://herald.test)", RootCAs: pool,
+		AllowedPrivateCIDRs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+		Hosts:               map[string]string{"example.com:443": srv.Listener.Addr().String()},
+	})
 }
 
 // call sends a JSON request with the workspace key and decodes the answer.
@@ -157,6 +201,14 @@ func (b *bundle) call(t testing.TB, method, path, body string, want int) map[str
 // pngFile writes a small real PNG for the upload.
 func pngFile(t testing.TB) string {
 	t.Helper()
+	p := t.TempDir() + "/launch.png"
+	if err := os.WriteFile(p, pngBytes(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func pngBytes(t testing.TB) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
 	for x := 0; x < 16; x++ {
 		for y := 0; y < 16; y++ {
@@ -167,9 +219,5 @@ func pngFile(t testing.TB) string {
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
-	p := t.TempDir() + "/launch.png"
-	if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return buf.Bytes()
 }

@@ -1,15 +1,24 @@
-// The dashboard shell: sign-in, navigation between pages (#/traffic,
-// #/schedules, #/voices, #/visibility) and the error shown when the API
-// refuses the key.
+// The dashboard shell: sign-in, navigation between pages and the error
+// shown when the API refuses the key.
 import { apiKey, setAPIKey, clearAPIKey, call, whenUnauthorized } from './api.js';
 import { errorBox, h } from './dom.js';
-import * as traffic from './traffic.js';
-import * as schedules from './schedules.js';
-import * as voices from './voices.js';
-import * as visibility from './visibility.js';
 
-const pages = { traffic, schedules, voices, visibility };
+// pages is the navigation, in menu order: #/<id> shows the page, whose
+// module is loaded on first use (so the first load carries one page only)
+// and exports title and render(root). A page is added with one line here
+// and its module.
+const pages = [
+  { id: 'traffic', label: 'AI traffic', load: () => import('./traffic.js') },
+  { id: 'visibility', label: 'Visibility', load: () => import('./visibility.js') },
+  { id: 'content', label: 'Content', load: () => import('./content.js') },
+  { id: 'agent', label: 'Agent', load: () => import('./agent.js') },
+  { id: 'schedules', label: 'Scheduled posts', load: () => import('./schedules.js') },
+  { id: 'destinations', label: 'Destinations', load: () => import('./destinations.js') },
+  { id: 'voices', label: 'Brand voices', load: () => import('./voices.js') },
+];
 const $ = (id) => document.getElementById(id);
+
+$('nav').replaceChildren(...pages.map((p) => h('a', { href: `#/${p.id}`, 'data-page': p.id }, p.label)));
 
 function showSignIn(message) {
   $('nav').hidden = true;
@@ -36,10 +45,13 @@ async function verify(key) {
   await call('GET', '/v1/ai-traffic/sites', undefined, key);
 }
 
-async function route() {
+// route shows the page of the hash; moved says the user navigated, so
+// focus goes to the new page's heading (screen readers announce it).
+async function route(moved) {
   if (!apiKey()) return showSignIn();
   const name = (location.hash.match(/^#\/(\w+)/) || [])[1];
-  const page = pages[name] ? name : 'traffic';
+  const entry = pages.find((p) => p.id === name) || pages[0];
+  const page = entry.id;
   $('signin').hidden = true;
   $('nav').hidden = false;
   $('signout').hidden = false;
@@ -49,13 +61,20 @@ async function route() {
   }
   const root = h('div', { class: 'page', id: `page-${page}`, 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'Loading…'));
   $('page').replaceChildren(root);
-  document.title = `${pages[page].title} · Herald`;
+  document.title = `${entry.label} · Herald`;
   try {
-    await pages[page].render(root);
+    const mod = await entry.load();
+    document.title = `${mod.title} · Herald`;
+    await mod.render(root);
   } catch (err) {
-    if (err.status !== 401) root.replaceChildren(h('h1', {}, pages[page].title), errorBox(err));
+    if (err.status !== 401) root.replaceChildren(h('h1', {}, entry.label), errorBox(err));
   } finally {
     root.setAttribute('aria-busy', 'false');
+  }
+  const heading = root.querySelector('h1');
+  if (moved === true && heading && root.isConnected) {
+    heading.tabIndex = -1;
+    heading.focus();
   }
 }
 
@@ -80,7 +99,7 @@ $('signin-form').addEventListener('submit', async (ev) => {
 });
 
 $('signout').addEventListener('click', () => signOut());
-window.addEventListener('hashchange', route);
+window.addEventListener('hashchange', () => route(true));
 
 // A key kept from earlier in this tab is checked before any page shows.
 (async () => {

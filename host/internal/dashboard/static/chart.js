@@ -4,7 +4,10 @@
 import { h, palette } from './dom.js';
 
 // lineChart returns a figure holding a uPlot chart of days (YYYY-MM-DD or
-// ISO times) against named series ([{label, values}]).
+// ISO times) against named series ([{label, values, color}]); a series
+// without a color takes the palette's by position. The legend shows each
+// series in its own colour, so that other charts of the same things (bars)
+// can pass the same colours and agree with it.
 export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }) {
   const fig = h('figure', { class: 'chart', id });
   const box = h('div', { class: 'chart-box', role: 'img', 'aria-label': `${title}: chart; the same numbers are in the table below` });
@@ -23,9 +26,10 @@ export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }
     legend: { live: false },
     series: [{}].concat(series.map((s, i) => ({
       label: s.label,
-      stroke: palette[i % palette.length],
+      stroke: s.color || palette[i % palette.length],
       width: 2,
-      fill: series.length === 1 ? palette[0] + '22' : undefined,
+      dash: s.dash,
+      fill: series.length === 1 ? (s.color || palette[0]) + '22' : undefined,
       points: { show: xs.length <= 60 },
       value: (u, v) => (v == null ? '—' : valueFmt(v)),
     }))),
@@ -48,15 +52,16 @@ export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }
   return fig;
 }
 
-// bars renders labelled horizontal bars (share of a total) without a
+// bars renders labelled horizontal bars ([{label, value, text, color}],
+// share of the largest) without a
 // chart library: widths are set through the CSSOM, which the strict CSP
 // allows (it forbids style attributes in markup).
 export function bars(caption, rows) {
-  const max = Math.max(1, ...rows.map((r) => r.value));
+  const max = Math.max(1, ...rows.map((r) => r.max || r.value));
   return h('ul', { class: 'bars', 'aria-label': caption }, rows.map((r, i) => {
     const fill = h('span', { class: 'bar-fill' });
     fill.style.width = `${(100 * r.value) / max}%`;
-    fill.style.background = palette[i % palette.length];
+    fill.style.background = r.color || palette[i % palette.length];
     return h('li', {}, h('span', { class: 'bar-label' }, r.label), h('span', { class: 'bar' }, fill), h('span', { class: 'bar-value' }, r.text));
   }));
 }

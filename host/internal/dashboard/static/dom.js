@@ -17,7 +17,7 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 function append(e, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -56,5 +56,84 @@ export function stat(label, value, id) {
   return h('div', { class: 'stat', id }, h('span', { class: 'stat-label' }, label), h('span', { class: 'stat-value' }, value));
 }
 
-// palette is the colours of chart series, distinguishable in light mode.
-export const palette = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#ca8a04', '#db2777', '#4b5563'];
+// palette is the colours of chart series, distinguishable in light mode
+// and at least 3:1 against white (graphics contrast, WCAG 1.4.11).
+export const palette = ['#2563eb', '#dc2626', '#15803d', '#9333ea', '#c2410c', '#0e7490', '#a16207', '#db2777', '#4b5563'];
+
+// field is a labelled control with optional help text tied to it through
+// aria-describedby.
+export function field(label, control, help) {
+  const id = control.id;
+  const out = h('div', { class: 'field' }, h('label', { for: id }, label), control);
+  if (help) {
+    const hid = `${id}-help`;
+    control.setAttribute('aria-describedby', hid);
+    out.append(h('p', { class: 'help', id: hid }, help));
+  }
+  return out;
+}
+
+// copyButton copies text to the clipboard, or selects target when the
+// clipboard is not available, and says which in a status line.
+export function copyButton(label, text, target) {
+  const status = h('span', { class: 'muted', role: 'status' });
+  const btn = h('button', { type: 'button', class: 'secondary', onclick: async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      status.textContent = ' Copied.';
+    } catch {
+      if (target) getSelection().selectAllChildren(target);
+      status.textContent = ' Selected: press Ctrl+C (⌘C) to copy.';
+    }
+  } }, label);
+  return h('span', {}, btn, status);
+}
+
+// debounce calls f once calls have paused for ms.
+export function debounce(f, ms) {
+  let t;
+  return (...args) => {
+    clearTimeout(t);
+    t = setTimeout(() => f(...args), ms);
+  };
+}
+
+// progress is a labelled progress bar with a status line; set(pct, text)
+// updates both.
+export function progress(label) {
+  const bar = h('progress', { max: 100, value: 0, 'aria-label': label });
+  const line = h('span', { class: 'muted', role: 'status' }, 'Queued…');
+  const box = h('div', { class: 'progress' }, bar, line);
+  box.set = (pct, text) => {
+    bar.value = Math.max(0, Math.min(100, Number(pct) || 0));
+    line.textContent = text;
+  };
+  return box;
+}
+
+// jobText says where a polled job is.
+export function jobText(job) {
+  const p = Number(job.progress) || 0;
+  switch (job.state) {
+    case 'waiting': case 'delayed': return 'Queued, waiting for a worker…';
+    case 'active': return `Running… ${p}%`;
+    case 'completed': return 'Done.';
+    case 'failed': return `Failed: ${job.failedReason || 'unknown reason'}`;
+    default: return `${job.state || 'unknown'} ${p}%`;
+  }
+}
+
+// rating colours a 0–100 score like a traffic light (Yoast's thresholds:
+// good from 70, ok from 40); the word goes with the colour.
+export function rating(score) {
+  if (score == null) return 'none';
+  return score >= 70 ? 'good' : score >= 40 ? 'ok' : 'bad';
+}
+
+// fill replaces el's children; like h, it flattens arrays and skips null,
+// undefined and false (replaceChildren would print them).
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}

@@ -2,7 +2,7 @@
 // POST /v1/scheduler/create, with GET /v1/destinations and GET /v1/webhooks
 // for the destination picker.
 import { get, post, del } from './api.js';
-import { h, errorBox, fmtTime, table } from './dom.js';
+import { h, fill, errorBox, fmtTime, table } from './dom.js';
 
 export const title = 'Scheduled posts';
 const state = { skip: 0 };
@@ -14,7 +14,7 @@ export async function render(root) {
     get('/v1/webhooks').catch(() => ({ webhooks: [] })),
   ]);
   const notice = h('div', { id: 'schedule-notice', role: 'status' });
-  root.replaceChildren(
+  fill(root, 
     h('h1', {}, title),
     notice,
     h('section', { class: 'card', 'aria-labelledby': 'list-h' }, h('h2', { id: 'list-h' }, `Posts (${list.total ?? 0})`),
@@ -45,10 +45,10 @@ function scheduleTable(root, rows, notice) {
           try {
             const r = await del(`/v1/scheduler/${encodeURIComponent(s.id)}`);
             await render(root);
-            document.getElementById('schedule-notice').replaceChildren(h('p', { class: 'ok' }, `Post ${r.status}.`));
+            fill(document.getElementById('schedule-notice'), h('p', { class: 'ok' }, `Post ${r.status}.`));
           } catch (err) {
             e.target.disabled = false;
-            notice.replaceChildren(errorBox(err));
+            fill(notice, errorBox(err));
           }
         } }, s.status === 'pending' ? 'Cancel' : 'Remove')
       : '')],
@@ -96,10 +96,25 @@ function createForm(root, dests, hooks) {
     preview.hidden = !f;
     if (f) preview.src = URL.createObjectURL(f);
   });
+  // A text sent from the Content page fills the form once.
+  let handoff = null;
+  try { handoff = JSON.parse(sessionStorage.getItem('herald.postDraft')); } catch { handoff = null; }
+  sessionStorage.removeItem('herald.postDraft');
+  const fromContent = h('p', { class: 'ok', id: 'post-draft-note', hidden: !handoff }, 'Filled from the Content page: check it, choose where and when, then schedule.');
+  if (handoff) {
+    titleIn.value = handoff.title || '';
+    text.value = handoff.text || '';
+  }
+  const draftImage = handoff && /^https?:\/\//.test(handoff.imageUrl || '') ? handoff.imageUrl : '';
+  if (draftImage) {
+    preview.src = draftImage;
+    preview.hidden = false;
+    alt.value = handoff.imageAlt || '';
+  }
   const err = h('div', { id: 'create-error' });
   const form = h('form', { id: 'create-form', class: 'stack', onsubmit: async (e) => {
     e.preventDefault();
-    err.replaceChildren();
+    fill(err, );
     const body = { exportTo: dest.value, title: titleIn.value, text: text.value };
     if (dest.value === 'webhook') body.webhookId = hook.value;
     if (draft.checked) body.status = 'draft';
@@ -112,17 +127,22 @@ function createForm(root, dests, hooks) {
         body.imageBase64 = await readImage(f);
         body.imageFileName = f.name;
         if (alt.value) body.imageAlt = alt.value;
+      } else if (draftImage) {
+        body.imageUrl = draftImage;
+        if (alt.value) body.imageAlt = alt.value;
       }
       const r = await post('/v1/scheduler/create', body);
       state.skip = 0;
       await render(root);
-      document.getElementById('schedule-notice').replaceChildren(h('p', { class: 'ok' }, `${r.message}: “${body.title}”.`));
+      fill(document.getElementById('schedule-notice'), h('p', { class: 'ok' }, `${r.message}: “${body.title}”.`));
     } catch (x) {
-      err.replaceChildren(errorBox(x));
+      fill(err, errorBox(x));
       submit.disabled = false;
     }
   } },
-  h('div', { class: 'field' }, h('label', { for: 'exportTo' }, 'Destination'), dest),
+  fromContent,
+  h('div', { class: 'field' }, h('label', { for: 'exportTo' }, 'Destination'), dest,
+    h('p', { class: 'help' }, 'Not connected yet? ', h('a', { href: '#/destinations' }, 'Connect a destination or save a webhook'), '.')),
   hookRow,
   h('div', { class: 'field' }, h('label', { for: 'title' }, 'Title'), titleIn),
   h('div', { class: 'field' }, h('label', { for: 'text' }, 'Text'), text),

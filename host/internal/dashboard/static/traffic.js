@@ -1,17 +1,25 @@
 // AI traffic: GET /v1/ai-traffic/sites and GET /v1/ai-traffic/stats.
 import { get, post } from './api.js';
-import { h, errorBox, fmtNum, fmtPct, fmtDuration, stat, table } from './dom.js';
+import { h, fill, errorBox, fmtNum, fmtPct, fmtDuration, stat, table, palette } from './dom.js';
 import { lineChart, bars } from './chart.js';
 
 export const title = 'AI traffic';
 const DAYS = [7, 30, 90, 365];
 const state = { siteKey: '', days: 30 };
 
+// One colour per line, shared by the chart and the source bars so that
+// the legend and the bars agree: the AI total in the first colour, each
+// source in the next ones (in the order the API ranks them), all visits in
+// grey.
+const TOTAL_COLOR = palette[0];
+const ALL_COLOR = '#6b7280';
+const sourceColor = (i) => palette[1 + (i % (palette.length - 2))];
+
 export async function render(root) {
   const { sites = [] } = await get('/v1/ai-traffic/sites');
   const heading = h('h1', {}, title);
   if (sites.length === 0) {
-    root.replaceChildren(heading, addSiteForm(root, 'No site is tracked yet. Add your website to get the snippet.'));
+    fill(root, heading, addSiteForm(root, 'No site is tracked yet. Add your website to get the snippet.'));
     return;
   }
   if (!sites.some((s) => s.siteKey === state.siteKey)) state.siteKey = sites[0].siteKey;
@@ -25,17 +33,17 @@ export async function render(root) {
     h('label', {}, 'Site ', siteSel), h('label', {}, 'Period ', daysSel));
 
   const body = h('div', {}, h('p', { class: 'muted' }, 'Loading…'));
-  root.replaceChildren(heading, controls, body);
+  fill(root, heading, controls, body);
   let s;
   try {
     s = await get(`/v1/ai-traffic/stats?siteKey=${encodeURIComponent(state.siteKey)}&days=${state.days}`);
   } catch (err) {
-    body.replaceChildren(errorBox(err));
+    fill(body, errorBox(err));
     return;
   }
   const t = s.totals || {};
   const series = s.series || [];
-  body.replaceChildren(
+  fill(body, 
     h('p', { class: 'muted' }, `${s.domain} · ${s.from} to ${s.to} (UTC)`),
     h('div', { class: 'stats' },
       stat('AI visits', fmtNum(t.aiVisits), 'stat-ai-visits'),
@@ -45,7 +53,7 @@ export async function render(root) {
     dailyChart(series, s.sources || []),
     h('section', { class: 'card', 'aria-labelledby': 'sources-h' }, h('h2', { id: 'sources-h' }, 'AI sources'),
       (s.sources || []).length
-        ? bars('AI visits by source', s.sources.map((x) => ({ label: x.name || x.source, value: x.visits, text: `${fmtNum(x.visits)} · ${fmtPct(x.share)}` })))
+        ? bars('AI visits by source', s.sources.map((x, i) => ({ label: x.name || x.source, value: x.visits, color: sourceColor(i), text: `${fmtNum(x.visits)} · ${fmtPct(x.share)}` })))
         : h('p', { class: 'muted' }, 'No AI visits in this period.'),
       table('Sources', [['Source', (x) => x.name || x.source], ['Visits', (x) => fmtNum(x.visits)], ['Engaged', (x) => fmtNum(x.engagedVisits)], ['Avg. time', (x) => fmtDuration(x.avgDurationMs)]], s.sources, '')),
     h('section', { class: 'card', 'aria-labelledby': 'pages-h' }, h('h2', { id: 'pages-h' }, 'Top AI pages'),
@@ -63,13 +71,13 @@ export async function render(root) {
 // drawn for comparison.
 function dailyChart(series, sources) {
   const xs = series.map((d) => d.date);
-  const lines = [{ label: 'All AI visits', values: series.map((d) => d.aiVisits || 0) }];
+  const lines = [{ label: 'All AI visits', color: TOTAL_COLOR, values: series.map((d) => d.aiVisits || 0) }];
   if (series.length && series.some((d) => Array.isArray(d.sources))) {
-    for (const src of sources) {
-      lines.push({ label: src.name || src.source, values: series.map((d) => ((d.sources || []).find((x) => x.source === src.source) || {}).visits || 0) });
-    }
+    sources.forEach((src, i) => {
+      lines.push({ label: src.name || src.source, color: sourceColor(i), values: series.map((d) => ((d.sources || []).find((x) => x.source === src.source) || {}).visits || 0) });
+    });
   }
-  lines.push({ label: 'All visits', values: series.map((d) => d.visits || 0) });
+  lines.push({ label: 'All visits', color: ALL_COLOR, dash: [6, 4], values: series.map((d) => d.visits || 0) });
   return h('section', { class: 'card' }, lineChart({ id: 'traffic-chart', title: 'Daily AI visits', xs, series: lines, yLabel: 'visits', valueFmt: fmtNum }));
 }
 
@@ -96,11 +104,11 @@ function addSiteForm(root, intro) {
   const domain = h('input', { id: 'new-domain', name: 'domain', required: true, placeholder: 'example.com', autocomplete: 'url' });
   return h('form', { class: 'stack', onsubmit: async (e) => {
     e.preventDefault();
-    err.replaceChildren();
+    fill(err, );
     try {
       const site = await post('/v1/ai-traffic/sites', { domain: domain.value.trim() });
       state.siteKey = site.siteKey;
       render(root);
-    } catch (x) { err.replaceChildren(errorBox(x)); }
+    } catch (x) { fill(err, errorBox(x)); }
   } }, intro && h('p', {}, intro), h('label', { for: 'new-domain' }, 'Website domain'), domain, err, h('button', { type: 'submit' }, 'Add site'));
 }

@@ -1,0 +1,214 @@
+// Content: an editor that scores as you type (assessments grouped and
+// coloured like traffic lights), improvement (simple, or with validation)
+// with before/after scores and a diff, a blog post with images as a queued
+// job, and the result sent to the post form.
+// Routes: POST /v1/ai/generate/calculate-seo-score,
+// .../improve-content-simple, .../improve-content-with-validation,
+// .../process-blog-post-with-images, GET /v1/ai/generate/job/{id}.
+import { post, pollJob } from './api.js';
+import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat } from './dom.js';
+import { diffView } from './diff.js';
+
+export const title = 'Content';
+const GEN = '/v1/ai/generate';
+// The draft is kept in this tab while moving between pages.
+const DRAFT = 'herald.contentDraft';
+// POST_DRAFT hands a text to the post form (schedules.js reads it once).
+export const POST_DRAFT = 'herald.postDraft';
+
+const LIGHT = { good: 'Good', ok: 'Could be better', bad: 'Problem' };
+
+function loadDraft() {
+  try { return JSON.parse(sessionStorage.getItem(DRAFT)) || {}; } catch { return {}; }
+}
+
+export async function render(root) {
+  const d = loadDraft();
+  const titleIn = h('input', { id: 'content-title', maxlength: 500, value: d.title || '' });
+  const key = h('input', { id: 'content-keyphrase', maxlength: 200, value: d.keyphrase || '' });
+  // The API reads the format from the text itself; the choice is kept
+  // with the draft and sent with it to the post form.
+  const format = h('select', { id: 'content-format' },
+    [['plain', 'Plain text'], ['markdown', 'Markdown'], ['html', 'HTML']].map(([v, l]) => h('option', { value: v, selected: v === (d.format || 'markdown') }, l)));
+  const text = h('textarea', { id: 'content-text', rows: 14, spellcheck: 'true' }, d.content || '');
+  const scores = h('section', { class: 'card', id: 'seo-score', 'aria-labelledby': 'score-h' }, h('h2', { id: 'score-h' }, 'Score'),
+    h('p', { class: 'muted' }, 'Write or paste a text: it is scored as you type.'));
+  const ed = { titleIn, key, format, text };
+  const values = () => ({ title: titleIn.value.trim(), keyphrase: key.value.trim(), format: format.value, content: text.value });
+  let seq = 0;
+  const rescore = debounce(async () => {
+    const v = values();
+    sessionStorage.setItem(DRAFT, JSON.stringify(v));
+    if (!v.content.trim()) return;
+    const mine = ++seq;
+    scores.setAttribute('aria-busy', 'true');
+    try {
+      const r = await scoreOf(v);
+      if (mine === seq) fill(scores, h('h2', { id: 'score-h' }, 'Score'), scoreView(r));
+    } catch (err) {
+      if (mine === seq) fill(scores, h('h2', { id: 'score-h' }, 'Score'), errorBox(err));
+    } finally {
+      if (mine === seq) scores.setAttribute('aria-busy', 'false');
+    }
+  }, 400);
+  for (const el of [titleIn, key, text]) el.addEventListener('input', rescore);
+  format.addEventListener('change', rescore);
+
+  fill(root, 
+    h('h1', {}, title),
+    h('div', { class: 'two-col' },
+      h('section', { class: 'card', 'aria-labelledby': 'editor-h' }, h('h2', { id: 'editor-h' }, 'Editor'),
+        h('form', { class: 'stack', id: 'content-form', onsubmit: (e) => e.preventDefault() },
+          field('Title', titleIn),
+          field('Focus keyphrase', key, 'The words you want this text found for.'),
+          field('Format', format, 'Scoring reads the format from the text itself.'),
+          field('Text', text),
+          h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', id: 'content-to-post', onclick: () => sendToPost(values().title, values().content) }, 'Send to the post form')))),
+      scores),
+    improveCard(ed, values, rescore),
+    blogCard(values));
+  if (text.value.trim()) rescore();
+}
+
+function scoreOf(v) {
+  return post(`${GEN}/calculate-seo-score`, { content: v.content, title: v.title, keywords: v.keyphrase ? [v.keyphrase] : [] }).then((r) => r.data || {});
+}
+
+function light(score, label, id) {
+  const r = rating(score);
+  const card = stat(label, score == null ? '—' : String(score), id);
+  card.classList.add(`rating-${r}`);
+  card.append(h('span', { class: 'verdict' }, h('span', { class: `dot dot-${r}`, 'aria-hidden': 'true' }), LIGHT[r] || ''));
+  return card;
+}
+
+// scoreView is the overall, SEO and readability scores and the
+// assessments, problems first, grouped by category.
+export function scoreView(r, prefix = '') {
+  const order = { bad: 0, ok: 1, good: 2 };
+  const group = (cat, label) => {
+    const items = (r.assessments || []).filter((a) => a.category === cat).sort((a, b) => (order[a.rating] ?? 3) - (order[b.rating] ?? 3));
+    return h('section', { class: 'assessments', 'aria-labelledby': `${prefix}as-${cat}-h` }, h('h3', { id: `${prefix}as-${cat}-h` }, `${label} (${items.length})`),
+      items.length ? h('ul', { id: `${prefix}assessments-${cat}` }, items.map((a) => h('li', { class: `assessment rating-${a.rating}`, 'data-id': a.id },
+        h('span', { class: `dot dot-${a.rating}`, 'aria-hidden': 'true' }), h('span', { class: 'sr-only' }, `${LIGHT[a.rating] || a.rating}: `), a.text))) : h('p', { class: 'muted' }, 'None.'));
+  };
+  const stats = r.stats || {};
+  return h('div', {},
+    h('div', { class: 'stats', 'aria-live': 'polite' },
+      light(r.score, 'Overall', `${prefix}score-overall`),
+      light(r.seo && r.seo.score, 'SEO', `${prefix}score-seo`),
+      light(r.readability && r.readability.score, 'Readability', `${prefix}score-readability`)),
+    h('p', { class: 'muted' }, `${stats.words ?? 0} words · ${stats.sentences ?? 0} sentences · ${stats.headings ?? 0} headings · ${stats.links ?? 0} links`,
+      r.seo && r.seo.keyphrase ? ` · keyphrase “${r.seo.keyphrase}” ${r.seo.keyphraseCount ?? 0}×` : ''),
+    group('seo', 'SEO'), group('readability', 'Readability'));
+}
+
+function sendToPost(title, content) {
+  sessionStorage.setItem(POST_DRAFT, JSON.stringify({ title, text: content }));
+  location.hash = '#/schedules';
+}
+
+function beforeAfter(before, after) {
+  const cell = (label, b, a, id) => h('div', { class: 'stat', id },
+    h('span', { class: 'stat-label' }, label),
+    h('span', { class: 'stat-value' }, `${b ?? '—'} → ${a ?? '—'}`),
+    h('span', { class: `verdict rating-${rating(a)}` }, a == null || b == null ? '' : a > b ? `up ${a - b}` : a < b ? `down ${b - a}` : 'unchanged'));
+  return h('div', { class: 'stats', id: 'improve-scores' },
+    cell('Overall', before.score, after.score, 'improve-overall'),
+    cell('SEO', before.seo && before.seo.score, after.seo && after.seo.score),
+    cell('Readability', before.readability && before.readability.score, after.readability && after.readability.score));
+}
+
+function improveCard(ed, values, rescore) {
+  const instr = h('textarea', { id: 'improve-prompt', rows: 2 }, 'Make it clearer and easier to read; keep the keyphrase.');
+  const out = h('div', { id: 'improve-result', 'aria-live': 'polite' });
+  const simple = h('button', { type: 'button', id: 'improve-simple' }, 'Improve');
+  const validated = h('button', { type: 'button', id: 'improve-validated', class: 'secondary' }, 'Improve with validation');
+  const run = async (withValidation) => {
+    const v = values();
+    if (!v.content.trim()) {
+      fill(out, h('p', { class: 'error', role: 'alert' }, 'Write a text in the editor first.'));
+      ed.text.focus();
+      return;
+    }
+    simple.disabled = validated.disabled = true;
+    fill(out, h('p', { class: 'muted' }, withValidation ? 'Improving and checking the result…' : 'Improving…'));
+    try {
+      let after, before, improved, checks = null;
+      if (withValidation) {
+        const { data } = await post(`${GEN}/improve-content-with-validation`, { content: v.content, title: v.title, keywords: v.keyphrase ? [v.keyphrase] : [], improvePrompt: instr.value });
+        ({ before, after } = data);
+        improved = data.content;
+        checks = data.validation;
+      } else {
+        const { data } = await post(`${GEN}/improve-content-simple`, { content: v.content, improvePrompt: instr.value });
+        improved = data.content;
+        [before, after] = await Promise.all([scoreOf(v), scoreOf({ ...v, content: improved })]);
+      }
+      const accept = h('button', { type: 'button', id: 'improve-accept', onclick: () => {
+        ed.text.value = improved;
+        rescore();
+        fill(out, h('p', { class: 'ok' }, 'The editor now holds the improved text.'));
+        ed.text.focus();
+      } }, 'Use this version');
+      fill(out, 
+        h('h3', {}, 'Before → after'), beforeAfter(before || {}, after || {}),
+        checks ? h('div', { id: 'improve-validation' }, h('p', { class: checks.passed ? 'ok' : 'error' }, checks.passed ? 'Validation passed.' : 'Validation failed: review before using it.'),
+          h('ul', {}, (checks.checks || []).map((c) => h('li', { class: c.passed ? 'rating-good' : 'rating-bad' }, `${c.passed ? '✓' : '✗'} ${c.id}${c.detail ? ': ' + c.detail : ''}`)))) : null,
+        diffView(v.content, improved, 'improve-diff'),
+        h('div', { class: 'row' }, accept, h('button', { type: 'button', class: 'secondary', onclick: () => sendToPost(v.title, improved) }, 'Send the improved text to the post form')));
+    } catch (err) {
+      fill(out, errorBox(err));
+    } finally {
+      simple.disabled = validated.disabled = false;
+    }
+  };
+  simple.addEventListener('click', () => run(false));
+  validated.addEventListener('click', () => run(true));
+  return h('section', { class: 'card', id: 'improve', 'aria-labelledby': 'improve-h' }, h('h2', { id: 'improve-h' }, 'Improve'),
+    field('What to change', instr), h('div', { class: 'row' }, simple, validated), out);
+}
+
+// blogCard queues a blog post with images and follows the job.
+function blogCard(values) {
+  const out = h('div', { id: 'blog-result', 'aria-live': 'polite' });
+  const images = h('input', { id: 'blog-images', type: 'checkbox', checked: true });
+  const btn = h('button', { type: 'button', id: 'blog-run', onclick: async () => {
+    const v = values();
+    if (!v.title || !v.content.trim()) {
+      fill(out, h('p', { class: 'error', role: 'alert' }, 'A blog post needs a title and a text.'));
+      return;
+    }
+    btn.disabled = true;
+    const bar = progress('Blog post progress');
+    fill(out, bar);
+    try {
+      const { jobId } = await post(`${GEN}/process-blog-post-with-images`, { title: v.title, content: v.content, keywords: v.keyphrase ? [v.keyphrase] : [], generateImages: images.checked });
+      const job = await pollJob(jobId, (j) => {
+        const r = j.result || {};
+        bar.set(j.progress, j.state === 'active' && r.imagesTotal ? `Image ${r.imagesDone ?? 0} of ${r.imagesTotal} made… ${j.progress}%` : jobText(j));
+      });
+      fill(out, blogResult(job.result || {}));
+    } catch (err) {
+      fill(out, errorBox(err));
+    } finally {
+      btn.disabled = false;
+    }
+  } }, 'Make a blog post with images');
+  return h('section', { class: 'card', id: 'blog', 'aria-labelledby': 'blog-h' }, h('h2', { id: 'blog-h' }, 'Blog post with images'),
+    h('p', { class: 'muted' }, 'Places generated images in the editor’s text (one AI credit per image), as a queued job.'),
+    h('div', { class: 'check' }, images, h('label', { for: 'blog-images' }, 'Generate images')), btn, out);
+}
+
+function blogResult(r) {
+  const imgs = r.images || [];
+  return h('div', { class: 'stack' },
+    h('p', { class: 'ok' }, `Blog post ready: ${imgs.length} image(s).`),
+    imgs.length ? h('ul', { class: 'thumbs' }, imgs.map((im) => h('li', {}, h('img', { src: im.url, alt: im.alt || '' }), h('span', { class: 'muted small' }, im.position || '')))) : null,
+    r.seo ? h('div', {}, h('h3', {}, 'Score of the post'), scoreView(r.seo, 'blog-')) : null,
+    h('details', {}, h('summary', {}, 'The post’s text'), h('pre', { id: 'blog-content' }, r.content || '')),
+    h('div', { class: 'row' }, h('button', { type: 'button', id: 'blog-to-post', onclick: () => {
+      sessionStorage.setItem(POST_DRAFT, JSON.stringify({ title: r.title, text: r.content, imageUrl: imgs[0] && imgs[0].url, imageAlt: imgs[0] && imgs[0].alt }));
+      location.hash = '#/schedules';
+    } }, 'Send to the post form')));
+}
