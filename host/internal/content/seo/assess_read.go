@@ -265,7 +265,8 @@ func isPassive(ws []string) bool {
 // nonParticipleEd are -ed words that follow "is"/"was" without making a
 // passive.
 var nonParticipleEd = set(`need seed feed bed red shed speed indeed hundred naked wicked sacred tired interested
-excited pleased worried concerned bored supposed used`)
+excited pleased worried concerned bored supposed used mixed advanced detailed experienced skilled talented complicated
+sophisticated crowded varied balanced dedicated`)
 
 func (l *language) hasTransition(ws []string) bool {
 	for _, w := range ws {

@@ -260,7 +260,8 @@ func (a *analysis) imageAssessments(k keyphrase, has bool, add func(string, int,
 			continue
 		}
 		withAlt++
-		if a.share(k, words(im.alt)) == 100 {
+		// An alt text reflects the keyphrase with half its content words.
+		if a.share(k, words(im.alt)) >= 50 {
 			withKP++
 		}
 	}

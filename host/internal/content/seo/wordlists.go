@@ -31,20 +31,20 @@ var englishMarkers = set(`the and of to a in is that it for on with as are be th
 // classes rather than taken from another tool: conjunctive adverbs
 // (however, therefore), subordinating conjunctions that link a clause to
 // the one before (because, although, when, if, until, whether), sequence
-// and time markers (first, then, later, during), and comparison and
+// and time markers (then, later, during), and comparison and
 // example markers (than, another, including, likewise). Sources: the
 // Purdue OWL's transition lists and the subordinating conjunctions of the
 // Cambridge Grammar of English.
 var enTransitions = set(`accordingly additionally admittedly afterward afterwards albeit also although altogether
 another because before besides but certainly chiefly clearly comparatively concurrently consequently conversely
-correspondingly definitely despite during earlier equally especially eventually evidently except finally first
-firstly following formerly forthwith fourth fourthly further furthermore generally hence henceforth however if
+correspondingly definitely despite during earlier equally especially eventually evidently finally
+firstly following formerly forthwith fourthly further furthermore generally hence henceforth however if
 importantly including indeed initially instead lastly later likewise meanwhile moreover namely naturally
-nevertheless next nonetheless notably notwithstanding now obviously occasionally once originally otherwise overall
-particularly presently previously primarily rather regardless second secondly shortly significantly similarly
-simultaneously since so soon specifically still subsequently such surely than then thereafter thereby therefore
-thereupon third thirdly though thus till too ultimately undeniably undoubtedly unless unlike unquestionably until
-when whenever whereas wherever whether while whilst yet`)
+nevertheless nonetheless notably notwithstanding obviously occasionally originally otherwise overall
+particularly presently previously primarily rather regardless secondly shortly significantly similarly
+simultaneously since so soon specifically still subsequently surely than then thereafter thereby therefore
+thereupon thirdly though thus till ultimately undeniably undoubtedly unless unlike unquestionably until
+when whenever whereas whether while whilst`)
 
 // enTransitionPhrases are English transitions of two or more words.
 var enTransitionPhrases = phrases(`above all, after all, after that, all in all, all of a sudden, along with, as a result,

@@ -62,7 +62,22 @@ const (
 
 // knownDifferences are the remaining differences, article/item, with why
 // Herald's answer is the right one; the README lists them too.
-var knownDifferences = map[string]string{}
+var knownDifferences = map[string]string{
+	// Word forms: Herald matches inflections with the Snowball stemmer
+	// (what Yoast sells as Premium); Yoast free matches the forms typed.
+	"04-report-passive.md keyphrase count":            "word forms: \"inspection of the city bridges\" is the keyphrase \"bridge inspection\"",
+	"04-report-passive.md keyphrase-in-introduction":  "word forms: the first sentence has both words (bridges)",
+	"05-history-long-sentences.txt keyphrase count":   "word forms: \"presses had been set up\"",
+	"10-budget-plain.txt keyphrase count":             "word forms: monthly/month, budget/budgets",
+	"18-houseplants-wordforms.md keyphrase count":     "word forms: \"water houseplants\", \"houseplants need water\"",
+	"19-pricing-saas.html keyphrase count":            "word forms: \"pricing pages\" is the keyphrase \"SaaS pricing page\"",
+	"19-pricing-saas.html keyphrase-density":          "word forms: with \"pricing pages\" counted the keyphrase is used twice",
+	"19-pricing-saas.html keyphrase-in-title":         "word forms: the title has \"SaaS pricing pages\"",
+	"21-transitions-plain.txt keyphrase count":        "word forms: \"learning a language as an adult\" with learn/learning",
+	"21-transitions-plain.txt passive%":               "\"they are usually pleased\" is an adjective, not a passive",
+	"22-empty-headings.html flesch":                   "Yoast gives no score (-1) for so short a text; Herald computes it",
+	"22-empty-headings.html keyphrase-function-words": "Yoast only notes it (score 0); a keyphrase of function words cannot be matched, so Herald rates it bad",
+}
 
 type corpusEntry struct {
 	File    string `json:"file"`
