@@ -75,7 +75,7 @@ func Languages() []string { return []string{"de", "en", "es", "fr", "it", "nl"} 
 
 // minDetectShare is the share of a text's words that must be the
 // language's function words for the text to be taken as that language.
-const minDetectShare = 0.15
+const minDetectShare = 0.10
 
 // detectLanguage picks the language whose function words make up the
 // largest share of the words, when that share is large enough.
