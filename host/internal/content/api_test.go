@@ -35,7 +35,7 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 		}
 	}
 	d := rest.data(t)
-	if d["score"] != float64(100) || len(d["assessments"].([]any)) != 17 {
+	if d["score"] != float64(99) || len(d["assessments"].([]any)) != 20 {
 		t.Fatalf("score %v, %d assessments", d["score"], len(d["assessments"].([]any)))
 	}
 	kw := d["keywords"].([]any)[0].(map[string]any)
