@@ -269,19 +269,27 @@ excited pleased worried concerned bored supposed used mixed advanced detailed ex
 sophisticated crowded varied balanced dedicated`)
 
 func (l *language) hasTransition(ws []string) bool {
-	for _, w := range ws {
+	for i, w := range ws {
 		if l.transitions[w] {
 			return true
 		}
-	}
-	if len(ws) < 2 {
-		return false
-	}
-	joined := " " + strings.Join(ws, " ") + " "
-	for _, p := range l.transitionPhrases {
-		if strings.Contains(joined, " "+p+" ") {
-			return true
+		for _, p := range l.phraseIndex()[w] {
+			if seqAt(ws, i, p) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// phraseIndex groups the multi-word transitions by their first word.
+func (l *language) phraseIndex() map[string][][]string {
+	l.phraseOnce.Do(func() {
+		l.phrasesByFirst = map[string][][]string{}
+		for _, p := range l.transitionPhrases {
+			ws := strings.Fields(p)
+			l.phrasesByFirst[ws[0]] = append(l.phrasesByFirst[ws[0]], ws)
+		}
+	})
+	return l.phrasesByFirst
 }

@@ -2,6 +2,7 @@ package seo
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -30,6 +31,9 @@ type language struct {
 	// the first two words.
 	firstWordSkip map[string]bool
 	passive       func(ws []string) bool
+
+	phraseOnce     sync.Once
+	phrasesByFirst map[string][][]string
 }
 
 // Flesch reading-ease variants. wps is words per sentence, spw syllables
@@ -73,6 +77,9 @@ func LanguageSupported(code string) bool { return languages[code] != nil }
 // Languages lists the supported language codes.
 func Languages() []string { return []string{"de", "en", "es", "fr", "it", "nl"} }
 
+// detectWords bounds how many words language detection reads.
+const detectWords = 1000
+
 // minDetectShare is the share of a text's words that must be the
 // language's function words for the text to be taken as that language.
 const minDetectShare = 0.10
@@ -83,6 +90,9 @@ func detectLanguage(blocks [][]string) *language {
 	n := 0
 	hits := map[string]int{}
 	for _, ws := range blocks {
+		if n >= detectWords {
+			break
+		}
 		for _, w := range ws {
 			n++
 			for code, l := range languages {
