@@ -63,6 +63,19 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 		t.Fatalf("autoExtractKeywords false: %v", d)
 	}
 
+	// The language is detected, or given; its Flesch variant and lights come back.
+	de := "Der Redaktionsplan hilft dem Team, weil er die Arbeit ordnet. Außerdem sehen alle, was als Nächstes kommt."
+	d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, jsonBody(map[string]any{"content": de})).want(t, 200).data(t)
+	if r := d["readability"].(map[string]any); r["language"] != "de" || r["fleschFormula"] != "Flesch reading ease (Amstad)" || r["rating"] == nil || d["seo"].(map[string]any)["rating"] == nil {
+		t.Fatalf("German: %v %v", r, d["seo"])
+	}
+	d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, jsonBody(map[string]any{"content": de, "language": "fr"})).want(t, 200).data(t)
+	if r := d["readability"].(map[string]any); r["language"] != "fr" {
+		t.Fatalf("language fr given: %v", r)
+	}
+	b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, `{"content":"x","language":"xx"}`).wantError(t, 400, "language")
+	b.connectCall(t, "CalculateSEOScore", b.alice, `{"content":"x","language":"xx"}`).wantError(t, 400, "language")
+
 	// Errors name the field, on both faces; no key is 401.
 	b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, `{"title":"x"}`).wantError(t, 400, "content is required")
 	b.connectCall(t, "CalculateSEOScore", b.alice, `{"title":"x"}`).wantError(t, 400, "content is required")
