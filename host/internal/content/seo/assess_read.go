@@ -33,10 +33,14 @@ func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Ass
 	l := a.lang
 	rd.Language = a.languageCode()
 	nSent := len(a.sents)
+	longAt := longSentenceWords
+	if l != nil && l.longSentence > 0 {
+		longAt = l.longSentence
+	}
 	words, syll, long := 0, 0, 0
 	for _, s := range a.sents {
 		words += len(s.words)
-		if len(s.words) > longSentenceWords {
+		if len(s.words) > longAt {
 			long++
 		}
 		if l != nil {
@@ -82,11 +86,11 @@ func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Ass
 
 	switch lp := rd.LongSentencesPercent; {
 	case lp <= longShareGood:
-		add("sentence-length", scoreGood, "%.1f%% of sentences are longer than %d words; at most %.0f%% is good.", lp, longSentenceWords, longShareGood)
+		add("sentence-length", scoreGood, "%.1f%% of sentences are longer than %d words; at most %.0f%% is good.", lp, longAt, longShareGood)
 	case lp <= longShareOK:
-		add("sentence-length", scoreOK, "%.1f%% of sentences are longer than %d words; aim for at most %.0f%%.", lp, longSentenceWords, longShareGood)
+		add("sentence-length", scoreOK, "%.1f%% of sentences are longer than %d words; aim for at most %.0f%%.", lp, longAt, longShareGood)
 	default:
-		add("sentence-length", scoreBad, "%.1f%% of sentences are longer than %d words; shorten them to at most %.0f%%.", lp, longSentenceWords, longShareGood)
+		add("sentence-length", scoreBad, "%.1f%% of sentences are longer than %d words; shorten them to at most %.0f%%.", lp, longAt, longShareGood)
 	}
 
 	if l != nil && len(l.transitions) > 0 {

@@ -31,6 +31,10 @@ type language struct {
 	// the first two words.
 	firstWordSkip map[string]bool
 	passive       func(ws []string) bool
+	// longSentence is the words above which a sentence is long (0: the
+	// default, longSentenceWords). Spanish and Italian sentences run
+	// longer by nature; Yoast allows them 25.
+	longSentence int
 
 	phraseOnce     sync.Once
 	phrasesByFirst map[string][][]string
@@ -57,17 +61,17 @@ var english_ = &language{
 var languages = map[string]*language{
 	"en": english_,
 	"de": {code: "de", flesch: fleschAmstad, fleschName: "Flesch reading ease (Amstad)", syllables: vowelGroups(deVowels, false),
-		transitions: set(deTransitions), transitionPhrases: phrases(deTransitionPhrases), function: set(deFunction), firstWordSkip: set(deFirst)},
+		transitions: set(deTransitions), transitionPhrases: phrases(deTransitionPhrases), function: set(deFunction), firstWordSkip: set(deFirst), passive: dePassive},
 	"es": {code: "es", flesch: fleschHuerta, fleschName: "Fernández Huerta reading ease", syllables: vowelGroups(esVowels, false),
 		stem:        func(w string) string { return spanish.Stem(w, true) },
-		transitions: set(esTransitions), transitionPhrases: phrases(esTransitionPhrases), function: set(esFunction), firstWordSkip: set(esFirst)},
+		transitions: set(esTransitions), transitionPhrases: phrases(esTransitionPhrases), function: set(esFunction), firstWordSkip: set(esFirst), passive: esPassive, longSentence: 25},
 	"fr": {code: "fr", flesch: fleschKandel, fleschName: "Kandel & Moles reading ease", syllables: vowelGroups(frVowels, true),
 		stem:        func(w string) string { return french.Stem(w, true) },
-		transitions: set(frTransitions), transitionPhrases: phrases(frTransitionPhrases), function: set(frFunction), firstWordSkip: set(frFirst)},
+		transitions: set(frTransitions), transitionPhrases: phrases(frTransitionPhrases), function: set(frFunction), firstWordSkip: set(frFirst), passive: frPassive},
 	"it": {code: "it", flesch: fleschVacca, fleschName: "Flesch–Vacca reading ease", syllables: vowelGroups(itVowels, false),
-		transitions: set(itTransitions), transitionPhrases: phrases(itTransitionPhrases), function: set(itFunction), firstWordSkip: set(itFirst)},
+		transitions: set(itTransitions), transitionPhrases: phrases(itTransitionPhrases), function: set(itFunction), firstWordSkip: set(itFirst), passive: itPassive, longSentence: 25},
 	"nl": {code: "nl", flesch: fleschDouma, fleschName: "Flesch–Douma reading ease", syllables: vowelGroups(nlVowels, false),
-		transitions: set(nlTransitions), transitionPhrases: phrases(nlTransitionPhrases), function: set(nlFunction), firstWordSkip: set(nlFirst)},
+		transitions: set(nlTransitions), transitionPhrases: phrases(nlTransitionPhrases), function: set(nlFunction), firstWordSkip: set(nlFirst), passive: nlPassive},
 }
 
 // LanguageSupported reports whether code names a language with its own

@@ -282,8 +282,8 @@ func TestLanguages(t *testing.T) {
 		if r.Readability.FleschReadingEase == nil || r.Readability.TransitionPercent == nil || *r.Readability.TransitionPercent != 100 {
 			t.Errorf("%s: flesch %v transitions %v, want both, transitions 100%%", code, r.Readability.FleschReadingEase, r.Readability.TransitionPercent)
 		}
-		if (r.Readability.PassivePercent != nil) != (code == "en") {
-			t.Errorf("%s: passive %v", code, r.Readability.PassivePercent)
+		if r.Readability.PassivePercent == nil || *r.Readability.PassivePercent != 0 {
+			t.Errorf("%s: passive %v, want 0", code, deref(r.Readability.PassivePercent))
 		}
 	}
 	given := mustScore(t, Input{Content: texts["en"], Language: "de"})
@@ -300,4 +300,42 @@ func deref(f *float64) any {
 		return nil
 	}
 	return *f
+}
+
+// Passive voice in each language: one passive and one active sentence.
+func TestPassiveByLanguage(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ lang, passive, active string }{
+		{"en", "The plan was written by the team.", "The team wrote the plan."},
+		{"de", "Der Plan wurde vom Team geschrieben.", "Das Team schreibt den Plan."},
+		{"de", "Die Ergebnisse werden im Team besprochen.", "Wir werden morgen kommen."},
+		{"de", "Der Plan wird angepasst.", "Mit der Zeit wird die Planung zur Gewohnheit."},
+		{"es", "El plan fue escrito por el equipo.", "El equipo escribió el plan."},
+		{"fr", "Le plan est recommandé par l'équipe.", "Il est arrivé hier soir."},
+		{"it", "Il piano è stato scritto dalla squadra.", "La squadra è andata a casa."},
+		{"nl", "Het plan wordt door het team geschreven.", "Het team schrijft het plan."},
+	} {
+		l := languages[c.lang]
+		if !l.passive(words(c.passive)) {
+			t.Errorf("%s: %q not read as passive", c.lang, c.passive)
+		}
+		if l.passive(words(c.active)) {
+			t.Errorf("%s: %q read as passive", c.lang, c.active)
+		}
+	}
+}
+
+// Spanish and Italian sentences are long above 25 words, the others above 20.
+func TestLongSentenceByLanguage(t *testing.T) {
+	t.Parallel()
+	es := "El equipo de la casa escribe un plan muy largo para el año que viene y lo revisa con calma cada semana sin prisa alguna."
+	if n := len(words(es)); n <= 20 || n > 25 {
+		t.Fatalf("fixture has %d words, want 21–25", n)
+	}
+	if r := mustScore(t, Input{Content: es, Language: "es"}); r.Readability.LongSentencesPercent != 0 {
+		t.Errorf("Spanish %d-word sentence counted long", len(words(es)))
+	}
+	if r := mustScore(t, Input{Content: es, Language: "de"}); r.Readability.LongSentencesPercent != 100 {
+		t.Errorf("the same sentence read as German is not long")
+	}
 }

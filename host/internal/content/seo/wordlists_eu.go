@@ -42,7 +42,8 @@ ciertamente obviamente cuando si hasta durante excepto salvo`
 
 const esTransitionPhrases = `sin embargo, por ejemplo, es decir, por lo tanto, por eso, en cambio, por otro lado,
 en primer lugar, en segundo lugar, en resumen, en conclusión, a pesar de, al contrario, de hecho, por último,
-a continuación, al mismo tiempo, en cuanto a, por consiguiente, dado que, ya que, con el fin de`
+a continuación, al mismo tiempo, en cuanto a, por consiguiente, dado que, ya que, con el fin de, antes de,
+así que, es más, por eso`
 
 const esFirst = `el la los las un una unos unas este esta estos estas uno dos tres cuatro cinco seis siete ocho nueve diez`
 
@@ -68,11 +69,11 @@ questa questi queste quello quella se perché`
 
 const itTransitions = `inoltre anche pure però tuttavia ma invece quindi dunque perciò pertanto infatti poi dopo prima
 infine finalmente allora mentre perché poiché sebbene benché quando se ovvero cioè comunque eppure ugualmente
-successivamente innanzitutto anzitutto`
+successivamente innanzitutto anzitutto soprattutto così`
 
 const itTransitionPhrases = `per esempio, ad esempio, in primo luogo, in secondo luogo, in conclusione, in altre
 parole, al contrario, d'altra parte, di conseguenza, in particolare, per questo, in sintesi, oltre a, a causa di,
-dal momento che, in modo che, allo stesso tempo, prima di tutto`
+dal momento che, in modo che, allo stesso tempo, prima di tutto, più importante`
 
 const itFirst = `il lo la i gli le l un uno una questo questa questi queste due tre quattro cinque sei sette otto nove dieci`
 
@@ -83,9 +84,10 @@ wat wie waar als hoe er`
 
 const nlTransitions = `ook bovendien daarnaast verder tevens maar echter toch daarentegen dus daarom daardoor
 zodoende immers want omdat doordat aangezien eerst daarna vervolgens tenslotte uiteindelijk
-namelijk bijvoorbeeld zoals terwijl hoewel ofschoon wanneer indien zodat voordat nadat sinds kortom`
+namelijk bijvoorbeeld zoals terwijl hoewel ofschoon wanneer indien als zodat voordat nadat sinds kortom`
 
 const nlTransitionPhrases = `met andere woorden, in de eerste plaats, aan de andere kant, in tegenstelling tot,
-ten eerste, ten tweede, tot slot, als gevolg van, in het kort, net als, niet alleen, op dezelfde manier`
+ten eerste, ten tweede, tot slot, als gevolg van, in het kort, net als, niet alleen, op dezelfde manier,
+in plaats van`
 
 const nlFirst = `de het een dit deze dat die twee drie vier vijf zes zeven acht negen tien`

@@ -75,6 +75,10 @@ var knownDifferences = map[string]string{
 	"19-pricing-saas.html keyphrase-in-title":         "word forms: the title has \"SaaS pricing pages\"",
 	"21-transitions-plain.txt keyphrase count":        "word forms: \"learning a language as an adult\" with learn/learning",
 	"21-transitions-plain.txt passive%":               "\"they are usually pleased\" is an adjective, not a passive",
+	"24-es-huerto.txt keyphrase-in-title":             "Herald reads \"empezar\" as a content word: the title opens with \"Cómo empezar\", not the keyphrase; Yoast lists it among function words",
+	"24-es-huerto.txt SEO light":                      "follows from keyphrase-in-title (70 vs 73, either side of the 70 line)",
+	"26-it-pane.md transition%":                       "Yoast counts \"o … o\" (either … or) and the comparative \"più\" as transitions",
+	"27-nl-fietsen.html transition%":                  "Herald counts \"als\" (when/if) as a transition, as Dutch signal-word lists do",
 	"22-empty-headings.html flesch":                   "Yoast gives no score (-1) for so short a text; Herald computes it",
 	"22-empty-headings.html keyphrase-function-words": "Yoast only notes it (score 0); a keyphrase of function words cannot be matched, so Herald rates it bad",
 }
@@ -83,7 +87,12 @@ type corpusEntry struct {
 	File    string `json:"file"`
 	Keyword string `json:"keyword"`
 	Title   string `json:"title"`
+	// Language is the article's language (default en); Herald must
+	// detect it, Yoast is given it as the locale.
+	Language string `json:"language"`
 }
+
+var locales = map[string]string{"en": "en_US", "de": "de_DE", "es": "es_ES", "fr": "fr_FR", "it": "it_IT", "nl": "nl_NL"}
 
 type yoastResult struct {
 	Name string `json:"name"`
@@ -163,7 +172,12 @@ func TestYoastDifferential(t *testing.T) {
 	}
 	herald := map[string]Result{}
 	var arts []article
+	langOf := map[string]string{}
 	for _, e := range manifest {
+		if e.Language == "" {
+			e.Language = "en"
+		}
+		langOf[e.File] = e.Language
 		b, err := os.ReadFile(filepath.Join("testdata", "corpus", e.File))
 		if err != nil {
 			t.Fatal(err)
@@ -179,7 +193,7 @@ func TestYoastDifferential(t *testing.T) {
 		}
 		// Yoast reads the SEO title as a separate field; its width is
 		// measured by the browser in the plugin, so it gets Herald's.
-		arts = append(arts, article{Name: e.File, Text: h, Keyword: e.Keyword, Title: r.SEO.Title, TitleWidth: r.SEO.TitleWidth, Locale: "en_US"})
+		arts = append(arts, article{Name: e.File, Text: h, Keyword: e.Keyword, Title: r.SEO.Title, TitleWidth: r.SEO.TitleWidth, Locale: locales[e.Language]})
 	}
 	in, _ := json.Marshal(arts)
 	cmd := exec.Command(node, "yoast.js")
@@ -213,6 +227,7 @@ func TestYoastDifferential(t *testing.T) {
 	seoLights, readLights := 0, 0
 	for _, y := range ys {
 		r := herald[y.Name]
+		check(y.Name, "language", r.Readability.Language == langOf[y.Name], "herald detected %s, the article is %s", r.Readability.Language, langOf[y.Name])
 		got := map[string]Assessment{}
 		for _, a := range r.Assessments {
 			got[a.ID] = a
@@ -254,7 +269,11 @@ func TestYoastDifferential(t *testing.T) {
 		if seoLight(min(100, max(0, ySEO))) == r.SEO.Rating {
 			seoLights++
 		} else {
-			diffs = append(diffs, fmt.Sprintf("%s SEO light: herald %s (%d), yoast %s (%d)", y.Name, r.SEO.Rating, r.SEO.Score, seoLight(max(0, ySEO)), ySEO))
+			d := fmt.Sprintf("%s SEO light: herald %s (%d), yoast %s (%d)", y.Name, r.SEO.Rating, r.SEO.Score, seoLight(max(0, ySEO)), ySEO)
+			if why, known := knownDifferences[y.Name+" SEO light"]; known {
+				d += " [known: " + why + "]"
+			}
+			diffs = append(diffs, d)
 		}
 		if yoastLight(y.Readability.Overall) == r.Readability.Rating {
 			readLights++

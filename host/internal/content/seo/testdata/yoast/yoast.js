@@ -3,17 +3,29 @@
 // corpus named on stdin, and prints one JSON object per article. The Go test
 // (../../yoast_diff_test.go) compares these with Herald's results.
 //
-// Input (stdin, JSON): [{name, text, keyword, title, titleWidth, locale}]
+// Input (stdin, JSON): [{name, text, keyword, title, titleWidth, locale}]; the locale
+// (en_US, de_DE, es_ES, fr_FR, it_IT, nl_NL) picks the language's Researcher.
 // Output (stdout, JSON): [{name, seo: {score, results: {id: {score, rating, text}}},
 //                          readability: {...}, research: {...}}]
 "use strict";
-const Paper = require("yoastseo/build/values/Paper").default;
-const EnglishResearcher = require("yoastseo/build/languageProcessing/languages/en/Researcher").default;
-const LanguageProcessor = require("yoastseo/build/parse/language/LanguageProcessor").default;
-const { build } = require("yoastseo/build/parse/build");
-const SEOAssessor = require("yoastseo/build/scoring/assessors/seoAssessor").default;
-const ContentAssessor = require("yoastseo/build/scoring/assessors/contentAssessor").default;
-const scoreToRating = require("yoastseo/build/scoring/interpreters/scoreToRating").default;
+// yoastseo keeps module-level caches (memoized researches) that leak from
+// one paper to the next when several are analysed in one process; the
+// worker analyses one paper per change. So every article gets freshly
+// loaded modules, as if it were the first.
+let Paper, researcher, LanguageProcessor, build, SEOAssessor, ContentAssessor, scoreToRating;
+function load() {
+  for (const k of Object.keys(require.cache)) {
+    if (k.includes("node_modules")) delete require.cache[k];
+  }
+  Paper = require("yoastseo/build/values/Paper").default;
+  // The language's Researcher, as the worker loads it for the locale.
+  researcher = (lang) => require(`yoastseo/build/languageProcessing/languages/${lang}/Researcher`).default;
+  LanguageProcessor = require("yoastseo/build/parse/language/LanguageProcessor").default;
+  ({ build } = require("yoastseo/build/parse/build"));
+  SEOAssessor = require("yoastseo/build/scoring/assessors/seoAssessor").default;
+  ContentAssessor = require("yoastseo/build/scoring/assessors/contentAssessor").default;
+  scoreToRating = require("yoastseo/build/scoring/interpreters/scoreToRating").default;
+}
 
 function results(assessor, paper) {
   assessor.assess(paper);
@@ -30,14 +42,16 @@ function safe(f) {
 }
 
 function analyze(a) {
+  load();
   const paper = new Paper(a.text, { keyword: a.keyword || "", title: a.title || "", titleWidth: a.titleWidth || 0, locale: a.locale || "en_US" });
-  const researcher = new EnglishResearcher(paper);
-  paper.setTree(build(paper, new LanguageProcessor(researcher), []));
-  const seo = results(new SEOAssessor(researcher), paper);
-  const contentAssessor = new ContentAssessor(researcher);
+  const Researcher = researcher((a.locale || "en_US").slice(0, 2));
+  const researcher_ = new Researcher(paper);
+  paper.setTree(build(paper, new LanguageProcessor(researcher_), []));
+  const seo = results(new SEOAssessor(researcher_), paper);
+  const contentAssessor = new ContentAssessor(researcher_);
   const readability = results(contentAssessor, paper);
   readability.overall = contentAssessor.calculateOverallScore();
-  const r = (name) => safe(() => researcher.getResearch(name));
+  const r = (name) => safe(() => researcher_.getResearch(name));
   const sentences = r("countSentencesFromText") || [];
   const passive = r("getPassiveVoiceResult");
   const transitions = r("findTransitionWords");
