@@ -5,8 +5,9 @@
 // always gives the same output. Content may be plain text, Markdown or HTML.
 //
 // Language: English, German, Spanish, French, Italian and Dutch have their
-// own Flesch variant, transition and function words (English also passive
-// voice and word forms); the language is detected from the text or given.
+// own Flesch variant, transition and function words and passive rule
+// (English, Spanish and French also word forms); the language is detected
+// from the text or given.
 // Other languages get the language-neutral assessments only; see
 // Result.Readability.Language.
 package seo
@@ -101,8 +102,8 @@ type Readability struct {
 	Language              string  `json:"language"`
 	AverageSentenceLength float64 `json:"averageSentenceLength"`
 	LongSentencesPercent  float64 `json:"longSentencesPercent"`
-	// PassivePercent is nil when the language has no passive rule (all
-	// but English); TransitionPercent when it is not supported.
+	// PassivePercent and TransitionPercent are nil when the language is
+	// not supported.
 	PassivePercent    *float64 `json:"passiveVoicePercent"`
 	TransitionPercent *float64 `json:"transitionWordsPercent"`
 }

@@ -199,11 +199,11 @@ type SEOReadability struct {
 	AverageSentenceLength float64 `protobuf:"fixed64,4,opt,name=average_sentence_length,json=averageSentenceLength,proto3" json:"average_sentence_length,omitempty"`
 	// Share of sentences longer than 20 words, percent.
 	LongSentencesPercent float64 `protobuf:"fixed64,5,opt,name=long_sentences_percent,json=longSentencesPercent,proto3" json:"long_sentences_percent,omitempty"`
-	// Share of passive sentences, percent; null when not English.
+	// Share of passive sentences, percent; null when the language is not supported.
 	PassiveVoicePercent *float64 `protobuf:"fixed64,6,opt,name=passive_voice_percent,json=passiveVoicePercent,proto3,oneof" json:"passive_voice_percent,omitempty"`
 	// Share of sentences with a transition word, percent; null when the language is not supported.
 	TransitionWordsPercent *float64 `protobuf:"fixed64,7,opt,name=transition_words_percent,json=transitionWordsPercent,proto3,oneof" json:"transition_words_percent,omitempty"`
-	// Traffic light: "good", "ok" or "bad" (penalty points of the readability checks).
+	// Traffic light: "good", "ok" or "bad" (Yoast's penalty points of the readability checks).
 	Rating string `protobuf:"bytes,8,opt,name=rating,proto3" json:"rating,omitempty"`
 	// Name of the Flesch variant, e.g. "Flesch reading ease (Amstad)".
 	FleschFormula string `protobuf:"bytes,9,opt,name=flesch_formula,json=fleschFormula,proto3" json:"flesch_formula,omitempty"`
