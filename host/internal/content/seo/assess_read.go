@@ -58,15 +58,7 @@ func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Ass
 		f := round1(min(100, max(0, l.flesch(float64(words)/float64(nSent), float64(syll)/float64(words)))))
 		rd.FleschReadingEase = &f
 		rd.FleschFormula = l.fleschName
-		score := scoreGood
-		text := "%s %.1f: easy enough for most readers."
-		switch {
-		case f < fleschOK:
-			score, text = scoreBad, "%s %.1f: difficult; use shorter sentences and simpler words."
-		case f < fleschGood:
-			score, text = scoreOK, "%s %.1f: fairly difficult; shorter sentences and words help."
-		}
-		insights = append(insights, assess("flesch-reading-ease", CategoryInsight, score, text, l.fleschName, f))
+		insights = append(insights, fleschAssessment(l.fleschName, f))
 	}
 
 	a.subheadingDistribution(add)
@@ -144,6 +136,20 @@ func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Ass
 	}
 	rd.Rating = readabilityLight(checks, l != nil && l.passive != nil && len(l.transitions) > 0)
 	return checks, insights, rd
+}
+
+// fleschAssessment rates a reading-ease figure: an insight, counted in
+// no score.
+func fleschAssessment(name string, f float64) Assessment {
+	score := scoreGood
+	text := "%s %.1f: easy enough for most readers."
+	switch {
+	case f < fleschOK:
+		score, text = scoreBad, "%s %.1f: difficult; use shorter sentences and simpler words."
+	case f < fleschGood:
+		score, text = scoreOK, "%s %.1f: fairly difficult; shorter sentences and words help."
+	}
+	return assess("flesch-reading-ease", CategoryInsight, score, text, name, f)
 }
 
 // readabilityLight is Yoast's traffic light: penalty points for ok and
