@@ -35,7 +35,7 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 		}
 	}
 	d := rest.data(t)
-	if d["score"] != float64(100) || len(d["assessments"].([]any)) != 17 {
+	if d["score"] != float64(99) || len(d["assessments"].([]any)) != 20 {
 		t.Fatalf("score %v, %d assessments", d["score"], len(d["assessments"].([]any)))
 	}
 	kw := d["keywords"].([]any)[0].(map[string]any)
@@ -62,6 +62,19 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 	if k := d["keywords"].([]any); len(k) != 0 || d["readability"].(map[string]any)["fleschReadingEase"] == nil {
 		t.Fatalf("autoExtractKeywords false: %v", d)
 	}
+
+	// The language is detected, or given; its Flesch variant and lights come back.
+	de := "Der Redaktionsplan hilft dem Team, weil er die Arbeit ordnet. Außerdem sehen alle, was als Nächstes kommt."
+	d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, jsonBody(map[string]any{"content": de})).want(t, 200).data(t)
+	if r := d["readability"].(map[string]any); r["language"] != "de" || r["fleschFormula"] != "Flesch reading ease (Amstad)" || r["rating"] == nil || d["seo"].(map[string]any)["rating"] == nil {
+		t.Fatalf("German: %v %v", r, d["seo"])
+	}
+	d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, jsonBody(map[string]any{"content": de, "language": "fr"})).want(t, 200).data(t)
+	if r := d["readability"].(map[string]any); r["language"] != "fr" {
+		t.Fatalf("language fr given: %v", r)
+	}
+	b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, `{"content":"x","language":"xx"}`).wantError(t, 400, "language")
+	b.connectCall(t, "CalculateSEOScore", b.alice, `{"content":"x","language":"xx"}`).wantError(t, 400, "language")
 
 	// Errors name the field, on both faces; no key is 401.
 	b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, `{"title":"x"}`).wantError(t, 400, "content is required")

@@ -44,7 +44,7 @@ func (h *Handler) CalculateSEOScore(ctx context.Context, req *connect.Request[ap
 		return nil, err
 	}
 	m := req.Msg
-	res, err := h.svc.Score(ScoreInput{Content: m.Content, Title: m.Title, Keywords: m.Keywords, AutoExtract: m.AutoExtractKeywords})
+	res, err := h.svc.Score(ScoreInput{Content: m.Content, Title: m.Title, Keywords: m.Keywords, AutoExtract: m.AutoExtractKeywords, Language: m.Language})
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (h *Handler) ImproveContentWithValidation(ctx context.Context, req *connect
 		return nil, err
 	}
 	m := req.Msg
-	in := ValidatedInput{Content: m.Content, ImprovePrompt: m.ImprovePrompt, Keywords: m.Keywords, Title: m.Title, Model: m.Model, BrandVoiceID: m.BrandVoiceId}
+	in := ValidatedInput{Content: m.Content, ImprovePrompt: m.ImprovePrompt, Keywords: m.Keywords, Title: m.Title, Model: m.Model, BrandVoiceID: m.BrandVoiceId, Language: m.Language}
 	if m.MinScore != nil {
 		v := int(*m.MinScore)
 		in.MinScore = &v
@@ -148,11 +148,13 @@ func scoreProto(r seo.Result) *apiv1.SEOScore {
 			Score: int32(r.Readability.Score), FleschReadingEase: r.Readability.FleschReadingEase, Language: r.Readability.Language,
 			AverageSentenceLength: r.Readability.AverageSentenceLength, LongSentencesPercent: r.Readability.LongSentencesPercent,
 			PassiveVoicePercent: r.Readability.PassivePercent, TransitionWordsPercent: r.Readability.TransitionPercent,
+			Rating: r.Readability.Rating, FleschFormula: r.Readability.FleschFormula,
 		},
 		Seo: &apiv1.SEOSummary{
 			Score: int32(r.SEO.Score), Keyphrase: r.SEO.Keyphrase, Title: r.SEO.Title, TitleLength: int32(r.SEO.TitleLength),
 			KeyphraseCount: int32(r.SEO.KeyphraseCount), KeyphraseDensity: r.SEO.Density,
 			InternalLinks: int32(r.SEO.InternalLinks), OutboundLinks: int32(r.SEO.OutboundLinks),
+			Rating: r.SEO.Rating, TitleWidth: int32(r.SEO.TitleWidth),
 		},
 		Stats: &apiv1.SEOStats{
 			Words: int32(r.Stats.Words), Sentences: int32(r.Stats.Sentences), Paragraphs: int32(r.Stats.Paragraphs),

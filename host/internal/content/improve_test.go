@@ -23,7 +23,7 @@ Good garden tools make the work easy. We tested rakes, spades and hoes for one s
 
 ## Choosing garden tools
 
-Choose garden tools with a solid handle. A light tool is easier to use for long hours.`
+Select garden tools with a solid handle. A light tool is easier to use for long hours.`
 
 // unfaithful drops a link and a heading and invents a number and a name.
 const unfaithful = `# Garden tools guide

@@ -15,6 +15,15 @@ type ScoreInput struct {
 	Keywords []string
 	// AutoExtract defaults to true when nil.
 	AutoExtract *bool
+	// Language is a supported language code; empty detects it.
+	Language string
+}
+
+func checkLanguage(lang string) error {
+	if lang != "" && !seo.LanguageSupported(strings.ToLower(lang)) {
+		return apierr.Invalid("language %q is not supported; use one of %s, or leave it out to detect it", lang, strings.Join(seo.Languages(), ", "))
+	}
+	return nil
 }
 
 func (in ScoreInput) validate() error {
@@ -35,7 +44,7 @@ func (in ScoreInput) validate() error {
 			return apierr.Invalid("keywords[%d] is empty", i)
 		}
 	}
-	return nil
+	return checkLanguage(in.Language)
 }
 
 // Score scores content; it needs no model and costs no credit.
@@ -44,7 +53,7 @@ func (s *Service) Score(in ScoreInput) (seo.Result, error) {
 		return seo.Result{}, err
 	}
 	auto := in.AutoExtract == nil || *in.AutoExtract
-	res, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: auto})
+	res, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: auto, Language: in.Language})
 	if err != nil {
 		return seo.Result{}, apierr.Invalid("content cannot be parsed: %v", err)
 	}

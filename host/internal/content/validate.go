@@ -32,6 +32,8 @@ type ValidatedInput struct {
 	BrandVoiceID    string   `json:"brandVoiceId,omitempty"`
 	MinScore        *int     `json:"minScore,omitempty"`
 	MaxLengthChange *int     `json:"maxLengthChange,omitempty"`
+	// Language scores before and after in one language; empty detects it.
+	Language string `json:"language,omitempty"`
 }
 
 func (in *ValidatedInput) validate() error {
@@ -53,7 +55,7 @@ func (in *ValidatedInput) validate() error {
 	if in.MaxLengthChange != nil && (*in.MaxLengthChange < 1 || *in.MaxLengthChange > 1000) {
 		return apierr.Invalid("maxLengthChange must be a percentage from 1 to 1000")
 	}
-	return nil
+	return checkLanguage(in.Language)
 }
 
 // Check is one validation check of an improvement.
@@ -117,7 +119,7 @@ func (s *Service) QueueImproveValidated(ctx context.Context, p auth.Principal, i
 }
 
 func (s *Service) runValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (Validated, error) {
-	before, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: true})
+	before, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: true, Language: in.Language})
 	if err != nil {
 		return Validated{}, apierr.Invalid("content cannot be parsed: %v", err)
 	}
@@ -136,6 +138,12 @@ func (s *Service) runValidated(ctx context.Context, p auth.Principal, in Validat
 	if len(in.Keywords) == 0 && len(keywords) > 3 {
 		keywords = keywords[:3]
 	}
+	// After is scored in the language before was, so both use one set
+	// of rules even if the rewrite would read otherwise.
+	lang := in.Language
+	if lang == "" && seo.LanguageSupported(before.Readability.Language) {
+		lang = before.Readability.Language
+	}
 	maxChange := DefaultMaxLengthChange
 	if in.MaxLengthChange != nil {
 		maxChange = *in.MaxLengthChange
@@ -151,7 +159,7 @@ func (s *Service) runValidated(ctx context.Context, p auth.Principal, in Validat
 		out.Usage.OutputTokens += res.Usage.OutputTokens
 		out.Usage.TotalTokens += res.Usage.TotalTokens
 		out.Model, out.BrandVoice, out.Attempts, out.Content = res.Model, voice, attempt, text
-		after, err := seo.Score(seo.Input{Content: text, Title: in.Title, Keywords: keywords})
+		after, err := seo.Score(seo.Input{Content: text, Title: in.Title, Keywords: keywords, Language: lang})
 		if err != nil {
 			return Validated{}, apierr.Unavailable("the model's answer cannot be parsed: %v", err)
 		}

@@ -1,32 +1,46 @@
 package seo
 
 import (
-	"math"
 	"net/url"
 	"strings"
 )
 
 // analysis is a document measured once; the assessments read it.
 type analysis struct {
-	doc       *document
-	title     string
-	blockWds  [][]string // words of each block
-	sents     []sentence // sentences of non-heading blocks, in order
+	doc        *document
+	lang       *language // nil when the language is not one of the supported ones
+	title      string
+	titleWidth int
+	blockWds   [][]string // words of each block
+	// sents are the sentences of every block, headings included (a
+	// heading is a sentence of its own, as Yoast counts it).
+	sents     []sentence
 	paraWords []int      // words of each paragraph
-	sections  []int      // words between headings (first: before any)
+	sections  []section  // text between subheadings; the first is before any
 	subheads  [][]string // words of each h2/h3
 	intro     [][]string // sentences of the first paragraph, as words
+	h1s       int
 	totalWds  int
+	textChars int
 	internal  int
 	outbound  int
+	// nofollow counts of internal and outbound links.
+	internalNofollow, outboundNofollow int
+	stems                              map[string]string
 }
 
 type sentence struct {
-	words []string
+	words   []string
+	heading bool
 }
 
-func analyze(doc *document, title string) *analysis {
-	a := &analysis{doc: doc, title: strings.TrimSpace(title)}
+type section struct {
+	words      int
+	subheading bool // starts with a subheading (false only for the first)
+}
+
+func analyze(doc *document, title, lang string) *analysis {
+	a := &analysis{doc: doc, title: strings.TrimSpace(title), stems: map[string]string{}}
 	if a.title == "" {
 		a.title = doc.htmlTitle
 	}
@@ -38,44 +52,66 @@ func analyze(doc *document, title string) *analysis {
 			}
 		}
 	}
-	section := 0
+	a.titleWidth = titleWidth(a.title)
+	sec := section{}
 	introDone := false
 	for _, b := range doc.blocks {
+		if b.quoted {
+			continue
+		}
 		ws := words(b.text)
 		a.blockWds = append(a.blockWds, ws)
 		a.totalWds += len(ws)
+		a.textChars += len(b.text)
 		if b.kind == kindHeading {
+			if b.level == 1 {
+				a.h1s++
+			}
+			if sw := ws; len(sw) > 0 {
+				a.sents = append(a.sents, sentence{words: sw, heading: true})
+			}
 			if b.level == 2 || b.level == 3 {
 				a.subheads = append(a.subheads, ws)
-			}
-			if b.level > 1 {
-				a.sections = append(a.sections, section)
-				section = 0
+				a.sections = append(a.sections, sec)
+				sec = section{subheading: true}
 			}
 			continue
 		}
-		section += len(ws)
+		sec.words += len(ws)
+		var ss [][]string
 		for _, s := range sentences(b.text) {
 			if sw := words(s); len(sw) > 0 {
 				a.sents = append(a.sents, sentence{words: sw})
-				if b.kind == kindParagraph && !introDone {
-					a.intro = append(a.intro, sw)
-				}
+				ss = append(ss, sw)
 			}
 		}
-		if b.kind == kindParagraph {
+		if b.kind == kindParagraph && len(ws) > 0 {
 			a.paraWords = append(a.paraWords, len(ws))
-			introDone = true
+			if !introDone {
+				a.intro = ss
+				introDone = true
+			}
 		}
 	}
-	a.sections = append(a.sections, section)
+	a.sections = append(a.sections, sec)
 	for _, l := range doc.links {
 		switch linkKind(l.href) {
 		case "internal":
 			a.internal++
+			if l.nofollow {
+				a.internalNofollow++
+			}
 		case "outbound":
 			a.outbound++
+			if l.nofollow {
+				a.outboundNofollow++
+			}
 		}
+	}
+	if lang != "" {
+		a.lang = languages[lang]
+	} else {
+		a.lang = detectLanguage(a.blockWds)
 	}
 	return a
 }
@@ -110,83 +146,16 @@ func (a *analysis) stats() Stats {
 	return st
 }
 
-// sameWord matches a word and its simple plural ("tool", "tools").
-func sameWord(a, b string) bool {
-	if a == b {
-		return true
+func (a *analysis) languageCode() string {
+	if a.lang == nil {
+		return "unknown"
 	}
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	return strings.HasPrefix(b, a) && (b[len(a):] == "s" || b[len(a):] == "es")
+	return a.lang.code
 }
 
-// phraseAt counts exact (plural-tolerant) occurrences of kp in ws.
-func phraseCount(ws, kp []string) int {
-	if len(kp) == 0 || len(ws) < len(kp) {
-		return 0
+func (a *analysis) functionWords() map[string]bool {
+	if a.lang == nil {
+		return stopwords
 	}
-	n := 0
-outer:
-	for i := 0; i+len(kp) <= len(ws); i++ {
-		for j, k := range kp {
-			if !sameWord(ws[i+j], k) {
-				continue outer
-			}
-		}
-		n++
-		i += len(kp) - 1
-	}
-	return n
-}
-
-// contentWords drops stop words from a keyphrase; a keyphrase of only stop
-// words keeps them all.
-func contentWords(kp []string) []string {
-	var out []string
-	for _, w := range kp {
-		if !stopwords[w] {
-			out = append(out, w)
-		}
-	}
-	if len(out) == 0 {
-		return kp
-	}
-	return out
-}
-
-// containsAll reports whether every word of need appears in ws, in any
-// order (how Yoast matches a keyphrase in the introduction and headings).
-func containsAll(ws, need []string) bool {
-	if len(need) == 0 {
-		return false
-	}
-	for _, n := range need {
-		found := false
-		for _, w := range ws {
-			if sameWord(w, n) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
-func (a *analysis) countPhrase(kp []string) int {
-	n := 0
-	for _, ws := range a.blockWds {
-		n += phraseCount(ws, kp)
-	}
-	return n
-}
-
-func (a *analysis) density(count int) float64 {
-	if a.totalWds == 0 {
-		return 0
-	}
-	return math.Round(float64(count)*10000/float64(a.totalWds)) / 100
+	return a.lang.function
 }

@@ -4,16 +4,18 @@ import "strings"
 
 // Thresholds of the readability assessments (documented in README's table).
 const (
-	fleschGood, fleschOK         = 60.0, 50.0
-	longSentenceWords            = 20
-	longShareGood, longShareOK   = 25.0, 30.0 // % of sentences over longSentenceWords
-	paragraphGood, paragraphOK   = 150, 200   // words in the longest paragraph
-	sectionGood, sectionOK       = 300, 350   // words between subheadings
-	passiveGood, passiveOK       = 10.0, 15.0 // % of sentences
-	transitionGood, transitionOK = 30.0, 20.0 // % of sentences
-	transitionMinWords           = 200
-	consecutiveRun               = 3 // sentences in a row with the same first word
-	englishMarkerShare           = 0.12
+	fleschGood, fleschOK          = 60.0, 50.0
+	longSentenceWords             = 20
+	longShareGood, longShareOK    = 25.0, 30.0 // % of sentences over longSentenceWords
+	paragraphGood, paragraphOK    = 150, 200   // words in the longest paragraph
+	sectionGood, sectionOK        = 300, 350   // words between subheadings
+	passiveGood, passiveOK        = 10.0, 15.0 // % of sentences
+	transitionGood, transitionOK  = 30.0, 20.0 // % of sentences
+	transitionMinWords            = 200
+	maxSameStarts                 = 2  // sentences in a row with the same start; more is bad
+	minTextChars                  = 50 // less is no text to assess
+	fullPenaltyBad, fullPenaltyOK = 6, 4
+	partPenaltyBad, partPenaltyOK = 4, 2
 )
 
 func pct(n, of int) float64 {
@@ -23,37 +25,27 @@ func pct(n, of int) float64 {
 	return round1(float64(n) * 100 / float64(of))
 }
 
-func (a *analysis) isEnglish() bool {
-	n, m := 0, 0
-	for _, ws := range a.blockWds {
-		for _, w := range ws {
-			n++
-			if englishMarkers[w] {
-				m++
-			}
-		}
-	}
-	return n > 0 && float64(m)/float64(n) >= englishMarkerShare
-}
-
-func (a *analysis) readabilityAssessments() ([]Assessment, Readability) {
+func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Assessment, rd Readability) {
 	const c = CategoryReadability
-	var out []Assessment
-	rd := Readability{Language: "unknown"}
-	english := a.isEnglish()
-	if english {
-		rd.Language = "en"
+	add := func(id string, score int, format string, args ...any) {
+		checks = append(checks, assess(id, c, score, format, args...))
 	}
+	l := a.lang
+	rd.Language = a.languageCode()
 	nSent := len(a.sents)
+	longAt := longSentenceWords
+	if l != nil && l.longSentence > 0 {
+		longAt = l.longSentence
+	}
 	words, syll, long := 0, 0, 0
 	for _, s := range a.sents {
 		words += len(s.words)
-		if len(s.words) > longSentenceWords {
+		if len(s.words) > longAt {
 			long++
 		}
-		if english {
+		if l != nil {
 			for _, w := range s.words {
-				syll += syllables(w)
+				syll += l.syllables(w)
 			}
 		}
 	}
@@ -62,66 +54,62 @@ func (a *analysis) readabilityAssessments() ([]Assessment, Readability) {
 	}
 	rd.LongSentencesPercent = pct(long, nSent)
 
-	if english && nSent > 0 && words > 0 {
-		f := round1(206.835 - 1.015*float64(words)/float64(nSent) - 84.6*float64(syll)/float64(words))
+	if l != nil && nSent > 0 && words > 0 {
+		f := round1(min(100, max(0, l.flesch(float64(words)/float64(nSent), float64(syll)/float64(words)))))
 		rd.FleschReadingEase = &f
-		switch {
-		case f >= fleschGood:
-			out = append(out, assess("flesch-reading-ease", c, Good, "Flesch reading ease %.1f: easy enough for most readers.", f))
-		case f >= fleschOK:
-			out = append(out, assess("flesch-reading-ease", c, OK, "Flesch reading ease %.1f: fairly difficult; shorter sentences and words help.", f))
-		default:
-			out = append(out, assess("flesch-reading-ease", c, Bad, "Flesch reading ease %.1f: difficult; use shorter sentences and simpler words.", f))
-		}
+		rd.FleschFormula = l.fleschName
+		insights = append(insights, fleschAssessment(l.fleschName, f))
 	}
 
-	if nSent > 0 {
-		lp := rd.LongSentencesPercent
-		switch {
-		case lp <= longShareGood:
-			out = append(out, assess("sentence-length", c, Good, "%.1f%% of sentences are longer than %d words; at most %.0f%% is good.", lp, longSentenceWords, longShareGood))
-		case lp <= longShareOK:
-			out = append(out, assess("sentence-length", c, OK, "%.1f%% of sentences are longer than %d words; aim for at most %.0f%%.", lp, longSentenceWords, longShareGood))
-		default:
-			out = append(out, assess("sentence-length", c, Bad, "%.1f%% of sentences are longer than %d words; shorten them to at most %.0f%%.", lp, longSentenceWords, longShareGood))
-		}
-	}
+	a.subheadingDistribution(add)
 
 	longest := 0
 	for _, n := range a.paraWords {
 		longest = max(longest, n)
 	}
 	switch {
-	case len(a.paraWords) == 0:
 	case longest <= paragraphGood:
-		out = append(out, assess("paragraph-length", c, Good, "No paragraph is longer than %d words.", paragraphGood))
+		add("paragraph-length", scoreGood, "No paragraph is longer than %d words.", paragraphGood)
 	case longest <= paragraphOK:
-		out = append(out, assess("paragraph-length", c, OK, "The longest paragraph has %d words; keep paragraphs to %d.", longest, paragraphGood))
+		add("paragraph-length", scoreOK, "The longest paragraph has %d words; keep paragraphs to %d.", longest, paragraphGood)
 	default:
-		out = append(out, assess("paragraph-length", c, Bad, "The longest paragraph has %d words; split paragraphs over %d.", longest, paragraphGood))
+		add("paragraph-length", scoreBad, "The longest paragraph has %d words; split paragraphs over %d.", longest, paragraphGood)
 	}
 
-	sec := 0
-	for _, n := range a.sections {
-		sec = max(sec, n)
-	}
-	switch {
-	case len(a.sections) == 1 && a.totalWds <= sectionGood:
-		out = append(out, assess("subheading-distribution", c, Good, "The text is short enough to need no subheadings."))
-	case len(a.sections) == 1:
-		out = append(out, assess("subheading-distribution", c, Bad, "%d words and no subheadings: add one at least every %d words.", a.totalWds, sectionGood))
-	case sec <= sectionGood:
-		out = append(out, assess("subheading-distribution", c, Good, "No section runs longer than %d words without a subheading.", sectionGood))
-	case sec <= sectionOK:
-		out = append(out, assess("subheading-distribution", c, OK, "A section runs %d words without a subheading; aim for at most %d.", sec, sectionGood))
+	switch lp := rd.LongSentencesPercent; {
+	case lp <= longShareGood:
+		add("sentence-length", scoreGood, "%.1f%% of sentences are longer than %d words; at most %.0f%% is good.", lp, longAt, longShareGood)
+	case lp <= longShareOK:
+		add("sentence-length", scoreOK, "%.1f%% of sentences are longer than %d words; aim for at most %.0f%%.", lp, longAt, longShareGood)
 	default:
-		out = append(out, assess("subheading-distribution", c, Bad, "A section runs %d words without a subheading; add one at least every %d words.", sec, sectionGood))
+		add("sentence-length", scoreBad, "%.1f%% of sentences are longer than %d words; shorten them to at most %.0f%%.", lp, longAt, longShareGood)
 	}
 
-	if english && nSent > 0 {
+	if l != nil && len(l.transitions) > 0 {
+		trans := 0
+		for _, s := range a.sents {
+			if l.hasTransition(s.words) {
+				trans++
+			}
+		}
+		tp := pct(trans, nSent)
+		rd.TransitionPercent = &tp
+		switch {
+		case a.totalWds < transitionMinWords:
+			add("transition-words", scoreGood, "The text is too short (%d words) to need transition words.", a.totalWds)
+		case tp >= transitionGood:
+			add("transition-words", scoreGood, "%.1f%% of sentences use transition words; %.0f%% or more is good.", tp, transitionGood)
+		case tp >= transitionOK:
+			add("transition-words", scoreOK, "%.1f%% of sentences use transition words; aim for %.0f%%.", tp, transitionGood)
+		default:
+			add("transition-words", scoreBad, "%.1f%% of sentences use transition words; use more to link ideas (aim for %.0f%%).", tp, transitionGood)
+		}
+	}
+
+	if l != nil && l.passive != nil {
 		passive := 0
 		for _, s := range a.sents {
-			if isPassive(s.words) {
+			if l.passive(s.words) {
 				passive++
 			}
 		}
@@ -129,54 +117,131 @@ func (a *analysis) readabilityAssessments() ([]Assessment, Readability) {
 		rd.PassivePercent = &pp
 		switch {
 		case pp <= passiveGood:
-			out = append(out, assess("passive-voice", c, Good, "%.1f%% of sentences are passive; at most %.0f%% is good.", pp, passiveGood))
+			add("passive-voice", scoreGood, "%.1f%% of sentences are passive; at most %.0f%% is good.", pp, passiveGood)
 		case pp <= passiveOK:
-			out = append(out, assess("passive-voice", c, OK, "%.1f%% of sentences are passive; aim for at most %.0f%%.", pp, passiveGood))
+			add("passive-voice", scoreOK, "%.1f%% of sentences are passive; aim for at most %.0f%%.", pp, passiveGood)
 		default:
-			out = append(out, assess("passive-voice", c, Bad, "%.1f%% of sentences are passive; use the active voice more (at most %.0f%%).", pp, passiveGood))
-		}
-
-		trans := 0
-		for _, s := range a.sents {
-			if hasTransition(s.words) {
-				trans++
-			}
-		}
-		tp := pct(trans, nSent)
-		rd.TransitionPercent = &tp
-		if a.totalWds >= transitionMinWords {
-			switch {
-			case tp >= transitionGood:
-				out = append(out, assess("transition-words", c, Good, "%.1f%% of sentences use transition words; %.0f%% or more is good.", tp, transitionGood))
-			case tp >= transitionOK:
-				out = append(out, assess("transition-words", c, OK, "%.1f%% of sentences use transition words; aim for %.0f%%.", tp, transitionGood))
-			default:
-				out = append(out, assess("transition-words", c, Bad, "%.1f%% of sentences use transition words; use more to link ideas (aim for %.0f%%).", tp, transitionGood))
-			}
+			add("passive-voice", scoreBad, "%.1f%% of sentences are passive; use the active voice more (at most %.0f%%).", pp, passiveGood)
 		}
 	}
 
-	if nSent > 0 {
-		runs := repeatedStarts(a.sents)
-		if runs == 0 {
-			out = append(out, assess("consecutive-sentences", c, Good, "Sentences start in varied ways."))
-		} else {
-			out = append(out, assess("consecutive-sentences", c, Bad, "%d time(s) %d or more sentences in a row start with the same word.", runs, consecutiveRun))
-		}
+	if a.textChars < minTextChars {
+		add("text-presence", scoreBad, "There is hardly any text (%d characters): write at least a few sentences.", a.textChars)
 	}
-	return out, rd
+
+	if runs := a.repeatedStarts(); runs == 0 {
+		add("consecutive-sentences", scoreGood, "Sentences start in varied ways.")
+	} else {
+		add("consecutive-sentences", scoreBad, "%d %s more than %d sentences in a row start with the same word.", runs, plural(runs, "time", "times"), maxSameStarts)
+	}
+	rd.Rating = readabilityLight(checks, l != nil && l.passive != nil && len(l.transitions) > 0)
+	return checks, insights, rd
 }
 
-// repeatedStarts counts runs of consecutiveRun or more sentences that start
-// with the same word.
-func repeatedStarts(ss []sentence) int {
+// fleschAssessment rates a reading-ease figure: an insight, counted in
+// no score.
+func fleschAssessment(name string, f float64) Assessment {
+	score := scoreGood
+	text := "%s %.1f: easy enough for most readers."
+	switch {
+	case f < fleschOK:
+		score, text = scoreBad, "%s %.1f: difficult; use shorter sentences and simpler words."
+	case f < fleschGood:
+		score, text = scoreOK, "%s %.1f: fairly difficult; shorter sentences and words help."
+	}
+	return assess("flesch-reading-ease", CategoryInsight, score, text, name, f)
+}
+
+// readabilityLight is Yoast's traffic light: penalty points for ok and
+// bad checks, with stricter bands when the language lacks some checks.
+func readabilityLight(checks []Assessment, full bool) string {
+	if len(checks) <= 1 {
+		return Bad
+	}
+	penalty := 0
+	for _, c := range checks {
+		switch c.Rating {
+		case Bad:
+			if full {
+				penalty += 3
+			} else {
+				penalty += 4
+			}
+		case OK:
+			penalty += 2
+		}
+	}
+	badAt, okAt := fullPenaltyBad, fullPenaltyOK
+	if !full {
+		badAt, okAt = partPenaltyBad, partPenaltyOK
+	}
+	switch {
+	case penalty > badAt:
+		return Bad
+	case penalty > okAt:
+		return OK
+	}
+	return Good
+}
+
+func (a *analysis) subheadingDistribution(add func(string, int, string, ...any)) {
+	const id = "subheading-distribution"
+	if a.totalWds <= sectionGood {
+		add(id, scoreGood, "The text is short enough to need no subheadings.")
+		return
+	}
+	if len(a.sections) == 1 {
+		add(id, 2, "%d words and no subheadings: add one at least every %d words.", a.totalWds, sectionGood)
+		return
+	}
+	longest, tooLong := 0, 0
+	for _, s := range a.sections {
+		longest = max(longest, s.words)
+		if s.words > sectionGood {
+			tooLong++
+		}
+	}
+	// A long opening before the first subheading is judged on its own
+	// when it is the only long section.
+	if first := a.sections[0]; first.words > sectionGood && tooLong < 2 {
+		if first.words <= sectionOK {
+			add(id, scoreOK, "The text before the first subheading runs %d words; aim for at most %d.", first.words, sectionGood)
+		} else {
+			add(id, scoreBad, "The text before the first subheading runs %d words; add a subheading within %d words.", first.words, sectionGood)
+		}
+		return
+	}
+	switch {
+	case longest <= sectionGood:
+		add(id, scoreGood, "No section runs longer than %d words without a subheading.", sectionGood)
+	case longest <= sectionOK:
+		add(id, scoreOK, "A section runs %d words without a subheading; aim for at most %d.", longest, sectionGood)
+	default:
+		add(id, scoreBad, "A section runs %d words without a subheading; add one at least every %d words.", longest, sectionGood)
+	}
+}
+
+// repeatedStarts counts runs of more than maxSameStarts sentences in a
+// row that start the same way. An opener such as "the" or a number is
+// read with the word after it.
+func (a *analysis) repeatedStarts() int {
+	var skip map[string]bool
+	if a.lang != nil {
+		skip = a.lang.firstWordSkip
+	}
+	start := func(s sentence) string {
+		if skip[s.words[0]] && len(s.words) > 1 {
+			return s.words[0] + " " + s.words[1]
+		}
+		return s.words[0]
+	}
 	runs, n := 0, 1
-	for i := 1; i <= len(ss); i++ {
-		if i < len(ss) && ss[i].words[0] == ss[i-1].words[0] {
+	for i := 1; i <= len(a.sents); i++ {
+		if i < len(a.sents) && start(a.sents[i]) == start(a.sents[i-1]) {
 			n++
 			continue
 		}
-		if n >= consecutiveRun {
+		if n > maxSameStarts {
 			runs++
 		}
 		n = 1
@@ -210,22 +275,31 @@ func isPassive(ws []string) bool {
 // nonParticipleEd are -ed words that follow "is"/"was" without making a
 // passive.
 var nonParticipleEd = set(`need seed feed bed red shed speed indeed hundred naked wicked sacred tired interested
-excited pleased worried concerned bored supposed used`)
+excited pleased worried concerned bored supposed used mixed advanced detailed experienced skilled talented complicated
+sophisticated crowded varied balanced dedicated`)
 
-func hasTransition(ws []string) bool {
-	for _, w := range ws {
-		if transitions[w] {
+func (l *language) hasTransition(ws []string) bool {
+	for i, w := range ws {
+		if l.transitions[w] {
 			return true
 		}
-	}
-	if len(ws) < 2 {
-		return false
-	}
-	joined := " " + strings.Join(ws, " ") + " "
-	for _, p := range transitionPhrases {
-		if strings.Contains(joined, " "+p+" ") {
-			return true
+		for _, p := range l.phraseIndex()[w] {
+			if seqAt(ws, i, p) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// phraseIndex groups the multi-word transitions by their first word.
+func (l *language) phraseIndex() map[string][][]string {
+	l.phraseOnce.Do(func() {
+		l.phrasesByFirst = map[string][][]string{}
+		for _, p := range l.transitionPhrases {
+			ws := strings.Fields(p)
+			l.phrasesByFirst[ws[0]] = append(l.phrasesByFirst[ws[0]], ws)
+		}
+	})
+	return l.phrasesByFirst
 }

@@ -21,9 +21,16 @@ type block struct {
 	kind  int
 	level int // heading level
 	text  string
+	// quoted is text the author did not write or that is not prose:
+	// blockquotes, code, preformatted text. The outline keeps it; the
+	// assessments skip it, as Yoast does.
+	quoted bool
 }
 
-type link struct{ href, text string }
+type link struct {
+	href, text string
+	nofollow   bool
+}
 
 type image struct {
 	src, alt string
@@ -87,8 +94,9 @@ func isHTML(s string) bool {
 }
 
 type walker struct {
-	doc *document
-	buf strings.Builder
+	doc    *document
+	buf    strings.Builder
+	quoted int // depth inside blockquote, code, pre and the like
 }
 
 func (w *walker) flush(kind, level int) {
@@ -97,7 +105,7 @@ func (w *walker) flush(kind, level int) {
 	if text == "" {
 		return
 	}
-	w.doc.blocks = append(w.doc.blocks, block{kind: kind, level: level, text: text})
+	w.doc.blocks = append(w.doc.blocks, block{kind: kind, level: level, text: text, quoted: w.quoted > 0})
 }
 
 func headingLevel(a atom.Atom) int {
@@ -151,13 +159,30 @@ func (w *walker) walk(n *html.Node) {
 			return
 		case atom.A:
 			href, _ := attr(n, "href")
+			rel, _ := attr(n, "rel")
 			start := w.buf.Len()
 			w.children(n)
 			text := ""
 			if w.buf.Len() >= start {
 				text = strings.TrimSpace(w.buf.String()[start:])
 			}
-			w.doc.links = append(w.doc.links, link{href: strings.TrimSpace(href), text: text})
+			w.doc.links = append(w.doc.links, link{href: strings.TrimSpace(href), text: text, nofollow: hasToken(rel, "nofollow")})
+			return
+		case atom.Code, atom.Kbd, atom.Samp, atom.Math, atom.Textarea, atom.Select, atom.Button:
+			// Inline code and form controls are not prose: left out.
+			if w.quoted > 0 {
+				w.children(n)
+			} else {
+				w.buf.WriteByte(' ')
+			}
+			return
+		case atom.Blockquote, atom.Pre, atom.Canvas, atom.Object:
+			// Flushed as blocks of their own, marked quoted.
+			w.flush(kindParagraph, 0)
+			w.quoted++
+			w.children(n)
+			w.flush(kindItem, 0)
+			w.quoted--
 			return
 		}
 		if lvl := headingLevel(n.DataAtom); lvl > 0 {
@@ -172,13 +197,13 @@ func (w *walker) walk(n *html.Node) {
 			w.children(n)
 			w.flush(kindParagraph, 0)
 			return
-		case atom.Li, atom.Td, atom.Th, atom.Dd, atom.Dt, atom.Figcaption, atom.Pre, atom.Caption:
+		case atom.Li, atom.Td, atom.Th, atom.Dd, atom.Dt, atom.Figcaption, atom.Caption:
 			w.flush(kindParagraph, 0)
 			w.children(n)
 			w.flush(kindItem, 0)
 			return
 		case atom.Div, atom.Section, atom.Article, atom.Main, atom.Body, atom.Ul, atom.Ol, atom.Table,
-			atom.Tr, atom.Blockquote, atom.Header, atom.Footer, atom.Aside, atom.Nav, atom.Figure, atom.Hr, atom.Dl:
+			atom.Tr, atom.Header, atom.Footer, atom.Aside, atom.Nav, atom.Figure, atom.Hr, atom.Dl:
 			w.flush(kindParagraph, 0)
 			w.children(n)
 			w.flush(kindParagraph, 0)
@@ -192,4 +217,26 @@ func (w *walker) children(n *html.Node) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c)
 	}
+}
+
+func hasToken(list, tok string) bool {
+	for _, f := range strings.Fields(strings.ToLower(list)) {
+		if f == tok {
+			return true
+		}
+	}
+	return false
+}
+
+// toHTML is the HTML the scorer reads content as: HTML as given, Markdown
+// and plain text rendered (the differential test hands this to Yoast).
+func toHTML(content string) (string, error) {
+	if isHTML(content) {
+		return content, nil
+	}
+	var buf bytes.Buffer
+	if err := md.Convert([]byte(content), &buf); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
 }

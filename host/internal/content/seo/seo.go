@@ -4,9 +4,12 @@
 // It needs no model: everything is measured on the text, so the same input
 // always gives the same output. Content may be plain text, Markdown or HTML.
 //
-// Language: the readability formulas and word lists (Flesch reading ease,
-// passive voice, transition words) are English. Other languages get the
-// language-neutral assessments only; see Result.Readability.Language.
+// Language: English, German, Spanish, French, Italian and Dutch have their
+// own Flesch variant, transition and function words and passive rule
+// (English, Spanish and French also word forms); the language is detected
+// from the text or given.
+// Other languages get the language-neutral assessments only; see
+// Result.Readability.Language.
 package seo
 
 import (
@@ -26,6 +29,9 @@ const (
 const (
 	CategorySEO         = "seo"
 	CategoryReadability = "readability"
+	// CategoryInsight is a figure rated for the writer that counts in
+	// neither score (Flesch reading ease, as in Yoast's insights).
+	CategoryInsight = "insight"
 )
 
 // Sources of a keyword.
@@ -33,9 +39,6 @@ const (
 	SourceGiven     = "given"
 	SourceExtracted = "extracted"
 )
-
-// ratingScore is an assessment's score for each rating.
-var ratingScore = map[string]int{Good: 9, OK: 6, Bad: 3}
 
 // MaxKeywords is how many keywords are extracted when none are given.
 const MaxKeywords = 5
@@ -49,6 +52,9 @@ type Input struct {
 	Keywords []string
 	// AutoExtract extracts keywords from the text when Keywords is empty.
 	AutoExtract bool
+	// Language is an ISO 639-1 code of a supported language (Languages);
+	// empty detects it from the text.
+	Language string
 }
 
 // Assessment is one check's outcome.
@@ -56,8 +62,10 @@ type Assessment struct {
 	ID       string `json:"id"`
 	Category string `json:"category"`
 	Rating   string `json:"rating"`
-	// Score is out of 9: good 9, ok 6, bad 3; a category's score is the
-	// sum as a share of all-good, 0–100.
+	// Score is out of 9 as Yoast scores: above 7 is good, 5–7 ok, 4 or
+	// less bad; keyphrase stuffing (-10, -50) and a very short text
+	// (-10, -20) go below zero. A category's score is the sum as a share of
+	// all 9s, 0–100.
 	Score int    `json:"score"`
 	Text  string `json:"text"`
 }
@@ -83,23 +91,32 @@ type Stats struct {
 // Readability is the readability summary.
 type Readability struct {
 	Score int `json:"score"`
-	// FleschReadingEase is nil when the text is not English.
+	// Rating is the traffic light: Yoast's penalty points (ok 2, bad 3;
+	// bad 4 when the language lacks checks) over the readability checks.
+	Rating string `json:"rating"`
+	// FleschReadingEase is the language's Flesch variant (FleschFormula),
+	// 0–100; nil when the language is not supported.
 	FleschReadingEase *float64 `json:"fleschReadingEase"`
-	// Language is "en" when the text reads as English, else "unknown".
+	FleschFormula     string   `json:"fleschFormula,omitempty"`
+	// Language is the language's code, else "unknown".
 	Language              string  `json:"language"`
 	AverageSentenceLength float64 `json:"averageSentenceLength"`
 	LongSentencesPercent  float64 `json:"longSentencesPercent"`
-	// PassivePercent and TransitionPercent are nil when not English.
+	// PassivePercent and TransitionPercent are nil when the language is
+	// not supported.
 	PassivePercent    *float64 `json:"passiveVoicePercent"`
 	TransitionPercent *float64 `json:"transitionWordsPercent"`
 }
 
 // SEO is the search summary.
 type SEO struct {
-	Score          int     `json:"score"`
+	Score int `json:"score"`
+	// Rating is the traffic light: good above 70, ok above 40, else bad.
+	Rating         string  `json:"rating"`
 	Keyphrase      string  `json:"keyphrase"`
 	Title          string  `json:"title"`
 	TitleLength    int     `json:"titleLength"`
+	TitleWidth     int     `json:"titleWidth"` // pixels in search results
 	KeyphraseCount int     `json:"keyphraseCount"`
 	Density        float64 `json:"keyphraseDensity"`
 	InternalLinks  int     `json:"internalLinks"`
@@ -123,7 +140,11 @@ func Score(in Input) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("parse content: %w", err)
 	}
-	a := analyze(doc, in.Title)
+	lang := strings.ToLower(strings.TrimSpace(in.Language))
+	if lang != "" && !LanguageSupported(lang) {
+		return Result{}, fmt.Errorf("language %q is not supported (one of %s)", in.Language, strings.Join(Languages(), ", "))
+	}
+	a := analyze(doc, in.Title, lang)
 	var res Result
 	res.Stats = a.stats()
 
@@ -139,7 +160,7 @@ func Score(in Input) (Result, error) {
 		}
 	}
 	for i := range kws {
-		kws[i].Count = a.countPhrase(words(kws[i].Keyword))
+		kws[i].Count = a.count(a.keyphrase(kws[i].Keyword))
 		kws[i].Density = a.density(kws[i].Count)
 	}
 	res.Keywords = kws
@@ -148,18 +169,33 @@ func Score(in Input) (Result, error) {
 		keyphrase = kws[0].Keyword
 	}
 
-	res.SEO = SEO{Keyphrase: keyphrase, Title: a.title, TitleLength: len([]rune(a.title)), InternalLinks: a.internal, OutboundLinks: a.outbound}
+	res.SEO = SEO{Keyphrase: keyphrase, Title: a.title, TitleLength: len([]rune(a.title)), TitleWidth: a.titleWidth,
+		InternalLinks: a.internal, OutboundLinks: a.outbound}
 	if len(kws) > 0 {
 		res.SEO.KeyphraseCount, res.SEO.Density = kws[0].Count, kws[0].Density
 	}
-	seoChecks := a.seoAssessments(keyphrase)
-	readChecks, rd := a.readabilityAssessments()
+	seoChecks := a.seoAssessments(a.keyphrase(keyphrase))
+	readChecks, insights, rd := a.readabilityAssessments()
 	res.Readability = rd
-	res.Assessments = append(seoChecks, readChecks...)
+	res.Assessments = append(append(seoChecks, readChecks...), insights...)
 	res.SEO.Score = categoryScore(seoChecks)
+	res.SEO.Rating = seoLight(res.SEO.Score)
 	res.Readability.Score = categoryScore(readChecks)
 	res.Score = int(math.Round(float64(res.SEO.Score+res.Readability.Score) / 2))
 	return res, nil
+}
+
+// SEO light bands of the SEO score (Yoast's).
+const seoGoodAbove, seoOKAbove = 70, 40
+
+func seoLight(score int) string {
+	switch {
+	case score > seoGoodAbove:
+		return Good
+	case score > seoOKAbove:
+		return OK
+	}
+	return Bad
 }
 
 func categoryScore(as []Assessment) int {
@@ -170,11 +206,23 @@ func categoryScore(as []Assessment) int {
 	for _, a := range as {
 		sum += a.Score
 	}
-	return int(math.Round(float64(sum) * 100 / float64(ratingScore[Good]*len(as))))
+	s := int(math.Round(float64(sum) * 100 / float64(scoreGood*len(as))))
+	return min(100, max(0, s))
 }
 
-func assess(id, category, rating, format string, args ...any) Assessment {
-	return Assessment{ID: id, Category: category, Rating: rating, Score: ratingScore[rating], Text: fmt.Sprintf(format, args...)}
+// ratingOf is Yoast's reading of a score: above 7 good, 5–7 ok, else bad.
+func ratingOf(score int) string {
+	switch {
+	case score > 7:
+		return Good
+	case score > 4:
+		return OK
+	}
+	return Bad
+}
+
+func assess(id, category string, score int, format string, args ...any) Assessment {
+	return Assessment{ID: id, Category: category, Rating: ratingOf(score), Score: score, Text: fmt.Sprintf(format, args...)}
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }

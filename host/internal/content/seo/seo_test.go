@@ -16,43 +16,24 @@ var fixtures = []struct {
 	want        map[string]string
 }{
 	{file: "good.md", keywords: []string{"content calendar"}, language: "en", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Good, "keyphrase-in-introduction": Good,
-		"keyphrase-density": Good, "keyphrase-in-subheadings": Good, "text-length": Good, "outbound-links": Good,
-		"internal-links": Good, "image-alt": Good, "flesch-reading-ease": Good, "sentence-length": Good,
-		"paragraph-length": Good, "subheading-distribution": Good, "passive-voice": Good, "transition-words": Good,
-		"consecutive-sentences": Good,
+		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Good, "keyphrase-in-introduction": Good, "keyphrase-density": Good, "keyphrase-in-subheadings": Good, "competing-links": Good, "text-length": Good, "outbound-links": Good, "internal-links": Good, "images": Good, "image-alt": Good, "single-h1": Good, "flesch-reading-ease": Good, "subheading-distribution": Good, "paragraph-length": Good, "sentence-length": Good, "transition-words": Good, "passive-voice": Good, "consecutive-sentences": Good,
 	}},
 	{file: "short.txt", keywords: []string{"solar panels"}, language: "en", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Bad, "title-length": Bad, "keyphrase-in-introduction": Bad,
-		"keyphrase-density": Bad, "text-length": Bad, "outbound-links": Bad, "internal-links": Bad, "image-alt": Bad,
-		"flesch-reading-ease": Good, "sentence-length": Good, "paragraph-length": Good, "subheading-distribution": Good,
-		"passive-voice": Good, "consecutive-sentences": Good,
+		"keyphrase-length": Good, "keyphrase-in-title": Bad, "title-length": Bad, "keyphrase-in-introduction": Bad, "keyphrase-density": Bad, "keyphrase-in-subheadings": Good, "competing-links": Good, "text-length": Bad, "outbound-links": Bad, "internal-links": Bad, "images": Bad, "image-alt": Bad, "single-h1": Good, "flesch-reading-ease": Good, "subheading-distribution": Good, "paragraph-length": Good, "sentence-length": Good, "transition-words": Good, "passive-voice": Good, "consecutive-sentences": Good,
 	}},
 	{file: "stuffed.html", keywords: []string{"solar panels"}, language: "en", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Bad, "keyphrase-in-introduction": Bad,
-		"keyphrase-density": Bad, "text-length": Good, "outbound-links": Bad, "internal-links": Bad, "image-alt": Bad,
-		"flesch-reading-ease": Bad, "sentence-length": Bad, "paragraph-length": Bad, "subheading-distribution": Bad,
-		"passive-voice": Bad, "transition-words": Good, "consecutive-sentences": Bad,
+		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Bad, "keyphrase-in-introduction": Bad, "keyphrase-density": Bad, "keyphrase-in-subheadings": Bad, "competing-links": Good, "text-length": Good, "outbound-links": Bad, "internal-links": Bad, "images": Good, "image-alt": OK, "single-h1": Good, "flesch-reading-ease": Bad, "subheading-distribution": Bad, "paragraph-length": Bad, "sentence-length": Bad, "transition-words": Good, "passive-voice": Bad, "consecutive-sentences": Bad,
 	}},
 	{file: "academic.md", keywords: []string{"editorial planning"}, language: "en", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Bad, "keyphrase-in-introduction": Good,
-		"keyphrase-density": OK, "keyphrase-in-subheadings": OK, "text-length": Good, "outbound-links": Good,
-		"internal-links": Good, "image-alt": Bad, "flesch-reading-ease": Bad, "sentence-length": Bad,
-		"paragraph-length": Good, "subheading-distribution": Bad, "passive-voice": Good, "transition-words": Good,
-		"consecutive-sentences": Good,
+		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Good, "keyphrase-in-introduction": Good, "keyphrase-density": Bad, "keyphrase-in-subheadings": Good, "competing-links": Good, "text-length": Good, "outbound-links": Good, "internal-links": Good, "images": Bad, "image-alt": Bad, "single-h1": Good, "flesch-reading-ease": Bad, "subheading-distribution": Bad, "paragraph-length": Good, "sentence-length": Bad, "transition-words": Good, "passive-voice": Good, "consecutive-sentences": Good,
 	}},
 	{file: "repetitive.md", title: "Brewing coffee at home: the gear we use every day", keywords: []string{"brewing coffee"}, language: "en", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Good, "keyphrase-in-introduction": Bad,
-		"keyphrase-density": Good, "keyphrase-in-subheadings": OK, "text-length": Good, "outbound-links": Bad,
-		"internal-links": Bad, "image-alt": Bad, "flesch-reading-ease": Good, "sentence-length": Good,
-		"paragraph-length": Good, "subheading-distribution": Good, "passive-voice": Good, "transition-words": Bad,
-		"consecutive-sentences": Bad,
+		"keyphrase-length": Good, "keyphrase-in-title": Good, "title-length": Good, "keyphrase-in-introduction": Bad, "keyphrase-density": Good, "keyphrase-in-subheadings": Bad, "competing-links": Good, "text-length": Good, "outbound-links": Bad, "internal-links": Bad, "images": Good, "image-alt": OK, "single-h1": Good, "flesch-reading-ease": Good, "subheading-distribution": Good, "paragraph-length": Good, "sentence-length": Good, "transition-words": Bad, "passive-voice": Good, "consecutive-sentences": Bad,
 	}},
-	// Not English: Flesch, passive voice and transition words are skipped.
-	{file: "german.txt", title: "Redaktionsplan", language: "unknown", want: map[string]string{
-		"keyphrase-length": Good, "keyphrase-in-title": Bad, "title-length": Bad, "keyphrase-in-introduction": Good,
-		"keyphrase-density": Good, "text-length": Bad, "outbound-links": Bad, "internal-links": Bad, "image-alt": Bad,
-		"sentence-length": Good, "paragraph-length": Good, "subheading-distribution": Good, "consecutive-sentences": Good,
+	// German: its own Flesch variant (Amstad), transition words and
+	// passive rule.
+	{file: "german.txt", title: "Redaktionsplan", language: "de", want: map[string]string{
+		"keyphrase-length": Good, "keyphrase-in-title": Bad, "title-length": Good, "keyphrase-in-introduction": Good, "keyphrase-density": Good, "keyphrase-in-subheadings": Good, "competing-links": Good, "text-length": Bad, "outbound-links": Bad, "internal-links": Bad, "images": Bad, "image-alt": Bad, "single-h1": Good, "flesch-reading-ease": Good, "subheading-distribution": Good, "paragraph-length": Good, "sentence-length": Good, "transition-words": Good, "passive-voice": Good, "consecutive-sentences": Good,
 	}},
 }
 
@@ -91,7 +72,7 @@ func TestFixtureRatings(t *testing.T) {
 			if r.Readability.Language != f.language {
 				t.Errorf("language %q, want %q", r.Readability.Language, f.language)
 			}
-			if (r.Readability.FleschReadingEase != nil) != (f.language == "en") {
+			if (r.Readability.FleschReadingEase != nil) != (f.language != "unknown") {
 				t.Errorf("fleschReadingEase present=%v for language %s", r.Readability.FleschReadingEase != nil, f.language)
 			}
 			again, _ := Score(Input{Content: string(b), Title: f.title, Keywords: f.keywords, AutoExtract: true})
@@ -116,8 +97,8 @@ func TestGoodFixtureOutscoresBadOnes(t *testing.T) {
 		return r.Score
 	}
 	good := score("good.md", "content calendar")
-	if good != 100 {
-		t.Errorf("good.md scored %d, want 100", good)
+	if good < 95 {
+		t.Errorf("good.md scored %d, want at least 95", good)
 	}
 	for _, f := range [][2]string{{"short.txt", "solar panels"}, {"stuffed.html", "solar panels"}, {"academic.md", "editorial planning"}} {
 		if s := score(f[0], f[1]); s >= good-15 {
@@ -146,12 +127,14 @@ func TestSingleAssessments(t *testing.T) {
 		{"long keyphrase", "keyphrase-length", OK, Input{Content: sentence, Keywords: []string{"best cheap durable garden tools shop online"}}},
 		{"very long keyphrase", "keyphrase-length", Bad, Input{Content: sentence, Keywords: []string{"best cheap durable garden tools shop online near me today now"}}},
 		{"title keyphrase not at start", "keyphrase-in-title", OK, Input{Content: sentence, Title: "Why we love garden tools", Keywords: []string{"garden tools"}}},
-		{"title ok length", "title-length", OK, Input{Content: sentence, Title: strings.Repeat("a", 35)}},
+		{"short title is fine", "title-length", Good, Input{Content: sentence, Title: "Garden tools"}},
+		{"title wider than 600 px", "title-length", Bad, Input{Content: sentence, Title: strings.Repeat("W", 33)}},
 		{"intro split across sentences", "keyphrase-in-introduction", OK, Input{Content: "The garden is big. Tools help.\n\nMore text.", Keywords: []string{"garden tools"}}},
-		{"density slightly low", "keyphrase-density", OK, Input{Content: strings.Repeat("word ", 296) + "garden tools", Keywords: []string{"garden tools"}}},
+		{"density low", "keyphrase-density", Bad, Input{Content: strings.Repeat("word ", 296) + "garden tools", Keywords: []string{"garden tools"}}},
 		{"subheadings without keyphrase", "keyphrase-in-subheadings", Bad, Input{Content: "## Care\n\ntext\n\n## Storage\n\ntext", Keywords: []string{"garden tools"}}},
-		{"subheadings few", "keyphrase-in-subheadings", OK, Input{Content: "## Garden tools\n\nt\n\n## A\n\nt\n\n## B\n\nt\n\n## C\n\nt", Keywords: []string{"garden tools"}}},
-		{"text length ok", "text-length", OK, Input{Content: strings.Repeat("Tools help. ", 120)}},
+		{"subheadings few", "keyphrase-in-subheadings", Bad, Input{Content: "## Garden tools\n\nt\n\n## A\n\nt\n\n## B\n\nt\n\n## C\n\nt", Keywords: []string{"garden tools"}}},
+		{"text length ok", "text-length", OK, Input{Content: strings.Repeat("Tools help. ", 130)}},
+		{"text length below", "text-length", Bad, Input{Content: strings.Repeat("Tools help. ", 110)}},
 		{"image alt without keyphrase", "image-alt", OK, Input{Content: `<p>x</p><img src="a.png" alt="a rake">`, Keywords: []string{"garden tools"}}},
 		{"flesch ok", "flesch-reading-ease", OK, Input{Content: strings.Repeat("The gardener maintains the garden equipment in the spring. ", 10)}},
 		{"long sentences ok share", "sentence-length", OK, Input{Content: strings.Repeat("Tools help. ", 7) + strings.Repeat("Long "+strings.Repeat("word ", 22)+"end. ", 3)}},
@@ -182,7 +165,8 @@ func TestFormatsAgree(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("markdown and HTML differ:\n%+v\n%+v", a, b)
 	}
-	want := Stats{Words: 16, Sentences: 3, Paragraphs: 2, Headings: 2, Links: 2, Images: 1}
+	// Headings are sentences of their own: 3 in the paragraphs, 2 headings.
+	want := Stats{Words: 16, Sentences: 5, Paragraphs: 2, Headings: 2, Links: 2, Images: 1}
 	if a.Stats != want {
 		t.Errorf("stats %+v, want %+v", a.Stats, want)
 	}

@@ -102,28 +102,42 @@ func isAbbrev(before string) bool {
 }
 
 // syllables estimates the English syllables of a lower-case word: vowel
-// groups, less a silent final e, at least one.
+// groups, less a silent final e ("make", "while", "rule" but not "table"),
+// a silent e of -es ("comes", "takes" but not "boxes", "places") and of
+// -ed ("jumped" but not "wanted"), plus one for -ing after a vowel
+// ("being", "going"), at least one.
 func syllables(w string) int {
 	n := 0
 	prevVowel := false
-	last := 0
 	for i := 0; i < len(w); i++ {
-		c := w[i]
-		v := c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y'
+		v := isVowelY(w[i])
 		if v && !prevVowel {
 			n++
 		}
 		prevVowel = v
-		last = i
 	}
-	if n > 1 && w[last] == 'e' && !(last > 0 && w[last-1] == 'l') {
-		n-- // "make", but not "table"
-	}
-	if n > 1 && strings.HasSuffix(w, "ed") && len(w) > 3 && w[len(w)-3] != 't' && w[len(w)-3] != 'd' {
+	l := len(w)
+	switch {
+	case n <= 1:
+	case w[l-1] == 'e' && !(l >= 3 && w[l-2] == 'l' && !isVowelY(w[l-3])) && !isVowelY(w[l-2]):
+		n-- // "make", "while"; not "table", not "free"
+	case strings.HasSuffix(w, "es") && l > 3 && !isVowelY(w[l-3]) && !strings.ContainsRune("sxzcg", rune(w[l-3])) &&
+		!strings.HasSuffix(w, "ches") && !strings.HasSuffix(w, "shes") && !(w[l-3] == 'l' && l > 4 && !isVowelY(w[l-4])):
+		n-- // "comes", "takes"; not "boxes", "places", "tables"
+	case strings.HasSuffix(w, "ed") && l > 3 && w[l-3] != 't' && w[l-3] != 'd' && !isVowelY(w[l-3]):
 		n-- // "jumped", but not "wanted"
+	}
+	if strings.HasSuffix(w, "ing") && l > 4 && isVowelY(w[l-4]) && w[l-4] != 'y' {
+		n++ // "being", "going"
+	} else if strings.HasSuffix(w, "ying") && l > 4 {
+		n++ // "playing"
 	}
 	if n == 0 {
 		return 1
 	}
 	return n
+}
+
+func isVowelY(c byte) bool {
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y'
 }

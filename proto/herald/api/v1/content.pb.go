@@ -31,8 +31,10 @@ type CalculateSEOScoreRequest struct {
 	Keywords []string `protobuf:"bytes,3,rep,name=keywords,proto3" json:"keywords,omitempty"`
 	// Extract keywords when none are given; default true.
 	AutoExtractKeywords *bool `protobuf:"varint,4,opt,name=auto_extract_keywords,json=autoExtractKeywords,proto3,oneof" json:"auto_extract_keywords,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Language of the text: de, en, es, fr, it or nl; empty detects it from the text.
+	Language      string `protobuf:"bytes,5,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CalculateSEOScoreRequest) Reset() {
@@ -91,6 +93,13 @@ func (x *CalculateSEOScoreRequest) GetAutoExtractKeywords() bool {
 		return *x.AutoExtractKeywords
 	}
 	return false
+}
+
+func (x *CalculateSEOScoreRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
 }
 
 // SEOScore is a scored text.
@@ -182,19 +191,24 @@ func (x *SEOScore) GetStats() *SEOStats {
 type SEOReadability struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Score int32                  `protobuf:"varint,1,opt,name=score,proto3" json:"score,omitempty"`
-	// Flesch reading ease (English formula); null when the text is not English.
+	// Flesch reading ease in the language's variant (flesch_formula), 0–100; null when the
+	// language is not supported.
 	FleschReadingEase *float64 `protobuf:"fixed64,2,opt,name=flesch_reading_ease,json=fleschReadingEase,proto3,oneof" json:"flesch_reading_ease,omitempty"`
-	// "en", or "unknown" when the text does not read as English.
+	// de, en, es, fr, it or nl, or "unknown".
 	Language              string  `protobuf:"bytes,3,opt,name=language,proto3" json:"language,omitempty"`
 	AverageSentenceLength float64 `protobuf:"fixed64,4,opt,name=average_sentence_length,json=averageSentenceLength,proto3" json:"average_sentence_length,omitempty"`
 	// Share of sentences longer than 20 words, percent.
 	LongSentencesPercent float64 `protobuf:"fixed64,5,opt,name=long_sentences_percent,json=longSentencesPercent,proto3" json:"long_sentences_percent,omitempty"`
-	// Share of passive sentences, percent; null when not English.
+	// Share of passive sentences, percent; null when the language is not supported.
 	PassiveVoicePercent *float64 `protobuf:"fixed64,6,opt,name=passive_voice_percent,json=passiveVoicePercent,proto3,oneof" json:"passive_voice_percent,omitempty"`
-	// Share of sentences with a transition word, percent; null when not English.
+	// Share of sentences with a transition word, percent; null when the language is not supported.
 	TransitionWordsPercent *float64 `protobuf:"fixed64,7,opt,name=transition_words_percent,json=transitionWordsPercent,proto3,oneof" json:"transition_words_percent,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
+	// Traffic light: "good", "ok" or "bad" (Yoast's penalty points of the readability checks).
+	Rating string `protobuf:"bytes,8,opt,name=rating,proto3" json:"rating,omitempty"`
+	// Name of the Flesch variant, e.g. "Flesch reading ease (Amstad)".
+	FleschFormula string `protobuf:"bytes,9,opt,name=flesch_formula,json=fleschFormula,proto3" json:"flesch_formula,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SEOReadability) Reset() {
@@ -276,6 +290,20 @@ func (x *SEOReadability) GetTransitionWordsPercent() float64 {
 	return 0
 }
 
+func (x *SEOReadability) GetRating() string {
+	if x != nil {
+		return x.Rating
+	}
+	return ""
+}
+
+func (x *SEOReadability) GetFleschFormula() string {
+	if x != nil {
+		return x.FleschFormula
+	}
+	return ""
+}
+
 type SEOSummary struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Score int32                  `protobuf:"varint,1,opt,name=score,proto3" json:"score,omitempty"`
@@ -288,8 +316,12 @@ type SEOSummary struct {
 	KeyphraseDensity float64 `protobuf:"fixed64,6,opt,name=keyphrase_density,json=keyphraseDensity,proto3" json:"keyphrase_density,omitempty"`
 	InternalLinks    int32   `protobuf:"varint,7,opt,name=internal_links,json=internalLinks,proto3" json:"internal_links,omitempty"`
 	OutboundLinks    int32   `protobuf:"varint,8,opt,name=outbound_links,json=outboundLinks,proto3" json:"outbound_links,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Traffic light: "good" above 70, "ok" above 40, else "bad".
+	Rating string `protobuf:"bytes,9,opt,name=rating,proto3" json:"rating,omitempty"`
+	// Title width in pixels as search results show it (Arial 20 px); over 600 is cut.
+	TitleWidth    int32 `protobuf:"varint,10,opt,name=title_width,json=titleWidth,proto3" json:"title_width,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SEOSummary) Reset() {
@@ -378,6 +410,20 @@ func (x *SEOSummary) GetOutboundLinks() int32 {
 	return 0
 }
 
+func (x *SEOSummary) GetRating() string {
+	if x != nil {
+		return x.Rating
+	}
+	return ""
+}
+
+func (x *SEOSummary) GetTitleWidth() int32 {
+	if x != nil {
+		return x.TitleWidth
+	}
+	return 0
+}
+
 type SEOKeyword struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Keyword string                 `protobuf:"bytes,1,opt,name=keyword,proto3" json:"keyword,omitempty"`
@@ -451,11 +497,12 @@ func (x *SEOKeyword) GetDensity() float64 {
 type SEOAssessment struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// "seo" or "readability".
+	// "seo", "readability", or "insight" (rated, counted in no score).
 	Category string `protobuf:"bytes,2,opt,name=category,proto3" json:"category,omitempty"`
 	// "good", "ok" or "bad".
 	Rating string `protobuf:"bytes,3,opt,name=rating,proto3" json:"rating,omitempty"`
-	// 9 good, 6 ok, 3 bad.
+	// Out of 9: above 7 good, 5–7 ok, 4 or less bad; keyphrase stuffing and a very short text
+	// score below zero.
 	Score         int32  `protobuf:"varint,4,opt,name=score,proto3" json:"score,omitempty"`
 	Text          string `protobuf:"bytes,5,opt,name=text,proto3" json:"text,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -937,8 +984,10 @@ type ImproveContentWithValidationRequest struct {
 	UseWorker bool   `protobuf:"varint,8,opt,name=use_worker,json=useWorker,proto3" json:"use_worker,omitempty"`
 	// Allowed change of length in words, percent; default 30.
 	MaxLengthChange *int32 `protobuf:"varint,9,opt,name=max_length_change,json=maxLengthChange,proto3,oneof" json:"max_length_change,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Language of the text for scoring before and after: de, en, es, fr, it or nl; empty detects it.
+	Language      string `protobuf:"bytes,10,opt,name=language,proto3" json:"language,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ImproveContentWithValidationRequest) Reset() {
@@ -1032,6 +1081,13 @@ func (x *ImproveContentWithValidationRequest) GetMaxLengthChange() int32 {
 		return *x.MaxLengthChange
 	}
 	return 0
+}
+
+func (x *ImproveContentWithValidationRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
 }
 
 type ValidationCheck struct {
@@ -1575,12 +1631,13 @@ var File_herald_api_v1_content_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x1cherald/api/v1/generate.proto\"\xb9\x01\n" +
+	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x1cherald/api/v1/generate.proto\"\xd5\x01\n" +
 	"\x18CalculateSEOScoreRequest\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
 	"\bkeywords\x18\x03 \x03(\tR\bkeywords\x127\n" +
-	"\x15auto_extract_keywords\x18\x04 \x01(\bH\x00R\x13autoExtractKeywords\x88\x01\x01B\x18\n" +
+	"\x15auto_extract_keywords\x18\x04 \x01(\bH\x00R\x13autoExtractKeywords\x88\x01\x01\x12\x1a\n" +
+	"\blanguage\x18\x05 \x01(\tR\blanguageB\x18\n" +
 	"\x16_auto_extract_keywords\"\xb4\x02\n" +
 	"\bSEOScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x05R\x05score\x12?\n" +
@@ -1588,7 +1645,7 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x03seo\x18\x03 \x01(\v2\x19.herald.api.v1.SEOSummaryR\x03seo\x125\n" +
 	"\bkeywords\x18\x04 \x03(\v2\x19.herald.api.v1.SEOKeywordR\bkeywords\x12>\n" +
 	"\vassessments\x18\x05 \x03(\v2\x1c.herald.api.v1.SEOAssessmentR\vassessments\x12-\n" +
-	"\x05stats\x18\x06 \x01(\v2\x17.herald.api.v1.SEOStatsR\x05stats\"\xac\x03\n" +
+	"\x05stats\x18\x06 \x01(\v2\x17.herald.api.v1.SEOStatsR\x05stats\"\xeb\x03\n" +
 	"\x0eSEOReadability\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x05R\x05score\x123\n" +
 	"\x13flesch_reading_ease\x18\x02 \x01(\x01H\x00R\x11fleschReadingEase\x88\x01\x01\x12\x1a\n" +
@@ -1596,10 +1653,12 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x17average_sentence_length\x18\x04 \x01(\x01R\x15averageSentenceLength\x124\n" +
 	"\x16long_sentences_percent\x18\x05 \x01(\x01R\x14longSentencesPercent\x127\n" +
 	"\x15passive_voice_percent\x18\x06 \x01(\x01H\x01R\x13passiveVoicePercent\x88\x01\x01\x12=\n" +
-	"\x18transition_words_percent\x18\a \x01(\x01H\x02R\x16transitionWordsPercent\x88\x01\x01B\x16\n" +
+	"\x18transition_words_percent\x18\a \x01(\x01H\x02R\x16transitionWordsPercent\x88\x01\x01\x12\x16\n" +
+	"\x06rating\x18\b \x01(\tR\x06rating\x12%\n" +
+	"\x0eflesch_formula\x18\t \x01(\tR\rfleschFormulaB\x16\n" +
 	"\x14_flesch_reading_easeB\x18\n" +
 	"\x16_passive_voice_percentB\x1b\n" +
-	"\x19_transition_words_percent\"\x9d\x02\n" +
+	"\x19_transition_words_percent\"\xd6\x02\n" +
 	"\n" +
 	"SEOSummary\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x05R\x05score\x12\x1c\n" +
@@ -1609,7 +1668,11 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x0fkeyphrase_count\x18\x05 \x01(\x05R\x0ekeyphraseCount\x12+\n" +
 	"\x11keyphrase_density\x18\x06 \x01(\x01R\x10keyphraseDensity\x12%\n" +
 	"\x0einternal_links\x18\a \x01(\x05R\rinternalLinks\x12%\n" +
-	"\x0eoutbound_links\x18\b \x01(\x05R\routboundLinks\"n\n" +
+	"\x0eoutbound_links\x18\b \x01(\x05R\routboundLinks\x12\x16\n" +
+	"\x06rating\x18\t \x01(\tR\x06rating\x12\x1f\n" +
+	"\vtitle_width\x18\n" +
+	" \x01(\x05R\n" +
+	"titleWidth\"n\n" +
 	"\n" +
 	"SEOKeyword\x12\x18\n" +
 	"\akeyword\x18\x01 \x01(\tR\akeyword\x12\x16\n" +
@@ -1656,7 +1719,7 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x124\n" +
 	"\x04data\x18\x03 \x01(\v2\x1e.herald.api.v1.ImprovedContentH\x00R\x04dataB\t\n" +
-	"\aoutcome\"\xea\x02\n" +
+	"\aoutcome\"\x86\x03\n" +
 	"#ImproveContentWithValidationRequest\x12\x18\n" +
 	"\acontent\x18\x01 \x01(\tR\acontent\x12%\n" +
 	"\x0eimprove_prompt\x18\x02 \x01(\tR\rimprovePrompt\x12\x1a\n" +
@@ -1667,7 +1730,9 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\tmin_score\x18\a \x01(\x05H\x00R\bminScore\x88\x01\x01\x12\x1d\n" +
 	"\n" +
 	"use_worker\x18\b \x01(\bR\tuseWorker\x12/\n" +
-	"\x11max_length_change\x18\t \x01(\x05H\x01R\x0fmaxLengthChange\x88\x01\x01B\f\n" +
+	"\x11max_length_change\x18\t \x01(\x05H\x01R\x0fmaxLengthChange\x88\x01\x01\x12\x1a\n" +
+	"\blanguage\x18\n" +
+	" \x01(\tR\blanguageB\f\n" +
 	"\n" +
 	"_min_scoreB\x14\n" +
 	"\x12_max_length_change\"Q\n" +
