@@ -162,11 +162,10 @@ func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToo
 		return s.toolError(tool, err), nil, nil
 	}
 	raw := api.MarshalJSON(msg)
-	var structured any
-	if err := json.Unmarshal(raw, &structured); err != nil {
-		return s.toolError(tool, err), nil, nil
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: structured}, nil, nil
+	// The structured content is the same bytes, passed as they are: decoding
+	// them into a map for the SDK to encode again cost more than the API
+	// call itself (docs/BENCHMARKS.md, MCP face).
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}, nil, nil
 }
 
 // toolError is a tool error with the API's message; anything that is not
