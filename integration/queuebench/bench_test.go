@@ -154,7 +154,9 @@ func (w *noopWorker) Work(ctx context.Context, job *river.Job[noopArgs]) error {
 	return nil
 }
 
-func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+// riverSchema migrates River into a fresh schema (dropped at the end) and
+// returns a pool of 16 connections, the size of Herald's store pool.
+func riverSchema(b *testing.B) (*pgxpool.Pool, string) {
 	ctx := context.Background()
 	base := databaseURL(b)
 	schema := "riverbench_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
@@ -185,14 +187,20 @@ func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int6
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	driver := riverpgxv5.New(pool)
-	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: schema})
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		b.Fatal(err)
 	}
+	return pool, schema
+}
+
+func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+	ctx := context.Background()
+	pool, schema := riverSchema(b)
+	driver := riverpgxv5.New(pool)
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &noopWorker{started: started})
 	client, err := river.NewClient(driver, &river.Config{
