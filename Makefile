@@ -6,9 +6,11 @@ export PATH := $(BIN):$(PATH)
 
 # bin/herald with the version from git (herald version); the README's
 # commands use it. Without git, the Go toolchain's build info is used.
+# A release build: no symbol table or DWARF (-s -w) and no local paths
+# (-trimpath), as the Dockerfile builds it (docs/BENCHMARKS.md, binary size).
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 build:
-	go build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/herald ./host
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/herald ./host
 
 # The README's test command. The plugin SDK (sdk/) is a module of its own,
 # which the root's ./... does not reach, so its tests run from its directory.
@@ -59,7 +61,7 @@ check-generated: generate
 # PostgreSQL + Redis cases. Takes several minutes.
 bench:
 	go test -run '^$$' -bench ListBrandVoices -benchtime 1x -count 3 ./host/internal/api
-	go test -run '^$$' -bench ListSchedules -benchtime 300x -count 3 ./host/internal/mcp
+	go test -run '^$$' -bench ListSchedules -benchtime 500x -count 3 ./host/internal/mcp
 	go test -run '^$$' -bench 'CollectVsBare|Stats10M' -benchtime 1x -count 3 -timeout 30m ./host/internal/traffic
 	go test -run '^$$' -bench CollectPoisoned -benchtime 1x -count 1 -timeout 30m ./host/internal/traffic
 	go test -run '^$$' -bench RecordTraffic -benchtime 2s -count 3 ./host/internal/store
@@ -71,4 +73,5 @@ bench:
 	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration
 	go test -run '^$$' -bench 'Parse2000|Score2000' -benchmem -count 5 ./host/internal/content/seo
 	go test -run '^$$' -bench BenchmarkFairness -benchtime 300x -count 3 ./host/internal/jobs
-	cd integration/queuebench && go test -run '^$$' -bench SteadyLoad -benchtime 20000x -count 3
+	cd integration/queuebench && go test -run '^$$' -bench SteadyLoad -benchtime 20000x
+	cd integration/queuebench && go test -run '^$$' -bench Drain -benchtime 20000x -count 3

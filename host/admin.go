@@ -23,7 +23,7 @@ import (
 // ids a session JWT needs (sub = user id, workspace = workspace id).
 
 const keysUsage = `usage:
-  herald keys create --workspace NAME [--plan PLAN [--set-plan]] [--user EMAIL] [--website URL] [--team-website URL]
+  herald keys create --workspace NAME [--plan PLAN [--set-plan]] [--user EMAIL] [--website URL] [--team-website URL] [--mcp-unattended]
   herald keys list [--workspace NAME]
   herald keys revoke KEY_ID
   herald keys rotate KEY_ID     (revokes KEY_ID and prints a new key for the same workspace and user)`
@@ -88,6 +88,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 	user := fs.String("user", "", "user email (default owner@WORKSPACE); created in the workspace when missing")
 	website := fs.String("website", "", "the user's own website (https://example.com); AI traffic's sites/ensure tracks it when the team has none")
 	teamWebsite := fs.String("team-website", "", "the team (workspace) website; sites/ensure tracks it first")
+	unattended := fs.Bool("mcp-unattended", false, "MCP write tools (schedule_content, cancel_schedule, generate_text, generate_image) run without asking the human through the client; for pipelines with nobody to ask")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 			newPlan = ws.Plan
 		}
 	}
-	key, err := auth.CreateKey(ctx, st, *workspace, newPlan, *user)
+	key, err := auth.CreateKeyWith(ctx, st, *workspace, newPlan, *user, auth.KeyOptions{MCPUnattended: *unattended})
 	if err != nil {
 		return err
 	}
@@ -156,6 +157,9 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 	ws, u, err := st.EnsureWorkspaceUser(ctx, *workspace, newPlan, *user)
 	if err != nil {
 		return err
+	}
+	if *unattended {
+		fmt.Fprintln(stderr, "this key's MCP write tools run without asking a human (--mcp-unattended)")
 	}
 	fmt.Fprintf(stdout, "API key for workspace %q (id %s, plan %s), user %s (id %s), shown once:\n%s\n", ws.Name, ws.ID, ws.Plan, u.Email, u.ID, key)
 	return nil
@@ -184,13 +188,17 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY_ID\tPREFIX\tWORKSPACE\tWORKSPACE_ID\tUSER\tUSER_ID\tCREATED\tSTATUS")
+	fmt.Fprintln(tw, "KEY_ID\tPREFIX\tWORKSPACE\tWORKSPACE_ID\tUSER\tUSER_ID\tCREATED\tSTATUS\tMCP_WRITES")
 	for _, k := range keys {
 		status := "active"
 		if k.RevokedAt != 0 {
 			status = "revoked " + ms(k.RevokedAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.WorkspaceName, k.WorkspaceID, k.UserEmail, k.UserID, ms(k.CreatedAt), status)
+		writes := "ask"
+		if k.MCPUnattended {
+			writes = "unattended"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.WorkspaceName, k.WorkspaceID, k.UserEmail, k.UserID, ms(k.CreatedAt), status, writes)
 	}
 	return tw.Flush()
 }

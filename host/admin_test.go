@@ -240,3 +240,51 @@ func TestServeRefusesAMalformedSecretKey(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// keys create --mcp-unattended is stored on the key (and only that key),
+// shown by keys list, and kept by a rotation.
+func TestKeysCreateMCPUnattended(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ask, _, err := herald(t, dir, "keys", "create", "--workspace", "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, _, err := herald(t, dir, "keys", "create", "--workspace", "acme", "--mcp-unattended")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openTestStore(t, dir)
+	flag := func(key string) bool {
+		t.Helper()
+		p, _, err := st.PrincipalByKeyHash(context.Background(), auth.HashKey(key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.MCPUnattended
+	}
+	askKey, freeKey := keyRe.FindString(ask), keyRe.FindString(free)
+	if flag(askKey) || !flag(freeKey) {
+		t.Fatalf("mcp_unattended: default key %v, --mcp-unattended key %v", flag(askKey), flag(freeKey))
+	}
+	out, _, err := herald(t, dir, "keys", "list", "--workspace", "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "MCP_WRITES") || strings.Count(out, " ask") != 1 || strings.Count(out, "unattended") != 1 {
+		t.Fatalf("keys list:\n%s", out)
+	}
+	var freeID string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(strings.TrimSpace(line), "unattended") {
+			freeID = strings.Fields(line)[0]
+		}
+	}
+	rot, _, err := herald(t, dir, "keys", "rotate", freeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next := keyRe.FindString(rot); next == "" || !flag(next) {
+		t.Fatalf("rotation dropped the flag: %q", rot)
+	}
+}

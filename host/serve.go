@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"flag"
@@ -241,7 +243,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
-		Scheduler: schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
+		ApprovalKey: mcpApprovalKey(cfg.SecretKey),
+		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI,
 	})
 
@@ -470,4 +473,12 @@ func configuredSecrets(cfg *config.Config) []string {
 		}
 	}
 	return out
+}
+
+// mcpApprovalKey derives the key that signs MCP approval questions from the
+// host's secret key, so every host of a cluster accepts every answer.
+func mcpApprovalKey(secret string) []byte {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte("herald mcp approval v1"))
+	return m.Sum(nil)
 }

@@ -17,7 +17,9 @@ import (
 // TestMCPOverStdioAndHTTP runs a real host and reaches its MCP tools the
 // two ways assistants do: a desktop client starting `herald mcp --stdio`
 // (key in HERALD_API_KEY), and a client over Streamable HTTP at /mcp with
-// Authorization: Bearer <api key>. Both act on the same workspace.
+// Authorization: Bearer <api key>. Both act on the same workspace. The
+// desktop client asks its user (elicitation) when a write tool needs
+// approval; the user accepts.
 func TestMCPOverStdioAndHTTP(t *testing.T) {
 	t.Parallel()
 	p := harness.Start(t, harness.Options{})
@@ -27,7 +29,13 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 	cmd := exec.Command(harness.Binary(t), "mcp", "--stdio")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "HERALD_API_KEY=" + p.Key, "HERALD_URL=" + p.URL}
 	cmd.Stderr = os.Stderr
-	desktop, err := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, nil).
+	var asked []string
+	desktop, err := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}).
 		Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
 	if err != nil {
 		t.Fatalf("herald mcp --stdio: %v", err)
@@ -45,6 +53,9 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 	draft["confirm"] = true
 	if res, err = desktop.CallTool(ctx, &mcp.CallToolParams{Name: "schedule_content", Arguments: draft}); err != nil || res.IsError {
 		t.Fatalf("schedule_content with confirm: %v %v", res, err)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "From the desktop") {
+		t.Fatalf("the desktop user was asked %q", asked)
 	}
 
 	httpClient := &http.Client{Transport: bearer(p.Key)}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,17 +35,34 @@ import (
 // (HERALD_TEST_REDIS_URL) as it does between hosts, as River's cross
 // PostgreSQL's NOTIFY. docs/BENCHMARKS.md records the numbers:
 //
-//	cd integration/queuebench && go test -run '^$' -bench SteadyLoad -benchtime 20000x -count 3
+//	cd integration/queuebench && go test -run '^$' -bench SteadyLoad -benchtime 20000x
+//
+// The two alternate: the benchmark runs five rounds (QUEUEBENCH_ROUNDS),
+// River then Herald in odd rounds and Herald then River in even ones
+// (go test's -count would repeat each side back to back instead); compare
+// the medians.
 func BenchmarkSteadyLoad(b *testing.B) {
-	for _, sys := range []struct {
+	type system struct {
 		name  string
 		setup func(b *testing.B, started func(t0 int64)) (insert func(ctx context.Context, t0 int64) error)
-	}{
-		{"river", setupRiver},
-		{"herald", setupHerald},
-	} {
-		b.Run(sys.name, func(b *testing.B) { steadyLoad(b, sys.setup) })
 	}
+	for r := range rounds() {
+		order := []system{{"river", setupRiver}, {"herald", setupHerald}}
+		if r%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, sys := range order {
+			b.Run(fmt.Sprintf("round=%d/%s", r+1, sys.name), func(b *testing.B) { steadyLoad(b, sys.setup) })
+		}
+	}
+}
+
+// rounds is QUEUEBENCH_ROUNDS, 5 by default.
+func rounds() int {
+	if n, err := strconv.Atoi(os.Getenv("QUEUEBENCH_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return 5
 }
 
 // riverCooldown is River's FetchCooldown in this benchmark.
@@ -154,7 +172,9 @@ func (w *noopWorker) Work(ctx context.Context, job *river.Job[noopArgs]) error {
 	return nil
 }
 
-func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+// riverSchema migrates River into a fresh schema (dropped at the end) and
+// returns a pool of 16 connections, the size of Herald's store pool.
+func riverSchema(b *testing.B) (*pgxpool.Pool, string) {
 	ctx := context.Background()
 	base := databaseURL(b)
 	schema := "riverbench_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
@@ -185,14 +205,20 @@ func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int6
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	driver := riverpgxv5.New(pool)
-	migrator, err := rivermigrate.New(driver, &rivermigrate.Config{Schema: schema})
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		b.Fatal(err)
 	}
+	return pool, schema
+}
+
+func setupRiver(b *testing.B, started func(t0 int64)) func(context.Context, int64) error {
+	ctx := context.Background()
+	pool, schema := riverSchema(b)
+	driver := riverpgxv5.New(pool)
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &noopWorker{started: started})
 	client, err := river.NewClient(driver, &river.Config{

@@ -43,6 +43,12 @@ type Principal struct {
 	Website       string
 	UserID        string
 	Via           Via
+	// KeyID is the API key's id (empty for a session JWT).
+	KeyID string
+	// MCPUnattended: the operator let this key's MCP write tools run
+	// without asking the human through the client (keys create
+	// --mcp-unattended). Always false for a session JWT.
+	MCPUnattended bool
 }
 
 type ctxKey struct{}
@@ -232,18 +238,31 @@ func fromStore(sp store.Principal, via Via) Principal {
 	return Principal{
 		WorkspaceID: sp.Workspace.ID, WorkspaceName: sp.Workspace.Name, Plan: sp.Workspace.Plan,
 		Website: sp.Workspace.Website, UserID: sp.UserID, Via: via,
+		KeyID: sp.KeyID, MCPUnattended: sp.MCPUnattended,
 	}
 }
 
 // CreateKey creates workspace and user when missing and stores a new API key
 // for them; it returns the key, which is shown once and never stored.
 func CreateKey(ctx context.Context, s *store.Store, workspace, plan, email string) (string, error) {
+	return CreateKeyWith(ctx, s, workspace, plan, email, KeyOptions{})
+}
+
+// KeyOptions are a new key's settings beyond its workspace and user.
+type KeyOptions struct {
+	// MCPUnattended lets the key's MCP write tools run without asking the
+	// human through the client (for pipelines with nobody to ask).
+	MCPUnattended bool
+}
+
+// CreateKeyWith is CreateKey with the key's options.
+func CreateKeyWith(ctx context.Context, s *store.Store, workspace, plan, email string, o KeyOptions) (string, error) {
 	ws, u, err := s.EnsureWorkspaceUser(ctx, workspace, plan, email)
 	if err != nil {
 		return "", err
 	}
 	key, hash := GenerateKey()
-	if err := s.CreateAPIKey(ctx, store.APIKey{WorkspaceID: ws.ID, UserID: u.ID, Prefix: key[:7], Hash: hash}); err != nil {
+	if err := s.CreateAPIKey(ctx, store.APIKey{WorkspaceID: ws.ID, UserID: u.ID, Prefix: key[:7], Hash: hash, MCPUnattended: o.MCPUnattended}); err != nil {
 		return "", err
 	}
 	return key, nil

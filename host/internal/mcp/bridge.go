@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,7 +21,18 @@ func Bridge(ctx context.Context, endpoint, apiKey, version string, t mcp.Transpo
 		return errors.New("HERALD_API_KEY is not set: create a key with `herald keys create --workspace NAME`")
 	}
 	httpClient := &http.Client{Transport: keyTransport{key: apiKey, next: http.DefaultTransport}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "herald-stdio", Version: version}, nil)
+	// The host's approval questions (approval.go) are passed on to the
+	// desktop client that made the call, which shows them to the user, and
+	// its answer back (multi round-trip: the bridge relays the question and
+	// the repeated call; for a desktop client on an older protocol the
+	// local server asks it with an elicitation request). The bridge
+	// declares elicitation to the host for that; it never answers itself.
+	client := mcp.NewClient(&mcp.Implementation{Name: "herald-stdio", Version: version}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return nil, errors.New("the stdio bridge relays questions to its client")
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	})
 	remote, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: httpClient, DisableStandaloneSSE: true}, nil)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", endpoint, err)
@@ -35,7 +47,12 @@ func Bridge(ctx context.Context, endpoint, apiKey, version string, t mcp.Transpo
 			return fmt.Errorf("list tools of %s: %w", endpoint, err)
 		}
 		local.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return remote.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: req.Params.Arguments})
+			res, err := remote.CallTool(ctx, &mcp.CallToolParams{Name: req.Params.Name, Arguments: req.Params.Arguments,
+				InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState})
+			if err == nil && res.InputRequests != nil && !canAsk(req) {
+				return errorResult(strings.Replace(cannotAsk, "%s", req.Params.Name, 1)), nil
+			}
+			return res, err
 		})
 	}
 	for tmpl, err := range remote.ResourceTemplates(ctx, nil) {
@@ -47,6 +64,13 @@ func Bridge(ctx context.Context, endpoint, apiKey, version string, t mcp.Transpo
 		})
 	}
 	return local.Run(ctx, t)
+}
+
+// canAsk reports whether the desktop client that made req declared
+// elicitation.
+func canAsk(req *mcp.CallToolRequest) bool {
+	c := req.ClientCapabilities()
+	return c != nil && c.Elicitation != nil
 }
 
 // keyTransport sends the API key with every request to the host.

@@ -64,6 +64,50 @@ func TestStdioBridge(t *testing.T) {
 	<-done // the bridge ends when its client goes away
 }
 
+// The bridge passes the host's approval question on to the desktop client
+// (which accepts or declines), and refuses for a desktop client that
+// cannot ask, with a key whose write tools ask.
+func TestStdioBridgeAsksTheDesktopUser(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct {
+		name string
+		a    *asker // nil: the desktop client cannot ask
+		want string // tool error, or "" for success
+	}{
+		{"accept", &asker{action: "accept"}, ""},
+		{"decline", &asker{action: "decline"}, "the user declined"},
+		{"cannot ask", nil, "cannot ask the user"},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		serverT, clientT := mcp.NewInMemoryTransports()
+		done := make(chan error, 1)
+		go func() { done <- heraldmcp.Bridge(ctx, b.url+"/mcp", b.acmeAsk, "test", serverT) }()
+		opts := &mcp.ClientOptions{}
+		if tc.a != nil {
+			opts.ElicitationHandler = tc.a.handle
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, opts).Connect(ctx, clientT, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := b.schedules(t, b.acmeID)
+		res := call(t, cs, "schedule_content", post)
+		after := b.schedules(t, b.acmeID)
+		if tc.want == "" {
+			ok(t, tc.name, res)
+			if after != before+1 || len(tc.a.asked()) != 1 || !strings.Contains(tc.a.asked()[0], "Our spring launch is live") {
+				t.Fatalf("%s: schedules %d → %d, questions %q", tc.name, before, after, tc.a.asked())
+			}
+		} else if msg := toolErr(t, tc.name, res); !strings.Contains(msg, tc.want) || after != before {
+			t.Fatalf("%s: %q, schedules %d → %d", tc.name, msg, before, after)
+		}
+		cs.Close()
+		<-done
+		cancel()
+	}
+}
+
 func TestStdioBridgeRefusesABadKey(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -34,7 +34,7 @@ func (s *Server) addResources() {
 		if id == uri || id == "" || strings.Contains(id, "/") {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		ctx, err := s.caller(ctx, req.Extra)
+		ctx, _, err := s.caller(ctx, req.Extra)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: s.message("read "+uri, err)}
 		}

@@ -7,13 +7,14 @@
 // It is a face, like the REST and Connect adapters: every tool calls the
 // area package's own API handler (the apiv1connect interface its REST and
 // Connect routes call), so the same proto→domain conversion, validation,
-// plan rules, workspace scoping and error messages apply. The only rule of
-// its own is SPEC's confirm rule of schedule_content, which exists for
-// assistants alone.
+// plan rules, workspace scoping and error messages apply. Its own rules
+// exist for assistants alone: SPEC's confirm rule of schedule_content, and
+// the human's approval of write tools through the client (approval.go).
 package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -39,6 +40,10 @@ type Deps struct {
 	// MaxBodyBytes caps a request body, as on the API (413 above it;
 	// zero: the SDK's 4 MiB).
 	MaxBodyBytes int64
+	// ApprovalKey signs the request state of approval questions, so that
+	// any host with the same key accepts the answer (derive it from the
+	// host's secret key). Empty: a random key per process.
+	ApprovalKey []byte
 
 	Scheduler  apiv1connect.SchedulerServiceHandler
 	Generate   apiv1connect.GenerateServiceHandler
@@ -50,9 +55,10 @@ type Deps struct {
 
 // Server is the MCP server over the API handlers.
 type Server struct {
-	d   Deps
-	log hclog.Logger
-	srv *mcp.Server
+	d           Deps
+	log         hclog.Logger
+	srv         *mcp.Server
+	approvalKey []byte
 }
 
 // New returns the MCP server with the tools and resources its Deps allow.
@@ -63,13 +69,19 @@ func New(d Deps) *Server {
 	if d.Version == "" {
 		d.Version = "dev"
 	}
-	s := &Server{d: d, log: d.Logger.Named("mcp")}
+	s := &Server{d: d, log: d.Logger.Named("mcp"), approvalKey: d.ApprovalKey}
+	if len(s.approvalKey) == 0 {
+		s.approvalKey = make([]byte, 32)
+		rand.Read(s.approvalKey)
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "herald", Title: "Herald", Version: d.Version}, &mcp.ServerOptions{
 		Instructions: "Herald schedules posts to CMSs and social networks, generates text and images in a brand voice, " +
 			"scores content for SEO and reports how AI assistants see and send traffic to the user's site. " +
 			"Never call schedule_content with confirm: true before the user has approved that exact post.",
 	})
-	s.addTools()
+	for _, t := range s.toolTable() {
+		t.add(s)
+	}
 	s.addResources()
 	return s
 }
@@ -130,15 +142,15 @@ func keyHeader(h http.Header) http.Header {
 // caller authenticates the HTTP request a tool call or resource read came
 // in, and returns ctx carrying the principal, as the API's own routes do.
 // Each call is authenticated on its own: a session id proves nothing.
-func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, error) {
+func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, auth.Principal, error) {
 	if extra == nil || extra.Header == nil {
-		return ctx, errors.New("missing api-key header")
+		return ctx, auth.Principal{}, errors.New("missing api-key header")
 	}
 	p, _, err := s.d.Auth.Authenticate(ctx, keyHeader(extra.Header), auth.APIKey)
 	if err != nil {
-		return ctx, err
+		return ctx, p, err
 	}
-	return auth.WithPrincipal(ctx, p), nil
+	return auth.WithPrincipal(ctx, p), p, nil
 }
 
 // result turns an API handler's answer into a tool result: the response
@@ -150,11 +162,10 @@ func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToo
 		return s.toolError(tool, err), nil, nil
 	}
 	raw := api.MarshalJSON(msg)
-	var structured any
-	if err := json.Unmarshal(raw, &structured); err != nil {
-		return s.toolError(tool, err), nil, nil
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: structured}, nil, nil
+	// The structured content is the same bytes, passed as they are: decoding
+	// them into a map for the SDK to encode again cost more than the API
+	// call itself (docs/BENCHMARKS.md, MCP face).
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}, nil, nil
 }
 
 // toolError is a tool error with the API's message; anything that is not
@@ -175,22 +186,4 @@ func (s *Server) message(op string, err error) string {
 
 func errorResult(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true}
-}
-
-// call runs an API handler method as the caller of the tool call.
-func call[Req, Res any](s *Server, ctx context.Context, tool string, extra *mcp.RequestExtra, req *Req,
-	method func(context.Context, *connect.Request[Req]) (*connect.Response[Res], error)) (*mcp.CallToolResult, any, error) {
-	ctx, err := s.caller(ctx, extra)
-	if err != nil {
-		return s.toolError(tool, err), nil, nil
-	}
-	res, err := method(ctx, connect.NewRequest(req))
-	if err != nil {
-		return s.toolError(tool, err), nil, nil
-	}
-	msg, ok := any(res.Msg).(proto.Message)
-	if !ok {
-		return s.toolError(tool, errors.New("response is not a proto message")), nil, nil
-	}
-	return s.result(tool, msg, nil)
 }

@@ -59,11 +59,15 @@ func (router) GenerateImage(_ context.Context, model string, req sdk.ImageReques
 // bundle is the whole API handler, MCP included, over real HTTP on a
 // migrated store with the real services. Keys: acme (business, website
 // acme.example), pro (plan pro: no scheduler API access), other (business,
-// another workspace, no website).
+// another workspace, no website), all three unattended (--mcp-unattended:
+// write tools do not ask, so the tests of the tools' own rules need no
+// eliciting client); acmeAsk is a key of acme whose write tools ask the
+// human (approval_test.go).
 type bundle struct {
 	url               string
 	store             *store.Store
 	acme, pro, other  string
+	acmeAsk           string
 	acmeID, otherID   string
 	blobBase          string
 	mcpServer         *heraldmcp.Server
@@ -89,9 +93,12 @@ func setup(t testing.TB) *bundle {
 		key             *string
 		ws, plan, email string
 	}{{&b.acme, "acme", "business", "a@acme.test"}, {&b.pro, "pro", "pro", "p@pro.test"}, {&b.other, "other", "business", "o@other.test"}} {
-		if *k.key, err = auth.CreateKey(ctx, st, k.ws, k.plan, k.email); err != nil {
+		if *k.key, err = auth.CreateKeyWith(ctx, st, k.ws, k.plan, k.email, auth.KeyOptions{MCPUnattended: true}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if b.acmeAsk, err = auth.CreateKey(ctx, st, "acme", "business", "a@acme.test"); err != nil {
+		t.Fatal(err)
 	}
 	ws, _, _ := st.EnsureWorkspaceUser(ctx, "acme", "business", "a@acme.test")
 	b.acmeID = ws.ID
@@ -167,8 +174,13 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // connect opens an SDK client session to /mcp with the given headers.
 func (b *bundle) connect(t testing.TB, header http.Header) (*mcp.ClientSession, error) {
+	return b.connectWith(t, header, nil)
+}
+
+// connectWith is connect with client options (an elicitation handler).
+func (b *bundle) connectWith(t testing.TB, header http.Header, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "herald-test", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "herald-test", Version: "1"}, opts)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: b.url + "/mcp", HTTPClient: &http.Client{Transport: headerTransport(header)}, DisableStandaloneSSE: true, MaxRetries: -1,
 	}, nil)

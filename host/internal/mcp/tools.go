@@ -1,7 +1,8 @@
 package mcp
 
 import (
-	"context"
+	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -82,96 +83,113 @@ type statsInput struct {
 
 type noInput struct{}
 
-// addTools registers the tools of the wired features.
-func (s *Server) addTools() {
+// toolTable is every tool of the wired features, one row each: the tool
+// (name, description, hints), whether the human must approve a call
+// (approval.go), and how the arguments become an API handler call. A
+// feature that is not wired (nil handler) has no rows. Add a tool by
+// appending a row.
+func (s *Server) toolTable() []toolDef {
+	var t []toolDef
 	if h := s.d.Scheduler; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "schedule_content", Title: "Schedule a post",
-			Description: "Schedules a post to a destination (CMS, social network or webhook) at a time, or saves a draft, " +
-				"with the same rules and image handling as POST /v1/scheduler/create. Show the user the post first: " +
-				"confirm must be true and set only after the user approves; without it nothing is scheduled."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in scheduleInput) (*mcp.CallToolResult, any, error) {
-				if in.Confirm == nil || !*in.Confirm {
-					return errorResult(confirmMissing), nil, nil
-				}
-				m := &apiv1.CreateScheduleRequest{ExportTo: in.ExportTo, Title: in.Title, Text: in.Text, Content: in.Content,
-					WhenToExport: in.WhenToExport, Status: in.Status, WebhookId: in.WebhookID, Confirm: in.Confirm,
-					ImageUrl: in.ImageURL, ImageBase64: in.ImageBase64, ImageFileName: in.ImageFileName, ImageMimeType: in.ImageMimeType, ImageAlt: in.ImageAlt}
-				if in.ContentToExport != nil {
-					st, err := structpb.NewStruct(in.ContentToExport)
-					if err != nil {
-						return errorResult("contentToExport: " + err.Error()), nil, nil
+		t = append(t,
+			def(&mcp.Tool{Name: "schedule_content", Title: "Schedule a post", Annotations: publishes,
+				Description: "Schedules a post to a destination (CMS, social network or webhook) at a time, or saves a draft, " +
+					"with the same rules and image handling as POST /v1/scheduler/create. Show the user the post first: " +
+					"confirm must be true and set only after the user approves; without it nothing is scheduled. " +
+					"Herald also asks the user through the client before it schedules anything."},
+				askHuman, func(in scheduleInput) (prepared, error) {
+					if in.Confirm == nil || !*in.Confirm {
+						return prepared{}, errors.New(confirmMissing)
 					}
-					m.ContentToExport = st
-				}
-				if in.Image != nil {
-					m.Image = &apiv1.ImageUpload{DownloadUrl: in.Image.DownloadURL, FileId: in.Image.FileID, MimeType: in.Image.MIMEType, FileName: in.Image.FileName}
-				}
-				return call(s, ctx, "schedule_content", req.Extra, m, h.CreateSchedule)
-			})
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "list_schedules", Title: "List scheduled posts",
-			Description: "The workspace's scheduled posts and drafts (status, time, destination, last error), newest first, 20 per page; total is the count of all."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in listSchedulesInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "list_schedules", req.Extra, &apiv1.ListSchedulesRequest{Skip: in.Skip}, h.ListSchedules)
-			})
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "cancel_schedule", Title: "Cancel a scheduled post",
-			Description: "Cancels a pending scheduled post or removes a draft, by id (from list_schedules). Ask the user first."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in idInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "cancel_schedule", req.Extra, &apiv1.DeleteScheduleRequest{Id: in.ID}, h.DeleteSchedule)
-			})
+					m := &apiv1.CreateScheduleRequest{ExportTo: in.ExportTo, Title: in.Title, Text: in.Text, Content: in.Content,
+						WhenToExport: in.WhenToExport, Status: in.Status, WebhookId: in.WebhookID, Confirm: in.Confirm,
+						ImageUrl: in.ImageURL, ImageBase64: in.ImageBase64, ImageFileName: in.ImageFileName, ImageMimeType: in.ImageMimeType, ImageAlt: in.ImageAlt}
+					if in.ContentToExport != nil {
+						st, err := structpb.NewStruct(in.ContentToExport)
+						if err != nil {
+							return prepared{}, errors.New("contentToExport: " + err.Error())
+						}
+						m.ContentToExport = st
+					}
+					if in.Image != nil {
+						m.Image = &apiv1.ImageUpload{DownloadUrl: in.Image.DownloadURL, FileId: in.Image.FileID, MimeType: in.Image.MIMEType, FileName: in.Image.FileName}
+					}
+					return prepared{summary: scheduleSummary(in), do: invoke(h.CreateSchedule, m)}, nil
+				}),
+			def(&mcp.Tool{Name: "list_schedules", Title: "List scheduled posts", Annotations: readOnly,
+				Description: "The workspace's scheduled posts and drafts (status, time, destination, last error), newest first, 20 per page; total is the count of all."},
+				noAsk, func(in listSchedulesInput) (prepared, error) {
+					return prepared{do: invoke(h.ListSchedules, &apiv1.ListSchedulesRequest{Skip: in.Skip})}, nil
+				}),
+			def(&mcp.Tool{Name: "cancel_schedule", Title: "Cancel a scheduled post", Annotations: destroys,
+				Description: "Cancels a pending scheduled post or removes a draft, by id (from list_schedules). Herald asks the user through the client first."},
+				askHuman, func(in idInput) (prepared, error) {
+					return prepared{summary: fmt.Sprintf("Cancel the scheduled post %s? A pending post will not be published; a draft is removed.", in.ID),
+						do: invoke(h.DeleteSchedule, &apiv1.DeleteScheduleRequest{Id: in.ID})}, nil
+				}),
+		)
 	}
 	if h := s.d.Generate; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "generate_text", Title: "Generate text",
-			Description: "Generates text from a prompt with a language model, optionally in one of the user's brand voices. Uses the workspace's credits."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in generateTextInput) (*mcp.CallToolResult, any, error) {
-				m := &apiv1.GenerateTextRequest{Text: in.Text, Model: in.Model, BrandVoiceId: in.BrandVoiceID}
-				if in.Options != nil {
-					st, err := structpb.NewStruct(in.Options)
-					if err != nil {
-						return errorResult("options: " + err.Error()), nil, nil
+		t = append(t,
+			def(&mcp.Tool{Name: "generate_text", Title: "Generate text", Annotations: spends,
+				Description: "Generates text from a prompt with a language model, optionally in one of the user's brand voices. Uses the workspace's credits; Herald asks the user through the client first."},
+				askHuman, func(in generateTextInput) (prepared, error) {
+					m := &apiv1.GenerateTextRequest{Text: in.Text, Model: in.Model, BrandVoiceId: in.BrandVoiceID}
+					if in.Options != nil {
+						st, err := structpb.NewStruct(in.Options)
+						if err != nil {
+							return prepared{}, errors.New("options: " + err.Error())
+						}
+						m.Options = st
 					}
-					m.Options = st
-				}
-				return call(s, ctx, "generate_text", req.Extra, m, h.GenerateText)
-			})
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "generate_image", Title: "Generate an image",
-			Description: "Generates an image from a description and returns its hosted URL. Uses the workspace's credits."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in generateImageInput) (*mcp.CallToolResult, any, error) {
-				m := &apiv1.GenerateImageRequest{Text: in.Text, Model: in.Model, Size: in.Size, Quality: in.Quality, Purpose: in.Purpose}
-				return call(s, ctx, "generate_image", req.Extra, m, h.GenerateImage)
-			})
+					return prepared{summary: "Generate text (uses AI credits" + modelNote(in.Model) + ") from this prompt?\n\n" + clip(in.Text, 600),
+						do: invoke(h.GenerateText, m)}, nil
+				}),
+			def(&mcp.Tool{Name: "generate_image", Title: "Generate an image", Annotations: spends,
+				Description: "Generates an image from a description and returns its hosted URL. Uses the workspace's credits; Herald asks the user through the client first."},
+				askHuman, func(in generateImageInput) (prepared, error) {
+					m := &apiv1.GenerateImageRequest{Text: in.Text, Model: in.Model, Size: in.Size, Quality: in.Quality, Purpose: in.Purpose}
+					return prepared{summary: "Generate an image (uses AI credits" + modelNote(in.Model) + ") of this?\n\n" + clip(in.Text, 600),
+						do: invoke(h.GenerateImage, m)}, nil
+				}),
+		)
 	}
 	if h := s.d.Voices; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "list_brand_voices", Title: "List brand voices",
+		t = append(t, def(&mcp.Tool{Name: "list_brand_voices", Title: "List brand voices", Annotations: readOnly,
 			Description: "The brand voices the user can write in (id, name, type); read one in full as the resource herald://brand-voices/{id}."},
-			func(ctx context.Context, req *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "list_brand_voices", req.Extra, &apiv1.ListBrandVoicesRequest{}, h.ListBrandVoices)
-			})
+			noAsk, func(noInput) (prepared, error) {
+				return prepared{do: invoke(h.ListBrandVoices, &apiv1.ListBrandVoicesRequest{})}, nil
+			}))
 	}
 	if h := s.d.Content; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "calculate_seo_score", Title: "Score content for SEO",
+		t = append(t, def(&mcp.Tool{Name: "calculate_seo_score", Title: "Score content for SEO", Annotations: computes,
 			Description: "Scores a text for SEO (0-100) with the checks behind the score and suggestions; no model is called and no credit is used."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in seoInput) (*mcp.CallToolResult, any, error) {
-				m := &apiv1.CalculateSEOScoreRequest{Content: in.Content, Title: in.Title, Keywords: in.Keywords}
-				return call(s, ctx, "calculate_seo_score", req.Extra, m, h.CalculateSEOScore)
-			})
+			noAsk, func(in seoInput) (prepared, error) {
+				return prepared{do: invoke(h.CalculateSEOScore, &apiv1.CalculateSEOScoreRequest{Content: in.Content, Title: in.Title, Keywords: in.Keywords})}, nil
+			}))
 	}
 	if h := s.d.Visibility; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "get_visibility_report", Title: "Latest AI visibility report",
+		t = append(t, def(&mcp.Tool{Name: "get_visibility_report", Title: "Latest AI visibility report", Annotations: readOnly,
 			Description: "The workspace's latest AI visibility report: how AI engines see the brand (visibility, share of voice, understanding) against competitors, with recommendations."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in reportInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "get_visibility_report", req.Extra, &apiv1.GetReportRequest{Evidence: in.Evidence}, h.GetReport)
-			})
+			noAsk, func(in reportInput) (prepared, error) {
+				return prepared{do: invoke(h.GetReport, &apiv1.GetReportRequest{Evidence: in.Evidence})}, nil
+			}))
 	}
 	if h := s.d.Traffic; h != nil {
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "get_ai_traffic_stats", Title: "AI traffic statistics",
-			Description: "Visits AI assistants (ChatGPT, Perplexity, Claude, Gemini...) sent to the user's site over the last N days: totals, daily visits per source, top pages, crawler hits."},
-			func(ctx context.Context, req *mcp.CallToolRequest, in statsInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "get_ai_traffic_stats", req.Extra, &apiv1.GetStatsRequest{Days: in.Days, SiteKey: in.SiteKey, Source: in.Source}, h.GetStats)
-			})
-		mcp.AddTool(s.srv, &mcp.Tool{Name: "ensure_tracking_site", Title: "Set up AI traffic tracking",
-			Description: "Returns the workspace's AI traffic tracking site, creating it from the team's or user's website when missing, with the snippet to add to the site; needsDomain means a website must be set first."},
-			func(ctx context.Context, req *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
-				return call(s, ctx, "ensure_tracking_site", req.Extra, &apiv1.EnsureSiteRequest{}, h.EnsureSite)
-			})
+		t = append(t,
+			def(&mcp.Tool{Name: "get_ai_traffic_stats", Title: "AI traffic statistics", Annotations: readOnly,
+				Description: "Visits AI assistants (ChatGPT, Perplexity, Claude, Gemini...) sent to the user's site over the last N days: totals, daily visits per source, top pages, crawler hits."},
+				noAsk, func(in statsInput) (prepared, error) {
+					return prepared{do: invoke(h.GetStats, &apiv1.GetStatsRequest{Days: in.Days, SiteKey: in.SiteKey, Source: in.Source})}, nil
+				}),
+			// Creating the tracking site is idempotent and costs nothing, so
+			// it does not ask.
+			def(&mcp.Tool{Name: "ensure_tracking_site", Title: "Set up AI traffic tracking", Annotations: ensures,
+				Description: "Returns the workspace's AI traffic tracking site, creating it from the team's or user's website when missing, with the snippet to add to the site; needsDomain means a website must be set first."},
+				noAsk, func(noInput) (prepared, error) {
+					return prepared{do: invoke(h.EnsureSite, &apiv1.EnsureSiteRequest{})}, nil
+				}),
+		)
 	}
+	return t
 }

@@ -20,6 +20,7 @@ type KeyInfo struct {
 	UserID, UserEmail          string
 	CreatedAt                  int64
 	RevokedAt                  int64 // 0 while the key is valid
+	MCPUnattended              bool  // MCP write tools run without asking the human
 }
 
 // ListWorkspaces returns every workspace with its user and unrevoked key
@@ -55,7 +56,7 @@ func (s *Store) WorkspaceByName(ctx context.Context, name string) (Workspace, er
 // ListAPIKeys returns the keys of workspaceID (all workspaces when empty),
 // revoked ones included, oldest first.
 func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]KeyInfo, error) {
-	rows, err := s.query(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
+	rows, err := s.query(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at, k.mcp_unattended
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id JOIN users u ON u.id = k.user_id
 		WHERE $1 = '' OR k.workspace_id = $1 ORDER BY k.created_at, k.id`, workspaceID)
 	if err != nil {
@@ -66,7 +67,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]KeyInfo,
 	for rows.Next() {
 		var k KeyInfo
 		var revoked sql.NullInt64
-		if err := rows.Scan(&k.ID, &k.Prefix, &k.WorkspaceID, &k.WorkspaceName, &k.UserID, &k.UserEmail, &k.CreatedAt, &revoked); err != nil {
+		if err := rows.Scan(&k.ID, &k.Prefix, &k.WorkspaceID, &k.WorkspaceName, &k.UserID, &k.UserEmail, &k.CreatedAt, &revoked, &k.MCPUnattended); err != nil {
 			return nil, err
 		}
 		k.RevokedAt = revoked.Int64
@@ -79,22 +80,24 @@ func (s *Store) ListAPIKeys(ctx context.Context, workspaceID string) ([]KeyInfo,
 func (s *Store) GetAPIKey(ctx context.Context, id string) (KeyInfo, error) {
 	var k KeyInfo
 	var revoked sql.NullInt64
-	err := s.queryRow(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at
+	err := s.queryRow(ctx, `SELECT k.id, k.prefix, w.id, w.name, u.id, u.email, k.created_at, k.revoked_at, k.mcp_unattended
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id JOIN users u ON u.id = k.user_id
 		WHERE k.id = $1`, id).
-		Scan(&k.ID, &k.Prefix, &k.WorkspaceID, &k.WorkspaceName, &k.UserID, &k.UserEmail, &k.CreatedAt, &revoked)
+		Scan(&k.ID, &k.Prefix, &k.WorkspaceID, &k.WorkspaceName, &k.UserID, &k.UserEmail, &k.CreatedAt, &revoked, &k.MCPUnattended)
 	k.RevokedAt = revoked.Int64
 	return k, err
 }
 
 // RevokeAPIKey revokes the unrevoked key id and, when next is non-nil,
-// stores next for the same workspace and user in the same transaction (a
-// rotation: never a moment with both or neither valid to the caller).
+// stores next for the same workspace and user, with the same MCP flag, in
+// the same transaction (a rotation: never a moment with both or neither
+// valid to the caller).
 // ErrNotFound when there is no such unrevoked key.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string, next *APIKey) error {
 	return s.Tx(ctx, func(q Querier) error {
 		var ws, user string
-		err := q.QueryRow(ctx, `SELECT workspace_id, user_id FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, id).Scan(&ws, &user)
+		var unattended bool
+		err := q.QueryRow(ctx, `SELECT workspace_id, user_id, mcp_unattended FROM api_keys WHERE id = $1 AND revoked_at IS NULL`, id).Scan(&ws, &user, &unattended)
 		if err != nil {
 			return err
 		}
@@ -104,13 +107,13 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, next *APIKey) error
 		if next == nil {
 			return nil
 		}
-		next.WorkspaceID, next.UserID = ws, user
+		next.WorkspaceID, next.UserID, next.MCPUnattended = ws, user, unattended
 		if next.ID == "" {
 			next.ID = NewID()
 		}
 		next.CreatedAt = s.Now()
-		if _, err := q.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-			next.ID, next.WorkspaceID, next.UserID, next.Prefix, next.Hash, next.CreatedAt); err != nil {
+		if _, err := q.Exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at, mcp_unattended) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			next.ID, next.WorkspaceID, next.UserID, next.Prefix, next.Hash, next.CreatedAt, next.MCPUnattended); err != nil {
 			return fmt.Errorf("create api key: %w", err)
 		}
 		return nil

@@ -31,6 +31,9 @@ type APIKey struct {
 	Prefix      string
 	Hash        string
 	CreatedAt   int64
+	// MCPUnattended lets the key's MCP write tools run without asking the
+	// human through the client (a pipeline with nobody to ask).
+	MCPUnattended bool
 }
 
 // Principal is who a verified API key acts for.
@@ -38,6 +41,8 @@ type Principal struct {
 	Workspace Workspace
 	UserID    string
 	KeyID     string
+	// MCPUnattended is the key's flag (false for a session JWT).
+	MCPUnattended bool
 }
 
 // CountWorkspaces returns how many workspaces exist.
@@ -128,8 +133,8 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) error {
 	if k.CreatedAt == 0 {
 		k.CreatedAt = s.Now()
 	}
-	_, err := s.exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		k.ID, k.WorkspaceID, k.UserID, k.Prefix, k.Hash, k.CreatedAt)
+	_, err := s.exec(ctx, `INSERT INTO api_keys (id, workspace_id, user_id, prefix, hash, created_at, mcp_unattended) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, k.WorkspaceID, k.UserID, k.Prefix, k.Hash, k.CreatedAt, k.MCPUnattended)
 	if err != nil {
 		return fmt.Errorf("create api key: %w", err)
 	}
@@ -141,10 +146,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, k APIKey) error {
 func (s *Store) PrincipalByKeyHash(ctx context.Context, hash string) (Principal, string, error) {
 	var p Principal
 	var stored string
-	err := s.queryRow(ctx, `SELECT k.id, k.user_id, k.hash, w.id, w.name, w.plan, w.website, w.created_at
+	err := s.queryRow(ctx, `SELECT k.id, k.user_id, k.hash, k.mcp_unattended, w.id, w.name, w.plan, w.website, w.created_at
 		FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
 		WHERE k.hash = $1 AND k.revoked_at IS NULL`, hash).
-		Scan(&p.KeyID, &p.UserID, &stored, &p.Workspace.ID, &p.Workspace.Name, &p.Workspace.Plan, &p.Workspace.Website, &p.Workspace.CreatedAt)
+		Scan(&p.KeyID, &p.UserID, &stored, &p.MCPUnattended, &p.Workspace.ID, &p.Workspace.Name, &p.Workspace.Plan, &p.Workspace.Website, &p.Workspace.CreatedAt)
 	return p, stored, err
 }
 
