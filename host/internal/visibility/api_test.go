@@ -75,7 +75,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		if got := fmt.Sprint(r["engines"]); got != "[gpt claude broken]" {
 			t.Errorf("engines = %s", got)
 		}
-		if got := fmt.Sprint(r["input"]); got != "map[competitors:[Globex Corp https://initech.io] prompts:[best widget supplier widgets for factories] websiteurl:https://example.com/]" {
+		if got := fmt.Sprint(r["input"]); got != "map[competitors:[Globex Corp https://initech.io] prompts:[best widget supplier widgets for factories] selfAliases:[] websiteurl:https://example.com/]" {
 			t.Errorf("input = %s", got)
 		}
 		geo := get(t, r, "report.geo").(map[string]any)
@@ -172,7 +172,9 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	if len(prefill) != 3 || prefill[0] != "best widget supplier" {
 		t.Errorf("prefill prompts = %v (the input first, capped at 3)", prefill)
 	}
-	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech]" {
+	// Suggested competitors come with their domains (issue 23); a domain
+	// that is not one is dropped, the name kept.
+	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech (initech.io)]" {
 		t.Errorf("prefill competitors = %v", c)
 	}
 	if s := fmt.Sprint(get(t, res.body, "suggestions.prompts")); s != "[industrial widget suppliers in Europe widgets for factories]" {
