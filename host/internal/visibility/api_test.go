@@ -62,13 +62,15 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		scores, _ := json.Marshal(r["scores"])
 		// Worked example (README): 4 answers (broken's 2 are missing).
 		// visibility(Acme) = (1 + 0 + 1 + 0) / 4 = 50; mentions Acme 2,
-		// Globex 3, Initech 2 → share of voice 2/7 = 28.6. Knowledge: gpt
+		// Globex 3, Initech 1 → share of voice 2/6 = 33.3 (scoring version
+		// 2: gpt's "see https://initech.io/widgets" cites Initech without
+		// mentioning it; version 1 counted Initech 2 and 2/7 = 28.6). Knowledge: gpt
 		// 1+1+0.5+1+1 = 4.5/5, claude 0+0+0.5+0+0 = 0.5/5 → 5/10 = 50;
 		// clarity 6/8 = 75 (GPTBot blocked, no llms.txt); understanding
 		// 0.6 × 50 + 0.4 × 75 = 60.
 		want := `{"aiVisibility":{"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
 			`"entityUnderstanding":{"contentClarityScore":75,"interpretation":"moderate","knowledgeScore":50,"providers":{"broken":null,"claude":10,"gpt":90},"score":60},` +
-			`"shareOfVoice":{"interpretation":"weak","score":28.6,"selfMentions":2,"totalMentions":7}}`
+			`"shareOfVoice":{"interpretation":"weak","score":33.3,"selfMentions":2,"totalMentions":6}}`
 		if string(scores) != want {
 			t.Fatalf("scores =\n%s\nwant\n%s", scores, want)
 		}
@@ -113,7 +115,9 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Errorf("engine statuses = %s", statuses)
 		}
 		recs, _ := json.Marshal(r["recommendations"])
-		for _, want := range []string{`"evidence":["\"widgets for factories\" on gpt mentions Globex Corp, initech.io but not Acme","\"widgets for factories\" on claude mentions Globex Corp but not Acme"]`,
+		// Version 2: initech.io is only in a URL of gpt's answer: cited, not
+		// mentioned (version 1 listed it here).
+		for _, want := range []string{`"evidence":["\"widgets for factories\" on gpt mentions Globex Corp but not Acme","\"widgets for factories\" on claude mentions Globex Corp but not Acme"]`,
 			`"id":"clarity-ai_crawlers"`, `"id":"clarity-llms_txt"`, `"id":"probe-location"`, `"id":"competitor-citations"`} {
 			if !strings.Contains(string(recs), want) {
 				t.Errorf("recommendations lack %s: %s", want, recs)
@@ -143,8 +147,10 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Fatalf("history = %s", hist.raw)
 		}
 		p := points[0].(map[string]any)
-		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 28.6, "understanding": 60,
-			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 42.9, "comp_initech_io": 31.3, "sov_comp_initech_io": 28.6} {
+		// Version 2 (see above): Initech 0.5 / 4 = 12.5 and 1/6 of the
+		// mentions; Globex 3/6 (version 1: 31.3, 28.6 and 42.9).
+		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 33.3, "understanding": 60, "scoringVersion": 2,
+			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 50, "comp_initech_io": 12.5, "sov_comp_initech_io": 16.7} {
 			if p[k] != want {
 				t.Errorf("history %s = %v, want %v", k, p[k], want)
 			}

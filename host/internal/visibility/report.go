@@ -57,6 +57,9 @@ type Recommendation struct {
 // Computed is everything a report shows that is computed from its stored
 // answers, probes and site checks.
 type Computed struct {
+	// ScoringVersion is the version of the mention rules the numbers were
+	// computed with (absent in reports before issue 23: version 1).
+	ScoringVersion  int              `json:"scoringVersion"`
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`
 	Recommendations []Recommendation `json:"recommendations"`
@@ -70,6 +73,7 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 	ms := ScoreMentions(brands, engines, answers)
 	u := ScoreUnderstanding(engines, probes, checks)
 	c := Computed{
+		ScoringVersion: ScoringVersion,
 		Scores: Scores{
 			AIVisibility: AIVisibilityScore{Score: ms.Visibility, Interpretation: ms.Interpretation, Providers: ms.Providers},
 			EntityUnderstanding: EntityUnderstandingScore{Score: u.Score, Interpretation: Interpretation(u.Score),
@@ -84,6 +88,10 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 	return c
 }
 
+// Version is the scoring version of c: 1 for results stored before
+// versions were recorded.
+func (c Computed) Version() int { return max(1, c.ScoringVersion) }
+
 // HistoryPoint is VISIBILITY.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	ts := createdAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -92,6 +100,8 @@ func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 		"overall":       c.Scores.AIVisibility.Score,
 		"shareOfVoice":  c.Scores.ShareOfVoice.Score,
 		"understanding": c.Scores.EntityUnderstanding.Score,
+		// Each point says which mention rules computed it.
+		"scoringVersion": c.Version(),
 	}
 	for _, b := range c.Geo.Brands {
 		if b.Self {
