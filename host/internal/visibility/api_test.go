@@ -128,11 +128,19 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Fatalf("%d answers, want 2 prompts × 3 engines", len(answers))
 		}
 		a0, _ := json.Marshal(answers[0])
-		if want := `{"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
+		// Issue 23: the evidence also lists every tracked brand (brands).
+		if want := `{"brands":[{"brand":"acme","cited":false,"mentioned":true,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"mentioned":true,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"mentioned":true,"name":"initech.io","position":3,"self":false,"weight":0.5}],"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
 			t.Errorf("answer 0 =\n%s\nwant\n%s", a0, want)
 		}
 		if a := answers[4].(map[string]any); a["engine"] != "broken" || a["error"] != "the engine failed" {
 			t.Errorf("answer 4 = %v", a)
+		}
+		// gpt's second answer cites initech.io (a URL) without mentioning it.
+		if a1, _ := json.Marshal(answers[1].(map[string]any)["brands"]); !strings.Contains(string(a1), `{"brand":"initech_io","cited":true,"mentioned":false,"name":"initech.io","position":0,"self":false,"weight":0}`) {
+			t.Errorf("answer 1 brands = %s", a1)
+		}
+		if r["scoringVersion"] != float64(2) {
+			t.Errorf("scoringVersion = %v", r["scoringVersion"])
 		}
 		if meta, _ := json.Marshal(r["refreshMeta"]); string(meta) != `{"count":0,"limitPer24h":3,"usedLast24h":0}` {
 			t.Errorf("refreshMeta = %s", meta)

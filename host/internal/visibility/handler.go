@@ -169,6 +169,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		out.ScoresPresent = &apiv1.GetReportResponse_Scores{Scores: scores}
 		out.ReportPresent = &apiv1.GetReportResponse_Report{Report: detail}
 		out.RecommendationsPresent = &apiv1.GetReportResponse_Recommendations{Recommendations: recs}
+		out.ScoringVersionPresent = &apiv1.GetReportResponse_ScoringVersion{ScoringVersion: int32(c.Version())}
 	}
 	if v.Answers != nil {
 		answers, err := listOf(v.Answers)

@@ -270,6 +270,15 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", err)
 	} else {
 		a.Text = res.Text
+		truncated := false
+		a.Text, truncated = capAnswer(a.Text)
+		if truncated {
+			defer func() {
+				if err := s.store.MarkAnswerTruncated(context.WithoutCancel(ctx), r.WorkspaceID, r.ID, t.engine, t.item); err != nil {
+					s.log.Error("mark answer truncated", "report", r.ID, "error", err)
+				}
+			}()
+		}
 		if res.Model != "" {
 			a.Model = &res.Model
 		}

@@ -43,6 +43,7 @@ type Geo struct {
 	EntityUnderstanding Understanding  `json:"entityUnderstanding"`
 	Brands              []BrandScore   `json:"brands"`
 	Engines             []EngineStatus `json:"engines"`
+	MentionJudging      MentionJudging `json:"mentionJudging"`
 }
 
 // Recommendation is one piece of advice and the evidence behind it.
@@ -81,7 +82,7 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 			ShareOfVoice: ShareOfVoiceScore{Score: ms.ShareOfVoice, Interpretation: Interpretation(ms.ShareOfVoice),
 				TotalMentions: ms.TotalMentions, SelfMentions: ms.SelfMentions},
 		},
-		Geo:      Geo{EntityUnderstanding: u, Brands: ms.Brands, Engines: ms.Engines},
+		Geo:      Geo{EntityUnderstanding: u, Brands: ms.Brands, Engines: ms.Engines, MentionJudging: ms.Judging},
 		Mentions: ms.Mentions,
 	}
 	c.Recommendations = recommend(brands, answers, ms, u)

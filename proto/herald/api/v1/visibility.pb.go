@@ -616,9 +616,13 @@ type GetReportResponse struct {
 	//	*GetReportResponse_Engines
 	EnginesPresent isGetReportResponse_EnginesPresent `protobuf_oneof:"engines_present"`
 	// Present with ?evidence=true: one object per answer with engine,
-	// prompt, text, model, error (a missing answer), mentions
-	// [{brand, name, self, position, weight, cited}] and citations
-	// [{url, title}].
+	// prompt, text, model, error (a missing answer), truncated (the text was
+	// cut when stored), mentions [{brand, name, self, position, weight,
+	// cited}] (the brands mentioned), brands (every tracked brand:
+	// {brand, name, self, mentioned, position, weight, cited, judged
+	// [{brand, sentence, namesBrand, model}], unjudged}), mentionVerdicts
+	// and citations [{url, title}]. Computed once when the report
+	// completed and stored.
 	//
 	// Types that are valid to be assigned to AnswersPresent:
 	//
@@ -629,9 +633,17 @@ type GetReportResponse struct {
 	// Types that are valid to be assigned to StatePresent:
 	//
 	//	*GetReportResponse_State
-	StatePresent  isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	StatePresent isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
+	// The version of the mention rules the report's numbers were computed
+	// with (1: before issue 23; 2: VISIBILITY.md's revised rules). A report
+	// keeps its numbers; `herald visibility rescore` recomputes them.
+	//
+	// Types that are valid to be assigned to ScoringVersionPresent:
+	//
+	//	*GetReportResponse_ScoringVersion
+	ScoringVersionPresent isGetReportResponse_ScoringVersionPresent `protobuf_oneof:"scoring_version_present"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *GetReportResponse) Reset() {
@@ -838,6 +850,22 @@ func (x *GetReportResponse) GetState() string {
 	return ""
 }
 
+func (x *GetReportResponse) GetScoringVersionPresent() isGetReportResponse_ScoringVersionPresent {
+	if x != nil {
+		return x.ScoringVersionPresent
+	}
+	return nil
+}
+
+func (x *GetReportResponse) GetScoringVersion() int32 {
+	if x != nil {
+		if x, ok := x.ScoringVersionPresent.(*GetReportResponse_ScoringVersion); ok {
+			return x.ScoringVersion
+		}
+	}
+	return 0
+}
+
 type isGetReportResponse_IdPresent interface {
 	isGetReportResponse_IdPresent()
 }
@@ -937,6 +965,16 @@ type GetReportResponse_State struct {
 }
 
 func (*GetReportResponse_State) isGetReportResponse_StatePresent() {}
+
+type isGetReportResponse_ScoringVersionPresent interface {
+	isGetReportResponse_ScoringVersionPresent()
+}
+
+type GetReportResponse_ScoringVersion struct {
+	ScoringVersion int32 `protobuf:"varint,21,opt,name=scoring_version,json=scoringVersion,proto3,oneof"`
+}
+
+func (*GetReportResponse_ScoringVersion) isGetReportResponse_ScoringVersionPresent() {}
 
 type Scores struct {
 	state               protoimpl.MessageState    `protogen:"open.v1"`
@@ -1257,9 +1295,12 @@ type Geo struct {
 	// share of voice.
 	Brands []*BrandScore `protobuf:"bytes,2,rep,name=brands,proto3" json:"brands,omitempty"`
 	// Per engine: answers planned, answered and missing.
-	Engines       []*EngineStatus `protobuf:"bytes,3,rep,name=engines,proto3" json:"engines,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Engines []*EngineStatus `protobuf:"bytes,3,rep,name=engines,proto3" json:"engines,omitempty"`
+	// How the judge model decided sentence-initial occurrences of brand
+	// names that are ordinary words ("Monday is eaten by email").
+	MentionJudging *MentionJudging `protobuf:"bytes,20,opt,name=mention_judging,json=mentionJudging,proto3" json:"mention_judging,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Geo) Reset() {
@@ -1313,6 +1354,84 @@ func (x *Geo) GetEngines() []*EngineStatus {
 	return nil
 }
 
+func (x *Geo) GetMentionJudging() *MentionJudging {
+	if x != nil {
+		return x.MentionJudging
+	}
+	return nil
+}
+
+type MentionJudging struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Verdicts used, and how many of them named the brand.
+	Asked   int64 `protobuf:"varint,1,opt,name=asked,proto3" json:"asked,omitempty"`
+	Counted int64 `protobuf:"varint,2,opt,name=counted,proto3" json:"counted,omitempty"`
+	// Occurrences no judge decided (no judge model): they do not count.
+	Unjudged int64 `protobuf:"varint,3,opt,name=unjudged,proto3" json:"unjudged,omitempty"`
+	// Says so in words when unjudged > 0.
+	Note          string `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MentionJudging) Reset() {
+	*x = MentionJudging{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MentionJudging) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MentionJudging) ProtoMessage() {}
+
+func (x *MentionJudging) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MentionJudging.ProtoReflect.Descriptor instead.
+func (*MentionJudging) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *MentionJudging) GetAsked() int64 {
+	if x != nil {
+		return x.Asked
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetCounted() int64 {
+	if x != nil {
+		return x.Counted
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetUnjudged() int64 {
+	if x != nil {
+		return x.Unjudged
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 type BrandScore struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	Name            string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -1330,7 +1449,7 @@ type BrandScore struct {
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1342,7 +1461,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1355,7 +1474,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *BrandScore) GetName() string {
@@ -1435,7 +1554,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1566,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1579,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -1513,7 +1632,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1644,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1657,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -1610,7 +1729,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +1741,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +1754,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Probe) GetId() string {
@@ -1706,7 +1825,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1718,7 +1837,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1731,7 +1850,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -1770,7 +1889,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1782,7 +1901,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1795,7 +1914,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Gap) GetKind() string {
@@ -1845,7 +1964,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1857,7 +1976,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1870,7 +1989,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -1913,7 +2032,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2044,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1938,7 +2057,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -1972,7 +2091,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1984,7 +2103,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1997,7 +2116,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -2019,7 +2138,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2031,7 +2150,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2044,7 +2163,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -2071,7 +2190,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2083,7 +2202,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2096,7 +2215,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -2120,7 +2239,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2132,7 +2251,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2145,7 +2264,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -2194,7 +2313,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2325,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2338,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -2253,7 +2372,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2265,7 +2384,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2278,7 +2397,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -2305,7 +2424,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2436,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2449,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -2395,7 +2514,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
 	"\x10GetReportRequest\x12\x12\n" +
 	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
-	"\bevidence\x18\x02 \x01(\bR\bevidence\"\x87\x06\n" +
+	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xcd\x06\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
 	"\bis_empty\x18\x02 \x01(\bR\aisEmpty\x12\x10\n" +
@@ -2410,7 +2529,9 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\aengines\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.ListValueH\aR\aengines\x126\n" +
 	"\aanswers\x18\v \x01(\v2\x1a.google.protobuf.ListValueH\bR\aanswers\x12\x16\n" +
-	"\x05state\x18\f \x01(\tH\tR\x05stateB\f\n" +
+	"\x05state\x18\f \x01(\tH\tR\x05state\x12)\n" +
+	"\x0fscoring_version\x18\x15 \x01(\x05H\n" +
+	"R\x0escoringVersionB\f\n" +
 	"\n" +
 	"id_presentB\x14\n" +
 	"\x12created_at_presentB\x0f\n" +
@@ -2421,7 +2542,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x14refresh_meta_presentB\x11\n" +
 	"\x0fengines_presentB\x11\n" +
 	"\x0fanswers_presentB\x0f\n" +
-	"\rstate_present\"\xf3\x01\n" +
+	"\rstate_presentB\x19\n" +
+	"\x17scoring_version_present\"\xf3\x01\n" +
 	"\x06Scores\x12E\n" +
 	"\rai_visibility\x18\x01 \x01(\v2 .herald.api.v1.AIVisibilityScoreR\faiVisibility\x12Z\n" +
 	"\x14entity_understanding\x18\x02 \x01(\v2'.herald.api.v1.EntityUnderstandingScoreR\x13entityUnderstanding\x12F\n" +
@@ -2443,11 +2565,17 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x0etotal_mentions\x18\x03 \x01(\x03R\rtotalMentions\x12#\n" +
 	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\"4\n" +
 	"\fReportDetail\x12$\n" +
-	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\"\xcc\x01\n" +
+	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\"\x94\x02\n" +
 	"\x03Geo\x12[\n" +
 	"\x14entity_understanding\x18\x01 \x01(\v2(.herald.api.v1.EntityUnderstandingDetailR\x13entityUnderstanding\x121\n" +
 	"\x06brands\x18\x02 \x03(\v2\x19.herald.api.v1.BrandScoreR\x06brands\x125\n" +
-	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\"\x92\x02\n" +
+	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\x12F\n" +
+	"\x0fmention_judging\x18\x14 \x01(\v2\x1d.herald.api.v1.MentionJudgingR\x0ementionJudging\"p\n" +
+	"\x0eMentionJudging\x12\x14\n" +
+	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
+	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
+	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\x92\x02\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -2552,7 +2680,7 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
 	(*Competitor)(nil),                // 1: herald.api.v1.Competitor
@@ -2569,76 +2697,78 @@ var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ShareOfVoiceScore)(nil),         // 12: herald.api.v1.ShareOfVoiceScore
 	(*ReportDetail)(nil),              // 13: herald.api.v1.ReportDetail
 	(*Geo)(nil),                       // 14: herald.api.v1.Geo
-	(*BrandScore)(nil),                // 15: herald.api.v1.BrandScore
-	(*EngineStatus)(nil),              // 16: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 17: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 18: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 19: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 20: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 21: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 22: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 23: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 24: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 25: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 26: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 27: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 28: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 29: herald.api.v1.GetOneOffReportRequest
-	(*structpb.Value)(nil),            // 30: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),     // 31: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 32: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 33: google.protobuf.Struct
+	(*MentionJudging)(nil),            // 15: herald.api.v1.MentionJudging
+	(*BrandScore)(nil),                // 16: herald.api.v1.BrandScore
+	(*EngineStatus)(nil),              // 17: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 18: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 19: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 20: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 21: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 22: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 23: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 24: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 25: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 26: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 27: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 28: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 29: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 30: herald.api.v1.GetOneOffReportRequest
+	(*structpb.Value)(nil),            // 31: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 33: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 34: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
-	30, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
-	30, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
-	30, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
+	31, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
+	31, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
+	31, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
 	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	30, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
-	31, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	31, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	32, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
 	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
 	13, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	32, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	22, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	32, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	32, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	33, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	23, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	33, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	33, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
 	10, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
 	11, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
 	12, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	33, // 18: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	33, // 19: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	34, // 18: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	34, // 19: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
 	14, // 20: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	17, // 21: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	15, // 22: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	16, // 23: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	18, // 24: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	19, // 25: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	20, // 26: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	21, // 27: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	33, // 28: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	31, // 29: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	27, // 30: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	26, // 31: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	2,  // 32: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	5,  // 33: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	7,  // 34: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	23, // 35: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	25, // 36: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	29, // 37: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	4,  // 38: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	6,  // 39: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	8,  // 40: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	24, // 41: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	28, // 42: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	8,  // 43: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	38, // [38:44] is the sub-list for method output_type
-	32, // [32:38] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	18, // 21: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	16, // 22: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	17, // 23: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	15, // 24: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	19, // 25: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	20, // 26: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	21, // 27: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	22, // 28: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	34, // 29: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	32, // 30: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	28, // 31: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	27, // 32: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	2,  // 33: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 34: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 35: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	24, // 36: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	26, // 37: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	30, // 38: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 39: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 40: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 41: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	25, // 42: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	29, // 43: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 44: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	39, // [39:45] is the sub-list for method output_type
+	33, // [33:39] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -2657,17 +2787,18 @@ func file_herald_api_v1_visibility_proto_init() {
 		(*GetReportResponse_Engines)(nil),
 		(*GetReportResponse_Answers)(nil),
 		(*GetReportResponse_State)(nil),
+		(*GetReportResponse_ScoringVersion)(nil),
 	}
 	file_herald_api_v1_visibility_proto_msgTypes[10].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[16].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[18].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[17].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[19].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   30,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
