@@ -38,10 +38,10 @@ func TestLowercaseCommonWordsNeverCount(t *testing.T) {
 	bs := brandSet("Tasklane", "tasklane.io", named("Linear (linear.app)"), named("Notion"), named("Close"), named("Nothing"))
 	for text, want := range map[string]string{
 		"Keep a strictly linear roadmap; the notion of done matters, and nothing beats the ones you can close.": "",
-		"Tasklane and Linear both help.":                                    "tasklane@1 linear@2",
-		"For docs, many teams pick Notion; Close is a CRM.":                 "notion@1 close@2",
-		"A LINEAR workflow": /* the brand's capitals, in a heading */ "linear@1",
-		"Try linear.app or Tasklane.":                                       "linear@1 tasklane@2",
+		"Tasklane and Linear both help.":                    "tasklane@1 linear@2",
+		"For docs, many teams pick Notion; Close is a CRM.": "notion@1 close@2",
+		"A LINEAR workflow":/* the brand's capitals, in a heading */ "linear@1",
+		"Try linear.app or Tasklane.": "linear@1 tasklane@2",
 	} {
 		if got, _ := mentioned(bs, visibility.Answer{Text: text}); got != want {
 			t.Errorf("%q: mentions %q, want %q", text, got, want)
@@ -84,11 +84,11 @@ func TestABrandOnlyInAURLOrTheSourcesIsNotMentioned(t *testing.T) {
 	bs := brandSet("Tasklane", "tasklane.io", named("HubSpot (hubspot.com)"), named("Fathom"))
 	for text, want := range map[string][2]string{
 		"Plan sprints weekly.\n\nSources:\n[1] https://tasklane.io/blog/sprints\n[2] blog.hubspot.com/marketing/x": {"", "tasklane hubspot"},
-		"Plan sprints weekly [1].\n[1] https://tasklane.io/blog/sprints":                                            {"", "tasklane"},
-		"See tasklane.io/pricing and https://www.g2.com/compare/hubspot-vs-fathom for prices.":                      {"", "tasklane"},
-		"**References:** hubspot.com, Tasklane docs":                                                                {"", "hubspot"},
-		"usefathom.com – similar, simpler. Tasklane too (https://tasklane.io).":                                     {"tasklane@1", "tasklane"},
-		"HubSpot's blog (blog.hubspot.com) says so.":                                                                {"hubspot@1", "hubspot"},
+		"Plan sprints weekly [1].\n[1] https://tasklane.io/blog/sprints":                                           {"", "tasklane"},
+		"See tasklane.io/pricing and https://www.g2.com/compare/hubspot-vs-fathom for prices.":                     {"", "tasklane"},
+		"**References:** hubspot.com, Tasklane docs":                                                               {"", "hubspot"},
+		"usefathom.com – similar, simpler. Tasklane too (https://tasklane.io).":                                    {"tasklane@1", "tasklane"},
+		"HubSpot's blog (blog.hubspot.com) says so.":                                                               {"hubspot@1", "hubspot"},
 	} {
 		got, cited := mentioned(bs, visibility.Answer{Text: text})
 		if got != want[0] || cited != want[1] {
