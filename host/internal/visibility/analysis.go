@@ -58,6 +58,7 @@ type Analysis struct {
 	Mentions []Mention
 	// Pending are the occurrences waiting for the judge.
 	Pending []JudgeRequest
+	index   map[string]int // slug → brand
 }
 
 // Mentions returns the brands a mentions, ordered by position.
@@ -67,7 +68,7 @@ func (m *Matcher) Mentions(a Answer) []Mention { return m.Analyze(a).Mentions }
 // stored judge verdicts) and their positions, and the brands its sources
 // cite, by registrable domain.
 func (m *Matcher) Analyze(a Answer) Analysis {
-	out := Analysis{Brands: make([]BrandEvidence, len(m.brands))}
+	out := Analysis{Brands: make([]BrandEvidence, len(m.brands)), index: m.index}
 	for i, b := range m.brands {
 		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
 	}
@@ -84,9 +85,9 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 			cited[s.Domain] = true
 		}
 	}
-	for i, b := range m.brands {
-		for _, d := range b.Domains {
-			if cited[registrable(d)] {
+	for i, ds := range m.domains {
+		for _, d := range ds {
+			if cited[d] {
 				out.Brands[i].Cited = true
 			}
 		}
@@ -95,13 +96,15 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 	for _, v := range a.Verdicts {
 		verdicts[v.Brand+"\x00"+v.Sentence] = v
 	}
-	t := tokenize(prose)
+	t := tokenPool.Get().(*tokens)
+	defer tokenPool.Put(t)
+	t.reset(prose)
 	first := make([]int, len(m.brands))
 	for i := range first {
 		first[i] = -1
 	}
 	asked := make([]int, len(m.brands))
-	for _, o := range m.occurrences(&t) {
+	for _, o := range m.occurrences(t) {
 		b := o.brand
 		if first[b] >= 0 {
 			continue

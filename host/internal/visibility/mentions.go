@@ -23,6 +23,8 @@ const maxJudged = 3
 // plus, at each word, a walk bounded by the longest alias.
 type Matcher struct {
 	brands  []Brand
+	domains [][]string // registrable, per brand
+	index   map[string]int
 	aliases []alias
 	next    map[uint64]int32 // node<<32 | rune → child
 	term    map[int32][]int32
@@ -40,7 +42,13 @@ type alias struct {
 // NewMatcher prepares the aliases and domains of brands.
 func NewMatcher(brands []Brand) *Matcher {
 	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: map[int32][]int32{}, nodes: 1}
+	m.domains = make([][]string, len(brands))
+	m.index = make(map[string]int, len(brands))
 	for i, b := range brands {
+		m.index[b.Slug] = i
+		for _, d := range b.Domains {
+			m.domains[i] = append(m.domains[i], registrable(d))
+		}
 		for _, a := range b.Aliases {
 			m.add(i, a, false)
 		}

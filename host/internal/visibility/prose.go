@@ -32,7 +32,16 @@ type Source struct {
 // same line) to the end; a line that starts with [n] and holds a URL is a
 // source line wherever it is.
 func readProse(text string) (string, []Source) {
-	buf := []byte(text)
+	var buf []byte // a copy, made at the first blank
+	blank := func(start, end int) {
+		if start >= end {
+			return
+		}
+		if buf == nil {
+			buf = []byte(text)
+		}
+		blankBytes(buf, start, end)
+	}
 	var sources []Source
 	cut := len(text)
 	for start := 0; start < len(text); {
@@ -47,21 +56,24 @@ func readProse(text string) (string, []Source) {
 			cut = start
 		}
 		if cut == len(text) && refLine(line) {
-			blank(buf, start, end)
+			blank(start, end)
 		}
 		start = end + 1
 	}
-	blank(buf, cut, len(text))
+	blank(cut, len(text))
 	scanURLs(text, func(start, end int, host string, bare bool) {
 		sources = append(sources, Source{URL: text[start:end], Domain: registrable(host)})
 		if !bare {
-			blank(buf, start, end)
+			blank(start, end)
 		}
 	})
+	if buf == nil {
+		return text, sources
+	}
 	return string(buf), sources
 }
 
-func blank(buf []byte, start, end int) {
+func blankBytes(buf []byte, start, end int) {
 	for i := start; i < end; i++ {
 		if buf[i] != '\n' {
 			buf[i] = ' '
@@ -74,16 +86,15 @@ var sourceLabels = []string{"sources", "source", "references", "reference", "cit
 // sourcesLabel reports whether line is the label of a sources list:
 // "Sources", "**References:**", "## Citations", "Sources: [1] …".
 func sourcesLabel(line string) bool {
-	s := strings.TrimLeft(strings.TrimSpace(line), "#*_> ")
-	if len(s) > 200 {
+	s := strings.TrimLeft(line, " \t#*_>")
+	if len(s) < 6 || s[0]|0x20 != 's' && s[0]|0x20 != 'r' && s[0]|0x20 != 'c' {
 		return false
 	}
-	low := strings.ToLower(s)
 	for _, l := range sourceLabels {
-		if !strings.HasPrefix(low, l) {
+		if !hasPrefixFold(s, l) {
 			continue
 		}
-		rest := strings.TrimLeft(low[len(l):], "*_ ")
+		rest := strings.TrimLeft(s[len(l):], "*_ \t\r")
 		return rest == "" || rest[0] == ':'
 	}
 	return false

@@ -189,7 +189,7 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 			out.Judging.Unjudged += be.Unjudged
 		}
 		for _, mt := range ms {
-			bi := brandIndex(brands, mt.Brand)
+			bi := an.index[mt.Brand]
 			per[bi].weight += mt.Weight
 			per[bi].mentions++
 			per[bi].pos += mt.Position

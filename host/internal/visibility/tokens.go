@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,11 +26,14 @@ type tokens struct {
 // abbreviations whose full stop does not end a sentence.
 var abbreviations = map[string]bool{"vs": true, "e.g": true, "i.e": true, "eg": true, "ie": true, "cf": true, "incl": true, "approx": true, "esp": true, "etc": false}
 
-// tokenize splits the prose into tokens in one pass, marking the first
+// tokenPool keeps token buffers between answers.
+var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
+
+// reset splits the prose into tokens in one pass, marking the first
 // word of each sentence: at the start, after a line break, or after ., !
 // or ? and a space (not after vs., e.g., i.e.).
-func tokenize(prose string) tokens {
-	t := tokens{text: prose, list: make([]token, 0, len(prose)/5+1), folded: make([]rune, 0, len(prose))}
+func (t *tokens) reset(prose string) {
+	t.text, t.list, t.folded = prose, t.list[:0], t.folded[:0]
 	atStart, marked := true, false
 	sentence := 0
 	for i := 0; i < len(prose); {
@@ -74,7 +78,6 @@ func tokenize(prose string) tokens {
 		}
 		i += size
 	}
-	return t
 }
 
 // abbreviation reports whether the full stop at i ends an abbreviation
