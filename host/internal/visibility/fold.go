@@ -43,7 +43,12 @@ func foldAppend(dst []rune, r rune) []rune {
 	return append(dst, out...)
 }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // foldString folds every word rune of s and keeps the rest.
 func foldString(s string) string {

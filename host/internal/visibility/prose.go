@@ -155,7 +155,11 @@ func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
 		for j < len(text) && isHostByte(text[j]) {
 			j++
 		}
-		host := strings.TrimRight(text[i:j], ".-")
+		k := j
+		for k > i && (text[k-1] == '.' || text[k-1] == '-') {
+			k--
+		}
+		host := text[i:k]
 		if hostLike(host) {
 			h := strings.ToLower(host)
 			switch {
