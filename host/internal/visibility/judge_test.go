@@ -84,3 +84,30 @@ func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) 
 		t.Errorf("the report must say the occurrences were not judged: %q", note)
 	}
 }
+
+func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	b := setup(t, s, options{engines: []string{"gpt"}})
+	_, job := b.report(t, b.business, `{"websiteurl":"https://example.com","competitors":["g"],"prompts":["worst case"]}`)
+	reportID := get(t, job, "result.reportId").(string)
+	// Stored when the report completed, before any read.
+	version, body, err := s.GetVisibilityEvidence(context.Background(), b.businessID, reportID)
+	if err != nil || version != visibility.ScoringVersion || !strings.Contains(body, `"brand":"g","name":"g","self":false,"mentioned":true`) {
+		t.Fatalf("stored evidence v%d %.200s: %v", version, body, err)
+	}
+	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	a := r["answers"].([]any)[0].(map[string]any)
+	if text := a["text"].(string); len(text) != visibility.MaxAnswerBytes || a["truncated"] != true {
+		t.Fatalf("the 300,000-byte answer is stored as %d bytes, truncated %v", len(text), a["truncated"])
+	}
+	// Read as stored, not recomputed: a changed stored evidence shows.
+	changed := strings.Replace(body, `"brand":"g","name":"g","self":false,"mentioned":true`, `"brand":"g","name":"g","self":false,"mentioned":false`, 1)
+	if err := s.SaveVisibilityEvidence(context.Background(), b.businessID, reportID, visibility.ScoringVersion, changed); err != nil {
+		t.Fatal(err)
+	}
+	r = b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	if g := brandOf(t, r, "gpt", "g"); g["mentioned"] != false {
+		t.Errorf("the evidence was recomputed on read: %v", g)
+	}
+}
