@@ -27,6 +27,7 @@ commands:
   workspaces  herald workspaces list|set-plan: ids, plans, users and keys
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
+  visibility  recompute stored visibility reports under the current mention rules: herald visibility rescore [--workspace NAME]
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
   mcp       MCP for desktop assistants: herald mcp --stdio [--url URL] (key in HERALD_API_KEY)
   version   print the version
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return listPlugins(ctx, rest, getenv, stdout, stderr)
 	case "finetune":
 		return finetuneCmd(ctx, rest, getenv, stdout, stderr)
+	case "visibility":
+		return visibilityCmd(ctx, rest, getenv, stdout, stderr)
 	case "plugin":
 		if len(rest) != 1 {
 			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))

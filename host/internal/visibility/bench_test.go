@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,4 +87,30 @@ func BenchmarkScoring(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkEvidenceRead reads a stored report over REST with and without
+// ?evidence=true, the report holding issue 22's worst answer (150,000
+// one-letter words, stored cut to 100,000 bytes) and a competitor "g":
+// the evidence is read as stored at completion, not recomputed. Target:
+// evidence under 50 ms p50.
+func BenchmarkEvidenceRead(b *testing.B) {
+	bu := setup(b, storetest.SQLite(b), options{engines: []string{"gpt"}})
+	bu.report(b, bu.business, `{"websiteurl":"https://example.com","competitors":["g"],"prompts":["worst case"]}`)
+	for _, path := range []string{"/v1/ai/generate/seo-site-report", "/v1/ai/generate/seo-site-report?evidence=true"} {
+		name := "without-evidence"
+		if strings.Contains(path, "evidence") {
+			name = "with-evidence"
+		}
+		b.Run(name, func(b *testing.B) {
+			var ru0, ru1 syscall.Rusage
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+			for range b.N {
+				bu.do(b, "GET", path, bu.business, "").want(b, http.StatusOK)
+			}
+			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

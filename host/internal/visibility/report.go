@@ -43,6 +43,7 @@ type Geo struct {
 	EntityUnderstanding Understanding  `json:"entityUnderstanding"`
 	Brands              []BrandScore   `json:"brands"`
 	Engines             []EngineStatus `json:"engines"`
+	MentionJudging      MentionJudging `json:"mentionJudging"`
 }
 
 // Recommendation is one piece of advice and the evidence behind it.
@@ -57,6 +58,9 @@ type Recommendation struct {
 // Computed is everything a report shows that is computed from its stored
 // answers, probes and site checks.
 type Computed struct {
+	// ScoringVersion is the version of the mention rules the numbers were
+	// computed with (absent in reports before issue 23: version 1).
+	ScoringVersion  int              `json:"scoringVersion"`
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`
 	Recommendations []Recommendation `json:"recommendations"`
@@ -70,6 +74,7 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 	ms := ScoreMentions(brands, engines, answers)
 	u := ScoreUnderstanding(engines, probes, checks)
 	c := Computed{
+		ScoringVersion: ScoringVersion,
 		Scores: Scores{
 			AIVisibility: AIVisibilityScore{Score: ms.Visibility, Interpretation: ms.Interpretation, Providers: ms.Providers},
 			EntityUnderstanding: EntityUnderstandingScore{Score: u.Score, Interpretation: Interpretation(u.Score),
@@ -77,12 +82,16 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 			ShareOfVoice: ShareOfVoiceScore{Score: ms.ShareOfVoice, Interpretation: Interpretation(ms.ShareOfVoice),
 				TotalMentions: ms.TotalMentions, SelfMentions: ms.SelfMentions},
 		},
-		Geo:      Geo{EntityUnderstanding: u, Brands: ms.Brands, Engines: ms.Engines},
+		Geo:      Geo{EntityUnderstanding: u, Brands: ms.Brands, Engines: ms.Engines, MentionJudging: ms.Judging},
 		Mentions: ms.Mentions,
 	}
 	c.Recommendations = recommend(brands, answers, ms, u)
 	return c
 }
+
+// Version is the scoring version of c: 1 for results stored before
+// versions were recorded.
+func (c Computed) Version() int { return max(1, c.ScoringVersion) }
 
 // HistoryPoint is VISIBILITY.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
@@ -92,6 +101,8 @@ func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 		"overall":       c.Scores.AIVisibility.Score,
 		"shareOfVoice":  c.Scores.ShareOfVoice.Score,
 		"understanding": c.Scores.EntityUnderstanding.Score,
+		// Each point says which mention rules computed it.
+		"scoringVersion": c.Version(),
 	}
 	for _, b := range c.Geo.Brands {
 		if b.Self {

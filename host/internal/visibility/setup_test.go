@@ -77,12 +77,16 @@ func (f *fakeEngines) total() int {
 
 var promptAnswers = map[string]map[string]string{
 	"gpt": {
-		"best widget supplier":  "Top picks: Acme, Globex Corp and Initech.",
-		"widgets for factories": "Globex Corp is the leader; see https://initech.io/widgets.",
+		// The worst answer of issue 22: 150,000 one-letter words.
+		"worst case":                strings.Repeat("g ", 150000),
+		"best work management tool": "Monday is where many teams start: its boards are flexible. Teams also like Acme.",
+		"best widget supplier":      "Top picks: Acme, Globex Corp and Initech.",
+		"widgets for factories":     "Globex Corp is the leader; see https://initech.io/widgets.",
 	},
 	"claude": {
-		"best widget supplier":  "Acme (https://example.com) is great.",
-		"widgets for factories": "I would pick Globex Corp.",
+		"best work management tool": "Monday is eaten by email for most teams. Teams like Acme.",
+		"best widget supplier":      "Acme (https://example.com) is great.",
+		"widgets for factories":     "I would pick Globex Corp.",
 	},
 }
 
@@ -96,7 +100,18 @@ func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.Te
 		return sdk.TextResponse{}, &sdk.Error{Code: sdk.CodeUnavailable, Message: "broken: upstream 503"}
 	}
 	if strings.Contains(req.System, "buyers") {
-		return sdk.TextResponse{Text: `{"competitors":["Initech","Globex Corp"],"prompts":["industrial widget suppliers in Europe","widgets for factories"]}`}, nil
+		return sdk.TextResponse{Text: `{"competitors":[{"name":"Initech","domain":"https://www.initech.io/"},{"name":"Globex Corp","domain":"not a domain"}],"prompts":["industrial widget suppliers in Europe","widgets for factories"]}`}, nil
+	}
+	if strings.Contains(req.System, "names a brand") {
+		// The mention judge: the word names the brand when its sentence
+		// speaks of boards.
+		f.mu.Lock()
+		f.calls["judge|mention"]++
+		f.mu.Unlock()
+		if _, ok := req.Options["response_format"]; !ok || !strings.Contains(req.Prompt, "What the brand sells: Industrial widgets") {
+			return sdk.TextResponse{}, fmt.Errorf("the mention judge got no schema or no category: %s", req.Prompt)
+		}
+		return sdk.TextResponse{Text: fmt.Sprintf(`{"namesBrand": %t}`, strings.Contains(req.Prompt, "boards"))}, nil
 	}
 	if req.System != "" {
 		return f.judge(req)

@@ -1,0 +1,113 @@
+package visibility_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/visibility"
+)
+
+const mondayBody = `{"websiteurl":"https://example.com","competitors":["Monday (monday.com)"],"prompts":["best work management tool"]}`
+
+// brandOf returns the evidence of slug in the answer of engine.
+func brandOf(t *testing.T, r map[string]any, engine, slug string) map[string]any {
+	t.Helper()
+	for _, a := range r["answers"].([]any) {
+		am := a.(map[string]any)
+		if am["engine"] != engine {
+			continue
+		}
+		for _, b := range am["brands"].([]any) {
+			if bm := b.(map[string]any); bm["brand"] == slug {
+				return bm
+			}
+		}
+	}
+	t.Fatalf("no %s in %s's evidence", slug, engine)
+	return nil
+}
+
+func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s, options{engines: []string{"gpt", "claude"}})
+		_, job := b.report(t, b.business, mondayBody)
+		reportID := get(t, job, "result.reportId").(string)
+		r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+		// gpt: "Monday is where many teams start: its boards are flexible."
+		// names the brand (judge: yes); claude: "Monday is eaten by email"
+		// does not.
+		gm, cm := brandOf(t, r, "gpt", "monday"), brandOf(t, r, "claude", "monday")
+		if gm["mentioned"] != true || gm["position"] != float64(1) || cm["mentioned"] != false {
+			t.Fatalf("monday evidence: gpt %v, claude %v", gm, cm)
+		}
+		judged, _ := json.Marshal(gm["judged"])
+		if !strings.Contains(string(judged), `"namesBrand":true`) || !strings.Contains(string(judged), `"sentence":"Monday is where many teams start: its boards are flexible."`) {
+			t.Errorf("gpt's verdict = %s", judged)
+		}
+		if mj, _ := json.Marshal(get(t, r, "report.geo.mentionJudging")); string(mj) != `{"asked":2,"counted":1,"note":"","unjudged":0}` {
+			t.Errorf("mentionJudging = %s", mj)
+		}
+		// Stored with the answers: the rescore reproduces the report
+		// without asking the judge again.
+		notes, err := s.ListAnswerMentions(context.Background(), b.businessID, reportID)
+		if err != nil || len(notes) != 2 || !strings.Contains(notes[0].Verdicts+notes[1].Verdicts, `"namesBrand":true`) {
+			t.Fatalf("stored verdicts = %+v, %v", notes, err)
+		}
+		calls := b.engines.count("judge", "mention")
+		before, _ := json.Marshal(r["scores"])
+		if _, err := visibility.Rescore(context.Background(), s, b.businessID, nil); err != nil {
+			t.Fatal(err)
+		}
+		after := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+		if a, _ := json.Marshal(after["scores"]); string(a) != string(before) || b.engines.count("judge", "mention") != calls {
+			t.Errorf("rescore changed the scores %s → %s or asked the judge", before, a)
+		}
+	})
+}
+
+func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}, judge: "broken"})
+	b.report(t, b.business, mondayBody)
+	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	if gm := brandOf(t, r, "gpt", "monday"); gm["mentioned"] != false || gm["unjudged"] != float64(1) {
+		t.Errorf("gpt's Monday without a judge: %v", gm)
+	}
+	note, _ := get(t, r, "report.geo.mentionJudging.note").(string)
+	if !strings.Contains(note, "2 sentence-initial occurrence(s)") {
+		t.Errorf("the report must say the occurrences were not judged: %q", note)
+	}
+}
+
+func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	b := setup(t, s, options{engines: []string{"gpt"}})
+	_, job := b.report(t, b.business, `{"websiteurl":"https://example.com","competitors":["g"],"prompts":["worst case"]}`)
+	reportID := get(t, job, "result.reportId").(string)
+	// Stored when the report completed, before any read.
+	version, body, err := s.GetVisibilityEvidence(context.Background(), b.businessID, reportID)
+	if err != nil || version != visibility.ScoringVersion || !strings.Contains(body, `"brand":"g","name":"g","self":false,"mentioned":true`) {
+		t.Fatalf("stored evidence v%d %.200s: %v", version, body, err)
+	}
+	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	a := r["answers"].([]any)[0].(map[string]any)
+	if text := a["text"].(string); len(text) != visibility.MaxAnswerBytes || a["truncated"] != true {
+		t.Fatalf("the 300,000-byte answer is stored as %d bytes, truncated %v", len(text), a["truncated"])
+	}
+	// Read as stored, not recomputed: a changed stored evidence shows.
+	changed := strings.Replace(body, `"brand":"g","name":"g","self":false,"mentioned":true`, `"brand":"g","name":"g","self":false,"mentioned":false`, 1)
+	if err := s.SaveVisibilityEvidence(context.Background(), b.businessID, reportID, visibility.ScoringVersion, changed); err != nil {
+		t.Fatal(err)
+	}
+	r = b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	if g := brandOf(t, r, "gpt", "g"); g["mentioned"] != false {
+		t.Errorf("the evidence was recomputed on read: %v", g)
+	}
+}
