@@ -82,6 +82,10 @@ type statsInput struct {
 
 type noInput struct{}
 
+type trackerInput struct {
+	ID string `json:"id" jsonschema:"the tracker's id (list_trackers gives them)"`
+}
+
 // addTools registers the tools of the wired features.
 func (s *Server) addTools() {
 	if h := s.d.Scheduler; h != nil {
@@ -160,6 +164,18 @@ func (s *Server) addTools() {
 			Description: "The workspace's latest AI visibility report: how AI engines see the brand (visibility, share of voice, understanding) against competitors, with recommendations."},
 			func(ctx context.Context, req *mcp.CallToolRequest, in reportInput) (*mcp.CallToolResult, any, error) {
 				return call(s, ctx, "get_visibility_report", req.Extra, &apiv1.GetReportRequest{Evidence: in.Evidence}, h.GetReport)
+			})
+	}
+	if h := s.d.Trackers; h != nil {
+		mcp.AddTool(s.srv, &mcp.Tool{Name: "list_trackers", Title: "Visibility trackers",
+			Description: "The workspace's visibility trackers: the site, competitors, prompts and engines each runs daily or weekly, its next and last run, and the last skipped slot."},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ noInput) (*mcp.CallToolResult, any, error) {
+				return call(s, ctx, "list_trackers", req.Extra, &apiv1.ListTrackersRequest{}, h.ListTrackers)
+			})
+		mcp.AddTool(s.srv, &mcp.Tool{Name: "get_tracker", Title: "One visibility tracker",
+			Description: "One visibility tracker by id: its setup, schedule (slot, next run), last run and last skipped slot."},
+			func(ctx context.Context, req *mcp.CallToolRequest, in trackerInput) (*mcp.CallToolResult, any, error) {
+				return call(s, ctx, "get_tracker", req.Extra, &apiv1.GetTrackerRequest{Id: in.ID}, h.GetTracker)
 			})
 	}
 	if h := s.d.Traffic; h != nil {

@@ -151,7 +151,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		if err := viaJSON(c.Scores, scores); err != nil {
 			return nil, err
 		}
-		if err := viaJSON(map[string]any{"geo": c.Geo}, detail); err != nil {
+		if err := viaJSON(map[string]any{"geo": c.Geo, "sources": c.Sources, "sourceGaps": c.SourceGaps}, detail); err != nil {
 			return nil, err
 		}
 		recs, err := listOf(c.Recommendations)

@@ -132,6 +132,9 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 		return err
 	}
 	c := st.compute()
+	if err := s.extend(ctx, r, st, &c); err != nil { // tracking figures (tracking.go)
+		return err
+	}
 	result := mustJSON(c)
 	state := store.ReportCompleted
 	now := s.now().UnixMilli()

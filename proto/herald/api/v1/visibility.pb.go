@@ -518,9 +518,15 @@ type GetReportResponse struct {
 	// Types that are valid to be assigned to StatePresent:
 	//
 	//	*GetReportResponse_State
-	StatePresent  isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	StatePresent isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
+	// The tracker whose run this report is (VISIBILITY.md "Tracking").
+	//
+	// Types that are valid to be assigned to TrackerIdPresent:
+	//
+	//	*GetReportResponse_TrackerId
+	TrackerIdPresent isGetReportResponse_TrackerIdPresent `protobuf_oneof:"tracker_id_present"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *GetReportResponse) Reset() {
@@ -727,6 +733,22 @@ func (x *GetReportResponse) GetState() string {
 	return ""
 }
 
+func (x *GetReportResponse) GetTrackerIdPresent() isGetReportResponse_TrackerIdPresent {
+	if x != nil {
+		return x.TrackerIdPresent
+	}
+	return nil
+}
+
+func (x *GetReportResponse) GetTrackerId() string {
+	if x != nil {
+		if x, ok := x.TrackerIdPresent.(*GetReportResponse_TrackerId); ok {
+			return x.TrackerId
+		}
+	}
+	return ""
+}
+
 type isGetReportResponse_IdPresent interface {
 	isGetReportResponse_IdPresent()
 }
@@ -827,13 +849,26 @@ type GetReportResponse_State struct {
 
 func (*GetReportResponse_State) isGetReportResponse_StatePresent() {}
 
+type isGetReportResponse_TrackerIdPresent interface {
+	isGetReportResponse_TrackerIdPresent()
+}
+
+type GetReportResponse_TrackerId struct {
+	TrackerId string `protobuf:"bytes,20,opt,name=tracker_id,json=trackerId,proto3,oneof"`
+}
+
+func (*GetReportResponse_TrackerId) isGetReportResponse_TrackerIdPresent() {}
+
 type Scores struct {
 	state               protoimpl.MessageState    `protogen:"open.v1"`
 	AiVisibility        *AIVisibilityScore        `protobuf:"bytes,1,opt,name=ai_visibility,json=aiVisibility,proto3" json:"ai_visibility,omitempty"`
 	EntityUnderstanding *EntityUnderstandingScore `protobuf:"bytes,2,opt,name=entity_understanding,json=entityUnderstanding,proto3" json:"entity_understanding,omitempty"`
 	ShareOfVoice        *ShareOfVoiceScore        `protobuf:"bytes,3,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// retrieved(self's domain): engines use the site even when they do not
+	// name the brand.
+	SourceVisibility *SourceVisibilityScore `protobuf:"bytes,20,opt,name=source_visibility,json=sourceVisibility,proto3" json:"source_visibility,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Scores) Reset() {
@@ -887,6 +922,85 @@ func (x *Scores) GetShareOfVoice() *ShareOfVoiceScore {
 	return nil
 }
 
+func (x *Scores) GetSourceVisibility() *SourceVisibilityScore {
+	if x != nil {
+		return x.SourceVisibility
+	}
+	return nil
+}
+
+type SourceVisibilityScore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Score float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
+	// null when no engine answered.
+	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
+	// The brand's registrable domain.
+	Domain string `protobuf:"bytes,3,opt,name=domain,proto3" json:"domain,omitempty"`
+	// score − the previous run's (tracker runs and refreshes); null for the
+	// first run and other reports.
+	Change        *float64 `protobuf:"fixed64,4,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceVisibilityScore) Reset() {
+	*x = SourceVisibilityScore{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceVisibilityScore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceVisibilityScore) ProtoMessage() {}
+
+func (x *SourceVisibilityScore) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceVisibilityScore.ProtoReflect.Descriptor instead.
+func (*SourceVisibilityScore) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *SourceVisibilityScore) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *SourceVisibilityScore) GetInterpretation() string {
+	if x != nil && x.Interpretation != nil {
+		return *x.Interpretation
+	}
+	return ""
+}
+
+func (x *SourceVisibilityScore) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceVisibilityScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type AIVisibilityScore struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Score float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
@@ -894,14 +1008,17 @@ type AIVisibilityScore struct {
 	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
 	// Engine → visibility over that engine's answers; null when the engine
 	// gave no answer.
-	Providers     *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
+	Providers *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
+	// score − the previous run's (tracker runs and refreshes); null for the
+	// first run and other reports.
+	Change        *float64 `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AIVisibilityScore) Reset() {
 	*x = AIVisibilityScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -913,7 +1030,7 @@ func (x *AIVisibilityScore) String() string {
 func (*AIVisibilityScore) ProtoMessage() {}
 
 func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -926,7 +1043,7 @@ func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIVisibilityScore.ProtoReflect.Descriptor instead.
 func (*AIVisibilityScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AIVisibilityScore) GetScore() float64 {
@@ -950,6 +1067,13 @@ func (x *AIVisibilityScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
+func (x *AIVisibilityScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type EntityUnderstandingScore struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	Score               float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
@@ -958,13 +1082,14 @@ type EntityUnderstandingScore struct {
 	ContentClarityScore float64                `protobuf:"fixed64,4,opt,name=content_clarity_score,json=contentClarityScore,proto3" json:"content_clarity_score,omitempty"`
 	// Engine → knowledge score over its probes; null when it answered none.
 	Providers     *structpb.Struct `protobuf:"bytes,5,opt,name=providers,proto3" json:"providers,omitempty"`
+	Change        *float64         `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntityUnderstandingScore) Reset() {
 	*x = EntityUnderstandingScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1101,7 @@ func (x *EntityUnderstandingScore) String() string {
 func (*EntityUnderstandingScore) ProtoMessage() {}
 
 func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1114,7 @@ func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingScore.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *EntityUnderstandingScore) GetScore() float64 {
@@ -1027,19 +1152,27 @@ func (x *EntityUnderstandingScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
+func (x *EntityUnderstandingScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type ShareOfVoiceScore struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Score          float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
 	Interpretation string                 `protobuf:"bytes,2,opt,name=interpretation,proto3" json:"interpretation,omitempty"`
 	TotalMentions  int64                  `protobuf:"varint,3,opt,name=total_mentions,json=totalMentions,proto3" json:"total_mentions,omitempty"`
 	SelfMentions   int64                  `protobuf:"varint,4,opt,name=self_mentions,json=selfMentions,proto3" json:"self_mentions,omitempty"`
+	Change         *float64               `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ShareOfVoiceScore) Reset() {
 	*x = ShareOfVoiceScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1051,7 +1184,7 @@ func (x *ShareOfVoiceScore) String() string {
 func (*ShareOfVoiceScore) ProtoMessage() {}
 
 func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1064,7 +1197,7 @@ func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShareOfVoiceScore.ProtoReflect.Descriptor instead.
 func (*ShareOfVoiceScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ShareOfVoiceScore) GetScore() float64 {
@@ -1095,16 +1228,29 @@ func (x *ShareOfVoiceScore) GetSelfMentions() int64 {
 	return 0
 }
 
+func (x *ShareOfVoiceScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type ReportDetail struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Geo           *Geo                   `protobuf:"bytes,1,opt,name=geo,proto3" json:"geo,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Geo   *Geo                   `protobuf:"bytes,1,opt,name=geo,proto3" json:"geo,omitempty"`
+	// Per domain the answers' sources reduce to (public-suffix registrable
+	// domain), most retrieved first.
+	Sources []*SourceRow `protobuf:"bytes,20,rep,name=sources,proto3" json:"sources,omitempty"`
+	// Other domains retrieved in answers that mention a competitor and not
+	// the brand, ranked by those answers (top 10), with the prompts.
+	SourceGaps    []*SourceGap `protobuf:"bytes,21,rep,name=source_gaps,json=sourceGaps,proto3" json:"source_gaps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReportDetail) Reset() {
 	*x = ReportDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1116,7 +1262,7 @@ func (x *ReportDetail) String() string {
 func (*ReportDetail) ProtoMessage() {}
 
 func (x *ReportDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1129,12 +1275,183 @@ func (x *ReportDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportDetail.ProtoReflect.Descriptor instead.
 func (*ReportDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ReportDetail) GetGeo() *Geo {
 	if x != nil {
 		return x.Geo
+	}
+	return nil
+}
+
+func (x *ReportDetail) GetSources() []*SourceRow {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *ReportDetail) GetSourceGaps() []*SourceGap {
+	if x != nil {
+		return x.SourceGaps
+	}
+	return nil
+}
+
+type SourceRow struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Domain string                 `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
+	// self, competitor or other.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The slug of the brand whose domain it is.
+	Brand string `protobuf:"bytes,3,opt,name=brand,proto3" json:"brand,omitempty"`
+	// 100 × share of answers with the domain in their sources.
+	Retrieved float64 `protobuf:"fixed64,4,opt,name=retrieved,proto3" json:"retrieved,omitempty"`
+	// Mean number of the domain's URLs per answer that retrieved it.
+	Citations     float64 `protobuf:"fixed64,5,opt,name=citations,proto3" json:"citations,omitempty"`
+	Answers       int64   `protobuf:"varint,6,opt,name=answers,proto3" json:"answers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceRow) Reset() {
+	*x = SourceRow{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceRow) ProtoMessage() {}
+
+func (x *SourceRow) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceRow.ProtoReflect.Descriptor instead.
+func (*SourceRow) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SourceRow) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceRow) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *SourceRow) GetBrand() string {
+	if x != nil {
+		return x.Brand
+	}
+	return ""
+}
+
+func (x *SourceRow) GetRetrieved() float64 {
+	if x != nil {
+		return x.Retrieved
+	}
+	return 0
+}
+
+func (x *SourceRow) GetCitations() float64 {
+	if x != nil {
+		return x.Citations
+	}
+	return 0
+}
+
+func (x *SourceRow) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+type SourceGap struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Domain      string                 `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
+	Answers     int64                  `protobuf:"varint,2,opt,name=answers,proto3" json:"answers,omitempty"`
+	Competitors []string               `protobuf:"bytes,3,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	// "prompt" (engine) of each answer: the evidence.
+	Prompts       []string `protobuf:"bytes,4,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceGap) Reset() {
+	*x = SourceGap{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceGap) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceGap) ProtoMessage() {}
+
+func (x *SourceGap) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceGap.ProtoReflect.Descriptor instead.
+func (*SourceGap) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SourceGap) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceGap) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+func (x *SourceGap) GetCompetitors() []string {
+	if x != nil {
+		return x.Competitors
+	}
+	return nil
+}
+
+func (x *SourceGap) GetPrompts() []string {
+	if x != nil {
+		return x.Prompts
 	}
 	return nil
 }
@@ -1153,7 +1470,7 @@ type Geo struct {
 
 func (x *Geo) Reset() {
 	*x = Geo{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1165,7 +1482,7 @@ func (x *Geo) String() string {
 func (*Geo) ProtoMessage() {}
 
 func (x *Geo) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1178,7 +1495,7 @@ func (x *Geo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Geo.ProtoReflect.Descriptor instead.
 func (*Geo) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Geo) GetEntityUnderstanding() *EntityUnderstandingDetail {
@@ -1213,13 +1530,20 @@ type BrandScore struct {
 	Mentions        int64                  `protobuf:"varint,7,opt,name=mentions,proto3" json:"mentions,omitempty"`
 	ShareOfVoice    float64                `protobuf:"fixed64,8,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
 	AveragePosition float64                `protobuf:"fixed64,9,opt,name=average_position,json=averagePosition,proto3" json:"average_position,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Mean position over the answers mentioning the brand; null when none.
+	AvgPosition *float64 `protobuf:"fixed64,20,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	// Mean judged sentiment (0-39 negative, 40-69 neutral, 70-100
+	// positive) over the answers mentioning the brand; null when none.
+	Sentiment *float64 `protobuf:"fixed64,21,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	// The same figures per engine.
+	Engines       map[string]*BrandEngineFigures `protobuf:"bytes,22,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1555,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1568,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *BrandScore) GetName() string {
@@ -1310,6 +1634,111 @@ func (x *BrandScore) GetAveragePosition() float64 {
 	return 0
 }
 
+func (x *BrandScore) GetAvgPosition() float64 {
+	if x != nil && x.AvgPosition != nil {
+		return *x.AvgPosition
+	}
+	return 0
+}
+
+func (x *BrandScore) GetSentiment() float64 {
+	if x != nil && x.Sentiment != nil {
+		return *x.Sentiment
+	}
+	return 0
+}
+
+func (x *BrandScore) GetEngines() map[string]*BrandEngineFigures {
+	if x != nil {
+		return x.Engines
+	}
+	return nil
+}
+
+type BrandEngineFigures struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Visibility    float64                `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
+	MentionRate   float64                `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	Mentions      int64                  `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
+	ShareOfVoice  float64                `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
+	AvgPosition   *float64               `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	Sentiment     *float64               `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrandEngineFigures) Reset() {
+	*x = BrandEngineFigures{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrandEngineFigures) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrandEngineFigures) ProtoMessage() {}
+
+func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrandEngineFigures.ProtoReflect.Descriptor instead.
+func (*BrandEngineFigures) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *BrandEngineFigures) GetVisibility() float64 {
+	if x != nil {
+		return x.Visibility
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetMentionRate() float64 {
+	if x != nil {
+		return x.MentionRate
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetMentions() int64 {
+	if x != nil {
+		return x.Mentions
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetShareOfVoice() float64 {
+	if x != nil {
+		return x.ShareOfVoice
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetAvgPosition() float64 {
+	if x != nil && x.AvgPosition != nil {
+		return *x.AvgPosition
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetSentiment() float64 {
+	if x != nil && x.Sentiment != nil {
+		return *x.Sentiment
+	}
+	return 0
+}
+
 type EngineStatus struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Engine   string                 `protobuf:"bytes,1,opt,name=engine,proto3" json:"engine,omitempty"`
@@ -1324,7 +1753,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1765,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1778,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -1402,7 +1831,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1414,7 +1843,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1427,7 +1856,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -1499,7 +1928,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1511,7 +1940,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1524,7 +1953,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Probe) GetId() string {
@@ -1595,7 +2024,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1607,7 +2036,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1620,7 +2049,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -1659,7 +2088,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1671,7 +2100,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1684,7 +2113,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Gap) GetKind() string {
@@ -1734,7 +2163,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1746,7 +2175,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1759,7 +2188,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -1802,7 +2231,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +2243,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +2256,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -1861,7 +2290,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2302,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2315,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -1908,7 +2337,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1920,7 +2349,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1933,7 +2362,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -1960,7 +2389,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2401,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2414,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -2009,7 +2438,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2021,7 +2450,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2034,7 +2463,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -2083,7 +2512,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2095,7 +2524,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2108,7 +2537,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -2142,7 +2571,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2154,7 +2583,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2167,7 +2596,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -2194,7 +2623,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2635,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2648,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -2275,7 +2704,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
 	"\x10GetReportRequest\x12\x12\n" +
 	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
-	"\bevidence\x18\x02 \x01(\bR\bevidence\"\x87\x06\n" +
+	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xbe\x06\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
 	"\bis_empty\x18\x02 \x01(\bR\aisEmpty\x12\x10\n" +
@@ -2290,7 +2719,10 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\aengines\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.ListValueH\aR\aengines\x126\n" +
 	"\aanswers\x18\v \x01(\v2\x1a.google.protobuf.ListValueH\bR\aanswers\x12\x16\n" +
-	"\x05state\x18\f \x01(\tH\tR\x05stateB\f\n" +
+	"\x05state\x18\f \x01(\tH\tR\x05state\x12\x1f\n" +
+	"\n" +
+	"tracker_id\x18\x14 \x01(\tH\n" +
+	"R\ttrackerIdB\f\n" +
 	"\n" +
 	"id_presentB\x14\n" +
 	"\x12created_at_presentB\x0f\n" +
@@ -2301,33 +2733,63 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x14refresh_meta_presentB\x11\n" +
 	"\x0fengines_presentB\x11\n" +
 	"\x0fanswers_presentB\x0f\n" +
-	"\rstate_present\"\xf3\x01\n" +
+	"\rstate_presentB\x14\n" +
+	"\x12tracker_id_present\"\xc6\x02\n" +
 	"\x06Scores\x12E\n" +
 	"\rai_visibility\x18\x01 \x01(\v2 .herald.api.v1.AIVisibilityScoreR\faiVisibility\x12Z\n" +
 	"\x14entity_understanding\x18\x02 \x01(\v2'.herald.api.v1.EntityUnderstandingScoreR\x13entityUnderstanding\x12F\n" +
-	"\x0eshare_of_voice\x18\x03 \x01(\v2 .herald.api.v1.ShareOfVoiceScoreR\fshareOfVoice\"\xa0\x01\n" +
+	"\x0eshare_of_voice\x18\x03 \x01(\v2 .herald.api.v1.ShareOfVoiceScoreR\fshareOfVoice\x12Q\n" +
+	"\x11source_visibility\x18\x14 \x01(\v2$.herald.api.v1.SourceVisibilityScoreR\x10sourceVisibility\"\xad\x01\n" +
+	"\x15SourceVisibilityScore\x12\x14\n" +
+	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
+	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x12\x16\n" +
+	"\x06domain\x18\x03 \x01(\tR\x06domain\x12\x1b\n" +
+	"\x06change\x18\x04 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
+	"\x0f_interpretationB\t\n" +
+	"\a_change\"\xc8\x01\n" +
 	"\x11AIVisibilityScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
 	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x125\n" +
-	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tprovidersB\x11\n" +
-	"\x0f_interpretation\"\xec\x01\n" +
+	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
+	"\x0f_interpretationB\t\n" +
+	"\a_change\"\x94\x02\n" +
 	"\x18EntityUnderstandingScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12'\n" +
 	"\x0fknowledge_score\x18\x03 \x01(\x01R\x0eknowledgeScore\x122\n" +
 	"\x15content_clarity_score\x18\x04 \x01(\x01R\x13contentClarityScore\x125\n" +
-	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\"\x9d\x01\n" +
+	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
+	"\a_change\"\xc5\x01\n" +
 	"\x11ShareOfVoiceScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12%\n" +
 	"\x0etotal_mentions\x18\x03 \x01(\x03R\rtotalMentions\x12#\n" +
-	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\"4\n" +
+	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
+	"\a_change\"\xa3\x01\n" +
 	"\fReportDetail\x12$\n" +
-	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\"\xcc\x01\n" +
+	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\x122\n" +
+	"\asources\x18\x14 \x03(\v2\x18.herald.api.v1.SourceRowR\asources\x129\n" +
+	"\vsource_gaps\x18\x15 \x03(\v2\x18.herald.api.v1.SourceGapR\n" +
+	"sourceGaps\"\xa3\x01\n" +
+	"\tSourceRow\x12\x16\n" +
+	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05brand\x18\x03 \x01(\tR\x05brand\x12\x1c\n" +
+	"\tretrieved\x18\x04 \x01(\x01R\tretrieved\x12\x1c\n" +
+	"\tcitations\x18\x05 \x01(\x01R\tcitations\x12\x18\n" +
+	"\aanswers\x18\x06 \x01(\x03R\aanswers\"y\n" +
+	"\tSourceGap\x12\x16\n" +
+	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x18\n" +
+	"\aanswers\x18\x02 \x01(\x03R\aanswers\x12 \n" +
+	"\vcompetitors\x18\x03 \x03(\tR\vcompetitors\x12\x18\n" +
+	"\aprompts\x18\x04 \x03(\tR\aprompts\"\xcc\x01\n" +
 	"\x03Geo\x12[\n" +
 	"\x14entity_understanding\x18\x01 \x01(\v2(.herald.api.v1.EntityUnderstandingDetailR\x13entityUnderstanding\x121\n" +
 	"\x06brands\x18\x02 \x03(\v2\x19.herald.api.v1.BrandScoreR\x06brands\x125\n" +
-	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\"\x92\x02\n" +
+	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\"\x9d\x04\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -2340,7 +2802,28 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\fmention_rate\x18\x06 \x01(\x01R\vmentionRate\x12\x1a\n" +
 	"\bmentions\x18\a \x01(\x03R\bmentions\x12$\n" +
 	"\x0eshare_of_voice\x18\b \x01(\x01R\fshareOfVoice\x12)\n" +
-	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\"\x9b\x01\n" +
+	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\x12&\n" +
+	"\favg_position\x18\x14 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
+	"\tsentiment\x18\x15 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12@\n" +
+	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x1a]\n" +
+	"\fEnginesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01B\x0f\n" +
+	"\r_avg_positionB\f\n" +
+	"\n" +
+	"_sentiment\"\x83\x02\n" +
+	"\x12BrandEngineFigures\x12\x1e\n" +
+	"\n" +
+	"visibility\x18\x01 \x01(\x01R\n" +
+	"visibility\x12!\n" +
+	"\fmention_rate\x18\x02 \x01(\x01R\vmentionRate\x12\x1a\n" +
+	"\bmentions\x18\x03 \x01(\x03R\bmentions\x12$\n" +
+	"\x0eshare_of_voice\x18\x04 \x01(\x01R\fshareOfVoice\x12&\n" +
+	"\favg_position\x18\x05 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
+	"\tsentiment\x18\x06 \x01(\x01H\x01R\tsentiment\x88\x01\x01B\x0f\n" +
+	"\r_avg_positionB\f\n" +
+	"\n" +
+	"_sentiment\"\x9b\x01\n" +
 	"\fEngineStatus\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12\x18\n" +
 	"\aplanned\x18\x02 \x01(\x03R\aplanned\x12\x1a\n" +
@@ -2432,7 +2915,7 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
 	(*PrefillReportRequest)(nil),      // 1: herald.api.v1.PrefillReportRequest
@@ -2443,76 +2926,86 @@ var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*GetReportRequest)(nil),          // 6: herald.api.v1.GetReportRequest
 	(*GetReportResponse)(nil),         // 7: herald.api.v1.GetReportResponse
 	(*Scores)(nil),                    // 8: herald.api.v1.Scores
-	(*AIVisibilityScore)(nil),         // 9: herald.api.v1.AIVisibilityScore
-	(*EntityUnderstandingScore)(nil),  // 10: herald.api.v1.EntityUnderstandingScore
-	(*ShareOfVoiceScore)(nil),         // 11: herald.api.v1.ShareOfVoiceScore
-	(*ReportDetail)(nil),              // 12: herald.api.v1.ReportDetail
-	(*Geo)(nil),                       // 13: herald.api.v1.Geo
-	(*BrandScore)(nil),                // 14: herald.api.v1.BrandScore
-	(*EngineStatus)(nil),              // 15: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 16: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 17: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 18: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 19: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 20: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 21: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 22: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 23: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 24: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 25: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 26: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 27: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 28: herald.api.v1.GetOneOffReportRequest
-	(*timestamppb.Timestamp)(nil),     // 29: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 30: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 31: google.protobuf.Struct
+	(*SourceVisibilityScore)(nil),     // 9: herald.api.v1.SourceVisibilityScore
+	(*AIVisibilityScore)(nil),         // 10: herald.api.v1.AIVisibilityScore
+	(*EntityUnderstandingScore)(nil),  // 11: herald.api.v1.EntityUnderstandingScore
+	(*ShareOfVoiceScore)(nil),         // 12: herald.api.v1.ShareOfVoiceScore
+	(*ReportDetail)(nil),              // 13: herald.api.v1.ReportDetail
+	(*SourceRow)(nil),                 // 14: herald.api.v1.SourceRow
+	(*SourceGap)(nil),                 // 15: herald.api.v1.SourceGap
+	(*Geo)(nil),                       // 16: herald.api.v1.Geo
+	(*BrandScore)(nil),                // 17: herald.api.v1.BrandScore
+	(*BrandEngineFigures)(nil),        // 18: herald.api.v1.BrandEngineFigures
+	(*EngineStatus)(nil),              // 19: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 20: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 21: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 22: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 23: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 24: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 25: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 26: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 27: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 28: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 29: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 30: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 31: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 32: herald.api.v1.GetOneOffReportRequest
+	nil,                               // 33: herald.api.v1.BrandScore.EnginesEntry
+	(*timestamppb.Timestamp)(nil),     // 34: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 35: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 36: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
 	0,  // 0: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	2,  // 1: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	2,  // 2: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	29, // 3: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	34, // 3: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 4: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
 	8,  // 5: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	12, // 6: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	30, // 7: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	21, // 8: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	30, // 9: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	30, // 10: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	9,  // 11: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	10, // 12: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	11, // 13: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	31, // 14: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	31, // 15: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	13, // 16: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	16, // 17: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	14, // 18: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	15, // 19: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	17, // 20: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	18, // 21: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	19, // 22: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	20, // 23: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	31, // 24: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	29, // 25: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	26, // 26: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	25, // 27: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	1,  // 28: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	4,  // 29: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	6,  // 30: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	22, // 31: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	24, // 32: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	28, // 33: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	3,  // 34: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	5,  // 35: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	7,  // 36: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	23, // 37: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	27, // 38: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	7,  // 39: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	34, // [34:40] is the sub-list for method output_type
-	28, // [28:34] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	13, // 6: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	35, // 7: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	25, // 8: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	35, // 9: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	35, // 10: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	10, // 11: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	11, // 12: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	12, // 13: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	9,  // 14: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
+	36, // 15: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	36, // 16: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	16, // 17: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	14, // 18: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	15, // 19: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	20, // 20: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	17, // 21: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	19, // 22: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	33, // 23: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	21, // 24: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	22, // 25: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	23, // 26: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	24, // 27: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	36, // 28: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	34, // 29: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	30, // 30: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	29, // 31: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	18, // 32: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	1,  // 33: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	4,  // 34: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	6,  // 35: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	26, // 36: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	28, // 37: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	32, // 38: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	3,  // 39: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	5,  // 40: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	7,  // 41: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	27, // 42: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	31, // 43: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	7,  // 44: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	39, // [39:45] is the sub-list for method output_type
+	33, // [33:39] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -2531,17 +3024,23 @@ func file_herald_api_v1_visibility_proto_init() {
 		(*GetReportResponse_Engines)(nil),
 		(*GetReportResponse_Answers)(nil),
 		(*GetReportResponse_State)(nil),
+		(*GetReportResponse_TrackerId)(nil),
 	}
 	file_herald_api_v1_visibility_proto_msgTypes[9].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[15].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[10].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[11].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[12].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[17].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[18].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[19].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
