@@ -62,7 +62,9 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		scores, _ := json.Marshal(r["scores"])
 		// Worked example (README): 4 answers (broken's 2 are missing).
 		// visibility(Acme) = (1 + 0 + 1 + 0) / 4 = 50; mentions Acme 2,
-		// Globex 3, Initech 2 → share of voice 2/7 = 28.6. Knowledge: gpt
+		// Globex 3, Initech 1 → share of voice 2/6 = 33.3 (scoring version
+		// 2: gpt's "see https://initech.io/widgets" cites Initech without
+		// mentioning it; version 1 counted Initech 2 and 2/7 = 28.6). Knowledge: gpt
 		// 1+1+0.5+1+1 = 4.5/5, claude 0+0+0.5+0+0 = 0.5/5 → 5/10 = 50;
 		// clarity 6/8 = 75 (GPTBot blocked, no llms.txt); understanding
 		// 0.6 × 50 + 0.4 × 75 = 60.
@@ -71,7 +73,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		// answers' sources (claude's "Acme (https://example.com)") = 25.
 		want := `{"aiVisibility":{"change":null,"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
 			`"entityUnderstanding":{"change":null,"contentClarityScore":75,"interpretation":"moderate","knowledgeScore":50,"providers":{"broken":null,"claude":10,"gpt":90},"score":60},` +
-			`"shareOfVoice":{"change":null,"interpretation":"weak","score":28.6,"selfMentions":2,"totalMentions":7},` +
+			`"shareOfVoice":{"change":null,"interpretation":"weak","score":33.3,"selfMentions":2,"totalMentions":6},` +
 			`"sourceVisibility":{"change":null,"domain":"example.com","interpretation":"weak","score":25}}`
 		if string(scores) != want {
 			t.Fatalf("scores =\n%s\nwant\n%s", scores, want)
@@ -79,7 +81,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		if got := fmt.Sprint(r["engines"]); got != "[gpt claude broken]" {
 			t.Errorf("engines = %s", got)
 		}
-		if got := fmt.Sprint(r["input"]); got != "map[competitors:[Globex Corp https://initech.io] prompts:[best widget supplier widgets for factories] websiteurl:https://example.com/]" {
+		if got := fmt.Sprint(r["input"]); got != "map[competitors:[Globex Corp https://initech.io] prompts:[best widget supplier widgets for factories] selfAliases:[] websiteurl:https://example.com/]" {
 			t.Errorf("input = %s", got)
 		}
 		geo := get(t, r, "report.geo").(map[string]any)
@@ -117,7 +119,9 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Errorf("engine statuses = %s", statuses)
 		}
 		recs, _ := json.Marshal(r["recommendations"])
-		for _, want := range []string{`"evidence":["\"widgets for factories\" on gpt mentions Globex Corp, initech.io but not Acme","\"widgets for factories\" on claude mentions Globex Corp but not Acme"]`,
+		// Version 2: initech.io is only in a URL of gpt's answer: cited, not
+		// mentioned (version 1 listed it here).
+		for _, want := range []string{`"evidence":["\"widgets for factories\" on gpt mentions Globex Corp but not Acme","\"widgets for factories\" on claude mentions Globex Corp but not Acme"]`,
 			`"id":"clarity-ai_crawlers"`, `"id":"clarity-llms_txt"`, `"id":"probe-location"`, `"id":"competitor-citations"`} {
 			if !strings.Contains(string(recs), want) {
 				t.Errorf("recommendations lack %s: %s", want, recs)
@@ -128,11 +132,19 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Fatalf("%d answers, want 2 prompts × 3 engines", len(answers))
 		}
 		a0, _ := json.Marshal(answers[0])
-		if want := `{"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
+		// Issue 23: the evidence also lists every tracked brand (brands).
+		if want := `{"brands":[{"brand":"acme","cited":false,"mentioned":true,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"mentioned":true,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"mentioned":true,"name":"initech.io","position":3,"self":false,"weight":0.5}],"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
 			t.Errorf("answer 0 =\n%s\nwant\n%s", a0, want)
 		}
 		if a := answers[4].(map[string]any); a["engine"] != "broken" || a["error"] != "the engine failed" {
 			t.Errorf("answer 4 = %v", a)
+		}
+		// gpt's second answer cites initech.io (a URL) without mentioning it.
+		if a1, _ := json.Marshal(answers[1].(map[string]any)["brands"]); !strings.Contains(string(a1), `{"brand":"initech_io","cited":true,"mentioned":false,"name":"initech.io","position":0,"self":false,"weight":0}`) {
+			t.Errorf("answer 1 brands = %s", a1)
+		}
+		if r["scoringVersion"] != float64(2) {
+			t.Errorf("scoringVersion = %v", r["scoringVersion"])
 		}
 		if meta, _ := json.Marshal(r["refreshMeta"]); string(meta) != `{"count":0,"limitPer24h":3,"usedLast24h":0}` {
 			t.Errorf("refreshMeta = %s", meta)
@@ -147,8 +159,10 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Fatalf("history = %s", hist.raw)
 		}
 		p := points[0].(map[string]any)
-		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 28.6, "understanding": 60,
-			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 42.9, "comp_initech_io": 31.3, "sov_comp_initech_io": 28.6} {
+		// Version 2 (see above): Initech 0.5 / 4 = 12.5 and 1/6 of the
+		// mentions; Globex 3/6 (version 1: 31.3, 28.6 and 42.9).
+		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 33.3, "understanding": 60, "scoringVersion": 2,
+			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 50, "comp_initech_io": 12.5, "sov_comp_initech_io": 16.7} {
 			if p[k] != want {
 				t.Errorf("history %s = %v, want %v", k, p[k], want)
 			}
@@ -176,7 +190,9 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	if len(prefill) != 3 || prefill[0] != "best widget supplier" {
 		t.Errorf("prefill prompts = %v (the input first, capped at 3)", prefill)
 	}
-	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech]" {
+	// Suggested competitors come with their domains (issue 23); a domain
+	// that is not one is dropped, the name kept.
+	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech (initech.io)]" {
 		t.Errorf("prefill competitors = %v", c)
 	}
 	if s := fmt.Sprint(get(t, res.body, "suggestions.prompts")); s != "[industrial widget suppliers in Europe widgets for factories]" {

@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -16,9 +17,16 @@ type Brand struct {
 	Self bool   `json:"self"`
 	// Aliases are matched case-insensitively on word boundaries.
 	Aliases []string `json:"aliases"`
-	// Domains are matched anywhere in the text, URLs included, and decide
-	// citations (the domain or a subdomain).
+	// Domains are registrable domains: written in prose they are
+	// mentions, and a source of one of them (or a subdomain) is a
+	// citation.
 	Domains []string `json:"domains,omitempty"`
+	// Ambiguous says the user marked the brand's one-word aliases as
+	// ordinary words (common words are found by the word list).
+	Ambiguous bool `json:"ambiguous,omitempty"`
+	// Category is what the brand sells, shown to the judge that decides
+	// whether a sentence-initial ambiguous name names the brand.
+	Category string `json:"category,omitempty"`
 }
 
 // Slug lowercases s and turns every run of non-alphanumerics into one "_",
@@ -53,19 +61,20 @@ func SelfBrand(name, domain string) Brand {
 	return b
 }
 
-// CompetitorBrand builds a competitor from a name or a URL: a URL (or a
-// bare domain such as globex.com) contributes its registrable domain and
-// first label and is named by its domain; a name is its own alias.
-func CompetitorBrand(raw string) Brand {
-	raw = strings.TrimSpace(raw)
-	if domain, ok := competitorDomain(raw); ok {
-		b := Brand{Name: domain, Slug: Slug(domain), Domains: []string{domain}}
-		b.addAlias(site.FirstLabel(domain))
-		return b
+// WithAliases adds the user's own spellings of the brand (selfAliases).
+func (b Brand) WithAliases(aliases []string) Brand {
+	b.Aliases = slices.Clone(b.Aliases)
+	for _, a := range aliases {
+		b.addAlias(a)
 	}
-	b := Brand{Name: raw, Slug: Slug(raw)}
-	b.addAlias(raw)
 	return b
+}
+
+// CompetitorBrand builds a competitor from its string form: a name, a URL
+// or bare domain (named by its registrable domain, aliased by its first
+// label), or "Name (domain)" (both).
+func CompetitorBrand(raw string) Brand {
+	return ParseCompetitor(raw).Brand()
 }
 
 // competitorDomain reads raw as a URL or a bare domain: it has a scheme, or
@@ -114,14 +123,24 @@ func (b *Brand) addAlias(a string) {
 	b.Aliases = append(b.Aliases, a)
 }
 
-// Brands builds the tracked brands, self first, competitors in their
-// order; a competitor that is the brand itself or repeats another is
-// dropped, and slugs are made unique (_2, _3).
+// Brands builds the tracked brands from competitors' string forms (see
+// BuildBrands).
 func Brands(self Brand, competitors []string) []Brand {
+	return BuildBrands(self, ParseCompetitors(competitors))
+}
+
+// BuildBrands builds the tracked brands, self first, competitors in their
+// order; a competitor that is the brand itself or repeats another is
+// dropped, and slugs are made unique (_2, _3). Competitors take the
+// brand's category (they sell the same thing).
+func BuildBrands(self Brand, competitors []CompetitorInput) []Brand {
 	out := []Brand{self}
 	slugs := map[string]bool{}
 	for _, c := range competitors {
-		b := CompetitorBrand(c)
+		b := c.Brand()
+		if b.Category == "" {
+			b.Category = self.Category
+		}
 		if b.Slug == "" || sameBrand(b, self) {
 			continue
 		}
@@ -163,4 +182,28 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// buildBrands is the tracked brands of a report: the site's brand (with
+// the user's selfAliases and the site's category) and the competitors.
+func buildBrands(rec siteRecord, in Input) []Brand {
+	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
+	self.Category = siteCategory(rec.Facts)
+	return BuildBrands(self, in.Competitors)
+}
+
+// siteCategory is what the site says it is: its first H1, else the
+// title after its brand part, else its meta description (at most 200
+// characters).
+func siteCategory(f site.Facts) string {
+	c := ""
+	switch {
+	case len(f.H1s) > 0:
+		c = f.H1s[0]
+	case titleTail(f.Title) != "":
+		c = titleTail(f.Title)
+	default:
+		c = f.Description
+	}
+	return excerpt(strings.TrimSpace(c), 200)
 }

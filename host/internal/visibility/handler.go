@@ -32,7 +32,11 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	out, err := h.svc.Prefill(ctx, p, Input{WebsiteURL: req.Msg.Websiteurl, Competitors: req.Msg.Competitors, Prompts: req.Msg.Prompts})
+	comps, err := CompetitorsFromValues(req.Msg.Competitors)
+	if err != nil {
+		return nil, err
+	}
+	out, err := h.svc.Prefill(ctx, p, Input{WebsiteURL: req.Msg.Websiteurl, Competitors: comps, Prompts: req.Msg.Prompts, SelfAliases: req.Msg.SelfAliases})
 	if err != nil {
 		return nil, err
 	}
@@ -40,8 +44,8 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 		Message:     "Prefill generated",
 		PromptLimit: int64(out.PromptLimit),
 		Input:       reportInput(out.Input),
-		Suggestions: &apiv1.Suggestions{Competitors: nonNil(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
-		Prefill:     &apiv1.Suggestions{Competitors: nonNil(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
+		Suggestions: &apiv1.Suggestions{Competitors: CompetitorValues(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
+		Prefill:     &apiv1.Suggestions{Competitors: CompetitorValues(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
 	}), nil
 }
 
@@ -52,7 +56,11 @@ func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.C
 		return nil, err
 	}
 	m := req.Msg
-	id, err := h.svc.Queue(ctx, p, ReportRequest{Input: Input{WebsiteURL: m.Websiteurl, Competitors: m.Competitors, Prompts: m.Prompts}, Refresh: m.Refresh, OneOff: m.OneOff})
+	comps, err := CompetitorsFromValues(m.Competitors)
+	if err != nil {
+		return nil, err
+	}
+	id, err := h.svc.Queue(ctx, p, ReportRequest{Input: Input{WebsiteURL: m.Websiteurl, Competitors: comps, Prompts: m.Prompts, SelfAliases: m.SelfAliases}, Refresh: m.Refresh, OneOff: m.OneOff})
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +147,9 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		InputPresent:     &apiv1.GetReportResponse_Input{Input: reportInput(v.Input)},
 		StatePresent:     &apiv1.GetReportResponse_State{State: v.State},
 	}
+	if v.TrackerID != "" {
+		out.TrackerIdPresent = &apiv1.GetReportResponse_TrackerId{TrackerId: v.TrackerID}
+	}
 	engines, err := listOf(v.Engines)
 	if err != nil {
 		return nil, err
@@ -161,6 +172,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		out.ScoresPresent = &apiv1.GetReportResponse_Scores{Scores: scores}
 		out.ReportPresent = &apiv1.GetReportResponse_Report{Report: detail}
 		out.RecommendationsPresent = &apiv1.GetReportResponse_Recommendations{Recommendations: recs}
+		out.ScoringVersionPresent = &apiv1.GetReportResponse_ScoringVersion{ScoringVersion: int32(c.Version())}
 	}
 	if v.Answers != nil {
 		answers, err := listOf(v.Answers)
@@ -173,7 +185,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 }
 
 func reportInput(in Input) *apiv1.ReportInput {
-	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: nonNil(in.Competitors), Prompts: nonNil(in.Prompts)}
+	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: CompetitorValues(in.Competitors), Prompts: nonNil(in.Prompts), SelfAliases: nonNil(in.SelfAliases)}
 }
 
 func nonNil(s []string) []string {

@@ -167,7 +167,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 			tasks = append(tasks, task{kind: kindPrompt, engine: e, item: strconv.Itoa(i), question: p})
 		}
 		for _, pd := range Probes {
-			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, in.Competitors)})
+			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, competitorNames(in.Competitors))})
 		}
 	}
 	done := map[string]store.VisibilityAnswer{}
@@ -281,6 +281,15 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", err)
 	} else {
 		a.Text = res.Text
+		truncated := false
+		a.Text, truncated = capAnswer(a.Text)
+		if truncated {
+			defer func() {
+				if err := s.store.MarkAnswerTruncated(context.WithoutCancel(ctx), r.WorkspaceID, r.ID, t.engine, t.item); err != nil {
+					s.log.Error("mark answer truncated", "report", r.ID, "error", err)
+				}
+			}()
+		}
 		if res.Model != "" {
 			a.Model = &res.Model
 		}
@@ -354,8 +363,7 @@ func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, i
 	} else {
 		rec.Reached, rec.Facts = true, crawled.Facts
 	}
-	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain)
-	brands = Brands(self, in.Competitors)
+	brands = buildBrands(rec, in)
 	sj, _ := json.Marshal(rec)
 	bj, _ := json.Marshal(brands)
 	ss, bs := string(sj), string(bj)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -111,4 +112,97 @@ func jsonObject(text string) string {
 		return text
 	}
 	return text[i : j+1]
+}
+
+// MaxAnswerBytes caps an answer's text when stored: longer texts are cut
+// to the last whole character within the cap and marked truncated (no
+// buyer reads 100 kB of one answer; the cap bounds storage and the
+// evidence read).
+const MaxAnswerBytes = 100_000
+
+// capAnswer cuts text to MaxAnswerBytes on a character boundary.
+func capAnswer(text string) (string, bool) {
+	if len(text) <= MaxAnswerBytes {
+		return text, false
+	}
+	cut := MaxAnswerBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut], true
+}
+
+// mentionSystem asks the judge whether a capitalised ordinary word at the
+// start of a sentence names the brand.
+const mentionSystem = `You decide whether a word at the start of a sentence names a brand (a company or product) or is used as an ordinary word.
+Reply with one JSON object and nothing else: {"namesBrand": true | false}`
+
+var mentionSchema = map[string]any{
+	"type": "json_schema",
+	"json_schema": map[string]any{
+		"name":   "mention_verdict",
+		"strict": true,
+		"schema": map[string]any{
+			"type": "object", "additionalProperties": false, "required": []string{"namesBrand"},
+			"properties": map[string]any{"namesBrand": map[string]any{"type": "boolean"}},
+		},
+	},
+}
+
+// judgeMentions asks the judge model about every occurrence the mention
+// rules leave to it and stores the verdicts with their answers (st's
+// answers get them too). With no judge model, or when it fails, nothing
+// is stored: those occurrences do not count and the report says so.
+func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, st stored) {
+	model := s.judgeModel(st.engines)
+	if model == "" {
+		return
+	}
+	ms := ScoreMentions(st.brands, st.engines, st.answers)
+	for i, pending := range ms.Pending {
+		if len(pending) == 0 {
+			continue
+		}
+		added := false
+		for _, req := range pending {
+			v, err := s.judgeMention(ctx, model, req)
+			if err != nil {
+				s.log.Warn("mention judge failed", "report", r.ID, "model", model, "error", err)
+				continue
+			}
+			st.answers[i].Verdicts = append(st.answers[i].Verdicts, v)
+			added = true
+		}
+		if !added {
+			continue
+		}
+		engine, item, _ := strings.Cut(st.keys[i], "/")
+		if err := s.store.SaveAnswerVerdicts(ctx, r.WorkspaceID, r.ID, engine, item, mustJSON(st.answers[i].Verdicts)); err != nil {
+			s.log.Error("store mention verdicts", "report", r.ID, "error", err)
+		}
+	}
+}
+
+func (s *Service) judgeMention(ctx context.Context, model string, req JudgeRequest) (MentionVerdict, error) {
+	category := req.Category
+	if category == "" {
+		category = "unknown"
+	}
+	prompt := fmt.Sprintf("Brand: %s\nWhat the brand sells: %s\nSentence: %s\nDoes %q at the start of this sentence name the brand?",
+		req.Name, category, req.Sentence, req.Name)
+	zero := 0.0
+	jctx, cancel := context.WithTimeout(ctx, answerTimeout)
+	defer cancel()
+	res, err := s.models.GenerateText(jctx, model, sdk.TextRequest{Model: model, System: mentionSystem, Prompt: prompt, Temperature: &zero,
+		Options: map[string]any{"response_format": mentionSchema}})
+	if err != nil {
+		return MentionVerdict{}, err
+	}
+	var out struct {
+		NamesBrand *bool `json:"namesBrand"`
+	}
+	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil || out.NamesBrand == nil {
+		return MentionVerdict{}, fmt.Errorf("the judge's answer is not {\"namesBrand\": bool}: %q", excerpt(res.Text, 200))
+	}
+	return MentionVerdict{Brand: req.Brand, Sentence: req.Sentence, Names: *out.NamesBrand, Model: model}, nil
 }

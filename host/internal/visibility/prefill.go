@@ -22,11 +22,12 @@ type Prefilled struct {
 	Suggested, Prefill Input
 }
 
-// suggestSystem asks a model for competitors and buyer prompts as JSON.
+// suggestSystem asks a model for competitors (with their domains) and
+// buyer prompts as JSON.
 const suggestSystem = `You help a marketer measure how AI answer engines present their brand.
-From the brand's website facts, suggest its main competitors (company names) and the questions its buyers ask answer engines
-when looking for what it sells (without naming the brand in most of them).
-Reply with one JSON object and nothing else: {"competitors": [string], "prompts": [string]}`
+From the brand's website facts, suggest its main competitors (company or product names, each with the domain of its website)
+and the questions its buyers ask answer engines when looking for what it sells (without naming the brand in most of them).
+Reply with one JSON object and nothing else: {"competitors": [{"name": string, "domain": string}], "prompts": [string]}`
 
 // Prefill suggests competitors and prompts for a site: from a model with
 // structured JSON output when one is configured, else from templates over
@@ -66,8 +67,9 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 	sug = sug.clean()
 	out := Prefilled{PromptLimit: plan.PromptsPerReport, Input: in, Suggested: sug}
 	out.Prefill = Input{
-		Competitors: dedupe(append(append([]string{}, in.Competitors...), sug.Competitors...)),
+		Competitors: dedupeCompetitors(append(append([]CompetitorInput{}, in.Competitors...), sug.Competitors...)),
 		Prompts:     dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
+		SelfAliases: in.SelfAliases,
 	}
 	out.Prefill.Competitors = out.Prefill.Competitors[:min(len(out.Prefill.Competitors), MaxCompetitors)]
 	out.Prefill.Prompts = out.Prefill.Prompts[:min(len(out.Prefill.Prompts), plan.PromptsPerReport)]
@@ -76,12 +78,15 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 
 func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Facts, in Input) (Input, error) {
 	facts := fmt.Sprintf("Brand: %s\nDomain: %s\nTitle: %s\nDescription: %s\nHeadings: %s\nProducts: %s\nKnown competitors: %s\nAbout: %s",
-		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), strings.Join(in.Competitors, ", "), excerpt(f.AboutText, 1500))
+		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), competitorList(in.Competitors), excerpt(f.AboutText, 1500))
 	schema := map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "prefill", "strict": true, "schema": map[string]any{
 		"type": "object", "additionalProperties": false, "required": []string{"competitors", "prompts"},
 		"properties": map[string]any{
-			"competitors": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-			"prompts":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"competitors": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "additionalProperties": false, "required": []string{"name", "domain"},
+				"properties": map[string]any{"name": map[string]any{"type": "string"}, "domain": map[string]any{"type": "string"}},
+			}},
+			"prompts": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
 		},
 	}}}
 	mctx, cancel := context.WithTimeout(ctx, answerTimeout)
@@ -91,11 +96,52 @@ func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Fac
 	if err != nil {
 		return Input{}, err
 	}
-	var out Input
-	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil {
+	var raw struct {
+		Competitors []json.RawMessage `json:"competitors"`
+		Prompts     []string          `json:"prompts"`
+	}
+	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &raw); err != nil {
 		return Input{}, fmt.Errorf("the model's suggestions are not JSON: %w", err)
 	}
-	return out, nil
+	return Input{Competitors: suggestedCompetitors(raw.Competitors), Prompts: raw.Prompts}, nil
+}
+
+// suggestedCompetitors reads the model's competitors ({name, domain}
+// objects, or strings from a model that ignored the schema) as
+// "Name (domain)" strings; a domain that is not one is dropped, the name
+// kept.
+func suggestedCompetitors(list []json.RawMessage) []CompetitorInput {
+	out := []CompetitorInput{}
+	for _, r := range list {
+		var c CompetitorInput
+		if json.Unmarshal(r, &c) != nil {
+			continue
+		}
+		c = c.clean()
+		if c.Text != "" {
+			out = append(out, c)
+			continue
+		}
+		name := strings.TrimSpace(c.Name)
+		if d, ok := competitorDomain(c.Domain); ok {
+			if name == "" || len(name) > MaxNameChars {
+				out = append(out, ParseCompetitor(d))
+			} else {
+				out = append(out, ParseCompetitor(name+" ("+d+")"))
+			}
+		} else if name != "" && len(name) <= MaxNameChars {
+			out = append(out, ParseCompetitor(name))
+		}
+	}
+	return out
+}
+
+func competitorList(list []CompetitorInput) string {
+	parts := make([]string, 0, len(list))
+	for _, c := range list {
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 func productNames(f site.Facts) string {
@@ -130,9 +176,9 @@ func templateSuggestions(f site.Facts, in Input) Input {
 		prompts = append(prompts, "What are the best alternatives to "+p.Name+"?")
 	}
 	for _, c := range in.Competitors {
-		prompts = append(prompts, brand+" vs "+CompetitorBrand(c).Name)
+		prompts = append(prompts, brand+" vs "+c.DisplayName())
 	}
-	return Input{Competitors: []string{}, Prompts: prompts}
+	return Input{Competitors: []CompetitorInput{}, Prompts: prompts}
 }
 
 // titleTail is what follows the title's first separator ("Acme | Widgets

@@ -50,6 +50,7 @@ type Geo struct {
 	EntityUnderstanding Understanding  `json:"entityUnderstanding"`
 	Brands              []BrandFigures `json:"brands"`
 	Engines             []EngineStatus `json:"engines"`
+	MentionJudging      MentionJudging `json:"mentionJudging"`
 }
 
 // Recommendation is one piece of advice and the evidence behind it.
@@ -64,6 +65,9 @@ type Recommendation struct {
 // Computed is everything a report shows that is computed from its stored
 // answers, probes and site checks.
 type Computed struct {
+	// ScoringVersion is the version of the mention rules the numbers were
+	// computed with (absent in reports before issue 23: version 1).
+	ScoringVersion  int              `json:"scoringVersion"`
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`
 	Recommendations []Recommendation `json:"recommendations"`
@@ -81,6 +85,7 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 	ms := ScoreMentions(brands, engines, answers)
 	u := ScoreUnderstanding(engines, probes, checks)
 	c := Computed{
+		ScoringVersion: ScoringVersion,
 		Scores: Scores{
 			AIVisibility: AIVisibilityScore{Score: ms.Visibility, Interpretation: ms.Interpretation, Providers: ms.Providers},
 			EntityUnderstanding: EntityUnderstandingScore{Score: u.Score, Interpretation: Interpretation(u.Score),
@@ -88,7 +93,7 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 			ShareOfVoice: ShareOfVoiceScore{Score: ms.ShareOfVoice, Interpretation: Interpretation(ms.ShareOfVoice),
 				TotalMentions: ms.TotalMentions, SelfMentions: ms.SelfMentions},
 		},
-		Geo:      Geo{EntityUnderstanding: u, Brands: figuresOf(ms.Brands), Engines: ms.Engines},
+		Geo:      Geo{EntityUnderstanding: u, Brands: figuresOf(ms.Brands), Engines: ms.Engines, MentionJudging: ms.Judging},
 		Mentions: ms.Mentions,
 	}
 	c.Recommendations = recommend(brands, answers, ms, u)
@@ -103,6 +108,10 @@ func figuresOf(scores []BrandScore) []BrandFigures {
 	return out
 }
 
+// Version is the scoring version of c: 1 for results stored before
+// versions were recorded.
+func (c Computed) Version() int { return max(1, c.ScoringVersion) }
+
 // HistoryPoint is VISIBILITY.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	ts := createdAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
@@ -111,6 +120,8 @@ func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 		"overall":       c.Scores.AIVisibility.Score,
 		"shareOfVoice":  c.Scores.ShareOfVoice.Score,
 		"understanding": c.Scores.EntityUnderstanding.Score,
+		// Each point says which mention rules computed it.
+		"scoringVersion": c.Version(),
 	}
 	for _, b := range c.Geo.Brands {
 		if b.Self {

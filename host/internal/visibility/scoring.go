@@ -1,13 +1,9 @@
 package visibility
 
 import (
+	"fmt"
 	"math"
-	"net/url"
 	"slices"
-	"sort"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Answer is one prompt answered (or not) by one engine: the stored
@@ -24,6 +20,12 @@ type Answer struct {
 	// Cached says the answer was reused from an identical question asked
 	// within the cache window.
 	Cached bool `json:"cached,omitempty"`
+	// Truncated says the text was cut to MaxAnswerBytes when stored.
+	Truncated bool `json:"truncated,omitempty"`
+	// Verdicts are the judge's words on sentence-initial occurrences of
+	// ambiguous brand names, stored with the answer so the report
+	// reproduces.
+	Verdicts []MentionVerdict `json:"mentionVerdicts,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.
@@ -60,181 +62,6 @@ func Weight(pos int) float64 {
 	default:
 		return 0.25
 	}
-}
-
-// Matcher finds tracked brands in answers. Build it once per report.
-type Matcher struct {
-	brands   []Brand
-	patterns []pattern
-}
-
-type pattern struct {
-	brand  int
-	text   string // lowercased
-	domain bool
-}
-
-// NewMatcher prepares the aliases and domains of brands.
-func NewMatcher(brands []Brand) *Matcher {
-	m := &Matcher{brands: brands}
-	for i, b := range brands {
-		for _, a := range b.Aliases {
-			m.patterns = append(m.patterns, pattern{brand: i, text: strings.ToLower(a)})
-		}
-		for _, d := range b.Domains {
-			m.patterns = append(m.patterns, pattern{brand: i, text: strings.ToLower(d), domain: true})
-		}
-	}
-	return m
-}
-
-type match struct{ brand, start, end int }
-
-// Mentions returns the brands a mentions, ordered by position: a brand's
-// position is the rank of its first occurrence among the brands
-// mentioned. Aliases match case-insensitively on word boundaries; domains
-// match anywhere, inside URLs and as subdomains, but not as part of a
-// longer domain label (acme.com does not match notacme.com). Where aliases
-// of two brands overlap ("Acme" inside "Acme Cloud"), the longer one wins.
-func (m *Matcher) Mentions(a Answer) []Mention {
-	if a.Missing() {
-		return nil
-	}
-	text := strings.ToLower(a.Text)
-	return m.mentions(text, citedHosts(a, text))
-}
-
-func (m *Matcher) mentions(text string, hosts []string) []Mention {
-	var found []match
-	for _, p := range m.patterns {
-		for off := 0; off < len(text); {
-			i := strings.Index(text[off:], p.text)
-			if i < 0 {
-				break
-			}
-			start, end := off+i, off+i+len(p.text)
-			if bounded(text, start, end, p.domain) {
-				found = append(found, match{p.brand, start, end})
-			}
-			off = start + 1
-		}
-	}
-	// Longest match first at a start; then drop matches inside accepted
-	// ones, so an alias inside another brand's longer alias does not count.
-	sort.Slice(found, func(i, j int) bool {
-		if found[i].start != found[j].start {
-			return found[i].start < found[j].start
-		}
-		return found[i].end > found[j].end
-	})
-	first := map[int]int{}
-	var accepted []match
-	for _, f := range found {
-		inside := false
-		for _, acc := range accepted {
-			if f.start >= acc.start && f.end <= acc.end && f.brand != acc.brand {
-				inside = true
-				break
-			}
-		}
-		if inside {
-			continue
-		}
-		accepted = append(accepted, f)
-		if s, ok := first[f.brand]; !ok || f.start < s {
-			first[f.brand] = f.start
-		}
-	}
-	order := make([]int, 0, len(first))
-	for b := range first {
-		order = append(order, b)
-	}
-	sort.Slice(order, func(i, j int) bool {
-		if first[order[i]] != first[order[j]] {
-			return first[order[i]] < first[order[j]]
-		}
-		return order[i] < order[j]
-	})
-	out := make([]Mention, len(order))
-	for rank, bi := range order {
-		b := m.brands[bi]
-		out[rank] = Mention{Brand: b.Slug, Name: b.Name, Self: b.Self, Position: rank + 1, Weight: Weight(rank + 1), Cited: cites(hosts, b.Domains)}
-	}
-	return out
-}
-
-func bounded(text string, start, end int, domain bool) bool {
-	before, _ := utf8.DecodeLastRuneInString(text[:start])
-	after, _ := utf8.DecodeRuneInString(text[end:])
-	word := func(r rune) bool {
-		return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || (domain && r == '-'))
-	}
-	if start > 0 && word(before) {
-		return false
-	}
-	if end < len(text) && word(after) {
-		return false
-	}
-	// "acme.com" followed by ".au" is another domain; a sentence's full
-	// stop is not.
-	if domain && end+1 < len(text) && text[end] == '.' {
-		r, _ := utf8.DecodeRuneInString(text[end+1:])
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// citedHosts lists the hosts of the URLs in the answer text (lowered is
-// the text lowercased) and in the engine's citations, lowercased. URLs
-// are found by their scheme and end at whitespace, quotes or brackets
-// (no regular expression: scoring 1,000 answers must stay fast).
-func citedHosts(a Answer, lowered string) []string {
-	var hosts []string
-	add := func(raw string) {
-		u, err := url.Parse(strings.TrimRight(raw, ".,;:!?"))
-		if err == nil && u.Hostname() != "" {
-			hosts = append(hosts, strings.ToLower(u.Hostname()))
-		}
-	}
-	for _, c := range a.Citations {
-		add(c.URL)
-	}
-	for off := 0; ; {
-		i := strings.Index(lowered[off:], "http")
-		if i < 0 {
-			break
-		}
-		start := off + i
-		rest := lowered[start:]
-		if !strings.HasPrefix(rest, "http://") && !strings.HasPrefix(rest, "https://") || (start > 0 && isWord(lowered[start-1])) {
-			off = start + 4
-			continue
-		}
-		end := strings.IndexAny(rest, " \t\n\r<>\"'()[]{}")
-		if end < 0 {
-			end = len(rest)
-		}
-		add(rest[:end])
-		off = start + end
-	}
-	return hosts
-}
-
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_'
-}
-
-func cites(hosts, domains []string) bool {
-	for _, h := range hosts {
-		for _, d := range domains {
-			if h == d || strings.HasSuffix(h, "."+d) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // round1 rounds to one decimal, as every score is shown.
@@ -297,6 +124,13 @@ type MentionScores struct {
 	Mentions [][]Mention
 	// Cited lists per answer the slugs of the brands it cites.
 	Cited [][]string
+	// Evidence is per answer every tracked brand: mentioned, position,
+	// cited, the judge's verdicts.
+	Evidence [][]BrandEvidence
+	// Pending are per answer the occurrences the judge has not decided.
+	Pending [][]JudgeRequest
+	// Judging sums up the judge's part.
+	Judging MentionJudging
 }
 
 // ScoreMentions computes every mention-based score from the answers: a
@@ -306,7 +140,8 @@ type MentionScores struct {
 func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionScores {
 	m := NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
-	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]Mention, len(answers)), Cited: make([][]string, len(answers))}
+	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]Mention, len(answers)), Cited: make([][]string, len(answers)),
+		Evidence: make([][]BrandEvidence, len(answers)), Pending: make([][]JudgeRequest, len(answers))}
 	type acc struct {
 		weight        float64
 		mentions, pos int
@@ -331,6 +166,8 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 			engines = append(engines, a.Engine)
 		}
 		e.status.Planned++
+		an := m.Analyze(a)
+		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
 		if a.Missing() {
 			e.status.Missing++
 			msg := a.Error
@@ -340,10 +177,17 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		e.status.Answered++
 		e.n++
 		answered++
-		text := strings.ToLower(a.Text)
-		hosts := citedHosts(a, text)
-		ms := m.mentions(text, hosts)
+		ms := an.Mentions
 		out.Mentions[i] = ms
+		for _, be := range an.Brands {
+			for _, v := range be.Judged {
+				out.Judging.Asked++
+				if v.Names {
+					out.Judging.Counted++
+				}
+			}
+			out.Judging.Unjudged += be.Unjudged
+		}
 		for _, mt := range ms {
 			bi := brandIndex(brands, mt.Brand)
 			per[bi].weight += mt.Weight
@@ -353,8 +197,8 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 				e.weight += mt.Weight
 			}
 		}
-		for bi := range brands {
-			if cites(hosts, brands[bi].Domains) {
+		for bi, be := range an.Brands {
+			if be.Cited {
 				per[bi].cited++
 				out.Cited[i] = append(out.Cited[i], brands[bi].Slug)
 			}
@@ -397,6 +241,9 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 	if answered > 0 {
 		s := Interpretation(out.Visibility)
 		out.Interpretation = &s
+	}
+	if out.Judging.Unjudged > 0 {
+		out.Judging.Note = fmt.Sprintf("%d sentence-initial occurrence(s) of brand names that are ordinary words were not decided by a judge model and do not count", out.Judging.Unjudged)
 	}
 	return out
 }

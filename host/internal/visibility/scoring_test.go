@@ -53,11 +53,14 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	t.Parallel()
 	brands, engines, answers := scripted()
 	ms := visibility.ScoreMentions(brands, engines, answers)
+	// Scoring version 2 (issue 23): initech.io appears in the first answer
+	// only inside a URL, so it is cited there but not mentioned (version 1
+	// counted it at position 3); "acme.com" written in the second answer's
+	// prose is a link without a scheme, so Acme is cited there too.
 	want := [][]visibility.Mention{
 		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
-			{Brand: "acme", Name: "Acme", Self: true, Position: 2, Weight: 0.75},
-			{Brand: "initech_io", Name: "initech.io", Position: 3, Weight: 0.5, Cited: true}},
-		{{Brand: "acme", Name: "Acme", Self: true, Position: 1, Weight: 1}},
+			{Brand: "acme", Name: "Acme", Self: true, Position: 2, Weight: 0.75}},
+		{{Brand: "acme", Name: "Acme", Self: true, Position: 1, Weight: 1, Cited: true}},
 		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
 			{Brand: "initech_io", Name: "initech.io", Position: 2, Weight: 0.75}},
 		nil,
@@ -65,7 +68,7 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	if !reflect.DeepEqual(ms.Mentions, want) {
 		t.Fatalf("mentions =\n%+v\nwant\n%+v", ms.Mentions, want)
 	}
-	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, nil, {"acme"}, nil}) {
+	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, {"acme"}, {"acme"}, nil}) {
 		t.Errorf("cited = %q", ms.Cited)
 	}
 }
@@ -90,13 +93,16 @@ func TestOverlappingAliasesCountTheLongerOne(t *testing.T) {
 	}
 	// A domain is not found inside a longer domain name.
 	domainOnly := visibility.NewMatcher([]visibility.Brand{{Name: "Q", Slug: "q", Self: true, Domains: []string{"acme.com"}}})
-	for text, want := range map[string]int{"visit acme.com.au": 0, "visit my-acme.com": 0, "visit acme.com.": 1, "https://www.acme.com/x": 1} {
+	// Version 2 (issue 23): a domain inside a URL is no longer a mention
+	// (version 1 counted https://www.acme.com/x); a domain in prose is.
+	for text, want := range map[string]int{"visit acme.com.au": 0, "visit my-acme.com": 0, "visit acme.com.": 1, "https://www.acme.com/x": 0, "blog.acme.com says": 1} {
 		if ms := domainOnly.Mentions(visibility.Answer{Text: text}); len(ms) != want {
 			t.Errorf("%q: %d mentions, want %d", text, len(ms), want)
 		}
 	}
-	if ms := m.Mentions(visibility.Answer{Text: "see https://shop.acme.com/x."}); len(ms) != 1 || !ms[0].Self || !ms[0].Cited {
-		t.Errorf("a subdomain URL is a mention and a citation: %+v", ms)
+	an := m.Analyze(visibility.Answer{Text: "see https://shop.acme.com/x."})
+	if len(an.Mentions) != 0 || !an.Brands[0].Cited || an.Brands[0].Mentioned {
+		t.Errorf("a subdomain URL is a citation, not a mention (version 1: both): %+v", an)
 	}
 }
 
@@ -123,19 +129,24 @@ func TestScoresToTheDecimal(t *testing.T) {
 	js, _ := json.Marshal(c.Scores)
 	// visibility(self) = 100 × (0.75 + 1 + 0) / 3 answered = 58.3; gpt
 	// (0.75 + 1) / 2 = 87.5; claude 0 / 1 = 0. Mentions: Acme 2, Globex 2,
-	// Initech 2 → share of voice 2 / 6 = 33.3. Knowledge: gpt 1, 0.5, 0 →
+	// Initech 1 (version 2: not in the first answer, where it is only in a
+	// URL; version 1 counted 2 and 2 / 6 = 33.3) → share of voice 2 / 5 =
+	// 40. Knowledge: gpt 1, 0.5, 0 →
 	// 50; claude 0, 0, 0 → 0; all 1.5 / 6 = 25. Clarity 5 / 8 = 62.5.
 	// Understanding 0.6 × 25 + 0.4 × 62.5 = 40.
 	want := `{"aiVisibility":{"score":58.3,"interpretation":"moderate","providers":{"claude":0,"gpt":87.5}},` +
 		`"entityUnderstanding":{"score":40,"interpretation":"moderate","knowledgeScore":25,"contentClarityScore":62.5,"providers":{"claude":0,"gpt":50}},` +
-		`"shareOfVoice":{"score":33.3,"interpretation":"weak","totalMentions":6,"selfMentions":2}}`
+		`"shareOfVoice":{"score":40,"interpretation":"moderate","totalMentions":5,"selfMentions":2}}`
 	if string(js) != want {
 		t.Fatalf("scores =\n%s\nwant\n%s", js, want)
 	}
 	bs, _ := json.Marshal(c.Geo.Brands)
-	wantBrands := `[{"name":"Acme","slug":"acme","self":true,"aliases":["Acme"],"visibility":58.3,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":1.5},` +
-		`{"name":"Globex Corp","slug":"globex_corp","self":false,"aliases":["Globex Corp"],"visibility":66.7,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":1},` +
-		`{"name":"initech.io","slug":"initech_io","self":false,"aliases":["initech"],"visibility":41.7,"mentionRate":66.7,"mentions":2,"shareOfVoice":33.3,"averagePosition":2.5}]`
+	// Version 2: initech.io is mentioned once (its URL in the first answer
+	// is no mention): visibility 0.75 / 3 = 25, rate 33.3, position 2;
+	// shares of voice 2/5, 2/5, 1/5 (version 1: 41.7, 66.7, 2.5 and 1/3 each).
+	wantBrands := `[{"name":"Acme","slug":"acme","self":true,"aliases":["Acme"],"visibility":58.3,"mentionRate":66.7,"mentions":2,"shareOfVoice":40,"averagePosition":1.5},` +
+		`{"name":"Globex Corp","slug":"globex_corp","self":false,"aliases":["Globex Corp"],"visibility":66.7,"mentionRate":66.7,"mentions":2,"shareOfVoice":40,"averagePosition":1},` +
+		`{"name":"initech.io","slug":"initech_io","self":false,"aliases":["initech"],"visibility":25,"mentionRate":33.3,"mentions":1,"shareOfVoice":20,"averagePosition":2}]`
 	if string(bs) != wantBrands {
 		t.Errorf("brands =\n%s\nwant\n%s", bs, wantBrands)
 	}
@@ -161,8 +172,8 @@ func TestScoresToTheDecimal(t *testing.T) {
 	}
 
 	point, _ := json.Marshal(visibility.HistoryPoint(time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC), c))
-	wantPoint := `{"comp_globex_corp":66.7,"comp_initech_io":41.7,"overall":58.3,"self":66.7,"shareOfVoice":33.3,` +
-		`"sov_comp_globex_corp":33.3,"sov_comp_initech_io":33.3,"time":"2026-11-26T06:00:00.000Z","timestamp":"2026-11-26T06:00:00.000Z","understanding":40}`
+	wantPoint := `{"comp_globex_corp":66.7,"comp_initech_io":25,"overall":58.3,"scoringVersion":2,"self":66.7,"shareOfVoice":40,` +
+		`"sov_comp_globex_corp":40,"sov_comp_initech_io":20,"time":"2026-11-26T06:00:00.000Z","timestamp":"2026-11-26T06:00:00.000Z","understanding":40}`
 	if string(point) != wantPoint {
 		t.Errorf("history point =\n%s\nwant\n%s", point, wantPoint)
 	}

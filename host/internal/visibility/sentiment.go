@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -127,13 +128,21 @@ func aliasAt(lowered string, b Brand) ([2]int, bool) {
 				break
 			}
 			start, end := off+i, off+i+len(a)
-			if bounded(lowered, start, end, false) {
+			if wordBounded(lowered, start, end) {
 				return [2]int{start, end}, true
 			}
 			off = start + 1
 		}
 	}
 	return [2]int{}, false
+}
+
+// wordBounded: no letter or digit right before start or right after end.
+func wordBounded(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	after, _ := utf8.DecodeRuneInString(text[end:])
+	word := func(r rune) bool { return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
+	return !(start > 0 && word(before)) && !(end < len(text) && word(after))
 }
 
 // negativeCue finds a negative phrase adjacent to a name of b in one of

@@ -96,7 +96,7 @@ func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.Te
 		return sdk.TextResponse{}, &sdk.Error{Code: sdk.CodeUnavailable, Message: "broken: upstream 503"}
 	}
 	if strings.Contains(req.System, "buyers") {
-		return sdk.TextResponse{Text: `{"competitors":["Initech","Globex Corp"],"prompts":["industrial widget suppliers in Europe","widgets for factories"]}`}, nil
+		return sdk.TextResponse{Text: `{"competitors":[{"name":"Initech","domain":"https://www.initech.io/"},{"name":"Globex Corp","domain":"not a domain"}],"prompts":["industrial widget suppliers in Europe","widgets for factories"]}`}, nil
 	}
 	if req.System != "" {
 		return f.judge(req)

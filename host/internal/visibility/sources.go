@@ -1,11 +1,8 @@
 package visibility
 
 import (
-	"net/url"
 	"sort"
 	"strings"
-
-	"golang.org/x/net/publicsuffix"
 
 	"github.com/heraldhq/herald/host/internal/site"
 )
@@ -61,109 +58,24 @@ type Sources struct {
 // maxSourceGaps is how many gaps a report lists.
 const maxSourceGaps = 10
 
-// AnswerSources returns sources(a): the registrable domain of every URL the
-// engine returned as a citation and of every URL in the text (with or
-// without a scheme), each with the number of distinct URLs of it.
-func AnswerSources(a Answer) map[string]int {
-	urls := map[string]bool{}
-	for _, c := range a.Citations {
-		if u := normalURL(c.URL); u != "" {
-			urls[u] = true
-		}
-	}
-	for _, u := range textURLs(a.Text) {
-		urls[u] = true
-	}
+// answerDomains is sources(a) reduced to registrable domains, each with
+// its number of distinct URLs (AnswerSources reads them).
+func answerDomains(a Answer) map[string]int {
+	seen := map[string]bool{}
 	out := map[string]int{}
-	for u := range urls {
-		p, err := url.Parse(u)
-		if err != nil || p.Hostname() == "" {
+	for _, src := range AnswerSources(a) {
+		if src.Domain == "" {
 			continue
 		}
-		out[site.RegistrableDomain(p.Hostname())]++
+		key := strings.TrimSuffix(strings.ToLower(src.URL), "/")
+		key = strings.TrimPrefix(strings.TrimPrefix(key, "https://"), "http://")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out[src.Domain]++
 	}
 	return out
-}
-
-// normalURL parses raw (adding https:// when it has no scheme) and returns
-// it without fragment and trailing slash, lowercased host; "" when it is
-// not a web URL.
-func normalURL(raw string) string {
-	raw = strings.TrimRight(strings.TrimSpace(raw), ".,;:!?")
-	if raw == "" {
-		return ""
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "https://" + raw
-	}
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.Contains(u.Hostname(), ".") {
-		return ""
-	}
-	u.Host = strings.ToLower(u.Host)
-	u.Fragment = ""
-	s := u.String()
-	if u.RawQuery == "" {
-		s = strings.TrimSuffix(s, "/")
-	}
-	return s
-}
-
-// textURLs finds the URLs in a text: tokens with a scheme, and bare
-// domains (x.com, x.com/pricing) whose suffix is a known public suffix, so
-// "e.g." or "v1.2" are not taken for domains.
-func textURLs(text string) []string {
-	var out []string
-	for _, tok := range strings.FieldsFunc(text, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '<' || r == '>' || r == '"' || r == '\'' ||
-			r == '(' || r == ')' || r == '[' || r == ']' || r == '{' || r == '}' || r == '|' || r == '*' || r == '`'
-	}) {
-		tok = strings.TrimRight(tok, ".,;:!?")
-		lower := strings.ToLower(tok)
-		if strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
-			if u := normalURL(tok); u != "" {
-				out = append(out, u)
-			}
-			continue
-		}
-		if strings.Contains(tok, "@") || strings.Contains(tok, "://") {
-			continue
-		}
-		host, _, _ := strings.Cut(lower, "/")
-		if !bareDomain(host) {
-			continue
-		}
-		if u := normalURL(tok); u != "" {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// bareDomain: labels of letters, digits and hyphens, at least two, the
-// last all letters, and an ICANN public suffix with a label before it.
-func bareDomain(host string) bool {
-	labels := strings.Split(host, ".")
-	if len(labels) < 2 {
-		return false
-	}
-	for _, l := range labels {
-		if l == "" || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
-			return false
-		}
-		for _, r := range l {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-				return false
-			}
-		}
-	}
-	for _, r := range labels[len(labels)-1] {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	suffix, icann := publicsuffix.PublicSuffix(host)
-	return icann && suffix != host
 }
 
 // ScoreSources computes the sources table, source visibility and source
@@ -201,7 +113,7 @@ func ScoreSources(brands []Brand, answers []Answer, mentions [][]Mention) Source
 			continue
 		}
 		out.Answered++
-		srcs := AnswerSources(a)
+		srcs := answerDomains(a)
 		self, comps := false, []string{}
 		if i < len(mentions) {
 			for _, m := range mentions[i] {

@@ -35,12 +35,13 @@ type TrackerPrompt struct {
 }
 
 // TrackerSetup is what a tracker's runs run on: a report's input with
-// tagged prompts. Competitors are kept as given (strings or objects).
+// tagged prompts. Competitors are kept in the form given (strings or
+// objects), as reports keep them.
 type TrackerSetup struct {
-	WebsiteURL  string          `json:"websiteurl"`
-	Competitors []any           `json:"competitors"`
-	Prompts     []TrackerPrompt `json:"prompts"`
-	SelfAliases []string        `json:"selfAliases,omitempty"`
+	WebsiteURL  string            `json:"websiteurl"`
+	Competitors []CompetitorInput `json:"competitors"`
+	Prompts     []TrackerPrompt   `json:"prompts"`
+	SelfAliases []string          `json:"selfAliases,omitempty"`
 }
 
 // TrackerSkip is a slot that did not run, and why.
@@ -83,7 +84,7 @@ type NewTracker struct {
 type TrackerUpdate struct {
 	ID          string
 	WebsiteURL  *string
-	Competitors *[]any
+	Competitors *[]CompetitorInput
 	Prompts     *[]TrackerPrompt
 	Engines     *[]string
 	Cadence     *string
@@ -105,42 +106,18 @@ func (t TrackerSetup) clean() TrackerSetup {
 		}
 	}
 	t.Prompts = prompts
-	if t.Competitors == nil {
-		t.Competitors = []any{}
-	}
+	t.Competitors = dedupeCompetitors(t.Competitors)
 	t.SelfAliases = dedupe(t.SelfAliases)
 	return t
 }
 
 // input is the report input of a run.
 func (t TrackerSetup) input() Input {
-	in := Input{WebsiteURL: t.WebsiteURL, Competitors: reportCompetitors(t.Competitors), Prompts: make([]string, len(t.Prompts))}
+	in := Input{WebsiteURL: t.WebsiteURL, Competitors: t.Competitors, Prompts: make([]string, len(t.Prompts)), SelfAliases: t.SelfAliases}
 	for i, p := range t.Prompts {
 		in.Prompts[i] = p.Text
 	}
 	return in
-}
-
-// reportCompetitors turns the competitors as given (a string, or an object
-// {name, domain, aliases}) into the report's form.
-func reportCompetitors(list []any) []string {
-	out := []string{}
-	for _, c := range list {
-		switch v := c.(type) {
-		case string:
-			out = append(out, v)
-		case map[string]any:
-			name, _ := v["name"].(string)
-			domain, _ := v["domain"].(string)
-			switch {
-			case domain != "":
-				out = append(out, domain)
-			case name != "":
-				out = append(out, name)
-			}
-		}
-	}
-	return dedupe(out)
 }
 
 // validate checks a setup as a report's input is checked (websiteurl,
@@ -152,19 +129,6 @@ func (t TrackerSetup) validate(plan config.Plan, planName string) (TrackerSetup,
 		return t, err
 	}
 	t.WebsiteURL = url
-	for i, c := range t.Competitors {
-		switch v := c.(type) {
-		case string:
-		case map[string]any:
-			name, _ := v["name"].(string)
-			domain, _ := v["domain"].(string)
-			if name == "" && domain == "" {
-				return t, apierr.Invalid("competitors[%d]: an object needs a name or a domain", i)
-			}
-		default:
-			return t, apierr.Invalid("competitors[%d]: a name, a domain or an object {name, domain, aliases}", i)
-		}
-	}
 	if err := t.input().validate(plan.PromptsPerReport, planName, true); err != nil {
 		return t, err
 	}
@@ -176,11 +140,6 @@ func (t TrackerSetup) validate(plan config.Plan, planName string) (TrackerSetup,
 			if utf8.RuneCountInString(tag) > MaxTagChars {
 				return t, apierr.Invalid("prompts[%d].tags[%d] is longer than %d characters", i, j, MaxTagChars)
 			}
-		}
-	}
-	for i, a := range t.SelfAliases {
-		if utf8.RuneCountInString(a) > MaxNameChars {
-			return t, apierr.Invalid("selfAliases[%d] is longer than %d characters", i, MaxNameChars)
 		}
 	}
 	return t, nil

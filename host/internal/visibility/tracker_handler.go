@@ -37,8 +37,12 @@ func (h *TrackerHandler) CreateTracker(ctx context.Context, req *connect.Request
 	if err != nil {
 		return nil, err
 	}
+	comps, err := CompetitorsFromValues(m.Competitors.GetValues())
+	if err != nil {
+		return nil, err
+	}
 	t, jobID, err := h.svc.CreateTracker(ctx, p, NewTracker{
-		Setup:   TrackerSetup{WebsiteURL: m.Websiteurl, Competitors: listOrEmpty(m.Competitors), Prompts: prompts, SelfAliases: m.SelfAliases},
+		Setup:   TrackerSetup{WebsiteURL: m.Websiteurl, Competitors: comps, Prompts: prompts, SelfAliases: m.SelfAliases},
 		Engines: m.Engines, Cadence: m.Cadence, Active: m.Active,
 	})
 	if err != nil {
@@ -98,7 +102,10 @@ func (h *TrackerHandler) UpdateTracker(ctx context.Context, req *connect.Request
 	m := req.Msg
 	u := TrackerUpdate{ID: m.Id, WebsiteURL: m.Websiteurl, Cadence: m.Cadence, Active: m.Active}
 	if m.Competitors != nil {
-		c := listOrEmpty(m.Competitors)
+		c, err := CompetitorsFromValues(m.Competitors.GetValues())
+		if err != nil {
+			return nil, err
+		}
 		u.Competitors = &c
 	}
 	if m.Prompts != nil {
@@ -257,20 +264,10 @@ func stringsOf(field string, l *structpb.ListValue) ([]string, error) {
 	return out, nil
 }
 
-func listOrEmpty(l *structpb.ListValue) []any {
-	if l == nil {
-		return []any{}
-	}
-	return l.AsSlice()
-}
-
 var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
 func trackerProto(t Tracker) (*apiv1.Tracker, error) {
-	comps, err := structpb.NewList(t.Setup.Competitors)
-	if err != nil {
-		return nil, err
-	}
+	comps := &structpb.ListValue{Values: CompetitorValues(t.Setup.Competitors)}
 	out := &apiv1.Tracker{Id: t.ID, Websiteurl: t.Setup.WebsiteURL, Competitors: comps, Engines: nonNil(t.Engines), Cadence: t.Cadence,
 		Active: t.Active, SlotTime: time.Date(2000, 1, 1, t.SlotMinute/60, t.SlotMinute%60, 0, 0, time.UTC).Format("15:04"),
 		CreatedAt: timestamppb.New(t.CreatedAt), UpdatedAt: timestamppb.New(t.UpdatedAt), SelfAliases: nonNil(t.Setup.SelfAliases)}

@@ -21,7 +21,9 @@ type stored struct {
 	brands  []Brand
 	site    siteRecord
 	answers []Answer
-	probes  []ProbeResult
+	// keys are the answers' engine/item, in the same order.
+	keys   []string
+	probes []ProbeResult
 }
 
 // load reads a report's answers and probes in a fixed order (engines as
@@ -61,8 +63,21 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		b, _ := strconv.Atoi(prompts[j].Item)
 		return a < b
 	})
+	notes, err := s.store.ListAnswerMentions(ctx, r.WorkspaceID, r.ID)
+	if err != nil {
+		return st, err
+	}
+	byKey := map[string]store.AnswerMentions{}
+	for _, n := range notes {
+		byKey[n.Engine+"/"+n.Item] = n
+	}
 	for _, a := range prompts {
 		ans := Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Cached: a.Cached, Citations: []Citation{}}
+		if n, ok := byKey[a.Engine+"/"+a.Item]; ok {
+			ans.Truncated = n.Truncated
+			_ = json.Unmarshal([]byte(n.Verdicts), &ans.Verdicts)
+		}
+		st.keys = append(st.keys, a.Engine+"/"+a.Item)
 		if a.Model != nil {
 			ans.Model = *a.Model
 		}
@@ -119,8 +134,9 @@ func (st stored) compute() Computed {
 	return Compute(st.brands, st.engines, st.answers, st.probes, checks)
 }
 
-// complete scores the stored answers, stores the result and settles the
-// credits.
+// complete has the judge decide the sentence-initial ambiguous brand
+// names, scores the stored answers, stores the result and the evidence
+// (computed once, here) and settles the credits.
 func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error {
 	// Reload: the site and brands were stored during this run.
 	r, err := s.store.GetVisibilityReport(ctx, r.WorkspaceID, r.ID)
@@ -129,6 +145,10 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 	}
 	st, err := s.load(ctx, r)
 	if err != nil {
+		return err
+	}
+	s.judgeMentions(ctx, r, st)
+	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, ScoringVersion, mustJSON(st.evidence())); err != nil {
 		return err
 	}
 	c := st.compute()
@@ -156,7 +176,31 @@ func mustJSON(v any) string {
 // AnswerEvidence is one answer as GET ?evidence=true shows it.
 type AnswerEvidence struct {
 	Answer
+	// Mentions are the brands mentioned, by position.
 	Mentions []Mention `json:"mentions"`
+	// Brands is every tracked brand: mentioned, position, cited, the
+	// judge's verdicts.
+	Brands []BrandEvidence `json:"brands"`
+}
+
+// storedEvidence is the evidence stored when a report completes: per
+// answer (by engine/item) its mentions and every brand.
+type storedEvidence struct {
+	Key      string          `json:"key"`
+	Mentions []Mention       `json:"mentions"`
+	Brands   []BrandEvidence `json:"brands"`
+}
+
+func (st stored) evidence() []storedEvidence {
+	ms := ScoreMentions(st.brands, st.engines, st.answers)
+	out := make([]storedEvidence, len(st.answers))
+	for i := range st.answers {
+		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: ms.Evidence[i]}
+		if out[i].Mentions == nil {
+			out[i].Mentions = []Mention{}
+		}
+	}
+	return out
 }
 
 // RefreshMeta is the report's refreshMeta.
@@ -176,6 +220,8 @@ type View struct {
 	// Computed is nil until the report completes.
 	Computed    *Computed
 	RefreshMeta RefreshMeta
+	// TrackerID is set on a tracker's runs.
+	TrackerID string
 	// Answers is set when evidence was asked for.
 	Answers []AnswerEvidence
 }
@@ -215,6 +261,9 @@ func (s *Service) OneOff(ctx context.Context, p auth.Principal, id string, evide
 
 func (s *Service) view(ctx context.Context, p auth.Principal, r store.VisibilityReport, evidence bool) (*View, error) {
 	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State}
+	if r.TrackerID != nil {
+		v.TrackerID = *r.TrackerID
+	}
 	if err := json.Unmarshal([]byte(r.Input), &v.Input); err != nil {
 		return nil, fmt.Errorf("decode report input: %w", err)
 	}
@@ -234,20 +283,57 @@ func (s *Service) view(ctx context.Context, p auth.Principal, r store.Visibility
 	}
 	v.RefreshMeta = RefreshMeta{Count: total, UsedLast24h: len(times), LimitPer24h: s.plan(p).RefreshesPer24h}
 	if evidence && r.Brands != nil {
-		st, err := s.load(ctx, r)
+		answers, err := s.evidence(ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		ms := ScoreMentions(st.brands, st.engines, st.answers)
-		v.Answers = make([]AnswerEvidence, len(st.answers))
-		for i, a := range st.answers {
-			v.Answers[i] = AnswerEvidence{Answer: a, Mentions: ms.Mentions[i]}
-			if v.Answers[i].Mentions == nil {
-				v.Answers[i].Mentions = []Mention{}
-			}
-		}
+		v.Answers = answers
 	}
 	return v, nil
+}
+
+// evidence reads a report's answers and their stored evidence. A report
+// completed before evidence was stored (or still running) gets it
+// computed under the current rules; a completed one stores it then, so it
+// is computed once.
+func (s *Service) evidence(ctx context.Context, r store.VisibilityReport) ([]AnswerEvidence, error) {
+	st, err := s.load(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	var list []storedEvidence
+	_, body, err := s.store.GetVisibilityEvidence(ctx, r.WorkspaceID, r.ID)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal([]byte(body), &list); err != nil {
+			return nil, fmt.Errorf("decode report evidence: %w", err)
+		}
+	case errors.Is(err, store.ErrNotFound):
+		list = st.evidence()
+		if r.State == store.ReportCompleted {
+			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, ScoringVersion, mustJSON(list)); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		return nil, err
+	}
+	byKey := make(map[string]storedEvidence, len(list))
+	for _, e := range list {
+		byKey[e.Key] = e
+	}
+	out := make([]AnswerEvidence, len(st.answers))
+	for i, a := range st.answers {
+		e := byKey[st.keys[i]]
+		out[i] = AnswerEvidence{Answer: a, Mentions: e.Mentions, Brands: e.Brands}
+		if out[i].Mentions == nil {
+			out[i].Mentions = []Mention{}
+		}
+		if out[i].Brands == nil {
+			out[i].Brands = []BrandEvidence{}
+		}
+	}
+	return out, nil
 }
 
 // History returns one point per completed report of the workspace's
@@ -274,6 +360,9 @@ func (s *Service) History(ctx context.Context, p auth.Principal, days int) ([]ma
 			return nil, fmt.Errorf("decode report %s result: %w", r.ID, err)
 		}
 		points = append(points, HistoryPoint(time.UnixMilli(r.CreatedAt), c))
+		if r.TrackerID != nil { // a tracker's run (tracking.go)
+			points[len(points)-1]["trackerId"] = *r.TrackerID
+		}
 	}
 	return points, nil
 }

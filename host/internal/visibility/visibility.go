@@ -146,9 +146,11 @@ func New(d Deps) (*Service, error) {
 
 // Input is what a report runs on.
 type Input struct {
-	WebsiteURL  string   `json:"websiteurl"`
-	Competitors []string `json:"competitors"`
-	Prompts     []string `json:"prompts"`
+	WebsiteURL  string            `json:"websiteurl"`
+	Competitors []CompetitorInput `json:"competitors"`
+	Prompts     []string          `json:"prompts"`
+	// SelfAliases are more spellings of the brand itself.
+	SelfAliases []string `json:"selfAliases,omitempty"`
 }
 
 // ReportRequest asks for a report.
@@ -161,8 +163,9 @@ type ReportRequest struct {
 // clean trims and de-duplicates (case-insensitively) the lists.
 func (in Input) clean() Input {
 	in.WebsiteURL = strings.TrimSpace(in.WebsiteURL)
-	in.Competitors = dedupe(in.Competitors)
+	in.Competitors = dedupeCompetitors(in.Competitors)
 	in.Prompts = dedupe(in.Prompts)
+	in.SelfAliases = dedupe(in.SelfAliases)
 	return in
 }
 
@@ -209,11 +212,11 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 		return apierr.Invalid("competitors: %d given; the limit is %d", len(in.Competitors), MaxCompetitors)
 	}
 	for i, c := range in.Competitors {
-		if n := utf8.RuneCountInString(c); n > MaxNameChars {
-			return apierr.Invalid("competitors[%d] is %d characters; the limit is %d", i, n, MaxNameChars)
+		if err := c.validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
+			return err
 		}
 	}
-	return nil
+	return validateAliases("selfAliases", in.SelfAliases)
 }
 
 func (s *Service) plan(p auth.Principal) config.Plan {
@@ -356,6 +359,9 @@ func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest
 		}
 		if len(req.Prompts) == 0 {
 			in.Prompts = prevIn.Prompts
+		}
+		if len(req.SelfAliases) == 0 {
+			in.SelfAliases = prevIn.SelfAliases
 		}
 	}
 	url, err := validateURL(in.WebsiteURL)

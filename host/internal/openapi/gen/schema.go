@@ -100,6 +100,9 @@ func (g *generator) requestRef(md protoreflect.MessageDescriptor, inPath map[str
 
 // valueSchema is the schema of one value of fd (an element for lists).
 func (g *generator) valueSchema(fd protoreflect.FieldDescriptor, msg func(protoreflect.MessageDescriptor) obj) obj {
+	if u := unionOf(fd); u != nil {
+		return obj{"anyOf": []obj{{"type": "string"}, msg(u)}}
+	}
 	if fd.Message() != nil {
 		return msg(fd.Message())
 	}
@@ -133,6 +136,17 @@ func (g *generator) scalar(fd protoreflect.FieldDescriptor) obj {
 		return obj{"type": "string", "enum": names}
 	}
 	return obj{"type": "string"}
+}
+
+// unionOf is the message a google.protobuf.Value field carries besides a
+// plain string: a field named competitors holds a string or a Competitor
+// object (the visibility inputs), documented as that union rather than as
+// any value.
+func unionOf(fd protoreflect.FieldDescriptor) protoreflect.MessageDescriptor {
+	if fd.Message() == nil || fd.Message().FullName() != "google.protobuf.Value" || fd.Name() != "competitors" {
+		return nil
+	}
+	return fd.ParentFile().Messages().ByName("Competitor")
 }
 
 func wellKnownSchema(md protoreflect.MessageDescriptor) obj {

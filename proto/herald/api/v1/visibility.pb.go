@@ -25,10 +25,14 @@ const (
 
 // ReportInput is what a report was run on.
 type ReportInput struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Websiteurl    string                 `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
-	Competitors   []string               `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
-	Prompts       []string               `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Websiteurl string                 `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
+	// Each competitor as given: a string (a name, a domain or URL, or
+	// "Name (domain)") or a Competitor object.
+	Competitors []*structpb.Value `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	Prompts     []string          `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	// More spellings of the brand itself (product names, abbreviations).
+	SelfAliases   []string `protobuf:"bytes,4,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -70,7 +74,7 @@ func (x *ReportInput) GetWebsiteurl() string {
 	return ""
 }
 
-func (x *ReportInput) GetCompetitors() []string {
+func (x *ReportInput) GetCompetitors() []*structpb.Value {
 	if x != nil {
 		return x.Competitors
 	}
@@ -84,20 +88,105 @@ func (x *ReportInput) GetPrompts() []string {
 	return nil
 }
 
+func (x *ReportInput) GetSelfAliases() []string {
+	if x != nil {
+		return x.SelfAliases
+	}
+	return nil
+}
+
+// Competitor is the object form of a competitor: its name, its domain
+// (its citations are counted by registrable domain), more spellings, and
+// whether its one-word aliases are ordinary words (ambiguous: lowercase
+// occurrences never count, sentence-initial ones go to the judge).
+// At least one of name and domain is required.
+type Competitor struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// A domain or URL (usefathom.com, https://www.usefathom.com/pricing).
+	Domain        string   `protobuf:"bytes,2,opt,name=domain,proto3" json:"domain,omitempty"`
+	Aliases       []string `protobuf:"bytes,3,rep,name=aliases,proto3" json:"aliases,omitempty"`
+	Ambiguous     bool     `protobuf:"varint,4,opt,name=ambiguous,proto3" json:"ambiguous,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Competitor) Reset() {
+	*x = Competitor{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Competitor) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Competitor) ProtoMessage() {}
+
+func (x *Competitor) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Competitor.ProtoReflect.Descriptor instead.
+func (*Competitor) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Competitor) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Competitor) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *Competitor) GetAliases() []string {
+	if x != nil {
+		return x.Aliases
+	}
+	return nil
+}
+
+func (x *Competitor) GetAmbiguous() bool {
+	if x != nil {
+		return x.Ambiguous
+	}
+	return false
+}
+
 type PrefillReportRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Required https URL of the brand's site.
-	Websiteurl  string   `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
-	Competitors []string `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	Websiteurl string `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
+	// Seed competitors: strings (a name, a domain or URL, or
+	// "Name (domain)") or Competitor objects.
+	Competitors []*structpb.Value `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
 	// Seed prompts; at most the plan's prompt limit.
-	Prompts       []string `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	Prompts []string `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	// More spellings of the brand itself.
+	SelfAliases   []string `protobuf:"bytes,4,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PrefillReportRequest) Reset() {
 	*x = PrefillReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[1]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -109,7 +198,7 @@ func (x *PrefillReportRequest) String() string {
 func (*PrefillReportRequest) ProtoMessage() {}
 
 func (x *PrefillReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[1]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -122,7 +211,7 @@ func (x *PrefillReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrefillReportRequest.ProtoReflect.Descriptor instead.
 func (*PrefillReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{1}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PrefillReportRequest) GetWebsiteurl() string {
@@ -132,7 +221,7 @@ func (x *PrefillReportRequest) GetWebsiteurl() string {
 	return ""
 }
 
-func (x *PrefillReportRequest) GetCompetitors() []string {
+func (x *PrefillReportRequest) GetCompetitors() []*structpb.Value {
 	if x != nil {
 		return x.Competitors
 	}
@@ -146,18 +235,27 @@ func (x *PrefillReportRequest) GetPrompts() []string {
 	return nil
 }
 
+func (x *PrefillReportRequest) GetSelfAliases() []string {
+	if x != nil {
+		return x.SelfAliases
+	}
+	return nil
+}
+
 // Suggestions are competitors and prompts.
 type Suggestions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Competitors   []string               `protobuf:"bytes,1,rep,name=competitors,proto3" json:"competitors,omitempty"`
-	Prompts       []string               `protobuf:"bytes,2,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Strings ("Name (domain)" when the domain is known) or, for
+	// competitors given as objects, those objects.
+	Competitors   []*structpb.Value `protobuf:"bytes,1,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	Prompts       []string          `protobuf:"bytes,2,rep,name=prompts,proto3" json:"prompts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Suggestions) Reset() {
 	*x = Suggestions{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[2]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -169,7 +267,7 @@ func (x *Suggestions) String() string {
 func (*Suggestions) ProtoMessage() {}
 
 func (x *Suggestions) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[2]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -182,10 +280,10 @@ func (x *Suggestions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Suggestions.ProtoReflect.Descriptor instead.
 func (*Suggestions) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{2}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *Suggestions) GetCompetitors() []string {
+func (x *Suggestions) GetCompetitors() []*structpb.Value {
 	if x != nil {
 		return x.Competitors
 	}
@@ -214,7 +312,7 @@ type PrefillReportResponse struct {
 
 func (x *PrefillReportResponse) Reset() {
 	*x = PrefillReportResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[3]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -226,7 +324,7 @@ func (x *PrefillReportResponse) String() string {
 func (*PrefillReportResponse) ProtoMessage() {}
 
 func (x *PrefillReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[3]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -239,7 +337,7 @@ func (x *PrefillReportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PrefillReportResponse.ProtoReflect.Descriptor instead.
 func (*PrefillReportResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{3}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *PrefillReportResponse) GetMessage() string {
@@ -280,20 +378,26 @@ func (x *PrefillReportResponse) GetPrefill() *Suggestions {
 type CreateReportRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// https URL of the brand's site; required unless refresh reuses it.
-	Websiteurl  string   `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
-	Competitors []string `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
-	Prompts     []string `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	Websiteurl string `protobuf:"bytes,1,opt,name=websiteurl,proto3" json:"websiteurl,omitempty"`
+	// Each a string (a name such as "Globex Corp", a domain or URL such as
+	// "globex.com", or both as "Fathom (usefathom.com)") or a Competitor
+	// object {name, domain, aliases[], ambiguous}; at most 20.
+	Competitors []*structpb.Value `protobuf:"bytes,2,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	Prompts     []string          `protobuf:"bytes,3,rep,name=prompts,proto3" json:"prompts,omitempty"`
 	// Re-run from the latest report; omitted inputs are reused from it.
 	Refresh bool `protobuf:"varint,4,opt,name=refresh,proto3" json:"refresh,omitempty"`
 	// Run for any site without touching the workspace's history.
-	OneOff        bool `protobuf:"varint,5,opt,name=one_off,json=oneOff,proto3" json:"one_off,omitempty"`
+	OneOff bool `protobuf:"varint,5,opt,name=one_off,json=oneOff,proto3" json:"one_off,omitempty"`
+	// More spellings of the brand itself (product names, abbreviations);
+	// at most 20.
+	SelfAliases   []string `protobuf:"bytes,6,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateReportRequest) Reset() {
 	*x = CreateReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[4]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -305,7 +409,7 @@ func (x *CreateReportRequest) String() string {
 func (*CreateReportRequest) ProtoMessage() {}
 
 func (x *CreateReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[4]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -318,7 +422,7 @@ func (x *CreateReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReportRequest.ProtoReflect.Descriptor instead.
 func (*CreateReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{4}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateReportRequest) GetWebsiteurl() string {
@@ -328,7 +432,7 @@ func (x *CreateReportRequest) GetWebsiteurl() string {
 	return ""
 }
 
-func (x *CreateReportRequest) GetCompetitors() []string {
+func (x *CreateReportRequest) GetCompetitors() []*structpb.Value {
 	if x != nil {
 		return x.Competitors
 	}
@@ -356,6 +460,13 @@ func (x *CreateReportRequest) GetOneOff() bool {
 	return false
 }
 
+func (x *CreateReportRequest) GetSelfAliases() []string {
+	if x != nil {
+		return x.SelfAliases
+	}
+	return nil
+}
+
 type CreateReportResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
@@ -366,7 +477,7 @@ type CreateReportResponse struct {
 
 func (x *CreateReportResponse) Reset() {
 	*x = CreateReportResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[5]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -378,7 +489,7 @@ func (x *CreateReportResponse) String() string {
 func (*CreateReportResponse) ProtoMessage() {}
 
 func (x *CreateReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[5]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -391,7 +502,7 @@ func (x *CreateReportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateReportResponse.ProtoReflect.Descriptor instead.
 func (*CreateReportResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{5}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateReportResponse) GetMessage() string {
@@ -420,7 +531,7 @@ type GetReportRequest struct {
 
 func (x *GetReportRequest) Reset() {
 	*x = GetReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[6]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +543,7 @@ func (x *GetReportRequest) String() string {
 func (*GetReportRequest) ProtoMessage() {}
 
 func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[6]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +556,7 @@ func (x *GetReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportRequest.ProtoReflect.Descriptor instead.
 func (*GetReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{6}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetReportRequest) GetSort() string {
@@ -505,9 +616,13 @@ type GetReportResponse struct {
 	//	*GetReportResponse_Engines
 	EnginesPresent isGetReportResponse_EnginesPresent `protobuf_oneof:"engines_present"`
 	// Present with ?evidence=true: one object per answer with engine,
-	// prompt, text, model, error (a missing answer), mentions
-	// [{brand, name, self, position, weight, cited}] and citations
-	// [{url, title}].
+	// prompt, text, model, error (a missing answer), truncated (the text was
+	// cut when stored), mentions [{brand, name, self, position, weight,
+	// cited}] (the brands mentioned), brands (every tracked brand:
+	// {brand, name, self, mentioned, position, weight, cited, judged
+	// [{brand, sentence, namesBrand, model}], unjudged}), mentionVerdicts
+	// and citations [{url, title}]. Computed once when the report
+	// completed and stored.
 	//
 	// Types that are valid to be assigned to AnswersPresent:
 	//
@@ -525,13 +640,21 @@ type GetReportResponse struct {
 	//
 	//	*GetReportResponse_TrackerId
 	TrackerIdPresent isGetReportResponse_TrackerIdPresent `protobuf_oneof:"tracker_id_present"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The version of the mention rules the report's numbers were computed
+	// with (1: before issue 23; 2: VISIBILITY.md's revised rules). A report
+	// keeps its numbers; `herald visibility rescore` recomputes them.
+	//
+	// Types that are valid to be assigned to ScoringVersionPresent:
+	//
+	//	*GetReportResponse_ScoringVersion
+	ScoringVersionPresent isGetReportResponse_ScoringVersionPresent `protobuf_oneof:"scoring_version_present"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *GetReportResponse) Reset() {
 	*x = GetReportResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[7]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +666,7 @@ func (x *GetReportResponse) String() string {
 func (*GetReportResponse) ProtoMessage() {}
 
 func (x *GetReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[7]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +679,7 @@ func (x *GetReportResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportResponse.ProtoReflect.Descriptor instead.
 func (*GetReportResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{7}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetReportResponse) GetMessage() string {
@@ -749,6 +872,22 @@ func (x *GetReportResponse) GetTrackerId() string {
 	return ""
 }
 
+func (x *GetReportResponse) GetScoringVersionPresent() isGetReportResponse_ScoringVersionPresent {
+	if x != nil {
+		return x.ScoringVersionPresent
+	}
+	return nil
+}
+
+func (x *GetReportResponse) GetScoringVersion() int32 {
+	if x != nil {
+		if x, ok := x.ScoringVersionPresent.(*GetReportResponse_ScoringVersion); ok {
+			return x.ScoringVersion
+		}
+	}
+	return 0
+}
+
 type isGetReportResponse_IdPresent interface {
 	isGetReportResponse_IdPresent()
 }
@@ -859,6 +998,16 @@ type GetReportResponse_TrackerId struct {
 
 func (*GetReportResponse_TrackerId) isGetReportResponse_TrackerIdPresent() {}
 
+type isGetReportResponse_ScoringVersionPresent interface {
+	isGetReportResponse_ScoringVersionPresent()
+}
+
+type GetReportResponse_ScoringVersion struct {
+	ScoringVersion int32 `protobuf:"varint,21,opt,name=scoring_version,json=scoringVersion,proto3,oneof"`
+}
+
+func (*GetReportResponse_ScoringVersion) isGetReportResponse_ScoringVersionPresent() {}
+
 type Scores struct {
 	state               protoimpl.MessageState    `protogen:"open.v1"`
 	AiVisibility        *AIVisibilityScore        `protobuf:"bytes,1,opt,name=ai_visibility,json=aiVisibility,proto3" json:"ai_visibility,omitempty"`
@@ -873,7 +1022,7 @@ type Scores struct {
 
 func (x *Scores) Reset() {
 	*x = Scores{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[8]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +1034,7 @@ func (x *Scores) String() string {
 func (*Scores) ProtoMessage() {}
 
 func (x *Scores) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[8]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1047,7 @@ func (x *Scores) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Scores.ProtoReflect.Descriptor instead.
 func (*Scores) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{8}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Scores) GetAiVisibility() *AIVisibilityScore {
@@ -945,7 +1094,7 @@ type SourceVisibilityScore struct {
 
 func (x *SourceVisibilityScore) Reset() {
 	*x = SourceVisibilityScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1106,7 @@ func (x *SourceVisibilityScore) String() string {
 func (*SourceVisibilityScore) ProtoMessage() {}
 
 func (x *SourceVisibilityScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[9]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1119,7 @@ func (x *SourceVisibilityScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceVisibilityScore.ProtoReflect.Descriptor instead.
 func (*SourceVisibilityScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SourceVisibilityScore) GetScore() float64 {
@@ -1018,7 +1167,7 @@ type AIVisibilityScore struct {
 
 func (x *AIVisibilityScore) Reset() {
 	*x = AIVisibilityScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1179,7 @@ func (x *AIVisibilityScore) String() string {
 func (*AIVisibilityScore) ProtoMessage() {}
 
 func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1192,7 @@ func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIVisibilityScore.ProtoReflect.Descriptor instead.
 func (*AIVisibilityScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AIVisibilityScore) GetScore() float64 {
@@ -1089,7 +1238,7 @@ type EntityUnderstandingScore struct {
 
 func (x *EntityUnderstandingScore) Reset() {
 	*x = EntityUnderstandingScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1101,7 +1250,7 @@ func (x *EntityUnderstandingScore) String() string {
 func (*EntityUnderstandingScore) ProtoMessage() {}
 
 func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1114,7 +1263,7 @@ func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingScore.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *EntityUnderstandingScore) GetScore() float64 {
@@ -1172,7 +1321,7 @@ type ShareOfVoiceScore struct {
 
 func (x *ShareOfVoiceScore) Reset() {
 	*x = ShareOfVoiceScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1184,7 +1333,7 @@ func (x *ShareOfVoiceScore) String() string {
 func (*ShareOfVoiceScore) ProtoMessage() {}
 
 func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1197,7 +1346,7 @@ func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShareOfVoiceScore.ProtoReflect.Descriptor instead.
 func (*ShareOfVoiceScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ShareOfVoiceScore) GetScore() float64 {
@@ -1250,7 +1399,7 @@ type ReportDetail struct {
 
 func (x *ReportDetail) Reset() {
 	*x = ReportDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1411,7 @@ func (x *ReportDetail) String() string {
 func (*ReportDetail) ProtoMessage() {}
 
 func (x *ReportDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1424,7 @@ func (x *ReportDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportDetail.ProtoReflect.Descriptor instead.
 func (*ReportDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReportDetail) GetGeo() *Geo {
@@ -1317,7 +1466,7 @@ type SourceRow struct {
 
 func (x *SourceRow) Reset() {
 	*x = SourceRow{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1329,7 +1478,7 @@ func (x *SourceRow) String() string {
 func (*SourceRow) ProtoMessage() {}
 
 func (x *SourceRow) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1342,7 +1491,7 @@ func (x *SourceRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRow.ProtoReflect.Descriptor instead.
 func (*SourceRow) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SourceRow) GetDomain() string {
@@ -1400,7 +1549,7 @@ type SourceGap struct {
 
 func (x *SourceGap) Reset() {
 	*x = SourceGap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1561,7 @@ func (x *SourceGap) String() string {
 func (*SourceGap) ProtoMessage() {}
 
 func (x *SourceGap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1574,7 @@ func (x *SourceGap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceGap.ProtoReflect.Descriptor instead.
 func (*SourceGap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SourceGap) GetDomain() string {
@@ -1463,14 +1612,17 @@ type Geo struct {
 	// share of voice.
 	Brands []*BrandScore `protobuf:"bytes,2,rep,name=brands,proto3" json:"brands,omitempty"`
 	// Per engine: answers planned, answered and missing.
-	Engines       []*EngineStatus `protobuf:"bytes,3,rep,name=engines,proto3" json:"engines,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Engines []*EngineStatus `protobuf:"bytes,3,rep,name=engines,proto3" json:"engines,omitempty"`
+	// How the judge model decided sentence-initial occurrences of brand
+	// names that are ordinary words ("Monday is eaten by email").
+	MentionJudging *MentionJudging `protobuf:"bytes,20,opt,name=mention_judging,json=mentionJudging,proto3" json:"mention_judging,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Geo) Reset() {
 	*x = Geo{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1634,7 @@ func (x *Geo) String() string {
 func (*Geo) ProtoMessage() {}
 
 func (x *Geo) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1647,7 @@ func (x *Geo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Geo.ProtoReflect.Descriptor instead.
 func (*Geo) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Geo) GetEntityUnderstanding() *EntityUnderstandingDetail {
@@ -1517,6 +1669,84 @@ func (x *Geo) GetEngines() []*EngineStatus {
 		return x.Engines
 	}
 	return nil
+}
+
+func (x *Geo) GetMentionJudging() *MentionJudging {
+	if x != nil {
+		return x.MentionJudging
+	}
+	return nil
+}
+
+type MentionJudging struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Verdicts used, and how many of them named the brand.
+	Asked   int64 `protobuf:"varint,1,opt,name=asked,proto3" json:"asked,omitempty"`
+	Counted int64 `protobuf:"varint,2,opt,name=counted,proto3" json:"counted,omitempty"`
+	// Occurrences no judge decided (no judge model): they do not count.
+	Unjudged int64 `protobuf:"varint,3,opt,name=unjudged,proto3" json:"unjudged,omitempty"`
+	// Says so in words when unjudged > 0.
+	Note          string `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MentionJudging) Reset() {
+	*x = MentionJudging{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MentionJudging) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MentionJudging) ProtoMessage() {}
+
+func (x *MentionJudging) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MentionJudging.ProtoReflect.Descriptor instead.
+func (*MentionJudging) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MentionJudging) GetAsked() int64 {
+	if x != nil {
+		return x.Asked
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetCounted() int64 {
+	if x != nil {
+		return x.Counted
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetUnjudged() int64 {
+	if x != nil {
+		return x.Unjudged
+	}
+	return 0
+}
+
+func (x *MentionJudging) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
 }
 
 type BrandScore struct {
@@ -1543,7 +1773,7 @@ type BrandScore struct {
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1785,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1798,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *BrandScore) GetName() string {
@@ -1669,7 +1899,7 @@ type BrandEngineFigures struct {
 
 func (x *BrandEngineFigures) Reset() {
 	*x = BrandEngineFigures{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1681,7 +1911,7 @@ func (x *BrandEngineFigures) String() string {
 func (*BrandEngineFigures) ProtoMessage() {}
 
 func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1694,7 +1924,7 @@ func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandEngineFigures.ProtoReflect.Descriptor instead.
 func (*BrandEngineFigures) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *BrandEngineFigures) GetVisibility() float64 {
@@ -1753,7 +1983,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1765,7 +1995,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1778,7 +2008,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -1831,7 +2061,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1843,7 +2073,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1856,7 +2086,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -1928,7 +2158,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2170,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2183,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Probe) GetId() string {
@@ -2024,7 +2254,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2036,7 +2266,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2049,7 +2279,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -2088,7 +2318,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2100,7 +2330,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2113,7 +2343,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Gap) GetKind() string {
@@ -2163,7 +2393,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2175,7 +2405,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2188,7 +2418,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -2231,7 +2461,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2243,7 +2473,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2256,7 +2486,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -2290,7 +2520,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2302,7 +2532,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2315,7 +2545,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -2337,7 +2567,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2349,7 +2579,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2362,7 +2592,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -2389,7 +2619,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2401,7 +2631,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2414,7 +2644,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -2438,7 +2668,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2450,7 +2680,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2463,7 +2693,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -2512,7 +2742,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2524,7 +2754,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2537,7 +2767,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -2571,7 +2801,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2813,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2826,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -2623,7 +2853,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2635,7 +2865,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2648,7 +2878,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -2669,42 +2899,51 @@ var File_herald_api_v1_visibility_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\n" +
-	"\x1eherald/api/v1/visibility.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"i\n" +
+	"\x1eherald/api/v1/visibility.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa4\x01\n" +
 	"\vReportInput\x12\x1e\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x12 \n" +
-	"\vcompetitors\x18\x02 \x03(\tR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x03 \x03(\tR\aprompts\"r\n" +
+	"websiteurl\x128\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
+	"\aprompts\x18\x03 \x03(\tR\aprompts\x12!\n" +
+	"\fself_aliases\x18\x04 \x03(\tR\vselfAliases\"p\n" +
+	"\n" +
+	"Competitor\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
+	"\x06domain\x18\x02 \x01(\tR\x06domain\x12\x18\n" +
+	"\aaliases\x18\x03 \x03(\tR\aaliases\x12\x1c\n" +
+	"\tambiguous\x18\x04 \x01(\bR\tambiguous\"\xad\x01\n" +
 	"\x14PrefillReportRequest\x12\x1e\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x12 \n" +
-	"\vcompetitors\x18\x02 \x03(\tR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x03 \x03(\tR\aprompts\"I\n" +
-	"\vSuggestions\x12 \n" +
-	"\vcompetitors\x18\x01 \x03(\tR\vcompetitors\x12\x18\n" +
+	"websiteurl\x128\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
+	"\aprompts\x18\x03 \x03(\tR\aprompts\x12!\n" +
+	"\fself_aliases\x18\x04 \x03(\tR\vselfAliases\"a\n" +
+	"\vSuggestions\x128\n" +
+	"\vcompetitors\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
 	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xfa\x01\n" +
 	"\x15PrefillReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12!\n" +
 	"\fprompt_limit\x18\x02 \x01(\x03R\vpromptLimit\x120\n" +
 	"\x05input\x18\x03 \x01(\v2\x1a.herald.api.v1.ReportInputR\x05input\x12<\n" +
 	"\vsuggestions\x18\x04 \x01(\v2\x1a.herald.api.v1.SuggestionsR\vsuggestions\x124\n" +
-	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\xa4\x01\n" +
+	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\xdf\x01\n" +
 	"\x13CreateReportRequest\x12\x1e\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x12 \n" +
-	"\vcompetitors\x18\x02 \x03(\tR\vcompetitors\x12\x18\n" +
+	"websiteurl\x128\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
 	"\aprompts\x18\x03 \x03(\tR\aprompts\x12\x18\n" +
 	"\arefresh\x18\x04 \x01(\bR\arefresh\x12\x17\n" +
-	"\aone_off\x18\x05 \x01(\bR\x06oneOff\"G\n" +
+	"\aone_off\x18\x05 \x01(\bR\x06oneOff\x12!\n" +
+	"\fself_aliases\x18\x06 \x03(\tR\vselfAliases\"G\n" +
 	"\x14CreateReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
 	"\x10GetReportRequest\x12\x12\n" +
 	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
-	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xbe\x06\n" +
+	"\bevidence\x18\x02 \x01(\bR\bevidence\"\x84\a\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
 	"\bis_empty\x18\x02 \x01(\bR\aisEmpty\x12\x10\n" +
@@ -2722,7 +2961,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05state\x18\f \x01(\tH\tR\x05state\x12\x1f\n" +
 	"\n" +
 	"tracker_id\x18\x14 \x01(\tH\n" +
-	"R\ttrackerIdB\f\n" +
+	"R\ttrackerId\x12)\n" +
+	"\x0fscoring_version\x18\x15 \x01(\x05H\vR\x0escoringVersionB\f\n" +
 	"\n" +
 	"id_presentB\x14\n" +
 	"\x12created_at_presentB\x0f\n" +
@@ -2734,7 +2974,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x0fengines_presentB\x11\n" +
 	"\x0fanswers_presentB\x0f\n" +
 	"\rstate_presentB\x14\n" +
-	"\x12tracker_id_present\"\xc6\x02\n" +
+	"\x12tracker_id_presentB\x19\n" +
+	"\x17scoring_version_present\"\xc6\x02\n" +
 	"\x06Scores\x12E\n" +
 	"\rai_visibility\x18\x01 \x01(\v2 .herald.api.v1.AIVisibilityScoreR\faiVisibility\x12Z\n" +
 	"\x14entity_understanding\x18\x02 \x01(\v2'.herald.api.v1.EntityUnderstandingScoreR\x13entityUnderstanding\x12F\n" +
@@ -2785,11 +3026,17 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x18\n" +
 	"\aanswers\x18\x02 \x01(\x03R\aanswers\x12 \n" +
 	"\vcompetitors\x18\x03 \x03(\tR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x04 \x03(\tR\aprompts\"\xcc\x01\n" +
+	"\aprompts\x18\x04 \x03(\tR\aprompts\"\x94\x02\n" +
 	"\x03Geo\x12[\n" +
 	"\x14entity_understanding\x18\x01 \x01(\v2(.herald.api.v1.EntityUnderstandingDetailR\x13entityUnderstanding\x121\n" +
 	"\x06brands\x18\x02 \x03(\v2\x19.herald.api.v1.BrandScoreR\x06brands\x125\n" +
-	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\"\x9d\x04\n" +
+	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\x12F\n" +
+	"\x0fmention_judging\x18\x14 \x01(\v2\x1d.herald.api.v1.MentionJudgingR\x0ementionJudging\"p\n" +
+	"\x0eMentionJudging\x12\x14\n" +
+	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
+	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
+	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\x9d\x04\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -2915,97 +3162,105 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
-	(*PrefillReportRequest)(nil),      // 1: herald.api.v1.PrefillReportRequest
-	(*Suggestions)(nil),               // 2: herald.api.v1.Suggestions
-	(*PrefillReportResponse)(nil),     // 3: herald.api.v1.PrefillReportResponse
-	(*CreateReportRequest)(nil),       // 4: herald.api.v1.CreateReportRequest
-	(*CreateReportResponse)(nil),      // 5: herald.api.v1.CreateReportResponse
-	(*GetReportRequest)(nil),          // 6: herald.api.v1.GetReportRequest
-	(*GetReportResponse)(nil),         // 7: herald.api.v1.GetReportResponse
-	(*Scores)(nil),                    // 8: herald.api.v1.Scores
-	(*SourceVisibilityScore)(nil),     // 9: herald.api.v1.SourceVisibilityScore
-	(*AIVisibilityScore)(nil),         // 10: herald.api.v1.AIVisibilityScore
-	(*EntityUnderstandingScore)(nil),  // 11: herald.api.v1.EntityUnderstandingScore
-	(*ShareOfVoiceScore)(nil),         // 12: herald.api.v1.ShareOfVoiceScore
-	(*ReportDetail)(nil),              // 13: herald.api.v1.ReportDetail
-	(*SourceRow)(nil),                 // 14: herald.api.v1.SourceRow
-	(*SourceGap)(nil),                 // 15: herald.api.v1.SourceGap
-	(*Geo)(nil),                       // 16: herald.api.v1.Geo
-	(*BrandScore)(nil),                // 17: herald.api.v1.BrandScore
-	(*BrandEngineFigures)(nil),        // 18: herald.api.v1.BrandEngineFigures
-	(*EngineStatus)(nil),              // 19: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 20: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 21: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 22: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 23: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 24: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 25: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 26: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 27: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 28: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 29: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 30: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 31: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 32: herald.api.v1.GetOneOffReportRequest
-	nil,                               // 33: herald.api.v1.BrandScore.EnginesEntry
-	(*timestamppb.Timestamp)(nil),     // 34: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 35: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 36: google.protobuf.Struct
+	(*Competitor)(nil),                // 1: herald.api.v1.Competitor
+	(*PrefillReportRequest)(nil),      // 2: herald.api.v1.PrefillReportRequest
+	(*Suggestions)(nil),               // 3: herald.api.v1.Suggestions
+	(*PrefillReportResponse)(nil),     // 4: herald.api.v1.PrefillReportResponse
+	(*CreateReportRequest)(nil),       // 5: herald.api.v1.CreateReportRequest
+	(*CreateReportResponse)(nil),      // 6: herald.api.v1.CreateReportResponse
+	(*GetReportRequest)(nil),          // 7: herald.api.v1.GetReportRequest
+	(*GetReportResponse)(nil),         // 8: herald.api.v1.GetReportResponse
+	(*Scores)(nil),                    // 9: herald.api.v1.Scores
+	(*SourceVisibilityScore)(nil),     // 10: herald.api.v1.SourceVisibilityScore
+	(*AIVisibilityScore)(nil),         // 11: herald.api.v1.AIVisibilityScore
+	(*EntityUnderstandingScore)(nil),  // 12: herald.api.v1.EntityUnderstandingScore
+	(*ShareOfVoiceScore)(nil),         // 13: herald.api.v1.ShareOfVoiceScore
+	(*ReportDetail)(nil),              // 14: herald.api.v1.ReportDetail
+	(*SourceRow)(nil),                 // 15: herald.api.v1.SourceRow
+	(*SourceGap)(nil),                 // 16: herald.api.v1.SourceGap
+	(*Geo)(nil),                       // 17: herald.api.v1.Geo
+	(*MentionJudging)(nil),            // 18: herald.api.v1.MentionJudging
+	(*BrandScore)(nil),                // 19: herald.api.v1.BrandScore
+	(*BrandEngineFigures)(nil),        // 20: herald.api.v1.BrandEngineFigures
+	(*EngineStatus)(nil),              // 21: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 22: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 23: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 24: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 25: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 26: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 27: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 28: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 29: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 30: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 31: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 32: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 33: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 34: herald.api.v1.GetOneOffReportRequest
+	nil,                               // 35: herald.api.v1.BrandScore.EnginesEntry
+	(*structpb.Value)(nil),            // 36: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),     // 37: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 38: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
-	0,  // 0: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
-	2,  // 1: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
-	2,  // 2: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	34, // 3: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 4: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
-	8,  // 5: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	13, // 6: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	35, // 7: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	25, // 8: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	35, // 9: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	35, // 10: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	10, // 11: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	11, // 12: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	12, // 13: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	9,  // 14: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
-	36, // 15: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	36, // 16: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	16, // 17: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	14, // 18: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
-	15, // 19: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
-	20, // 20: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	17, // 21: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	19, // 22: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	33, // 23: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
-	21, // 24: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	22, // 25: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	23, // 26: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	24, // 27: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	36, // 28: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	34, // 29: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	30, // 30: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	29, // 31: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	18, // 32: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
-	1,  // 33: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	4,  // 34: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	6,  // 35: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	26, // 36: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	28, // 37: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	32, // 38: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	3,  // 39: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	5,  // 40: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	7,  // 41: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	27, // 42: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	31, // 43: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	7,  // 44: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	39, // [39:45] is the sub-list for method output_type
-	33, // [33:39] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	36, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
+	36, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
+	36, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
+	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
+	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
+	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
+	36, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	37, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
+	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
+	14, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	38, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	27, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	38, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	38, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	11, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	12, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	13, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	10, // 18: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
+	39, // 19: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	39, // 20: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	17, // 21: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	15, // 22: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	16, // 23: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	22, // 24: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	19, // 25: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	21, // 26: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	18, // 27: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	35, // 28: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	23, // 29: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	24, // 30: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	25, // 31: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	26, // 32: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	39, // 33: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	37, // 34: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	32, // 35: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	31, // 36: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	20, // 37: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	2,  // 38: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 39: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 40: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	28, // 41: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	30, // 42: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	34, // 43: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 44: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 45: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 46: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	29, // 47: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	33, // 48: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 49: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	44, // [44:50] is the sub-list for method output_type
+	38, // [38:44] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -3013,7 +3268,7 @@ func file_herald_api_v1_visibility_proto_init() {
 	if File_herald_api_v1_visibility_proto != nil {
 		return
 	}
-	file_herald_api_v1_visibility_proto_msgTypes[7].OneofWrappers = []any{
+	file_herald_api_v1_visibility_proto_msgTypes[8].OneofWrappers = []any{
 		(*GetReportResponse_Id)(nil),
 		(*GetReportResponse_CreatedAt)(nil),
 		(*GetReportResponse_Input)(nil),
@@ -3025,22 +3280,23 @@ func file_herald_api_v1_visibility_proto_init() {
 		(*GetReportResponse_Answers)(nil),
 		(*GetReportResponse_State)(nil),
 		(*GetReportResponse_TrackerId)(nil),
+		(*GetReportResponse_ScoringVersion)(nil),
 	}
-	file_herald_api_v1_visibility_proto_msgTypes[9].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[10].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[11].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[12].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[17].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[18].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[13].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[19].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[20].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[21].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   34,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,144 @@
+package visibility
+
+import (
+	"sort"
+)
+
+// MentionVerdict is the judge's word on a sentence-initial occurrence of a
+// brand name that is an ordinary word ("Monday is eaten by email"),
+// stored with the answer.
+type MentionVerdict struct {
+	Brand    string `json:"brand"` // slug
+	Sentence string `json:"sentence"`
+	// Names says the occurrence names the brand.
+	Names bool   `json:"namesBrand"`
+	Model string `json:"model,omitempty"`
+}
+
+// JudgeRequest is an occurrence the judge has to decide.
+type JudgeRequest struct {
+	Brand    string `json:"brand"` // slug
+	Name     string `json:"name"`
+	Category string `json:"category,omitempty"`
+	Sentence string `json:"sentence"`
+}
+
+// BrandEvidence is one tracked brand in one answer, mentioned or not.
+type BrandEvidence struct {
+	Brand     string  `json:"brand"` // slug
+	Name      string  `json:"name"`
+	Self      bool    `json:"self"`
+	Mentioned bool    `json:"mentioned"`
+	Position  int     `json:"position"` // 0 when not mentioned
+	Weight    float64 `json:"weight"`
+	Cited     bool    `json:"cited"`
+	// Judged are the judge's verdicts used for this brand.
+	Judged []MentionVerdict `json:"judged,omitempty"`
+	// Unjudged counts sentence-initial occurrences that did not count
+	// because no judge decided them.
+	Unjudged int `json:"unjudged,omitempty"`
+}
+
+// MentionJudging sums up the judge's part in a report.
+type MentionJudging struct {
+	// Asked is the verdicts used; Counted how many named the brand.
+	Asked   int `json:"asked"`
+	Counted int `json:"counted"`
+	// Unjudged occurrences had no verdict (no judge model) and did not
+	// count; Note says so in words.
+	Unjudged int    `json:"unjudged"`
+	Note     string `json:"note,omitempty"`
+}
+
+// Analysis is one answer read under the mention rules.
+type Analysis struct {
+	// Brands is every tracked brand, in the brands' order.
+	Brands []BrandEvidence
+	// Mentions are the brands mentioned, by position.
+	Mentions []Mention
+	// Pending are the occurrences waiting for the judge.
+	Pending []JudgeRequest
+}
+
+// Mentions returns the brands a mentions, ordered by position.
+func (m *Matcher) Mentions(a Answer) []Mention { return m.Analyze(a).Mentions }
+
+// Analyze reads one answer: the brands its prose mentions (with the
+// stored judge verdicts) and their positions, and the brands its sources
+// cite, by registrable domain.
+func (m *Matcher) Analyze(a Answer) Analysis {
+	out := Analysis{Brands: make([]BrandEvidence, len(m.brands))}
+	for i, b := range m.brands {
+		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
+	}
+	if a.Missing() {
+		return out
+	}
+	prose, sources := readProse(a.Text)
+	cited := map[string]bool{}
+	for _, s := range sources {
+		cited[s.Domain] = true
+	}
+	for _, c := range a.Citations {
+		for _, s := range citationSources(c) {
+			cited[s.Domain] = true
+		}
+	}
+	for i, b := range m.brands {
+		for _, d := range b.Domains {
+			if cited[registrable(d)] {
+				out.Brands[i].Cited = true
+			}
+		}
+	}
+	verdicts := map[string]MentionVerdict{}
+	for _, v := range a.Verdicts {
+		verdicts[v.Brand+"\x00"+v.Sentence] = v
+	}
+	t := tokenize(prose)
+	first := make([]int, len(m.brands))
+	for i := range first {
+		first[i] = -1
+	}
+	asked := make([]int, len(m.brands))
+	for _, o := range m.occurrences(&t) {
+		b := o.brand
+		if first[b] >= 0 {
+			continue
+		}
+		if !o.judge {
+			first[b] = o.tok
+			continue
+		}
+		sentence := t.sentenceOf(o.tok)
+		if v, ok := verdicts[m.brands[b].Slug+"\x00"+sentence]; ok {
+			out.Brands[b].Judged = append(out.Brands[b].Judged, v)
+			if v.Names {
+				first[b] = o.tok
+			}
+			continue
+		}
+		out.Brands[b].Unjudged++
+		if asked[b] < maxJudged {
+			asked[b]++
+			out.Pending = append(out.Pending, JudgeRequest{Brand: m.brands[b].Slug, Name: m.brands[b].Name, Category: m.brands[b].Category, Sentence: sentence})
+		}
+	}
+	var order []int
+	for b, f := range first {
+		if f >= 0 {
+			order = append(order, b)
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return first[order[i]] < first[order[j]] })
+	for rank, b := range order {
+		e := &out.Brands[b]
+		e.Mentioned, e.Position, e.Weight = true, rank+1, Weight(rank+1)
+		out.Mentions = append(out.Mentions, Mention{Brand: e.Brand, Name: e.Name, Self: e.Self, Position: e.Position, Weight: e.Weight, Cited: e.Cited})
+	}
+	return out
+}
+
+func citationSources(c Citation) []Source {
+	return AnswerSources(Answer{Citations: []Citation{c}})
+}
