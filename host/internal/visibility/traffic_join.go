@@ -192,8 +192,8 @@ func joinTraffic(siteID, domain string, source func(engine string) string, runs 
 		}
 		j.Days = append(j.Days, td)
 	}
-	meanOf := func(list []TrafficDay, e string) (*float64, int64) {
-		sum, n, v := 0.0, 0, int64(0)
+	// meanOf returns the raw mean visibility (n = 0: none) and the visits.
+	meanOf := func(list []TrafficDay, e string) (sum float64, n int, v int64) {
 		for _, d := range list {
 			de := d.Engines[e]
 			v += de.Visits
@@ -202,17 +202,18 @@ func joinTraffic(siteID, domain string, source func(engine string) string, runs 
 				n++
 			}
 		}
-		return mean1(sum, n), v
+		return sum, n, v
 	}
 	for _, e := range engines {
-		m, v := meanOf(j.Days, e)
-		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: m}
+		sum, n, v := meanOf(j.Days, e)
+		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: mean1(sum, n)}
 		w := min(7, len(j.Days))
-		f, fv := meanOf(j.Days[:w], e)
-		l, lv := meanOf(j.Days[len(j.Days)-w:], e)
-		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: f, VisibilityLast7: l, VisitsFirst7: fv, VisitsLast7: lv, VisitsChange: lv - fv}
-		if f != nil && l != nil {
-			x := round1(*l - *f)
+		fs, fn, fv := meanOf(j.Days[:w], e)
+		ls, ln, lv := meanOf(j.Days[len(j.Days)-w:], e)
+		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: mean1(fs, fn), VisibilityLast7: mean1(ls, ln),
+			VisitsFirst7: fv, VisitsLast7: lv, VisitsChange: lv - fv}
+		if fn > 0 && ln > 0 {
+			x := round1(ls/float64(ln) - fs/float64(fn))
 			c.VisibilityChange = &x
 		}
 		j.Change[e] = c
