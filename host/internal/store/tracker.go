@@ -182,9 +182,13 @@ func (s *Store) ClaimTrackerSlot(ctx context.Context, q Querier, t Tracker, slot
 // (0: a run started by hand, no slot row) queued report reportID at
 // startedAt, lateMs after its slot.
 func (s *Store) RecordTrackerRun(ctx context.Context, q Querier, workspaceID, trackerID string, slot int64, reportID string, startedAt, lateMs int64) error {
+	var late *int64 // runs by hand keep the last slot's lateness
+	if slot > 0 {
+		late = &lateMs
+	}
 	if _, err := q.Exec(ctx, `UPDATE visibility_trackers SET last_run_at = $3, last_report_id = $4,
-		last_late_ms = CASE WHEN $5 > 0 THEN $6 ELSE last_late_ms END WHERE workspace_id = $1 AND id = $2`,
-		workspaceID, trackerID, startedAt, reportID, slot, lateMs); err != nil {
+		last_late_ms = COALESCE($5, last_late_ms) WHERE workspace_id = $1 AND id = $2`,
+		workspaceID, trackerID, startedAt, reportID, late); err != nil {
 		return fmt.Errorf("record tracker run: %w", err)
 	}
 	if slot > 0 {
