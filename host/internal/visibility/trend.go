@@ -94,9 +94,20 @@ func decodeRun(r store.VisibilityReport) (trendRun, error) {
 	if r.Result == nil {
 		return run, fmt.Errorf("report %s has no result", r.ID)
 	}
-	if err := json.Unmarshal([]byte(*r.Result), &run.computed); err != nil {
+	// Only what the trend shows: the source visibility and the brands'
+	// figures (a result also holds the probes and the recommendations).
+	var part struct {
+		Scores struct {
+			SourceVisibility *SourceVisibilityScore `json:"sourceVisibility"`
+		} `json:"scores"`
+		Geo struct {
+			Brands []BrandFigures `json:"brands"`
+		} `json:"geo"`
+	}
+	if err := json.Unmarshal([]byte(*r.Result), &part); err != nil {
 		return run, fmt.Errorf("decode report %s result: %w", r.ID, err)
 	}
+	run.computed.Scores.SourceVisibility, run.computed.Geo.Brands = part.Scores.SourceVisibility, part.Geo.Brands
 	if r.Brands != nil {
 		if err := json.Unmarshal([]byte(*r.Brands), &run.brands); err != nil {
 			return run, fmt.Errorf("decode report %s brands: %w", r.ID, err)
