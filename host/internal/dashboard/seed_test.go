@@ -69,7 +69,7 @@ func (b *bundle) seedReports(t testing.TB) {
 		{"Globex Corp is the leader; Acme is fine.", "I would pick Globex Corp.", "Initech and Globex.", "Globex Corp, then Initech."},
 		{"Top picks: Acme, Globex Corp and Initech.", "Acme (https://acme.test) is great.", "Acme is the best known.", "Globex Corp is the leader; see https://initech.io/widgets."},
 	}
-	in, _ := json.Marshal(visibility.Input{WebsiteURL: "https://acme.test", Competitors: []string{"Globex Corp", "https://initech.io"}, Prompts: prompts})
+	in, _ := json.Marshal(visibility.Input{WebsiteURL: "https://acme.test", Competitors: visibility.ParseCompetitors([]string{"Globex Corp", "https://initech.io"}), Prompts: prompts})
 	eng, _ := json.Marshal(engines)
 	br, _ := json.Marshal(brands)
 	for i, texts := range runs {
