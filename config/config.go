@@ -113,7 +113,16 @@ type Plan struct {
 	// JobsQueued caps a workspace's jobs waiting to run in each queue: an
 	// enqueue beyond it is a 429 with Retry-After (0: unlimited).
 	JobsQueued int
+	// Trackers caps a workspace's active visibility trackers (0: the plan
+	// cannot create trackers).
+	Trackers int
+	// TrackerCadences are the cadences a tracker may have on this plan
+	// ("daily", "weekly").
+	TrackerCadences []string
 }
+
+// TrackerCadenceNames are the cadences a visibility tracker may run at.
+var TrackerCadenceNames = []string{"daily", "weekly"}
 
 // BrandVoice is the brand_voice block.
 type BrandVoice struct {
@@ -135,6 +144,10 @@ type Visibility struct {
 	// Concurrency caps the engine calls one workspace's report makes at
 	// once.
 	Concurrency int
+	// TrackerTick is how often a host looks for trackers whose slot has
+	// come (tracker_tick, default 30s): a run starts at most this long
+	// after its slot. Tests set it low to see slots without waiting.
+	TrackerTick time.Duration
 }
 
 // Queue is the setting of one job queue.
@@ -218,7 +231,7 @@ func Default() *Config {
 		Plugins:    map[string]Plugin{},
 		Models:     map[string]Model{},
 		Limits:     DefaultLimits(),
-		Visibility: Visibility{Concurrency: 16},
+		Visibility: Visibility{Concurrency: 16, TrackerTick: 30 * time.Second},
 	}
 	applyDefaults(c)
 	for _, q := range QueueNames {
@@ -292,7 +305,23 @@ func DefaultPlans() map[string]Plan {
 		p.JobsRunning, p.JobsQueued = caps[0], caps[1]
 		plans[name] = p
 	}
+	// Trackers: none on free; weekly on pro (a daily tracker of 5 prompts
+	// on 4 engines would spend 600 of its 500 monthly credits); daily too
+	// from business up.
+	for name, t := range defaultTrackers {
+		p := plans[name]
+		p.Trackers, p.TrackerCadences = t.n, t.cadences
+		plans[name] = p
+	}
 	return plans
+}
+
+var defaultTrackers = map[string]struct {
+	n        int
+	cadences []string
+}{
+	"free": {0, []string{}}, "pro": {3, []string{"weekly"}},
+	"business": {10, []string{"daily", "weekly"}}, "enterprise": {100, []string{"daily", "weekly"}},
 }
 
 // defaultJobCaps are the JobsRunning and JobsQueued of each plan.
@@ -396,8 +425,13 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		if p.PromptsPerReport < 1 {
 			return fail("plan."+name+".prompts_per_report", "must be at least 1")
 		}
-		if p.RefreshesPer24h < 0 || p.MonthlyAICredits < 0 || p.FreeAudits < 0 {
+		if p.RefreshesPer24h < 0 || p.MonthlyAICredits < 0 || p.FreeAudits < 0 || p.Trackers < 0 {
 			return fail("plan."+name, "limits must not be negative")
+		}
+		for _, c := range p.TrackerCadences {
+			if !slices.Contains(TrackerCadenceNames, c) {
+				return fail("plan."+name+".tracker_cadences", "unknown cadence %q (cadences: %s)", c, strings.Join(TrackerCadenceNames, ", "))
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Queues)) {
@@ -435,6 +469,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		if _, ok := c.Models[m]; !ok {
 			return fail("brand_voice.model", "%q is not a configured model", m)
 		}
+	}
+	if c.Visibility.TrackerTick < 10*time.Millisecond {
+		return fail("visibility.tracker_tick", "must be at least 10ms, got %s", c.Visibility.TrackerTick)
 	}
 	if c.Visibility.Concurrency < 1 || c.Visibility.Concurrency > 256 {
 		return fail("visibility.concurrency", "must be between 1 and 256, got %d", c.Visibility.Concurrency)

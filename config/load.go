@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/gohcl"
@@ -38,14 +39,16 @@ type fileSchema struct {
 	ModelAllowedFails   *int      `hcl:"model_allowed_fails,optional"`
 	ModelCooldown       *string   `hcl:"model_cooldown,optional"`
 	Plans               []struct {
-		Name               string `hcl:"name,label"`
-		PromptsPerReport   *int   `hcl:"prompts_per_report,optional"`
-		RefreshesPer24h    *int   `hcl:"refreshes_per_24h,optional"`
-		MonthlyAICredits   *int   `hcl:"monthly_ai_credits,optional"`
-		FreeAudits         *int   `hcl:"free_audits,optional"`
-		SchedulerAPIAccess *bool  `hcl:"scheduler_api_access,optional"`
-		JobsRunning        *int   `hcl:"jobs_running,optional"`
-		JobsQueued         *int   `hcl:"jobs_queued,optional"`
+		Name               string    `hcl:"name,label"`
+		PromptsPerReport   *int      `hcl:"prompts_per_report,optional"`
+		RefreshesPer24h    *int      `hcl:"refreshes_per_24h,optional"`
+		MonthlyAICredits   *int      `hcl:"monthly_ai_credits,optional"`
+		FreeAudits         *int      `hcl:"free_audits,optional"`
+		SchedulerAPIAccess *bool     `hcl:"scheduler_api_access,optional"`
+		JobsRunning        *int      `hcl:"jobs_running,optional"`
+		JobsQueued         *int      `hcl:"jobs_queued,optional"`
+		Trackers           *int      `hcl:"trackers,optional"`
+		TrackerCadences    *[]string `hcl:"tracker_cadences,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -68,6 +71,7 @@ type fileSchema struct {
 		Engines     *[]string `hcl:"engines,optional"`
 		JudgeModel  *string   `hcl:"judge_model,optional"`
 		Concurrency *int      `hcl:"concurrency,optional"`
+		TrackerTick *string   `hcl:"tracker_tick,optional"`
 	} `hcl:"visibility,block"`
 	Models []struct {
 		Name        string `hcl:"name,label"`
@@ -154,6 +158,10 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 		setInt(&plan.FreeAudits, p.FreeAudits)
 		setInt(&plan.JobsRunning, p.JobsRunning)
 		setInt(&plan.JobsQueued, p.JobsQueued)
+		setInt(&plan.Trackers, p.Trackers)
+		if p.TrackerCadences != nil {
+			plan.TrackerCadences = *p.TrackerCadences
+		}
 		if p.SchedulerAPIAccess != nil {
 			plan.SchedulerAPIAccess = *p.SchedulerAPIAccess
 		}
@@ -182,6 +190,13 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 			c.Visibility.JudgeModel = *v.JudgeModel
 		}
 		setInt(&c.Visibility.Concurrency, v.Concurrency)
+		if v.TrackerTick != nil {
+			d, err := time.ParseDuration(*v.TrackerTick)
+			if err != nil {
+				return located("visibility.tracker_tick", fmt.Errorf("%q is not a duration", *v.TrackerTick))
+			}
+			c.Visibility.TrackerTick = d
+		}
 	}
 	for _, m := range fs.Models {
 		model := Model{Name: m.Name}
@@ -230,6 +245,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
 			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
+			"trackers": &plan.Trackers,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

@@ -202,10 +202,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	reports, err := visibility.New(visibility.Deps{
 		Store: st, Queue: queue, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
 		Site: siteFetcher,
+		EngineProvider: func(engine string) string { // trackers: engine → AI traffic source
+			if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {
+				return m.Deployments[0].Provider
+			}
+			return ""
+		},
 	})
 	if err != nil {
 		return err
 	}
+	trackers := visibility.NewTrackerScheduler(reports, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps})
@@ -239,13 +246,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		voiceAPI       = voice.NewHandler(voices)
 		contentAPI     = content.NewHandler(contentSvc)
 		visibilityAPI  = visibility.NewHandler(reports)
+		trackerAPI     = visibility.NewTrackerHandler(reports)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
 		ApprovalKey: mcpApprovalKey(cfg.SecretKey),
 		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
-		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI,
+		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
 	})
 
 	handler := api.NewServer(api.Deps{
@@ -270,6 +278,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibilityAPI,
+		Trackers:           trackerAPI,
 		MCP:                mcpServer.Handler(),
 	})
 
@@ -305,6 +314,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// Re-fetches website voices whose fetchInterval is due.
 		{"voice refresh", voices},
 		{"image sweeper", sweeper},
+		// Queues tracker runs at their slots (once per slot across hosts).
+		{"visibility trackers", trackers},
 		{"http", web},
 	}
 	shutdownCtx := func() (context.Context, context.CancelFunc) {

@@ -117,7 +117,7 @@ func Routes() []RouteDoc {
 		Deps: Deps{
 			Voices: new(voice.Handler), Traffic: new(traffic.Handler), Jobs: new(jobs.APIHandler),
 			Generate: new(generate.Handler), Scheduler: new(schedule.Handler), Destinations: new(destination.Handler), Agent: new(agent.Handler),
-			Content: new(content.Handler), Visibility: new(visibility.Handler),
+			Content: new(content.Handler), Visibility: new(visibility.Handler), Trackers: new(visibility.TrackerHandler),
 		},
 		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
 	}

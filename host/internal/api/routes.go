@@ -90,6 +90,22 @@ func (s *server) routes(mux muxer) {
 		s.connectService(mux, apiv1connect.VisibilityServiceName, key, nil)(apiv1connect.NewVisibilityServiceHandler(vis, s.connectOptions()...))
 	}
 
+	// Visibility trackers (package visibility, tracker*.go): a report's
+	// setup run daily or weekly, and its trend. 403 over the plan's
+	// trackers (free: none) and for a run the credits do not cover; 400
+	// names the field (a cadence the plan does not include is 400).
+	if tk := s.Trackers; tk != nil {
+		mux.Handle("POST /v1/visibility/trackers", rest(s, key, http.StatusCreated, tk.CreateTracker))
+		mux.Handle("GET /v1/visibility/trackers", rest(s, key, http.StatusOK, tk.ListTrackers))
+		mux.Handle("GET /v1/visibility/trackers/{id}", rest(s, key, http.StatusOK, tk.GetTracker))
+		mux.Handle("PUT /v1/visibility/trackers/{id}", rest(s, key, http.StatusOK, tk.UpdateTracker))
+		mux.Handle("DELETE /v1/visibility/trackers/{id}", rest(s, key, http.StatusOK, tk.DeleteTracker))
+		mux.Handle("POST /v1/visibility/trackers/{id}/run", rest(s, key, http.StatusAccepted, tk.RunTracker))
+		mux.Handle("GET /v1/visibility/trackers/{id}/trend", rest(s, key, http.StatusOK, tk.GetTrackerTrend))
+		mux.Handle("GET /v1/visibility/trackers/{id}/trend.csv", restCSV(s, key, tk.ExportTrackerTrend))
+		s.connectService(mux, apiv1connect.TrackerServiceName, key, nil)(apiv1connect.NewTrackerServiceHandler(tk, s.connectOptions()...))
+	}
+
 	// Job polling (package jobs).
 	mux.Handle("GET /v1/ai/generate/job/{jobId}", rest(s, key, http.StatusOK, s.Jobs.GetJob))
 	s.connectService(mux, apiv1connect.JobServiceName, key, nil)(apiv1connect.NewJobServiceHandler(s.Jobs, s.connectOptions()...))

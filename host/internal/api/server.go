@@ -74,6 +74,9 @@ type Deps struct {
 	// Visibility serves /v1/ai/generate/seo-site-report (package
 	// visibility); nil leaves the routes out.
 	Visibility *visibility.Handler
+	// Trackers serves /v1/visibility/trackers (package visibility); nil
+	// leaves the routes out.
+	Trackers *visibility.TrackerHandler
 	// MCP serves the Model Context Protocol at /mcp (package mcp); it
 	// authenticates its own requests. nil leaves the route out.
 	MCP http.Handler

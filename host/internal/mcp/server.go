@@ -51,6 +51,8 @@ type Deps struct {
 	Content    apiv1connect.ContentServiceHandler
 	Visibility apiv1connect.VisibilityServiceHandler
 	Traffic    apiv1connect.AITrafficServiceHandler
+	// Trackers gives list_trackers and get_tracker.
+	Trackers apiv1connect.TrackerServiceHandler
 }
 
 // Server is the MCP server over the API handlers.

@@ -83,6 +83,10 @@ type statsInput struct {
 
 type noInput struct{}
 
+type trackerInput struct {
+	ID string `json:"id" jsonschema:"the tracker's id (list_trackers gives them)"`
+}
+
 // toolTable is every tool of the wired features, one row each: the tool
 // (name, description, hints), whether the human must approve a call
 // (approval.go), and how the arguments become an API handler call. A
@@ -174,6 +178,20 @@ func (s *Server) toolTable() []toolDef {
 			noAsk, func(in reportInput) (prepared, error) {
 				return prepared{do: invoke(h.GetReport, &apiv1.GetReportRequest{Evidence: in.Evidence})}, nil
 			}))
+	}
+	if h := s.d.Trackers; h != nil {
+		t = append(t,
+			def(&mcp.Tool{Name: "list_trackers", Title: "Visibility trackers", Annotations: readOnly,
+				Description: "The workspace's visibility trackers: the site, competitors, prompts and engines each runs daily or weekly, its next and last run, and the last skipped slot."},
+				noAsk, func(noInput) (prepared, error) {
+					return prepared{do: invoke(h.ListTrackers, &apiv1.ListTrackersRequest{})}, nil
+				}),
+			def(&mcp.Tool{Name: "get_tracker", Title: "One visibility tracker", Annotations: readOnly,
+				Description: "One visibility tracker by id: its setup, schedule (slot, next run), last run and last skipped slot."},
+				noAsk, func(in trackerInput) (prepared, error) {
+					return prepared{do: invoke(h.GetTracker, &apiv1.GetTrackerRequest{Id: in.ID})}, nil
+				}),
+		)
 	}
 	if h := s.d.Traffic; h != nil {
 		t = append(t,

@@ -1,6 +1,7 @@
 package plans_test
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 func TestNewDefaultsAndSetReplaces(t *testing.T) {
 	tab := plans.New(nil)
 	def := config.DefaultPlans()
-	if got, ok := tab.Get("pro"); !ok || got != def["pro"] {
+	if got, ok := tab.Get("pro"); !ok || !reflect.DeepEqual(got, def["pro"]) {
 		t.Fatalf("New(nil) pro = %+v, %v; want the default %+v", got, ok, def["pro"])
 	}
 	in := map[string]config.Plan{"pro": {PromptsPerReport: 3}}
@@ -24,7 +25,7 @@ func TestNewDefaultsAndSetReplaces(t *testing.T) {
 		t.Fatal("Set replaces the whole table: business should be unknown")
 	}
 	tab.Set(map[string]config.Plan{})
-	if got, ok := tab.Get("business"); !ok || got != def["business"] {
+	if got, ok := tab.Get("business"); !ok || !reflect.DeepEqual(got, def["business"]) {
 		t.Fatalf("Set(empty) business = %+v, %v; want the default", got, ok)
 	}
 }

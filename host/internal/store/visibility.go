@@ -26,6 +26,8 @@ type VisibilityReport struct {
 	CreditsSettled  bool
 	CreatedAt       int64
 	CompletedAt     *int64
+	// TrackerID is set on a tracker's runs.
+	TrackerID *string
 }
 
 // States of a visibility report.
@@ -37,12 +39,12 @@ const (
 )
 
 const reportColumns = `id, workspace_id, job_id, one_off, refresh, state, website_url, input, engines, brands, site, result, error,
-	credits_month, credits_reserved, credits_settled, created_at, completed_at`
+	credits_month, credits_reserved, credits_settled, created_at, completed_at, tracker_id`
 
 func scanReport(r interface{ Scan(...any) error }) (VisibilityReport, error) {
 	var v VisibilityReport
 	err := r.Scan(&v.ID, &v.WorkspaceID, &v.JobID, &v.OneOff, &v.Refresh, &v.State, &v.WebsiteURL, &v.Input, &v.Engines,
-		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt)
+		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt, &v.TrackerID)
 	return v, err
 }
 
@@ -62,9 +64,9 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 		q = s.b
 	}
 	_, err := q.Exec(ctx, `INSERT INTO visibility_reports (`+reportColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 		r.ID, r.WorkspaceID, r.JobID, r.OneOff, r.Refresh, r.State, r.WebsiteURL, r.Input, r.Engines, r.Brands, r.Site, r.Result, r.Error,
-		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt)
+		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt, r.TrackerID)
 	if err != nil {
 		return fmt.Errorf("create visibility report: %w", err)
 	}
@@ -120,10 +122,11 @@ func (s *Store) queryReports(ctx context.Context, sql string, args ...any) ([]Vi
 }
 
 // CountVisibilityReports counts the workspace's reports that did not fail
-// (free audits are spent by reports that ran or will run).
+// (free audits are spent by reports that ran or will run); a tracker's
+// runs never count as the free audit.
 func (s *Store) CountVisibilityReports(ctx context.Context, workspaceID string) (int, error) {
 	var n int
-	err := s.queryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed'`, workspaceID).Scan(&n)
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed' AND tracker_id IS NULL`, workspaceID).Scan(&n)
 	return n, err
 }
 
@@ -203,14 +206,16 @@ type VisibilityAnswer struct {
 	Fact        *string
 	Judgement   *string // JSON
 	CreatedAt   int64
+	// Sentiment is the judge's sentiment per mentioned brand (JSON).
+	Sentiment *string
 }
 
-const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at`
+const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at, sentiment`
 
 func scanAnswer(r interface{ Scan(...any) error }) (VisibilityAnswer, error) {
 	var a VisibilityAnswer
 	err := r.Scan(&a.ReportID, &a.WorkspaceID, &a.Kind, &a.Engine, &a.Item, &a.Question, &a.Text, &a.Model, &a.Citations, &a.Error,
-		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt)
+		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt, &a.Sentiment)
 	return a, err
 }
 
@@ -228,13 +233,13 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 		a.Citations = "[]"
 	}
 	_, err := s.exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
 		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
 		asked_at = excluded.asked_at, verdict = excluded.verdict, fact = excluded.fact, judgement = excluded.judgement,
-		created_at = excluded.created_at`,
+		created_at = excluded.created_at, sentiment = excluded.sentiment`,
 		a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
-		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt)
+		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment)
 	if err != nil {
 		return fmt.Errorf("save visibility answer: %w", err)
 	}

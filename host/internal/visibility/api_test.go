@@ -68,9 +68,13 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		// 1+1+0.5+1+1 = 4.5/5, claude 0+0+0.5+0+0 = 0.5/5 → 5/10 = 50;
 		// clarity 6/8 = 75 (GPTBot blocked, no llms.txt); understanding
 		// 0.6 × 50 + 0.4 × 75 = 60.
-		want := `{"aiVisibility":{"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
-			`"entityUnderstanding":{"contentClarityScore":75,"interpretation":"moderate","knowledgeScore":50,"providers":{"broken":null,"claude":10,"gpt":90},"score":60},` +
-			`"shareOfVoice":{"interpretation":"weak","score":33.3,"selfMentions":2,"totalMentions":6}}`
+		// Tracking (issue 26): change is null (not a tracker run or a
+		// refresh); sourceVisibility: example.com is in 1 of the 4
+		// answers' sources (claude's "Acme (https://example.com)") = 25.
+		want := `{"aiVisibility":{"change":null,"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
+			`"entityUnderstanding":{"change":null,"contentClarityScore":75,"interpretation":"moderate","knowledgeScore":50,"providers":{"broken":null,"claude":10,"gpt":90},"score":60},` +
+			`"shareOfVoice":{"change":null,"interpretation":"weak","score":33.3,"selfMentions":2,"totalMentions":6},` +
+			`"sourceVisibility":{"change":null,"domain":"example.com","interpretation":"weak","score":25}}`
 		if string(scores) != want {
 			t.Fatalf("scores =\n%s\nwant\n%s", scores, want)
 		}

@@ -147,6 +147,9 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		InputPresent:     &apiv1.GetReportResponse_Input{Input: reportInput(v.Input)},
 		StatePresent:     &apiv1.GetReportResponse_State{State: v.State},
 	}
+	if v.TrackerID != "" {
+		out.TrackerIdPresent = &apiv1.GetReportResponse_TrackerId{TrackerId: v.TrackerID}
+	}
 	engines, err := listOf(v.Engines)
 	if err != nil {
 		return nil, err
@@ -159,7 +162,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		if err := viaJSON(c.Scores, scores); err != nil {
 			return nil, err
 		}
-		if err := viaJSON(map[string]any{"geo": c.Geo}, detail); err != nil {
+		if err := viaJSON(map[string]any{"geo": c.Geo, "sources": c.Sources, "sourceGaps": c.SourceGaps}, detail); err != nil {
 			return nil, err
 		}
 		recs, err := listOf(c.Recommendations)

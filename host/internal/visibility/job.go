@@ -204,7 +204,15 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 	}
 	for _, t := range tasks {
 		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
-			// Resumed: the answer is kept; only an unjudged probe is judged.
+			// Resumed: the answer is kept; only an unjudged probe is judged,
+			// and a prompt answer without its sentiment gets it.
+			if t.kind == kindPrompt && prev.Sentiment == nil && prev.Error == nil {
+				wg.Add(1)
+				go func(a store.VisibilityAnswer) {
+					defer wg.Done()
+					s.withSlot(ctx, slots, func() { s.saveSentiment(ctx, r, brands, engines, a) })
+				}(prev)
+			}
 			if t.kind == kindProbe && prev.Verdict == nil {
 				wg.Add(1)
 				go func(t task, a store.VisibilityAnswer) {
@@ -224,6 +232,9 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				}
 				if t.kind == kindProbe {
 					s.judgeAndSave(ctx, brands[0], t, a)
+				}
+				if t.kind == kindPrompt {
+					s.saveSentiment(ctx, r, brands, engines, a)
 				}
 				report()
 			})

@@ -12,6 +12,8 @@ type Scores struct {
 	AIVisibility        AIVisibilityScore        `json:"aiVisibility"`
 	EntityUnderstanding EntityUnderstandingScore `json:"entityUnderstanding"`
 	ShareOfVoice        ShareOfVoiceScore        `json:"shareOfVoice"`
+	// SourceVisibility is retrieved(self's domain) (figures.go).
+	SourceVisibility *SourceVisibilityScore `json:"sourceVisibility,omitempty"`
 }
 
 // AIVisibilityScore is scores.aiVisibility.
@@ -19,6 +21,9 @@ type AIVisibilityScore struct {
 	Score          float64             `json:"score"`
 	Interpretation *string             `json:"interpretation"`
 	Providers      map[string]*float64 `json:"providers"`
+	// Change is score − the previous run's (tracker runs and refreshes);
+	// null for the first run and for other reports.
+	Change *float64 `json:"change,omitempty"`
 }
 
 // EntityUnderstandingScore is scores.entityUnderstanding.
@@ -28,20 +33,22 @@ type EntityUnderstandingScore struct {
 	KnowledgeScore      float64             `json:"knowledgeScore"`
 	ContentClarityScore float64             `json:"contentClarityScore"`
 	Providers           map[string]*float64 `json:"providers"`
+	Change              *float64            `json:"change,omitempty"`
 }
 
 // ShareOfVoiceScore is scores.shareOfVoice.
 type ShareOfVoiceScore struct {
-	Score          float64 `json:"score"`
-	Interpretation string  `json:"interpretation"`
-	TotalMentions  int     `json:"totalMentions"`
-	SelfMentions   int     `json:"selfMentions"`
+	Score          float64  `json:"score"`
+	Interpretation string   `json:"interpretation"`
+	TotalMentions  int      `json:"totalMentions"`
+	SelfMentions   int      `json:"selfMentions"`
+	Change         *float64 `json:"change,omitempty"`
 }
 
 // Geo is report.geo.
 type Geo struct {
 	EntityUnderstanding Understanding  `json:"entityUnderstanding"`
-	Brands              []BrandScore   `json:"brands"`
+	Brands              []BrandFigures `json:"brands"`
 	Engines             []EngineStatus `json:"engines"`
 	MentionJudging      MentionJudging `json:"mentionJudging"`
 }
@@ -64,6 +71,10 @@ type Computed struct {
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`
 	Recommendations []Recommendation `json:"recommendations"`
+	// Sources is the sources table and SourceGaps the sites to get onto
+	// (sources.go).
+	Sources    []SourceRow `json:"sources"`
+	SourceGaps []SourceGap `json:"sourceGaps"`
 	// Mentions and Cited are per answer (evidence).
 	Mentions [][]Mention `json:"-"`
 }
@@ -82,11 +93,19 @@ func Compute(brands []Brand, engines []string, answers []Answer, probes []ProbeR
 			ShareOfVoice: ShareOfVoiceScore{Score: ms.ShareOfVoice, Interpretation: Interpretation(ms.ShareOfVoice),
 				TotalMentions: ms.TotalMentions, SelfMentions: ms.SelfMentions},
 		},
-		Geo:      Geo{EntityUnderstanding: u, Brands: ms.Brands, Engines: ms.Engines, MentionJudging: ms.Judging},
+		Geo:      Geo{EntityUnderstanding: u, Brands: figuresOf(ms.Brands), Engines: ms.Engines, MentionJudging: ms.Judging},
 		Mentions: ms.Mentions,
 	}
 	c.Recommendations = recommend(brands, answers, ms, u)
 	return c
+}
+
+func figuresOf(scores []BrandScore) []BrandFigures {
+	out := make([]BrandFigures, len(scores))
+	for i, b := range scores {
+		out[i] = BrandFigures{BrandScore: b}
+	}
+	return out
 }
 
 // Version is the scoring version of c: 1 for results stored before

@@ -34,8 +34,8 @@ import (
 func testPlans() map[string]config.Plan {
 	return map[string]config.Plan{
 		"free":     {PromptsPerReport: 3, RefreshesPer24h: 0, MonthlyAICredits: 100, FreeAudits: 2},
-		"pro":      {PromptsPerReport: 25, RefreshesPer24h: 2, MonthlyAICredits: 40},
-		"business": {PromptsPerReport: 50, RefreshesPer24h: 3, MonthlyAICredits: 2000},
+		"pro":      {PromptsPerReport: 25, RefreshesPer24h: 2, MonthlyAICredits: 40, Trackers: 2, TrackerCadences: []string{"weekly"}},
+		"business": {PromptsPerReport: 50, RefreshesPer24h: 3, MonthlyAICredits: 2000, Trackers: 250, TrackerCadences: []string{"daily", "weekly"}},
 	}
 }
 
@@ -313,7 +313,7 @@ func (b *bundle) start(t testing.TB) {
 	srv := httptest.NewServer(api.NewServer(api.Deps{
 		Logger: hclog.NewNullLogger(), Store: b.store, Auth: auth.NewAuthenticator(b.store, "jwt-secret-for-tests-0123456789abcdef"),
 		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20,
-		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc),
+		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc), Trackers: visibility.NewTrackerHandler(b.svc),
 	}))
 	t.Cleanup(srv.Close)
 	b.url = srv.URL

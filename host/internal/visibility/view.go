@@ -152,6 +152,9 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 		return err
 	}
 	c := st.compute()
+	if err := s.extend(ctx, r, st, &c); err != nil { // tracking figures (tracking.go)
+		return err
+	}
 	result := mustJSON(c)
 	state := store.ReportCompleted
 	now := s.now().UnixMilli()
@@ -217,6 +220,8 @@ type View struct {
 	// Computed is nil until the report completes.
 	Computed    *Computed
 	RefreshMeta RefreshMeta
+	// TrackerID is set on a tracker's runs.
+	TrackerID string
 	// Answers is set when evidence was asked for.
 	Answers []AnswerEvidence
 }
@@ -256,6 +261,9 @@ func (s *Service) OneOff(ctx context.Context, p auth.Principal, id string, evide
 
 func (s *Service) view(ctx context.Context, p auth.Principal, r store.VisibilityReport, evidence bool) (*View, error) {
 	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State}
+	if r.TrackerID != nil {
+		v.TrackerID = *r.TrackerID
+	}
 	if err := json.Unmarshal([]byte(r.Input), &v.Input); err != nil {
 		return nil, fmt.Errorf("decode report input: %w", err)
 	}
@@ -352,6 +360,9 @@ func (s *Service) History(ctx context.Context, p auth.Principal, days int) ([]ma
 			return nil, fmt.Errorf("decode report %s result: %w", r.ID, err)
 		}
 		points = append(points, HistoryPoint(time.UnixMilli(r.CreatedAt), c))
+		if r.TrackerID != nil { // a tracker's run (tracking.go)
+			points[len(points)-1]["trackerId"] = *r.TrackerID
+		}
 	}
 	return points, nil
 }

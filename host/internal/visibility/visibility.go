@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,8 +81,15 @@ type Deps struct {
 	// CacheTTL is how long an answer is reused for an identical question
 	// (default 10 minutes).
 	CacheTTL time.Duration
-	// Now is the clock (tests).
+	// Now is the clock (tests): slots of trackers come by it too.
 	Now func() time.Time
+	// EngineProvider names the provider plugin of an engine (its model
+	// route's first deployment), for the trend's engine → AI traffic
+	// source mapping; nil or "": guessed from the model name.
+	EngineProvider func(engine string) string
+	// HostID names this host in the tracker slots it claims (default
+	// hostname:pid).
+	HostID string
 }
 
 // Service runs visibility reports for both API faces.
@@ -95,6 +103,9 @@ type Service struct {
 	log    hclog.Logger
 	ttl    time.Duration
 	now    func() time.Time
+	hostID string
+	// engineProvider: see Deps.EngineProvider.
+	engineProvider func(string) string
 
 	mu   sync.Mutex
 	sems map[string]*workspaceSem
@@ -106,7 +117,11 @@ func New(d Deps) (*Service, error) {
 		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config,
-		log: d.Logger, ttl: d.CacheTTL, now: d.Now, sems: map[string]*workspaceSem{}}
+		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
+	if s.hostID == "" {
+		name, _ := os.Hostname()
+		s.hostID = fmt.Sprintf("%s:%d", name, os.Getpid())
+	}
 	if s.plans == nil {
 		s.plans = plans.New(nil)
 	}

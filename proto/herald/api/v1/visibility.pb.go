@@ -634,6 +634,12 @@ type GetReportResponse struct {
 	//
 	//	*GetReportResponse_State
 	StatePresent isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
+	// The tracker whose run this report is (VISIBILITY.md "Tracking").
+	//
+	// Types that are valid to be assigned to TrackerIdPresent:
+	//
+	//	*GetReportResponse_TrackerId
+	TrackerIdPresent isGetReportResponse_TrackerIdPresent `protobuf_oneof:"tracker_id_present"`
 	// The version of the mention rules the report's numbers were computed
 	// with (1: before issue 23; 2: VISIBILITY.md's revised rules). A report
 	// keeps its numbers; `herald visibility rescore` recomputes them.
@@ -850,6 +856,22 @@ func (x *GetReportResponse) GetState() string {
 	return ""
 }
 
+func (x *GetReportResponse) GetTrackerIdPresent() isGetReportResponse_TrackerIdPresent {
+	if x != nil {
+		return x.TrackerIdPresent
+	}
+	return nil
+}
+
+func (x *GetReportResponse) GetTrackerId() string {
+	if x != nil {
+		if x, ok := x.TrackerIdPresent.(*GetReportResponse_TrackerId); ok {
+			return x.TrackerId
+		}
+	}
+	return ""
+}
+
 func (x *GetReportResponse) GetScoringVersionPresent() isGetReportResponse_ScoringVersionPresent {
 	if x != nil {
 		return x.ScoringVersionPresent
@@ -966,6 +988,16 @@ type GetReportResponse_State struct {
 
 func (*GetReportResponse_State) isGetReportResponse_StatePresent() {}
 
+type isGetReportResponse_TrackerIdPresent interface {
+	isGetReportResponse_TrackerIdPresent()
+}
+
+type GetReportResponse_TrackerId struct {
+	TrackerId string `protobuf:"bytes,20,opt,name=tracker_id,json=trackerId,proto3,oneof"`
+}
+
+func (*GetReportResponse_TrackerId) isGetReportResponse_TrackerIdPresent() {}
+
 type isGetReportResponse_ScoringVersionPresent interface {
 	isGetReportResponse_ScoringVersionPresent()
 }
@@ -981,8 +1013,11 @@ type Scores struct {
 	AiVisibility        *AIVisibilityScore        `protobuf:"bytes,1,opt,name=ai_visibility,json=aiVisibility,proto3" json:"ai_visibility,omitempty"`
 	EntityUnderstanding *EntityUnderstandingScore `protobuf:"bytes,2,opt,name=entity_understanding,json=entityUnderstanding,proto3" json:"entity_understanding,omitempty"`
 	ShareOfVoice        *ShareOfVoiceScore        `protobuf:"bytes,3,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// retrieved(self's domain): engines use the site even when they do not
+	// name the brand.
+	SourceVisibility *SourceVisibilityScore `protobuf:"bytes,20,opt,name=source_visibility,json=sourceVisibility,proto3" json:"source_visibility,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Scores) Reset() {
@@ -1036,6 +1071,85 @@ func (x *Scores) GetShareOfVoice() *ShareOfVoiceScore {
 	return nil
 }
 
+func (x *Scores) GetSourceVisibility() *SourceVisibilityScore {
+	if x != nil {
+		return x.SourceVisibility
+	}
+	return nil
+}
+
+type SourceVisibilityScore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Score float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
+	// null when no engine answered.
+	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
+	// The brand's registrable domain.
+	Domain string `protobuf:"bytes,3,opt,name=domain,proto3" json:"domain,omitempty"`
+	// score − the previous run's (tracker runs and refreshes); null for the
+	// first run and other reports.
+	Change        *float64 `protobuf:"fixed64,4,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceVisibilityScore) Reset() {
+	*x = SourceVisibilityScore{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceVisibilityScore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceVisibilityScore) ProtoMessage() {}
+
+func (x *SourceVisibilityScore) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceVisibilityScore.ProtoReflect.Descriptor instead.
+func (*SourceVisibilityScore) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *SourceVisibilityScore) GetScore() float64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *SourceVisibilityScore) GetInterpretation() string {
+	if x != nil && x.Interpretation != nil {
+		return *x.Interpretation
+	}
+	return ""
+}
+
+func (x *SourceVisibilityScore) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceVisibilityScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type AIVisibilityScore struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Score float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
@@ -1043,14 +1157,17 @@ type AIVisibilityScore struct {
 	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
 	// Engine → visibility over that engine's answers; null when the engine
 	// gave no answer.
-	Providers     *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
+	Providers *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
+	// score − the previous run's (tracker runs and refreshes); null for the
+	// first run and other reports.
+	Change        *float64 `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AIVisibilityScore) Reset() {
 	*x = AIVisibilityScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1062,7 +1179,7 @@ func (x *AIVisibilityScore) String() string {
 func (*AIVisibilityScore) ProtoMessage() {}
 
 func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[10]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1075,7 +1192,7 @@ func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIVisibilityScore.ProtoReflect.Descriptor instead.
 func (*AIVisibilityScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AIVisibilityScore) GetScore() float64 {
@@ -1099,6 +1216,13 @@ func (x *AIVisibilityScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
+func (x *AIVisibilityScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type EntityUnderstandingScore struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	Score               float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
@@ -1107,13 +1231,14 @@ type EntityUnderstandingScore struct {
 	ContentClarityScore float64                `protobuf:"fixed64,4,opt,name=content_clarity_score,json=contentClarityScore,proto3" json:"content_clarity_score,omitempty"`
 	// Engine → knowledge score over its probes; null when it answered none.
 	Providers     *structpb.Struct `protobuf:"bytes,5,opt,name=providers,proto3" json:"providers,omitempty"`
+	Change        *float64         `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntityUnderstandingScore) Reset() {
 	*x = EntityUnderstandingScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1125,7 +1250,7 @@ func (x *EntityUnderstandingScore) String() string {
 func (*EntityUnderstandingScore) ProtoMessage() {}
 
 func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1138,7 +1263,7 @@ func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingScore.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *EntityUnderstandingScore) GetScore() float64 {
@@ -1176,19 +1301,27 @@ func (x *EntityUnderstandingScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
+func (x *EntityUnderstandingScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type ShareOfVoiceScore struct {
 	state          protoimpl.MessageState `protogen:"open.v1"`
 	Score          float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
 	Interpretation string                 `protobuf:"bytes,2,opt,name=interpretation,proto3" json:"interpretation,omitempty"`
 	TotalMentions  int64                  `protobuf:"varint,3,opt,name=total_mentions,json=totalMentions,proto3" json:"total_mentions,omitempty"`
 	SelfMentions   int64                  `protobuf:"varint,4,opt,name=self_mentions,json=selfMentions,proto3" json:"self_mentions,omitempty"`
+	Change         *float64               `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ShareOfVoiceScore) Reset() {
 	*x = ShareOfVoiceScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1200,7 +1333,7 @@ func (x *ShareOfVoiceScore) String() string {
 func (*ShareOfVoiceScore) ProtoMessage() {}
 
 func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1213,7 +1346,7 @@ func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShareOfVoiceScore.ProtoReflect.Descriptor instead.
 func (*ShareOfVoiceScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ShareOfVoiceScore) GetScore() float64 {
@@ -1244,16 +1377,29 @@ func (x *ShareOfVoiceScore) GetSelfMentions() int64 {
 	return 0
 }
 
+func (x *ShareOfVoiceScore) GetChange() float64 {
+	if x != nil && x.Change != nil {
+		return *x.Change
+	}
+	return 0
+}
+
 type ReportDetail struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Geo           *Geo                   `protobuf:"bytes,1,opt,name=geo,proto3" json:"geo,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Geo   *Geo                   `protobuf:"bytes,1,opt,name=geo,proto3" json:"geo,omitempty"`
+	// Per domain the answers' sources reduce to (public-suffix registrable
+	// domain), most retrieved first.
+	Sources []*SourceRow `protobuf:"bytes,20,rep,name=sources,proto3" json:"sources,omitempty"`
+	// Other domains retrieved in answers that mention a competitor and not
+	// the brand, ranked by those answers (top 10), with the prompts.
+	SourceGaps    []*SourceGap `protobuf:"bytes,21,rep,name=source_gaps,json=sourceGaps,proto3" json:"source_gaps,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ReportDetail) Reset() {
 	*x = ReportDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1265,7 +1411,7 @@ func (x *ReportDetail) String() string {
 func (*ReportDetail) ProtoMessage() {}
 
 func (x *ReportDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1278,12 +1424,183 @@ func (x *ReportDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportDetail.ProtoReflect.Descriptor instead.
 func (*ReportDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReportDetail) GetGeo() *Geo {
 	if x != nil {
 		return x.Geo
+	}
+	return nil
+}
+
+func (x *ReportDetail) GetSources() []*SourceRow {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *ReportDetail) GetSourceGaps() []*SourceGap {
+	if x != nil {
+		return x.SourceGaps
+	}
+	return nil
+}
+
+type SourceRow struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Domain string                 `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
+	// self, competitor or other.
+	Kind string `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	// The slug of the brand whose domain it is.
+	Brand string `protobuf:"bytes,3,opt,name=brand,proto3" json:"brand,omitempty"`
+	// 100 × share of answers with the domain in their sources.
+	Retrieved float64 `protobuf:"fixed64,4,opt,name=retrieved,proto3" json:"retrieved,omitempty"`
+	// Mean number of the domain's URLs per answer that retrieved it.
+	Citations     float64 `protobuf:"fixed64,5,opt,name=citations,proto3" json:"citations,omitempty"`
+	Answers       int64   `protobuf:"varint,6,opt,name=answers,proto3" json:"answers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceRow) Reset() {
+	*x = SourceRow{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceRow) ProtoMessage() {}
+
+func (x *SourceRow) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceRow.ProtoReflect.Descriptor instead.
+func (*SourceRow) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SourceRow) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceRow) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
+}
+
+func (x *SourceRow) GetBrand() string {
+	if x != nil {
+		return x.Brand
+	}
+	return ""
+}
+
+func (x *SourceRow) GetRetrieved() float64 {
+	if x != nil {
+		return x.Retrieved
+	}
+	return 0
+}
+
+func (x *SourceRow) GetCitations() float64 {
+	if x != nil {
+		return x.Citations
+	}
+	return 0
+}
+
+func (x *SourceRow) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+type SourceGap struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Domain      string                 `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
+	Answers     int64                  `protobuf:"varint,2,opt,name=answers,proto3" json:"answers,omitempty"`
+	Competitors []string               `protobuf:"bytes,3,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	// "prompt" (engine) of each answer: the evidence.
+	Prompts       []string `protobuf:"bytes,4,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceGap) Reset() {
+	*x = SourceGap{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceGap) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceGap) ProtoMessage() {}
+
+func (x *SourceGap) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceGap.ProtoReflect.Descriptor instead.
+func (*SourceGap) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SourceGap) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *SourceGap) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+func (x *SourceGap) GetCompetitors() []string {
+	if x != nil {
+		return x.Competitors
+	}
+	return nil
+}
+
+func (x *SourceGap) GetPrompts() []string {
+	if x != nil {
+		return x.Prompts
 	}
 	return nil
 }
@@ -1305,7 +1622,7 @@ type Geo struct {
 
 func (x *Geo) Reset() {
 	*x = Geo{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1317,7 +1634,7 @@ func (x *Geo) String() string {
 func (*Geo) ProtoMessage() {}
 
 func (x *Geo) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1330,7 +1647,7 @@ func (x *Geo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Geo.ProtoReflect.Descriptor instead.
 func (*Geo) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Geo) GetEntityUnderstanding() *EntityUnderstandingDetail {
@@ -1376,7 +1693,7 @@ type MentionJudging struct {
 
 func (x *MentionJudging) Reset() {
 	*x = MentionJudging{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1388,7 +1705,7 @@ func (x *MentionJudging) String() string {
 func (*MentionJudging) ProtoMessage() {}
 
 func (x *MentionJudging) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1401,7 +1718,7 @@ func (x *MentionJudging) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MentionJudging.ProtoReflect.Descriptor instead.
 func (*MentionJudging) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *MentionJudging) GetAsked() int64 {
@@ -1443,13 +1760,20 @@ type BrandScore struct {
 	Mentions        int64                  `protobuf:"varint,7,opt,name=mentions,proto3" json:"mentions,omitempty"`
 	ShareOfVoice    float64                `protobuf:"fixed64,8,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
 	AveragePosition float64                `protobuf:"fixed64,9,opt,name=average_position,json=averagePosition,proto3" json:"average_position,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Mean position over the answers mentioning the brand; null when none.
+	AvgPosition *float64 `protobuf:"fixed64,20,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	// Mean judged sentiment (0-39 negative, 40-69 neutral, 70-100
+	// positive) over the answers mentioning the brand; null when none.
+	Sentiment *float64 `protobuf:"fixed64,21,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	// The same figures per engine.
+	Engines       map[string]*BrandEngineFigures `protobuf:"bytes,22,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1461,7 +1785,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1474,7 +1798,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *BrandScore) GetName() string {
@@ -1540,6 +1864,111 @@ func (x *BrandScore) GetAveragePosition() float64 {
 	return 0
 }
 
+func (x *BrandScore) GetAvgPosition() float64 {
+	if x != nil && x.AvgPosition != nil {
+		return *x.AvgPosition
+	}
+	return 0
+}
+
+func (x *BrandScore) GetSentiment() float64 {
+	if x != nil && x.Sentiment != nil {
+		return *x.Sentiment
+	}
+	return 0
+}
+
+func (x *BrandScore) GetEngines() map[string]*BrandEngineFigures {
+	if x != nil {
+		return x.Engines
+	}
+	return nil
+}
+
+type BrandEngineFigures struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Visibility    float64                `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
+	MentionRate   float64                `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	Mentions      int64                  `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
+	ShareOfVoice  float64                `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
+	AvgPosition   *float64               `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	Sentiment     *float64               `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BrandEngineFigures) Reset() {
+	*x = BrandEngineFigures{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BrandEngineFigures) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BrandEngineFigures) ProtoMessage() {}
+
+func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BrandEngineFigures.ProtoReflect.Descriptor instead.
+func (*BrandEngineFigures) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *BrandEngineFigures) GetVisibility() float64 {
+	if x != nil {
+		return x.Visibility
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetMentionRate() float64 {
+	if x != nil {
+		return x.MentionRate
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetMentions() int64 {
+	if x != nil {
+		return x.Mentions
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetShareOfVoice() float64 {
+	if x != nil {
+		return x.ShareOfVoice
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetAvgPosition() float64 {
+	if x != nil && x.AvgPosition != nil {
+		return *x.AvgPosition
+	}
+	return 0
+}
+
+func (x *BrandEngineFigures) GetSentiment() float64 {
+	if x != nil && x.Sentiment != nil {
+		return *x.Sentiment
+	}
+	return 0
+}
+
 type EngineStatus struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Engine   string                 `protobuf:"bytes,1,opt,name=engine,proto3" json:"engine,omitempty"`
@@ -1554,7 +1983,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1566,7 +1995,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1579,7 +2008,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -1632,7 +2061,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1644,7 +2073,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1657,7 +2086,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -1729,7 +2158,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1741,7 +2170,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1754,7 +2183,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Probe) GetId() string {
@@ -1825,7 +2254,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1837,7 +2266,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1850,7 +2279,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -1889,7 +2318,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1901,7 +2330,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1914,7 +2343,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Gap) GetKind() string {
@@ -1964,7 +2393,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1976,7 +2405,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1989,7 +2418,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -2032,7 +2461,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2044,7 +2473,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2057,7 +2486,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -2091,7 +2520,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2103,7 +2532,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2116,7 +2545,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -2138,7 +2567,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2150,7 +2579,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2163,7 +2592,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -2190,7 +2619,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2202,7 +2631,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2215,7 +2644,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -2239,7 +2668,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2251,7 +2680,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2264,7 +2693,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -2313,7 +2742,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2325,7 +2754,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2338,7 +2767,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -2372,7 +2801,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2384,7 +2813,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2397,7 +2826,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -2424,7 +2853,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2436,7 +2865,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2449,7 +2878,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -2514,7 +2943,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
 	"\x10GetReportRequest\x12\x12\n" +
 	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
-	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xcd\x06\n" +
+	"\bevidence\x18\x02 \x01(\bR\bevidence\"\x84\a\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
 	"\bis_empty\x18\x02 \x01(\bR\aisEmpty\x12\x10\n" +
@@ -2529,9 +2958,11 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\aengines\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.ListValueH\aR\aengines\x126\n" +
 	"\aanswers\x18\v \x01(\v2\x1a.google.protobuf.ListValueH\bR\aanswers\x12\x16\n" +
-	"\x05state\x18\f \x01(\tH\tR\x05state\x12)\n" +
-	"\x0fscoring_version\x18\x15 \x01(\x05H\n" +
-	"R\x0escoringVersionB\f\n" +
+	"\x05state\x18\f \x01(\tH\tR\x05state\x12\x1f\n" +
+	"\n" +
+	"tracker_id\x18\x14 \x01(\tH\n" +
+	"R\ttrackerId\x12)\n" +
+	"\x0fscoring_version\x18\x15 \x01(\x05H\vR\x0escoringVersionB\f\n" +
 	"\n" +
 	"id_presentB\x14\n" +
 	"\x12created_at_presentB\x0f\n" +
@@ -2542,30 +2973,60 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x14refresh_meta_presentB\x11\n" +
 	"\x0fengines_presentB\x11\n" +
 	"\x0fanswers_presentB\x0f\n" +
-	"\rstate_presentB\x19\n" +
-	"\x17scoring_version_present\"\xf3\x01\n" +
+	"\rstate_presentB\x14\n" +
+	"\x12tracker_id_presentB\x19\n" +
+	"\x17scoring_version_present\"\xc6\x02\n" +
 	"\x06Scores\x12E\n" +
 	"\rai_visibility\x18\x01 \x01(\v2 .herald.api.v1.AIVisibilityScoreR\faiVisibility\x12Z\n" +
 	"\x14entity_understanding\x18\x02 \x01(\v2'.herald.api.v1.EntityUnderstandingScoreR\x13entityUnderstanding\x12F\n" +
-	"\x0eshare_of_voice\x18\x03 \x01(\v2 .herald.api.v1.ShareOfVoiceScoreR\fshareOfVoice\"\xa0\x01\n" +
+	"\x0eshare_of_voice\x18\x03 \x01(\v2 .herald.api.v1.ShareOfVoiceScoreR\fshareOfVoice\x12Q\n" +
+	"\x11source_visibility\x18\x14 \x01(\v2$.herald.api.v1.SourceVisibilityScoreR\x10sourceVisibility\"\xad\x01\n" +
+	"\x15SourceVisibilityScore\x12\x14\n" +
+	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
+	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x12\x16\n" +
+	"\x06domain\x18\x03 \x01(\tR\x06domain\x12\x1b\n" +
+	"\x06change\x18\x04 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
+	"\x0f_interpretationB\t\n" +
+	"\a_change\"\xc8\x01\n" +
 	"\x11AIVisibilityScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
 	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x125\n" +
-	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tprovidersB\x11\n" +
-	"\x0f_interpretation\"\xec\x01\n" +
+	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
+	"\x0f_interpretationB\t\n" +
+	"\a_change\"\x94\x02\n" +
 	"\x18EntityUnderstandingScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12'\n" +
 	"\x0fknowledge_score\x18\x03 \x01(\x01R\x0eknowledgeScore\x122\n" +
 	"\x15content_clarity_score\x18\x04 \x01(\x01R\x13contentClarityScore\x125\n" +
-	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\"\x9d\x01\n" +
+	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
+	"\a_change\"\xc5\x01\n" +
 	"\x11ShareOfVoiceScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12%\n" +
 	"\x0etotal_mentions\x18\x03 \x01(\x03R\rtotalMentions\x12#\n" +
-	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\"4\n" +
+	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\x12\x1b\n" +
+	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
+	"\a_change\"\xa3\x01\n" +
 	"\fReportDetail\x12$\n" +
-	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\"\x94\x02\n" +
+	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\x122\n" +
+	"\asources\x18\x14 \x03(\v2\x18.herald.api.v1.SourceRowR\asources\x129\n" +
+	"\vsource_gaps\x18\x15 \x03(\v2\x18.herald.api.v1.SourceGapR\n" +
+	"sourceGaps\"\xa3\x01\n" +
+	"\tSourceRow\x12\x16\n" +
+	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x12\n" +
+	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x14\n" +
+	"\x05brand\x18\x03 \x01(\tR\x05brand\x12\x1c\n" +
+	"\tretrieved\x18\x04 \x01(\x01R\tretrieved\x12\x1c\n" +
+	"\tcitations\x18\x05 \x01(\x01R\tcitations\x12\x18\n" +
+	"\aanswers\x18\x06 \x01(\x03R\aanswers\"y\n" +
+	"\tSourceGap\x12\x16\n" +
+	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x18\n" +
+	"\aanswers\x18\x02 \x01(\x03R\aanswers\x12 \n" +
+	"\vcompetitors\x18\x03 \x03(\tR\vcompetitors\x12\x18\n" +
+	"\aprompts\x18\x04 \x03(\tR\aprompts\"\x94\x02\n" +
 	"\x03Geo\x12[\n" +
 	"\x14entity_understanding\x18\x01 \x01(\v2(.herald.api.v1.EntityUnderstandingDetailR\x13entityUnderstanding\x121\n" +
 	"\x06brands\x18\x02 \x03(\v2\x19.herald.api.v1.BrandScoreR\x06brands\x125\n" +
@@ -2575,7 +3036,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
 	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
 	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\"\x92\x02\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\x9d\x04\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -2588,7 +3049,28 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\fmention_rate\x18\x06 \x01(\x01R\vmentionRate\x12\x1a\n" +
 	"\bmentions\x18\a \x01(\x03R\bmentions\x12$\n" +
 	"\x0eshare_of_voice\x18\b \x01(\x01R\fshareOfVoice\x12)\n" +
-	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\"\x9b\x01\n" +
+	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\x12&\n" +
+	"\favg_position\x18\x14 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
+	"\tsentiment\x18\x15 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12@\n" +
+	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x1a]\n" +
+	"\fEnginesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
+	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01B\x0f\n" +
+	"\r_avg_positionB\f\n" +
+	"\n" +
+	"_sentiment\"\x83\x02\n" +
+	"\x12BrandEngineFigures\x12\x1e\n" +
+	"\n" +
+	"visibility\x18\x01 \x01(\x01R\n" +
+	"visibility\x12!\n" +
+	"\fmention_rate\x18\x02 \x01(\x01R\vmentionRate\x12\x1a\n" +
+	"\bmentions\x18\x03 \x01(\x03R\bmentions\x12$\n" +
+	"\x0eshare_of_voice\x18\x04 \x01(\x01R\fshareOfVoice\x12&\n" +
+	"\favg_position\x18\x05 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
+	"\tsentiment\x18\x06 \x01(\x01H\x01R\tsentiment\x88\x01\x01B\x0f\n" +
+	"\r_avg_positionB\f\n" +
+	"\n" +
+	"_sentiment\"\x9b\x01\n" +
 	"\fEngineStatus\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12\x18\n" +
 	"\aplanned\x18\x02 \x01(\x03R\aplanned\x12\x1a\n" +
@@ -2680,7 +3162,7 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
 	(*Competitor)(nil),                // 1: herald.api.v1.Competitor
@@ -2692,83 +3174,93 @@ var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*GetReportRequest)(nil),          // 7: herald.api.v1.GetReportRequest
 	(*GetReportResponse)(nil),         // 8: herald.api.v1.GetReportResponse
 	(*Scores)(nil),                    // 9: herald.api.v1.Scores
-	(*AIVisibilityScore)(nil),         // 10: herald.api.v1.AIVisibilityScore
-	(*EntityUnderstandingScore)(nil),  // 11: herald.api.v1.EntityUnderstandingScore
-	(*ShareOfVoiceScore)(nil),         // 12: herald.api.v1.ShareOfVoiceScore
-	(*ReportDetail)(nil),              // 13: herald.api.v1.ReportDetail
-	(*Geo)(nil),                       // 14: herald.api.v1.Geo
-	(*MentionJudging)(nil),            // 15: herald.api.v1.MentionJudging
-	(*BrandScore)(nil),                // 16: herald.api.v1.BrandScore
-	(*EngineStatus)(nil),              // 17: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 18: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 19: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 20: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 21: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 22: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 23: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 24: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 25: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 26: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 27: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 28: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 29: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 30: herald.api.v1.GetOneOffReportRequest
-	(*structpb.Value)(nil),            // 31: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),     // 32: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 33: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 34: google.protobuf.Struct
+	(*SourceVisibilityScore)(nil),     // 10: herald.api.v1.SourceVisibilityScore
+	(*AIVisibilityScore)(nil),         // 11: herald.api.v1.AIVisibilityScore
+	(*EntityUnderstandingScore)(nil),  // 12: herald.api.v1.EntityUnderstandingScore
+	(*ShareOfVoiceScore)(nil),         // 13: herald.api.v1.ShareOfVoiceScore
+	(*ReportDetail)(nil),              // 14: herald.api.v1.ReportDetail
+	(*SourceRow)(nil),                 // 15: herald.api.v1.SourceRow
+	(*SourceGap)(nil),                 // 16: herald.api.v1.SourceGap
+	(*Geo)(nil),                       // 17: herald.api.v1.Geo
+	(*MentionJudging)(nil),            // 18: herald.api.v1.MentionJudging
+	(*BrandScore)(nil),                // 19: herald.api.v1.BrandScore
+	(*BrandEngineFigures)(nil),        // 20: herald.api.v1.BrandEngineFigures
+	(*EngineStatus)(nil),              // 21: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 22: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 23: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 24: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 25: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 26: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 27: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 28: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 29: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 30: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 31: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 32: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 33: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 34: herald.api.v1.GetOneOffReportRequest
+	nil,                               // 35: herald.api.v1.BrandScore.EnginesEntry
+	(*structpb.Value)(nil),            // 36: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),     // 37: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 38: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
-	31, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
-	31, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
-	31, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
+	36, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
+	36, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
+	36, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
 	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	31, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
-	32, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	36, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	37, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
 	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	13, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	33, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	23, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	33, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	33, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	10, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	11, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	12, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	34, // 18: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	34, // 19: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	14, // 20: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	18, // 21: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	16, // 22: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	17, // 23: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	15, // 24: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
-	19, // 25: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	20, // 26: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	21, // 27: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	22, // 28: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	34, // 29: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	32, // 30: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	28, // 31: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	27, // 32: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	2,  // 33: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	5,  // 34: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	7,  // 35: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	24, // 36: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	26, // 37: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	30, // 38: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	4,  // 39: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	6,  // 40: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	8,  // 41: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	25, // 42: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	29, // 43: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	8,  // 44: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	39, // [39:45] is the sub-list for method output_type
-	33, // [33:39] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	14, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	38, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	27, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	38, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	38, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	11, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	12, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	13, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	10, // 18: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
+	39, // 19: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	39, // 20: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	17, // 21: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	15, // 22: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	16, // 23: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	22, // 24: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	19, // 25: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	21, // 26: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	18, // 27: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	35, // 28: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	23, // 29: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	24, // 30: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	25, // 31: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	26, // 32: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	39, // 33: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	37, // 34: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	32, // 35: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	31, // 36: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	20, // 37: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	2,  // 38: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 39: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 40: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	28, // 41: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	30, // 42: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	34, // 43: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 44: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 45: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 46: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	29, // 47: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	33, // 48: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 49: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	44, // [44:50] is the sub-list for method output_type
+	38, // [38:44] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -2787,18 +3279,24 @@ func file_herald_api_v1_visibility_proto_init() {
 		(*GetReportResponse_Engines)(nil),
 		(*GetReportResponse_Answers)(nil),
 		(*GetReportResponse_State)(nil),
+		(*GetReportResponse_TrackerId)(nil),
 		(*GetReportResponse_ScoringVersion)(nil),
 	}
 	file_herald_api_v1_visibility_proto_msgTypes[10].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[17].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[11].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[12].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[13].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[19].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[20].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[21].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,271 @@
+package visibility
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/sdk"
+)
+
+// Sentiment labels and their score bands (VISIBILITY.md).
+const (
+	SentimentNegative = "negative" // 0–39
+	SentimentNeutral  = "neutral"  // 40–69
+	SentimentPositive = "positive" // 70–100
+)
+
+// Sentiment is the judged sentiment of one answer toward one brand, stored
+// with the answer so the report reproduces.
+type Sentiment struct {
+	Label string `json:"label"`
+	Score int    `json:"score"`
+	// Cue is the negative phrase that made the sentiment negative whatever
+	// the judge said ("avoid X", "X has had outages"), when there was one.
+	Cue string `json:"cue,omitempty"`
+}
+
+// sentimentSystem asks the judge for the sentiment of each brand.
+const sentimentSystem = `You rate the sentiment of an AI answer engine's answer toward each named brand, from the sentences that name it.
+Reply with one JSON object and nothing else: {"brands": [{"brand": string, "label": "negative" | "neutral" | "positive", "score": integer}]}
+score: negative 0-39, neutral 40-69, positive 70-100. A recommendation to avoid the brand, or reports of outages, breaches,
+lawsuits, poor support or unreliability, are negative. A plain listing without judgement is neutral. Praise or a recommendation is positive.`
+
+// sentimentSchema is the judge's JSON schema, passed as response_format to
+// providers that support structured output.
+var sentimentSchema = map[string]any{
+	"type": "json_schema",
+	"json_schema": map[string]any{
+		"name":   "brand_sentiment",
+		"strict": true,
+		"schema": map[string]any{
+			"type": "object", "additionalProperties": false, "required": []string{"brands"},
+			"properties": map[string]any{"brands": map[string]any{"type": "array", "items": map[string]any{
+				"type": "object", "additionalProperties": false, "required": []string{"brand", "label", "score"},
+				"properties": map[string]any{
+					"brand": map[string]any{"type": "string"},
+					"label": map[string]any{"type": "string", "enum": []string{SentimentNegative, SentimentNeutral, SentimentPositive}},
+					"score": map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
+				},
+			}}},
+		},
+	},
+}
+
+// band clamps a judged score into its label's band; an unknown label is
+// taken from the score.
+func band(label string, score int) Sentiment {
+	score = max(0, min(100, score))
+	switch label {
+	case SentimentNegative:
+		return Sentiment{Label: label, Score: min(score, 39)}
+	case SentimentNeutral:
+		return Sentiment{Label: label, Score: max(40, min(score, 69))}
+	case SentimentPositive:
+		return Sentiment{Label: label, Score: max(70, score)}
+	}
+	switch {
+	case score < 40:
+		return Sentiment{Label: SentimentNegative, Score: score}
+	case score < 70:
+		return Sentiment{Label: SentimentNeutral, Score: score}
+	}
+	return Sentiment{Label: SentimentPositive, Score: score}
+}
+
+// negativeBefore and negativeAfter are phrases that, right before or right
+// after a brand's name in the same sentence, make the mention negative
+// whatever the judge says: "avoid X", "X has had outages".
+var (
+	negativeBefore = []string{"avoid", "avoid using", "stay away from", "steer clear of", "do not use", "don't use",
+		"do not recommend", "don't recommend", "would not recommend", "wouldn't recommend", "beware of", "problems with", "issues with", "complaints about"}
+	negativeAfter = []string{"has had outages", "had outages", "has outages", "outage", "outages", "is unreliable", "has been unreliable",
+		"was breached", "had a breach", "has had a breach", "had a data breach", "is down", "went down", "is a scam", "is overpriced",
+		"has poor support", "has been criticized", "has been criticised", "is not recommended", "should be avoided"}
+)
+
+// sentences splits text into sentences at . ! ? and newlines.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		if r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(text) || unicode.IsSpace(rune(text[i+1])))) {
+			if s := strings.TrimSpace(text[start : i+1]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// brandSentences are the sentences of text that name b (an alias on word
+// boundaries, case-folded).
+func brandSentences(text string, b Brand) []string {
+	var out []string
+	for _, s := range sentences(text) {
+		if _, ok := aliasAt(strings.ToLower(s), b); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// aliasAt returns where an alias of b starts and ends in lowered.
+func aliasAt(lowered string, b Brand) ([2]int, bool) {
+	for _, a := range append(append([]string{}, b.Aliases...), b.Domains...) {
+		a = strings.ToLower(a)
+		for off := 0; off < len(lowered); {
+			i := strings.Index(lowered[off:], a)
+			if i < 0 {
+				break
+			}
+			start, end := off+i, off+i+len(a)
+			if wordBounded(lowered, start, end) {
+				return [2]int{start, end}, true
+			}
+			off = start + 1
+		}
+	}
+	return [2]int{}, false
+}
+
+// wordBounded: no letter or digit right before start or right after end.
+func wordBounded(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	after, _ := utf8.DecodeRuneInString(text[end:])
+	word := func(r rune) bool { return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) }
+	return !(start > 0 && word(before)) && !(end < len(text) && word(after))
+}
+
+// negativeCue finds a negative phrase adjacent to a name of b in one of
+// its sentences: a phrase of negativeBefore ending right before the name
+// (up to one word between, "avoid using X"), or one of negativeAfter
+// starting right after it.
+func negativeCue(sents []string, b Brand) string {
+	for _, s := range sents {
+		l := strings.ToLower(s)
+		for off := 0; off < len(l); {
+			pos, ok := aliasAt(l[off:], b)
+			if !ok {
+				break
+			}
+			start, end := off+pos[0], off+pos[1]
+			before := strings.Fields(l[:start])
+			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
+			for _, p := range negativeBefore {
+				pw := strings.Fields(p)
+				for skip := 0; skip <= 1; skip++ {
+					if n := len(before) - skip; n >= len(pw) && strings.Join(before[n-len(pw):n], " ") == p {
+						return p + " " + b.Name
+					}
+				}
+			}
+			for _, p := range negativeAfter {
+				if strings.HasPrefix(after, p) {
+					return b.Name + " " + p
+				}
+			}
+			off = end
+		}
+	}
+	return ""
+}
+
+// judgeSentiment asks the judge model for the sentiment of each brand the
+// answer mentions, from the sentences that name it, and applies the
+// negative cues. A brand the judge did not rate (the judge failed) is
+// negative when a cue says so and left out otherwise.
+func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Brand, a Answer) map[string]Sentiment {
+	ms := NewMatcher(brands).Mentions(a)
+	if len(ms) == 0 {
+		return map[string]Sentiment{}
+	}
+	var prompt strings.Builder
+	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
+	sents := map[string][]string{}
+	for _, m := range ms {
+		b := brands[brandIndex(brands, m.Brand)]
+		sents[m.Brand] = brandSentences(a.Text, b)
+		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
+		for _, line := range sents[m.Brand] {
+			fmt.Fprintf(&prompt, "- %s\n", excerpt(line, 1000))
+		}
+	}
+	judged := map[string]Sentiment{}
+	if model != "" {
+		zero := 0.0
+		res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: sentimentSystem, Prompt: prompt.String(),
+			Temperature: &zero, Options: map[string]any{"response_format": sentimentSchema}})
+		if err == nil {
+			var out struct {
+				Brands []struct {
+					Brand string `json:"brand"`
+					Label string `json:"label"`
+					Score int    `json:"score"`
+				} `json:"brands"`
+			}
+			if json.Unmarshal([]byte(jsonObject(res.Text)), &out) == nil {
+				for _, r := range out.Brands {
+					judged[r.Brand] = band(strings.ToLower(strings.TrimSpace(r.Label)), r.Score)
+				}
+			}
+		} else if ctx.Err() == nil {
+			s.log.Warn("sentiment judge failed", "engine", a.Engine, "error", err)
+		}
+	}
+	out := map[string]Sentiment{}
+	for _, m := range ms {
+		b := brands[brandIndex(brands, m.Brand)]
+		j, ok := judged[m.Brand]
+		if cue := negativeCue(sents[m.Brand], b); cue != "" {
+			score := 20
+			if ok && j.Label == SentimentNegative {
+				score = j.Score
+			}
+			out[m.Brand] = Sentiment{Label: SentimentNegative, Score: score, Cue: cue}
+			continue
+		}
+		if ok {
+			out[m.Brand] = j
+		}
+	}
+	return out
+}
+
+// saveSentiment judges a stored prompt answer's sentiment and stores it
+// with the answer.
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
+	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
+		return
+	}
+	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
+	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
+	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
+	if ctx.Err() != nil {
+		return // judged on the next attempt
+	}
+	b, _ := json.Marshal(sent)
+	str := string(b)
+	sa.Sentiment = &str
+	_ = s.save(ctx, &sa)
+}
+
+// decodeSentiment reads a stored answer's sentiment; nil when not judged.
+func decodeSentiment(raw *string) map[string]Sentiment {
+	if raw == nil {
+		return nil
+	}
+	var m map[string]Sentiment
+	if json.Unmarshal([]byte(*raw), &m) != nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,192 @@
+package visibility_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+const trackerBody = `{"websiteurl":"https://example.com","competitors":["Globex Corp",{"name":"Initech","domain":"initech.io"}],` +
+	`"prompts":["best widget supplier",{"text":"widgets for factories","tags":["factories"]}],"cadence":"%s"%s}`
+
+// Plans: free cannot create a tracker (403), a weekly-only plan refuses
+// daily (400 naming cadence), and over the plan's trackers is a 403.
+func TestTrackerPlans(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		res := b.do(t, "POST", "/v1/visibility/trackers", b.free, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusForbidden)
+		if !strings.Contains(res.body["message"].(string), "not available on the free plan") {
+			t.Errorf("free: %s", res.raw)
+		}
+		res = b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "daily", "")).want(t, http.StatusBadRequest)
+		if !strings.HasPrefix(res.body["message"].(string), "cadence") {
+			t.Errorf("daily on pro: %s", res.raw)
+		}
+		for i := 0; i < 2; i++ {
+			b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false`)).want(t, http.StatusCreated)
+		}
+		// Paused trackers do not count; a third active one... the two are
+		// paused, so resume both, then a third is over the cap.
+		list := b.do(t, "GET", "/v1/visibility/trackers", b.pro, "").want(t, http.StatusOK).body["trackers"].([]any)
+		for _, tr := range list {
+			id := tr.(map[string]any)["id"].(string)
+			b.do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).want(t, http.StatusOK)
+		}
+		res = b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusForbidden)
+		if !strings.Contains(res.body["message"].(string), "allows 2 active trackers") {
+			t.Errorf("over the cap: %s", res.raw)
+		}
+		// Another workspace's tracker is a 404.
+		id := list[0].(map[string]any)["id"].(string)
+		b.do(t, "GET", "/v1/visibility/trackers/"+id, b.business, "").want(t, http.StatusNotFound)
+		b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").want(t, http.StatusNotFound)
+	})
+}
+
+// The first run starts at creation; it is a report with trackerId in the
+// history, not the free audit and not a refresh; POST …/run runs now.
+func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		res := b.do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", "")).want(t, http.StatusCreated)
+		tr := res.body["tracker"].(map[string]any)
+		id := tr["id"].(string)
+		if res.body["jobId"] == "" || tr["cadence"] != "daily" || tr["active"] != true || tr["lastSkip"] != nil {
+			t.Fatalf("create: %s", res.raw)
+		}
+		prompts := tr["prompts"].([]any)
+		if p := prompts[1].(map[string]any); p["text"] != "widgets for factories" || fmt.Sprint(p["tags"]) != "[factories]" {
+			t.Errorf("prompts = %v", prompts)
+		}
+		b.waitJob(t, b.business, res.body["jobId"].(string))
+		rep := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+		if rep["trackerId"] != id {
+			t.Errorf("report trackerId = %v, want %s", rep["trackerId"], id)
+		}
+		hist := b.do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").want(t, http.StatusOK).body["points"].([]any)
+		if len(hist) != 1 || hist[0].(map[string]any)["trackerId"] != id {
+			t.Errorf("history = %v", hist)
+		}
+		run := b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").want(t, http.StatusAccepted)
+		if run.body["message"] != "Tracker run queued" || run.body["jobId"] == "" {
+			t.Fatalf("run: %s", run.raw)
+		}
+		b.waitJob(t, b.business, run.body["jobId"].(string))
+		// The second run carries change (first run: null).
+		scores := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body["scores"].(map[string]any)
+		if c := scores["aiVisibility"].(map[string]any)["change"]; c != float64(0) {
+			t.Errorf("change of an identical second run = %v, want 0", c)
+		}
+		trend := b.do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").want(t, http.StatusOK).body
+		if series := trend["series"].([]any); len(series) != 1 {
+			t.Errorf("series = %v (two runs on one day: one point)", series)
+		}
+		ps := trend["prompts"].([]any)
+		if eng := ps[0].(map[string]any)["engines"].(map[string]any); len(eng["gpt"].([]any)) != 2 {
+			t.Errorf("drill-down = %v", eng)
+		}
+		csvRes, err := http.Get(b.url + "/v1/visibility/trackers/" + id + "/trend.csv")
+		if err != nil || csvRes.StatusCode != http.StatusUnauthorized {
+			t.Errorf("csv without a key: %v %v", csvRes, err)
+		}
+	})
+}
+
+// Slots: two hosts on one store, 200 trackers due in the same minute:
+// each slot runs exactly once. A slot missed while no host looked runs
+// late, once, and records how late. A slot the credits do not cover is
+// skipped with lastSkip.
+func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		other := b.restart(t)
+		const n = 200
+		ids := make([]string, 0, n)
+		for i := 0; i < n; i++ {
+			res := b.do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", `,"active":false`)).want(t, http.StatusCreated)
+			ids = append(ids, res.body["tracker"].(map[string]any)["id"].(string))
+		}
+		for _, id := range ids {
+			b.do(t, "PUT", "/v1/visibility/trackers/"+id, b.business, `{"active":true}`).want(t, http.StatusOK)
+		}
+		// A day and 3 hours later: every slot is due, 3 hours late.
+		b.clock.advance(27 * time.Hour)
+		ctx := context.Background()
+		var wg sync.WaitGroup
+		claimed := make([]int, 2)
+		for i, svc := range []*bundle{b, other} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := svc.svc.RunDue(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				claimed[i] = c
+			}()
+		}
+		wg.Wait()
+		if claimed[0]+claimed[1] != n {
+			t.Fatalf("claimed %v, want %d in all", claimed, n)
+		}
+		var rows, reports int
+		if err := storetest.QueryRow(ctx, s, `SELECT COUNT(*), COUNT(DISTINCT tracker_id) FROM visibility_tracker_runs`).Scan(&rows, &reports); err != nil {
+			t.Fatal(err)
+		}
+		if rows != n || reports != n {
+			t.Fatalf("slot rows %d over %d trackers, want %d", rows, reports, n)
+		}
+		if err := storetest.QueryRow(ctx, s, `SELECT COUNT(*) FROM visibility_reports WHERE tracker_id IS NOT NULL`).Scan(&reports); err != nil || reports != n {
+			t.Fatalf("tracker reports = %d (%v), want %d", reports, err, n)
+		}
+		// Looking again finds nothing due.
+		if c, err := other.svc.RunDue(ctx); c != 0 || err != nil {
+			t.Fatalf("second look claimed %d (%v)", c, err)
+		}
+		tr := b.do(t, "GET", "/v1/visibility/trackers/"+ids[0], b.business, "").want(t, http.StatusOK).body["tracker"].(map[string]any)
+		// Created at T (slot T's time of day), the slot T+24h ran at T+27h:
+		// 3 hours late, to the second of the slot's minute.
+		late := tr["lastLateMs"].(float64)
+		if late < float64(3*time.Hour/time.Millisecond) || late >= float64((3*time.Hour+time.Minute)/time.Millisecond) {
+			t.Errorf("lastLateMs = %v, want 3h (within the slot's minute)", late)
+		}
+	})
+}
+
+func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s)
+		res := b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusCreated)
+		id := res.body["tracker"].(map[string]any)["id"].(string)
+		b.waitJob(t, b.pro, res.body["jobId"].(string))
+		// Spend the rest of the slot's month's 40 credits.
+		ctx := context.Background()
+		b.clock.advance(7 * 24 * time.Hour)
+		month := b.clock.now().UTC().Format("2006-01")
+		used, _ := s.CreditsUsed(ctx, b.proID, month)
+		if _, ok, err := s.ReserveCredits(ctx, b.proID, month, 40-used, 40); err != nil || !ok {
+			t.Fatalf("reserve: %v %v", ok, err)
+		}
+		if c, err := b.svc.RunDue(ctx); c != 1 || err != nil {
+			t.Fatalf("claimed %d (%v)", c, err)
+		}
+		tr := b.do(t, "GET", "/v1/visibility/trackers/"+id, b.pro, "").want(t, http.StatusOK).body["tracker"].(map[string]any)
+		skip, _ := tr["lastSkip"].(map[string]any)
+		if skip == nil || !strings.Contains(skip["reason"].(string), "AI credit limit reached") {
+			t.Fatalf("lastSkip = %v", tr["lastSkip"])
+		}
+		var n int
+		if err := storetest.QueryRow(ctx, s, `SELECT COUNT(*) FROM visibility_reports WHERE tracker_id = $1`, id).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("reports = %d (%v), want only the first run", n, err)
+		}
+		// By hand: 403, recorded too.
+		b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.pro, "").want(t, http.StatusForbidden)
+	})
+}
