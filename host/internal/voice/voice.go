@@ -143,8 +143,8 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 			v.Content, v.SourceText = capText(profile), &raw
 		}
 	}
-	if err := s.store.CreateVoice(ctx, &v); err != nil {
-		return store.Voice{}, err
+	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
+		return store.Voice{}, quota.Err(err)
 	}
 	return v, nil
 }
