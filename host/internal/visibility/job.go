@@ -43,7 +43,8 @@ type progress struct {
 }
 
 // workspaceSem caps the engine calls of one workspace on this host, shared
-// by all its running reports.
+// by all its running reports, when no Slots limiter caps them across hosts
+// (slots.go).
 type workspaceSem struct {
 	ch   chan struct{}
 	refs int
@@ -210,7 +211,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				wg.Add(1)
 				go func(t task, a store.VisibilityAnswer) {
 					defer wg.Done()
-					s.withSlot(ctx, slots, func() { s.judgeAndSave(ctx, brands[0], t, a) })
+					s.withSlot(ctx, ws, slots, func() { s.judgeAndSave(ctx, brands[0], t, a) })
 				}(t, prev)
 			}
 			continue
@@ -218,7 +219,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		wg.Add(1)
 		go func(t task) {
 			defer wg.Done()
-			s.withSlot(ctx, slots, func() {
+			s.withSlot(ctx, ws, slots, func() {
 				a, err := s.ask(ctx, r, t)
 				if err != nil {
 					return // the context ended: the next attempt asks again
@@ -235,16 +236,6 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		return err
 	}
 	return s.complete(ctx, r)
-}
-
-func (s *Service) withSlot(ctx context.Context, slots chan struct{}, fn func()) {
-	select {
-	case slots <- struct{}{}:
-	case <-ctx.Done():
-		return
-	}
-	defer func() { <-slots }()
-	fn()
 }
 
 // ask answers one task, from the cache when the same question went to the

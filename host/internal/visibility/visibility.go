@@ -73,6 +73,9 @@ type Deps struct {
 	Plans *plans.Table
 	// Config is the visibility block (engines, judge model, concurrency).
 	Config config.Visibility
+	// Slots caps a workspace's engine calls (Config.Concurrency) across
+	// hosts (a *lease.Limiter); nil: per host.
+	Slots  Slots
 	Logger hclog.Logger
 	// CacheTTL is how long an answer is reused for an identical question
 	// (default 10 minutes).
@@ -89,6 +92,7 @@ type Service struct {
 	site   Crawler
 	plans  *plans.Table
 	cfg    config.Visibility
+	slots  Slots
 	log    hclog.Logger
 	ttl    time.Duration
 	now    func() time.Time
@@ -102,7 +106,7 @@ func New(d Deps) (*Service, error) {
 	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
 		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
 	}
-	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config,
+	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, sems: map[string]*workspaceSem{}}
 	if s.plans == nil {
 		s.plans = plans.New(nil)
