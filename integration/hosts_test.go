@@ -203,11 +203,12 @@ func TestTwoHostsVoiceCapHolds(t *testing.T) {
 }
 
 // reportBody asks n prompts of a site that cannot be fetched (the report
-// still runs: every engine call still happens).
-func reportBody(n int) string {
+// still runs: every engine call still happens); tag keeps two reports'
+// questions apart, so neither is answered from the other's cache.
+func reportBody(tag string, n int) string {
 	var p []string
 	for i := range n {
-		p = append(p, fmt.Sprintf("%q", fmt.Sprintf("widget question %d", i)))
+		p = append(p, fmt.Sprintf("%q", fmt.Sprintf("widget question %s %d", tag, i)))
 	}
 	return `{"websiteurl":"https://127.0.0.1:1/","prompts":[` + strings.Join(p, ",") + `]}`
 }
@@ -222,7 +223,7 @@ func TestTwoHostsEngineCapIsSharedAcrossHosts(t *testing.T) {
 	key := c.key(t, "capco", "business")
 	var jobs []string
 	for _, h := range []*harness.Proc{c.a, c.b} {
-		status, body := call(t, "POST", h.URL+"/v1/ai/generate/seo-site-report", key, reportBody(12))
+		status, body := call(t, "POST", h.URL+"/v1/ai/generate/seo-site-report", key, reportBody(h.URL, 12))
 		if status != 202 {
 			t.Fatalf("queue: %d %v", status, body)
 		}
@@ -240,11 +241,6 @@ func TestTwoHostsEngineCapIsSharedAcrossHosts(t *testing.T) {
 	}
 	if most < 4 || calls < 24 {
 		t.Fatalf("at most %d calls at once in %d: the reports did not press on the cap", most, calls)
-	}
-	for _, h := range []*harness.Proc{c.a, c.b} {
-		if !strings.Contains(h.Output(), "seo_site_report") {
-			t.Logf("host output:\n%s", h.Output())
-		}
 	}
 }
 
@@ -319,7 +315,7 @@ func TestAKilledHostsEngineSlotsFreeWithinTheLease(t *testing.T) {
 	if err := c.b.Stop(15 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	status, body := call(t, "POST", c.a.URL+"/v1/ai/generate/seo-site-report", key, reportBody(8))
+	status, body := call(t, "POST", c.a.URL+"/v1/ai/generate/seo-site-report", key, reportBody("a", 8))
 	if status != 202 {
 		t.Fatalf("queue: %d %v", status, body)
 	}
