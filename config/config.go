@@ -68,6 +68,11 @@ type Config struct {
 	// lease; the jobs of a crashed host run elsewhere after it
 	// (HERALD_JOB_LEASE).
 	JobLease time.Duration
+	// ConcurrencyLease is how long a host holds a slot of an "at most N at
+	// once" rule across hosts (the engine calls of a workspace's reports)
+	// without renewing it; the slots of a crashed host free after it
+	// (HERALD_CONCURRENCY_LEASE).
+	ConcurrencyLease time.Duration
 	// TrafficRetention is how long raw AI-traffic events and sessions are
 	// kept; daily rollups (what stats read) are kept for good
 	// (HERALD_TRAFFIC_RETENTION).
@@ -416,6 +421,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.JobLease < time.Second {
 		return fail("job_lease", "must be at least 1s, got %s", c.JobLease)
+	}
+	if c.ConcurrencyLease < time.Second {
+		return fail("concurrency_lease", "must be at least 1s, got %s", c.ConcurrencyLease)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Plans)) {
 		if !slices.Contains(PlanNames, name) {

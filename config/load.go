@@ -32,6 +32,7 @@ type fileSchema struct {
 	TrafficRetention    *string   `hcl:"traffic_retention,optional"`
 	JobPollInterval     *string   `hcl:"job_poll_interval,optional"`
 	JobLease            *string   `hcl:"job_lease,optional"`
+	ConcurrencyLease    *string   `hcl:"concurrency_lease,optional"`
 	PluginCallTimeout   *string   `hcl:"plugin_call_timeout,optional"`
 	ModelRetries        *int      `hcl:"model_retries,optional"`
 	ModelRetryBackoff   *string   `hcl:"model_retry_backoff,optional"`

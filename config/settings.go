@@ -48,6 +48,8 @@ var settings = []setting{
 		cfg: func(c *Config) any { return &c.JobPollInterval }, file: func(f *fileSchema) any { return f.JobPollInterval }},
 	{name: "job_lease", env: "HERALD_JOB_LEASE", def: 30 * time.Second, doc: "(a running job's claim; renewed while it runs, taken over by another host after a crash)",
 		cfg: func(c *Config) any { return &c.JobLease }, file: func(f *fileSchema) any { return f.JobLease }},
+	{name: "concurrency_lease", env: "HERALD_CONCURRENCY_LEASE", def: 15 * time.Second, doc: "(a slot of an \"at most N at once\" rule across hosts, such as a workspace's engine calls; renewed while held, freed after a crash)",
+		cfg: func(c *Config) any { return &c.ConcurrencyLease }, file: func(f *fileSchema) any { return f.ConcurrencyLease }},
 	{name: "plugin_call_timeout", env: "HERALD_PLUGIN_CALL_TIMEOUT", def: 3 * time.Minute, doc: "(host-side cancel of one plugin call)",
 		cfg: func(c *Config) any { return &c.PluginCallTimeout }, file: func(f *fileSchema) any { return f.PluginCallTimeout }},
 	{name: "model_retries", env: "HERALD_MODEL_RETRIES", def: 2, doc: "(extra rounds over a model's deployments)",

@@ -17,12 +17,15 @@ import (
 // manager rebuilds plugins and model routes from the new file (calls in
 // flight finish on the old set; plugin_call_timeout and plugin settings
 // apply to plugin processes started after the reload, each configured
-// once it starts), the log level is switched on the shared root logger,
-// and the plan blocks replace the live plan table services read at
-// request time and the job queue's per-plan caps (jobs already queued or
-// running stay). Everything else is read once by services built at start
-// (limits, queues, listen address, stores...), so a change there is
-// reported as needing a restart instead of being claimed.
+// once it starts, and their literal values join the redaction list of
+// logged provider errors), the log level is switched on the shared root
+// logger, and the plan blocks with the limits block's per-workspace caps
+// are stored as the next plans version, which every host (this one
+// included) applies to the live plan table services read at request time
+// and to the job queue's per-plan caps (jobs already queued or running
+// stay). Everything else is read once by services built at start (the
+// rest of limits, queues, listen address, stores...), so a change there
+// is reported as needing a restart instead of being claimed.
 var reloadedFields = []string{"Plugins", "Models", "Router", "PluginCallTimeout", "LogLevel", "Plans"}
 
 // ignoredFields are not settings (Source names the file).
@@ -33,9 +36,10 @@ var ignoredFields = []string{"Source"}
 // running host can and logs exactly what was applied and which settings
 // changed but need a restart.
 // reloadPlugins is the plugin manager's Reload; on its error nothing is
-// applied and cur stays. applyPlans sets the plans (the live table and the
-// job queue's caps); it runs after the plugins reloaded.
-func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(*config.Config) error, applyPlans func(map[string]config.Plan)) error {
+// applied and cur stays. applyPlans publishes next's plans and caps (on a
+// host: as the next stored version, which every host applies) and returns
+// the version in force; it runs after the plugins reloaded.
+func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(*config.Config) error, applyPlans func(*config.Config) (int64, error)) error {
 	applied, restart := diffConfig(cur, next)
 	if err := reloadPlugins(next); err != nil {
 		return err
@@ -44,9 +48,14 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 	// concurrently), so a level or plan set back to its start value after
 	// an earlier reload must apply too.
 	log.SetLevel(hclog.LevelFromString(next.LogLevel))
-	applyPlans(next.Plans)
+	version, err := applyPlans(next)
+	if err != nil {
+		// The plugins and the log level are applied; the plans stay.
+		log.Error("plans not applied on SIGHUP; the running version stays", "version", version, "error", err)
+	}
 	log.Info("configuration reloaded on SIGHUP",
 		"applied", strings.Join(applied, ","),
+		"plans_version", version,
 		"plugin_settings", strings.Join(changedSettings(cur, next), " "),
 		"needs_restart", strings.Join(restart, ","))
 	if len(restart) > 0 {
@@ -55,12 +64,14 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 	return nil
 }
 
-// planApplier is applyReload's applyPlans on a host: the plans replace the
-// live table and their jobs_running/jobs_queued the queue's caps.
-func planApplier(table *plans.Table, setCaps func(store.JobCaps)) func(map[string]config.Plan) {
-	return func(p map[string]config.Plan) {
-		table.Set(p)
-		setCaps(jobCaps(p))
+// planApplier applies a config's plans to this host alone (no stored
+// version: tests of the reload): the plans replace the live table and
+// their jobs_running/jobs_queued the queue's caps.
+func planApplier(table *plans.Table, setCaps func(store.JobCaps)) func(*config.Config) (int64, error) {
+	return func(c *config.Config) (int64, error) {
+		table.Set(c.Plans)
+		setCaps(jobCaps(c.Plans))
+		return table.Version(), nil
 	}
 }
 
@@ -89,6 +100,15 @@ func diffConfig(cur, next *config.Config) (applied, restart []string) {
 		}
 		changed := !reflect.DeepEqual(a.Field(i).Interface(), b.Field(i).Interface())
 		switch {
+		case name == "Limits":
+			// The per-workspace caps travel with the plans; the rest of
+			// the block is read at start.
+			if plans.CapsOf(cur.Limits) != plans.CapsOf(next.Limits) {
+				applied = append(applied, "limits_caps")
+			}
+			if withoutCaps(cur.Limits) != withoutCaps(next.Limits) {
+				restart = append(restart, "limits")
+			}
 		case name == "Plugins" || name == "Models":
 			applied = append(applied, settingName(name))
 		case !changed:
@@ -99,6 +119,12 @@ func diffConfig(cur, next *config.Config) (applied, restart []string) {
 		}
 	}
 	return applied, restart
+}
+
+// withoutCaps is l without the per-workspace caps.
+func withoutCaps(l config.Limits) config.Limits {
+	l.MaxVoices, l.MaxWebhooks, l.MaxSites, l.MaxSchedules, l.MaxNameLength = 0, 0, 0, 0, 0
+	return l
 }
 
 // changedSettings names, for each plugin whose settings differ between cur

@@ -104,7 +104,7 @@ func TestReloadNamesChangedPluginSettingsByKeyOnly(t *testing.T) {
 	}
 }
 
-func noPlans(map[string]config.Plan) {}
+func noPlans(*config.Config) (int64, error) { return 0, nil }
 
 func TestReloadAppliesPlansToTheTableAndTheJobCaps(t *testing.T) {
 	t.Parallel()

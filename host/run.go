@@ -25,6 +25,7 @@ commands:
   migrate   apply database migrations
   keys      API keys: herald keys create|list|revoke|rotate (herald keys --help)
   workspaces  herald workspaces list|set-plan: ids, plans, users and keys
+  plans     herald plans apply FILE|show: the plans and caps every host applies (stored versions)
   plugins   list configured plugins and their checksums; --check starts each and prints its Info
   finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
   visibility  recompute stored visibility reports under the current mention rules: herald visibility rescore [--workspace NAME]
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return keysCmd(ctx, rest, getenv, stdout, stderr)
 	case "workspaces":
 		return workspacesCmd(ctx, rest, getenv, stdout, stderr)
+	case "plans":
+		return plansCmd(ctx, rest, getenv, stdout, stderr)
 	case "plugins":
 		return listPlugins(ctx, rest, getenv, stdout, stderr)
 	case "finetune":

@@ -33,6 +33,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/lease"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -114,15 +115,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	planTable := plans.New(cfg.Plans)
 	var queue *jobs.Queue
 	var stopHUP func()
+	// Set below, before the SIGHUP handler starts (host/plans.go).
+	var publishPlans func(*config.Config) (int64, error)
+	var redactAlso func([]string)
 	sighup := funcs{start: func() {
 		stopHUP = reloadOnSIGHUP(log, func() error {
 			next, err := f.load(getenv)
 			if err != nil {
 				return err
 			}
-			// queue is built below, before the SIGHUP handler starts.
-			setCaps := func(c store.JobCaps) { queue.SetCaps(c) }
-			return applyReload(log, &loaded, next, pluginMgr.Reload, planApplier(planTable, setCaps)) // host/reload.go
+			reloadPlugins := func(c *config.Config) error {
+				if err := pluginMgr.Reload(c); err != nil {
+					return err
+				}
+				redactAlso(configuredSecrets(c)) // new plugin settings, redacted from now on
+				return nil
+			}
+			return applyReload(log, &loaded, next, reloadPlugins, publishPlans) // host/reload.go
 		})
 	}, stop: func() { stopHUP() }}
 
@@ -139,8 +148,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// Every host applies the newest stored plans version (host/plans.go).
+	planSync, err := startPlans(ctx, st, cfg, log, planTable, queue)
+	if err != nil {
+		return err
+	}
+	publishPlans = sighupPlans(planSync)
+	// "At most N at once" rules across hosts: leases in Redis, else in the
+	// database (package lease).
+	slots, err := lease.New(lease.Deps{Store: st, RedisURL: cfg.RedisURL, TTL: cfg.ConcurrencyLease, Logger: log})
+	if err != nil {
+		return err
+	}
 	// Area services register their job handlers before the queue starts.
-	caps := quota.New(st, cfg.Limits) // issue 16: per-workspace counts and name lengths
+	// Per-workspace counts and name lengths (issue 16), with the caps of
+	// the stored plans version.
+	caps := quota.New(st, cfg.Limits).Follow(planTable)
 	// One guarded fetcher of public pages for website voices and reports.
 	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
 	// Website and file voices fetch through the guarded site fetcher; the
@@ -167,6 +190,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	redactAlso = generator.RedactAlso
 	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: planTable})
 	if err != nil {
 		return err
@@ -201,7 +225,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	reports, err := visibility.New(visibility.Deps{
 		Store: st, Queue: queue, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
-		Site: siteFetcher,
+		Site: siteFetcher, Slots: slots,
 		EngineProvider: func(engine string) string { // trackers: engine → AI traffic source
 			if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {
 				return m.Deployments[0].Provider
@@ -306,6 +330,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		{"plugins", funcs{stop: pluginMgr.Close}},
 		{"sighup", sighup},
 		{"beacons", funcs{stop: beacons.Close}},
+		// Stops after the queue: running reports release their slots first.
+		{"leases", funcs{stop: func() { slots.Close() }}},
+		{"plans", planSync},
 		{"traffic retention", retention},
 		{"jobs", queue},
 		// Publishes schedules that fell due while no host ran and whose

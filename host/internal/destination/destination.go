@@ -73,7 +73,7 @@ func New(d Deps) (*Service, error) {
 	if d.Store == nil || d.Plugins == nil {
 		return nil, errors.New("destination: Store and Plugins are required")
 	}
-	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: quota.New(d.Store, d.Limits), log: d.Logger}
+	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: quota.New(d.Store, d.Limits).Follow(d.Plans), log: d.Logger}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}

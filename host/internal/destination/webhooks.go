@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -50,8 +51,8 @@ func (s *Service) CreateWebhook(ctx context.Context, p auth.Principal, rawURL, n
 	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: store.MaskWebhookURL(rawURL)}
 	plain, _ := json.Marshal(map[string]string{"url": rawURL, "secret": secret})
 	w.Sealed = sealer.Seal(plain, webhookAAD(p.WorkspaceID, w.ID))
-	if err := s.store.CreateWebhook(ctx, &w); err != nil {
-		return store.Webhook{}, "", err
+	if err := s.store.CreateWebhook(ctx, &w, s.quota.Cap(store.CountWebhooks)); err != nil {
+		return store.Webhook{}, "", quota.Err(err)
 	}
 	return w, secret, nil
 }

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -93,7 +94,7 @@ type Service struct {
 	now     func() time.Time
 	voices  Voices
 	tuned   *finetune.Resolver
-	secrets []string // longest first
+	secrets atomic.Pointer[[]string] // longest first; RedactAlso adds to it
 }
 
 // New returns a Service and registers its job handlers on the queue (call
@@ -103,7 +104,8 @@ func New(d Deps) (*Service, error) {
 		return nil, errors.New("generate: Models, Queue and Store are required")
 	}
 	s := &Service{log: d.Logger, models: d.Models, queue: d.Queue, store: d.Store, blobs: d.Blobs, plans: d.Plans,
-		now: d.Now, voices: d.Voices, tuned: d.Tuned, secrets: redactable(d.Secrets)}
+		now: d.Now, voices: d.Voices, tuned: d.Tuned}
+	s.RedactAlso(d.Secrets)
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}

@@ -41,9 +41,38 @@ var keyLike = regexp.MustCompile(`(?i)\b(sk|pk|rk|api|key)[-_][A-Za-z0-9*_\-]{6,
 // must be an integer"), which names only option keys and is shown as is.
 var pluginOptionError = regexp.MustCompile(`^[a-z0-9_-]+: (unknown options: |options\.[a-z_]+ )`)
 
+// RedactAlso adds values to the secrets redacted from logged provider
+// errors (a reload's new plugin settings and env, without a restart).
+// Values already listed stay: a retired generation's calls may still fail.
+func (s *Service) RedactAlso(values []string) {
+	for {
+		cur := s.secrets.Load()
+		var all []string
+		if cur != nil {
+			all = append(all, *cur...)
+		}
+		seen := map[string]bool{}
+		var uniq []string
+		for _, v := range append(all, values...) {
+			if !seen[v] {
+				seen[v] = true
+				uniq = append(uniq, v)
+			}
+		}
+		next := redactable(uniq)
+		if s.secrets.CompareAndSwap(cur, &next) {
+			return
+		}
+	}
+}
+
 // redact removes configured secrets and key-like tokens from msg.
 func (s *Service) redact(msg string) string {
-	for _, v := range s.secrets {
+	var secrets []string
+	if p := s.secrets.Load(); p != nil {
+		secrets = *p
+	}
+	for _, v := range secrets {
 		msg = strings.ReplaceAll(msg, v, "[REDACTED]")
 	}
 	return keyLike.ReplaceAllString(msg, "[REDACTED]")

@@ -123,7 +123,7 @@ func New(d Deps) (*Service, error) {
 		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
 		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
 		log:   d.Logger,
-		quota: quota.New(d.Store, d.Limits),
+		quota: quota.New(d.Store, d.Limits).Follow(d.Plans), // the stored version's caps when Plans has them
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -242,10 +242,10 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 			}
 			sc.JobID = &jobID
 		}
-		return s.store.InsertSchedule(ctx, q, &sc)
+		return s.store.InsertSchedule(ctx, q, &sc, s.quota.Cap(store.CountSchedules))
 	})
 	if err != nil {
-		return store.Schedule{}, err
+		return store.Schedule{}, quota.Err(err)
 	}
 	if sc.Status == store.SchedulePending {
 		s.queue.Wake(jobs.ContentQueue)

@@ -10,10 +10,16 @@ import (
 // total stays within limit, atomically, and returns the new total. ok is
 // false (and nothing changes) when the limit would be exceeded.
 func (s *Store) ReserveCredits(ctx context.Context, workspaceID, month string, n, limit int) (used int, ok bool, err error) {
+	return s.ReserveCreditsTx(ctx, s.b, workspaceID, month, n, limit)
+}
+
+// ReserveCreditsTx is ReserveCredits inside q's transaction, so a reservation
+// and the write it pays for (a queued report) commit or roll back together.
+func (s *Store) ReserveCreditsTx(ctx context.Context, q Querier, workspaceID, month string, n, limit int) (used int, ok bool, err error) {
 	if n > limit {
 		return 0, false, nil
 	}
-	err = s.queryRow(ctx, `INSERT INTO ai_credit_usage (workspace_id, month, used) VALUES ($1, $2, $3)
+	err = q.QueryRow(ctx, `INSERT INTO ai_credit_usage (workspace_id, month, used) VALUES ($1, $2, $3)
 		ON CONFLICT (workspace_id, month) DO UPDATE SET used = ai_credit_usage.used + $3
 		WHERE ai_credit_usage.used + $3 <= $4
 		RETURNING used`, workspaceID, month, n, limit).Scan(&used)
@@ -37,8 +43,13 @@ func (s *Store) RefundCredits(ctx context.Context, workspaceID, month string, n 
 
 // CreditsUsed returns the workspace's AI credit usage of month.
 func (s *Store) CreditsUsed(ctx context.Context, workspaceID, month string) (int, error) {
+	return s.CreditsUsedTx(ctx, s.b, workspaceID, month)
+}
+
+// CreditsUsedTx is CreditsUsed read through q.
+func (s *Store) CreditsUsedTx(ctx context.Context, q Querier, workspaceID, month string) (int, error) {
 	var used int
-	err := s.queryRow(ctx, `SELECT used FROM ai_credit_usage WHERE workspace_id = $1 AND month = $2`, workspaceID, month).Scan(&used)
+	err := q.QueryRow(ctx, `SELECT used FROM ai_credit_usage WHERE workspace_id = $1 AND month = $2`, workspaceID, month).Scan(&used)
 	if errors.Is(err, ErrNotFound) {
 		return 0, nil
 	}

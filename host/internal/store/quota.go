@@ -37,3 +37,37 @@ func (s *Store) CountWorkspace(ctx context.Context, kind Counted, workspaceID st
 	}
 	return n, nil
 }
+
+// CountVisibilityReportsTx is CountVisibilityReports read through q: the
+// free audit is checked with it under LockWorkspace, in the transaction
+// that inserts the report.
+func (s *Store) CountVisibilityReportsTx(ctx context.Context, q Querier, workspaceID string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT COUNT(*) FROM visibility_reports WHERE workspace_id = $1 AND state <> 'failed'`, workspaceID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count reports: %w", err)
+	}
+	return n, nil
+}
+
+// RefreshTimesTx returns the creation times (epoch ms) of the workspace's
+// refreshes (not failed) after since, oldest first, read through q: the
+// refresh window is checked with it under LockWorkspace, in the transaction
+// that inserts the refresh.
+func (s *Store) RefreshTimesTx(ctx context.Context, q Querier, workspaceID string, since int64) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT created_at FROM visibility_reports WHERE workspace_id = $1 AND refresh = TRUE AND state <> 'failed'
+		AND created_at > $2 ORDER BY created_at`, workspaceID, since)
+	if err != nil {
+		return nil, fmt.Errorf("list refreshes: %w", err)
+	}
+	defer rows.Close()
+	var times []int64
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("list refreshes: %w", err)
+		}
+		times = append(times, t)
+	}
+	return times, rows.Err()
+}

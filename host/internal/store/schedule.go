@@ -57,10 +57,18 @@ func scanSchedule(r interface{ Scan(...any) error }) (Schedule, error) {
 
 // InsertSchedule stores a new schedule through q (nil: the store itself; the
 // transaction that also enqueues its publish job). ID and times are set when
-// empty.
-func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule) error {
+// empty. With a Cap it is an *OverCapError, and nothing is written, when the
+// workspace already holds cap.Max waiting schedules, counted in q's
+// transaction under the workspace lock.
+func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule, caps ...Cap) error {
 	if q == nil {
+		if firstCap(caps).Max > 0 {
+			return s.Tx(ctx, func(q Querier) error { return s.InsertSchedule(ctx, q, sc, caps...) })
+		}
 		q = s.b
+	}
+	if err := s.holdCap(ctx, q, CountSchedules, sc.WorkspaceID, firstCap(caps)); err != nil {
+		return fmt.Errorf("create schedule: %w", err)
 	}
 	if sc.ID == "" {
 		sc.ID = NewID()

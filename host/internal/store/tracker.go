@@ -247,32 +247,6 @@ func (s *Store) TrackerSlotRuns(ctx context.Context, workspaceID, trackerID stri
 	return out, rows.Err()
 }
 
-// WorkspacePlan returns the plan of a workspace.
-func (s *Store) WorkspacePlan(ctx context.Context, workspaceID string) (string, error) {
-	var plan string
-	err := s.queryRow(ctx, `SELECT plan FROM workspaces WHERE id = $1`, workspaceID).Scan(&plan)
-	return plan, err
-}
-
-// ReserveCreditsTx is ReserveCredits in q's transaction.
-func (s *Store) ReserveCreditsTx(ctx context.Context, q Querier, workspaceID, month string, n, limit int) (bool, error) {
-	if n > limit {
-		return false, nil
-	}
-	var used int
-	err := q.QueryRow(ctx, `INSERT INTO ai_credit_usage (workspace_id, month, used) VALUES ($1, $2, $3)
-		ON CONFLICT (workspace_id, month) DO UPDATE SET used = ai_credit_usage.used + $3
-		WHERE ai_credit_usage.used + $3 <= $4
-		RETURNING used`, workspaceID, month, n, limit).Scan(&used)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("reserve credits: %w", err)
-	}
-	return true, nil
-}
-
 // SetVisibilityReportJob sets the job id of a report in q's transaction,
 // scoped to its workspace.
 func (s *Store) SetVisibilityReportJob(ctx context.Context, q Querier, workspaceID, reportID, jobID string) error {

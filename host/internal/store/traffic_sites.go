@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -23,30 +24,56 @@ func scanSite(r Row, s *TrafficSite) error {
 }
 
 // CreateTrafficSite stores site unless the workspace already tracks its
-// domain; either way it returns the stored site and whether it is new.
-func (s *Store) CreateTrafficSite(ctx context.Context, site TrafficSite) (TrafficSite, bool, error) {
+// domain; either way it returns the stored site and whether it is new. With
+// a Cap, a new domain is an *OverCapError, and nothing is written, when the
+// workspace already holds cap.Max sites (checked in the same transaction);
+// a domain it tracks is returned at the cap too.
+func (s *Store) CreateTrafficSite(ctx context.Context, site TrafficSite, caps ...Cap) (TrafficSite, bool, error) {
 	if site.ID == "" {
 		site.ID = NewID()
 	}
 	if site.CreatedAt == 0 {
 		site.CreatedAt = s.Now()
 	}
-	n, err := s.exec(ctx, `INSERT INTO traffic_sites (`+siteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (workspace_id, domain) DO NOTHING`,
-		site.ID, site.WorkspaceID, site.SiteKey, site.Domain, site.Name, site.IsActive, site.CreatedAt)
+	var got TrafficSite
+	created := false
+	c := firstCap(caps)
+	write := func(q Querier) error {
+		created = false
+		if c.Max > 0 {
+			err := scanSite(q.QueryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 AND domain = $2`,
+				site.WorkspaceID, site.Domain), &got)
+			if err == nil || !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			if err := s.holdCap(ctx, q, CountSites, site.WorkspaceID, c); err != nil {
+				return err
+			}
+		}
+		n, err := q.Exec(ctx, `INSERT INTO traffic_sites (`+siteColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (workspace_id, domain) DO NOTHING`,
+			site.ID, site.WorkspaceID, site.SiteKey, site.Domain, site.Name, site.IsActive, site.CreatedAt)
+		if err != nil {
+			return err
+		}
+		if n == 1 {
+			got, created = site, true
+			return nil
+		}
+		// Another request added the domain between the look and the insert.
+		return scanSite(q.QueryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 AND domain = $2`,
+			site.WorkspaceID, site.Domain), &got)
+	}
+	var err error
+	if c.Max > 0 {
+		err = s.Tx(ctx, write)
+	} else {
+		err = write(s.b)
+	}
 	if err != nil {
 		return TrafficSite{}, false, fmt.Errorf("create traffic site %s: %w", site.Domain, err)
 	}
-	if n == 1 {
-		return site, true, nil
-	}
-	var got TrafficSite
-	err = scanSite(s.queryRow(ctx, `SELECT `+siteColumns+` FROM traffic_sites WHERE workspace_id = $1 AND domain = $2`,
-		site.WorkspaceID, site.Domain), &got)
-	if err != nil {
-		return TrafficSite{}, false, fmt.Errorf("find traffic site %s: %w", site.Domain, err)
-	}
-	return got, false, nil
+	return got, created, nil
 }
 
 // ListTrafficSites returns the workspace's sites, oldest first.

@@ -77,7 +77,9 @@ func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
 }
 
 // CreateVoice stores a new active voice; ID and times are set when empty.
-func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
+// With a Cap it is an *OverCapError, and nothing is written, when the
+// workspace already holds cap.Max voices (checked in the same transaction).
+func (s *Store) CreateVoice(ctx context.Context, v *Voice, caps ...Cap) error {
 	if v.ID == "" {
 		v.ID = NewID()
 	}
@@ -93,9 +95,12 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice) error {
 			fetchErr = &f.Error
 		}
 	}
-	_, err := s.exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-		v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt,
-		v.SourceText, fetchAt, fetchOK, fetchErr, v.NextFetchAt)
+	err := s.capped(ctx, CountVoices, v.WorkspaceID, caps, func(q Querier) error {
+		_, err := q.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+			v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt,
+			v.SourceText, fetchAt, fetchOK, fetchErr, v.NextFetchAt)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("create voice: %w", err)
 	}

@@ -25,14 +25,19 @@ func scanWebhook(r interface{ Scan(...any) error }) (Webhook, error) {
 	return w, err
 }
 
-// CreateWebhook stores a new webhook; ID and time are set when empty.
-func (s *Store) CreateWebhook(ctx context.Context, w *Webhook) error {
+// CreateWebhook stores a new webhook; ID and time are set when empty. With
+// a Cap it is an *OverCapError, and nothing is written, when the workspace
+// already holds cap.Max live webhooks (checked in the same transaction).
+func (s *Store) CreateWebhook(ctx context.Context, w *Webhook, caps ...Cap) error {
 	if w.ID == "" {
 		w.ID = NewID()
 	}
 	w.CreatedAt = s.Now()
-	_, err := s.exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
-		w.ID, w.WorkspaceID, w.Name, w.DisplayURL, w.Sealed, w.CreatedAt)
+	err := s.capped(ctx, CountWebhooks, w.WorkspaceID, caps, func(q Querier) error {
+		_, err := q.Exec(ctx, `INSERT INTO webhooks (`+webhookColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+			w.ID, w.WorkspaceID, w.Name, w.DisplayURL, w.Sealed, w.CreatedAt)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("create webhook: %w", err)
 	}

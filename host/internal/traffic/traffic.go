@@ -142,9 +142,9 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) 
 	}
 	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
 		WorkspaceID: p.WorkspaceID, SiteKey: newSiteKey(), Domain: d, Name: name, IsActive: true,
-	})
+	}, s.quota.Cap(store.CountSites))
 	if err != nil {
-		return store.TrafficSite{}, false, err
+		return store.TrafficSite{}, false, quota.Err(err)
 	}
 	if created && p.Website == "" {
 		if err := s.store.RecordWorkspaceWebsite(ctx, p.WorkspaceID, "https://"+d); err != nil {

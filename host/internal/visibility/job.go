@@ -42,7 +42,8 @@ type progress struct {
 }
 
 // workspaceSem caps the engine calls of one workspace on this host, shared
-// by all its running reports.
+// by all its running reports, when no Slots limiter caps them across hosts
+// (slots.go).
 type workspaceSem struct {
 	ch   chan struct{}
 	refs int
@@ -210,14 +211,14 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				wg.Add(1)
 				go func(a store.VisibilityAnswer) {
 					defer wg.Done()
-					s.withSlot(ctx, slots, func() { s.saveSentiment(ctx, r, brands, engines, a) })
+					s.withSlot(ctx, ws, slots, func() { s.saveSentiment(ctx, r, brands, engines, a) })
 				}(prev)
 			}
 			if t.kind == kindProbe && prev.Verdict == nil {
 				wg.Add(1)
 				go func(t task, a store.VisibilityAnswer) {
 					defer wg.Done()
-					s.withSlot(ctx, slots, func() { s.judgeAndSave(ctx, brands[0], t, a) })
+					s.withSlot(ctx, ws, slots, func() { s.judgeAndSave(ctx, brands[0], t, a) })
 				}(t, prev)
 			}
 			continue
@@ -225,7 +226,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		wg.Add(1)
 		go func(t task) {
 			defer wg.Done()
-			s.withSlot(ctx, slots, func() {
+			s.withSlot(ctx, ws, slots, func() {
 				a, err := s.ask(ctx, r, t)
 				if err != nil {
 					return // the context ended: the next attempt asks again
@@ -245,16 +246,6 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		return err
 	}
 	return s.complete(ctx, r)
-}
-
-func (s *Service) withSlot(ctx context.Context, slots chan struct{}, fn func()) {
-	select {
-	case slots <- struct{}{}:
-	case <-ctx.Done():
-		return
-	}
-	defer func() { <-slots }()
-	fn()
 }
 
 // ask answers one task, from the cache when the same question went to the

@@ -107,7 +107,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 		case len(engines) == 0:
 			reason = "no answer engine is configured"
 		default:
-			ok, err := s.store.ReserveCreditsTx(ctx, q, row.WorkspaceID, month, cost, plan.MonthlyAICredits)
+			_, ok, err := s.store.ReserveCreditsTx(ctx, q, row.WorkspaceID, month, cost, plan.MonthlyAICredits)
 			if err != nil {
 				return err
 			}

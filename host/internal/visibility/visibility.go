@@ -14,16 +14,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
@@ -77,6 +74,9 @@ type Deps struct {
 	Plans *plans.Table
 	// Config is the visibility block (engines, judge model, concurrency).
 	Config config.Visibility
+	// Slots caps a workspace's engine calls (Config.Concurrency) across
+	// hosts (a *lease.Limiter); nil: per host.
+	Slots  Slots
 	Logger hclog.Logger
 	// CacheTTL is how long an answer is reused for an identical question
 	// (default 10 minutes).
@@ -100,6 +100,7 @@ type Service struct {
 	site   Crawler
 	plans  *plans.Table
 	cfg    config.Visibility
+	slots  Slots
 	log    hclog.Logger
 	ttl    time.Duration
 	now    func() time.Time
@@ -116,7 +117,7 @@ func New(d Deps) (*Service, error) {
 	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
 		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
 	}
-	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config,
+	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
 	if s.hostID == "" {
 		name, _ := os.Hostname()
@@ -377,79 +378,11 @@ func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest
 		return "", apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
 	}
 
-	// 403: free audit used, refresh blocked on the plan, credits short.
-	if plan.FreeAudits > 0 {
-		n, err := s.store.CountVisibilityReports(ctx, p.WorkspaceID)
-		if err != nil {
-			return "", err
-		}
-		if n >= plan.FreeAudits {
-			return "", apierr.Forbidden("free audit already used: the %s plan includes %d report(s); upgrade to run more", p.Plan, plan.FreeAudits)
-		}
-	}
-	if req.Refresh && plan.RefreshesPer24h == 0 {
-		return "", apierr.Forbidden("refresh is not available on the %s plan; upgrade to refresh reports", p.Plan)
-	}
-	cost := len(in.Prompts) * len(engines)
-	month := s.month()
-	used, err := s.store.CreditsUsed(ctx, p.WorkspaceID, month)
+	// 403 and 429: admit checks the plan's rules in the transaction that
+	// writes the report.
+	jobID, err := s.admit(ctx, p, plan, req, in, engines)
 	if err != nil {
 		return "", err
-	}
-	if used+cost > plan.MonthlyAICredits {
-		return "", creditError(p.Plan, plan, used, cost)
-	}
-
-	// 429: refreshes in the rolling 24 hours.
-	if req.Refresh {
-		now := s.now()
-		times, _, err := s.store.VisibilityRefreshes(ctx, p.WorkspaceID, now.Add(-refreshWindow).UnixMilli())
-		if err != nil {
-			return "", err
-		}
-		if len(times) >= plan.RefreshesPer24h {
-			// The window frees a slot when the oldest refresh in it ages out.
-			oldest := times[len(times)-plan.RefreshesPer24h]
-			wait := time.UnixMilli(oldest).Add(refreshWindow).Sub(now)
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			e := apierr.New(connect.CodeResourceExhausted,
-				fmt.Sprintf("refresh limit reached: the %s plan allows %d refreshes in 24 hours; retry in %d seconds", p.Plan, plan.RefreshesPer24h, secs),
-				"retryAfter", strconv.Itoa(secs))
-			e.Meta().Set("Retry-After", strconv.Itoa(secs))
-			return "", e
-		}
-	}
-
-	// Reserve atomically: concurrent requests never overspend.
-	if _, ok, err := s.store.ReserveCredits(ctx, p.WorkspaceID, month, cost, plan.MonthlyAICredits); err != nil {
-		return "", err
-	} else if !ok {
-		return "", creditError(p.Plan, plan, used, cost)
-	}
-	inputJSON, _ := json.Marshal(in)
-	enginesJSON, _ := json.Marshal(engines)
-	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: in.WebsiteURL,
-		Input: string(inputJSON), Engines: string(enginesJSON), CreditsMonth: month, CreditsReserved: cost, CreatedAt: s.now().UnixMilli()}
-	var jobID string
-	err = s.store.Tx(ctx, func(q store.Querier) error {
-		report.ID, jobID = "", ""
-		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
-			return err
-		}
-		id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
-		if err != nil {
-			return err
-		}
-		jobID = id
-		_, err = q.Exec(ctx, `UPDATE visibility_reports SET job_id = $1 WHERE id = $2`, id, report.ID)
-		return err
-	})
-	if err != nil {
-		if rerr := s.store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, cost); rerr != nil {
-			s.log.Error("refund report credits", "workspace", p.WorkspaceID, "error", rerr)
-		}
-		s.log.Error("queue visibility report", "workspace", p.WorkspaceID, "error", err)
-		return "", apierr.Internal("failed to queue the report; no credit was spent, retry")
 	}
 	s.queue.Wake(jobs.SEOQueue)
 	return jobID, nil

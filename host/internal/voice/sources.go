@@ -16,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -164,6 +165,9 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
+	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
+		return store.Voice{}, err
+	}
 	paid, err := s.reserveProfile(ctx, p)
 	if nc, spent := err.(noCredits); spent {
 		return store.Voice{}, nc.forbidden()
@@ -188,9 +192,9 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
 		LastFetch: &store.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
-	if err := s.store.CreateVoice(ctx, &v); err != nil {
+	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
 		paid.refund(ctx)
-		return store.Voice{}, err
+		return store.Voice{}, quota.Err(err)
 	}
 	return v, nil
 }
@@ -300,6 +304,9 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
+	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
+		return store.Voice{}, err
+	}
 	paid, err := s.reserveProfile(ctx, p)
 	if nc, spent := err.(noCredits); spent {
 		return store.Voice{}, nc.forbidden()
@@ -322,9 +329,9 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	url := in.URL
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
 		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
-	if err := s.store.CreateVoice(ctx, &v); err != nil {
+	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
 		paid.refund(ctx)
-		return store.Voice{}, err
+		return store.Voice{}, quota.Err(err)
 	}
 	return v, nil
 }

@@ -160,9 +160,9 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 			}
 		}
 	}
-	if err := s.store.CreateVoice(ctx, &v); err != nil {
+	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
 		paid.refund(ctx)
-		return store.Voice{}, err
+		return store.Voice{}, quota.Err(err)
 	}
 	return v, nil
 }

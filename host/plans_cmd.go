@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/store"
+)
+
+// plansApply is `herald plans apply FILE`: FILE's plan blocks and limits
+// caps (over the defaults, with HERALD_PLAN_* overrides) become the next
+// stored version; hosts apply it within a poll, at once with Redis.
+func plansApply(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("plans apply", stderr, false)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New(plansUsage)
+	}
+	file, err := config.Load(fs.Arg(0), getenv)
+	if err != nil {
+		return err
+	}
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sync, err := plans.NewSync(plans.SyncDeps{Store: st, RedisURL: cfg.RedisURL})
+	if err != nil {
+		return err
+	}
+	defer sync.Stop(ctx)
+	v, created, err := sync.Publish(ctx, plans.FromConfig(file, "apply "+hostName()+" "+fs.Arg(0)), false)
+	if err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(stdout, "plans version %d stored; every host applies it within seconds\n", v)
+	} else {
+		fmt.Fprintf(stdout, "plans unchanged: version %d is already in force\n", v)
+	}
+	return nil
+}
+
+// plansShow prints the version in force as JSON.
+func plansShow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs, f := newFlagSet("plans show", stderr, false)
+	st, err := adminStore(ctx, fs, f, args, getenv)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	pv, err := st.LatestPlanVersion(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		return errors.New("no plans version is stored yet: the first `herald serve` stores one")
+	}
+	if err != nil {
+		return err
+	}
+	var body any
+	if err := json.Unmarshal([]byte(pv.Body), &body); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"version": pv.Version, "source": pv.Source, "createdAt": pv.CreatedAt, "digest": pv.Digest, "body": body})
+}
