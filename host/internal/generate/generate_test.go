@@ -388,7 +388,7 @@ func TestAnImageWithoutAPresetAnswersPurposeCustom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("purpose %q: %v", purpose, err)
 		}
-		if d := res.Msg.GetData(); d.Purpose == nil || *d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
+		if d := res.Msg.GetData(); d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
 			t.Fatalf("purpose %q: answer %v, want purpose custom with the defaults", purpose, d)
 		}
 	}
