@@ -9,7 +9,7 @@
 set -euo pipefail
 GREMLINS=${GREMLINS:-gremlins}
 WORKERS=${MUTATION_WORKERS:-1}
-OUT=${MUTATION_OUT:-mutation-reports}
+OUT=${MUTATION_OUT:-bin/mutation}
 mkdir -p "$OUT"
 root=$(pwd)
 summary=()
