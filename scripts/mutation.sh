@@ -11,7 +11,7 @@ GREMLINS=${GREMLINS:-gremlins}
 WORKERS=${MUTATION_WORKERS:-1}
 OUT=${MUTATION_OUT:-bin/mutation}
 mkdir -p "$OUT"
-root=$(pwd)
+OUT=$(cd "$OUT" && pwd)
 summary=()
 for target in "$@"; do
 	dir=${target%%:*}
@@ -26,7 +26,12 @@ for target in "$@"; do
 		pkg=${pkg%/}
 		[[ $pkg == . || $pkg == ./ ]] && pkg=.
 	fi
-	excludes=()
+	# Only the package itself: files of its subdirectories (examples,
+	# test helpers, generated code) are not mutated.
+	rel=${dir#sdk}
+	rel=${rel#/}
+	if [[ $moddir == . ]]; then rel=$dir; fi
+	excludes=(-E "^${rel:+$rel/}[^/]+/")
 	if [[ -n $files ]]; then
 		for f in "$dir"/*.go; do
 			base=$(basename "$f")
@@ -38,7 +43,7 @@ for target in "$@"; do
 	name=$(echo "$target" | tr '/:,' '___')
 	start=$(date +%s)
 	(cd "$moddir" && "$GREMLINS" unleash --workers "$WORKERS" --test-cpu 1 --timeout-coefficient 10 \
-		"${excludes[@]}" -o "$root/$OUT/$name.json" "$pkg") >"$OUT/$name.txt" 2>&1 || true
+		"${excludes[@]}" -o "$OUT/$name.json" "$pkg") >"$OUT/$name.txt" 2>&1 || true
 	secs=$(( $(date +%s) - start ))
 	line="$target: $(grep -E '^Killed:' "$OUT/$name.txt" | tr -s ' ') $(grep -E '^Timed out:' "$OUT/$name.txt" | tr -s ' ') $(grep -E '^Test efficacy' "$OUT/$name.txt") (${secs}s)"
 	echo "$line"
