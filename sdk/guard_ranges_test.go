@@ -1,8 +1,13 @@
 package sdk
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestBlockedRangesAreRefusedEdgeToEdge pins the extent of the blocks that
@@ -59,5 +64,42 @@ func TestBlockedRangesAreRefusedEdgeToEdge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAllowedPrivateCIDRsFromTheEnvironment(t *testing.T) {
+	t.Setenv(AllowedPrivateCIDRsEnv, " 10.1.2.3/16, ,not-a-cidr,fd00::1/64 ")
+	got := AllowedPrivateCIDRs()
+	want := []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"), netip.MustParsePrefix("fd00::/64")}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("AllowedPrivateCIDRs() = %v, want %v (masked, blanks and invalid entries skipped)", got, want)
+	}
+	t.Setenv(AllowedPrivateCIDRsEnv, "")
+	if got := AllowedPrivateCIDRs(); len(got) != 0 {
+		t.Fatalf("unset: %v", got)
+	}
+}
+
+// TestAGuardedClientFollowsAtMostFourRedirects: the fifth redirect is
+// refused ("stopped after 5 redirects", as net/http counts).
+func TestAGuardedClientFollowsAtMostFourRedirects(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/r"))
+		if n == 0 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		http.Redirect(w, r, "/r"+strconv.Itoa(n-1), http.StatusFound)
+	}))
+	t.Cleanup(srv.Close)
+	c := GuardedHTTPClient(5*time.Second, []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")})
+	res, err := c.Get(srv.URL + "/r4")
+	if err != nil || res.StatusCode != http.StatusNoContent {
+		t.Fatalf("four redirects: %v %v", res, err)
+	}
+	res.Body.Close()
+	if _, err := c.Get(srv.URL + "/r5"); err == nil || !strings.Contains(err.Error(), "stopped after 5 redirects") {
+		t.Fatalf("five redirects: %v", err)
 	}
 }
