@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/finetune"
+	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -266,7 +267,7 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 			return nil
 		}))
 		if err != nil {
-			return Reply{}, providerError(err)
+			return Reply{}, s.providerError(ctx, err)
 		}
 		if len(calls) == 0 || req.Tools == nil {
 			reply.Text = text.String()
@@ -373,8 +374,10 @@ func validJSON(s string) string {
 	return jsonString(s)
 }
 
-// providerError turns a model-router or plugin failure into an API error.
-func providerError(err error) error {
+// providerError turns a model-router or plugin failure into an API error:
+// the tenant's message is the one every route gives
+// (generate.TenantProviderError); the provider's text goes to the log.
+func (s *Service) providerError(ctx context.Context, err error) error {
 	var se *sdk.Error
 	if !errors.As(err, &se) {
 		var ce *connect.Error
@@ -389,14 +392,6 @@ func providerError(err error) error {
 		}
 		return fmt.Errorf("chat: %w", err)
 	}
-	switch se.Code {
-	case sdk.CodeUnconfigured:
-		return apierr.Unavailable("%s", se.Message)
-	case sdk.CodeInvalidArgument:
-		return apierr.Invalid("the provider rejected the request: %s", se.Message)
-	case sdk.CodeRateLimited:
-		return apierr.New(connect.CodeResourceExhausted, "the provider is rate limiting; retry later: "+se.Message)
-	default:
-		return apierr.Unavailable("the provider failed: %s", se.Message)
-	}
+	s.Logger.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", generate.RedactKeys(se.Message))
+	return generate.TenantProviderError(ctx, se)
 }

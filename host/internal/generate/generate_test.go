@@ -276,7 +276,7 @@ func TestProviderErrorsMapToActionableStatuses(t *testing.T) {
 		code connect.Code
 		want string
 	}{
-		{&sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}, connect.CodeUnavailable, "not available right now"},
+		{&sdk.Error{Code: sdk.CodeUnconfigured, Message: "set OPENAI_API_KEY: the openai plugin has no API key"}, connect.CodeUnavailable, "its provider is not configured on this server"},
 		{&sdk.Error{Code: sdk.CodeRateLimited, Message: "429", Retryable: true}, connect.CodeResourceExhausted, "rate limiting"},
 		{&sdk.Error{Code: sdk.CodeUnavailable, Message: "upstream 502", Retryable: true}, connect.CodeUnavailable, "the provider failed"},
 		{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "bad prompt"}, connect.CodeInvalidArgument, "the provider rejected the request"},
@@ -388,7 +388,7 @@ func TestAnImageWithoutAPresetAnswersPurposeCustom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("purpose %q: %v", purpose, err)
 		}
-		if d := res.Msg.GetData(); d.Purpose == nil || *d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
+		if d := res.Msg.GetData(); d.Purpose != "custom" || d.Size != "1024x1024" || d.Quality != "high" {
 			t.Fatalf("purpose %q: answer %v, want purpose custom with the defaults", purpose, d)
 		}
 	}

@@ -66,7 +66,7 @@ func (h *Handler) GenerateImage(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	data := &apiv1.GeneratedImage{Url: img.URL, Model: img.Model, Size: img.Size, Quality: img.Quality, Purpose: &img.Purpose}
+	data := &apiv1.GeneratedImage{Url: img.URL, Model: img.Model, Size: img.Size, Quality: img.Quality, Purpose: img.Purpose}
 	return connect.NewResponse(&apiv1.GenerateImageResponse{Message: "Image generated", Data: data}), nil
 }
 

@@ -66,6 +66,10 @@ func (s *Service) RedactAlso(values []string) {
 	}
 }
 
+// RedactKeys removes key-like tokens (sk-…, Bearer …) from a provider's
+// text before it is logged, for callers without the configured secrets.
+func RedactKeys(msg string) string { return keyLike.ReplaceAllString(msg, "[REDACTED]") }
+
 // redact removes configured secrets and key-like tokens from msg.
 func (s *Service) redact(msg string) string {
 	var secrets []string
@@ -93,8 +97,24 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 		}
 		return err
 	}
+	s.log.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
+	if se.Code == sdk.CodeCanceled {
+		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+	}
+	return TenantProviderError(ctx, se)
+}
+
+// UnconfiguredMessage is what a tenant reads when the model's provider
+// plugin is not set up on this server (no API key, settings it refused):
+// what is missing, in operator terms, without the plugin's own text (which
+// names environment variables and plugins the tenant cannot act on).
+const UnconfiguredMessage = "the model is not available: its provider is not configured on this server (an API key or settings are missing); the operator's log says what to set"
+
+// TenantProviderError is the API error a tenant sees for a provider
+// failure on any route: a generic message by kind of failure with the
+// request id, never the provider's text (the caller logs that, redacted).
+func TenantProviderError(ctx context.Context, se *sdk.Error) error {
 	id := apierr.RequestID(ctx)
-	s.log.Warn("provider call failed", "request_id", id, "code", se.Code, "retryable", se.Retryable, "detail", s.redact(se.Message))
 	ref := ""
 	if id != "" {
 		ref = " (request id " + id + ")"
@@ -102,7 +122,7 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 	fields := []string{"requestId", id}
 	switch se.Code {
 	case sdk.CodeUnconfigured:
-		return apierr.New(connect.CodeUnavailable, "the model is not available right now; the operator has been told"+ref, fields...)
+		return apierr.New(connect.CodeUnavailable, UnconfiguredMessage+ref, fields...)
 	case sdk.CodeInvalidArgument:
 		if se.StatusCode == 0 && pluginOptionError.MatchString(se.Message) {
 			// The plugin's own check of request options (no remote text in
@@ -117,7 +137,7 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 		e.Meta().Set("Retry-After", strconv.Itoa(retryAfterSeconds(se.RetryAfter)))
 		return e
 	case sdk.CodeCanceled:
-		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time; use useWorker for long generations")
+		return apierr.New(connect.CodeDeadlineExceeded, "the model did not answer in time")
 	default:
 		return apierr.New(connect.CodeUnavailable, "the provider failed; retry later"+ref, fields...)
 	}
@@ -138,7 +158,7 @@ func (s *Service) jobProviderError(jobID string, se *sdk.Error) error {
 	case sdk.CodeRateLimited:
 		return fmt.Errorf("the provider is rate limiting (job %s)", jobID)
 	case sdk.CodeUnconfigured:
-		return fmt.Errorf("the model is not available right now (job %s)", jobID)
+		return fmt.Errorf("%s (job %s)", UnconfiguredMessage, jobID)
 	}
 	return fmt.Errorf("the provider failed (job %s)", jobID)
 }

@@ -183,7 +183,7 @@ func New(d Deps) *Fetcher {
 	// The guard re-checks the address of every redirect; we also refuse a
 	// redirect off https, which the guard allows for other uses.
 	client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= maxRedirects {
+		if len(via) > maxRedirects {
 			return fail(ReasonUnreachable, nil, "%s redirected more than %d times", via[0].URL.Host, maxRedirects)
 		}
 		if req.URL.Scheme != "https" {

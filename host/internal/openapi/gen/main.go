@@ -143,7 +143,7 @@ func build(routes []api.RouteDoc, files *protoregistry.Files) (obj, error) {
 		"info": obj{
 			"title":       "Herald API",
 			"version":     "v1",
-			"description": "The REST face of Herald. The same operations are served as Connect, gRPC and gRPC-Web RPCs (package herald.api.v1). Generated from the route table and the protos: do not edit.",
+			"description": "The REST face of Herald. The same operations, except the plain HTTP routes tagged Static, are served as Connect, gRPC and gRPC-Web RPCs (package herald.api.v1). Generated from the route table and the protos: do not edit.",
 		},
 		"tags":  tagList,
 		"paths": paths,
@@ -203,7 +203,7 @@ func (g *generator) operation(r api.RouteDoc, tags map[string]string, ids map[st
 		op["summary"] = r.Summary
 		op["operationId"] = operationID(r.Method, r.Path, ids)
 		op["tags"] = []string{"Static"}
-		tags["Static"] = "Routes that serve no proto message."
+		tags["Static"] = staticTagDescription
 		for _, st := range r.Statuses {
 			res := obj{"description": http.StatusText(st)}
 			if r.ContentType != "" {

@@ -42,6 +42,8 @@ func (g *generator) responseRef(md protoreflect.MessageDescriptor) obj {
 			fs = obj{"type": "array", "items": g.valueSchema(fd, g.responseRef)}
 		case fd.IsMap():
 			fs = obj{"type": "object", "additionalProperties": g.valueSchema(fd.MapValue(), g.responseRef)}
+		case structValues[fd.FullName()] != nil:
+			fs = obj{"type": "object", "additionalProperties": structValues[fd.FullName()]}
 		case fd.HasPresence() && !oneof:
 			fs = nullable(g.valueSchema(fd, g.responseRef))
 		default:
@@ -169,6 +171,15 @@ func wellKnownSchema(md protoreflect.MessageDescriptor) obj {
 		return obj{"type": "number"}
 	}
 	return obj{"type": "object"}
+}
+
+// structValues are the response fields typed google.protobuf.Struct whose
+// values all have one type, which the proto cannot say: always an object
+// (never null), each value as given. The scores' providers map every
+// engine the report asked to a number, or to null when it gave no answer.
+var structValues = map[protoreflect.FullName]obj{
+	"herald.api.v1.AIVisibilityScore.providers":        {"type": []string{"number", "null"}},
+	"herald.api.v1.EntityUnderstandingScore.providers": {"type": []string{"number", "null"}},
 }
 
 // nullable lets s be null as well.

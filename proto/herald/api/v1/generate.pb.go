@@ -501,8 +501,9 @@ type GeneratedImage struct {
 	Model   string `protobuf:"bytes,2,opt,name=model,proto3" json:"model,omitempty"`
 	Size    string `protobuf:"bytes,3,opt,name=size,proto3" json:"size,omitempty"`
 	Quality string `protobuf:"bytes,4,opt,name=quality,proto3" json:"quality,omitempty"`
-	// The preset used, or null when none was given.
-	Purpose       *string `protobuf:"bytes,5,opt,name=purpose,proto3,oneof" json:"purpose,omitempty"`
+	// The preset used (linkedin, blog, square, portrait), or "custom" when
+	// none was given; never null.
+	Purpose       string `protobuf:"bytes,5,opt,name=purpose,proto3" json:"purpose,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -566,8 +567,8 @@ func (x *GeneratedImage) GetQuality() string {
 }
 
 func (x *GeneratedImage) GetPurpose() string {
-	if x != nil && x.Purpose != nil {
-		return *x.Purpose
+	if x != nil {
+		return x.Purpose
 	}
 	return ""
 }
@@ -664,15 +665,13 @@ const file_herald_api_v1_generate_proto_rawDesc = "" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\tR\x04size\x12\x18\n" +
 	"\aquality\x18\x04 \x01(\tR\aquality\x12\x18\n" +
-	"\apurpose\x18\x05 \x01(\tR\apurpose\"\x91\x01\n" +
+	"\apurpose\x18\x05 \x01(\tR\apurpose\"\x80\x01\n" +
 	"\x0eGeneratedImage\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\tR\x04size\x12\x18\n" +
-	"\aquality\x18\x04 \x01(\tR\aquality\x12\x1d\n" +
-	"\apurpose\x18\x05 \x01(\tH\x00R\apurpose\x88\x01\x01B\n" +
-	"\n" +
-	"\b_purpose\"d\n" +
+	"\aquality\x18\x04 \x01(\tR\aquality\x12\x18\n" +
+	"\apurpose\x18\x05 \x01(\tR\apurpose\"d\n" +
 	"\x15GenerateImageResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x121\n" +
 	"\x04data\x18\x02 \x01(\v2\x1d.herald.api.v1.GeneratedImageR\x04data2\xc6\x01\n" +
@@ -730,7 +729,6 @@ func file_herald_api_v1_generate_proto_init() {
 		(*GenerateTextResponse_JobId)(nil),
 		(*GenerateTextResponse_Data)(nil),
 	}
-	file_herald_api_v1_generate_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

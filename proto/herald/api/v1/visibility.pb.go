@@ -1155,8 +1155,9 @@ type AIVisibilityScore struct {
 	Score float64                `protobuf:"fixed64,1,opt,name=score,proto3" json:"score,omitempty"`
 	// null when no engine answered.
 	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
-	// Engine → visibility over that engine's answers; null when the engine
-	// gave no answer.
+	// Every engine the report asked → visibility over that engine's answers
+	// (a number), or null when the engine gave no answer (its answers are
+	// missing, not zeros). Always an object.
 	Providers *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
 	// score − the previous run's (tracker runs and refreshes); null for the
 	// first run and other reports.
@@ -1229,7 +1230,8 @@ type EntityUnderstandingScore struct {
 	Interpretation      string                 `protobuf:"bytes,2,opt,name=interpretation,proto3" json:"interpretation,omitempty"`
 	KnowledgeScore      float64                `protobuf:"fixed64,3,opt,name=knowledge_score,json=knowledgeScore,proto3" json:"knowledge_score,omitempty"`
 	ContentClarityScore float64                `protobuf:"fixed64,4,opt,name=content_clarity_score,json=contentClarityScore,proto3" json:"content_clarity_score,omitempty"`
-	// Engine → knowledge score over its probes; null when it answered none.
+	// Every engine the report asked → knowledge score over its probes (a
+	// number), or null when it answered none. Always an object.
 	Providers     *structpb.Struct `protobuf:"bytes,5,opt,name=providers,proto3" json:"providers,omitempty"`
 	Change        *float64         `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
 	unknownFields protoimpl.UnknownFields
