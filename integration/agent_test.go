@@ -45,7 +45,18 @@ func newFakeChatOpenAI(t *testing.T, key string) *httptest.Server {
 			var res struct {
 				AIVisits int `json:"aiVisits"`
 			}
-			json.Unmarshal([]byte(fmt.Sprint(last["content"])), &res)
+			// Tool results from outside text reach the model inside an
+			// <untrusted-data> wrapper; the JSON is between its tags.
+			content := fmt.Sprint(last["content"])
+			if !strings.Contains(content, "<untrusted-data") {
+				w.WriteHeader(400)
+				io.WriteString(w, `{"error":{"message":"traffic stats must reach the model marked as untrusted data"}}`)
+				return
+			}
+			if i, j := strings.Index(content, "{"), strings.LastIndex(content, "}"); i >= 0 && j > i {
+				content = content[i : j+1]
+			}
+			json.Unmarshal([]byte(content), &res)
 			events = []string{
 				chunk(`[{"index":0,"delta":{"role":"assistant","content":"AI visits: "},"finish_reason":null}]`),
 				chunk(fmt.Sprintf(`[{"index":0,"delta":{"content":"%d"},"finish_reason":null}]`, res.AIVisits)),

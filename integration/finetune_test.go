@@ -152,6 +152,14 @@ func TestAFineTunedModelIsStartedFollowedAndRoutedForItsWorkspaceOnly(t *testing
 			t.Fatalf("feedback %d: %d %v", i, status, body)
 		}
 	}
+	// Fine-tuning takes only sessions whose owner opted in: without it the
+	// ten up-rated exchanges are not training data.
+	if out, err := p.Run(ctx, "finetune", "start", "--workspace", "default", "--model", "gpt-4o"); err == nil || !strings.Contains(err.Error()+out, "opted in") {
+		t.Fatalf("finetune start before the opt-in: %v\n%s", err, out)
+	}
+	if status, body := call(t, "PUT", p.URL+"/v1/ai/chat/session/train/training", p.Key, `{"trainingOptIn":true}`); status != 200 {
+		t.Fatalf("opt in: %d %v", status, body)
+	}
 	out, err := p.Run(ctx, "finetune", "start", "--workspace", "default", "--model", "gpt-4o")
 	if err != nil || !strings.Contains(out, `"ft:default"`) {
 		t.Fatalf("finetune start: %v\n%s", err, out)

@@ -41,8 +41,9 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 		t.Fatalf("herald mcp --stdio: %v", err)
 	}
 	defer desktop.Close()
+	// Ten tools plus the trackers' list_trackers and get_tracker.
 	tools, err := desktop.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 10 {
+	if err != nil || len(tools.Tools) != 12 {
 		t.Fatalf("tools over stdio: %v %v", tools, err)
 	}
 	draft := map[string]any{"exportTo": "linkedin", "text": "From the desktop", "status": "draft"}

@@ -109,8 +109,10 @@ func TestWrongFieldTypesNameTheField(t *testing.T) {
 		want string
 	}{
 		{`{"competitors": "Globex"}`, &apiv1.CreateReportRequest{}, `field competitors must be an array, got "Globex"`},
-		{`{"competitors": ["Globex", {"name": "x"}]}`, &apiv1.CreateReportRequest{}, `field competitors[1] must be a string, got an object`},
-		{`{"competitors": ["Globex", 3]}`, &apiv1.CreateReportRequest{}, `field competitors[1] must be a string, got 3`},
+		// Competitors' elements are strings or objects (google.protobuf.Value,
+		// checked by the visibility area); prompts' must be strings.
+		{`{"prompts": ["Best CRM?", {"text": "x"}]}`, &apiv1.CreateReportRequest{}, `field prompts[1] must be a string, got an object`},
+		{`{"prompts": ["Best CRM?", 3]}`, &apiv1.CreateReportRequest{}, `field prompts[1] must be a string, got 3`},
 		{`{"websiteurl": ["https://a.test"]}`, &apiv1.CreateReportRequest{}, `field websiteurl must be a string, got an array`},
 		{`{"refresh": "yes"}`, &apiv1.CreateReportRequest{}, `field refresh must be a boolean, got "yes"`},
 		{`{"model": "m", "text": "t", "options": "fast"}`, &apiv1.GenerateTextRequest{}, `field options must be an object, got "fast"`},

@@ -66,6 +66,10 @@ func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescor
 		return res, err
 	}
 	c := st.compute()
+	// The tracking figures from the stored sentiments, as at completion.
+	if err := s.extend(ctx, r, st, &c); err != nil {
+		return res, err
+	}
 	result := mustJSON(c)
 	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{Brands: &brands, Result: &result}); err != nil {
 		return res, err

@@ -145,6 +145,10 @@ func wordBounded(text string, start, end int) bool {
 	return !(start > 0 && word(before)) && !(end < len(text) && word(after))
 }
 
+// beforeWindow is how many bytes before a name negativeCue reads: more
+// than the longest phrase of negativeBefore plus one skipped word.
+const beforeWindow = 160
+
 // negativeCue finds a negative phrase adjacent to a name of b in one of
 // its sentences: a phrase of negativeBefore ending right before the name
 // (up to one word between, "avoid using X"), or one of negativeAfter
@@ -158,7 +162,14 @@ func negativeCue(sents []string, b Brand) string {
 				break
 			}
 			start, end := off+pos[0], off+pos[1]
-			before := strings.Fields(l[:start])
+			// Only the last few words before the name matter: a bounded
+			// window keeps this linear in the sentence's length (an
+			// answer of 150,000 one-letter names must not go quadratic).
+			from := max(0, start-beforeWindow)
+			before := strings.Fields(l[from:start])
+			if from > 0 && len(before) > 0 {
+				before = before[1:] // the window may cut its first word
+			}
 			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
 			for _, p := range negativeBefore {
 				pw := strings.Fields(p)
