@@ -98,37 +98,6 @@ type Config struct {
 	Source string
 }
 
-// Plan is the set of limits SPEC.md attaches to a workspace's plan.
-type Plan struct {
-	// PromptsPerReport caps buyer prompts in a visibility report.
-	PromptsPerReport int
-	// RefreshesPer24h caps report refreshes in any 24 hours; 0 blocks refreshes.
-	RefreshesPer24h int
-	// MonthlyAICredits is the monthly allowance of AI credits.
-	MonthlyAICredits int
-	// FreeAudits is how many visibility reports a workspace may run in total
-	// on this plan; 0 means unlimited.
-	FreeAudits int
-	// SchedulerAPIAccess allows the scheduler with an api-key (SPEC: Business
-	// and higher); sessions are always allowed.
-	SchedulerAPIAccess bool
-	// JobsRunning caps a workspace's running jobs in each queue, across
-	// hosts: its other jobs wait while others' run (0: unlimited).
-	JobsRunning int
-	// JobsQueued caps a workspace's jobs waiting to run in each queue: an
-	// enqueue beyond it is a 429 with Retry-After (0: unlimited).
-	JobsQueued int
-	// Trackers caps a workspace's active visibility trackers (0: the plan
-	// cannot create trackers).
-	Trackers int
-	// TrackerCadences are the cadences a tracker may have on this plan
-	// ("daily", "weekly").
-	TrackerCadences []string
-}
-
-// TrackerCadenceNames are the cadences a visibility tracker may run at.
-var TrackerCadenceNames = []string{"daily", "weekly"}
-
 // BrandVoice is the brand_voice block.
 type BrandVoice struct {
 	// Model writes the writing-style profile of website and file voices,
@@ -220,9 +189,6 @@ type Router struct {
 	Cooldown time.Duration
 }
 
-// PlanNames lists the plans in increasing order of privilege.
-var PlanNames = []string{"free", "pro", "business", "enterprise"}
-
 // QueueNames lists the job queues SPEC.md names: the queues of
 // host/internal/jobs (jobs.QueueNames). config is a public package and
 // cannot import host/internal, so host/queues_test.go keeps the two equal.
@@ -295,43 +261,6 @@ var EngineModels = map[string][]string{
 	"anthropic":  {"claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"},
 	"gemini":     {"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite"},
 	"perplexity": {"sonar", "sonar-pro", "sonar-reasoning-pro"},
-}
-
-// DefaultPlans returns the plan limits used when config does not set them.
-func DefaultPlans() map[string]Plan {
-	plans := map[string]Plan{
-		"free":       {PromptsPerReport: 5, RefreshesPer24h: 0, MonthlyAICredits: 25, FreeAudits: 1, SchedulerAPIAccess: false},
-		"pro":        {PromptsPerReport: 25, RefreshesPer24h: 3, MonthlyAICredits: 500, FreeAudits: 0, SchedulerAPIAccess: false},
-		"business":   {PromptsPerReport: 50, RefreshesPer24h: 10, MonthlyAICredits: 2000, FreeAudits: 0, SchedulerAPIAccess: true},
-		"enterprise": {PromptsPerReport: 200, RefreshesPer24h: 50, MonthlyAICredits: 20000, FreeAudits: 0, SchedulerAPIAccess: true},
-	}
-	for name, caps := range defaultJobCaps {
-		p := plans[name]
-		p.JobsRunning, p.JobsQueued = caps[0], caps[1]
-		plans[name] = p
-	}
-	// Trackers: none on free; weekly on pro (a daily tracker of 5 prompts
-	// on 4 engines would spend 600 of its 500 monthly credits); daily too
-	// from business up.
-	for name, t := range defaultTrackers {
-		p := plans[name]
-		p.Trackers, p.TrackerCadences = t.n, t.cadences
-		plans[name] = p
-	}
-	return plans
-}
-
-var defaultTrackers = map[string]struct {
-	n        int
-	cadences []string
-}{
-	"free": {0, []string{}}, "pro": {3, []string{"weekly"}},
-	"business": {10, []string{"daily", "weekly"}}, "enterprise": {100, []string{"daily", "weekly"}},
-}
-
-// defaultJobCaps are the JobsRunning and JobsQueued of each plan.
-var defaultJobCaps = map[string][2]int{
-	"free": {2, 100}, "pro": {4, 500}, "business": {8, 2000}, "enterprise": {16, 10000},
 }
 
 // Embedded reports whether the config runs on the embedded SQLite store.
