@@ -100,6 +100,11 @@ func (j *Job) Progress(ctx context.Context, progress int, partial any) error {
 		}
 		return ErrLeaseLost
 	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrLeaseLost) {
+		// The heartbeat saw the lease lost first and cancelled ctx, so the
+		// update failed with the cancellation: report the cause.
+		return ErrLeaseLost
+	}
 	return err
 }
 
