@@ -50,3 +50,25 @@ func TestConcurrentGetSet(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A stored version carries every plan setting: a host reading it applies
+// the trackers and tracker cadences the config set (issue 26), not zero.
+func TestSnapshotRoundTripKeepsEveryPlanSetting(t *testing.T) {
+	cfg := config.Default()
+	for name, p := range config.DefaultPlans() {
+		cfg.Plans[name] = p
+	}
+	biz := cfg.Plans["business"]
+	biz.Trackers, biz.TrackerCadences = 77, []string{"weekly"}
+	cfg.Plans["business"] = biz
+	body, _ := plans.Encode(plans.FromConfig(cfg, "test"))
+	got, err := plans.Decode(1, body, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range cfg.Plans {
+		if !reflect.DeepEqual(got.Plans[name], want) {
+			t.Errorf("plan %s after a round trip = %+v, want %+v", name, got.Plans[name], want)
+		}
+	}
+}

@@ -62,6 +62,10 @@ type storedPlan struct {
 	SchedulerAPIAccess bool `json:"scheduler_api_access"`
 	JobsRunning        int  `json:"jobs_running"`
 	JobsQueued         int  `json:"jobs_queued"`
+	// Trackers and TrackerCadences (issue 26): without them every host
+	// reading a stored version saw trackers = 0 (no plan could track).
+	Trackers        int      `json:"trackers"`
+	TrackerCadences []string `json:"tracker_cadences"`
 }
 
 type storedBody struct {
@@ -76,7 +80,8 @@ func Encode(s Snapshot) (body, digest string) {
 	b := storedBody{Plans: map[string]storedPlan{}}
 	for _, name := range slices.Sorted(maps.Keys(s.Plans)) {
 		p := s.Plans[name]
-		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued}
+		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued,
+			p.Trackers, p.TrackerCadences}
 	}
 	if s.Caps != nil {
 		b.Limits = *s.Caps
@@ -95,7 +100,8 @@ func Decode(version int64, body, source string) (Snapshot, error) {
 	s := Snapshot{Version: version, Plans: map[string]config.Plan{}, Caps: &b.Limits, Source: source}
 	for name, p := range b.Plans {
 		s.Plans[name] = config.Plan{PromptsPerReport: p.PromptsPerReport, RefreshesPer24h: p.RefreshesPer24h, MonthlyAICredits: p.MonthlyAICredits,
-			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued}
+			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued,
+			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences}
 	}
 	return s, nil
 }
