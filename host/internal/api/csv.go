@@ -16,7 +16,7 @@ import (
 // itself (text/csv, as a download) rather than its JSON envelope; errors
 // are JSON as on every route.
 func restCSV(s *server, policy auth.Policy, method unaryMethod[apiv1.GetTrackerTrendRequest, apiv1.ExportTrackerTrendResponse]) http.Handler {
-	return documented(policy, []int{http.StatusOK}, method, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return answersAs("text/csv", documented(policy, []int{http.StatusOK}, method, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, err := s.authenticate(r.Context(), r.Header, policy)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -43,5 +43,5 @@ func restCSV(s *server, policy auth.Policy, method unaryMethod[apiv1.GetTrackerT
 		w.Header().Set("Content-Length", strconv.Itoa(len(res.Msg.Csv)))
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, res.Msg.Csv)
-	}))
+	})))
 }

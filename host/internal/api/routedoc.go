@@ -72,6 +72,14 @@ func documented[Req, Res any](policy auth.Policy, statuses []int, method unaryMe
 	}}
 }
 
+// answersAs documents that the route's REST body is contentType, another
+// representation of its RPC's response (the OpenAPI document says so).
+func answersAs(contentType string, h http.Handler) http.Handler {
+	d := *h.(*documentedRoute)
+	d.doc.ContentType = contentType
+	return &d
+}
+
 // alsoAnswers adds success statuses a method chooses through
 // apierr.RESTStatusHeader to the route's documentation.
 func alsoAnswers(h http.Handler, statuses ...int) http.Handler {

@@ -93,3 +93,23 @@ func TestOnlyStaticRoutesLackAnRPC(t *testing.T) {
 		t.Errorf("docs/API.md does not except the Static routes from its RPC promise")
 	}
 }
+
+// TestTrendCSVIsDocumentedAsCSV: GET …/trend.csv answers text/csv (the
+// trend test reads it as CSV), so the document must not promise JSON.
+func TestTrendCSVIsDocumentedAsCSV(t *testing.T) {
+	t.Parallel()
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]any `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(openapi.Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	content := doc.Paths["/v1/visibility/trackers/{id}/trend.csv"]["get"].Responses["200"].Content
+	if _, ok := content["text/csv"]; !ok || len(content) != 1 {
+		t.Fatalf("trend.csv 200 content %v, want only text/csv", content)
+	}
+}

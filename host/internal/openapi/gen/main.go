@@ -265,6 +265,12 @@ func (g *generator) operation(r api.RouteDoc, tags map[string]string, ids map[st
 	for _, st := range r.Statuses {
 		content := obj{"application/json": obj{"schema": g.responseRef(m.Output())}}
 		text := http.StatusText(st)
+		if r.ContentType != "" {
+			// The REST face answers another representation of the RPC's
+			// response (trend.csv: the CSV itself, not its JSON envelope).
+			content = obj{r.ContentType: obj{"schema": rawSchema(r.ContentType)}}
+			text += ". REST answers the " + r.ContentType + " body itself; the RPC answers " + string(m.Output().Name()) + "."
+		}
 		if r.Events != "" {
 			ev, err := g.message(r.Events)
 			if err != nil {
