@@ -1,0 +1,78 @@
+package dashboard_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+// TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses: website →
+// suggestions → a daily tracker created; its first run followed through the
+// job → the trend chart per engine (you and each competitor) and the latest
+// run's sources; a prompt's answers; paused from its row (the API agrees).
+// The page passes the audit at desktop width and at 390 px.
+func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t))
+	p := open(t, b, 1280, 900)
+	p.signIn("#/trackers")
+	p.run("suggest",
+		chromedp.WaitVisible(chromedp.CSS("#tracker-website")),
+		chromedp.SendKeys(chromedp.CSS("#tracker-website"), "https://example.com"),
+		chromedp.Click(chromedp.CSS("#tracker-suggest")),
+		chromedp.WaitVisible(chromedp.CSS("#prompts-list input")))
+	comps := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#competitors-list input')].map((x) => x.value)`)
+	if strings.Join(comps, ",") != "Globex Corp,Initech" {
+		t.Fatalf("suggested competitors: %v", comps)
+	}
+	p.accessible("tracker editor")
+	p.run("create",
+		chromedp.Evaluate[chromedp.Void](`window.sawProgress = false; new MutationObserver(() => {
+			if (document.querySelector('#trackers-status progress')) window.sawProgress = true;
+		}).observe(document.body, {subtree: true, childList: true})`),
+		selectValue("#tracker-cadence", "daily"),
+		chromedp.Click(chromedp.CSS("#tracker-save")))
+	p.until("the first run completes and the trend is drawn",
+		`document.querySelectorAll('#trend-engines figure[data-rendered="true"]').length === 2`)
+	if !eval[bool](t, p.ctx, `window.sawProgress`) {
+		t.Fatal("the run's progress was never shown")
+	}
+	list := b.call(t, "GET", "/v1/visibility/trackers", "", 200)["trackers"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("%d trackers, want 1", len(list))
+	}
+	tr := list[0].(map[string]any)
+	if tr["cadence"] != "daily" || tr["active"] != true || tr["lastReportId"] == nil {
+		t.Fatalf("tracker after its first run: %v", tr)
+	}
+	// Each engine's chart has a series for you and for each competitor.
+	heads := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#trend-chart-0 thead th')].map((x) => x.textContent)`)
+	if strings.Join(heads, "|") != "Date|Acme (you)|Globex Corp|Initech" {
+		t.Fatalf("trend chart columns: %v", heads)
+	}
+	if n := eval[int](t, p.ctx, `document.querySelectorAll('#trend-sources table').length`); n < 1 {
+		t.Fatalf("no sources table: %s", p.text("#trend-sources"))
+	}
+	if got := p.text("#trend-answers"); !strings.Contains(got, "gpt-4o") || !strings.Contains(got, "claude") {
+		t.Fatalf("a prompt's answers: %q", got)
+	}
+	p.shot("trackers-trend", true)
+	p.accessible("trackers trend")
+
+	p.run("pause", chromedp.Click(chromedp.CSS(`#trackers button[data-action=toggle]`)))
+	p.until("shown paused", `document.querySelector('#trackers button[data-action=toggle]')?.textContent === 'Resume'`)
+	if got := b.call(t, "GET", "/v1/visibility/trackers/"+tr["id"].(string), "", 200)["tracker"].(map[string]any); got["active"] != false {
+		t.Fatalf("after pause the API says %v", got)
+	}
+	if got := p.text("#trackers tbody"); !strings.Contains(got, "paused") {
+		t.Fatalf("row after pause: %q", got)
+	}
+
+	p.run("a phone", chromedp.EmulateViewport(390, 844))
+	p.until("trend redrawn", `document.querySelectorAll('#trend-engines figure[data-rendered="true"]').length === 2`)
+	p.accessible("trackers on a phone")
+	p.shot("trackers-phone", true)
+}
