@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,6 +18,8 @@ import (
 func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
+	// The workspace tracks example.com's AI traffic: the trend joins visits.
+	b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://example.com/","name":"Acme"}`, 201)
 	p := open(t, b, 1280, 900)
 	p.signIn("#/trackers")
 	p.run("suggest",
@@ -49,12 +52,28 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 		t.Fatalf("tracker after its first run: %v", tr)
 	}
 	// Each engine's chart has a series for you and for each competitor.
-	heads := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#trend-chart-0 thead th')].map((x) => x.textContent)`)
+	heads := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#trend-chart-0 details thead th')].map((x) => x.textContent)`)
 	if strings.Join(heads, "|") != "Date|Acme (you)|Globex Corp|Initech" {
 		t.Fatalf("trend chart columns: %v", heads)
 	}
 	if n := eval[int](t, p.ctx, `document.querySelectorAll('#trend-sources table').length`); n < 1 {
 		t.Fatalf("no sources table: %s", p.text("#trend-sources"))
+	}
+	// The chart's numbers are the API's: the day's visibility of each brand.
+	trend := b.call(t, "GET", "/v1/visibility/trackers/"+tr["id"].(string)+"/trend", "", 200)
+	engine := trend["engines"].([]any)[0].(string)
+	point := trend["series"].([]any)[0].(map[string]any)
+	var want []string
+	for _, br := range trend["brands"].([]any) {
+		fig := point["engines"].(map[string]any)[engine].(map[string]any)[br.(map[string]any)["slug"].(string)].(map[string]any)
+		want = append(want, fmt.Sprintf("%.1f", fig["visibility"]))
+	}
+	row := eval[[]string](t, p.ctx, `[...document.querySelectorAll('#trend-chart-0 details tbody tr:last-child td')].map((x) => x.textContent)`)
+	if strings.Join(row, "|") != strings.Join(want, "|") || eval[string](t, p.ctx, `document.querySelector('#trend-chart-0 details tbody tr:last-child th').textContent`) != point["day"] {
+		t.Fatalf("chart table's last day %v %q, API %s %v", row, eval[string](t, p.ctx, `document.querySelector('#trend-chart-0 details tbody tr:last-child th').textContent`), point["day"], want)
+	}
+	if n := eval[int](t, p.ctx, `document.querySelectorAll('#trend-traffic figure[data-rendered="true"]').length`); trend["traffic"] == nil || n == 0 {
+		t.Fatalf("visibility-and-visits: the API's traffic %v, %d charts drawn", trend["traffic"], n)
 	}
 	if got := p.text("#trend-answers"); !strings.Contains(got, "gpt-4o") || !strings.Contains(got, "claude") {
 		t.Fatalf("a prompt's answers: %q", got)

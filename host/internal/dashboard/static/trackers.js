@@ -177,7 +177,7 @@ async function showTrend(ctx, t, focus) {
   try {
     const [tr, latest] = await Promise.all([get(`${API}/${id}/trend?days=30&answers=3`), get(REPORT).catch(() => null)]);
     const series = tr.series || [];
-    const csv = h('a', { href: '#', id: 'trend-csv' }, 'Download the trend as CSV');
+    const csv = h('a', { href: '#', id: 'trend-csv', class: 'csv-link' }, 'Download the trend as CSV');
     csv.addEventListener('click', (e) => { e.preventDefault(); downloadCSV(t, csv); });
     fill(box, heading,
       h('p', { class: 'muted' }, `${t.cadence} · ${t.active ? 'active' : 'paused'} · ${series.length} day${series.length === 1 ? '' : 's'} with a run in the last ${tr.days} days`),
@@ -208,17 +208,31 @@ async function downloadCSV(t, link) {
   }
 }
 
+// dayRange lists the days from first to last (YYYY-MM-DD), at least a
+// week ending on last, so that one run is a point on a readable axis and a
+// day without a run is a gap.
+function dayRange(first, last) {
+  const day = 86400000;
+  const end = Date.parse(`${last}T00:00:00Z`);
+  const start = Math.min(Date.parse(`${first}T00:00:00Z`), end - 6 * day);
+  const out = [];
+  for (let t = start; t <= end; t += day) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
 // engineCharts: one chart per engine, the brand and each competitor.
 function engineCharts(tr) {
   const brands = tr.brands || [];
   const series = tr.series || [];
   const color = (i) => palette[i % palette.length];
+  const byDay = Object.fromEntries(series.map((p) => [p.day, p]));
+  const xs = dayRange(series[0].day, series[series.length - 1].day);
   return h('div', { class: 'charts', id: 'trend-engines' }, (tr.engines || []).map((eng, n) => lineChart({
     id: `trend-chart-${n}`,
     title: `Visibility on ${eng}, against competitors`,
-    xs: series.map((p) => p.day),
+    xs,
     series: brands.map((b, i) => ({ label: b.self ? `${b.name} (you)` : b.name, color: color(i),
-      values: series.map((p) => (p.engines && p.engines[eng] && p.engines[eng][b.slug] ? p.engines[eng][b.slug].visibility : null)) })),
+      values: xs.map((d) => { const p = byDay[d]; return p && p.engines && p.engines[eng] && p.engines[eng][b.slug] ? p.engines[eng][b.slug].visibility : null; }) })),
     yLabel: 'visibility',
     valueFmt: pct,
   })));
