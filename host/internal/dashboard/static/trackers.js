@@ -264,25 +264,26 @@ function sourcesPart(t, latest) {
   return box;
 }
 
-// trafficPart: per engine, visibility (yours) beside the visits from the
+// trafficPart: your visibility per engine (a day without a run carries
+// the last run forward) and, on its own axis, the visits from each
 // engine's source; two series side by side, not a cause.
 function trafficPart(traffic) {
   if (!traffic || !(traffic.days || []).length) return null;
   const days = traffic.days;
   const engines = [...new Set(days.flatMap((d) => Object.keys(d.engines || {})))].sort();
+  const cell = (d, eng, k) => (d.engines && d.engines[eng] ? d.engines[eng][k] ?? null : null);
+  const source = (eng) => ((days.find((d) => d.engines && d.engines[eng]) || {}).engines || {})[eng]?.source || eng;
   return h('div', { class: 'charts', id: 'trend-traffic' }, h('h3', {}, `Visibility and AI visits (${traffic.domain})`),
     h('p', { class: 'muted' }, 'Two series side by side: visits are not claimed to follow from visibility.'),
-    engines.map((eng, n) => {
-      const src = (days.find((d) => d.engines && d.engines[eng]) || { engines: { [eng]: {} } }).engines[eng].source || eng;
-      return lineChart({
-        id: `traffic-chart-${n}`, title: `${eng}: your visibility and visits from ${src}`, xs: days.map((d) => d.day),
-        series: [
-          { label: 'Visibility', color: palette[0], values: days.map((d) => (d.engines && d.engines[eng] ? d.engines[eng].visibility : null)) },
-          { label: `Visits from ${src}`, color: palette[2], dash: [6, 4], values: days.map((d) => (d.engines && d.engines[eng] ? d.engines[eng].visits : null)) },
-        ],
-        yLabel: 'visibility · visits',
-        valueFmt: (v) => Number(v).toFixed(Number.isInteger(v) ? 0 : 1),
-      });
+    lineChart({
+      id: 'traffic-visibility', title: 'Your visibility per engine (the last run carried forward)', xs: days.map((d) => d.day),
+      series: engines.map((eng, i) => ({ label: eng, color: palette[i % palette.length], values: days.map((d) => cell(d, eng, 'visibility')) })),
+      yLabel: 'visibility', valueFmt: pct,
+    }),
+    lineChart({
+      id: 'traffic-visits', title: 'Visits from each engine’s source', xs: days.map((d) => d.day),
+      series: engines.map((eng, i) => ({ label: `${source(eng)} (${eng})`, color: palette[i % palette.length], dash: [6, 4], values: days.map((d) => cell(d, eng, 'visits')) })),
+      yLabel: 'visits', valueFmt: (v) => String(v),
     }));
 }
 
