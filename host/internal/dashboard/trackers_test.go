@@ -1,12 +1,14 @@
 package dashboard_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
@@ -90,6 +92,45 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 		t.Fatalf("row after pause: %q", got)
 	}
 
+	// Plan refusals are shown as the API's message, in workspaces of their
+	// own (which do not see acme's tracker): pro trackers are weekly only
+	// (400 naming cadence), free has none (403).
+	refused := func(plan, cadence, want string) {
+		t.Helper()
+		key, err := auth.CreateKey(context.Background(), b.store, "ws-"+plan, plan, "owner@"+plan+".test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.run("sign in on "+plan,
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`sessionStorage.setItem('herald.apiKey', %q)`, key)),
+			chromedp.Navigate(b.url+"/#/"),
+			chromedp.Navigate(b.url+"/#/trackers"),
+			chromedp.WaitVisible(chromedp.CSS("#tracker-website")))
+		if got := p.text("#trackers"); !strings.Contains(got, "No tracker yet") {
+			t.Fatalf("%s sees another workspace's trackers: %q", plan, got)
+		}
+		p.run("a "+cadence+" tracker on "+plan,
+			chromedp.SendKeys(chromedp.CSS("#tracker-website"), "https://example.com"),
+			chromedp.Click(chromedp.CSS("#tracker-suggest")),
+			chromedp.WaitVisible(chromedp.CSS("#tracker-save")),
+			selectValue("#tracker-cadence", cadence),
+			chromedp.Click(chromedp.CSS("#tracker-save")),
+			chromedp.WaitVisible(chromedp.CSS("#tracker-save-status .error")))
+		if got := p.text("#tracker-save-status .error"); !strings.Contains(got, want) {
+			t.Fatalf("%s, %s: %q, want %q", plan, cadence, got, want)
+		}
+	}
+	refused("pro", "daily", "(HTTP 400)")
+	if got := p.text("#tracker-save-status .error"); !strings.Contains(got, "cadence") {
+		t.Fatalf("the 400 does not name cadence: %q", got)
+	}
+	p.shot("trackers-refused", false)
+	refused("free", "weekly", "(HTTP 403)")
+
+	p.run("back to acme",
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`sessionStorage.setItem('herald.apiKey', %q)`, b.key)),
+		chromedp.Navigate(b.url+"/#/"),
+		chromedp.Navigate(b.url+"/#/trackers"))
 	p.run("a phone", chromedp.EmulateViewport(390, 844))
 	p.until("trend redrawn", `document.querySelectorAll('#trend-engines figure[data-rendered="true"]').length === 2`)
 	p.accessible("trackers on a phone")
