@@ -92,6 +92,19 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 		t.Fatalf("row after pause: %q", got)
 	}
 
+	// Edit: the form holds the tracker's prompts; the cadence changes.
+	p.run("edit",
+		chromedp.Click(chromedp.CSS(`#trackers button[aria-label^="Edit"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#tracker-save")))
+	if n := eval[int](t, p.ctx, `document.querySelectorAll('#prompts-list input').length`); n != len(tr["prompts"].([]any)) {
+		t.Fatalf("the edit form holds %d prompts, the tracker %d", n, len(tr["prompts"].([]any)))
+	}
+	p.run("weekly", selectValue("#tracker-cadence", "weekly"), chromedp.Click(chromedp.CSS("#tracker-save")))
+	p.until("shown weekly", `/^weekly at/.test(document.querySelector('#trackers tbody td[data-label=Cadence]')?.textContent || '')`)
+	if got := b.call(t, "GET", "/v1/visibility/trackers/"+tr["id"].(string), "", 200)["tracker"].(map[string]any); got["cadence"] != "weekly" || got["active"] != false {
+		t.Fatalf("after the edit the API says %v", got)
+	}
+
 	// Plan refusals are shown as the API's message, in workspaces of their
 	// own (which do not see acme's tracker): pro trackers are weekly only
 	// (400 naming cadence), free has none (403).
