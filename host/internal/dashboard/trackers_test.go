@@ -105,6 +105,13 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 		t.Fatalf("after the edit the API says %v", got)
 	}
 
+	// Run now: 202, the job followed, a second run in the history.
+	p.run("run now", chromedp.Click(chromedp.CSS(`#trackers button[data-action=run]`)))
+	p.until("the run completes", `document.querySelector('#trackers-status .ok')?.textContent === 'Run complete.'`)
+	if got := len(b.call(t, "GET", "/v1/ai/generate/seo-site-report/history", "", 200)["points"].([]any)); got != 2 {
+		t.Fatalf("history has %d points after run now, want 2", got)
+	}
+
 	// Plan refusals are shown as the API's message, in workspaces of their
 	// own (which do not see acme's tracker): pro trackers are weekly only
 	// (400 naming cadence), free has none (403).
