@@ -133,6 +133,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Scheduler:    schedule.NewHandler(sched),
 		Destinations: destination.NewHandler(dests),
 		Visibility:   visibility.NewHandler(vis),
+		Trackers:     visibility.NewTrackerHandler(vis),
 		Agent:        agent.NewHandler(agentSvc),
 	})
 	srv.Start()

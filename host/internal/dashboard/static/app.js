@@ -10,6 +10,7 @@ import { errorBox, h } from './dom.js';
 const pages = [
   { id: 'traffic', label: 'AI traffic', load: () => import('./traffic.js') },
   { id: 'visibility', label: 'Visibility', load: () => import('./visibility.js') },
+  { id: 'trackers', label: 'Trackers', load: () => import('./trackers.js') },
   { id: 'content', label: 'Content', load: () => import('./content.js') },
   { id: 'agent', label: 'Agent', load: () => import('./agent.js') },
   { id: 'schedules', label: 'Scheduled posts', load: () => import('./schedules.js') },

@@ -111,7 +111,7 @@ function countdown(box, btn, seconds) {
 
 // listEditor is an editable list of inputs (competitors or prompts) with
 // add and remove buttons; max caps it (the plan's prompt limit).
-function listEditor(name, label, values, max) {
+export function listEditor(name, label, values, max) {
   const list = h('ol', { class: 'list-editor', id: `${name}-list` });
   const count = h('p', { class: 'muted', id: `${name}-count`, 'aria-live': 'polite' });
   const add = h('button', { type: 'button', class: 'secondary', id: `${name}-add` }, `Add ${label.toLowerCase()}`);
