@@ -165,13 +165,8 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
-	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
-		return store.Voice{}, err
-	}
-	paid, err := s.reserveProfile(ctx, p)
-	if nc, spent := err.(noCredits); spent {
-		return store.Voice{}, nc.forbidden()
-	} else if err != nil {
+	paid, err := s.admitSourced(ctx, p)
+	if err != nil {
 		return store.Voice{}, err
 	}
 	text, siteName, err := s.websiteSource(ctx, in.URL)
@@ -295,6 +290,20 @@ func jsonStrings(v any, out []string) []string {
 	return out
 }
 
+// admitSourced checks the workspace has room for one more voice (the cap
+// is enforced again atomically at the insert) and reserves the profile's
+// credit: a 403 without one.
+func (s *Service) admitSourced(ctx context.Context, p auth.Principal) (*charge, error) {
+	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
+		return nil, err
+	}
+	paid, err := s.reserveProfile(ctx, p)
+	if nc, spent := err.(noCredits); spent {
+		return nil, nc.forbidden()
+	}
+	return paid, err
+}
+
 // CreateFromFile fetches a .md, .txt, .html or .json file and stores a
 // voice profiled from its text.
 func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFile) (store.Voice, error) {
@@ -304,13 +313,8 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	if err := in.validate(); err != nil {
 		return store.Voice{}, err
 	}
-	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
-		return store.Voice{}, err
-	}
-	paid, err := s.reserveProfile(ctx, p)
-	if nc, spent := err.(noCredits); spent {
-		return store.Voice{}, nc.forbidden()
-	} else if err != nil {
+	paid, err := s.admitSourced(ctx, p)
+	if err != nil {
 		return store.Voice{}, err
 	}
 	text, base, err := s.fileSource(ctx, in.URL)
