@@ -176,7 +176,7 @@ function proposalCard(chat, b) {
   const status = h('div', { role: 'status' });
   const confirm = h('button', { type: 'button', class: 'confirm' }, 'Confirm');
   const discard = h('button', { type: 'button', class: 'secondary discard' }, 'Discard');
-  const card = h('section', { class: 'proposal', 'data-action': b.action || '', 'aria-label': 'Proposal' },
+  const card = h('section', { class: 'proposal', tabindex: '-1', 'data-action': b.action || '', 'aria-label': 'Proposal' },
     h('h3', {}, 'Proposal: ', contentText(b.content)),
     Object.keys(args).length ? h('dl', {}, Object.entries(args).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, typeof v === 'object' ? JSON.stringify(v) : String(v))])) : null,
     h('div', { class: 'row' }, confirm, discard), status);
@@ -264,6 +264,8 @@ function finish(chat, done) {
       if (v) chat.log.append(v);
     }
   }
-  const card = chat.log.querySelector('.proposal:last-of-type .confirm:not([disabled])');
-  if (card) card.focus();
+  // Focus the card, not its Confirm button: the Enter that sent the
+  // message may still be down when the reply lands, and must not confirm.
+  const card = chat.log.querySelector('.proposal:last-of-type');
+  if (card && card.querySelector('.confirm:not([disabled])')) card.focus();
 }
