@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/jsonenc"
 )
 
 // unaryMethod is the shape of every generated Connect handler method.
@@ -71,7 +72,7 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		writeJSON(w, code, marshalJSON(any(res.Msg).(proto.Message)))
+		writeJSON(w, code, jsonenc.Marshal(any(res.Msg).(proto.Message)))
 	}))
 }
 
@@ -269,15 +270,15 @@ func writeMessage(w http.ResponseWriter, status int, msg string, fields map[stri
 // fields of values (lists, objects), keys sorted within each group.
 // "message" itself cannot be replaced by a field.
 func messageJSON(msg string, fields map[string]string, values *structpb.Struct) []byte {
-	b := append([]byte(`{"message":`), appendString(nil, msg)...)
+	b := append([]byte(`{"message":`), jsonenc.AppendString(nil, msg)...)
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if k == "message" {
 			continue
 		}
 		b = append(b, ',')
-		b = appendString(b, k)
+		b = jsonenc.AppendString(b, k)
 		b = append(b, ':')
-		b = appendString(b, fields[k])
+		b = jsonenc.AppendString(b, fields[k])
 	}
 	rest := &structpb.Struct{Fields: map[string]*structpb.Value{}}
 	for k, v := range values.GetFields() {
@@ -286,7 +287,7 @@ func messageJSON(msg string, fields map[string]string, values *structpb.Struct) 
 		}
 	}
 	if len(rest.Fields) > 0 {
-		obj := marshalJSON(rest) // {"key":value,...}
+		obj := jsonenc.Marshal(rest) // {"key":value,...}
 		b = append(append(b, ','), obj[1:len(obj)-1]...)
 	}
 	return append(b, '}')

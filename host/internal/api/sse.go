@@ -6,6 +6,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jsonenc"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -38,7 +39,7 @@ func chatRoute(s *server, policy auth.Policy, h *agent.Handler) http.Handler {
 				w.WriteHeader(http.StatusOK)
 				started = true
 			}
-			return writeEvent(w, flusher, eventName(ev), marshalJSON(ev))
+			return writeEvent(w, flusher, eventName(ev), jsonenc.Marshal(ev))
 		})
 		switch {
 		case err == nil:

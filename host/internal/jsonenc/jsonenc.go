@@ -1,4 +1,8 @@
-package api
+// Package jsonenc renders proto messages as the API's JSON (SPEC.md's
+// shapes). The REST face writes every response with it and the MCP face
+// every tool result, so a tool's result reads as the body of the route
+// behind it.
+package jsonenc
 
 import (
 	"encoding/base64"
@@ -13,12 +17,12 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// marshalJSON renders a response message the way SPEC.md shows JSON, which
+// Marshal renders a response message the way SPEC.md shows JSON, which
 // protojson cannot: 64-bit integers as numbers (epoch milliseconds, counts),
 // every field present, unset optional and message fields as null. Field
 // names are the proto JSON names (camelCase, or json_name such as "_id").
 // Well-known types render as protojson renders them.
-func marshalJSON(m proto.Message) []byte {
+func Marshal(m proto.Message) []byte {
 	return appendMessage(make([]byte, 0, 512), m.ProtoReflect())
 }
 
@@ -46,7 +50,7 @@ func planOf(md protoreflect.MessageDescriptor) []fieldPlan {
 		od := fd.ContainingOneof()
 		p[i] = fieldPlan{
 			fd:       fd,
-			key:      append(appendString(nil, fd.JSONName()), ':'),
+			key:      append(AppendString(nil, fd.JSONName()), ':'),
 			oneof:    od != nil && !od.IsSynthetic(),
 			presence: fd.HasPresence(),
 			list:     fd.IsList(),
@@ -132,7 +136,7 @@ func appendMap(b []byte, mp protoreflect.Map, fd protoreflect.FieldDescriptor) [
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k.String())
+		b = AppendString(b, k.String())
 		b = append(b, ':')
 		b = appendSingular(b, mp.Get(k), fd.MapValue())
 	}
@@ -153,15 +157,15 @@ func appendSingular(b []byte, v protoreflect.Value, fd protoreflect.FieldDescrip
 	case protoreflect.DoubleKind:
 		return appendFloat(b, v.Float(), 64)
 	case protoreflect.StringKind:
-		return appendString(b, v.String())
+		return AppendString(b, v.String())
 	case protoreflect.BytesKind:
-		return appendString(b, base64.StdEncoding.EncodeToString(v.Bytes()))
+		return AppendString(b, base64.StdEncoding.EncodeToString(v.Bytes()))
 	case protoreflect.EnumKind:
 		if fd.Enum().FullName() == "google.protobuf.NullValue" {
 			return append(b, "null"...)
 		}
 		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
-			return appendString(b, string(ev.Name()))
+			return AppendString(b, string(ev.Name()))
 		}
 		return strconv.AppendInt(b, int64(v.Enum()), 10)
 	case protoreflect.MessageKind, protoreflect.GroupKind:
@@ -188,7 +192,9 @@ const hexDigits = "0123456789abcdef"
 
 // appendString writes s as a JSON string, escaping what JSON requires and
 // replacing invalid UTF-8.
-func appendString(b []byte, s string) []byte {
+// AppendString appends s to b as a JSON string, escaped the way every
+// string of Marshal is.
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

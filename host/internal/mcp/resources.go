@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/jsonenc"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) addResources() {
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.message("read "+uri, err)}
 		}
-		raw := api.MarshalJSON(res.Msg.GetData())
+		raw := jsonenc.Marshal(res.Msg.GetData())
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(raw)}}}, nil
 	})
 }

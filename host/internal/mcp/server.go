@@ -25,8 +25,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/jsonenc"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
@@ -163,7 +163,7 @@ func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToo
 	if err != nil {
 		return s.toolError(tool, err), nil, nil
 	}
-	raw := api.MarshalJSON(msg)
+	raw := jsonenc.Marshal(msg)
 	// The structured content is the same bytes, passed as they are: decoding
 	// them into a map for the SDK to encode again cost more than the API
 	// call itself (docs/BENCHMARKS.md, MCP face).
