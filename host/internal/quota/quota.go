@@ -1,4 +1,6 @@
-// Package quota enforces the per-workspace caps: how many voices,
+// Package quota enforces the plan's rules on a workspace: AI credits
+// (credits.go: Reserve before a provider call, refund on failure) and the
+// per-workspace caps: how many voices,
 // webhooks, sites and waiting schedules a workspace may hold (429 over the
 // cap) and how long a name may be (400). Areas call it from their create
 // methods. The caps come from the stored plans version every host applies
@@ -10,9 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -25,6 +29,8 @@ type Checker struct {
 	store  *store.Store
 	limits config.Limits
 	table  *plans.Table
+	now    func() time.Time // the credit month's clock; nil: time.Now
+	log    hclog.Logger     // failed refunds; nil: not logged
 }
 
 // New returns a Checker over the host's limits; the zero Limits use
