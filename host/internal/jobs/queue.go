@@ -255,6 +255,28 @@ func (q *Queue) RegisterFallback(queue string, h Handler, opts HandlerOptions) {
 	q.fallbacks[queue] = registered{h: h, opts: opts.withDefaults()}
 }
 
+// Route is one row of a job table: the jobs named Name, enqueued on Queue,
+// run Handler with Options. An empty Name makes Handler the fallback of
+// Queue (RegisterFallback).
+type Route struct {
+	Queue   string
+	Name    string
+	Handler Handler
+	Options HandlerOptions
+}
+
+// Mount registers every row of a job table (Register, or RegisterFallback
+// for a row without a name). Call it before Start.
+func (q *Queue) Mount(table []Route) {
+	for _, r := range table {
+		if r.Name == "" {
+			q.RegisterFallback(r.Queue, r.Handler, r.Options)
+			continue
+		}
+		q.Register(r.Name, r.Handler, r.Options)
+	}
+}
+
 // Registered reports whether name has a handler of its own.
 func (q *Queue) Registered(name string) bool {
 	q.handlersMu.RLock()
