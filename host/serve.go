@@ -248,6 +248,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	// Every area's job handlers, from the one job table, before the queue starts.
+	queue.Mount(jobTable(jobAreas{voices: voices, generate: generator, content: contentSvc, visibility: reports, publisher: publisher}))
 	// Issue 16: schedule images no schedule needs are deleted after the grace.
 	sweeper, err := schedule.NewImageSweeper(schedule.ImageSweeperDeps{
 		Images: scheduler, Grace: cfg.Limits.BlobGracePeriod, Interval: time.Hour, Logger: log.Named("scheduler"),
