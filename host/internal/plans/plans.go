@@ -53,8 +53,13 @@ func (t *Table) Apply(s Snapshot) {
 	t.s.Store(&s)
 }
 
-// Get returns the plan named name and whether the table knows it.
+// Get returns the plan named name and whether the table knows it. A nil
+// Table knows config.DefaultPlans().
 func (t *Table) Get(name string) (config.Plan, bool) {
+	if t == nil {
+		p, ok := config.DefaultPlans()[name]
+		return p, ok
+	}
 	s := t.s.Load()
 	if s == nil {
 		return config.Plan{}, false
