@@ -93,6 +93,13 @@ func Do(t testing.TB, method, url, key, body string) Response {
 	if key != "" {
 		req.Header.Set("api-key", key)
 	}
+	return DoRequest(t, req)
+}
+
+// DoRequest sends req as it is (headers of a browser, another content
+// type) and reads the whole answer like Do.
+func DoRequest(t testing.TB, req *http.Request) Response {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -100,12 +107,12 @@ func Do(t testing.TB, method, url, key, body string) Response {
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		t.Fatalf("%s %s: reading the body: %v", method, url, err)
+		t.Fatalf("%s %s: reading the body: %v", req.Method, req.URL, err)
 	}
 	out := Response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &out.Body); err != nil {
-			t.Fatalf("%s %s: %d body is not a JSON object: %s", method, url, res.StatusCode, raw)
+			t.Fatalf("%s %s: %d body is not a JSON object: %s", req.Method, req.URL, res.StatusCode, raw)
 		}
 	}
 	return out
