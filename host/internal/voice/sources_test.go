@@ -17,10 +17,13 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -163,7 +166,8 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if b.queue, err = jobs.New(jobs.Options{Store: s, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	d := voice.Deps{Store: s, Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now}
+	d := voice.Deps{Store: s, Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now,
+		Quota: quota.New(s, config.Limits{}).Follow(plans.New(nil))}
 	if o.noModel {
 		d.Models, d.Model = nil, ""
 	}
@@ -171,6 +175,7 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if b.svc, err = voice.New(d); err != nil {
 		t.Fatal(err)
 	}
+	b.queue.Mount(voiceJobs(b.svc))
 	if err := b.queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -228,6 +233,14 @@ func (r response) data(t *testing.T) map[string]any {
 		t.Fatalf("no data: %s", r.raw)
 	}
 	return d
+}
+
+// voiceJobs are the voice rows of the host's job table (host/jobs.go).
+func voiceJobs(svc *voice.Service) []jobs.Route {
+	return []jobs.Route{
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.JobOptions},
+	}
 }
 
 func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
