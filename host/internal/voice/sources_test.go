@@ -3,8 +3,6 @@ package voice_test
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,11 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
@@ -132,7 +128,7 @@ func (c *clock) add(d time.Duration) {
 }
 
 type bundle struct {
-	url        string
+	srv        *apitest.Server
 	svc        *voice.Service
 	queue      *jobs.Queue
 	site       *brandSite
@@ -180,59 +176,8 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.queue.Stop(context.Background()) })
-	srv := httptest.NewServer(api.NewServer(api.Deps{Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt"),
-		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Voices: voice.NewHandler(b.svc)}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	b.srv = apitest.Start(t, api.Deps{Store: s, MaxBodyBytes: 1 << 20, Voices: voice.NewHandler(b.svc)})
 	return b
-}
-
-type response struct {
-	status int
-	body   map[string]any
-	raw    string
-}
-
-func (b *bundle) call(t *testing.T, method, path, key, body string) response {
-	t.Helper()
-	req, _ := http.NewRequest(method, b.url+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("api-key", key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, raw: string(raw)}
-	if err := json.Unmarshal(raw, &out.body); err != nil {
-		t.Fatalf("%s %s: %d %q", method, path, res.StatusCode, raw)
-	}
-	return out
-}
-
-func (r response) want(t *testing.T, status int, parts ...string) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
-	}
-	for _, p := range parts {
-		if msg, _ := r.body["message"].(string); !strings.Contains(msg, p) {
-			t.Fatalf("message %q lacks %q", msg, p)
-		}
-	}
-	return r
-}
-
-func (r response) data(t *testing.T) map[string]any {
-	t.Helper()
-	d, ok := r.body["data"].(map[string]any)
-	if !ok {
-		t.Fatalf("no data: %s", r.raw)
-	}
-	return d
 }
 
 // voiceJobs are the voice rows of the host's job table (host/jobs.go).
@@ -247,5 +192,3 @@ func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
-
-var _ = fmt.Sprint
