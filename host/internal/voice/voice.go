@@ -118,18 +118,16 @@ func New(d Deps) (*Service, error) {
 
 // Voice is a brand voice as the service returns it.
 type Voice struct {
-	ID    string
-	Scope string
-	Name  string
-	// Type is "text", "website" or "file".
-	Type string
-	// URL is the source of a website or file voice.
-	URL     *string
-	Content string
-	// ContentLength is the length of Content in characters; List fills it
-	// without loading Content.
+	// Scope is ScopeTeam or ScopePersonal; Type is "text", "website" or
+	// "file".
+	ID, Scope, Name, Type string
+	// URL is the source of a website or file voice; FetchInterval, one of
+	// FetchIntervals, is how often a website voice is fetched again.
+	URL, FetchInterval *string
+	// Content is the profile (or the text); ContentLength is its length
+	// in characters, which List fills without loading Content.
+	Content       string
 	ContentLength int
-	FetchInterval *string
 	// CreatedAt and UpdatedAt are epoch milliseconds.
 	CreatedAt, UpdatedAt int64
 	// LastFetch is the outcome of the latest fetch of URL; nil before one.
