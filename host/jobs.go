@@ -23,5 +23,9 @@ type jobAreas struct {
 // the area method that runs it and how (attempts, timeout). A reader finds
 // any job's implementation by following the handler into its area.
 func jobTable(a jobAreas) []jobs.Route {
-	return []jobs.Route{}
+	return []jobs.Route{
+		// voice: website and file voices created in a job, and their refreshes.
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(a.voices.RunCreate), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(a.voices.RunRefresh), Options: voice.JobOptions},
+	}
 }

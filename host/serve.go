@@ -171,7 +171,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		profileModel = ""
 	}
 	voices, err := voice.New(voice.Deps{
-		Store: st, Quota: caps, Fetcher: siteFetcher, Queue: queue, Logger: log, Plans: planTable,
+		Store: st, Quota: caps, Fetcher: siteFetcher, Queue: queue, Logger: log,
 		Models: pluginMgr, Model: profileModel, ProfileText: cfg.BrandVoice.Model != "" && cfg.BrandVoice.Model != "none",
 	})
 	if err != nil {

@@ -34,6 +34,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -75,8 +76,8 @@ type Scheduler interface {
 
 // Voices reads the brand voices the caller can see (*voice.Service).
 type Voices interface {
-	List(ctx context.Context, p auth.Principal) ([]store.Voice, error)
-	Get(ctx context.Context, p auth.Principal, id string) (store.Voice, error)
+	List(ctx context.Context, p auth.Principal) ([]voice.Voice, error)
+	Get(ctx context.Context, p auth.Principal, id string) (voice.Voice, error)
 }
 
 // Images generates a hosted image, spending its own AI credit

@@ -15,13 +15,14 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/voice"
 )
 
 // Summary is the workspace context the agent starts from; parts whose
 // feature has no data (or is not wired) are nil.
 type Summary struct {
 	Workspace  auth.Principal
-	Voices     []store.Voice
+	Voices     []voice.Voice
 	Visibility *VisibilitySnapshot
 	Traffic    *TrafficSummary
 	Schedules  store.ScheduleCounts

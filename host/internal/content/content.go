@@ -17,7 +17,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
-	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -26,7 +26,7 @@ import (
 type Generator interface {
 	GenerateText(ctx context.Context, p auth.Principal, in generate.TextInput) (sdk.TextResponse, *generate.VoiceRef, error)
 	GenerateImage(ctx context.Context, p auth.Principal, in generate.ImageInput) (generate.Image, error)
-	ResolveVoice(ctx context.Context, p auth.Principal, id string) (*store.Voice, error)
+	ResolveVoice(ctx context.Context, p auth.Principal, id string) (*voice.Voice, error)
 	DefaultTextModel() string
 }
 

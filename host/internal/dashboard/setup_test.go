@@ -96,6 +96,10 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	}
 	voices, err := voice.New(voice.Deps{Store: st, Fetcher: fetcher, Queue: q, Logger: hclog.NewNullLogger()})
 	must(err)
+	q.Mount([]jobs.Route{ // voice's rows of the host's job table (host/jobs.go)
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(voices.RunCreate), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(voices.RunRefresh), Options: voice.JobOptions},
+	})
 	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Blobs: blobs, Plans: planTable, Voices: voices, Logger: hclog.NewNullLogger()})
 	must(err)
 	contentSvc, err := content.New(content.Deps{Log: hclog.NewNullLogger(), Generator: generator, Credits: st, Queue: q, Plans: planTable})

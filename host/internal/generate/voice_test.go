@@ -27,7 +27,7 @@ func newVoices(t *testing.T, d voice.Deps) *voice.Service {
 // voiceBundle adds brand voices to a test bundle: a team voice of the
 // caller's workspace, a teammate's personal voice and another workspace's
 // voice.
-func voiceBundle(t *testing.T, s *store.Store) (b *testBundle, team, teammates, foreign store.Voice) {
+func voiceBundle(t *testing.T, s *store.Store) (b *testBundle, team, teammates, foreign voice.Voice) {
 	t.Helper()
 	ctx := context.Background()
 	voices := newVoices(t, voice.Deps{Store: s})

@@ -37,6 +37,28 @@ func BenchmarkCollectVsBare(b *testing.B) {
 	}
 }
 
+// beaconRequest is a beacon POSTed to base's collect route the way
+// navigator.sendBeacon sends it (text/plain).
+func beaconRequest(base, body string) (*http.Request, error) {
+	req, err := http.NewRequest("POST", base+"/v1/ai-traffic/collect", strings.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	}
+	return req, err
+}
+
+// countAccepted is a loadgen Check that counts in n the beacons answered
+// 202 and fails any other answer.
+func countAccepted(n *atomic.Int64) func(int, *http.Response, []byte) error {
+	return func(_ int, res *http.Response, body []byte) error {
+		if res.StatusCode != http.StatusAccepted {
+			return fmt.Errorf("status %d: %s", res.StatusCode, body)
+		}
+		n.Add(1)
+		return nil
+	}
+}
+
 // side is one handler under load: its base URL and totals over its halves.
 type side struct {
 	base     string
@@ -87,20 +109,13 @@ func collectVsBare(b *testing.B, concurrency int) {
 			New: func(i int) (*http.Request, error) {
 				body := fmt.Sprintf(`{"siteKey":%q,"path":"/docs/%d","referrer":%q,"sessionId":"%s%d","title":"Docs","utmSource":""}`,
 					key, i%50, referrers[i%len(referrers)], prefix, i)
-				req, err := http.NewRequest("POST", base+"/v1/ai-traffic/collect", strings.NewReader(body))
+				req, err := beaconRequest(base, body)
 				if err == nil {
-					req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
 					req.Header.Set("User-Agent", browserUA)
 				}
 				return req, err
 			},
-			Check: func(i int, res *http.Response, body []byte) error {
-				if res.StatusCode != http.StatusAccepted {
-					return fmt.Errorf("status %d: %s", res.StatusCode, body)
-				}
-				accepted.Add(1)
-				return nil
-			},
+			Check: countAccepted(&accepted),
 		})
 		return r, processCPU(b) - cpu0, accepted.Load()
 	}
@@ -124,10 +139,10 @@ func collectVsBare(b *testing.B, concurrency int) {
 		}
 	}
 	run(bare.URL, warmup)
-	run(tb.url, warmup)
+	run(tb.srv.URL, warmup)
 	i := 0
 	for b.Loop() {
-		sb, sh := &side{base: bare.URL}, &side{base: tb.url}
+		sb, sh := &side{base: bare.URL}, &side{base: tb.srv.URL}
 		order := []*side{sb, sh, sh, sb}
 		if i%2 == 1 {
 			order = []*side{sh, sb, sb, sh}
@@ -240,7 +255,7 @@ func BenchmarkStats10M(b *testing.B) {
 		return loadgen.Run(context.Background(), loadgen.Client(1), loadgen.Options{
 			Concurrency: 1, Requests: n,
 			New: func(int) (*http.Request, error) {
-				req, err := http.NewRequest("GET", fmt.Sprintf("%s/v1/ai-traffic/stats?days=%d", tb.url, days), nil)
+				req, err := http.NewRequest("GET", fmt.Sprintf("%s/v1/ai-traffic/stats?days=%d", tb.srv.URL, days), nil)
 				if err == nil {
 					req.Header.Set("api-key", tb.key)
 				}

@@ -3,14 +3,12 @@ package traffic
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -123,9 +121,9 @@ func (h *Handler) Collect(ctx context.Context, req *connect.Request[apiv1.Collec
 	return connect.NewResponse(&apiv1.CollectResponse{Message: msg, Kind: c.Kind, AiSource: c.Source}), nil
 }
 
-func (h *Handler) site(s store.TrafficSite) *apiv1.AITrafficSite {
+func (h *Handler) site(s Site) *apiv1.AITrafficSite {
 	return &apiv1.AITrafficSite{
 		Id: s.ID, SiteKey: s.SiteKey, Domain: s.Domain, Name: s.Name, IsActive: s.IsActive,
-		Snippet: h.svc.Snippet(s.SiteKey), ScriptUrl: h.svc.ScriptURL(), CreatedAt: timestamppb.New(time.UnixMilli(s.CreatedAt)),
+		Snippet: h.svc.Snippet(s.SiteKey), ScriptUrl: h.svc.ScriptURL(), CreatedAt: apiconv.Timestamp(s.CreatedAt),
 	}
 }

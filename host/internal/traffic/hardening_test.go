@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -14,11 +13,8 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/config"
-	"github.com/heraldhq/herald/host/internal/api"
-	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -32,8 +28,8 @@ func TestConnectCollectHasTheBeaconCap(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	ctx := context.Background()
 	for name, c := range map[string]apiv1connect.AITrafficServiceClient{
-		"protobuf": apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.url),
-		"JSON":     apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.url, connect.WithProtoJSON()),
+		"protobuf": apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.srv.URL),
+		"JSON":     apiv1connect.NewAITrafficServiceClient(http.DefaultClient, b.srv.URL, connect.WithProtoJSON()),
 	} {
 		ok, err := c.Collect(ctx, connect.NewRequest(&apiv1.CollectRequest{SiteKey: b.siteKey(), Path: "/a", UserAgent: browserUA}))
 		if err != nil || ok.Msg.Kind != "pageview" {
@@ -45,7 +41,7 @@ func TestConnectCollectHasTheBeaconCap(t *testing.T) {
 		}
 	}
 	// A body announced larger than the cap is refused before it is read.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(b.url, "http://"))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(b.srv.URL, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,10 +59,7 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		b := setup(t, st)
 		body := `{"siteKey":"` + b.siteKey() + `","path":"/a\u0000b","title":"x\u0000y","referrer":"https://chatgpt.com/\u0000","utmSource":"chat\u0000gpt.com","utmMedium":"m\u0000","utmCampaign":"c\u0000","userAgent":"` + browserUA + `\u0000","sessionId":"s1"}`
-		status, out := b.call(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain", "api-key": ""})
-		if status != http.StatusAccepted {
-			t.Fatalf("status %d, want 202: %v", status, out)
-		}
+		b.send(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain"}).Want(t, http.StatusAccepted)
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		events, err := st.TrafficEvents(context.Background(), site.ID, 10)
 		if err != nil || len(events) != 1 {
@@ -77,9 +70,9 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 			t.Errorf("stored %+v", e.TrafficEvent)
 		}
 		// Elsewhere a NUL is the client's mistake: 400 naming the field.
-		status, out = b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://nul.test/","name":"a\u0000b"}`, nil)
-		if status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(out["message"]), "field name must not contain NUL") {
-			t.Errorf("site name with NUL: %d %v", status, out)
+		r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://nul.test/","name":"a\u0000b"}`)
+		if r.Status != http.StatusBadRequest || !strings.Contains(fmt.Sprint(r.Body["message"]), "field name must not contain NUL") {
+			t.Errorf("site name with NUL: %d %v", r.Status, r.Body)
 		}
 	})
 }
@@ -143,29 +136,14 @@ func TestSitesAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	b := setup(t, st) // one site, created before the cap applies
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := traffic.NewWriter(st, traffic.WriterOptions{})
-	t.Cleanup(w.Close)
-	h := api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
-		Traffic: trafficAPI(t, traffic.Deps{Store: st, Writer: w, BaseURL: b.url, Quota: quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50})}),
-	})
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	b.url = "http://" + ln.Addr().String()
-	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status != http.StatusCreated {
-		t.Fatalf("second site: %d %v", status, out)
-	}
-	status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://three.test/"}`, nil)
-	if status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(out["message"]), "limit of 2 sites") {
-		t.Errorf("third site: %d %v", status, out)
+	b.srv = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
+	b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/"}`).Want(t, http.StatusCreated)
+	r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://three.test/"}`)
+	if r.Status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(r.Body["message"]), "limit of 2 sites") {
+		t.Errorf("third site: %d %v", r.Status, r.Body)
 	}
 	// Asking again for a site the workspace has is still answered.
-	if status, out := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://two.test/"}`, nil); status/100 != 2 {
-		t.Errorf("an existing site at the cap: %d %v", status, out)
+	if r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/"}`); r.Status/100 != 2 {
+		t.Errorf("an existing site at the cap: %d %v", r.Status, r.Body)
 	}
 }

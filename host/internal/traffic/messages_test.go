@@ -16,9 +16,9 @@ func TestTrafficAnswersCarryAMessage(t *testing.T) {
 	st := storetest.SQLite(t)
 	b := setup(t, st)
 
-	status, out := b.call(t, "GET", "/v1/ai-traffic/sites", "", nil)
-	if sites, _ := out["sites"].([]any); status != 200 || out["message"] != "Sites fetched" || len(sites) != 1 {
-		t.Fatalf("list sites: %d %v, want message %q and SPEC's sites", status, out, "Sites fetched")
+	r := b.srv.Do(t, "GET", "/v1/ai-traffic/sites", b.key, "")
+	if sites, _ := r.Body["sites"].([]any); r.Status != 200 || r.Body["message"] != "Sites fetched" || len(sites) != 1 {
+		t.Fatalf("list sites: %d %v, want message %q and SPEC's sites", r.Status, r.Body, "Sites fetched")
 	}
 
 	for _, c := range []struct{ path, want string }{
@@ -27,23 +27,23 @@ func TestTrafficAnswersCarryAMessage(t *testing.T) {
 		{"/v1/ai-traffic/stats?days=1", "AI traffic for acme.test today"},
 		{"/v1/ai/generate/ai-traffic?days=90", "AI traffic for acme.test over the last 90 days"},
 	} {
-		status, out := b.call(t, "GET", c.path, "", nil)
-		if status != 200 || out["message"] != c.want || out["siteKey"] != b.siteKey() {
-			t.Errorf("GET %s: %d message %q, want %q", c.path, status, out["message"], c.want)
+		r := b.srv.Do(t, "GET", c.path, b.key, "")
+		if r.Status != 200 || r.Body["message"] != c.want || r.Body["siteKey"] != b.siteKey() {
+			t.Errorf("GET %s: %d message %q, want %q", c.path, r.Status, r.Body["message"], c.want)
 		}
 	}
 
-	status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", nil)
-	if site, _ := out["site"].(map[string]any); status != 200 || out["message"] != "Site ready: acme.test" || site["siteKey"] != b.siteKey() || out["needsDomain"] != false {
-		t.Fatalf("ensure with a site: %d %v", status, out)
+	out := b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", b.key, "").Want(t, 200).Body
+	if site, _ := out["site"].(map[string]any); out["message"] != "Site ready: acme.test" || site["siteKey"] != b.siteKey() || out["needsDomain"] != false {
+		t.Fatalf("ensure with a site: %v", out)
 	}
 	bare, err := auth.CreateKey(context.Background(), st, "bare", "business", "o@bare.test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": bare})
+	out = b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", bare, "").Want(t, 200).Body
 	msg, _ := out["message"].(string)
-	if status != 200 || !strings.Contains(msg, "POST /v1/ai-traffic/sites") || out["site"] != nil || out["needsDomain"] != true {
-		t.Fatalf("ensure without a domain: %d %v, want a message pointing to POST /v1/ai-traffic/sites", status, out)
+	if !strings.Contains(msg, "POST /v1/ai-traffic/sites") || out["site"] != nil || out["needsDomain"] != true {
+		t.Fatalf("ensure without a domain: %v, want a message pointing to POST /v1/ai-traffic/sites", out)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -41,19 +40,9 @@ func collectPoisoned(b *testing.B, st *store.Store) {
 				}
 				body := fmt.Sprintf(`{"siteKey":%q,"path":"/docs/%d%s","referrer":"https://chatgpt.com/","sessionId":"p%t%d-%d","title":"Docs%s","utmSource":"x%s","userAgent":"%s%s"}`,
 					key, i%50, nul, poisoned, round, i, nul, nul, browserUA, nul)
-				req, err := http.NewRequest("POST", tb.url+"/v1/ai-traffic/collect", strings.NewReader(body))
-				if err == nil {
-					req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
-				}
-				return req, err
+				return beaconRequest(tb.srv.URL, body)
 			},
-			Check: func(i int, res *http.Response, body []byte) error {
-				if res.StatusCode != http.StatusAccepted {
-					return fmt.Errorf("status %d: %s", res.StatusCode, body)
-				}
-				accepted.Add(1)
-				return nil
-			},
+			Check: countAccepted(&accepted),
 		})
 		if r.Errors > 0 {
 			b.Fatalf("poisoned=%t: %d errors (first: %v)", poisoned, r.Errors, r.FirstError)

@@ -33,21 +33,23 @@ type StatsQuery struct {
 	Source string
 }
 
-// validate checks the source and the window and returns the days asked for.
-func (q StatsQuery) validate() (int32, error) {
+// validate checks the source and the window, and sets Days to
+// DefaultDays when it is nil.
+func (q *StatsQuery) validate() error {
 	switch q.Source {
 	case "", "script":
 	default:
-		return 0, apierr.Invalid("source must be script: Google Analytics is not connected, so stats come from the tracking script")
+		return apierr.Invalid("source must be script: Google Analytics is not connected, so stats come from the tracking script")
 	}
 	days := int32(DefaultDays)
 	if q.Days != nil {
 		days = *q.Days
 	}
 	if days < 1 || days > MaxDays {
-		return 0, apierr.Invalid("days must be between 1 and %d, got %d", MaxDays, days)
+		return apierr.Invalid("days must be between 1 and %d, got %d", MaxDays, days)
 	}
-	return days, nil
+	q.Days = &days
+	return nil
 }
 
 // Report is a site's AI traffic over a window of days (the stats route).
@@ -123,10 +125,10 @@ type CrawlerStats struct {
 // included. It reads only rollups: its cost grows with the days asked for,
 // not with the events stored.
 func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (Report, error) {
-	days, err := q.validate()
-	if err != nil {
+	if err := q.validate(); err != nil {
 		return Report{}, err
 	}
+	days := *q.Days
 	site, err := s.reportSite(ctx, p, q.SiteKey, q.SiteKeyIfSeveral)
 	if err != nil {
 		return Report{}, err

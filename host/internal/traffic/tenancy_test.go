@@ -15,10 +15,7 @@ import (
 func TestStatsAndSitesAreScopedToTheCallersWorkspace(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	status, out := b.call(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q,"path":"/a","referrer":"https://chatgpt.com/","sessionId":"s1"}`, b.siteKey()), map[string]string{"api-key": ""})
-	if status != http.StatusAccepted {
-		t.Fatalf("collect: %d %v", status, out)
-	}
+	b.send(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q,"path":"/a","referrer":"https://chatgpt.com/","sessionId":"s1"}`, b.siteKey()), nil).Want(t, http.StatusAccepted)
 	if got := b.stats(t, "days=1"); num(got["totals"].(map[string]any)["visits"]) != 1 {
 		t.Fatalf("the owner's stats: %v", got)
 	}
@@ -26,19 +23,18 @@ func TestStatsAndSitesAreScopedToTheCallersWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as := map[string]string{"api-key": other}
 	for _, path := range []string{"/v1/ai-traffic/stats?siteKey=" + b.siteKey(), "/v1/ai/generate/ai-traffic?siteKey=" + b.siteKey(), "/v1/ai-traffic/stats"} {
-		status, out := b.call(t, "GET", path, "", as)
-		if status != http.StatusNotFound {
-			t.Fatalf("GET %s as another workspace: %d, want 404 (the report of %v)", path, status, out["siteKey"])
+		r := b.srv.Do(t, "GET", path, other, "")
+		if r.Status != http.StatusNotFound {
+			t.Fatalf("GET %s as another workspace: %d, want 404 (the report of %v)", path, r.Status, r.Body["siteKey"])
 		}
-		if msg, ok := out["message"].(string); !ok || msg == "" {
-			t.Fatalf("GET %s: 404 without a message: %v", path, out)
+		if msg, ok := r.Body["message"].(string); !ok || msg == "" {
+			t.Fatalf("GET %s: 404 without a message: %v", path, r.Body)
 		}
 	}
-	status, list := b.call(t, "GET", "/v1/ai-traffic/sites", "", as)
-	sites, ok := list["sites"].([]any)
-	if status != http.StatusOK || !ok || len(sites) != 0 {
-		t.Fatalf("another workspace's site list: %d %v", status, list)
+	r := b.srv.Do(t, "GET", "/v1/ai-traffic/sites", other, "")
+	sites, ok := r.Body["sites"].([]any)
+	if r.Status != http.StatusOK || !ok || len(sites) != 0 {
+		t.Fatalf("another workspace's site list: %d %v", r.Status, r.Body)
 	}
 }

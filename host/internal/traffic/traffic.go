@@ -46,8 +46,9 @@ const (
 
 // Deps is what the AI traffic service needs.
 type Deps struct {
-	// Store and Writer (the group commit of beacons) are required.
-	Store  *store.Store
+	// Store is required.
+	Store *store.Store
+	// Writer is the group commit of beacons; required.
 	Writer *Writer
 	// BaseURL is the public base URL that scriptUrl and snippets use
 	// (config BaseURL, from HERALD_PUBLIC_URL); required.
@@ -74,10 +75,33 @@ type cachedSite struct {
 	exp   time.Time
 }
 
-// New returns a Service.
+// Site is a website tracked for AI traffic.
+type Site struct {
+	ID, SiteKey, Domain, Name string
+	IsActive                  bool
+	// CreatedAt is epoch milliseconds.
+	CreatedAt int64
+}
+
+// siteOf is the stored site s as the service returns it.
+func siteOf(s store.TrafficSite) Site {
+	return Site{ID: s.ID, SiteKey: s.SiteKey, Domain: s.Domain, Name: s.Name, IsActive: s.IsActive, CreatedAt: s.CreatedAt}
+}
+
+// New returns a Service, or an error naming each required dep missing.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Writer == nil || d.BaseURL == "" {
-		return nil, errors.New("traffic: Store, Writer and BaseURL are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("traffic: Deps.Store is required"))
+	}
+	if d.Writer == nil {
+		missing = append(missing, errors.New("traffic: Deps.Writer is required"))
+	}
+	if d.BaseURL == "" {
+		missing = append(missing, errors.New("traffic: Deps.BaseURL is required"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	return &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
 		sites: map[string]cachedSite{}}, nil
@@ -92,8 +116,16 @@ func (s *Service) Snippet(siteKey string) string {
 }
 
 // ListSites returns the caller's sites, oldest first.
-func (s *Service) ListSites(ctx context.Context, p auth.Principal) ([]store.TrafficSite, error) {
-	return s.store.ListTrafficSites(ctx, p.WorkspaceID)
+func (s *Service) ListSites(ctx context.Context, p auth.Principal) ([]Site, error) {
+	rows, err := s.store.ListTrafficSites(ctx, p.WorkspaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Site, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, siteOf(r))
+	}
+	return out, nil
 }
 
 // NewSite is the input of CreateSite.
@@ -124,9 +156,9 @@ func (in *NewSite) validate() error {
 // CreateSite adds a site for in.Domain, or returns the workspace's site
 // that already has that domain (created is false then). The first site of
 // a workspace without a website records its domain as the website.
-func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) (store.TrafficSite, bool, error) {
+func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) (Site, bool, error) {
 	if err := in.validate(); err != nil {
-		return store.TrafficSite{}, false, err
+		return Site{}, false, err
 	}
 	d, name := in.Domain, in.Name
 	if err := s.quota.Room(ctx, store.CountSites, p.WorkspaceID); err != nil {
@@ -134,36 +166,37 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) 
 		if sites, lerr := s.store.ListTrafficSites(ctx, p.WorkspaceID); lerr == nil {
 			for _, site := range sites {
 				if site.Domain == d {
-					return site, false, nil
+					return siteOf(site), false, nil
 				}
 			}
 		}
-		return store.TrafficSite{}, false, err
+		return Site{}, false, err
 	}
 	site, created, err := s.store.CreateTrafficSite(ctx, store.TrafficSite{
 		WorkspaceID: p.WorkspaceID, SiteKey: newSiteKey(), Domain: d, Name: name, IsActive: true,
 	}, s.quota.Cap(store.CountSites))
 	if err != nil {
-		return store.TrafficSite{}, false, quota.Err(err)
+		return Site{}, false, quota.Err(err)
 	}
 	if created && p.Website == "" {
 		if err := s.store.RecordWorkspaceWebsite(ctx, p.WorkspaceID, "https://"+d); err != nil {
-			return store.TrafficSite{}, false, err
+			return Site{}, false, err
 		}
 	}
-	return site, created, nil
+	return siteOf(site), created, nil
 }
 
 // EnsureSite returns the workspace's first site, creating one from the
 // workspace website, else the calling user's website, when there is none.
 // It returns nil when there is neither a site nor a usable website.
-func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*store.TrafficSite, error) {
+func (s *Service) EnsureSite(ctx context.Context, p auth.Principal) (*Site, error) {
 	sites, err := s.store.ListTrafficSites(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
 	if len(sites) > 0 {
-		return &sites[0], nil
+		first := siteOf(sites[0])
+		return &first, nil
 	}
 	website := p.Website
 	if _, err := NormalizeDomain(website); err != nil {

@@ -6,17 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -28,7 +25,7 @@ const browserUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, li
 // testBundle is the real API server over HTTP on a migrated store, with a
 // workspace key and one site.
 type testBundle struct {
-	url   string
+	srv   *apitest.Server
 	store *store.Store
 	key   string
 	ws    store.Workspace
@@ -38,66 +35,53 @@ type testBundle struct {
 func setup(t testing.TB, st *store.Store) *testBundle {
 	t.Helper()
 	ctx := context.Background()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &testBundle{store: st, url: "http://" + ln.Addr().String()}
-	w := traffic.NewWriter(st, traffic.WriterOptions{})
-	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
-	h := api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
-		Traffic: trafficAPI(t, traffic.Deps{Store: st, Writer: w, BaseURL: b.url}),
-	})
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	b := &testBundle{store: st, srv: trafficServer(t, st, nil)}
+	var err error
 	if b.key, err = auth.CreateKey(ctx, st, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
 	}
 	if b.ws, _, err = st.EnsureWorkspaceUser(ctx, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	status, site := b.call(t, "POST", "/v1/ai-traffic/sites", `{"domain":"https://www.acme.test/"}`, nil)
-	if status != http.StatusCreated {
-		t.Fatalf("create site: %d %v", status, site)
-	}
-	b.site = site
+	b.site = b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://www.acme.test/"}`).Want(t, http.StatusCreated).Body
 	return b
+}
+
+// trafficServer is the API server over a traffic service of st whose
+// sites caps limits (nil: no cap). The service's base URL is the
+// server's, known once it listens: the handler is filled in then.
+func trafficServer(t testing.TB, st *store.Store, caps *quota.Checker) *apitest.Server {
+	t.Helper()
+	w := traffic.NewWriter(st, traffic.WriterOptions{})
+	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
+	h := new(traffic.Handler)
+	srv := apitest.Start(t, api.Deps{Store: st, Traffic: h})
+	svc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: srv.URL, Quota: caps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	*h = *traffic.NewHandler(svc)
+	return srv
 }
 
 func (b *testBundle) siteKey() string { return b.site["siteKey"].(string) }
 
-// call sends body as JSON with the workspace key unless headers override it.
-func (b *testBundle) call(t testing.TB, method, path, body string, headers map[string]string) (int, map[string]any) {
+// send makes the requests of a page's script, which apitest.Do does not:
+// no api-key, a browser's User-Agent and a JSON Content-Type unless
+// headers change them (an empty value removes a header).
+func (b *testBundle) send(t testing.TB, method, path, body string, headers map[string]string) apitest.Response {
 	t.Helper()
-	res, raw := b.raw(t, method, path, body, headers)
-	var out map[string]any
-	if len(raw) > 0 && json.Unmarshal(raw, &out) != nil {
-		t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
-	}
-	return res.StatusCode, out
-}
-
-func (b *testBundle) raw(t testing.TB, method, path, body string, headers map[string]string) (*http.Response, []byte) {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, b.url+path, r)
+	req, err := http.NewRequest(method, b.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("api-key", b.key)
 	req.Header.Set("User-Agent", browserUA)
 	for k, v := range headers {
-		if v == "" {
-			req.Header.Del(k)
-			continue
+		req.Header.Del(k)
+		if v != "" {
+			req.Header.Set(k, v)
 		}
-		req.Header.Set(k, v)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -105,16 +89,16 @@ func (b *testBundle) raw(t testing.TB, method, path, body string, headers map[st
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	return res, raw
+	out := apitest.Response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
+	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && json.Unmarshal(raw, &out.Body) != nil {
+		t.Fatalf("%s %s: body is not a JSON object: %q", method, path, raw)
+	}
+	return out
 }
 
 func (b *testBundle) stats(t testing.TB, query string) map[string]any {
 	t.Helper()
-	status, out := b.call(t, "GET", "/v1/ai-traffic/stats?"+query, "", nil)
-	if status != http.StatusOK {
-		t.Fatalf("stats: %d %v", status, out)
-	}
-	return out
+	return b.srv.Do(t, "GET", "/v1/ai-traffic/stats?"+query, b.key, "").Want(t, http.StatusOK).Body
 }
 
 func num(v any) int64 {
@@ -134,7 +118,7 @@ func TestSites(t *testing.T) {
 		if site["domain"] != "acme.test" || site["name"] != "acme.test" || site["isActive"] != true || !nonEmptyString(site["id"]) {
 			t.Errorf("site: %v", site)
 		}
-		wantScript := b.url + "/v1/ai-traffic/t.js"
+		wantScript := b.srv.URL + "/v1/ai-traffic/t.js"
 		if site["scriptUrl"] != wantScript {
 			t.Errorf("scriptUrl %v, want %s", site["scriptUrl"], wantScript)
 		}
@@ -162,10 +146,7 @@ func TestSites(t *testing.T) {
 			{"a domain that is not a string is refused", `{"domain":42}`, 400, ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				status, out := b.call(t, "POST", "/v1/ai-traffic/sites", tc.body, nil)
-				if status != tc.status {
-					t.Fatalf("status %d, want %d: %v", status, tc.status, out)
-				}
+				out := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, tc.body).Want(t, tc.status).Body
 				if tc.status == 400 {
 					if msg, _ := out["message"].(string); msg == "" {
 						t.Errorf("no message: %v", out)
@@ -181,15 +162,15 @@ func TestSites(t *testing.T) {
 			})
 		}
 
-		status, list := b.call(t, "GET", "/v1/ai-traffic/sites", "", nil)
-		if status != 200 || len(list["sites"].([]any)) != 3 {
-			t.Fatalf("list: %d %v", status, list)
+		list := b.srv.Do(t, "GET", "/v1/ai-traffic/sites", b.key, "").Want(t, 200).Body
+		if len(list["sites"].([]any)) != 3 {
+			t.Fatalf("list: %v", list)
 		}
 		if first := list["sites"].([]any)[0].(map[string]any); first["siteKey"] != key {
 			t.Errorf("list is not oldest first: %v", first)
 		}
-		if status, _ := b.call(t, "GET", "/v1/ai-traffic/sites", "", map[string]string{"api-key": ""}); status != 401 {
-			t.Errorf("list without a key: %d, want 401", status)
+		if r := b.srv.Do(t, "GET", "/v1/ai-traffic/sites", "", ""); r.Status != 401 {
+			t.Errorf("list without a key: %d, want 401", r.Status)
 		}
 		// The first site recorded the workspace website.
 		principal, _, _ := st.PrincipalByKeyHash(context.Background(), auth.HashKey(b.key))
@@ -205,9 +186,9 @@ func TestEnsureSite(t *testing.T) {
 		b := setup(t, st)
 		ctx := context.Background()
 		// A workspace with a site gets that site.
-		status, out := b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", nil)
-		if site, _ := out["site"].(map[string]any); status != 200 || site["siteKey"] != b.siteKey() || out["needsDomain"] != false {
-			t.Fatalf("ensure with a site: %d %v", status, out)
+		out := b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", b.key, "").Want(t, 200).Body
+		if site, _ := out["site"].(map[string]any); site["siteKey"] != b.siteKey() || out["needsDomain"] != false {
+			t.Fatalf("ensure with a site: %v", out)
 		}
 
 		// A workspace with neither a site nor a website needs a domain.
@@ -215,9 +196,9 @@ func TestEnsureSite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": bare})
-		if status != 200 || out["site"] != nil || out["needsDomain"] != true {
-			t.Fatalf("ensure without a domain: %d %v", status, out)
+		out = b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", bare, "").Want(t, 200).Body
+		if out["site"] != nil || out["needsDomain"] != true {
+			t.Fatalf("ensure without a domain: %v", out)
 		}
 
 		// A workspace with a website gets a site for it.
@@ -229,12 +210,12 @@ func TestEnsureSite(t *testing.T) {
 		if err := st.SetWorkspaceWebsite(ctx, ws.ID, "https://www.Web.test/home"); err != nil {
 			t.Fatal(err)
 		}
-		status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": withSite})
+		out = b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", withSite, "").Want(t, 200).Body
 		site, _ := out["site"].(map[string]any)
-		if status != 200 || site["domain"] != "web.test" || out["needsDomain"] != false {
-			t.Fatalf("ensure from the website: %d %v", status, out)
+		if site["domain"] != "web.test" || out["needsDomain"] != false {
+			t.Fatalf("ensure from the website: %v", out)
 		}
-		_, again := b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": withSite})
+		again := b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", withSite, "").Body
 		if again["site"].(map[string]any)["id"] != site["id"] {
 			t.Errorf("second ensure created another site: %v", again)
 		}
@@ -249,9 +230,9 @@ func TestEnsureSite(t *testing.T) {
 		if err := st.SetUserWebsite(ctx, u.ID, "https://my.solo.test"); err != nil {
 			t.Fatal(err)
 		}
-		status, out = b.call(t, "POST", "/v1/ai-traffic/sites/ensure", "", map[string]string{"api-key": solo})
-		if site, _ := out["site"].(map[string]any); status != 200 || site["domain"] != "my.solo.test" || out["needsDomain"] != false {
-			t.Fatalf("ensure from the user's website: %d %v", status, out)
+		out = b.srv.Do(t, "POST", "/v1/ai-traffic/sites/ensure", solo, "").Want(t, 200).Body
+		if site, _ := out["site"].(map[string]any); site["domain"] != "my.solo.test" || out["needsDomain"] != false {
+			t.Fatalf("ensure from the user's website: %v", out)
 		}
 	})
 }
@@ -259,11 +240,11 @@ func TestEnsureSite(t *testing.T) {
 func TestCollectPreflightAllowsAnyOrigin(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	res, _ := b.raw(t, "OPTIONS", "/v1/ai-traffic/collect", "", map[string]string{
-		"Origin": "https://shop.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type", "api-key": "",
+	res := b.send(t, "OPTIONS", "/v1/ai-traffic/collect", "", map[string]string{
+		"Origin": "https://shop.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type",
 	})
-	if res.StatusCode != http.StatusNoContent {
-		t.Fatalf("preflight status %d", res.StatusCode)
+	if res.Status != http.StatusNoContent {
+		t.Fatalf("preflight status %d", res.Status)
 	}
 	for k, want := range map[string]string{
 		"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "POST, OPTIONS", "Access-Control-Allow-Headers": "Content-Type",
@@ -272,13 +253,13 @@ func TestCollectPreflightAllowsAnyOrigin(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	res, _ = b.raw(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q}`, b.siteKey()), map[string]string{"Origin": "https://shop.example", "api-key": ""})
-	if res.StatusCode != http.StatusAccepted || res.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("POST: %d, allow-origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+	res = b.send(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q}`, b.siteKey()), map[string]string{"Origin": "https://shop.example"})
+	if res.Status != http.StatusAccepted || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("POST: %d, allow-origin %q", res.Status, res.Header.Get("Access-Control-Allow-Origin"))
 	}
-	res, _ = b.raw(t, "POST", "/v1/ai-traffic/collect", `{"siteKey":"ks_nope"}`, map[string]string{"Origin": "https://shop.example", "api-key": ""})
-	if res.StatusCode != http.StatusNotFound || res.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Fatalf("errors must be readable cross-origin too: %d, allow-origin %q", res.StatusCode, res.Header.Get("Access-Control-Allow-Origin"))
+	res = b.send(t, "POST", "/v1/ai-traffic/collect", `{"siteKey":"ks_nope"}`, map[string]string{"Origin": "https://shop.example"})
+	if res.Status != http.StatusNotFound || res.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("errors must be readable cross-origin too: %d, allow-origin %q", res.Status, res.Header.Get("Access-Control-Allow-Origin"))
 	}
 }
 
@@ -325,10 +306,7 @@ func TestCollect(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				body := strings.ReplaceAll(tc.body, "KEY", key)
-				status, out := b.call(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": tc.contentType, "api-key": ""})
-				if status != tc.status {
-					t.Fatalf("status %d, want %d: %v", status, tc.status, out)
-				}
+				out := b.send(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": tc.contentType}).Want(t, tc.status).Body
 				if tc.status != 202 {
 					if msg, _ := out["message"].(string); msg == "" {
 						t.Errorf("no message: %v", out)
@@ -388,9 +366,9 @@ func TestCollectUsesTheRequestUserAgentWhenTheBodyHasNone(t *testing.T) {
 		{"a library's header is ignored", "Go-http-client/1.1", "ignored"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, out := b.call(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q}`, b.siteKey()), map[string]string{"User-Agent": tc.ua, "api-key": ""})
-			if status != 202 || out["kind"] != tc.kind {
-				t.Fatalf("%d %v, want kind %s", status, out, tc.kind)
+			r := b.send(t, "POST", "/v1/ai-traffic/collect", fmt.Sprintf(`{"siteKey":%q}`, b.siteKey()), map[string]string{"User-Agent": tc.ua})
+			if r.Status != 202 || r.Body["kind"] != tc.kind {
+				t.Fatalf("%d %v, want kind %s", r.Status, r.Body, tc.kind)
 			}
 		})
 	}
@@ -413,11 +391,8 @@ func TestStatsQuery(t *testing.T) {
 		{"an unknown site is not found", "siteKey=ks_nope", 404},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			status, out := b.call(t, "GET", "/v1/ai-traffic/stats?"+tc.query, "", nil)
-			if status != tc.status {
-				t.Fatalf("status %d, want %d: %v", status, tc.status, out)
-			}
-			if status != 200 {
+			out := b.srv.Do(t, "GET", "/v1/ai-traffic/stats?"+tc.query, b.key, "").Want(t, tc.status).Body
+			if tc.status != 200 {
 				return
 			}
 			want := int64(30)
@@ -429,22 +404,19 @@ func TestStatsQuery(t *testing.T) {
 			}
 		})
 	}
-	status, alias := b.call(t, "GET", "/v1/ai/generate/ai-traffic?days=7", "", nil)
-	if status != 200 || num(alias["days"]) != 7 {
-		t.Fatalf("alias: %d %v", status, alias)
+	if alias := b.srv.Do(t, "GET", "/v1/ai/generate/ai-traffic?days=7", b.key, "").Want(t, 200).Body; num(alias["days"]) != 7 {
+		t.Fatalf("alias: %v", alias)
 	}
-	status, _ = b.call(t, "GET", "/v1/ai-traffic/stats", "", map[string]string{"api-key": ""})
-	if status != 401 {
-		t.Fatalf("stats without a key: %d, want 401", status)
-	}
+	b.srv.Do(t, "GET", "/v1/ai-traffic/stats", "", "").Want(t, 401)
 }
 
 func TestScriptIsServedSmallAndCacheable(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	res, body := b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": ""})
-	if res.StatusCode != 200 || !bytes.Equal(body, traffic.Script) {
-		t.Fatalf("status %d, %d bytes", res.StatusCode, len(body))
+	res := b.send(t, "GET", "/v1/ai-traffic/t.js", "", nil)
+	body := []byte(res.Raw)
+	if res.Status != 200 || !bytes.Equal(body, traffic.Script) {
+		t.Fatalf("status %d, %d bytes", res.Status, len(body))
 	}
 	if len(body) >= 3000 {
 		t.Errorf("t.js is %d bytes; keep it under 3 KB", len(body))
@@ -458,20 +430,20 @@ func TestScriptIsServedSmallAndCacheable(t *testing.T) {
 	if res.Header.Get("Set-Cookie") != "" || bytes.Contains(body, []byte("document.cookie")) {
 		t.Error("the script must not use cookies")
 	}
-	res, _ = b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": "", "If-None-Match": res.Header.Get("ETag")})
-	if res.StatusCode != http.StatusNotModified {
-		t.Errorf("revalidation: %d, want 304", res.StatusCode)
+	res = b.send(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"If-None-Match": res.Header.Get("ETag")})
+	if res.Status != http.StatusNotModified {
+		t.Errorf("revalidation: %d, want 304", res.Status)
 	}
 	etag := res.Header.Get("ETag")
 	for _, inm := range []string{"W/" + etag, `"other", ` + etag, `"other",W/` + etag, "*"} {
-		res, _ = b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": "", "If-None-Match": inm})
-		if res.StatusCode != http.StatusNotModified {
-			t.Errorf("If-None-Match %s: %d, want 304", inm, res.StatusCode)
+		res = b.send(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"If-None-Match": inm})
+		if res.Status != http.StatusNotModified {
+			t.Errorf("If-None-Match %s: %d, want 304", inm, res.Status)
 		}
 	}
-	res, _ = b.raw(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"api-key": "", "If-None-Match": `"other", W/"stale"`})
-	if res.StatusCode != http.StatusOK {
-		t.Errorf("If-None-Match of other tags: %d, want 200", res.StatusCode)
+	res = b.send(t, "GET", "/v1/ai-traffic/t.js", "", map[string]string{"If-None-Match": `"other", W/"stale"`})
+	if res.Status != http.StatusOK {
+		t.Errorf("If-None-Match of other tags: %d, want 200", res.Status)
 	}
 }
 
@@ -487,14 +459,4 @@ func must[T any](v T, _ bool, err error) T {
 func nonEmptyString(v any) bool {
 	s, ok := v.(string)
 	return ok && s != ""
-}
-
-// trafficAPI is the AI traffic handler over a service of d.
-func trafficAPI(t testing.TB, d traffic.Deps) *traffic.Handler {
-	t.Helper()
-	svc, err := traffic.New(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return traffic.NewHandler(svc)
 }

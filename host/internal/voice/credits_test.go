@@ -42,8 +42,8 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 			return n
 		}
 
-		id := b.call(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","fetchInterval":"daily"}`).want(t, 201).data(t)["id"].(string)
-		b.call(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/other"}`).want(t, 200)
+		id := b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","fetchInterval":"daily"}`).Want(t, 201).Data(t)["id"].(string)
+		b.srv.Do(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/other"}`).Want(t, 200)
 		if used() != 2 || b.modelCalls() != 2 {
 			t.Fatalf("after create and PUT url: %d credits, %d model calls; want 2 and 2", used(), b.modelCalls())
 		}
@@ -60,7 +60,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		b.model.mu.Lock()
 		b.model.err = errors.New("provider down")
 		b.model.mu.Unlock()
-		b.call(t, "POST", "/v1/ai/generate/brand-voice/file", free, `{"file":"https://example.com/style.md"}`).want(t, 201)
+		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/file", free, `{"file":"https://example.com/style.md"}`).Want(t, 201)
 		if used() != 3 {
 			t.Fatalf("a failed profile call kept its credit: %d used", used())
 		}
@@ -73,12 +73,12 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 			t.Fatal("could not spend the rest", err)
 		}
 		calls := b.modelCalls()
-		before := b.call(t, "GET", "/v1/ai/brand-voice/"+id, free, "").want(t, 200).data(t)
-		b.call(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/"}`).want(t, 403, "credit")
-		b.call(t, "POST", "/v1/ai/generate/brand-voice/file", free, `{"file":"https://example.com/notes.txt"}`).want(t, 403, "credit")
-		b.call(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","useWorker":true}`).want(t, 403, "credit")
-		b.call(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/"}`).want(t, 403, "credit")
-		text := b.call(t, "POST", "/v1/ai/generate/brand-voice/text", free, `{"content":"We keep it short."}`).want(t, 201).data(t)["id"].(string)
+		before := b.srv.Do(t, "GET", "/v1/ai/brand-voice/"+id, free, "").Want(t, 200).Data(t)
+		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/"}`).WantError(t, 403, "credit")
+		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/file", free, `{"file":"https://example.com/notes.txt"}`).WantError(t, 403, "credit")
+		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","useWorker":true}`).WantError(t, 403, "credit")
+		b.srv.Do(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/"}`).WantError(t, 403, "credit")
+		text := b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", free, `{"content":"We keep it short."}`).Want(t, 201).Data(t)["id"].(string)
 		if v, _ := s.GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {
 			t.Fatalf("text voice without credits: %q", v.Content)
 		}
@@ -88,7 +88,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 			t.Fatalf("due: %v %v", ids, err)
 		}
 		b.waitJob(t, ws.ID, ids[0])
-		after := b.call(t, "GET", "/v1/ai/brand-voice/"+id, free, "").want(t, 200).data(t)
+		after := b.srv.Do(t, "GET", "/v1/ai/brand-voice/"+id, free, "").Want(t, 200).Data(t)
 		lf := after["lastFetch"].(map[string]any)
 		if lf["ok"] != false || !strings.Contains(lf["error"].(string), "refresh skipped: monthly AI credit limit reached") || after["content"] != before["content"] || after["url"] != "https://example.com/other" {
 			t.Fatalf("skipped refresh: %v", after)

@@ -2,13 +2,11 @@ package voice
 
 import (
 	"context"
-	"time"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -53,7 +51,7 @@ func (h *Handler) ListBrandVoices(ctx context.Context, _ *connect.Request[apiv1.
 	for _, v := range voices {
 		out.Data = append(out.Data, &apiv1.BrandVoiceListItem{
 			Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(v.ContentLength),
-			CreatedAt: ts(v.CreatedAt), UpdatedAt: ts(v.UpdatedAt),
+			CreatedAt: apiconv.Timestamp(v.CreatedAt), UpdatedAt: apiconv.Timestamp(v.UpdatedAt),
 		})
 	}
 	return connect.NewResponse(out), nil
@@ -98,11 +96,9 @@ func (h *Handler) DeleteBrandVoice(ctx context.Context, req *connect.Request[api
 	return connect.NewResponse(&apiv1.DeleteBrandVoiceResponse{Message: "Brand voice deleted"}), nil
 }
 
-func full(v store.Voice) *apiv1.BrandVoice {
+func full(v Voice) *apiv1.BrandVoice {
 	return &apiv1.BrandVoice{
 		Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, Content: v.Content, FetchInterval: v.FetchInterval,
-		CreatedAt: ts(v.CreatedAt), UpdatedAt: ts(v.UpdatedAt), LastFetch: lastFetch(v.LastFetch),
+		CreatedAt: apiconv.Timestamp(v.CreatedAt), UpdatedAt: apiconv.Timestamp(v.UpdatedAt), LastFetch: lastFetch(v.LastFetch),
 	}
 }
-
-func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }

@@ -5,8 +5,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -19,14 +19,14 @@ func SourceStatus(res *apiv1.CreateBrandVoiceFromSourceResponse) int {
 	return 201
 }
 
-func sourceResponse(v store.Voice) *connect.Response[apiv1.CreateBrandVoiceFromSourceResponse] {
+func sourceResponse(v Voice) *connect.Response[apiv1.CreateBrandVoiceFromSourceResponse] {
 	return connect.NewResponse(&apiv1.CreateBrandVoiceFromSourceResponse{Message: "Brand voice created",
 		Outcome: &apiv1.CreateBrandVoiceFromSourceResponse_Data{Data: &apiv1.BrandVoiceSummary{
 			Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, ContentLength: int32(v.ContentLength)}}})
 }
 
 func queuedResponse(id string) *connect.Response[apiv1.CreateBrandVoiceFromSourceResponse] {
-	return connect.NewResponse(&apiv1.CreateBrandVoiceFromSourceResponse{Message: "Job queued; poll /v1/ai/generate/job/" + id,
+	return connect.NewResponse(&apiv1.CreateBrandVoiceFromSourceResponse{Message: apiconv.JobQueued(id),
 		Outcome: &apiv1.CreateBrandVoiceFromSourceResponse_JobId{JobId: id}})
 }
 
@@ -74,11 +74,11 @@ func (h *Handler) CreateBrandVoiceFromFile(ctx context.Context, req *connect.Req
 	return sourceResponse(v), nil
 }
 
-func lastFetch(f *store.VoiceFetch) *apiv1.BrandVoiceFetch {
+func lastFetch(f *Fetch) *apiv1.BrandVoiceFetch {
 	if f == nil {
 		return nil
 	}
-	out := &apiv1.BrandVoiceFetch{At: ts(f.At), Ok: f.OK}
+	out := &apiv1.BrandVoiceFetch{At: apiconv.Timestamp(f.At), Ok: f.OK}
 	if f.Error != "" {
 		out.Error = &f.Error
 	}

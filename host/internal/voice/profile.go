@@ -31,7 +31,7 @@ Describe the style only; do not repeat facts, prices or claims from the text.`
 // model configured), else a measured profile. A failed model call falls
 // back on the measured profile and gives the credit back. It returns the
 // content and whether a model wrote it.
-func (s *Service) profile(ctx context.Context, paid *charge, name, text string) (string, bool) {
+func (s *Service) profile(ctx context.Context, paid charge, name, text string) (string, bool) {
 	if paid != nil && s.modelConfigured() {
 		src := text
 		if r := []rune(src); len(r) > MaxProfileSourceChars {
@@ -44,7 +44,7 @@ func (s *Service) profile(ctx context.Context, paid *charge, name, text string) 
 		}
 		s.deps.Logger.Warn("profile model failed; storing a measured profile", "model", s.deps.Model, "error", err)
 	}
-	paid.refund(ctx)
+	paid.refund()
 	return MeasuredProfile(name, text), false
 }
 

@@ -85,10 +85,14 @@ type RefreshResult struct {
 	Error string `json:"error,omitempty"`
 }
 
-// refreshJob re-fetches one website voice. A failed fetch keeps the old
-// content and records why (the single-voice fetch shows it as lastFetch);
-// either way the next fetch is scheduled by the voice's interval.
-func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
+// RunRefresh runs a JobRefresh job: it re-fetches one website voice. A
+// failed fetch keeps the old content and records why (the single-voice
+// fetch shows it as lastFetch); either way the next fetch is scheduled by
+// the voice's interval.
+func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
+	if err := s.sourcesReady(); err != nil {
+		return nil, jobs.NoRetry(err)
+	}
 	var k store.VoiceKey
 	if err := job.Decode(&k); err != nil {
 		return nil, err
@@ -111,8 +115,8 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 	// The profile's credit first: without one the refresh is skipped
 	// (nothing fetched, the old content kept) and lastFetch says why.
 	paid, cerr := s.reserveProfile(ctx, auth.Principal{WorkspaceID: k.WorkspaceID})
-	if nc, spent := cerr.(noCredits); spent {
-		f := store.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + nc.Error() + "; the previous profile is kept"}
+	if noCredits(cerr) {
+		f := store.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + message(cerr) + "; the previous profile is kept"}
 		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
@@ -122,7 +126,7 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 	}
 	text, _, ferr := s.websiteSource(ctx, *v.URL)
 	if ferr != nil {
-		paid.refund(ctx)
+		paid.refund()
 		f := store.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
 		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
@@ -133,7 +137,7 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 	content = capText(content)
 	f := store.VoiceFetch{At: now.UnixMilli(), OK: true}
 	if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
-		paid.refund(ctx)
+		paid.refund()
 		return nil, err
 	}
 	return RefreshResult{ID: v.ID, OK: true}, nil
@@ -144,7 +148,7 @@ func (s *Service) refreshJob(ctx context.Context, job *jobs.Job) (any, error) {
 // and source text. A fetch failure is a 400, no credit left a 403, and
 // nothing changes. The returned charge is refunded by the caller if the
 // update is not written.
-func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *Update) (*store.VoiceFetch, *charge, error) {
+func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *store.VoiceUpdate) (*store.VoiceFetch, charge, error) {
 	if u.URL == nil || (old.Type != "website" && old.Type != "file") || (old.URL != nil && *old.URL == *u.URL) {
 		return nil, nil, nil
 	}
@@ -163,9 +167,7 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old sto
 		return nil, nil, apierr.Invalid("url: %s", message(err))
 	}
 	paid, err := s.reserveProfile(ctx, p)
-	if nc, spent := err.(noCredits); spent {
-		return nil, nil, nc.forbidden()
-	} else if err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
 	var text string
@@ -177,7 +179,7 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old sto
 		text, _, err = s.fileSource(ctx, file.URL)
 	}
 	if err != nil {
-		paid.refund(ctx)
+		paid.refund()
 		return nil, nil, apierr.Invalid("url: %s", message(err))
 	}
 	name := old.Name

@@ -16,7 +16,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -158,21 +157,15 @@ func capText(t string) string {
 
 // CreateFromWebsite crawls a site (home, about, a few posts) and stores a
 // voice whose content is a writing-style profile of its text.
-func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in NewWebsite) (store.Voice, error) {
-	if err := s.sourcesReady(); err != nil {
-		return store.Voice{}, err
-	}
-	if err := in.validate(); err != nil {
-		return store.Voice{}, err
-	}
-	paid, err := s.admitSourced(ctx, p)
+func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in NewWebsite) (Voice, error) {
+	paid, err := s.admitSourced(ctx, p, &in)
 	if err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
 	text, siteName, err := s.websiteSource(ctx, in.URL)
 	if err != nil {
-		paid.refund(ctx)
-		return store.Voice{}, err
+		paid.refund()
+		return Voice{}, err
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
@@ -187,11 +180,7 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
 		LastFetch: &store.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
-	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
-		paid.refund(ctx)
-		return store.Voice{}, quota.Err(err)
-	}
-	return v, nil
+	return s.create(ctx, v, paid)
 }
 
 // fileTypes maps extensions to the file kinds a voice accepts.
@@ -290,37 +279,46 @@ func jsonStrings(v any, out []string) []string {
 	return out
 }
 
-// admitSourced checks the workspace has room for one more voice (the cap
-// is enforced again atomically at the insert) and reserves the profile's
-// credit: a 403 without one.
-func (s *Service) admitSourced(ctx context.Context, p auth.Principal) (*charge, error) {
+// admitSourced checks a website or file voice's input, that this host
+// fetches sources and that the workspace has room for one more voice (the
+// cap is enforced again atomically at the insert), then reserves the
+// profile's credit: a 403 without one.
+func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interface{ validate() error }) (charge, error) {
+	if err := s.sourcesReady(); err != nil {
+		return nil, err
+	}
+	if err := in.validate(); err != nil {
+		return nil, err
+	}
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
 		return nil, err
 	}
-	paid, err := s.reserveProfile(ctx, p)
-	if nc, spent := err.(noCredits); spent {
-		return nil, nc.forbidden()
+	return s.reserveProfile(ctx, p)
+}
+
+// admitQueued is admitSourced for a voice created in a job: the input and
+// the month's credits are checked now, the credit is reserved by the job.
+func (s *Service) admitQueued(ctx context.Context, p auth.Principal, in interface{ validate() error }) error {
+	if err := s.sourcesReady(); err != nil {
+		return err
 	}
-	return paid, err
+	if err := in.validate(); err != nil {
+		return err
+	}
+	return s.checkCredits(ctx, p)
 }
 
 // CreateFromFile fetches a .md, .txt, .html or .json file and stores a
 // voice profiled from its text.
-func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFile) (store.Voice, error) {
-	if err := s.sourcesReady(); err != nil {
-		return store.Voice{}, err
-	}
-	if err := in.validate(); err != nil {
-		return store.Voice{}, err
-	}
-	paid, err := s.admitSourced(ctx, p)
+func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFile) (Voice, error) {
+	paid, err := s.admitSourced(ctx, p, &in)
 	if err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
 	text, base, err := s.fileSource(ctx, in.URL)
 	if err != nil {
-		paid.refund(ctx)
-		return store.Voice{}, err
+		paid.refund()
+		return Voice{}, err
 	}
 	name := strings.TrimSpace(in.Name)
 	if name == "" {
@@ -333,11 +331,7 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	url := in.URL
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
 		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
-	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
-		paid.refund(ctx)
-		return store.Voice{}, quota.Err(err)
-	}
-	return v, nil
+	return s.create(ctx, v, paid)
 }
 
 // createJobData is a queued website or file voice.
@@ -359,13 +353,7 @@ type Summary struct {
 
 // QueueWebsite checks the request and creates the voice in a job.
 func (s *Service) QueueWebsite(ctx context.Context, p auth.Principal, in NewWebsite) (string, error) {
-	if err := s.sourcesReady(); err != nil {
-		return "", err
-	}
-	if err := in.validate(); err != nil {
-		return "", err
-	}
-	if err := s.checkCredits(ctx, p); err != nil {
+	if err := s.admitQueued(ctx, p, &in); err != nil {
 		return "", err
 	}
 	return s.enqueueCreate(ctx, createJobData{Workspace: p.WorkspaceID, User: p.UserID, Website: &in})
@@ -373,13 +361,7 @@ func (s *Service) QueueWebsite(ctx context.Context, p auth.Principal, in NewWebs
 
 // QueueFile checks the request and creates the voice in a job.
 func (s *Service) QueueFile(ctx context.Context, p auth.Principal, in NewFile) (string, error) {
-	if err := s.sourcesReady(); err != nil {
-		return "", err
-	}
-	if err := in.validate(); err != nil {
-		return "", err
-	}
-	if err := s.checkCredits(ctx, p); err != nil {
+	if err := s.admitQueued(ctx, p, &in); err != nil {
 		return "", err
 	}
 	return s.enqueueCreate(ctx, createJobData{Workspace: p.WorkspaceID, User: p.UserID, File: &in})
@@ -393,13 +375,20 @@ func (s *Service) enqueueCreate(ctx context.Context, d createJobData) (string, e
 	return id, nil
 }
 
-func (s *Service) createJob(ctx context.Context, job *jobs.Job) (any, error) {
+// JobOptions are the options of JobCreate and JobRefresh: one attempt
+// (a failed fetch is an outcome, not a reason to fetch again), five
+// minutes.
+var JobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
+
+// RunCreate runs a JobCreate job: it creates the website or file voice
+// that QueueWebsite or QueueFile queued, and returns its Summary.
+func (s *Service) RunCreate(ctx context.Context, job *jobs.Job) (any, error) {
 	var d createJobData
 	if err := job.Decode(&d); err != nil {
 		return nil, err
 	}
 	p := auth.Principal{WorkspaceID: d.Workspace, UserID: d.User}
-	var v store.Voice
+	var v Voice
 	var err error
 	switch {
 	case d.Website != nil:

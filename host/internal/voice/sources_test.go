@@ -3,8 +3,6 @@ package voice_test
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,13 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -129,7 +128,7 @@ func (c *clock) add(d time.Duration) {
 }
 
 type bundle struct {
-	url        string
+	srv        *apitest.Server
 	svc        *voice.Service
 	queue      *jobs.Queue
 	site       *brandSite
@@ -163,7 +162,8 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if b.queue, err = jobs.New(jobs.Options{Store: s, PollInterval: 20 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
-	d := voice.Deps{Store: s, Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now}
+	d := voice.Deps{Store: s, Fetcher: b.site.fetcher(!o.privateRefused), Models: b.model, Model: "gpt-4o-mini", Queue: b.queue, Now: b.clock.Now,
+		Quota: quota.New(s, config.Limits{}).Follow(plans.New(nil))}
 	if o.noModel {
 		d.Models, d.Model = nil, ""
 	}
@@ -171,68 +171,24 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 	if b.svc, err = voice.New(d); err != nil {
 		t.Fatal(err)
 	}
+	b.queue.Mount(voiceJobs(b.svc))
 	if err := b.queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.queue.Stop(context.Background()) })
-	srv := httptest.NewServer(api.NewServer(api.Deps{Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt"),
-		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Voices: voice.NewHandler(b.svc)}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	b.srv = apitest.Start(t, api.Deps{Store: s, MaxBodyBytes: 1 << 20, Voices: voice.NewHandler(b.svc)})
 	return b
 }
 
-type response struct {
-	status int
-	body   map[string]any
-	raw    string
-}
-
-func (b *bundle) call(t *testing.T, method, path, key, body string) response {
-	t.Helper()
-	req, _ := http.NewRequest(method, b.url+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("api-key", key)
+// voiceJobs are the voice rows of the host's job table (host/jobs.go).
+func voiceJobs(svc *voice.Service) []jobs.Route {
+	return []jobs.Route{
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.JobOptions},
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, raw: string(raw)}
-	if err := json.Unmarshal(raw, &out.body); err != nil {
-		t.Fatalf("%s %s: %d %q", method, path, res.StatusCode, raw)
-	}
-	return out
-}
-
-func (r response) want(t *testing.T, status int, parts ...string) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
-	}
-	for _, p := range parts {
-		if msg, _ := r.body["message"].(string); !strings.Contains(msg, p) {
-			t.Fatalf("message %q lacks %q", msg, p)
-		}
-	}
-	return r
-}
-
-func (r response) data(t *testing.T) map[string]any {
-	t.Helper()
-	d, ok := r.body["data"].(map[string]any)
-	if !ok {
-		t.Fatalf("no data: %s", r.raw)
-	}
-	return d
 }
 
 func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
-
-var _ = fmt.Sprint

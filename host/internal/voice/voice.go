@@ -17,7 +17,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -38,30 +37,38 @@ const (
 // FetchIntervals are the refresh intervals a voice accepts.
 var FetchIntervals = []string{"never", "daily", "weekly", "monthly"}
 
+// Queue is what the service needs of the job queue (*jobs.Queue): it
+// enqueues website and file voice jobs and refreshes on contentQueue.
+type Queue interface {
+	Enqueue(ctx context.Context, j jobs.NewJob) (string, error)
+}
+
 // Deps is what the brand-voice service needs.
 type Deps struct {
+	// Logger: nil discards.
+	Logger hclog.Logger
 	// Store is required.
 	Store *store.Store
-	// Quota caps the voices of each workspace (config.Limits.MaxVoices);
-	// nil: no cap.
+	// Queue is required with a Fetcher: website and file voices are
+	// created and refreshed in its jobs (JobCreate, JobRefresh; the host's
+	// job table mounts RunCreate and RunRefresh).
+	Queue Queue
+	// Quota caps the voices of each workspace (config.Limits.MaxVoices;
+	// nil: no cap) and, with a profile model, pays its profiles in AI
+	// credits (ProfileCredits each, by the plan's monthly allowance): it
+	// is then required, and must follow the plans table.
 	Quota *quota.Checker
-	// Fetcher enables website and file voices; it needs Queue, on which
-	// their jobs are registered (so New is called before the queue
-	// starts). Without a Fetcher those routes answer 503.
+	// Now is the clock (refresh times, the credit month); default time.Now.
+	Now func() time.Time
+	// Fetcher enables website and file voices; without one those routes
+	// answer 503.
 	Fetcher Fetcher
-	Queue   *jobs.Queue
 	// Models and Model write profiles; without them profiles are measured.
-	// Each model profile costs ProfileCredits AI credits of the workspace
-	// (Plans give the monthly allowance; nil: config.DefaultPlans()).
 	Models Models
 	Model  string
-	Plans  *plans.Table
 	// ProfileText profiles text voices too (keeping the raw text as their
 	// source); set when the operator names brand_voice.model.
 	ProfileText bool
-	Logger      hclog.Logger
-	// Now is the clock; default time.Now.
-	Now func() time.Time
 	// RefreshEvery is how often due website voices are looked for
 	// (default 5 minutes).
 	RefreshEvery time.Duration
@@ -76,14 +83,20 @@ type Service struct {
 	stop, done chan struct{}
 }
 
-// New returns a Service and, with a Fetcher, registers the website and
-// file voice jobs on the queue.
+// New returns a Service, or an error naming each required dep missing.
 func New(d Deps) (*Service, error) {
+	var missing []error
 	if d.Store == nil {
-		return nil, errors.New("voice: Store is required")
+		missing = append(missing, errors.New("voice: Deps.Store is required"))
 	}
 	if d.Fetcher != nil && d.Queue == nil {
-		return nil, errors.New("voice: a Fetcher needs a Queue")
+		missing = append(missing, errors.New("voice: Deps.Queue is required with a Fetcher"))
+	}
+	if d.Models != nil && d.Model != "" && d.Quota == nil {
+		missing = append(missing, errors.New("voice: Deps.Quota is required with a profile model (it pays profiles in AI credits)"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
@@ -92,19 +105,51 @@ func New(d Deps) (*Service, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
-	if d.Plans == nil {
-		d.Plans = plans.New(nil)
+	if d.Quota != nil {
+		// Credits are counted in the month of the service's clock, and a
+		// failed refund is logged as the voice's.
+		d.Quota = d.Quota.WithClock(d.Now).WithLogger(d.Logger)
 	}
 	if d.RefreshEvery <= 0 {
 		d.RefreshEvery = 5 * time.Minute
 	}
-	s := &Service{store: d.Store, quota: d.Quota, deps: d}
-	if d.Fetcher != nil {
-		opts := jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
-		d.Queue.Register(JobCreate, jobs.HandlerFunc(s.createJob), opts)
-		d.Queue.Register(JobRefresh, jobs.HandlerFunc(s.refreshJob), opts)
+	return &Service{store: d.Store, quota: d.Quota, deps: d}, nil
+}
+
+// Voice is a brand voice as the service returns it.
+type Voice struct {
+	// Scope is ScopeTeam or ScopePersonal; Type is "text", "website" or
+	// "file".
+	ID, Scope, Name, Type string
+	// URL is the source of a website or file voice; FetchInterval, one of
+	// FetchIntervals, is how often a website voice is fetched again.
+	URL, FetchInterval *string
+	// Content is the profile (or the text); ContentLength is its length
+	// in characters, which List fills without loading Content.
+	Content       string
+	ContentLength int
+	// CreatedAt and UpdatedAt are epoch milliseconds.
+	CreatedAt, UpdatedAt int64
+	// LastFetch is the outcome of the latest fetch of URL; nil before one.
+	LastFetch *Fetch
+}
+
+// Fetch is the outcome of fetching a voice's URL.
+type Fetch struct {
+	// At is epoch milliseconds.
+	At    int64
+	OK    bool
+	Error string
+}
+
+// fromStore is the stored voice v as the service returns it.
+func fromStore(v store.Voice) Voice {
+	out := Voice{ID: v.ID, Scope: v.Scope, Name: v.Name, Type: v.Type, URL: v.URL, Content: v.Content,
+		ContentLength: v.ContentLength, FetchInterval: v.FetchInterval, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+	if f := v.LastFetch; f != nil {
+		out.LastFetch = &Fetch{At: f.At, OK: f.OK, Error: f.Error}
 	}
-	return s, nil
+	return out
 }
 
 // NewText is the input of CreateFromText.
@@ -134,24 +179,24 @@ func (in *NewText) validate() error {
 }
 
 // CreateFromText stores a voice built from raw text.
-func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (store.Voice, error) {
+func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (Voice, error) {
 	if err := in.validate(); err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
 	content, name, scope := in.Content, in.Name, in.Scope
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
 	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
-	var paid *charge
+	var paid charge
 	if s.deps.ProfileText {
 		// The model's profile becomes the content; the raw text is kept.
 		// Without a credit left the text is stored as given: the profile
 		// is an extra, the text is usable.
 		var err error
 		paid, err = s.reserveProfile(ctx, p)
-		if _, spent := err.(noCredits); err != nil && !spent {
-			return store.Voice{}, err
+		if err != nil && !noCredits(err) {
+			return Voice{}, err
 		}
 		if paid != nil {
 			if profile, byModel := s.profile(ctx, paid, name, content); byModel {
@@ -160,26 +205,45 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 			}
 		}
 	}
+	return s.create(ctx, v, paid)
+}
+
+// create stores v, within the workspace's cap of voices; on failure it
+// refunds paid.
+func (s *Service) create(ctx context.Context, v store.Voice, paid charge) (Voice, error) {
 	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
-		paid.refund(ctx)
-		return store.Voice{}, quota.Err(err)
+		paid.refund()
+		return Voice{}, quota.Err(err)
 	}
-	return v, nil
+	return fromStore(v), nil
 }
 
 // List returns the voices the caller can see, newest first.
-func (s *Service) List(ctx context.Context, p auth.Principal) ([]store.Voice, error) {
-	return s.store.ListVoices(ctx, p.WorkspaceID, p.UserID)
+func (s *Service) List(ctx context.Context, p auth.Principal) ([]Voice, error) {
+	rows, err := s.store.ListVoices(ctx, p.WorkspaceID, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Voice, 0, len(rows))
+	for _, v := range rows {
+		out = append(out, fromStore(v))
+	}
+	return out, nil
 }
 
 // Get returns one voice the caller can see.
-func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (store.Voice, error) {
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Voice, error) {
 	v, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
-	return v, notFound(err, id)
+	if err != nil {
+		return Voice{}, notFound(err, id)
+	}
+	return fromStore(v), nil
 }
 
 // Update changes the fields that are set.
-type Update store.VoiceUpdate
+type Update struct {
+	Name, Content, URL, FetchInterval *string
+}
 
 // validate checks a partial update and trims its name and content.
 func (u *Update) validate() error {
@@ -216,24 +280,25 @@ func (u *Update) validate() error {
 }
 
 // Update applies a partial update and returns the voice as Get would.
-func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (store.Voice, error) {
+func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (Voice, error) {
 	if err := u.validate(); err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
 	old, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
-		return store.Voice{}, notFound(err, id)
+		return Voice{}, notFound(err, id)
 	}
 	// A new url of a website or file voice is fetched before anything is
 	// written; its profile replaces the content.
-	fetched, paid, err := s.refetchOnUpdate(ctx, p, old, &u)
+	change := store.VoiceUpdate{Name: u.Name, Content: u.Content, URL: u.URL, FetchInterval: u.FetchInterval}
+	fetched, paid, err := s.refetchOnUpdate(ctx, p, old, &change)
 	if err != nil {
-		return store.Voice{}, err
+		return Voice{}, err
 	}
-	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, store.VoiceUpdate(u))
+	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, change)
 	if err != nil {
-		paid.refund(ctx)
-		return v, notFound(err, id)
+		paid.refund()
+		return Voice{}, notFound(err, id)
 	}
 	if v.Type == "website" && (fetched != nil || u.FetchInterval != nil) {
 		interval := ""
@@ -247,17 +312,17 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 			err = s.store.SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
 		}
 		if err != nil {
-			return store.Voice{}, err
+			return Voice{}, err
 		}
 		return s.Get(ctx, p, id)
 	}
 	if fetched != nil {
 		if err := s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
-			return store.Voice{}, err
+			return Voice{}, err
 		}
 		return s.Get(ctx, p, id)
 	}
-	return v, nil
+	return fromStore(v), nil
 }
 
 // Delete soft-deletes a voice: it stays stored with isActive false.
