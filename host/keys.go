@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -27,10 +23,6 @@ const keysUsage = `usage:
   herald keys list [--workspace NAME]
   herald keys revoke KEY_ID
   herald keys rotate KEY_ID     (revokes KEY_ID and prints a new key for the same workspace and user)`
-
-const workspacesUsage = `usage:
-  herald workspaces list
-  herald workspaces set-plan --workspace NAME --plan PLAN`
 
 // keysCmd dispatches `herald keys SUBCOMMAND`.
 func keysCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -49,35 +41,6 @@ func keysCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return nil
 	}
 	return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
-}
-
-// workspacesCmd dispatches `herald workspaces SUBCOMMAND`.
-func workspacesCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(workspacesUsage)
-	}
-	switch args[0] {
-	case "list":
-		return workspacesList(ctx, args[1:], getenv, stdout, stderr)
-	case "set-plan":
-		return workspacesSetPlan(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, workspacesUsage)
-		return nil
-	}
-	return fmt.Errorf("unknown workspaces command %q\n%s", args[0], workspacesUsage)
-}
-
-// adminStore parses the common flags and opens the migrated store.
-func adminStore(ctx context.Context, fs *flag.FlagSet, f *commonFlags, args []string, getenv func(string) string) (*store.Store, error) {
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return nil, err
-	}
-	return openStore(ctx, cfg)
 }
 
 func keysCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -251,125 +214,26 @@ func keysRevoke(ctx context.Context, verb string, args []string, getenv func(str
 	return nil
 }
 
-func workspacesList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, f := newFlagSet("workspaces list", stderr, false)
-	st, err := adminStore(ctx, fs, f, args, getenv)
+// setWebsites records the user's and the team's websites given to keys
+// create (either may be empty: left as is).
+func setWebsites(ctx context.Context, st *store.Store, workspace, plan, user, website, teamWebsite string) error {
+	withScheme := func(w string) string {
+		if !strings.Contains(w, "://") {
+			return "https://" + w
+		}
+		return w
+	}
+	ws, u, err := st.EnsureWorkspaceUser(ctx, workspace, plan, user)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	list, err := st.ListWorkspaces(ctx)
-	if err != nil {
-		return err
+	if website != "" {
+		if err := st.SetUserWebsite(ctx, u.ID, withScheme(website)); err != nil {
+			return err
+		}
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKSPACE_ID\tNAME\tPLAN\tUSERS\tACTIVE_KEYS\tWEBSITE\tCREATED")
-	for _, w := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", w.ID, w.Name, w.Plan, w.Users, w.ActiveKeys, w.Website, ms(w.CreatedAt))
+	if teamWebsite != "" {
+		return st.SetWorkspaceWebsite(ctx, ws.ID, withScheme(teamWebsite))
 	}
-	return tw.Flush()
-}
-
-func workspacesSetPlan(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs, f := newFlagSet("workspaces set-plan", stderr, false)
-	workspace := fs.String("workspace", "", "workspace name")
-	plan := fs.String("plan", "", "new plan: "+strings.Join(config.PlanNames, ", "))
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *workspace == "" || *plan == "" {
-		return errors.New(workspacesUsage)
-	}
-	if !slices.Contains(config.PlanNames, *plan) {
-		return fmt.Errorf("workspaces set-plan: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
-	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ws, err := st.WorkspaceByName(ctx, *workspace)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("workspaces set-plan: no workspace %q", *workspace)
-	} else if err != nil {
-		return err
-	}
-	if err := st.SetWorkspacePlan(ctx, ws.ID, *plan); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "workspace %q (id %s): plan %s -> %s\n", ws.Name, ws.ID, ws.Plan, *plan)
 	return nil
 }
-
-// bootstrap creates workspace "default" (plan business) on the first start
-// against an empty store and hands its API key over once: to keyFile
-// (mode 0600) when set, else to stderr, never into the stdout log stream
-// that log shippers collect.
-func bootstrap(ctx context.Context, st *store.Store, stderr io.Writer, keyFile string) error {
-	n, err := st.CountWorkspaces(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	key, err := auth.CreateKey(ctx, st, "default", "business", "owner@default")
-	if err != nil {
-		return fmt.Errorf("create default workspace: %w", err)
-	}
-	if keyFile != "" {
-		if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
-			return fmt.Errorf("write --key-file: %w", err)
-		}
-		fmt.Fprintf(stderr, "Created workspace \"default\" (plan business); its API key is in %s\n", keyFile)
-		return nil
-	}
-	fmt.Fprintf(stderr, "Created workspace \"default\" (plan business). Its API key is shown once, keep it:\n%s\n", key)
-	return nil
-}
-
-// buildVersion is what `herald version` prints: the -X main.version set by
-// `make build`, else the module version and VCS revision that the Go
-// toolchain stamps into every binary built from a checkout.
-func buildVersion() string {
-	if version != "dev" {
-		return version
-	}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version
-	}
-	v := info.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
-	var rev, at string
-	dirty := false
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		v += " " + rev
-		if dirty {
-			v += "-dirty"
-		}
-		if at != "" {
-			v += " (" + at + ")"
-		}
-	}
-	return v + " " + info.GoVersion
-}
-
-// ms formats a Unix-millisecond timestamp for tables.
-func ms(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339) }
