@@ -9,10 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -399,22 +397,6 @@ func buildAPI(b *base, a *areas) http.Handler {
 	})
 }
 
-// newHTTPServer serves handler on ln: HTTP/1.1 for REST and Connect,
-// cleartext HTTP/2 for gRPC clients (grpcurl -plaintext) without TLS.
-func newHTTPServer(handler http.Handler, ln net.Listener, cfg *config.Config, reg prometheus.Registerer) *httpServer {
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		Protocols:         new(http.Protocols),
-	}
-	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
-
-	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
-	return &httpServer{srv: srv, ln: api.LimitListener(ln, cfg.Limits.MaxConnections, reg)}
-}
-
 // backgroundParts is everything that runs in the background, started in
 // this order and stopped in reverse: the HTTP server shuts down first
 // (in-flight requests finish), then the loops that queue work, then the
@@ -440,74 +422,6 @@ func backgroundParts(b *base, a *areas, sighup lifecycle, web *httpServer) []par
 		// Queues tracker runs at their slots (once per slot across hosts).
 		{"visibility trackers", a.trackers},
 		{"http", web},
-	}
-}
-
-// reloadPart is the lifecycle that reloads the config on SIGHUP while it
-// runs: the plugins (their new settings redacted from then on) and the
-// plans (host/reload.go, host/plans.go).
-func reloadPart(log hclog.Logger, f *commonFlags, getenv func(string) string, loaded *config.Config,
-	pluginMgr *pluginhost.Manager, publishPlans func(*config.Config) (int64, error), redactAlso func([]string)) lifecycle {
-	var stopHUP func()
-	return funcs{start: func() {
-		stopHUP = reloadOnSIGHUP(log, func() error {
-			next, err := f.load(getenv)
-			if err != nil {
-				return err
-			}
-			reloadPlugins := func(c *config.Config) error {
-				if err := pluginMgr.Reload(c); err != nil {
-					return err
-				}
-				redactAlso(configuredSecrets(c)) // new plugin settings, redacted from now on
-				return nil
-			}
-			return applyReload(log, loaded, next, reloadPlugins, publishPlans) // host/reload.go
-		})
-	}, stop: func() { stopHUP() }}
-}
-
-// httpServer serves srv on ln between Start and Stop.
-type httpServer struct {
-	srv  *http.Server
-	ln   net.Listener
-	errc chan error // Serve's error, when it fails before Stop
-}
-
-func (h *httpServer) Start(context.Context) error {
-	h.errc = make(chan error, 1)
-	go func() {
-		if err := h.srv.Serve(h.ln); !errors.Is(err, http.ErrServerClosed) {
-			h.errc <- err
-		}
-	}()
-	return nil
-}
-
-// Stop stops accepting and waits for in-flight requests until ctx ends.
-func (h *httpServer) Stop(ctx context.Context) error { return h.srv.Shutdown(ctx) }
-
-// reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
-// called; a failed reload is logged and the running config stays.
-func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-hup:
-				if err := reload(); err != nil {
-					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(hup)
-		close(done)
 	}
 }
 
