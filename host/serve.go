@@ -93,25 +93,34 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	web := newHTTPServer(buildAPI(b, a), ln, cfg, b.reg)
 	sighup := reloadPart(log, f, getenv, &loaded, b.pluginMgr, sighupPlans(b.planSync), a.generator.RedactAlso)
-	shutdownCtx := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	}
 	// The first parts (plugins, sighup, beacons) cannot fail to start, so
 	// from here the parts own the plugins and the beacon writer.
 	handedOver = true
-	stop, err := startAll(ctx, log, backgroundParts(b, a, sighup, web), shutdownCtx)
+	stop, err := startAll(ctx, log, backgroundParts(b, a, sighup, web), shutdownCtx(cfg))
 	if err != nil {
 		return err
 	}
 	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
+	return serveUntilDone(ctx, log, cfg, web, stop)
+}
 
+// shutdownCtx gives a stop its shutdown_timeout.
+func shutdownCtx(cfg *config.Config) func() (context.Context, context.CancelFunc) {
+	return func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	}
+}
+
+// serveUntilDone waits for ctx to end or the HTTP server to fail, then
+// stops the started parts within the shutdown timeout.
+func serveUntilDone(ctx context.Context, log hclog.Logger, cfg *config.Config, web *httpServer, stop func(context.Context) error) (err error) {
 	select {
 	case err = <-web.errc:
 		err = fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String()) // a string: JSON logs would print nanoseconds
-	sctx, cancel := shutdownCtx()
+	sctx, cancel := shutdownCtx(cfg)()
 	defer cancel()
 	if serr := stop(sctx); serr != nil && err == nil {
 		err = fmt.Errorf("shutdown: %w", serr)
