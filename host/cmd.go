@@ -5,7 +5,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"time"
 
@@ -76,16 +78,61 @@ func openStore(ctx context.Context, c *config.Config) (*store.Store, error) {
 	return s, nil
 }
 
-// adminStore parses the common flags and opens the migrated store.
+// open loads the config (flags over environment over file) and opens the
+// migrated store; the caller closes the store.
+func (f *commonFlags) open(ctx context.Context, getenv func(string) string) (*store.Store, *config.Config, error) {
+	cfg, err := f.load(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, cfg, nil
+}
+
+// adminStore parses the common flags and opens the migrated store, for
+// commands whose flags need no check before.
 func adminStore(ctx context.Context, fs *flag.FlagSet, f *commonFlags, args []string, getenv func(string) string) (*store.Store, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return nil, err
+	st, _, err := f.open(ctx, getenv)
+	return st, err
+}
+
+// command is a subcommand: run passes it the arguments after its name.
+type command func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error
+
+// verbs returns the command `herald name VERB`: it runs the verb args[0]
+// with the arguments after it, prints usage for help, and answers usage
+// as the error when the verb is missing or unknown.
+func verbs(name, usage string, table map[string]command) command {
+	return func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+		if len(args) == 0 {
+			return errors.New(usage)
+		}
+		if run, ok := table[args[0]]; ok {
+			return run(ctx, args[1:], getenv, stdout, stderr)
+		}
+		switch args[0] {
+		case "-h", "--help", "help":
+			fmt.Fprintln(stdout, usage)
+			return nil
+		}
+		return fmt.Errorf("unknown %s command %q\n%s", name, args[0], usage)
 	}
-	return openStore(ctx, cfg)
+}
+
+// workspaceNamed looks a workspace up by name; a missing one is the error
+// "<what>: no workspace NAME".
+func workspaceNamed(ctx context.Context, st *store.Store, what, name string) (store.Workspace, error) {
+	ws, err := st.WorkspaceByName(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return ws, fmt.Errorf("%s: no workspace %q", what, name)
+	}
+	return ws, err
 }
 
 // ms formats a Unix-millisecond timestamp for tables.

@@ -24,24 +24,13 @@ const keysUsage = `usage:
   herald keys revoke KEY_ID
   herald keys rotate KEY_ID     (revokes KEY_ID and prints a new key for the same workspace and user)`
 
-// keysCmd dispatches `herald keys SUBCOMMAND`.
-func keysCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(keysUsage)
-	}
-	switch args[0] {
-	case "create":
-		return keysCreate(ctx, args[1:], getenv, stdout, stderr)
-	case "list":
-		return keysList(ctx, args[1:], getenv, stdout, stderr)
-	case "revoke", "rotate":
-		return keysRevoke(ctx, args[0], args[1:], getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, keysUsage)
-		return nil
-	}
-	return fmt.Errorf("unknown keys command %q\n%s", args[0], keysUsage)
-}
+// keysCmd is `herald keys SUBCOMMAND`.
+var keysCmd = verbs("keys", keysUsage, map[string]command{
+	"create": keysCreate,
+	"list":   keysList,
+	"revoke": keysRevokeVerb("revoke"),
+	"rotate": keysRevokeVerb("rotate"),
+})
 
 func keysCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("keys create", stderr, false)
@@ -75,11 +64,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 			return fmt.Errorf("keys create: --%s: %w", flag, err)
 		}
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, _, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
@@ -138,10 +123,8 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 	defer st.Close()
 	wsID := ""
 	if *workspace != "" {
-		ws, err := st.WorkspaceByName(ctx, *workspace)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("keys list: no workspace %q", *workspace)
-		} else if err != nil {
+		ws, err := workspaceNamed(ctx, st, "keys list", *workspace)
+		if err != nil {
 			return err
 		}
 		wsID = ws.ID
@@ -164,6 +147,13 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Prefix, k.WorkspaceName, k.WorkspaceID, k.UserEmail, k.UserID, ms(k.CreatedAt), status, writes)
 	}
 	return tw.Flush()
+}
+
+// keysRevokeVerb is keysRevoke as the command `keys VERB`.
+func keysRevokeVerb(verb string) command {
+	return func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+		return keysRevoke(ctx, verb, args, getenv, stdout, stderr)
+	}
 }
 
 // keysRevoke is `keys revoke ID` and `keys rotate ID`.

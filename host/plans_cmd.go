@@ -27,11 +27,7 @@ func plansApply(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, cfg, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
@@ -83,18 +79,7 @@ const plansUsage = `usage:
 
 // plansCmd is `herald plans`: the store and Redis come from the common
 // flags and environment, like the other admin commands.
-func plansCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(plansUsage)
-	}
-	switch args[0] {
-	case "apply":
-		return plansApply(ctx, args[1:], getenv, stdout, stderr)
-	case "show":
-		return plansShow(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, plansUsage)
-		return nil
-	}
-	return fmt.Errorf("unknown plans command %q\n%s", args[0], plansUsage)
-}
+var plansCmd = verbs("plans", plansUsage, map[string]command{
+	"apply": plansApply,
+	"show":  plansShow,
+})

@@ -31,36 +31,35 @@ commands:
 common flags: --config FILE, --data-dir DIR, --log-format text|json
 `
 
+// commands are the subcommands that take the arguments after their name.
+var commands = map[string]command{
+	"serve":      serve,
+	"migrate":    migrate,
+	"keys":       keysCmd,
+	"workspaces": workspacesCmd,
+	"plans":      plansCmd,
+	"plugins":    listPlugins,
+	"finetune":   finetuneCmd,
+	"visibility": visibilityCmd,
+	"mcp":        mcpStdio,
+}
+
 // run is the whole program; tests call it in-process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usage)
 		return errors.New("missing command")
 	}
-	switch cmd, rest := args[1], args[2:]; cmd {
-	case "serve":
-		return serve(ctx, rest, getenv, stdout, stderr)
-	case "migrate":
-		return migrate(ctx, rest, getenv, stdout, stderr)
-	case "keys":
-		return keysCmd(ctx, rest, getenv, stdout, stderr)
-	case "workspaces":
-		return workspacesCmd(ctx, rest, getenv, stdout, stderr)
-	case "plans":
-		return plansCmd(ctx, rest, getenv, stdout, stderr)
-	case "plugins":
-		return listPlugins(ctx, rest, getenv, stdout, stderr)
-	case "finetune":
-		return finetuneCmd(ctx, rest, getenv, stdout, stderr)
-	case "visibility":
-		return visibilityCmd(ctx, rest, getenv, stdout, stderr)
+	cmd, rest := args[1], args[2:]
+	if c, ok := commands[cmd]; ok {
+		return c(ctx, rest, getenv, stdout, stderr)
+	}
+	switch cmd {
 	case "plugin":
 		if len(rest) != 1 {
 			return fmt.Errorf("usage: herald plugin NAME (one of %s)", strings.Join(firstparty.Names(), ", "))
 		}
 		return firstparty.Serve(rest[0])
-	case "mcp":
-		return mcpStdio(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "herald", buildVersion())
 		return nil

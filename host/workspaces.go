@@ -10,29 +10,17 @@ import (
 	"text/tabwriter"
 
 	"github.com/heraldhq/herald/config"
-	"github.com/heraldhq/herald/host/internal/store"
 )
 
 const workspacesUsage = `usage:
   herald workspaces list
   herald workspaces set-plan --workspace NAME --plan PLAN`
 
-// workspacesCmd dispatches `herald workspaces SUBCOMMAND`.
-func workspacesCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(workspacesUsage)
-	}
-	switch args[0] {
-	case "list":
-		return workspacesList(ctx, args[1:], getenv, stdout, stderr)
-	case "set-plan":
-		return workspacesSetPlan(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, workspacesUsage)
-		return nil
-	}
-	return fmt.Errorf("unknown workspaces command %q\n%s", args[0], workspacesUsage)
-}
+// workspacesCmd is `herald workspaces SUBCOMMAND`.
+var workspacesCmd = verbs("workspaces", workspacesUsage, map[string]command{
+	"list":     workspacesList,
+	"set-plan": workspacesSetPlan,
+})
 
 func workspacesList(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("workspaces list", stderr, false)
@@ -66,19 +54,13 @@ func workspacesSetPlan(ctx context.Context, args []string, getenv func(string) s
 	if !slices.Contains(config.PlanNames, *plan) {
 		return fmt.Errorf("workspaces set-plan: --plan must be one of %s", strings.Join(config.PlanNames, ", "))
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, _, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ws, err := st.WorkspaceByName(ctx, *workspace)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("workspaces set-plan: no workspace %q", *workspace)
-	} else if err != nil {
+	ws, err := workspaceNamed(ctx, st, "workspaces set-plan", *workspace)
+	if err != nil {
 		return err
 	}
 	if err := st.SetWorkspacePlan(ctx, ws.ID, *plan); err != nil {
