@@ -6,6 +6,8 @@ import (
 	"io"
 )
 
+// migrate is `herald migrate`: it applies the embedded migrations to the
+// configured store (serve and every store-using command do it too).
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("migrate", stderr, false)
 	if err := fs.Parse(args); err != nil {
