@@ -10,10 +10,7 @@ import (
 // configured store (serve and every store-using command do it too).
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("migrate", stderr, false)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	st, _, err := f.open(ctx, getenv)
+	st, err := adminStore(ctx, fs, f, args, getenv)
 	if err != nil {
 		return err
 	}
