@@ -165,8 +165,8 @@ type base struct {
 }
 
 // buildBase builds the base. On an error it closes what it opened.
-func buildBase(ctx context.Context, cfg *config.Config, log hclog.Logger, st *store.Store) (b *base, err error) {
-	b = &base{cfg: cfg, log: log, st: st}
+func buildBase(ctx context.Context, cfg *config.Config, log hclog.Logger, st *store.Store) (_ *base, err error) {
+	b := &base{cfg: cfg, log: log, st: st}
 	defer func() {
 		if err != nil {
 			b.close()
@@ -253,6 +253,7 @@ func buildAreas(b *base, getenv func(string) string) (*areas, error) {
 }
 
 func (a *areas) build(b *base, getenv func(string) string) error {
+	// The base's parts under the names the area blocks use.
 	st, cfg, log, reg, queue, blobs := b.st, b.cfg, b.log, b.reg, b.queue, b.blobs
 	pluginMgr, planTable, caps, slots, siteFetcher := b.pluginMgr, b.planTable, b.caps, b.slots, b.siteFetcher
 	// Website and file voices fetch through the guarded site fetcher; the
