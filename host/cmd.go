@@ -137,3 +137,13 @@ func workspaceNamed(ctx context.Context, st *store.Store, what, name string) (st
 
 // ms formats a Unix-millisecond timestamp for tables.
 func ms(t int64) string { return time.UnixMilli(t).UTC().Format(time.RFC3339) }
+
+// workspaceFilter is the id of an optional --workspace NAME: "" (every
+// workspace) when name is empty, else workspaceNamed's.
+func workspaceFilter(ctx context.Context, st *store.Store, what, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	ws, err := workspaceNamed(ctx, st, what, name)
+	return ws.ID, err
+}

@@ -121,13 +121,9 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer st.Close()
-	wsID := ""
-	if *workspace != "" {
-		ws, err := workspaceNamed(ctx, st, "keys list", *workspace)
-		if err != nil {
-			return err
-		}
-		wsID = ws.ID
+	wsID, err := workspaceFilter(ctx, st, "keys list", *workspace)
+	if err != nil {
+		return err
 	}
 	keys, err := st.ListAPIKeys(ctx, wsID)
 	if err != nil {

@@ -29,13 +29,9 @@ func visibilityCmd(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer st.Close()
-	wsID := ""
-	if *workspace != "" {
-		ws, err := workspaceNamed(ctx, st, "visibility rescore: --workspace", *workspace)
-		if err != nil {
-			return err
-		}
-		wsID = ws.ID
+	wsID, err := workspaceFilter(ctx, st, "visibility rescore: --workspace", *workspace)
+	if err != nil {
+		return err
 	}
 	done, err := visibility.Rescore(ctx, st, wsID, newLogger(cfg, stderr))
 	for _, r := range done {
