@@ -255,7 +255,7 @@ func buildAreas(b *base, getenv func(string) string) (*areas, error) {
 func (a *areas) build(b *base, getenv func(string) string) error {
 	// The base's parts under the names the area blocks use.
 	st, cfg, log, reg, queue, blobs := b.st, b.cfg, b.log, b.reg, b.queue, b.blobs
-	pluginMgr, planTable, caps, slots, siteFetcher := b.pluginMgr, b.planTable, b.caps, b.slots, b.siteFetcher
+	pluginMgr, planTable, caps, slots, siteFetcher, beacons := b.pluginMgr, b.planTable, b.caps, b.slots, b.siteFetcher, b.beacons
 	// Website and file voices fetch through the guarded site fetcher; the
 	// profile model is brand_voice.model, else the default text model.
 	profileModel := cfg.BrandVoice.Model
@@ -328,7 +328,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	trackers := visibility.NewTrackerScheduler(reports, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: b.beacons, BaseURL: cfg.BaseURL(), Quota: caps})
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps})
 	if err != nil {
 		return err
 	}
@@ -362,16 +362,18 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 // handler per area, served by the API's faces and by MCP.
 func buildAPI(b *base, a *areas) http.Handler {
 	st, cfg, log, reg, queue, blobs := b.st, b.cfg, b.log, b.reg, b.queue, b.blobs
+	scheduler, destinations, generator, voices, contentSvc := a.scheduler, a.destinations, a.generator, a.voices, a.content
+	reports, trafficSvc, agentSvc := a.reports, a.traffic, a.agent
 	authn := auth.NewAuthenticator(st, cfg.JWTSecret)
 	var (
-		schedulerAPI   = schedule.NewHandler(a.scheduler)
-		destinationAPI = destination.NewHandler(a.destinations)
-		generateAPI    = generate.NewHandler(a.generator)
-		voiceAPI       = voice.NewHandler(a.voices)
-		contentAPI     = content.NewHandler(a.content)
-		visibilityAPI  = visibility.NewHandler(a.reports)
-		trackerAPI     = visibility.NewTrackerHandler(a.reports)
-		trafficAPI     = traffic.NewHandler(a.traffic)
+		schedulerAPI   = schedule.NewHandler(scheduler)
+		destinationAPI = destination.NewHandler(destinations)
+		generateAPI    = generate.NewHandler(generator)
+		voiceAPI       = voice.NewHandler(voices)
+		contentAPI     = content.NewHandler(contentSvc)
+		visibilityAPI  = visibility.NewHandler(reports)
+		trackerAPI     = visibility.NewTrackerHandler(reports)
+		trafficAPI     = traffic.NewHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -393,7 +395,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,
 		Destinations: destinationAPI,
-		Agent:        agent.NewHandler(a.agent),
+		Agent:        agent.NewHandler(agentSvc),
 		Content:      contentAPI,
 
 		// Hardening (issue 16): body read deadlines and the metrics token.
