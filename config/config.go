@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heraldhq/herald/plugins"
+	"github.com/heraldhq/herald/plugins/names"
 )
 
 // Config is the whole configuration of a herald host.
@@ -224,14 +224,15 @@ func Default() *Config {
 
 // FirstPartyPlugins are the plugins every host has unless config replaces
 // them: served by the herald executable itself (`herald plugin NAME`).
-// Names and kinds (provider, destination) come from the executable's
-// registry, package plugins, so the two cannot drift.
+// Names and kinds (provider, destination) come from package plugins/names,
+// the list the executable's registry (package plugins) serves, so the two
+// cannot drift and config does not import the plugins' code.
 var FirstPartyPlugins = firstPartyPlugins()
 
 func firstPartyPlugins() map[string]string {
 	m := map[string]string{}
-	for _, name := range plugins.Names() {
-		kind, _ := plugins.KindOf(name)
+	for _, name := range names.Names() {
+		kind, _ := names.KindOf(name)
 		m[name] = string(kind)
 	}
 	return m

@@ -35,19 +35,12 @@ func finetuneCmd(ctx context.Context, args []string, getenv func(string) string,
 	if *workspace == "" || *model == "" {
 		return fmt.Errorf("finetune start: --workspace and --model are required (%s)", finetuneUsage)
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, cfg, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	ws, err := st.WorkspaceByName(ctx, *workspace)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("finetune start: --workspace: no workspace %q", *workspace)
-	}
+	ws, err := workspaceNamed(ctx, st, "finetune start: --workspace", *workspace)
 	if err != nil {
 		return err
 	}

@@ -4,34 +4,8 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// signalWriter is a log sink that closes seen once the output contains want.
-type signalWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	want string
-	seen chan struct{}
-}
-
-func (w *signalWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n, err := w.buf.Write(p)
-	if w.seen != nil && strings.Contains(w.buf.String(), w.want) {
-		close(w.seen)
-		w.seen = nil
-	}
-	return n, err
-}
-
-func (w *signalWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
 
 // The first start prints the default workspace's key on stderr, beside the
 // logs, never on stdout, which scripts capture.
@@ -48,8 +22,8 @@ func TestFirstStartPrintsTheKeyOnStderr(t *testing.T) {
 		return ""
 	}
 	var stdout bytes.Buffer
-	stderr := &signalWriter{want: "serving: url=", seen: make(chan struct{})}
-	seen := stderr.seen
+	stderr := &logSink{serving: make(chan string, 1)} // serve_test.go
+	seen := stderr.serving
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"herald", "serve"}, env, &stdout, stderr) }()

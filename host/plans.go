@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
@@ -65,26 +63,4 @@ func sighupPlans(sync *plans.Sync) func(*config.Config) (int64, error) {
 		v, _, err := sync.Publish(context.Background(), plans.FromConfig(next, "sighup "+hostName()+" "+next.Source), false)
 		return v, err
 	}
-}
-
-const plansUsage = `usage:
-  herald plans apply FILE   store FILE's plan blocks and limits caps as the next version; every host applies it within seconds
-  herald plans show         print the version in force (JSON)`
-
-// plansCmd is `herald plans`: the store and Redis come from the common
-// flags and environment, like the other admin commands.
-func plansCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(plansUsage)
-	}
-	switch args[0] {
-	case "apply":
-		return plansApply(ctx, args[1:], getenv, stdout, stderr)
-	case "show":
-		return plansShow(ctx, args[1:], getenv, stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprintln(stdout, plansUsage)
-		return nil
-	}
-	return fmt.Errorf("unknown plans command %q\n%s", args[0], plansUsage)
 }

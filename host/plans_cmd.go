@@ -27,11 +27,7 @@ func plansApply(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, cfg, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
@@ -76,3 +72,14 @@ func plansShow(ctx context.Context, args []string, getenv func(string) string, s
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"version": pv.Version, "source": pv.Source, "createdAt": pv.CreatedAt, "digest": pv.Digest, "body": body})
 }
+
+const plansUsage = `usage:
+  herald plans apply FILE   store FILE's plan blocks and limits caps as the next version; every host applies it within seconds
+  herald plans show         print the version in force (JSON)`
+
+// plansCmd is `herald plans`: the store and Redis come from the common
+// flags and environment, like the other admin commands.
+var plansCmd = verbs("plans", plansUsage, map[string]command{
+	"apply": plansApply,
+	"show":  plansShow,
+})

@@ -2,14 +2,18 @@ package main
 
 import (
 	"maps"
+	"os"
+	"os/signal"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -179,4 +183,52 @@ func settingName(field string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// reloadPart is the lifecycle that reloads the config on SIGHUP while it
+// runs: the plugins (their new settings redacted from then on) and the
+// plans (host/reload.go, host/plans.go).
+func reloadPart(log hclog.Logger, f *commonFlags, getenv func(string) string, loaded *config.Config,
+	pluginMgr *pluginhost.Manager, publishPlans func(*config.Config) (int64, error), redactAlso func([]string)) lifecycle {
+	var stopHUP func()
+	return funcs{start: func() {
+		stopHUP = reloadOnSIGHUP(log, func() error {
+			next, err := f.load(getenv)
+			if err != nil {
+				return err
+			}
+			reloadPlugins := func(c *config.Config) error {
+				if err := pluginMgr.Reload(c); err != nil {
+					return err
+				}
+				redactAlso(configuredSecrets(c)) // new plugin settings, redacted from now on
+				return nil
+			}
+			return applyReload(log, loaded, next, reloadPlugins, publishPlans) // host/reload.go
+		})
+	}, stop: func() { stopHUP() }}
+}
+
+// reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
+// called; a failed reload is logged and the running config stays.
+func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-hup:
+				if err := reload(); err != nil {
+					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
 }

@@ -9,10 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -42,6 +40,10 @@ import (
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
+// serve is `herald serve`: it builds the host in named steps, each
+// returning what the next needs (the base every area stands on, the areas,
+// the API over them, the background parts), starts the parts in order and
+// stops them in reverse when ctx ends or the HTTP server fails.
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs, f := newFlagSet("serve", stderr, true)
 	keyFile := fs.String("key-file", "", "on the first start, write the default workspace's API key to this file (mode 0600) instead of stderr")
@@ -58,16 +60,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// fills public_url and secret_key, so those are not reported as changed.
 	loaded := *cfg
 	log := newLogger(cfg, stderr)
-	// Listen first: with port 0 the address is known only now, and hosted
-	// URLs (blobs, scriptUrl) default to it when public_url is unset.
-	ln, err := net.Listen("tcp", cfg.Listen)
+	ln, err := listen(cfg)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		return err
 	}
 	defer ln.Close()
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://" + ln.Addr().String()
-	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -79,89 +76,186 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := ensureSecretKey(cfg, log); err != nil {
 		return err
 	}
+	b, err := buildBase(ctx, cfg, log, st)
+	if err != nil {
+		return err
+	}
+	handedOver := false
+	defer func() {
+		// Error paths before the parts started; afterwards they own these.
+		if !handedOver {
+			b.close()
+		}
+	}()
+	a, err := buildAreas(b, getenv)
+	if err != nil {
+		return err
+	}
+	web := newHTTPServer(buildAPI(b, a), ln, cfg, b.reg)
+	sighup := reloadPart(log, f, getenv, &loaded, b.pluginMgr, sighupPlans(b.planSync), a.generator.RedactAlso)
+	// The first parts (plugins, sighup, beacons) cannot fail to start, so
+	// from here the parts own the plugins and the beacon writer.
+	handedOver = true
+	stop, err := startAll(ctx, log, backgroundParts(b, a, sighup, web), shutdownCtx(cfg))
+	if err != nil {
+		return err
+	}
+	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
+	return serveUntilDone(ctx, log, cfg, web, stop)
+}
 
+// shutdownCtx gives a stop its shutdown_timeout.
+func shutdownCtx(cfg *config.Config) func() (context.Context, context.CancelFunc) {
+	return func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	}
+}
+
+// serveUntilDone waits for ctx to end or the HTTP server to fail, then
+// stops the started parts within the shutdown timeout.
+func serveUntilDone(ctx context.Context, log hclog.Logger, cfg *config.Config, web *httpServer, stop func(context.Context) error) (err error) {
+	select {
+	case err = <-web.errc:
+		err = fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String()) // a string: JSON logs would print nanoseconds
+	sctx, cancel := shutdownCtx(cfg)()
+	defer cancel()
+	if serr := stop(sctx); serr != nil && err == nil {
+		err = fmt.Errorf("shutdown: %w", serr)
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// listen listens first: with port 0 the address is known only now, and
+// hosted URLs (blobs, scriptUrl) default to it when public_url is unset.
+func listen(cfg *config.Config) (net.Listener, error) {
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ln.Addr().String()
+	}
+	return ln, nil
+}
+
+// base is what the areas are built on: the store, the plugins, the plans,
+// the job queue and the shared limits and fetchers.
+type base struct {
+	cfg         *config.Config
+	log         hclog.Logger
+	st          *store.Store
+	reg         *prometheus.Registry
+	beacons     *traffic.Writer
+	retention   *traffic.Retention
+	blobs       blob.Store
+	pluginMgr   *pluginhost.Manager
+	planTable   *plans.Table
+	queue       *jobs.Queue
+	planSync    *plans.Sync
+	slots       *lease.Limiter
+	caps        *quota.Checker
+	siteFetcher *site.Fetcher
+}
+
+// buildBase builds the base. On an error it closes what it opened.
+func buildBase(ctx context.Context, cfg *config.Config, log hclog.Logger, st *store.Store) (_ *base, err error) {
+	b := &base{cfg: cfg, log: log, st: st}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
 	// Group commit for AI traffic beacons; closed after the HTTP server has
-	// drained (see parts below), so every beacon answered 202 is committed
-	// before exit.
-	beacons := traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
+	// drained (see backgroundParts), so every beacon answered 202 is
+	// committed before exit.
+	b.beacons = traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
 	// Raw traffic events older than traffic_retention go; rollups stay.
-	retention := &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
+	b.retention = &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
 
 	// Blobs live under the data dir on one host, in the database when
 	// several hosts share one, so that any host serves any object.
-	var blobs blob.Store = blob.NewDB(st, cfg.BaseURL())
+	b.blobs = blob.NewDB(st, cfg.BaseURL())
 	if cfg.Embedded() {
-		if blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL()); err != nil {
-			return err
+		if b.blobs, err = blob.NewFS(filepath.Join(cfg.DataDir, "blobs"), cfg.BaseURL()); err != nil {
+			return nil, err
 		}
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	b.reg = prometheus.NewRegistry()
+	b.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	// Plugins start lazily, on their first call, so serving starts fast.
 	// SIGHUP reloads their config: new calls use the new set, calls in
 	// flight finish on the old one. Closed after the job queue has stopped.
-	pluginMgr, err := pluginhost.NewManager(log, cfg, reg)
-	if err != nil {
-		beacons.Close()
-		return err
+	if b.pluginMgr, err = pluginhost.NewManager(log, cfg, b.reg); err != nil {
+		return nil, err
 	}
 	// Services read the plans at request time; SIGHUP sets them, and the
 	// job queue's per-plan caps with them.
-	planTable := plans.New(cfg.Plans)
-	var queue *jobs.Queue
-	var stopHUP func()
-	// Set below, before the SIGHUP handler starts (host/plans.go).
-	var publishPlans func(*config.Config) (int64, error)
-	var redactAlso func([]string)
-	sighup := funcs{start: func() {
-		stopHUP = reloadOnSIGHUP(log, func() error {
-			next, err := f.load(getenv)
-			if err != nil {
-				return err
-			}
-			reloadPlugins := func(c *config.Config) error {
-				if err := pluginMgr.Reload(c); err != nil {
-					return err
-				}
-				redactAlso(configuredSecrets(c)) // new plugin settings, redacted from now on
-				return nil
-			}
-			return applyReload(log, &loaded, next, reloadPlugins, publishPlans) // host/reload.go
-		})
-	}, stop: func() { stopHUP() }}
-
-	defer func() {
-		// Error paths before the parts started; afterwards they own these.
-		if stopHUP == nil {
-			pluginMgr.Close()
-			beacons.Close()
-		}
-	}()
-
+	b.planTable = plans.New(cfg.Plans)
 	// The job queue runs on every host.
-	queue, err = newJobQueue(st, cfg, log, reg)
-	if err != nil {
-		return err
+	if b.queue, err = newJobQueue(st, cfg, log, b.reg); err != nil {
+		return nil, err
 	}
 	// Every host applies the newest stored plans version (host/plans.go).
-	planSync, err := startPlans(ctx, st, cfg, log, planTable, queue)
-	if err != nil {
-		return err
+	if b.planSync, err = startPlans(ctx, st, cfg, log, b.planTable, b.queue); err != nil {
+		return nil, err
 	}
-	publishPlans = sighupPlans(planSync)
 	// "At most N at once" rules across hosts: leases in Redis, else in the
 	// database (package lease).
-	slots, err := lease.New(lease.Deps{Store: st, RedisURL: cfg.RedisURL, TTL: cfg.ConcurrencyLease, Logger: log})
-	if err != nil {
-		return err
+	if b.slots, err = lease.New(lease.Deps{Store: st, RedisURL: cfg.RedisURL, TTL: cfg.ConcurrencyLease, Logger: log}); err != nil {
+		return nil, err
 	}
-	// Area services register their job handlers before the queue starts.
 	// Per-workspace counts and name lengths (issue 16), with the caps of
 	// the stored plans version.
-	caps := quota.New(st, cfg.Limits).Follow(planTable)
+	b.caps = quota.New(st, cfg.Limits).Follow(b.planTable)
 	// One guarded fetcher of public pages for website voices and reports.
-	siteFetcher := site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
+	b.siteFetcher = site.New(site.Deps{UserAgent: site.UserAgent(version, cfg.BaseURL()), AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs})
+	return b, nil
+}
+
+// close closes what the base opened before the parts own it.
+func (b *base) close() {
+	if b.pluginMgr != nil {
+		b.pluginMgr.Close()
+	}
+	if b.beacons != nil {
+		b.beacons.Close()
+	}
+}
+
+// areas are the area services of this host.
+type areas struct {
+	voices       *voice.Service
+	generator    *generate.Service
+	content      *content.Service
+	destinations *destination.Service
+	scheduler    *schedule.Service
+	publisher    *schedule.Publisher
+	sweeper      *schedule.ImageSweeper
+	reports      *visibility.Service
+	trackers     *visibility.TrackerScheduler
+	traffic      *traffic.Service
+	agent        *agent.Service
+}
+
+// buildAreas builds every area's service on the base, one block per area,
+// and mounts their job handlers from the job table (host/jobs.go).
+func buildAreas(b *base, getenv func(string) string) (*areas, error) {
+	a := &areas{}
+	return a, a.build(b, getenv)
+}
+
+func (a *areas) build(b *base, getenv func(string) string) error {
+	// The base's parts under the names the area blocks use.
+	st, cfg, log, reg, queue, blobs := b.st, b.cfg, b.log, b.reg, b.queue, b.blobs
+	pluginMgr, planTable, caps, slots, siteFetcher, beacons := b.pluginMgr, b.planTable, b.caps, b.slots, b.siteFetcher, b.beacons
 	// Website and file voices fetch through the guarded site fetcher; the
 	// profile model is brand_voice.model, else the default text model.
 	profileModel := cfg.BrandVoice.Model
@@ -186,7 +280,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	redactAlso = generator.RedactAlso
 	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: planTable})
 	if err != nil {
 		return err
@@ -257,9 +350,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	*a = areas{
+		voices: voices, generator: generator, content: contentSvc, destinations: destinations,
+		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackers: trackers,
+		traffic: trafficSvc, agent: agentSvc,
+	}
+	return nil
+}
 
-	// One authenticator (and key cache) and one Connect handler per area,
-	// served by the API's faces and by MCP.
+// buildAPI builds one authenticator (and key cache) and one Connect
+// handler per area, served by the API's faces and by MCP.
+func buildAPI(b *base, a *areas) http.Handler {
+	st, cfg, log, reg, queue, blobs := b.st, b.cfg, b.log, b.reg, b.queue, b.blobs
+	scheduler, destinations, generator, voices, contentSvc := a.scheduler, a.destinations, a.generator, a.voices, a.content
+	reports, trafficSvc, agentSvc := a.reports, a.traffic, a.agent
 	authn := auth.NewAuthenticator(st, cfg.JWTSecret)
 	var (
 		schedulerAPI   = schedule.NewHandler(scheduler)
@@ -278,7 +382,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
 	})
 
-	handler := api.NewServer(api.Deps{
+	return api.NewServer(api.Deps{
 		Logger:       log,
 		Store:        st,
 		Auth:         authn,
@@ -303,114 +407,33 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Trackers:           trackerAPI,
 		MCP:                mcpServer.Handler(),
 	})
+}
 
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		Protocols:         new(http.Protocols),
-	}
-	// HTTP/1.1 for REST and Connect, cleartext HTTP/2 for gRPC clients
-	// (grpcurl -plaintext) without TLS.
-	srv.Protocols.SetHTTP1(true)
-	srv.Protocols.SetUnencryptedHTTP2(true)
-
-	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
-	web := &httpServer{srv: srv, ln: api.LimitListener(ln, cfg.Limits.MaxConnections, reg)}
-
-	// Everything that runs in the background, started in this order and
-	// stopped in reverse: the HTTP server shuts down first (in-flight
-	// requests finish), then the loops that queue work, then the job queue
-	// (running jobs finish within the shutdown timeout and the rest are
-	// handed to other hosts), then the beacon writer commits what the
-	// server accepted, and the plugin processes go last.
-	parts := []part{
-		{"plugins", funcs{stop: pluginMgr.Close}},
+// backgroundParts is everything that runs in the background, started in
+// this order and stopped in reverse: the HTTP server shuts down first
+// (in-flight requests finish), then the loops that queue work, then the
+// job queue (running jobs finish within the shutdown timeout and the rest
+// are handed to other hosts), then the beacon writer commits what the
+// server accepted, and the plugin processes go last.
+func backgroundParts(b *base, a *areas, sighup lifecycle, web *httpServer) []part {
+	return []part{
+		{"plugins", funcs{stop: b.pluginMgr.Close}},
 		{"sighup", sighup},
-		{"beacons", funcs{stop: beacons.Close}},
+		{"beacons", funcs{stop: b.beacons.Close}},
 		// Stops after the queue: running reports release their slots first.
-		{"leases", funcs{stop: func() { slots.Close() }}},
-		{"plans", planSync},
-		{"traffic retention", retention},
-		{"jobs", queue},
+		{"leases", funcs{stop: func() { b.slots.Close() }}},
+		{"plans", b.planSync},
+		{"traffic retention", b.retention},
+		{"jobs", b.queue},
 		// Publishes schedules that fell due while no host ran and whose
 		// job is gone; the queue itself runs the jobs of the others.
-		{"publisher", publisher},
+		{"publisher", a.publisher},
 		// Re-fetches website voices whose fetchInterval is due.
-		{"voice refresh", voices},
-		{"image sweeper", sweeper},
+		{"voice refresh", a.voices},
+		{"image sweeper", a.sweeper},
 		// Queues tracker runs at their slots (once per slot across hosts).
-		{"visibility trackers", trackers},
+		{"visibility trackers", a.trackers},
 		{"http", web},
-	}
-	shutdownCtx := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
-	}
-	stop, err := startAll(ctx, log, parts, shutdownCtx)
-	if err != nil {
-		return err
-	}
-	log.Info("serving", "url", "http://"+ln.Addr().String(), "store", string(st.Dialect))
-
-	select {
-	case err = <-web.errc:
-		err = fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String()) // a string: JSON logs would print nanoseconds
-	sctx, cancel := shutdownCtx()
-	defer cancel()
-	if serr := stop(sctx); serr != nil && err == nil {
-		err = fmt.Errorf("shutdown: %w", serr)
-	}
-	if err != nil {
-		return err
-	}
-	log.Info("stopped")
-	return nil
-}
-
-// httpServer serves srv on ln between Start and Stop.
-type httpServer struct {
-	srv  *http.Server
-	ln   net.Listener
-	errc chan error // Serve's error, when it fails before Stop
-}
-
-func (h *httpServer) Start(context.Context) error {
-	h.errc = make(chan error, 1)
-	go func() {
-		if err := h.srv.Serve(h.ln); !errors.Is(err, http.ErrServerClosed) {
-			h.errc <- err
-		}
-	}()
-	return nil
-}
-
-// Stop stops accepting and waits for in-flight requests until ctx ends.
-func (h *httpServer) Stop(ctx context.Context) error { return h.srv.Shutdown(ctx) }
-
-// reloadOnSIGHUP calls reload on every SIGHUP until the returned stop is
-// called; a failed reload is logged and the running config stays.
-func reloadOnSIGHUP(log hclog.Logger, reload func() error) (stop func()) {
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-hup:
-				if err := reload(); err != nil {
-					log.Error("reload on SIGHUP failed; keeping the running configuration", "error", err)
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return func() {
-		signal.Stop(hup)
-		close(done)
 	}
 }
 

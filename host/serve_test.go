@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,5 +129,27 @@ func TestStartAllStopsTheStartedPartsWhenOneFails(t *testing.T) {
 	want := []string{"start a", "start b", "start c", "stop b", "stop a"}
 	if !slices.Equal(calls, want) {
 		t.Fatalf("calls %q, want %q", calls, want)
+	}
+}
+
+// TestServeFailsCleanlyWhenABuildStepFails: a build step's error (here the
+// blob store's: "blobs" is a file) is serve's error, and what the step had
+// opened (the beacon writer) is closed, not left to a panic or a leak.
+func TestServeFailsCleanlyWhenABuildStepFails(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "blobs"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string {
+		if k == "HERALD_LISTEN" {
+			return "127.0.0.1:0"
+		}
+		return ""
+	}
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"herald", "serve", "--data-dir", dir}, env, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "blobs") {
+		t.Fatalf("serve = %v, want the blob store's error\n%s", err, stderr.String())
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
 )
 
@@ -25,25 +24,14 @@ func visibilityCmd(ctx context.Context, args []string, getenv func(string) strin
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	cfg, err := f.load(getenv)
-	if err != nil {
-		return err
-	}
-	st, err := openStore(ctx, cfg)
+	st, cfg, err := f.open(ctx, getenv)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	wsID := ""
-	if *workspace != "" {
-		ws, err := st.WorkspaceByName(ctx, *workspace)
-		if errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("visibility rescore: --workspace: no workspace %q", *workspace)
-		}
-		if err != nil {
-			return err
-		}
-		wsID = ws.ID
+	wsID, err := workspaceFilter(ctx, st, "visibility rescore: --workspace", *workspace)
+	if err != nil {
+		return err
 	}
 	done, err := visibility.Rescore(ctx, st, wsID, newLogger(cfg, stderr))
 	for _, r := range done {

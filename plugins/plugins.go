@@ -7,12 +7,12 @@ package plugins
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/heraldhq/herald/plugins/anthropic"
 	"github.com/heraldhq/herald/plugins/gemini"
 	"github.com/heraldhq/herald/plugins/linkedin"
+	"github.com/heraldhq/herald/plugins/names"
 	"github.com/heraldhq/herald/plugins/notion"
 	"github.com/heraldhq/herald/plugins/openai"
 	"github.com/heraldhq/herald/plugins/webflow"
@@ -21,60 +21,46 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// Kind is what a plugin serves.
-type Kind string
+// Kind is what a plugin serves (package names holds the list of names and
+// kinds, importable without the plugins' code).
+type Kind = names.Kind
 
 // The kinds of first-party plugins; they equal the go-plugin plugin set
 // names the host dispenses.
 const (
-	KindProvider    Kind = sdk.ProviderPluginName
-	KindDestination Kind = sdk.DestinationPluginName
+	KindProvider    = names.Provider
+	KindDestination = names.Destination
 )
 
 // registry builds each plugin's ServeOpts lazily, so that serving one plugin
-// never constructs the others.
-var registry = map[string]struct {
-	kind Kind
-	opts func() sdk.ServeOpts
-}{
-	"openai":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} }},
-	"anthropic": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} }},
-	"gemini":    {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: gemini.New()} }},
-	// perplexity is the openai plugin's code as a second deployment, with
-	// its own key (PERPLEXITY_API_KEY) and base URL.
-	"perplexity": {KindProvider, func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Perplexity)} }},
-	"webhook":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} }},
-	"wordpress":  {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} }},
-	"webflow":    {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} }},
-	"notion":     {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} }},
-	"linkedin":   {KindDestination, func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} }},
+// never constructs the others. Its keys are exactly names.Names().
+var registry = map[string]func() sdk.ServeOpts{
+	"openai":     func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.New()} },
+	"anthropic":  func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} },
+	"gemini":     func() sdk.ServeOpts { return sdk.ServeOpts{Provider: gemini.New()} },
+	"perplexity": func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Perplexity)} },
+	"webhook":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} },
+	"wordpress":  func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} },
+	"webflow":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} },
+	"notion":     func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} },
+	"linkedin":   func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} },
 }
 
 // Names returns the names of the first-party plugins, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for name := range registry {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
+func Names() []string { return names.Names() }
 
 // KindOf returns what the first-party plugin name serves, and false for an
 // unknown name.
-func KindOf(name string) (Kind, bool) {
-	p, ok := registry[name]
-	return p.kind, ok
-}
+func KindOf(name string) (Kind, bool) { return names.KindOf(name) }
 
 // Options returns the ServeOpts of the first-party plugin name, for serving
 // it in-process (tests) or through [Serve].
 func Options(name string) (sdk.ServeOpts, error) {
-	p, ok := registry[name]
+	opts, ok := registry[name]
 	if !ok {
 		return sdk.ServeOpts{}, fmt.Errorf("unknown first-party plugin %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return p.opts(), nil
+	return opts(), nil
 }
 
 // Serve serves the first-party plugin name over go-plugin and returns when
