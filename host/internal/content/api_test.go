@@ -20,7 +20,7 @@ func jsonBody(v any) string {
 func TestSEOScoreOnBothFaces(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 5)
-	article, err := os.ReadFile("seo/testdata/good.md")
+	article, err := os.ReadFile("../seo/testdata/good.md")
 	if err != nil {
 		t.Fatal(err)
 	}
