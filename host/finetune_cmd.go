@@ -59,7 +59,7 @@ func finetuneCmd(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		voice = generate.VoiceSystem(&v, "")
+		voice = generate.VoiceSystem(&generate.Voice{ID: v.ID, Name: v.Name, Content: v.Content}, "")
 	}
 	log := newLogger(cfg, stderr)
 	mgr, err := pluginhost.NewManager(log, cfg, nil)
