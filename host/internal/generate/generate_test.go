@@ -89,6 +89,24 @@ func newService(t *testing.T, d generate.Deps) *generate.Service {
 	return svc
 }
 
+// bare is newService for a test of single calls: d gets a new SQLite
+// store, a queue that is not started, a blob store and a new router.
+func bare(t *testing.T, d generate.Deps) (*generate.Service, *router) {
+	t.Helper()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewFS(t.TempDir(), "http://herald.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &router{}
+	d.Models, d.Queue, d.Store, d.Blobs = r, q, s, blobs
+	return newService(t, d), r
+}
+
 // mount mounts generate's rows of the job table (host/jobs.go) on q: the
 // text job names and the aiQueue fallback.
 func mount(q *jobs.Queue, svc *generate.Service) {
