@@ -71,7 +71,7 @@ bench:
 	go test -run '^$$' -bench 'BenchmarkReport' -benchtime 1x -count 3 ./host/internal/visibility
 	go test -run '^$$' -bench 'BenchmarkScoring' -benchtime 20x -count 3 ./host/internal/visibility
 	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration
-	go test -run '^$$' -bench 'Parse2000|Score2000' -benchmem -count 5 ./host/internal/content/seo
+	go test -run '^$$' -bench 'Parse2000|Score2000' -benchmem -count 5 ./host/internal/seo
 	go test -run '^$$' -bench BenchmarkFairness -benchtime 300x -count 3 ./host/internal/jobs
 	cd integration/queuebench && go test -run '^$$' -bench SteadyLoad -benchtime 20000x
 	cd integration/queuebench && go test -run '^$$' -bench Drain -benchtime 20000x -count 3

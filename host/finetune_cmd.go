@@ -11,7 +11,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/store"
-	brandvoice "github.com/heraldhq/herald/host/internal/voice"
 )
 
 const finetuneUsage = "usage: herald finetune start --workspace NAME --model MODEL [--voice BRAND_VOICE_ID]"
@@ -53,7 +52,7 @@ func finetuneCmd(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		voice = generate.VoiceSystem(&brandvoice.Voice{Name: v.Name, Content: v.Content}, "")
+		voice = generate.VoiceSystem(&generate.Voice{ID: v.ID, Name: v.Name, Content: v.Content}, "")
 	}
 	log := newLogger(cfg, stderr)
 	mgr, err := pluginhost.NewManager(log, cfg, nil)

@@ -23,9 +23,21 @@ type jobAreas struct {
 // the area method that runs it and how (attempts, timeout). A reader finds
 // any job's implementation by following the handler into its area.
 func jobTable(a jobAreas) []jobs.Route {
-	return []jobs.Route{
+	t := []jobs.Route{
 		// voice: website and file voices created in a job, and their refreshes.
 		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(a.voices.RunCreate), Options: voice.JobOptions},
 		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(a.voices.RunRefresh), Options: voice.JobOptions},
+		// content: improvements and blog posts, on contentQueue.
+		{Queue: jobs.ContentQueue, Name: content.JobImproveSimple, Handler: jobs.HandlerFunc(a.content.RunImproveSimple), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobImproveValidated, Handler: jobs.HandlerFunc(a.content.RunImproveValidated), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(a.content.RunBlogPost), Options: content.BlogJobOptions},
 	}
+	// generate: the text jobs by name, and the aiQueue fallback (no name):
+	// every aiQueue job without a handler of its own is a text job named by
+	// the client's jobType.
+	for _, name := range generate.TextJobTypes {
+		t = append(t, jobs.Route{Queue: jobs.AIQueue, Name: name, Handler: jobs.HandlerFunc(a.generate.RunText), Options: generate.TextJobOptions})
+	}
+	t = append(t, jobs.Route{Queue: jobs.AIQueue, Handler: jobs.HandlerFunc(a.generate.RunText), Options: generate.TextJobOptions})
+	return t
 }

@@ -273,14 +273,14 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	}
 	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
 	generator, err := generate.New(generate.Deps{
-		Models: pluginMgr, Queue: queue, Store: st, Blobs: blobs, Plans: planTable, Voices: voices, Tuned: tuned,
+		Models: pluginMgr, Queue: queue, Store: st, Quota: caps, Blobs: blobs, Voices: voices, Tuned: tuned,
 		Secrets: configuredSecrets(cfg), // issue 16: provider errors in the log
 		Logger:  log,
 	})
 	if err != nil {
 		return err
 	}
-	contentSvc, err := content.New(content.Deps{Log: log, Generator: generator, Credits: st, Queue: queue, Plans: planTable})
+	contentSvc, err := content.New(content.Deps{Logger: log, Generator: generator, Queue: queue, Quota: caps})
 	if err != nil {
 		return err
 	}

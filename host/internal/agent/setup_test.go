@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -24,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -102,7 +104,7 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := generate.New(generate.Deps{Models: imageModels{models}, Queue: b.queue, Store: st, Blobs: blobs})
+	gen, err := generate.New(generate.Deps{Models: imageModels{models}, Queue: b.queue, Store: st, Quota: quota.New(st, config.Limits{}).Follow(plans.New(nil)), Blobs: blobs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,14 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -52,7 +55,7 @@ func TestEnqueueOverTheWorkspaceCapIs429WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen, err := generate.New(generate.Deps{Models: oneModel{}, Queue: q, Store: s, Blobs: blobs})
+	gen, err := generate.New(generate.Deps{Models: oneModel{}, Queue: q, Store: s, Quota: quota.New(s, config.Limits{}).Follow(plans.New(nil)), Blobs: blobs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/seo"
 )
 
 // MaxBlogImages bounds the images of one blog post.
@@ -136,14 +136,8 @@ func (s *Service) QueueBlogPost(ctx context.Context, p auth.Principal, in BlogIn
 		return "", err
 	}
 	if n := len(in.Images); n > 0 {
-		plan, _ := s.plans.Get(p.Plan)
-		used, err := s.cred.CreditsUsed(ctx, p.WorkspaceID, s.month())
-		if err != nil {
+		if err := s.quota.CheckCredits(ctx, p, n); err != nil {
 			return "", err
-		}
-		if used+n > plan.MonthlyAICredits {
-			return "", apierr.Forbidden("monthly AI credit limit reached: %d images need %d credits and %d of the %s plan's %d are left",
-				n, n, max(0, plan.MonthlyAICredits-used), p.Plan, plan.MonthlyAICredits)
 		}
 	}
 	id, err := s.queue.Enqueue(ctx, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.ContentQueue, Name: JobBlogPost,
@@ -161,7 +155,8 @@ type blogProgress struct {
 	Images []PlacedImage `json:"images"`
 }
 
-func (s *Service) blogJob(ctx context.Context, job *jobs.Job) (any, error) {
+// RunBlogPost runs a JobBlogPost job.
+func (s *Service) RunBlogPost(ctx context.Context, job *jobs.Job) (any, error) {
 	var d blogJobData
 	if err := job.Decode(&d); err != nil {
 		return nil, err

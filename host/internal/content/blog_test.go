@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/sdk"
@@ -48,11 +49,11 @@ func TestBlogPostGetsImagesAtTheirPositions(t *testing.T) {
 		}
 		body := jsonBody(map[string]any{"title": "Garden tools guide", "content": post, "brandVoiceId": voiceID, "keywords": []string{"garden tools"},
 			"images": []map[string]any{{"position": "hero"}, {"prompt": "an oiled spade", "alt": "A spade being oiled", "position": "after-heading:3", "purpose": "square"}}})
-		q := b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, body).want(t, 202)
-		if len(q.body) != 2 || q.body["jobId"] == nil || !strings.Contains(q.body["message"].(string), "/v1/ai/generate/job/") {
-			t.Fatalf("body %v", q.body)
+		q := b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, body).Want(t, 202)
+		if len(q.Body) != 2 || q.Body["jobId"] == nil || !strings.Contains(q.Body["message"].(string), "/v1/ai/generate/job/") {
+			t.Fatalf("body %v", q.Body)
 		}
-		j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string))
+		j := b.waitJob(t, b.aliceP.WorkspaceID, q.Body["jobId"].(string))
 		if j.State != "completed" || j.Queue != "contentQueue" || j.Progress != 100 {
 			t.Fatalf("job %+v", j)
 		}
@@ -95,8 +96,8 @@ func TestBlogPostDefaultsToAHeroImageFromTemplates(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 5)
 	b.router.answer = func(sdk.TextRequest, int) (string, error) { return "not json", nil }
-	q := b.connectCall(t, "ProcessBlogPostWithImages", b.alice, jsonBody(map[string]any{"title": "Garden tools", "content": "<h1>Garden tools</h1><p>Good tools help.</p>"})).want(t, 200)
-	j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string))
+	q := b.connectCall(t, "ProcessBlogPostWithImages", b.alice, jsonBody(map[string]any{"title": "Garden tools", "content": "<h1>Garden tools</h1><p>Good tools help.</p>"})).Want(t, 200)
+	j := b.waitJob(t, b.aliceP.WorkspaceID, q.Body["jobId"].(string))
 	var r blogResult
 	if err := json.Unmarshal([]byte(*j.Result), &r); err != nil || j.State != "completed" {
 		t.Fatalf("job %+v %v", j, err)
@@ -110,8 +111,8 @@ func TestBlogPostDefaultsToAHeroImageFromTemplates(t *testing.T) {
 	}
 
 	// generateImages false: no images, no credits, still scored.
-	q = b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, `{"title":"T","content":"Text.","generateImages":false}`).want(t, 202)
-	if j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string)); j.State != "completed" || !strings.Contains(*j.Result, `"images":[]`) {
+	q = b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, `{"title":"T","content":"Text.","generateImages":false}`).Want(t, 202)
+	if j := b.waitJob(t, b.aliceP.WorkspaceID, q.Body["jobId"].(string)); j.State != "completed" || !strings.Contains(*j.Result, `"images":[]`) {
 		t.Fatalf("job %+v", *j.Result)
 	}
 	if n := b.creditsUsed(t, b.aliceP); n != 1 {
@@ -123,23 +124,25 @@ func TestBlogPostRefusals(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 1)
 	foreign := b.voice(t, b.malP, "Other", "other style", "team")
-	for _, face := range []func(string, string) response{
-		func(key, body string) response {
+	for _, face := range []func(string, string) apitest.Response{
+		func(key, body string) apitest.Response {
 			return b.rest(t, "/v1/ai/generate/process-blog-post-with-images", key, body)
 		},
-		func(key, body string) response { return b.connectCall(t, "ProcessBlogPostWithImages", key, body) },
+		func(key, body string) apitest.Response {
+			return b.connectCall(t, "ProcessBlogPostWithImages", key, body)
+		},
 	} {
-		face(b.alice, `{"content":"x"}`).wantError(t, 400, "title is required")
-		face(b.alice, `{"title":"x"}`).wantError(t, 400, "content is required")
-		face(b.alice, `{"title":"x","content":"## One\n\ntext","images":[{"position":"after-heading:2"}]}`).wantError(t, 400, "images[0].position", "1 headings")
-		face(b.alice, `{"title":"x","content":"x","images":[{"position":"middle"}]}`).wantError(t, 400, "images[0].position")
-		face(b.alice, `{"title":"x","content":"x","images":[{"purpose":"poster"}]}`).wantError(t, 400, "images[0].purpose")
-		face(b.alice, `{"title":"x","content":"x","imageModel":"dall-e-9"}`).wantError(t, 400, "imageModel")
-		face(b.alice, `{"title":"x","content":"x","generateImages":false,"images":[{}]}`).wantError(t, 400, "generateImages")
-		face(b.alice, `{"title":"x","content":"x","brandVoiceId":"`+foreign+`"}`).wantError(t, 404, foreign)
+		face(b.alice, `{"content":"x"}`).WantError(t, 400, "title is required")
+		face(b.alice, `{"title":"x"}`).WantError(t, 400, "content is required")
+		face(b.alice, `{"title":"x","content":"## One\n\ntext","images":[{"position":"after-heading:2"}]}`).WantError(t, 400, "images[0].position", "1 headings")
+		face(b.alice, `{"title":"x","content":"x","images":[{"position":"middle"}]}`).WantError(t, 400, "images[0].position")
+		face(b.alice, `{"title":"x","content":"x","images":[{"purpose":"poster"}]}`).WantError(t, 400, "images[0].purpose")
+		face(b.alice, `{"title":"x","content":"x","imageModel":"dall-e-9"}`).WantError(t, 400, "imageModel")
+		face(b.alice, `{"title":"x","content":"x","generateImages":false,"images":[{}]}`).WantError(t, 400, "generateImages")
+		face(b.alice, `{"title":"x","content":"x","brandVoiceId":"`+foreign+`"}`).WantError(t, 404, foreign)
 		// Two images with one credit left: refused before any work.
-		face(b.alice, `{"title":"x","content":"## A\n\nx","images":[{},{}]}`).wantError(t, 403, "credit")
-		face("", `{"title":"x","content":"x"}`).want(t, 401)
+		face(b.alice, `{"title":"x","content":"## A\n\nx","images":[{},{}]}`).WantError(t, 403, "credit")
+		face("", `{"title":"x","content":"x"}`).Want(t, 401)
 	}
 	if len(b.router.images) != 0 || len(b.router.textCalls()) != 0 {
 		t.Fatal("refused requests reached a model")
@@ -150,8 +153,8 @@ func TestBlogPostFailsWhenAnImageFails(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 5)
 	b.router.imgErrs = []error{nil, &sdk.Error{Code: sdk.CodeInvalidArgument, Message: "prompt rejected by safety system"}}
-	q := b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, `{"title":"x","content":"## A\n\nx","images":[{"prompt":"p","alt":"a"},{"prompt":"q","alt":"b"}]}`).want(t, 202)
-	j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string))
+	q := b.rest(t, "/v1/ai/generate/process-blog-post-with-images", b.alice, `{"title":"x","content":"## A\n\nx","images":[{"prompt":"p","alt":"a"},{"prompt":"q","alt":"b"}]}`).Want(t, 202)
+	j := b.waitJob(t, b.aliceP.WorkspaceID, q.Body["jobId"].(string))
 	if j.State != "failed" || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "image 2 of 2") || !strings.Contains(*j.FailedReason, "rejected") {
 		t.Fatalf("job %+v", j)
 	}

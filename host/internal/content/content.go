@@ -8,6 +8,7 @@ package content
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,8 +17,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/plans"
-	"github.com/heraldhq/herald/host/internal/voice"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -26,15 +26,13 @@ import (
 type Generator interface {
 	GenerateText(ctx context.Context, p auth.Principal, in generate.TextInput) (sdk.TextResponse, *generate.VoiceRef, error)
 	GenerateImage(ctx context.Context, p auth.Principal, in generate.ImageInput) (generate.Image, error)
-	ResolveVoice(ctx context.Context, p auth.Principal, id string) (*voice.Voice, error)
+	ResolveVoice(ctx context.Context, p auth.Principal, id string) (*generate.Voice, error)
 	DefaultTextModel() string
 }
 
-// Credits reserves and refunds monthly AI credits (package store).
-type Credits interface {
-	ReserveCredits(ctx context.Context, workspaceID, month string, n, limit int) (int, bool, error)
-	RefundCredits(ctx context.Context, workspaceID, month string, n int) error
-	CreditsUsed(ctx context.Context, workspaceID, month string) (int, error)
+// Queue is what content needs of the job queue (*jobs.Queue).
+type Queue interface {
+	Enqueue(ctx context.Context, j jobs.NewJob) (string, error)
 }
 
 // Job names on contentQueue.
@@ -42,6 +40,15 @@ const (
 	JobImproveSimple    = "improve_content_simple"
 	JobImproveValidated = "improve_content_with_validation"
 	JobBlogPost         = "blog_post_with_images"
+)
+
+// Options of the content jobs (host/jobs.go). One attempt each: an
+// improvement's credit is reserved when it is queued and given back when
+// it fails, and a blog post's images are paid as they are made, so a retry
+// would have to pay again.
+var (
+	ImproveJobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 10 * time.Minute}
+	BlogJobOptions    = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 20 * time.Minute}
 )
 
 // Limits of content requests.
@@ -54,47 +61,46 @@ const (
 
 // Deps is what the service needs.
 type Deps struct {
-	Log       hclog.Logger
+	// Logger: nil is hclog.NewNullLogger().
+	Logger hclog.Logger
+	// Generator, Queue and Quota are required.
 	Generator Generator
-	Credits   Credits
-	Queue     *jobs.Queue
-	// Plans give each plan's MonthlyAICredits, read at request time;
-	// nil: config.DefaultPlans().
-	Plans *plans.Table
-	// Now is the clock (credits are counted per UTC month); default time.Now.
-	Now func() time.Time
+	Queue     Queue
+	// Quota pays improvements and blog images with AI credits.
+	Quota *quota.Checker
 }
 
 // Service is the content domain logic.
 type Service struct {
 	log   hclog.Logger
 	gen   Generator
-	cred  Credits
-	queue *jobs.Queue
-	plans *plans.Table
-	now   func() time.Time
+	queue Queue
+	quota *quota.Checker
 }
 
-// New returns a Service and registers its job handlers on the queue.
+// New returns a Service. Its jobs (JobImproveSimple, JobImproveValidated,
+// JobBlogPost) run through RunImproveSimple, RunImproveValidated and
+// RunBlogPost, mounted by the host's job table.
 func New(d Deps) (*Service, error) {
-	s := &Service{log: d.Log, gen: d.Generator, cred: d.Credits, queue: d.Queue, plans: d.Plans, now: d.Now}
-	if s.log == nil {
-		s.log = hclog.NewNullLogger()
+	var missing []error
+	if d.Generator == nil {
+		missing = append(missing, errors.New("content: Deps.Generator is required"))
 	}
-	s.log = s.log.Named("content")
-	if s.now == nil {
-		s.now = time.Now
+	if d.Queue == nil {
+		missing = append(missing, errors.New("content: Deps.Queue is required"))
 	}
-	if s.plans == nil {
-		s.plans = plans.New(nil)
+	if d.Quota == nil {
+		missing = append(missing, errors.New("content: Deps.Quota is required"))
 	}
-	// One attempt each: the credit is reserved when the job is queued and
-	// given back when it fails, so a retry would have to pay again.
-	opts := jobs.HandlerOptions{MaxAttempts: 1, Timeout: 10 * time.Minute}
-	s.queue.Register(JobImproveSimple, paidJob(s, s.runSimple), opts)
-	s.queue.Register(JobImproveValidated, paidJob(s, s.runValidated), opts)
-	s.queue.Register(JobBlogPost, jobs.HandlerFunc(s.blogJob), jobs.HandlerOptions{MaxAttempts: 1, Timeout: 20 * time.Minute})
-	return s, nil
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	log := d.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	log = log.Named("content")
+	return &Service{log: log, gen: d.Generator, queue: d.Queue, quota: d.Quota.WithLogger(log)}, nil
 }
 
 // principal is the caller as stored in a job, so the job acts for them.
@@ -112,27 +118,18 @@ func (p principal) auth() auth.Principal {
 	return auth.Principal{WorkspaceID: p.Workspace, UserID: p.User, Plan: p.Plan, Via: auth.ViaAPIKey}
 }
 
-func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
-
-// reserve takes one AI credit for an improvement; the returned function
-// gives it back (used when the improvement fails).
+// reserve takes one AI credit for an improvement and returns the month it
+// is counted in (a queued job keeps it, to give the credit back there);
+// refund gives it back (used when the improvement fails).
 func (s *Service) reserve(ctx context.Context, p auth.Principal) (refund func(), month string, err error) {
-	plan, _ := s.plans.Get(p.Plan)
-	month = s.month()
-	_, ok, err := s.cred.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits)
+	month = s.quota.Month()
+	start, err := time.Parse("2006-01", month)
 	if err != nil {
 		return nil, "", err
 	}
-	if !ok {
-		return nil, "", apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
-	}
-	return func() { s.refund(ctx, p.WorkspaceID, month) }, month, nil
-}
-
-func (s *Service) refund(ctx context.Context, workspace, month string) {
-	if err := s.cred.RefundCredits(context.WithoutCancel(ctx), workspace, month, 1); err != nil {
-		s.log.Error("refund AI credit", "workspace", workspace, "error", err)
-	}
+	// The reservation reads the month from the same instant.
+	refund, err = s.quota.WithClock(func() time.Time { return start }).Reserve(ctx, p, 1)
+	return refund, month, err
 }
 
 // model returns the requested model, or the default text model.

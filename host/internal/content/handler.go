@@ -5,9 +5,10 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/seo"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -36,8 +37,6 @@ func ValidatedStatus(res *apiv1.ImproveContentWithValidationResponse) int {
 	return 200
 }
 
-func queuedMessage(id string) string { return "Job queued; poll /v1/ai/generate/job/" + id }
-
 // CalculateSEOScore scores content.
 func (h *Handler) CalculateSEOScore(ctx context.Context, req *connect.Request[apiv1.CalculateSEOScoreRequest]) (*connect.Response[apiv1.CalculateSEOScoreResponse], error) {
 	if _, err := auth.Caller(ctx); err != nil {
@@ -64,7 +63,7 @@ func (h *Handler) ImproveContentSimple(ctx context.Context, req *connect.Request
 		if err != nil {
 			return nil, err
 		}
-		return connect.NewResponse(&apiv1.ImproveContentSimpleResponse{Message: queuedMessage(id), Outcome: &apiv1.ImproveContentSimpleResponse_JobId{JobId: id}}), nil
+		return connect.NewResponse(&apiv1.ImproveContentSimpleResponse{Message: apiconv.JobQueued(id), Outcome: &apiv1.ImproveContentSimpleResponse_JobId{JobId: id}}), nil
 	}
 	out, err := h.svc.ImproveSimple(ctx, p, in)
 	if err != nil {
@@ -98,7 +97,7 @@ func (h *Handler) ImproveContentWithValidation(ctx context.Context, req *connect
 		if err != nil {
 			return nil, err
 		}
-		return connect.NewResponse(&apiv1.ImproveContentWithValidationResponse{Message: queuedMessage(id), Outcome: &apiv1.ImproveContentWithValidationResponse_JobId{JobId: id}}), nil
+		return connect.NewResponse(&apiv1.ImproveContentWithValidationResponse{Message: apiconv.JobQueued(id), Outcome: &apiv1.ImproveContentWithValidationResponse_JobId{JobId: id}}), nil
 	}
 	out, err := h.svc.ImproveValidated(ctx, p, in)
 	if err != nil {
@@ -134,7 +133,7 @@ func (h *Handler) ProcessBlogPostWithImages(ctx context.Context, req *connect.Re
 	if err != nil {
 		return nil, err
 	}
-	return connect.NewResponse(&apiv1.ProcessBlogPostWithImagesResponse{Message: queuedMessage(id), JobId: id}), nil
+	return connect.NewResponse(&apiv1.ProcessBlogPostWithImagesResponse{Message: apiconv.JobQueued(id), JobId: id}), nil
 }
 
 func usageProto(u generate.UsageResult) *apiv1.Usage {

@@ -2,21 +2,13 @@ package content_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"connectrpc.com/connect"
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
@@ -24,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
@@ -84,7 +77,7 @@ func (r *router) textCalls() []sdk.TextRequest {
 // generate services, with keys for alice and bob of workspace acme (free
 // plan limited to `credits` a month) and mallory of workspace other.
 type bundle struct {
-	url                 string
+	srv                 *apitest.Server
 	store               *store.Store
 	queue               *jobs.Queue
 	router              *router
@@ -122,102 +115,50 @@ func setup(t *testing.T, s *store.Store, credits int) *bundle {
 	}
 	byName := config.DefaultPlans()
 	byName["free"] = config.Plan{MonthlyAICredits: credits}
-	planTable := plans.New(byName)
+	credit := quota.New(s, config.Limits{}).Follow(plans.New(byName))
 	if b.voices, err = voice.New(voice.Deps{Store: s}); err != nil {
 		t.Fatal(err)
 	}
-	gen, err := generate.New(generate.Deps{Models: b.router, Queue: b.queue, Store: s, Blobs: blobs, Plans: planTable, Voices: b.voices})
+	gen, err := generate.New(generate.Deps{Models: b.router, Queue: b.queue, Store: s, Quota: credit, Blobs: blobs, Voices: b.voices})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := content.New(content.Deps{Generator: gen, Credits: s, Queue: b.queue, Plans: planTable})
+	svc, err := content.New(content.Deps{Generator: gen, Queue: b.queue, Quota: credit})
 	if err != nil {
 		t.Fatal(err)
 	}
+	mount(b.queue, svc)
 	if err := b.queue.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.queue.Stop(context.Background()) })
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt-secret"),
-		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Blobs: blobs,
+	b.srv = apitest.Start(t, api.Deps{
+		Store: s, MaxBodyBytes: 1 << 20, Blobs: blobs,
 		Voices: voice.NewHandler(b.voices), Generate: generate.NewHandler(gen), Content: content.NewHandler(svc),
-	}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	})
 	return b
 }
 
-type response struct {
-	status int
-	body   map[string]any
-	raw    string
+// mount mounts content's rows of the job table (host/jobs.go) on q.
+func mount(q *jobs.Queue, svc *content.Service) {
+	q.Mount([]jobs.Route{
+		{Queue: jobs.ContentQueue, Name: content.JobImproveSimple, Handler: jobs.HandlerFunc(svc.RunImproveSimple), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobImproveValidated, Handler: jobs.HandlerFunc(svc.RunImproveValidated), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(svc.RunBlogPost), Options: content.BlogJobOptions},
+	})
 }
 
 // rest calls a REST route with a JSON body.
-func (b *bundle) rest(t *testing.T, path, key, body string) response {
+func (b *bundle) rest(t *testing.T, path, key, body string) apitest.Response {
 	t.Helper()
-	return b.post(t, path, key, body)
+	return b.srv.Do(t, "POST", path, key, body)
 }
 
 // connectCall calls a ContentService procedure with the Connect protocol
 // (JSON codec); errors come back as {code, message}.
-func (b *bundle) connectCall(t *testing.T, method, key, body string) response {
+func (b *bundle) connectCall(t *testing.T, method, key, body string) apitest.Response {
 	t.Helper()
-	return b.post(t, "/herald.api.v1.ContentService/"+method, key, body)
-}
-
-func (b *bundle) post(t *testing.T, path, key, body string) response {
-	t.Helper()
-	req, err := http.NewRequest("POST", b.url+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("api-key", key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, raw: string(raw)}
-	if err := json.Unmarshal(raw, &out.body); err != nil {
-		t.Fatalf("POST %s: %d %q is not a JSON object", path, res.StatusCode, raw)
-	}
-	return out
-}
-
-func (r response) want(t *testing.T, status int) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
-	}
-	return r
-}
-
-// wantError checks an error answer of either face: the status and a
-// message that contains each of parts.
-func (r response) wantError(t *testing.T, status int, parts ...string) {
-	t.Helper()
-	r.want(t, status)
-	msg, _ := r.body["message"].(string)
-	for _, p := range parts {
-		if !strings.Contains(msg, p) {
-			t.Fatalf("message %q does not contain %q", msg, p)
-		}
-	}
-}
-
-func (r response) data(t *testing.T) map[string]any {
-	t.Helper()
-	d, ok := r.body["data"].(map[string]any)
-	if !ok {
-		t.Fatalf("no data object: %s", r.raw)
-	}
-	return d
+	return b.srv.Do(t, "POST", "/herald.api.v1.ContentService/"+method, key, body)
 }
 
 // waitJob polls the job until it finishes.
@@ -243,5 +184,3 @@ func (b *bundle) voice(t *testing.T, p auth.Principal, name, content, scope stri
 	}
 	return v.ID
 }
-
-var _ = connect.CodeOf

@@ -118,19 +118,35 @@ func usage(u sdk.Usage) generate.UsageResult { return generate.UsageResult(u) }
 
 // ImproveSimple improves content inline for one AI credit.
 func (s *Service) ImproveSimple(ctx context.Context, p auth.Principal, in SimpleInput) (Improved, error) {
-	if err := in.validate(); err != nil {
+	if err := s.prepare(in.validate, &in.Model); err != nil {
 		return Improved{}, err
 	}
-	model, err := s.model(in.Model)
+	return paid(ctx, s, p, in, s.runSimple)
+}
+
+// prepare checks an improvement request and fills its model: the one
+// asked for, or the default text model.
+func (s *Service) prepare(validate func() error, model *string) error {
+	if err := validate(); err != nil {
+		return err
+	}
+	m, err := s.model(*model)
 	if err != nil {
-		return Improved{}, err
+		return err
 	}
-	in.Model = model
+	*model = m
+	return nil
+}
+
+// paid runs an improvement inline for one AI credit, given back when the
+// improvement fails.
+func paid[In, Out any](ctx context.Context, s *Service, p auth.Principal, in In, run func(context.Context, auth.Principal, In) (Out, error)) (Out, error) {
 	refund, _, err := s.reserve(ctx, p)
 	if err != nil {
-		return Improved{}, err
+		var zero Out
+		return zero, err
 	}
-	out, err := s.runSimple(ctx, p, in)
+	out, err := run(ctx, p, in)
 	if err != nil {
 		refund()
 	}
@@ -172,31 +188,29 @@ func (s *Service) enqueue(ctx context.Context, p auth.Principal, name, voiceID s
 
 // QueueImproveSimple queues an improvement on contentQueue.
 func (s *Service) QueueImproveSimple(ctx context.Context, p auth.Principal, in SimpleInput) (string, error) {
-	if err := in.validate(); err != nil {
+	if err := s.prepare(in.validate, &in.Model); err != nil {
 		return "", err
 	}
-	model, err := s.model(in.Model)
-	if err != nil {
-		return "", err
-	}
-	in.Model = model
 	return s.enqueue(ctx, p, JobImproveSimple, in.BrandVoiceID, in)
 }
 
-// paidJob runs a queued improvement whose credit was reserved when it was
+// RunImproveSimple runs a JobImproveSimple job.
+func (s *Service) RunImproveSimple(ctx context.Context, job *jobs.Job) (any, error) {
+	return runPaid(ctx, s, job, s.runSimple)
+}
+
+// runPaid runs a queued improvement whose credit was reserved when it was
 // queued, and gives the credit back when the work fails (these jobs run
 // once, so a credit is never spent twice).
-func paidJob[In, Out any](s *Service, run func(context.Context, auth.Principal, In) (Out, error)) jobs.HandlerFunc {
-	return func(ctx context.Context, job *jobs.Job) (any, error) {
-		var q queued[In]
-		if err := job.Decode(&q); err != nil {
-			return nil, err
-		}
-		out, err := run(ctx, q.Principal.auth(), q.Input)
-		if err != nil {
-			s.refund(ctx, q.Principal.Workspace, q.Month)
-			return nil, jobs.NoRetry(err)
-		}
-		return out, nil
+func runPaid[In, Out any](ctx context.Context, s *Service, job *jobs.Job, run func(context.Context, auth.Principal, In) (Out, error)) (any, error) {
+	var q queued[In]
+	if err := job.Decode(&q); err != nil {
+		return nil, err
 	}
+	out, err := run(ctx, q.Principal.auth(), q.Input)
+	if err != nil {
+		s.quota.Refund(context.WithoutCancel(ctx), q.Principal.Workspace, q.Month, 1)
+		return nil, jobs.NoRetry(err)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -42,7 +43,7 @@ func TestImproveWithValidationRetriesOnceWithTheFailures(t *testing.T) {
 		return faithful, nil
 	}
 	body := jsonBody(map[string]any{"content": original, "keywords": []string{"garden tools"}, "title": "Garden tools guide: choose well"})
-	d := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, body).want(t, 200).data(t)
+	d := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, body).Want(t, 200).Data(t)
 	if d["attempts"] != float64(2) || d["content"] != faithful || d["validation"].(map[string]any)["passed"] != true {
 		t.Fatalf("data %v", d)
 	}
@@ -65,10 +66,10 @@ func TestImproveWithValidationReportsFailedChecks(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 5)
 	b.router.answer = func(sdk.TextRequest, int) (string, error) { return unfaithful, nil }
-	c := b.connectCall(t, "ImproveContentWithValidation", b.alice, jsonBody(map[string]any{"content": original, "keywords": []string{"garden tools"}, "minScore": 95})).want(t, 200)
-	d := c.body["data"].(map[string]any)
+	c := b.connectCall(t, "ImproveContentWithValidation", b.alice, jsonBody(map[string]any{"content": original, "keywords": []string{"garden tools"}, "minScore": 95})).Want(t, 200)
+	d := c.Body["data"].(map[string]any)
 	if d["attempts"] != float64(2) || d["validation"].(map[string]any)["passed"] == true {
-		t.Fatalf("data %v", c.raw)
+		t.Fatalf("data %v", c.Raw)
 	}
 	failed := map[string]bool{}
 	for _, ch := range d["validation"].(map[string]any)["checks"].([]any) {
@@ -91,7 +92,7 @@ func TestImproveWithValidationReportsFailedChecks(t *testing.T) {
 		return "# Garden tools guide\n\nGood garden tools help. See [our tests](/tests) and the [RHS advice](https://www.rhs.org.uk/).\n\n## Choosing garden tools\n\nPick solid ones.", nil
 	}
 	check := func(body string) map[string]bool {
-		d := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, body).want(t, 200).data(t)
+		d := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, body).Want(t, 200).Data(t)
 		out := map[string]bool{}
 		for _, ch := range d["validation"].(map[string]any)["checks"].([]any) {
 			m := ch.(map[string]any)
@@ -111,24 +112,26 @@ func TestImproveWithValidationInputAndJobs(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), 5)
 	foreign := b.voice(t, b.malP, "Other", "other style", "team")
-	for _, face := range []func(string, string) response{
-		func(key, body string) response {
+	for _, face := range []func(string, string) apitest.Response{
+		func(key, body string) apitest.Response {
 			return b.rest(t, "/v1/ai/generate/improve-content-with-validation", key, body)
 		},
-		func(key, body string) response { return b.connectCall(t, "ImproveContentWithValidation", key, body) },
+		func(key, body string) apitest.Response {
+			return b.connectCall(t, "ImproveContentWithValidation", key, body)
+		},
 	} {
-		face(b.alice, `{"title":"x"}`).wantError(t, 400, "content is required")
-		face(b.alice, `{"content":"x","minScore":101}`).wantError(t, 400, "minScore")
-		face(b.alice, `{"content":"x","maxLengthChange":0}`).wantError(t, 400, "maxLengthChange")
-		face(b.alice, `{"content":"x","brandVoiceId":"`+foreign+`"}`).wantError(t, 404, foreign)
-		face("", `{"content":"x"}`).want(t, 401)
+		face(b.alice, `{"title":"x"}`).WantError(t, 400, "content is required")
+		face(b.alice, `{"content":"x","minScore":101}`).WantError(t, 400, "minScore")
+		face(b.alice, `{"content":"x","maxLengthChange":0}`).WantError(t, 400, "maxLengthChange")
+		face(b.alice, `{"content":"x","brandVoiceId":"`+foreign+`"}`).WantError(t, 404, foreign)
+		face("", `{"content":"x"}`).Want(t, 401)
 	}
 	if len(b.router.textCalls()) != 0 {
 		t.Fatal("the model was called for refused requests")
 	}
 	b.router.answer = func(sdk.TextRequest, int) (string, error) { return faithful, nil }
-	q := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, jsonBody(map[string]any{"content": original, "useWorker": true})).want(t, 202)
-	j := b.waitJob(t, b.aliceP.WorkspaceID, q.body["jobId"].(string))
+	q := b.rest(t, "/v1/ai/generate/improve-content-with-validation", b.alice, jsonBody(map[string]any{"content": original, "useWorker": true})).Want(t, 202)
+	j := b.waitJob(t, b.aliceP.WorkspaceID, q.Body["jobId"].(string))
 	if j.State != "completed" || j.Result == nil || !strings.Contains(*j.Result, `"validation":{"passed":true`) || !strings.Contains(*j.Result, `"attempts":1`) {
 		t.Fatalf("job %+v %v", j, *j.Result)
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/content/seo"
+	"github.com/heraldhq/herald/host/internal/seo"
 )
 
 // placed is an image to insert at a byte offset of the content.

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
-	"github.com/heraldhq/herald/host/internal/content/seo"
+	"github.com/heraldhq/herald/host/internal/seo"
 )
 
 // ScoreInput is a calculate-seo-score request.

@@ -3,7 +3,7 @@ package content
 import (
 	"testing"
 
-	"github.com/heraldhq/herald/host/internal/content/seo"
+	"github.com/heraldhq/herald/host/internal/seo"
 )
 
 func checkOf(t *testing.T, v Validation, id string) Check {

@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -100,10 +101,18 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(voices.RunCreate), Options: voice.JobOptions},
 		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(voices.RunRefresh), Options: voice.JobOptions},
 	})
-	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Blobs: blobs, Plans: planTable, Voices: voices, Logger: hclog.NewNullLogger()})
+	credits := quota.New(st, config.Limits{}).Follow(planTable)
+	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Quota: credits, Blobs: blobs, Voices: voices, Logger: hclog.NewNullLogger()})
 	must(err)
-	contentSvc, err := content.New(content.Deps{Log: hclog.NewNullLogger(), Generator: generator, Credits: st, Queue: q, Plans: planTable})
+	contentSvc, err := content.New(content.Deps{Logger: hclog.NewNullLogger(), Generator: generator, Queue: q, Quota: credits})
 	must(err)
+	// content's and generate's rows of the job table (host/jobs.go).
+	q.Mount([]jobs.Route{
+		{Queue: jobs.ContentQueue, Name: content.JobImproveSimple, Handler: jobs.HandlerFunc(contentSvc.RunImproveSimple), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobImproveValidated, Handler: jobs.HandlerFunc(contentSvc.RunImproveValidated), Options: content.ImproveJobOptions},
+		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(contentSvc.RunBlogPost), Options: content.BlogJobOptions},
+		{Queue: jobs.AIQueue, Handler: jobs.HandlerFunc(generator.RunText), Options: generate.TextJobOptions},
+	})
 	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Logger: hclog.NewNullLogger()})
 	must(err)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}

@@ -23,8 +23,9 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -57,17 +58,36 @@ var TextJobTypes = []string{DefaultTextJob, "blog_post", "social_post", "email",
 // ".", ":" or "-".
 var jobTypePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
 
+// Queue is what generation needs of the job queue (*jobs.Queue).
+type Queue interface {
+	Enqueue(ctx context.Context, j jobs.NewJob) (string, error)
+	// Registered reports whether a job name has a handler of its own.
+	Registered(name string) bool
+}
+
+// Voices finds a brand voice the caller may use (package voice's Service):
+// a team voice of the caller's workspace or the caller's own personal
+// voice; anything else is a 404 apierr.
+type Voices interface {
+	Get(ctx context.Context, p auth.Principal, id string) (voice.Voice, error)
+}
+
+// TextJobOptions are the options of the text jobs (host/jobs.go): the
+// names of TextJobTypes and the aiQueue fallback.
+var TextJobOptions = jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute}
+
 // Deps is what the generation service needs.
 type Deps struct {
-	// Models, Queue and Store are required.
+	// Logger: nil is hclog.NewNullLogger().
+	Logger hclog.Logger
+	// Models, Store, Queue and Quota are required.
 	Models Models
-	Queue  *jobs.Queue
 	Store  *store.Store
+	Queue  Queue
+	// Quota pays images with AI credits.
+	Quota *quota.Checker
 	// Blobs stores generated images; without it the image route answers 503.
 	Blobs blob.Store
-	// Plans are the plans by name (AI credits), read at request time;
-	// nil means config.DefaultPlans.
-	Plans *plans.Table
 	// Voices lets requests name a brandVoiceId (package voice's Service);
 	// without it, a request that names one is answered 503.
 	Voices Voices
@@ -78,52 +98,50 @@ type Deps struct {
 	// log of provider failures; values shorter than 6 characters are
 	// ignored so that redaction does not shred ordinary words.
 	Secrets []string
-	Logger  hclog.Logger
-	// Now is the clock (credits are counted per UTC month); default time.Now.
-	Now func() time.Time
 }
 
 // Service is the generation domain logic.
 type Service struct {
 	log     hclog.Logger
 	models  Models
-	queue   *jobs.Queue
+	queue   Queue
 	store   *store.Store
+	quota   *quota.Checker
 	blobs   blob.Store
-	plans   *plans.Table
-	now     func() time.Time
 	voices  Voices
 	tuned   *finetune.Resolver
 	secrets atomic.Pointer[[]string] // longest first; RedactAlso adds to it
 }
 
-// New returns a Service and registers its job handlers on the queue (call
-// it before the queue starts).
+// New returns a Service. Its text jobs (TextJobTypes, and every aiQueue
+// job without a handler of its own: a client's jobType, which any host
+// runs without having seen it before) run through RunText, mounted by the
+// host's job table.
 func New(d Deps) (*Service, error) {
-	if d.Models == nil || d.Queue == nil || d.Store == nil {
-		return nil, errors.New("generate: Models, Queue and Store are required")
+	var missing []error
+	if d.Models == nil {
+		missing = append(missing, errors.New("generate: Deps.Models is required"))
 	}
-	s := &Service{log: d.Logger, models: d.Models, queue: d.Queue, store: d.Store, blobs: d.Blobs, plans: d.Plans,
-		now: d.Now, voices: d.Voices, tuned: d.Tuned}
+	if d.Store == nil {
+		missing = append(missing, errors.New("generate: Deps.Store is required"))
+	}
+	if d.Queue == nil {
+		missing = append(missing, errors.New("generate: Deps.Queue is required"))
+	}
+	if d.Quota == nil {
+		missing = append(missing, errors.New("generate: Deps.Quota is required"))
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
+	}
+	log := d.Logger
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	log = log.Named("generate")
+	s := &Service{log: log, models: d.Models, queue: d.Queue, store: d.Store, quota: d.Quota.WithLogger(log), blobs: d.Blobs,
+		voices: d.Voices, tuned: d.Tuned}
 	s.RedactAlso(d.Secrets)
-	if s.log == nil {
-		s.log = hclog.NewNullLogger()
-	}
-	s.log = s.log.Named("generate")
-	if s.plans == nil {
-		s.plans = plans.New(nil)
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	// Every aiQueue job without a handler of its own is a text job: its
-	// name is the client's jobType, which any host runs without having
-	// seen it before.
-	opts := jobs.HandlerOptions{MaxAttempts: 3, Timeout: 5 * time.Minute}
-	for _, name := range TextJobTypes {
-		s.queue.Register(name, jobs.HandlerFunc(s.textJob), opts)
-	}
-	s.queue.RegisterFallback(jobs.AIQueue, jobs.HandlerFunc(s.textJob), opts)
 	return s, nil
 }
 
@@ -351,10 +369,10 @@ type UsageResult struct {
 	TotalTokens  int64 `json:"totalTokens"`
 }
 
-// textJob runs a queued text generation. Provider failures that may pass
+// RunText runs a queued text generation. Provider failures that may pass
 // (429, 5xx) are retried after the provider's Retry-After; others fail the
 // job at once with the provider's message.
-func (s *Service) textJob(ctx context.Context, job *jobs.Job) (any, error) {
+func (s *Service) RunText(ctx context.Context, job *jobs.Job) (any, error) {
 	var in textJobData
 	if err := job.Decode(&in); err != nil {
 		return nil, err

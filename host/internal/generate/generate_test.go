@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jobs/jobstest"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -72,14 +73,49 @@ type testBundle struct {
 	p      auth.Principal
 }
 
-// newService is generate.New for tests: a failure ends the test.
+// newService is generate.New for tests: a failure ends the test. Without
+// a Quota, credits follow the default plans; the service's rows of the
+// host's job table are mounted on d.Queue.
 func newService(t *testing.T, d generate.Deps) *generate.Service {
 	t.Helper()
+	if d.Quota == nil {
+		d.Quota = quota.New(d.Store, config.Limits{}).Follow(plans.New(nil))
+	}
 	svc, err := generate.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	mount(d.Queue.(*jobs.Queue), svc)
 	return svc
+}
+
+// bare is newService for a test of single calls: d gets a new SQLite
+// store, a queue that is not started, a blob store and a new router.
+func bare(t *testing.T, d generate.Deps) (*generate.Service, *router) {
+	t.Helper()
+	s := storetest.SQLite(t)
+	q, err := jobs.New(jobs.Options{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewFS(t.TempDir(), "http://herald.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &router{}
+	d.Models, d.Queue, d.Store, d.Blobs = r, q, s, blobs
+	return newService(t, d), r
+}
+
+// mount mounts generate's rows of the job table (host/jobs.go) on q: the
+// text job names and the aiQueue fallback.
+func mount(q *jobs.Queue, svc *generate.Service) {
+	text := jobs.HandlerFunc(svc.RunText)
+	rows := []jobs.Route{{Queue: jobs.AIQueue, Handler: text, Options: generate.TextJobOptions}}
+	for _, name := range generate.TextJobTypes {
+		rows = append(rows, jobs.Route{Queue: jobs.AIQueue, Name: name, Handler: text, Options: generate.TextJobOptions})
+	}
+	q.Mount(rows)
 }
 
 // setup starts a queue and a service over s; with sets further Deps
@@ -99,7 +135,8 @@ func setup(t *testing.T, s *store.Store, plan string, with ...func(*generate.Dep
 	byName := config.DefaultPlans()
 	byName["free"] = config.Plan{PromptsPerReport: 5, MonthlyAICredits: 2}
 	r := &router{}
-	d := generate.Deps{Logger: hclog.NewNullLogger(), Models: r, Queue: q, Store: s, Blobs: blobs, Plans: plans.New(byName)}
+	d := generate.Deps{Logger: hclog.NewNullLogger(), Models: r, Queue: q, Store: s, Blobs: blobs,
+		Quota: quota.New(s, config.Limits{}).Follow(plans.New(byName))}
 	for _, f := range with {
 		f(&d)
 	}

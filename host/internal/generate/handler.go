@@ -5,6 +5,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -39,7 +40,7 @@ func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.G
 		if err != nil {
 			return nil, err
 		}
-		return connect.NewResponse(&apiv1.GenerateTextResponse{Message: "Job queued; poll /v1/ai/generate/job/" + id,
+		return connect.NewResponse(&apiv1.GenerateTextResponse{Message: apiconv.JobQueued(id),
 			Outcome: &apiv1.GenerateTextResponse_JobId{JobId: id}}), nil
 	}
 	// jobType without useWorker names no job: ignored (SPEC lists it as

@@ -59,8 +59,6 @@ func oneOf(field, value string, allowed []string) error {
 	return nil
 }
 
-func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
-
 // validate checks the request and fills in the defaults: the default
 // model, the purpose's preset size and quality (explicit ones win), else a
 // high-quality square.
@@ -121,19 +119,9 @@ func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageI
 	}
 	out := Image{Model: in.Model, Size: in.Size, Quality: in.Quality, Purpose: in.Purpose}
 
-	plan, _ := s.plans.Get(p.Plan)
-	month := s.month()
-	used, ok, err := s.store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits)
+	refund, err := s.quota.Reserve(ctx, p, 1)
 	if err != nil {
 		return Image{}, err
-	}
-	if !ok {
-		return Image{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
-	}
-	refund := func() {
-		if err := s.store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, 1); err != nil {
-			s.log.Error("refund AI credit", "workspace", p.WorkspaceID, "error", err)
-		}
 	}
 	res, err := s.models.GenerateImage(ctx, out.Model, sdk.ImageRequest{Model: out.Model, Prompt: in.Text, Size: out.Size, Quality: out.Quality})
 	if err != nil {
@@ -154,7 +142,7 @@ func (s *Service) GenerateImage(ctx context.Context, p auth.Principal, in ImageI
 		}
 		return Image{}, apierr.New(connect.CodeInternal, "the image was generated but could not be stored; no credit was spent, retry")
 	}
-	s.log.Debug("image generated", "workspace", p.WorkspaceID, "model", out.Model, "credits_used", used)
+	s.log.Debug("image generated", "workspace", p.WorkspaceID, "model", out.Model)
 	out.URL = obj.URL
 	return out, nil
 }

@@ -14,10 +14,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
-	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -40,17 +37,10 @@ func (s *syncBuilder) String() string {
 
 func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
 	t.Parallel()
-	s := storetest.SQLite(t)
-	q, err := jobs.New(jobs.Options{Store: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
 	var logs syncBuilder
-	r := &router{}
 	const secret = "sk-proj-VERYSECRETKEY0123456789"
-	svc := newService(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
-		Models: r, Queue: q, Store: s, Blobs: blobs, Secrets: []string{secret, "hk_configured_token_42"}})
+	svc, r := bare(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
+		Secrets: []string{secret, "hk_configured_token_42"}})
 	for _, c := range []struct {
 		name, detail string
 		code         sdk.Code
@@ -89,14 +79,7 @@ func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
 
 func TestRateLimitAfterRetriesSendsRetryAfter(t *testing.T) {
 	t.Parallel()
-	s := storetest.SQLite(t)
-	q, err := jobs.New(jobs.Options{Store: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
-	r := &router{}
-	svc := newService(t, generate.Deps{Models: r, Queue: q, Store: s, Blobs: blobs})
+	svc, r := bare(t, generate.Deps{})
 	for _, c := range []struct {
 		after time.Duration
 		want  string
@@ -115,17 +98,10 @@ func TestRateLimitAfterRetriesSendsRetryAfter(t *testing.T) {
 
 func TestAPluginsOptionRefusalNamesTheOption(t *testing.T) {
 	t.Parallel()
-	s := storetest.SQLite(t)
-	q, err := jobs.New(jobs.Options{Store: s})
-	if err != nil {
-		t.Fatal(err)
-	}
-	blobs, _ := blob.NewFS(t.TempDir(), "http://herald.test")
-	r := &router{}
-	svc := newService(t, generate.Deps{Models: r, Queue: q, Store: s, Blobs: blobs})
+	svc, r := bare(t, generate.Deps{})
 	msg := "openai: unknown options: topP (supported: frequency_penalty, top_p)"
 	r.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: msg}}
-	_, _, err = svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
+	_, _, err := svc.GenerateText(context.Background(), auth.Principal{WorkspaceID: "w"}, generate.TextInput{Model: "gpt-4o", Text: "x"})
 	var ce *connect.Error
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || ce.Message() != msg {
 		t.Fatalf("got %v, want 400 %q", err, msg)

@@ -9,8 +9,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/generate"
-	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -19,15 +17,9 @@ import (
 // errors from then on, and the values known at start stay redacted.
 func TestSecretsAddedByAReloadAreRedacted(t *testing.T) {
 	t.Parallel()
-	s := storetest.SQLite(t)
-	q, err := jobs.New(jobs.Options{Store: s})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuilder
-	r := &router{}
-	svc := newService(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
-		Models: r, Queue: q, Store: s, Secrets: []string{"start-time-password"}})
+	svc, r := bare(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
+		Secrets: []string{"start-time-password"}})
 	const added = "corp-proxy-passphrase-7731"
 	fail := func() {
 		r.textErrs = []error{&sdk.Error{Code: sdk.CodeInvalidArgument, Message: "proxy refused " + added + " and start-time-password"}}

@@ -6,14 +6,13 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/voice"
 )
 
-// Voices finds a brand voice the caller may use (package voice's Service):
-// a team voice of the caller's workspace or the caller's own personal
-// voice; anything else is a 404 apierr.
-type Voices interface {
-	Get(ctx context.Context, p auth.Principal, id string) (voice.Voice, error)
+// Voice is a brand voice to write in.
+type Voice struct {
+	ID, Name string
+	// Content is the voice's text, written into the system prompt.
+	Content string
 }
 
 // VoiceRef names the brand voice a generation used.
@@ -27,7 +26,7 @@ type VoiceRef struct {
 const MaxVoicePromptChars = 12_000
 
 // ResolveVoice returns the caller's voice id, or nil for an empty id.
-func (s *Service) ResolveVoice(ctx context.Context, p auth.Principal, id string) (*voice.Voice, error) {
+func (s *Service) ResolveVoice(ctx context.Context, p auth.Principal, id string) (*Voice, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return nil, nil
@@ -39,12 +38,12 @@ func (s *Service) ResolveVoice(ctx context.Context, p auth.Principal, id string)
 	if err != nil {
 		return nil, err
 	}
-	return &v, nil
+	return &Voice{ID: v.ID, Name: v.Name, Content: v.Content}, nil
 }
 
 // VoiceSystem is the system prompt that makes a model write in voice v,
 // followed by the caller's own system prompt when there is one.
-func VoiceSystem(v *voice.Voice, system string) string {
+func VoiceSystem(v *Voice, system string) string {
 	if v == nil {
 		return system
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -25,6 +26,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -133,11 +135,12 @@ func setup(t testing.TB) *bundle {
 	if b.voices, err = voice.New(voice.Deps{Store: st}); err != nil {
 		t.Fatal(err)
 	}
+	credits := quota.New(st, config.Limits{}).Follow(planTable)
 	if b.generator, err = generate.New(generate.Deps{Logger: log, Models: router{}, Queue: b.queue, Store: st, Blobs: blobs,
-		Plans: planTable, Voices: b.voices}); err != nil {
+		Quota: credits, Voices: b.voices}); err != nil {
 		t.Fatal(err)
 	}
-	if b.contentSvc, err = content.New(content.Deps{Log: log, Generator: b.generator, Credits: st, Queue: b.queue, Plans: planTable}); err != nil {
+	if b.contentSvc, err = content.New(content.Deps{Logger: log, Generator: b.generator, Queue: b.queue, Quota: credits}); err != nil {
 		t.Fatal(err)
 	}
 	if b.reports, err = visibility.New(visibility.Deps{Store: st, Queue: b.queue, Models: router{}, Site: site.New(site.Deps{}), Plans: planTable, Logger: log}); err != nil {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/content/seo"
+	"github.com/heraldhq/herald/host/internal/seo"
 	"github.com/heraldhq/herald/sdk"
 )
 

@@ -138,7 +138,7 @@ func yoastLight(overall int) string {
 func TestYoastDifferential(t *testing.T) {
 	dir := filepath.Join("testdata", "yoast")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "yoastseo")); err != nil {
-		msg := "testdata/yoast/node_modules is missing: run `npm ci` in host/internal/content/seo/testdata/yoast (needs node and npm)"
+		msg := "testdata/yoast/node_modules is missing: run `npm ci` in host/internal/seo/testdata/yoast (needs node and npm)"
 		if os.Getenv("HERALD_REQUIRE_INTEGRATION") == "1" {
 			t.Fatal(msg)
 		}

@@ -10,8 +10,9 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/content/seo"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/seo"
 )
 
 // DefaultMaxLengthChange is how far (percent of words) an improvement may
@@ -86,36 +87,23 @@ type Validated struct {
 // ImproveValidated improves content, validates and re-scores it, retrying
 // once with the failures fed back; one AI credit for the whole request.
 func (s *Service) ImproveValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (Validated, error) {
-	if err := in.validate(); err != nil {
+	if err := s.prepare(in.validate, &in.Model); err != nil {
 		return Validated{}, err
 	}
-	model, err := s.model(in.Model)
-	if err != nil {
-		return Validated{}, err
-	}
-	in.Model = model
-	refund, _, err := s.reserve(ctx, p)
-	if err != nil {
-		return Validated{}, err
-	}
-	out, err := s.runValidated(ctx, p, in)
-	if err != nil {
-		refund()
-	}
-	return out, err
+	return paid(ctx, s, p, in, s.runValidated)
 }
 
 // QueueImproveValidated queues the same work on contentQueue.
 func (s *Service) QueueImproveValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (string, error) {
-	if err := in.validate(); err != nil {
+	if err := s.prepare(in.validate, &in.Model); err != nil {
 		return "", err
 	}
-	model, err := s.model(in.Model)
-	if err != nil {
-		return "", err
-	}
-	in.Model = model
 	return s.enqueue(ctx, p, JobImproveValidated, in.BrandVoiceID, in)
+}
+
+// RunImproveValidated runs a JobImproveValidated job.
+func (s *Service) RunImproveValidated(ctx context.Context, job *jobs.Job) (any, error) {
+	return runPaid(ctx, s, job, s.runValidated)
 }
 
 func (s *Service) runValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (Validated, error) {
