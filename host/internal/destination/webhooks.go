@@ -48,7 +48,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p auth.Principal, rawURL, n
 	if err := s.quota.Room(ctx, store.CountWebhooks, p.WorkspaceID); err != nil {
 		return store.Webhook{}, "", err
 	}
-	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: store.MaskWebhookURL(rawURL)}
+	w := store.Webhook{ID: store.NewID(), WorkspaceID: p.WorkspaceID, Name: name, DisplayURL: MaskWebhookURL(rawURL)}
 	plain, _ := json.Marshal(map[string]string{"url": rawURL, "secret": secret})
 	w.Sealed = sealer.Seal(plain, webhookAAD(p.WorkspaceID, w.ID))
 	if err := s.store.CreateWebhook(ctx, &w, s.quota.Cap(store.CountWebhooks)); err != nil {
