@@ -23,5 +23,8 @@ type jobAreas struct {
 // the area method that runs it and how (attempts, timeout). A reader finds
 // any job's implementation by following the handler into its area.
 func jobTable(a jobAreas) []jobs.Route {
-	return []jobs.Route{}
+	return []jobs.Route{
+		// schedule: the publisher publishes one due post a job.
+		{Queue: jobs.ContentQueue, Name: schedule.PublishJobName, Handler: a.publisher, Options: a.publisher.JobOptions()},
+	}
 }

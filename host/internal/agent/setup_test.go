@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -24,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -85,11 +87,12 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans.New(nil)})
+	caps := quota.New(st, config.Limits{}).Follow(plans.New(nil))
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans.New(nil), Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: plans.New(nil)})
+	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: plans.New(nil), Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -100,12 +101,13 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	must(err)
 	contentSvc, err := content.New(content.Deps{Log: hclog.NewNullLogger(), Generator: generator, Credits: st, Queue: q, Plans: planTable})
 	must(err)
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Logger: hclog.NewNullLogger()})
+	caps := quota.New(st, config.Limits{}).Follow(planTable)
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Quota: caps, Logger: hclog.NewNullLogger()})
 	must(err)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	sched, err := schedule.New(schedule.Deps{
 		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
-		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(),
+		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(), Quota: caps,
 	})
 	must(err)
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
