@@ -134,19 +134,14 @@ func TestReconcileGivesADueScheduleWithoutAJobANewOne(t *testing.T) {
 		b := setup(t, s)
 		rc := newReceiver(t)
 		hook := b.SaveWebhook(t, b.Acme, rc)
-		now := s.Now()
-		sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
-			WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
-		if err := s.InsertSchedule(context.Background(), nil, sc); err != nil {
-			t.Fatal(err)
-		}
+		id := b.InsertOrphan(t, hook)
 		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if d := rc.Wait(t, 10*time.Second); d.ID != sc.ID || d.Content["title"] != "orphan" {
+		if d := rc.Wait(t, 10*time.Second); d.ID != id || d.Content["title"] != "orphan" {
 			t.Fatalf("delivery: %+v", d)
 		}
-		b.WaitStatus(t, b.Acme, sc.ID, "published", 5*time.Second)
+		b.WaitStatus(t, b.Acme, id, "published", 5*time.Second)
 		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}

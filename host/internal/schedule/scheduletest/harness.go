@@ -412,3 +412,17 @@ func In(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC
 
 // PNG is the smallest bytes the image checks take for a PNG.
 var PNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 64)...)
+
+// InsertOrphan stores a due pending post of acme to the saved webhook
+// hook without a publish job, as only a lost job leaves one, and returns
+// its id.
+func (b *Bundle) InsertOrphan(t testing.TB, hook string) string {
+	t.Helper()
+	now := b.Store.Now()
+	sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
+		WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
+	if err := b.Store.InsertSchedule(context.Background(), nil, sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc.ID
+}
