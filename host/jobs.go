@@ -31,6 +31,8 @@ func jobTable(a jobAreas) []jobs.Route {
 		{Queue: jobs.ContentQueue, Name: content.JobImproveSimple, Handler: jobs.HandlerFunc(a.content.RunImproveSimple), Options: content.ImproveJobOptions},
 		{Queue: jobs.ContentQueue, Name: content.JobImproveValidated, Handler: jobs.HandlerFunc(a.content.RunImproveValidated), Options: content.ImproveJobOptions},
 		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(a.content.RunBlogPost), Options: content.BlogJobOptions},
+		// schedule: the publisher publishes one due post a job.
+		{Queue: jobs.ContentQueue, Name: schedule.PublishJobName, Handler: a.publisher, Options: a.publisher.JobOptions()},
 	}
 	// generate: the text jobs by name, and the aiQueue fallback (no name):
 	// every aiQueue job without a handler of its own is a text job named by

@@ -286,7 +286,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	}
 	destinations, err := destination.New(destination.Deps{
 		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: planTable,
-		Limits: cfg.Limits, Logger: log.Named("destinations"),
+		Quota: caps, Logger: log.Named("destinations"),
 	})
 	if err != nil {
 		return err
@@ -294,7 +294,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	scheduler, err := schedule.New(schedule.Deps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
 		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
-		Limits: cfg.Limits, // issue 16: per-workspace caps
+		Quota:  caps, // issue 16: per-workspace caps
 		Logger: log.Named("scheduler"),
 	})
 	if err != nil {

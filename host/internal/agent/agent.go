@@ -70,8 +70,10 @@ type Traffic interface {
 // Scheduler lists and creates schedules as /v1/scheduler does, with its
 // plan rule (*schedule.Service).
 type Scheduler interface {
-	List(ctx context.Context, p auth.Principal, skip int) ([]store.Schedule, int, error)
-	Create(ctx context.Context, p auth.Principal, in schedule.NewSchedule) (store.Schedule, error)
+	List(ctx context.Context, p auth.Principal, skip int) ([]schedule.Schedule, int, error)
+	Create(ctx context.Context, p auth.Principal, in schedule.NewSchedule) (schedule.Schedule, error)
+	// Check runs Create's checks of the request itself, for a proposal.
+	Check(in schedule.NewSchedule) error
 }
 
 // Voices reads the brand voices the caller can see (*voice.Service).

@@ -194,7 +194,19 @@ func TestABrandVoiceJoinsTheSystemPromptUnderTheVoiceRules(t *testing.T) {
 func TestAConfirmationTheSchedulerRefusesCanBeRetried(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	// The tool runs the scheduler's checks of the request before it
+	// proposes: an unknown destination gets no proposal.
 	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"schedule: {\"exportTo\":\"myspace\",\"status\":\"draft\",\"title\":\"T\"}"}`).want(t, 200)
+	for _, bl := range blocks(t, data(t, res)["blocks"]) {
+		if _, ok := bl["confirmToken"].(string); ok {
+			t.Fatalf("a post to an unknown destination was proposed: %s", res.raw)
+		}
+	}
+	if !strings.Contains(res.raw, `exportTo \"myspace\" is not a configured destination`) {
+		t.Fatalf("the tool's refusal is not the scheduler's message: %s", res.raw)
+	}
+	// What only the confirmation checks (the saved webhook) refuses there.
+	res = b.chat(t, b.acme, `{"model":"gpt-4o","text":"schedule: {\"exportTo\":\"webhook\",\"webhookId\":\"nope\",\"status\":\"draft\",\"title\":\"T\"}"}`).want(t, 200)
 	sid := res.body["sessionId"].(string)
 	var token string
 	for _, bl := range blocks(t, data(t, res)["blocks"]) {
@@ -204,7 +216,7 @@ func TestAConfirmationTheSchedulerRefusesCanBeRetried(t *testing.T) {
 	}
 	for range 2 { // released after each refusal, so refused again rather than 409
 		conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).want(t, 400)
-		if !strings.Contains(conf.body["message"].(string), `exportTo "myspace" is not a configured destination`) {
+		if !strings.Contains(conf.body["message"].(string), `webhookId "nope" is not a saved webhook`) {
 			t.Fatalf("confirmation: %s", conf.raw)
 		}
 	}

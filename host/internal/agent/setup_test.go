@@ -87,11 +87,12 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans.New(nil)})
+	caps := quota.New(st, config.Limits{}).Follow(plans.New(nil))
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: plans.New(nil), Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: plans.New(nil)})
+	sched, err := schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Plans: plans.New(nil), Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/sdk"
@@ -289,14 +290,11 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(a.ExportTo) == "" {
-		return nil, badArgs("exportTo is required")
-	}
-	if a.Title == nil && a.Text == nil && a.Content == nil {
-		return nil, badArgs("one of title, text or content is required")
-	}
-	if a.Status != "draft" && strings.TrimSpace(a.WhenToExport) == "" {
-		return nil, badArgs("whenToExport is required unless status is draft")
+	// The scheduler's own checks, with its messages; the rest (plan,
+	// credentials, the destination's Validate) runs at confirmation.
+	if err := s.Scheduler.Check(schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID}); err != nil {
+		return nil, err
 	}
 	clean, _ := json.Marshal(a)
 	summary := fmt.Sprintf("Schedule a post to %s", a.ExportTo)

@@ -113,12 +113,12 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(contentSvc.RunBlogPost), Options: content.BlogJobOptions},
 		{Queue: jobs.AIQueue, Handler: jobs.HandlerFunc(generator.RunText), Options: generate.TextJobOptions},
 	})
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Logger: hclog.NewNullLogger()})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Quota: credits, Logger: hclog.NewNullLogger()})
 	must(err)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	sched, err := schedule.New(schedule.Deps{
 		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
-		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(),
+		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(), Quota: credits,
 	})
 	must(err)
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),

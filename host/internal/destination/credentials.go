@@ -29,25 +29,45 @@ func (s *Service) sealerOrError() (*Sealer, error) {
 	return s.sealer, nil
 }
 
-// ExportCredentials returns the credentials a new post to dest will use, for
-// the plugin's Validate: a saved webhook's url and secret for webhook, the
-// stored connection otherwise (empty when there is none). It checks
-// webhookId as SPEC requires; its errors are API errors.
-func (s *Service) ExportCredentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
-	if dest == WebhookDestination {
-		if webhookID == nil || strings.TrimSpace(*webhookID) == "" {
-			return nil, apierr.Invalid("webhookId is required when exportTo is webhook: save one with POST /v1/webhooks")
+// Export names the credentials of one export: the workspace's connection
+// to Destination, or for the webhook destination its saved webhook
+// WebhookID.
+type Export struct {
+	Workspace   string
+	Destination string
+	WebhookID   *string
+}
+
+// validate checks webhookId as SPEC requires for a new post.
+func (e Export) validate() error {
+	if e.Destination == WebhookDestination {
+		if e.WebhookID == nil || strings.TrimSpace(*e.WebhookID) == "" {
+			return apierr.Invalid("webhookId is required when exportTo is webhook: save one with POST /v1/webhooks")
 		}
-		creds, err := s.webhookCredentials(ctx, workspace, *webhookID)
+		return nil
+	}
+	if e.WebhookID != nil && *e.WebhookID != "" {
+		return apierr.Invalid("webhookId is only used when exportTo is webhook")
+	}
+	return nil
+}
+
+// ExportCredentials returns the credentials a new post will use, for the
+// plugin's Validate: a saved webhook's url and secret for webhook, the
+// stored connection otherwise (empty when there is none). Its errors are
+// API errors.
+func (s *Service) ExportCredentials(ctx context.Context, e Export) (map[string]string, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	if e.Destination == WebhookDestination {
+		creds, err := s.webhookCredentials(ctx, e.Workspace, *e.WebhookID)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, apierr.Invalid("webhookId %q is not a saved webhook of this workspace", *webhookID)
+			return nil, apierr.Invalid("webhookId %q is not a saved webhook of this workspace", *e.WebhookID)
 		}
 		return creds, err
 	}
-	if webhookID != nil && *webhookID != "" {
-		return nil, apierr.Invalid("webhookId is only used when exportTo is webhook")
-	}
-	creds, err := s.connectionCredentials(ctx, workspace, dest)
+	creds, err := s.connectionCredentials(ctx, e.Workspace, e.Destination)
 	if errors.Is(err, store.ErrNotFound) {
 		return map[string]string{}, nil
 	}
@@ -57,21 +77,21 @@ func (s *Service) ExportCredentials(ctx context.Context, workspace, dest string,
 // ErrNoWebhook: an export to webhook whose schedule names no webhook.
 var ErrNoWebhook = errors.New("the schedule names no webhook")
 
-// Credentials returns the opened credentials of an export to dest: the
-// saved webhook's url and secret for webhook, the stored connection's
-// otherwise. Errors: ErrNoSecretKey (checked first), ErrNoWebhook,
-// store.ErrNotFound for a webhook or connection that is gone.
-func (s *Service) Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error) {
+// Credentials returns the opened credentials of an export: the saved
+// webhook's url and secret for webhook, the stored connection's otherwise.
+// Errors: ErrNoSecretKey (checked first), ErrNoWebhook, store.ErrNotFound
+// for a webhook or connection that is gone.
+func (s *Service) Credentials(ctx context.Context, e Export) (map[string]string, error) {
 	if s.sealer == nil {
 		return nil, ErrNoSecretKey
 	}
-	if dest == WebhookDestination {
-		if webhookID == nil {
+	if e.Destination == WebhookDestination {
+		if e.WebhookID == nil {
 			return nil, ErrNoWebhook
 		}
-		return s.webhookCredentials(ctx, workspace, *webhookID)
+		return s.webhookCredentials(ctx, e.Workspace, *e.WebhookID)
 	}
-	return s.connectionCredentials(ctx, workspace, dest)
+	return s.connectionCredentials(ctx, e.Workspace, e.Destination)
 }
 
 func (s *Service) webhookCredentials(ctx context.Context, workspace, id string) (map[string]string, error) {

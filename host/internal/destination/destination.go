@@ -14,7 +14,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -43,18 +42,18 @@ type Plugins interface {
 
 // Deps are what a Service works with.
 type Deps struct {
-	Store   *store.Store
+	// Logger: nil discards.
+	Logger hclog.Logger
+	Store  *store.Store
+	// Quota caps webhooks per workspace and name lengths (required).
+	Quota *quota.Checker
+	// Plans gives each plan's SchedulerAPIAccess, read at request time
+	// (nil: the defaults).
+	Plans   *plans.Table
 	Plugins Plugins
 	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
 	// store or open any.
 	SecretKey string
-	// Plans gives each plan's SchedulerAPIAccess, read at request time
-	// (nil: the defaults).
-	Plans *plans.Table
-	// Limits caps webhooks per workspace and name lengths (zero:
-	// config.DefaultLimits).
-	Limits config.Limits
-	Logger hclog.Logger
 }
 
 // Service keeps the workspaces' destination connections and saved webhooks.
@@ -67,13 +66,24 @@ type Service struct {
 	log    hclog.Logger
 }
 
-// New returns the destination service. Without a secret key it works, but
-// refuses to store or open credentials.
+// New returns the destination service; the error names each missing
+// required dep. Without a secret key it works, but refuses to store or
+// open credentials.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Plugins == nil {
-		return nil, errors.New("destination: Store and Plugins are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("destination: Deps.Store is required"))
 	}
-	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: quota.New(d.Store, d.Limits).Follow(d.Plans), log: d.Logger}
+	if d.Quota == nil {
+		missing = append(missing, errors.New("destination: Deps.Quota is required"))
+	}
+	if d.Plugins == nil {
+		missing = append(missing, errors.New("destination: Deps.Plugins is required"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
+	}
+	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}

@@ -27,7 +27,7 @@ type DestinationView struct {
 	ConnectedAt     int64
 	ConnectWith     string
 	// Check is the last check of a stored connection's credentials.
-	Check store.ConnectionCheck
+	Check Check
 	// Err is set when the plugin could not describe itself.
 	Err string
 }
@@ -62,28 +62,48 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]Des
 				v.ConnectedAt = hooks[len(hooks)-1].CreatedAt
 			}
 		} else if c, ok := conns[name]; ok {
-			v.Connected, v.ConnectedFields, v.ConnectedAt, v.Check = true, c.Fields, c.UpdatedAt, c.Check
+			v.Connected, v.ConnectedFields, v.ConnectedAt, v.Check = true, c.Fields, c.UpdatedAt, Check(c.Check)
 		}
 		out = append(out, v)
 	}
 	return out, nil
 }
 
-// Connect stores the workspace's credentials for destination name, sealed.
+// NewConnection is a workspace's credentials for a destination (PUT
+// /v1/destinations/{name}/connection).
+type NewConnection struct {
+	// Destination is the destination's name.
+	Destination string
+	Credentials map[string]string
+	// Verify checks the credentials with the remote before they are stored.
+	Verify bool
+}
+
+// validate holds the checks that need no plugin call: destinations are the
+// configured destination names.
+func (in NewConnection) validate(destinations []string) error {
+	if !slices.Contains(destinations, in.Destination) {
+		return apierr.NotFound("destination %q is not configured (configured: %s)", in.Destination, strings.Join(destinations, ", "))
+	}
+	if in.Destination == WebhookDestination {
+		return apierr.Invalid("the webhook destination takes its url and secret from saved webhooks: create one with POST /v1/webhooks and pass its id as webhookId")
+	}
+	return nil
+}
+
+// Connect stores the workspace's credentials for a destination, sealed.
 // Unknown fields and missing required fields are a 400 naming them; so are
-// the problems the plugin's Validate finds in the credentials. With verify,
+// the problems the plugin's Validate finds in the credentials. With Verify,
 // the credentials are first checked with the remote (checkConnection);
 // nothing is stored when they fail.
-func (s *Service) Connect(ctx context.Context, p auth.Principal, name string, creds map[string]string, verify bool) (DestinationView, error) {
+func (s *Service) Connect(ctx context.Context, p auth.Principal, in NewConnection) (DestinationView, error) {
 	if err := s.allow(p); err != nil {
 		return DestinationView{}, err
 	}
-	if !slices.Contains(s.destinationNames(), name) {
-		return DestinationView{}, apierr.NotFound("destination %q is not configured (configured: %s)", name, strings.Join(s.destinationNames(), ", "))
+	if err := in.validate(s.destinationNames()); err != nil {
+		return DestinationView{}, err
 	}
-	if name == WebhookDestination {
-		return DestinationView{}, apierr.Invalid("the webhook destination takes its url and secret from saved webhooks: create one with POST /v1/webhooks and pass its id as webhookId")
-	}
+	name, creds := in.Destination, in.Credentials
 	sealer, err := s.sealerOrError()
 	if err != nil {
 		return DestinationView{}, err
@@ -124,8 +144,8 @@ func (s *Service) Connect(ctx context.Context, p auth.Principal, name string, cr
 	if len(msgs) > 0 {
 		return DestinationView{}, apierr.Invalid("credentials for %s are not valid: %s", name, strings.Join(msgs, "; "))
 	}
-	check := store.ConnectionCheck{Result: CheckSkipped}
-	if verify {
+	check := Check{Result: CheckSkipped}
+	if in.Verify {
 		if check, err = s.checkConnection(ctx, name, clean); err != nil {
 			return DestinationView{}, err
 		}
@@ -136,7 +156,7 @@ func (s *Service) Connect(ctx context.Context, p auth.Principal, name string, cr
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	c := &store.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: check}
+	c := &store.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: store.ConnectionCheck(check)}
 	if err := s.store.PutConnection(ctx, c); err != nil {
 		return DestinationView{}, err
 	}

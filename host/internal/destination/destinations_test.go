@@ -9,12 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
+	b := scheduletest.Setup(t, storetest.SQLite(t))
 	const password = "abcd EFGH ijkl MNOP"
 	for _, tc := range []struct {
 		name, path, body string
@@ -63,14 +64,14 @@ func TestConnectionsAreSealedAndNeverReturned(t *testing.T) {
 		t.Fatalf("stored credentials are not sealed: %q", sealed)
 	}
 	// A connected destination accepts a pending post.
-	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).Want(t, http.StatusOK)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+scheduletest.In(time.Hour)+`"}`).Want(t, http.StatusOK)
 	b.Do(t, "DELETE", "/v1/destinations/wordpress/connection", b.Acme, "").Want(t, http.StatusOK)
 	b.Do(t, "DELETE", "/v1/destinations/wordpress/connection", b.Acme, "").Want(t, http.StatusNotFound)
 }
 
 func TestWithoutASecretKeyCredentialsAreRefusedWith503(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t), options{})
+	b := scheduletest.Setup(t, storetest.SQLite(t), scheduletest.Options{})
 	for _, tc := range []struct{ method, path, body string }{
 		{"POST", "/v1/webhooks", `{"url":"https://hooks.test/x"}`},
 		{"PUT", "/v1/destinations/wordpress/connection", `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"p"}}`},

@@ -3,13 +3,11 @@ package destination
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -50,7 +48,7 @@ func (h *Handler) ConnectDestination(ctx context.Context, req *connect.Request[a
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.svc.Connect(ctx, p, req.Msg.Name, req.Msg.Credentials, req.Msg.Verify == nil || *req.Msg.Verify)
+	v, err := h.svc.Connect(ctx, p, NewConnection{Destination: req.Msg.Name, Credentials: req.Msg.Credentials, Verify: req.Msg.Verify == nil || *req.Msg.Verify})
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +74,7 @@ func (h *Handler) CreateWebhook(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	w, secret, err := h.svc.CreateWebhook(ctx, p, req.Msg.Url, req.Msg.Name)
+	w, secret, err := h.svc.CreateWebhook(ctx, p, NewWebhook{URL: req.Msg.Url, Name: req.Msg.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +143,7 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 		d.Credentials = append(d.Credentials, &apiv1.CredentialField{Name: f.Name, Label: f.Label, Secret: f.Secret, Required: f.Required, Description: f.Description})
 	}
 	if v.ConnectedAt != 0 {
-		d.ConnectedAt = ts(v.ConnectedAt)
+		d.ConnectedAt = apiconv.Timestamp(v.ConnectedAt)
 	}
 	if v.Err != "" {
 		d.Error = &v.Err
@@ -153,14 +151,12 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 	if v.Check.Result != "" {
 		d.LastCheck = &apiv1.ConnectionCheck{Result: v.Check.Result, Message: v.Check.Message, Account: v.Check.Account}
 		if v.Check.At != nil {
-			d.LastCheck.CheckedAt = ts(*v.Check.At)
+			d.LastCheck.CheckedAt = apiconv.Timestamp(*v.Check.At)
 		}
 	}
 	return d
 }
 
-func webhookProto(w store.Webhook) *apiv1.Webhook {
-	return &apiv1.Webhook{Id: w.ID, Name: w.Name, Url: w.DisplayURL, CreatedAt: ts(w.CreatedAt)}
+func webhookProto(w Webhook) *apiv1.Webhook {
+	return &apiv1.Webhook{Id: w.ID, Name: w.Name, Url: w.DisplayURL, CreatedAt: apiconv.Timestamp(w.CreatedAt)}
 }
-
-func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
@@ -15,7 +16,7 @@ import (
 // workspace the credentials: the additional data binds it to its row.
 func TestASealedConnectionCopiedToAnotherWorkspaceDoesNotOpen(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
+	b := scheduletest.Setup(t, storetest.SQLite(t))
 	ctx := context.Background()
 	b.Do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.Acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"secret pass"}}`).Want(t, http.StatusOK)
 	mine, err := b.Store.GetConnection(ctx, b.AcmeID, "wordpress")
@@ -29,12 +30,12 @@ func TestASealedConnectionCopiedToAnotherWorkspaceDoesNotOpen(t *testing.T) {
 	if err := b.Store.PutConnection(ctx, &store.Connection{WorkspaceID: other.ID, Destination: "wordpress", Sealed: mine.Sealed, Fields: mine.Fields}); err != nil {
 		t.Fatal(err)
 	}
-	res := b.Do(t, "POST", "/v1/scheduler/create", b.Other, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`)
+	res := b.Do(t, "POST", "/v1/scheduler/create", b.Other, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+scheduletest.In(time.Hour)+`"}`)
 	// Today the unreadable connection is a 500 (as after a key change);
 	// any server-side refusal will do, a success or a validation 4xx not.
 	if res.Status < 500 {
 		t.Fatalf("another workspace's post with a connection sealed for acme: %d %s, want a refusal", res.Status, res.Raw)
 	}
 	// The owner's connection still opens.
-	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+in(time.Hour)+`"}`).Want(t, http.StatusOK)
+	b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+scheduletest.In(time.Hour)+`"}`).Want(t, http.StatusOK)
 }

@@ -6,28 +6,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 )
 
-// The harness (host/internal/schedule/scheduletest) is shared with the
-// schedule package's tests; these names keep the tests short.
+// The tests run on the scheduler's harness (scheduletest), which serves
+// the first-party plugins from this test binary.
 func TestMain(m *testing.M) { scheduletest.Main(m) }
-
-type (
-	testBundle = scheduletest.Bundle
-	options    = scheduletest.Options
-	receiver   = scheduletest.Receiver
-	response   = scheduletest.Response
-	delivery   = scheduletest.Delivery
-)
-
-const (
-	jwtSecret = scheduletest.JWTSecret
-	secretKey = scheduletest.SecretKey
-)
-
-var (
-	setup       = scheduletest.Setup
-	plugins     = scheduletest.Plugins
-	newReceiver = scheduletest.NewReceiver
-	verify      = scheduletest.Verify
-	in          = scheduletest.In
-	pngBytes    = scheduletest.PNG
-)

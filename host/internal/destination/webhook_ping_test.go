@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
@@ -12,8 +13,8 @@ import (
 // a refusal is reported with the receiver's answer; other workspaces get 404.
 func TestAWebhookTestDeliveryIsSigned(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
-	rc := newReceiver(t, 400)
+	b := scheduletest.Setup(t, storetest.SQLite(t))
+	rc := scheduletest.NewReceiver(t, 400)
 	hook := b.SaveWebhook(t, b.Acme, rc)
 
 	res := b.Do(t, "POST", "/v1/webhooks/"+hook+"/test", b.Acme, "")

@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 func TestAWebhookSecretIsShownOnce(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
+	b := scheduletest.Setup(t, storetest.SQLite(t))
 	res := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"url":"https://hooks.test/in?token=s3cret"}`).Want(t, http.StatusCreated)
 	secret, _ := res.Body["secret"].(string)
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
@@ -42,7 +43,7 @@ func TestAWebhookSecretIsShownOnce(t *testing.T) {
 func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		b := setup(t, s)
+		b := scheduletest.Setup(t, s)
 		const token = "XXXXSLACKTOKENXXXX1234"
 		res := b.Do(t, "POST", "/v1/webhooks", b.Acme, `{"name":"slack","url":"https://hooks.slack.com/services/T000/B000/`+token+`"}`).Want(t, http.StatusCreated)
 		if strings.Contains(res.Raw, token[:10]) {
@@ -68,15 +69,15 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
-		b := setup(t, s)
+		b := scheduletest.Setup(t, s)
 		ctx := context.Background()
-		rc := newReceiver(t)
+		rc := scheduletest.NewReceiver(t)
 		hook := b.SaveWebhook(t, b.Acme, rc)
 		create := func(extra string) map[string]any {
-			return b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"%s}`, hook, extra)).Want(t, http.StatusOK).Schedule(t)
+			return scheduletest.Schedule(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t"%s}`, hook, extra)).Want(t, http.StatusOK))
 		}
-		later := create(fmt.Sprintf(`,"whenToExport":%q`, in(2*time.Hour)))
-		sooner := create(fmt.Sprintf(`,"whenToExport":%q`, in(time.Hour)))
+		later := create(fmt.Sprintf(`,"whenToExport":%q`, scheduletest.In(2*time.Hour)))
+		sooner := create(fmt.Sprintf(`,"whenToExport":%q`, scheduletest.In(time.Hour)))
 		draft := create(`,"status":"draft"`)
 		// Rows no delete may touch: a published and a failed post of acme,
 		// and a pending post of another workspace naming the same id.
@@ -111,18 +112,18 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		if n := len(b.Do(t, "GET", "/v1/webhooks", b.Acme, "").Body["webhooks"].([]any)); n != 1 {
 			t.Fatalf("a refused delete deleted the webhook (%d left)", n)
 		}
-		if sc := b.Do(t, "GET", "/v1/scheduler/"+sooner["id"].(string), b.Acme, "").Schedule(t); sc["status"] != "pending" {
+		if sc := scheduletest.Schedule(t, b.Do(t, "GET", "/v1/scheduler/"+sooner["id"].(string), b.Acme, "")); sc["status"] != "pending" {
 			t.Fatalf("a refused delete changed a post: %v", sc)
 		}
 
 		b.Do(t, "DELETE", "/v1/webhooks/"+hook+"?force=true", b.Acme, "").Want(t, http.StatusOK)
 		reason := "the saved webhook " + hook + " was deleted"
 		for _, id := range []string{sooner["id"].(string), later["id"].(string)} {
-			if sc := b.Do(t, "GET", "/v1/scheduler/"+id, b.Acme, "").Schedule(t); sc["status"] != "failed" || sc["lastError"] != reason {
+			if sc := scheduletest.Schedule(t, b.Do(t, "GET", "/v1/scheduler/"+id, b.Acme, "")); sc["status"] != "failed" || sc["lastError"] != reason {
 				t.Fatalf("after a forced delete: %v, want failed with %q", sc, reason)
 			}
 		}
-		if sc := b.Do(t, "GET", "/v1/scheduler/"+draft["id"].(string), b.Acme, "").Schedule(t); sc["status"] != "draft" {
+		if sc := scheduletest.Schedule(t, b.Do(t, "GET", "/v1/scheduler/"+draft["id"].(string), b.Acme, "")); sc["status"] != "draft" {
 			t.Fatalf("a forced delete changed a draft: %v", sc)
 		}
 		for id, status := range untouched {
@@ -142,7 +143,7 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		}
 
 		// A webhook no pending post uses deletes as before.
-		free := b.SaveWebhook(t, b.Acme, newReceiver(t))
+		free := b.SaveWebhook(t, b.Acme, scheduletest.NewReceiver(t))
 		b.Do(t, "DELETE", "/v1/webhooks/"+free, b.Acme, "").Want(t, http.StatusOK)
 		b.Do(t, "DELETE", "/v1/webhooks/"+free, b.Acme, "").Want(t, http.StatusNotFound)
 	})

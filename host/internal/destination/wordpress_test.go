@@ -14,7 +14,7 @@ import (
 
 func TestSavingAConnectionChecksItWithTheRemote(t *testing.T) {
 	t.Parallel()
-	b := setup(t, storetest.SQLite(t))
+	b := scheduletest.Setup(t, storetest.SQLite(t))
 	wp := scheduletest.NewFakeWordPress(t)
 	const path = "/v1/destinations/wordpress/connection"
 

@@ -125,11 +125,12 @@ func setup(t testing.TB) *bundle {
 	if b.trafficSvc, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: b.blobBase}); err != nil {
 		t.Fatal(err)
 	}
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: planTable})
+	caps := quota.New(st, config.Limits{}).Follow(planTable)
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: destinations(t), Plans: planTable, Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: planTable}); err != nil {
+	if b.scheduler, err = schedule.New(schedule.Deps{Store: st, Queue: b.queue, Destinations: destinations(t), Credentials: dests, Blobs: blobs, Plans: planTable, Quota: caps}); err != nil {
 		t.Fatal(err)
 	}
 	if b.voices, err = voice.New(voice.Deps{Store: st}); err != nil {

@@ -105,7 +105,7 @@ func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 	if res.Body["message"] != "Post scheduled" {
 		t.Fatalf("message: %v", res.Body["message"])
 	}
-	sc := res.Schedule(t)
+	sc := scheduleOf(t, res)
 	for _, k := range []string{"id", "_id", "exportTo", "status", "whenToExport", "webhookId", "contentToExport", "createdAt", "updatedAt"} {
 		if _, ok := sc[k]; !ok {
 			t.Fatalf("schedule lacks %s: %v", k, sc)
@@ -122,12 +122,12 @@ func TestCreateAnswersSPECsShapeAndStoresTimesInUTC(t *testing.T) {
 		t.Fatalf("title and text were not merged into contentToExport: %v", content)
 	}
 	got := b.Do(t, "GET", "/v1/scheduler/"+sc["id"].(string), b.Acme, "").Want(t, http.StatusOK)
-	if got.Body["message"] != "Schedule fetched" || got.Schedule(t)["whenToExport"] != sc["whenToExport"] {
+	if got.Body["message"] != "Schedule fetched" || scheduleOf(t, got)["whenToExport"] != sc["whenToExport"] {
 		t.Fatalf("get: %s", got.Raw)
 	}
 
 	draft := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"wordpress","status":"draft","title":"T","content":"C"}`).Want(t, http.StatusOK)
-	d := draft.Schedule(t)
+	d := scheduleOf(t, draft)
 	if draft.Body["message"] != "Draft saved" || d["status"] != "draft" || d["whenToExport"] != nil || d["webhookId"] != nil {
 		t.Fatalf("draft without a time and not connected: %s", draft.Raw)
 	}
@@ -154,7 +154,7 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q,%s}`, hook, in(time.Hour), tc.image)).Want(t, http.StatusOK)
-			url, _ := res.Schedule(t)["contentToExport"].(map[string]any)["imageUrl"].(string)
+			url, _ := scheduleOf(t, res)["contentToExport"].(map[string]any)["imageUrl"].(string)
 			if tc.rehosted != strings.HasPrefix(url, "http://blobs.test/v1/blobs/") || url == "" {
 				t.Fatalf("imageUrl %q, re-hosted want %v", url, tc.rehosted)
 			}
@@ -162,7 +162,7 @@ func TestImagesAreStoredAndOnlyTheirURLIsKept(t *testing.T) {
 				t.Fatal("the response carries the image bytes")
 			}
 			var content string
-			storetest.QueryRow(context.Background(), b.Store, `SELECT content FROM schedules WHERE id = $1`, res.Schedule(t)["id"]).Scan(&content)
+			storetest.QueryRow(context.Background(), b.Store, `SELECT content FROM schedules WHERE id = $1`, scheduleOf(t, res)["id"]).Scan(&content)
 			if strings.Contains(content, b64[:40]) || strings.Contains(content, "data:") {
 				t.Fatalf("the stored schedule carries image bytes: %s", content)
 			}
@@ -189,6 +189,20 @@ func TestSchedulerAuthFollowsPlansAndSessions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			for _, path := range []string{"/v1/scheduler", "/v1/webhooks", "/v1/destinations"} {
+				if session, ok := strings.CutPrefix(tc.authz, "Bearer "); ok {
+					// apitest sends API keys; a session goes in Authorization.
+					req, _ := http.NewRequest("GET", b.URL+path, nil)
+					req.Header.Set("Authorization", "Bearer "+session)
+					res, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res.Body.Close()
+					if res.StatusCode != tc.want {
+						t.Fatalf("GET %s with a session: status %d, want %d", path, res.StatusCode, tc.want)
+					}
+					continue
+				}
 				res := b.Do(t, "GET", path, tc.authz, "").Want(t, tc.want)
 				if tc.want == http.StatusForbidden && !strings.Contains(res.Body["message"].(string), "business plan or higher") {
 					t.Fatalf("403 message: %s", res.Raw)
@@ -233,7 +247,7 @@ func TestDeleteFollowsTheStatusTable(t *testing.T) {
 	hook := b.SaveWebhook(t, b.Acme, newReceiver(t))
 	create := func(extra string) string {
 		res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q%s}`, hook, in(time.Hour), extra)).Want(t, http.StatusOK)
-		return res.Schedule(t)["id"].(string)
+		return scheduleOf(t, res)["id"].(string)
 	}
 	pending, draft := create(""), create(`,"status":"draft"`)
 
@@ -243,7 +257,7 @@ func TestDeleteFollowsTheStatusTable(t *testing.T) {
 	if res.Body["status"] != "cancelled" || res.Body["id"] != pending || res.Body["message"] != "Schedule cancelled" {
 		t.Fatalf("cancel: %s", res.Raw)
 	}
-	if got := b.Do(t, "GET", "/v1/scheduler/"+pending, b.Acme, "").Schedule(t); got["status"] != "cancelled" {
+	if got := scheduleOf(t, b.Do(t, "GET", "/v1/scheduler/"+pending, b.Acme, "")); got["status"] != "cancelled" {
 		t.Fatalf("after cancel: %v", got)
 	}
 	res = b.Do(t, "DELETE", "/v1/scheduler/"+draft, b.Acme, "").Want(t, http.StatusOK)

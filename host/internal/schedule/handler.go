@@ -3,14 +3,12 @@ package schedule
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -48,7 +46,7 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 		return nil, err
 	}
 	msg := "Post scheduled"
-	if sc.Status == store.ScheduleDraft {
+	if sc.Status == StatusDraft {
 		msg = "Draft saved"
 	}
 	return connect.NewResponse(&apiv1.CreateScheduleResponse{Message: msg, Schedule: toProto(sc)}), nil
@@ -96,23 +94,23 @@ func (h *Handler) DeleteSchedule(ctx context.Context, req *connect.Request[apiv1
 		return nil, err
 	}
 	msg := "Schedule cancelled"
-	if result != store.ScheduleCancelled {
+	if result != Cancelled {
 		msg = "Schedule removed"
 	}
 	return connect.NewResponse(&apiv1.DeleteScheduleResponse{Message: msg, Id: req.Msg.Id, Status: result}), nil
 }
 
-func toProto(sc store.Schedule) *apiv1.Schedule {
+func toProto(sc Schedule) *apiv1.Schedule {
 	out := &apiv1.Schedule{
 		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status, WebhookId: sc.WebhookID,
-		CreatedAt: ts(sc.CreatedAt), UpdatedAt: ts(sc.UpdatedAt), Attempts: int32(sc.Attempts),
+		CreatedAt: apiconv.Timestamp(sc.CreatedAt), UpdatedAt: apiconv.Timestamp(sc.UpdatedAt), Attempts: int32(sc.Attempts),
 		LastError: sc.LastError, ExternalId: sc.ExternalID, ExternalUrl: sc.ExternalURL,
 	}
 	if sc.WhenToExport != nil {
-		out.WhenToExport = ts(*sc.WhenToExport)
+		out.WhenToExport = apiconv.Timestamp(*sc.WhenToExport)
 	}
 	if sc.PublishedAt != nil {
-		out.PublishedAt = ts(*sc.PublishedAt)
+		out.PublishedAt = apiconv.Timestamp(*sc.PublishedAt)
 	}
 	var content map[string]any
 	if json.Unmarshal([]byte(sc.Content), &content) == nil {
@@ -125,8 +123,6 @@ func toProto(sc store.Schedule) *apiv1.Schedule {
 	}
 	return out
 }
-
-func ts(ms int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(ms)) }
 
 // RetrySchedule puts a failed schedule back to pending (POST
 // /v1/scheduler/{id}/retry).

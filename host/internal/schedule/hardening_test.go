@@ -139,7 +139,7 @@ func TestImagesNoScheduleNeedsAreDeleted(t *testing.T) {
 			t.Fatalf("a refused create left %d images", n)
 		}
 		// A removed draft takes its image along.
-		draft := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"d","imageBase64":"`+img+`"}`).Want(t, http.StatusOK).Schedule(t)
+		draft := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"d","imageBase64":"`+img+`"}`).Want(t, http.StatusOK))
 		if n := blobCount(t, b); n != 1 {
 			t.Fatalf("%d images after a draft with one", n)
 		}
@@ -148,7 +148,7 @@ func TestImagesNoScheduleNeedsAreDeleted(t *testing.T) {
 			t.Fatalf("a removed draft left %d images", n)
 		}
 		// A cancelled post's image is swept after the grace; a live one stays.
-		post := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"p","imageBase64":%q}`, hook, in(time.Hour), img)).Want(t, http.StatusOK).Schedule(t)
+		post := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"whenToExport":%q,"title":"p","imageBase64":%q}`, hook, in(time.Hour), img)).Want(t, http.StatusOK))
 		b.Do(t, "POST", "/v1/scheduler/create", b.Acme, `{"exportTo":"webhook","webhookId":"`+hook+`","status":"draft","title":"keep","imageBase64":"`+img+`"}`).Want(t, http.StatusOK)
 		b.Do(t, "DELETE", "/v1/scheduler/"+post["id"].(string), b.Acme, "").Want(t, http.StatusOK)
 		if n, err := b.Svc.SweepImages(context.Background(), time.Hour); err != nil || n != 0 {

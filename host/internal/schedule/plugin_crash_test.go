@@ -59,7 +59,7 @@ func TestAWebhookExportInterruptedByAPluginCrashIsDeliveredOnceMore(t *testing.T
 		w.WriteHeader(http.StatusOK)
 	})
 	hook := b.SaveWebhook(t, b.Acme, rc)
-	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK))["id"].(string)
 	b.WaitStatus(t, b.Acme, id, "published", 20*time.Second)
 	b.WaitIdle(t, 10*time.Second)
 	mu.Lock()

@@ -12,7 +12,7 @@ import (
 // credentials loads what the export needs, failing (not retrying) when it
 // is gone: a deleted webhook or connection does not come back by itself.
 func (p *Publisher) credentials(ctx context.Context, sc store.Schedule) (map[string]string, error) {
-	creds, err := p.deps.Credentials.Credentials(ctx, sc.WorkspaceID, sc.ExportTo, sc.WebhookID)
+	creds, err := p.deps.Credentials.Credentials(ctx, destination.Export{Workspace: sc.WorkspaceID, Destination: sc.ExportTo, WebhookID: sc.WebhookID})
 	switch {
 	case errors.Is(err, destination.ErrNoSecretKey):
 		return nil, sdk.Errorf(sdk.CodeUnconfigured, "%s", destination.ErrNoSecretKey.Error())

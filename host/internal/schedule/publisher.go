@@ -84,7 +84,7 @@ type Publisher struct {
 // PublisherDeps are what the publisher works with.
 type PublisherDeps struct {
 	Store *store.Store
-	// Queue runs the publish jobs; NewPublisher registers the handler.
+	// Queue takes the publish jobs the reconciler enqueues.
 	Queue        Queue
 	Destinations Destinations
 	// Blobs holds schedule images; nil fails exports of schedules with one.
@@ -94,11 +94,14 @@ type PublisherDeps struct {
 	Logger      hclog.Logger
 }
 
-// NewPublisher returns a publisher over d and registers its handler on
-// d.Queue; call it before the queue starts.
+// NewPublisher returns a publisher over d. It is the handler of the
+// PublishJobName jobs on jobs.ContentQueue, run with JobOptions; the host's
+// job table mounts it.
 func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
-	if d.Store == nil || d.Queue == nil || d.Destinations == nil || d.Credentials == nil {
-		return nil, errors.New("schedule: the publisher needs Store, Queue, Destinations and Credentials")
+	if err := required("PublisherDeps", map[string]bool{
+		"Store": d.Store == nil, "Queue": d.Queue == nil, "Destinations": d.Destinations == nil, "Credentials": d.Credentials == nil,
+	}); err != nil {
+		return nil, err
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
@@ -140,12 +143,17 @@ func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
 			}
 		}
 	}
-	d.Queue.Register(PublishJobName, p, jobs.HandlerOptions{
-		MaxAttempts: o.MaxAttempts,
-		Backoff:     jobs.ExponentialBackoff(o.RetryBase, o.RetryMax),
-		Timeout:     o.Timeout,
-	})
 	return p, nil
+}
+
+// JobOptions are how the queue runs the publisher's PublishJobName jobs
+// (the Publisher is their handler): its attempts, backoff and timeout.
+func (p *Publisher) JobOptions() jobs.HandlerOptions {
+	return jobs.HandlerOptions{
+		MaxAttempts: p.opts.MaxAttempts,
+		Backoff:     jobs.ExponentialBackoff(p.opts.RetryBase, p.opts.RetryMax),
+		Timeout:     p.opts.Timeout,
+	}
 }
 
 // Start reconciles at once (schedules that fell due while no host ran are

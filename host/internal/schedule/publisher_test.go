@@ -22,7 +22,7 @@ func TestADuePostArrivesOnceSignedAndIsPublished(t *testing.T) {
 		when := time.Now().Add(time.Second)
 		res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Launch","content":"Body","whenToExport":%q,"imageBase64":%q}`,
 			hook, when.UTC().Format(time.RFC3339Nano), base64.StdEncoding.EncodeToString(pngBytes))).Want(t, http.StatusOK)
-		id := res.Schedule(t)["id"].(string)
+		id := scheduleOf(t, res)["id"].(string)
 		d := rc.Wait(t, 10*time.Second)
 		if !d.Valid || d.ID != id || d.ScheduleID != id || d.Content["title"] != "Launch" || !strings.HasPrefix(d.ImageURL, "http://blobs.test/") {
 			t.Fatalf("delivery: %+v", d)
@@ -67,7 +67,7 @@ func TestRetryableAnswersAreRetriedAndRefusalsFailAtOnce(t *testing.T) {
 			rc := newReceiver(t, tc.answers...)
 			hook := b.SaveWebhook(t, b.Acme, rc)
 			res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK)
-			id := res.Schedule(t)["id"].(string)
+			id := scheduleOf(t, res)["id"].(string)
 			sc := b.WaitStatus(t, b.Acme, id, tc.want, 15*time.Second)
 			if got, _ := sc["lastError"].(string); !strings.Contains(got, tc.lastError) {
 				t.Fatalf("lastError %q, want it to contain %q", got, tc.lastError)
@@ -95,14 +95,14 @@ func TestACancelledPostIsNeverSent(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
 	hook := b.SaveWebhook(t, b.Acme, rc)
-	cancelled := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"no","whenToExport":%q}`, hook, in(3*time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	cancelled := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"no","whenToExport":%q}`, hook, in(3*time.Second))).Want(t, http.StatusOK))["id"].(string)
 	b.Do(t, "DELETE", "/v1/scheduler/"+cancelled, b.Acme, "").Want(t, http.StatusOK)
-	sent := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"yes","whenToExport":%q}`, hook, in(3500*time.Millisecond))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	sent := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"yes","whenToExport":%q}`, hook, in(3500*time.Millisecond))).Want(t, http.StatusOK))["id"].(string)
 	if d := rc.Wait(t, 10*time.Second); d.ID != sent {
 		t.Fatalf("delivered %s, want only %s", d.ID, sent)
 	}
 	b.WaitIdle(t, 10*time.Second)
-	if sc := b.Do(t, "GET", "/v1/scheduler/"+cancelled, b.Acme, "").Schedule(t); sc["status"] != "cancelled" || rc.Count() != 1 {
+	if sc := scheduleOf(t, b.Do(t, "GET", "/v1/scheduler/"+cancelled, b.Acme, "")); sc["status"] != "cancelled" || rc.Count() != 1 {
 		t.Fatalf("cancelled schedule: %v, deliveries %d", sc, rc.Count())
 	}
 }
@@ -113,7 +113,7 @@ func TestAnAttemptThatDiedIsTakenOverWithTheSameKey(t *testing.T) {
 		b := setup(t, s)
 		rc := newReceiver(t)
 		hook := b.SaveWebhook(t, b.Acme, rc)
-		id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+		id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK))["id"].(string)
 		// An attempt on a host that then died claimed the schedule and
 		// never recorded an outcome.
 		if _, ok, err := s.ClaimSchedule(context.Background(), b.AcmeID, id); !ok || err != nil {
@@ -134,19 +134,14 @@ func TestReconcileGivesADueScheduleWithoutAJobANewOne(t *testing.T) {
 		b := setup(t, s)
 		rc := newReceiver(t)
 		hook := b.SaveWebhook(t, b.Acme, rc)
-		now := s.Now()
-		sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
-			WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
-		if err := s.InsertSchedule(context.Background(), nil, sc); err != nil {
-			t.Fatal(err)
-		}
+		id := b.InsertOrphan(t, hook)
 		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if d := rc.Wait(t, 10*time.Second); d.ID != sc.ID || d.Content["title"] != "orphan" {
+		if d := rc.Wait(t, 10*time.Second); d.ID != id || d.Content["title"] != "orphan" {
 			t.Fatalf("delivery: %+v", d)
 		}
-		b.WaitStatus(t, b.Acme, sc.ID, "published", 5*time.Second)
+		b.WaitStatus(t, b.Acme, id, "published", 5*time.Second)
 		if err := b.Pub.Reconcile(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +157,7 @@ func TestAPostForADeletedWebhookFailsWithTheReason(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t)
 	hook := b.SaveWebhook(t, b.Acme, rc)
-	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(time.Second))).Want(t, http.StatusOK))["id"].(string)
 	// A delete refuses while the post is pending (package destination);
 	// one that raced the post's creation leaves the webhook deleted under
 	// a pending post.

@@ -20,12 +20,7 @@ func TestConcurrentReconcilesPublishAnOrphanOnce(t *testing.T) {
 		b := setup(t, s)
 		rc := newReceiver(t)
 		hook := b.SaveWebhook(t, b.Acme, rc)
-		now := s.Now()
-		sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
-			WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
-		if err := s.InsertSchedule(context.Background(), nil, sc); err != nil {
-			t.Fatal(err)
-		}
+		id := b.InsertOrphan(t, hook)
 		var wg sync.WaitGroup
 		for i := 0; i < 2; i++ {
 			wg.Add(1)
@@ -37,7 +32,7 @@ func TestConcurrentReconcilesPublishAnOrphanOnce(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		b.WaitStatus(t, b.Acme, sc.ID, "published", 10*time.Second)
+		b.WaitStatus(t, b.Acme, id, "published", 10*time.Second)
 		b.WaitIdle(t, 10*time.Second)
 		if rc.Count() != 1 {
 			t.Fatalf("%d deliveries of one orphan reconciled twice at once, want 1", rc.Count())

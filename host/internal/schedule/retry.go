@@ -21,24 +21,24 @@ var errNotFailed = errors.New("schedule is not failed")
 // schedule keeps its id, so the destination sees the same idempotency key
 // (a webhook receiver deduplicates a delivery that did arrive). Only a
 // failed schedule is retried: 409 for the others, 404 for an unknown one.
-func (s *Service) Retry(ctx context.Context, p auth.Principal, id, when string) (store.Schedule, error) {
+func (s *Service) Retry(ctx context.Context, p auth.Principal, id, when string) (Schedule, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
-		return store.Schedule{}, err
+		return Schedule{}, err
 	}
 	sc, err := s.store.GetSchedule(ctx, p.WorkspaceID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Schedule{}, apierr.NotFound("schedule %q not found", id)
+		return Schedule{}, apierr.NotFound("schedule %q not found", id)
 	} else if err != nil {
-		return store.Schedule{}, err
+		return Schedule{}, err
 	}
 	if sc.Status != store.ScheduleFailed {
-		return store.Schedule{}, apierr.Conflict("schedule %s is %s: only a failed schedule can be retried", id, sc.Status)
+		return Schedule{}, apierr.Conflict("schedule %s is %s: only a failed schedule can be retried", id, sc.Status)
 	}
 	at := s.store.Now()
 	if strings.TrimSpace(when) != "" {
 		t, err := ParseTime(when)
 		if err != nil {
-			return store.Schedule{}, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z", when)
+			return Schedule{}, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z", when)
 		}
 		at = t.UnixMilli()
 	}
@@ -54,11 +54,12 @@ func (s *Service) Retry(ctx context.Context, p auth.Principal, id, when string) 
 		return err
 	})
 	if errors.Is(err, errNotFailed) {
-		return store.Schedule{}, apierr.Conflict("schedule %s is no longer failed (retried or deleted meanwhile)", id)
+		return Schedule{}, apierr.Conflict("schedule %s is no longer failed (retried or deleted meanwhile)", id)
 	}
 	if err != nil {
-		return store.Schedule{}, err
+		return Schedule{}, err
 	}
 	s.queue.Wake(jobs.ContentQueue)
-	return s.store.GetSchedule(ctx, p.WorkspaceID, id)
+	sc, err = s.store.GetSchedule(ctx, p.WorkspaceID, id)
+	return fromStore(sc), err
 }

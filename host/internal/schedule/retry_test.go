@@ -17,14 +17,14 @@ func TestAFailedPostIsRetried(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t, 400) // refused once, then 200
 	hook := b.SaveWebhook(t, b.Acme, rc)
-	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK))["id"].(string)
 	b.WaitStatus(t, b.Acme, id, "failed", 15*time.Second)
 
 	// Only the owner's workspace sees it; a bad time names the field.
 	b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Other, `{}`).Want(t, http.StatusNotFound)
 	b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Acme, `{"whenToExport":"tomorrow"}`).Want(t, http.StatusBadRequest)
 
-	sc := b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Acme, `{}`).Want(t, http.StatusOK).Schedule(t)
+	sc := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Acme, `{}`).Want(t, http.StatusOK))
 	if sc["status"] != "pending" && sc["status"] != "publishing" && sc["status"] != "published" {
 		t.Fatalf("after retry: status %v", sc["status"])
 	}
@@ -49,10 +49,10 @@ func TestARetryAtALaterTimeWaits(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	rc := newReceiver(t, 400)
 	hook := b.SaveWebhook(t, b.Acme, rc)
-	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"t","whenToExport":%q}`, hook, in(0))).Want(t, http.StatusOK))["id"].(string)
 	b.WaitStatus(t, b.Acme, id, "failed", 15*time.Second)
 	later := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-	sc := b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Acme, fmt.Sprintf(`{"whenToExport":%q}`, later)).Want(t, http.StatusOK).Schedule(t)
+	sc := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/"+id+"/retry", b.Acme, fmt.Sprintf(`{"whenToExport":%q}`, later)).Want(t, http.StatusOK))
 	if sc["status"] != "pending" || !strings.HasPrefix(fmt.Sprint(sc["whenToExport"]), later[:16]) {
 		t.Fatalf("retry at %s: %v", later, sc)
 	}

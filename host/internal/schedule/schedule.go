@@ -28,10 +28,8 @@ import (
 	"strings"
 	"time"
 
-	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -65,7 +63,6 @@ type Destinations interface {
 // Queue is what the scheduler and the publisher need from the job queue
 // (*jobs.Queue implements it).
 type Queue interface {
-	Register(name string, h jobs.Handler, opts jobs.HandlerOptions)
 	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
 	Wake(queues ...string)
 }
@@ -73,32 +70,80 @@ type Queue interface {
 // Credentials opens the sealed credentials of exports
 // (*destination.Service implements it).
 type Credentials interface {
-	// ExportCredentials returns the credentials a new post to dest will
-	// use, checking webhookId; its errors are API errors.
-	ExportCredentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
-	// Credentials returns the credentials of an export to dest: the saved
+	// ExportCredentials returns the credentials a new post will use,
+	// checking webhookId; its errors are API errors.
+	ExportCredentials(ctx context.Context, e destination.Export) (map[string]string, error)
+	// Credentials returns the credentials of an export: the saved
 	// webhook's for webhook, the stored connection's otherwise. Errors:
 	// destination.ErrNoSecretKey, destination.ErrNoWebhook,
 	// store.ErrNotFound.
-	Credentials(ctx context.Context, workspace, dest string, webhookID *string) (map[string]string, error)
+	Credentials(ctx context.Context, e destination.Export) (map[string]string, error)
+}
+
+// Statuses of a schedule.
+const (
+	StatusDraft      = store.ScheduleDraft
+	StatusPending    = store.SchedulePending
+	StatusPublishing = store.SchedulePublishing
+	StatusPublished  = store.SchedulePublished
+	StatusFailed     = store.ScheduleFailed
+	StatusCancelled  = store.ScheduleCancelled
+)
+
+// Results of Delete: a pending post is cancelled, a draft or failed one
+// removed.
+const (
+	Cancelled = store.ScheduleCancelled
+	Removed   = "removed"
+)
+
+// Schedule is a post of a workspace and its publishing state. Times are
+// epoch milliseconds.
+type Schedule struct {
+	ID          string
+	WorkspaceID string
+	ExportTo    string
+	Status      string
+	// WhenToExport is nil for a draft saved without a time.
+	WhenToExport *int64
+	WebhookID    *string
+	// Content is contentToExport as JSON text.
+	Content     string
+	Attempts    int
+	LastError   *string
+	ExternalID  *string
+	ExternalURL *string
+	PublishedAt *int64
+	CreatedAt   int64
+	UpdatedAt   int64
+}
+
+// fromStore is the schedule of a stored row.
+func fromStore(sc store.Schedule) Schedule {
+	return Schedule{
+		ID: sc.ID, WorkspaceID: sc.WorkspaceID, ExportTo: sc.ExportTo, Status: sc.Status, WhenToExport: sc.WhenToExport,
+		WebhookID: sc.WebhookID, Content: sc.Content, Attempts: sc.Attempts, LastError: sc.LastError,
+		ExternalID: sc.ExternalID, ExternalURL: sc.ExternalURL, PublishedAt: sc.PublishedAt,
+		CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt,
+	}
 }
 
 // Deps are what a Service works with.
 type Deps struct {
-	Store        *store.Store
-	Queue        Queue
+	// Logger: nil discards.
+	Logger hclog.Logger
+	Store  *store.Store
+	Queue  Queue
+	// Quota caps waiting schedules per workspace (required).
+	Quota *quota.Checker
+	// Plans gives each plan's SchedulerAPIAccess, read at request time
+	// (nil: the defaults).
+	Plans        *plans.Table
 	Destinations Destinations
 	Credentials  Credentials
 	Blobs        blob.Store
-	// Plans gives each plan's SchedulerAPIAccess, read at request time
-	// (nil: the defaults).
-	Plans *plans.Table
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
-	Logger              hclog.Logger
-	// Limits caps waiting schedules per workspace and name lengths (zero:
-	// config.DefaultLimits).
-	Limits config.Limits
 }
 
 // Service implements the scheduler for both API faces.
@@ -114,16 +159,19 @@ type Service struct {
 	quota *quota.Checker
 }
 
-// New returns the scheduler service.
+// New returns the scheduler service; the error names each missing
+// required dep.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Queue == nil || d.Destinations == nil || d.Credentials == nil {
-		return nil, errors.New("schedule: Store, Queue, Destinations and Credentials are required")
+	if err := required("Deps", map[string]bool{
+		"Store": d.Store == nil, "Queue": d.Queue == nil, "Quota": d.Quota == nil,
+		"Destinations": d.Destinations == nil, "Credentials": d.Credentials == nil,
+	}); err != nil {
+		return nil, err
 	}
 	s := &Service{
 		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
 		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
-		log:   d.Logger,
-		quota: quota.New(d.Store, d.Limits).Follow(d.Plans), // the stored version's caps when Plans has them
+		log:   d.Logger, quota: d.Quota,
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -134,123 +182,16 @@ func New(d Deps) (*Service, error) {
 	return s, nil
 }
 
-// NewSchedule is a validated create request before images are handled.
-type NewSchedule struct {
-	ExportTo     string
-	Content      map[string]any
-	Title        *string
-	Text         *string
-	Body         *string
-	WhenToExport string
-	Status       string
-	WebhookID    *string
-	Confirm      *bool
-	Image        ImageInput
-}
-
-// Create validates and stores a schedule; a pending one gets its publish
-// job in the same transaction.
-func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (_ store.Schedule, err error) {
-	if err := quota.SchedulerAPI(s.plans, p); err != nil {
-		return store.Schedule{}, err
-	}
-	if in.Confirm != nil && !*in.Confirm {
-		return store.Schedule{}, apierr.Invalid("confirm must be true: schedule only after the user approves")
-	}
-	if err := s.quota.Room(ctx, store.CountSchedules, p.WorkspaceID); err != nil {
-		return store.Schedule{}, err
-	}
-	in.ExportTo = strings.TrimSpace(in.ExportTo)
-	if in.ExportTo == "" {
-		return store.Schedule{}, apierr.Invalid("exportTo is required: one of %s", strings.Join(s.destinationNames(), ", "))
-	}
-	if !slices.Contains(s.destinationNames(), in.ExportTo) {
-		return store.Schedule{}, apierr.Invalid("exportTo %q is not a configured destination (configured: %s)", in.ExportTo, strings.Join(s.destinationNames(), ", "))
-	}
-	switch in.Status {
-	case "":
-		in.Status = store.SchedulePending
-	case store.SchedulePending, store.ScheduleDraft:
-	default:
-		return store.Schedule{}, apierr.Invalid("status must be pending or draft, got %q", in.Status)
-	}
-	content := in.Content
-	if content == nil {
-		if in.Title == nil && in.Text == nil && in.Body == nil {
-			return store.Schedule{}, apierr.Invalid("contentToExport is required unless title, text or content is passed")
-		}
-		content = map[string]any{}
-	}
-	for key, v := range map[string]*string{"title": in.Title, "text": in.Text, "content": in.Body} {
-		if v != nil {
-			content[key] = *v
+// required is the error naming each absent field of deps (nil when none
+// is absent), in name order.
+func required(deps string, absent map[string]bool) error {
+	var missing []error
+	for _, name := range slices.Sorted(maps.Keys(absent)) {
+		if absent[name] {
+			missing = append(missing, fmt.Errorf("schedule: %s.%s is required", deps, name))
 		}
 	}
-	var when *int64
-	if strings.TrimSpace(in.WhenToExport) != "" {
-		t, err := ParseTime(in.WhenToExport)
-		if err != nil {
-			return store.Schedule{}, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z or 2030-01-02T17:04:05+02:00", in.WhenToExport)
-		}
-		if err := checkWhen(t, time.UnixMilli(s.store.Now())); err != nil {
-			return store.Schedule{}, err
-		}
-		ms := t.UnixMilli()
-		when = &ms
-	} else if in.Status == store.SchedulePending {
-		return store.Schedule{}, apierr.Invalid("whenToExport is required unless status is draft")
-	}
-	creds, err := s.creds.ExportCredentials(ctx, p.WorkspaceID, in.ExportTo, in.WebhookID)
-	if err != nil {
-		return store.Schedule{}, err
-	}
-	meta := map[string]any{}
-	if err := imageMeta(in.Image, meta); err != nil {
-		return store.Schedule{}, err
-	}
-	img, err := s.hostImage(ctx, p.WorkspaceID, in.Image, content)
-	if err != nil {
-		return store.Schedule{}, err
-	}
-	// A create refused after its image was stored leaves nothing behind.
-	defer func() {
-		if err != nil && img.Key != nil {
-			s.dropImage(context.WithoutCancel(ctx), *img.Key)
-		}
-	}()
-	if img.URL != "" {
-		content["imageUrl"] = img.URL
-		maps.Copy(content, meta)
-	}
-	if err := s.validate(ctx, in.ExportTo, in.Status, content, creds); err != nil {
-		return store.Schedule{}, err
-	}
-	body, err := marshalContent(content)
-	if err != nil {
-		return store.Schedule{}, err
-	}
-	sc := store.Schedule{
-		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.Status,
-		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
-	}
-	err = s.store.Tx(ctx, func(q store.Querier) error {
-		sc.ID, sc.JobID = store.NewID(), nil
-		if sc.Status == store.SchedulePending {
-			jobID, err := s.queue.EnqueueTx(ctx, q, publishJob(sc.WorkspaceID, sc.ID, *sc.WhenToExport))
-			if err != nil {
-				return fmt.Errorf("enqueue publish job: %w", err)
-			}
-			sc.JobID = &jobID
-		}
-		return s.store.InsertSchedule(ctx, q, &sc, s.quota.Cap(store.CountSchedules))
-	})
-	if err != nil {
-		return store.Schedule{}, quota.Err(err)
-	}
-	if sc.Status == store.SchedulePending {
-		s.queue.Wake(jobs.ContentQueue)
-	}
-	return sc, nil
+	return errors.Join(missing...)
 }
 
 func (s *Service) destinationNames() []string {
@@ -260,68 +201,39 @@ func (s *Service) destinationNames() []string {
 	return s.dests.Destinations()
 }
 
-// validate runs the destination plugin's Validate. Missing or bad
-// contentToExport keys are a 400 naming them; credential problems are a 400
-// telling how to connect, except for drafts, which may be written before
-// the destination is connected.
-func (s *Service) validate(ctx context.Context, dest, status string, content map[string]any, creds map[string]string) error {
-	problems, err := s.dests.Validate(ctx, dest, sdk.ValidateRequest{Content: content, Credentials: creds})
-	if err != nil {
-		return s.pluginError(dest, "validate", err)
-	}
-	var keys, keyMsgs, credMsgs []string
-	for _, pr := range problems {
-		if strings.HasPrefix(pr.Key, "credentials.") {
-			credMsgs = append(credMsgs, pr.Message)
-			continue
-		}
-		keys = append(keys, pr.Key)
-		keyMsgs = append(keyMsgs, pr.Message)
-	}
-	if len(keys) > 0 {
-		return apierr.WithList(apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; "))),
-			"missingKeys", keys)
-	}
-	if len(credMsgs) > 0 && status == store.SchedulePending {
-		how := "connect it with PUT /v1/destinations/" + dest + "/connection"
-		if dest == WebhookDestination {
-			how = "check the saved webhook"
-		}
-		return apierr.Invalid("%s is not connected for this workspace (%s): %s", dest, how, strings.Join(credMsgs, "; "))
-	}
-	return nil
-}
-
-// pluginError turns a plugin failure at create time into an API error.
-func (s *Service) pluginError(dest, op string, err error) error {
-	return destination.PluginError(dest, op, err)
-}
-
 // List returns a page of the caller's workspace's schedules and the total.
-func (s *Service) List(ctx context.Context, p auth.Principal, skip int) ([]store.Schedule, int, error) {
+func (s *Service) List(ctx context.Context, p auth.Principal, skip int) ([]Schedule, int, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return nil, 0, err
 	}
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	return s.store.ListSchedules(ctx, p.WorkspaceID, skip, PageSize)
+	rows, total, err := s.store.ListSchedules(ctx, p.WorkspaceID, skip, PageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	list := make([]Schedule, len(rows))
+	for i, sc := range rows {
+		list[i] = fromStore(sc)
+	}
+	return list, total, nil
 }
 
 // Get returns one schedule of the caller's workspace.
-func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (store.Schedule, error) {
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Schedule, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
-		return store.Schedule{}, err
+		return Schedule{}, err
 	}
 	sc, err := s.store.GetSchedule(ctx, p.WorkspaceID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return sc, apierr.NotFound("schedule %s not found", id)
+		return Schedule{}, apierr.NotFound("schedule %s not found", id)
 	}
-	return sc, err
+	return fromStore(sc), err
 }
 
 // Delete cancels a pending schedule or removes a draft (or a failed one).
-// It returns the resulting status: "cancelled" or "removed". A schedule
+// It returns the result: Cancelled or Removed. A schedule
 // being published, or already published, cannot be cancelled (409).
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (string, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
@@ -341,7 +253,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (stri
 	// The cancelled schedule's job stays queued and does nothing when it
 	// runs: the publisher only proceeds from pending. A removed draft's
 	// image goes with it; a cancelled post's is swept after the grace.
-	if result == "removed" && before.ImageKey != nil {
+	if result == Removed && before.ImageKey != nil {
 		s.dropImage(ctx, *before.ImageKey)
 	}
 	return result, nil

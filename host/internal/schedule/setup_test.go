@@ -3,18 +3,19 @@ package schedule_test
 import (
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 )
 
 // The harness (host/internal/schedule/scheduletest) is shared with the
-// destination package's tests; these names keep the tests short.
+// destination package's tests; these names keep this package's tests short.
 func TestMain(m *testing.M) { scheduletest.Main(m) }
 
 type (
 	testBundle = scheduletest.Bundle
 	options    = scheduletest.Options
 	receiver   = scheduletest.Receiver
-	response   = scheduletest.Response
+	response   = apitest.Response
 	delivery   = scheduletest.Delivery
 )
 
@@ -30,4 +31,5 @@ var (
 	verify      = scheduletest.Verify
 	in          = scheduletest.In
 	pngBytes    = scheduletest.PNG
+	scheduleOf  = scheduletest.Schedule
 )

@@ -18,7 +18,7 @@ func TestAPastWhenToExportPublishesNow(t *testing.T) {
 	rc := newReceiver(t)
 	hook := b.SaveWebhook(t, b.Acme, rc)
 	res := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"webhook","webhookId":%q,"title":"Old","whenToExport":"2000-01-01T00:00:00Z"}`, hook)).Want(t, http.StatusOK)
-	id := res.Schedule(t)["id"].(string)
+	id := scheduleOf(t, res)["id"].(string)
 	if d := rc.Wait(t, 10*time.Second); d.ID != id {
 		t.Fatalf("delivery: %+v", d)
 	}

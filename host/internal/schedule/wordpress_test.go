@@ -24,12 +24,12 @@ func TestAPostWithAnImageReachesADestinationThatCannotReachHerald(t *testing.T) 
 	b.Do(t, "PUT", "/v1/destinations/wordpress/connection", b.Acme, wp.Credentials(scheduletest.WPPassword)).Want(t, http.StatusOK)
 
 	img := base64.StdEncoding.EncodeToString(pngBytes)
-	named := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"Launch Day!","content":"<p>Hi</p>","whenToExport":%q,"imageBase64":%q,"imageFileName":"cover shot.png","imageAlt":"The team on launch day"}`, in(0), img)).Want(t, http.StatusOK).Schedule(t)
+	named := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"Launch Day!","content":"<p>Hi</p>","whenToExport":%q,"imageBase64":%q,"imageFileName":"cover shot.png","imageAlt":"The team on launch day"}`, in(0), img)).Want(t, http.StatusOK))
 	if c := named["contentToExport"].(map[string]any); c["imageFileName"] != "cover shot.png" || c["imageAlt"] != "The team on launch day" || !strings.HasPrefix(fmt.Sprint(c["imageUrl"]), "http://blobs.test/") {
 		t.Fatalf("contentToExport = %v", c)
 	}
 	b.WaitStatus(t, b.Acme, named["id"].(string), "published", 15*time.Second)
-	plain := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"Launch Day!","content":"<p>Hi</p>","whenToExport":%q,"imageBase64":%q}`, in(0), img)).Want(t, http.StatusOK).Schedule(t)
+	plain := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"Launch Day!","content":"<p>Hi</p>","whenToExport":%q,"imageBase64":%q}`, in(0), img)).Want(t, http.StatusOK))
 	b.WaitStatus(t, b.Acme, plain["id"].(string), "published", 15*time.Second)
 
 	want := []scheduletest.Upload{
@@ -56,7 +56,7 @@ func TestARefusedExportNamesTheCredentialsToCheck(t *testing.T) {
 	b.Do(t, "PUT", "/v1/destinations/wordpress/connection", b.Acme, wp.Credentials(scheduletest.WPPassword)).Want(t, http.StatusOK)
 	// The password is revoked after the connection was saved.
 	wp.Refuse()
-	id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"T","content":"C","whenToExport":%q}`, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+	id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"T","content":"C","whenToExport":%q}`, in(0))).Want(t, http.StatusOK))["id"].(string)
 	sc := b.WaitStatus(t, b.Acme, id, "failed", 15*time.Second)
 	if got, _ := sc["lastError"].(string); !strings.Contains(got, "WordPress refused the username or application_password") || sc["attempts"] != float64(1) {
 		t.Fatalf("lastError %q after %v attempts, want one attempt naming the credentials", got, sc["attempts"])
@@ -81,7 +81,7 @@ func TestOnlyAnHTTPLinkFromTheDestinationBecomesTheExternalURL(t *testing.T) {
 		{"https://blog.example/launch/", "https://blog.example/launch/"},
 	} {
 		wp.Link(tc.link)
-		id := b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"T","content":"C","whenToExport":%q}`, in(0))).Want(t, http.StatusOK).Schedule(t)["id"].(string)
+		id := scheduleOf(t, b.Do(t, "POST", "/v1/scheduler/create", b.Acme, fmt.Sprintf(`{"exportTo":"wordpress","title":"T","content":"C","whenToExport":%q}`, in(0))).Want(t, http.StatusOK))["id"].(string)
 		sc := b.WaitStatus(t, b.Acme, id, "published", 15*time.Second)
 		got, _ := sc["externalUrl"].(string)
 		if got != tc.want {

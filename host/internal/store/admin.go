@@ -119,17 +119,3 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, next *APIKey) error
 		return nil
 	})
 }
-
-// RetrySchedule puts the failed schedule id back to pending at when with
-// publish job jobID, through q (the transaction that enqueued the job). It
-// reports false when the schedule is not failed (or not in the workspace):
-// only a failed post is retried, so a concurrent retry enqueues nothing twice.
-func (s *Store) RetrySchedule(ctx context.Context, q Querier, workspaceID, id string, when int64, jobID string) (bool, error) {
-	n, err := q.Exec(ctx, `UPDATE schedules SET status = $1, when_to_export = $2, job_id = $3, last_error = NULL, updated_at = $4
-		WHERE workspace_id = $5 AND id = $6 AND status = $7`,
-		SchedulePending, when, jobID, s.Now(), workspaceID, id, ScheduleFailed)
-	if err != nil {
-		return false, fmt.Errorf("retry schedule %s: %w", id, err)
-	}
-	return n == 1, nil
-}

@@ -10,12 +10,12 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// MaskWebhookURL is how a saved webhook's URL is shown and stored in
-// clear: scheme, host (and port), and the path masked but for its last
-// four characters when it is long enough to keep them. Chat webhooks carry
-// their token in the path (…/services/T0/B0/SECRET); the full URL lives only
-// in the webhook's sealed blob.
-func MaskWebhookURL(raw string) string {
+// maskDisplayURL is the display rule of webhook URLs as migration 10
+// applied it to older rows. The rule itself belongs to package destination
+// (destination.MaskWebhookURL, which masks every new webhook); a migration
+// keeps the rule of its day, so that it does the same on every database
+// whatever the rule becomes.
+func maskDisplayURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return "(hidden)"
@@ -48,7 +48,7 @@ var maskWebhookURLs = goose.NewGoMigration(10, &goose.GoFunc{RunTx: func(ctx con
 			rows.Close()
 			return err
 		}
-		if m := MaskWebhookURL(display); m != display {
+		if m := maskDisplayURL(display); m != display {
 			masked[id] = m
 		}
 	}

@@ -24,11 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
@@ -36,6 +34,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -57,7 +56,8 @@ const (
 // queue and publisher, and keys of three workspaces: acme (business), pro
 // (plan pro) and other (business).
 type Bundle struct {
-	URL                 string
+	// Server is the API: b.Do calls it, b.URL is its address.
+	*apitest.Server
 	Store               *store.Store
 	Svc                 *schedule.Service
 	Dest                *destination.Service
@@ -114,15 +114,16 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 	if opt.NoCIDRs {
 		cidrs = nil
 	}
-	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: plans.New(nil), Limits: opt.Limits})
+	planTable := plans.New(nil)
+	caps := quota.New(s, opt.Limits).Follow(planTable)
+	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: planTable, Quota: caps})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b.Queue = &SignalQueue{Queue: q, changed: make(chan struct{}), final: map[string]bool{}}
 	b.Svc, err = schedule.New(schedule.Deps{
 		Store: s, Queue: b.Queue, Destinations: Plugins(t), Credentials: b.Dest, Blobs: blobs,
-		Plans: plans.New(nil), AllowedPrivateCIDRs: cidrs,
-		Limits: opt.Limits,
+		Plans: planTable, AllowedPrivateCIDRs: cidrs, Quota: caps,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +133,8 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The host's job table row of the publisher (host/jobs.go).
+	b.Queue.Register(schedule.PublishJobName, b.Pub, b.Pub.JobOptions())
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -140,63 +143,15 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 		b.Pub.Stop(context.Background())
 		q.Stop(context.Background())
 	})
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, JWTSecret),
-		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20, Blobs: blobs,
+	b.Server = apitest.Start(t, api.Deps{
+		Store: s, Auth: auth.NewAuthenticator(s, JWTSecret), MaxBodyBytes: 1 << 20, Blobs: blobs,
 		Jobs: jobs.NewAPIHandler(q), Scheduler: schedule.NewHandler(b.Svc), Destinations: destination.NewHandler(b.Dest),
-	}))
-	t.Cleanup(srv.Close)
-	b.URL = srv.URL
+	})
 	return b
 }
 
-// Response is an answer of the API: status, JSON body and raw text.
-type Response struct {
-	Status int
-	Body   map[string]any
-	Raw    string
-}
-
-// Do sends a request; auth is an API key (hk_...) or "Bearer <jwt>".
-func (b *Bundle) Do(t testing.TB, method, path, authz, body string) Response {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, b.URL+path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if strings.HasPrefix(authz, "Bearer ") {
-		req.Header.Set("Authorization", authz)
-	} else if authz != "" {
-		req.Header.Set("api-key", authz)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := Response{Status: res.StatusCode, Raw: string(raw)}
-	if err := json.Unmarshal(raw, &out.Body); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %s", method, path, raw)
-	}
-	return out
-}
-
-// Want fails the test unless the status is status.
-func (r Response) Want(t testing.TB, status int) Response {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
-	}
-	return r
-}
-
-// Schedule is the body's schedule object.
-func (r Response) Schedule(t testing.TB) map[string]any {
+// Schedule is the "schedule" object of an answer.
+func Schedule(t testing.TB, r apitest.Response) map[string]any {
 	t.Helper()
 	sc, ok := r.Body["schedule"].(map[string]any)
 	if !ok {
@@ -395,7 +350,7 @@ func (b *Bundle) WaitStatus(t testing.TB, key, id, want string, within time.Dura
 	timeout := time.After(within)
 	for {
 		changed := b.Queue.signal()
-		sc := b.Do(t, "GET", "/v1/scheduler/"+id, key, "").Want(t, http.StatusOK).Schedule(t)
+		sc := Schedule(t, b.Do(t, "GET", "/v1/scheduler/"+id, key, "").Want(t, http.StatusOK))
 		if sc["status"] == want {
 			return sc
 		}
@@ -457,3 +412,17 @@ func In(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC
 
 // PNG is the smallest bytes the image checks take for a PNG.
 var PNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 64)...)
+
+// InsertOrphan stores a due pending post of acme to the saved webhook
+// hook without a publish job, as only a lost job leaves one, and returns
+// its id.
+func (b *Bundle) InsertOrphan(t testing.TB, hook string) string {
+	t.Helper()
+	now := b.Store.Now()
+	sc := &store.Schedule{WorkspaceID: b.AcmeID, UserID: b.AcmeUser, ExportTo: "webhook", Status: store.SchedulePending,
+		WhenToExport: &now, WebhookID: &hook, Content: `{"title":"orphan"}`}
+	if err := b.Store.InsertSchedule(context.Background(), nil, sc); err != nil {
+		t.Fatal(err)
+	}
+	return sc.ID
+}

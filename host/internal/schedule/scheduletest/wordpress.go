@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 )
 
 // The credentials the fake accepts.
@@ -107,7 +109,7 @@ func (f *FakeWordPress) Credentials(password string) string {
 }
 
 // DestinationEntry is the named entry of a GET /v1/destinations answer.
-func DestinationEntry(t testing.TB, list Response, name string) map[string]any {
+func DestinationEntry(t testing.TB, list apitest.Response, name string) map[string]any {
 	t.Helper()
 	for _, it := range list.Body["destinations"].([]any) {
 		if m := it.(map[string]any); m["name"] == name {
