@@ -31,6 +31,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -113,62 +114,105 @@ type SEOScoreFunc func(ctx context.Context, p auth.Principal, in SEOInput) (any,
 // Deps are the dependencies of a Service. A nil feature dependency leaves
 // its tool out (and its part of the context null).
 type Deps struct {
-	Store  *store.Store
-	Models Models
-	// Plans give each plan's MonthlyAICredits, read at request time;
-	// nil: config.DefaultPlans().
-	Plans      *plans.Table
+	// Logger: nil → hclog.NewNullLogger().
+	Logger hclog.Logger
+	// Store is required.
+	Store *store.Store
+	// Quota is required: one AI credit per message (Reserve).
+	Quota *quota.Checker
+	// Plans give each plan's MonthlyAICredits for the context summary,
+	// read at request time; nil: config.DefaultPlans().
+	Plans *plans.Table
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+	// Models is required.
+	Models     Models
 	Traffic    Traffic
 	Scheduler  Scheduler
 	Voices     Voices
 	Images     Images
 	Visibility VisibilityFunc
 	SEOScore   SEOScoreFunc
-	// FineTuneStatus refreshes unfinished fine-tuning jobs; nil: the
-	// stored status is answered.
-	FineTuneStatus FineTuneStatusFunc
+	// FineTune answers the workspace's fine-tuning job; nil: the stored
+	// job, never refreshed from its provider.
+	FineTune FineTuning
 	// Tuned routes ft:<workspace name> to the workspace's fine-tuned
 	// model; nil: that name is an unknown model.
 	Tuned *finetune.Resolver
-	// ContextTokens is the history budget in (estimated) tokens.
+	// ContextTokens is the history budget in (estimated) tokens; 0:
+	// DefaultContextTokens.
 	ContextTokens int
 	Registerer    prometheus.Registerer
-	Logger        hclog.Logger
-	// Now is the clock; nil: time.Now.
-	Now func() time.Time
 }
 
 // Service is the agent's domain logic.
 type Service struct {
-	Deps
-	tools   map[string]tool
-	toolDef []sdk.Tool
-	met     *metrics
+	log           hclog.Logger
+	store         *store.Store
+	quota         *quota.Checker
+	plans         *plans.Table
+	now           func() time.Time
+	models        Models
+	traffic       Traffic
+	scheduler     Scheduler
+	voices        Voices
+	images        Images
+	visibility    VisibilityFunc
+	seoScore      SEOScoreFunc
+	fineTune      FineTuning
+	tuned         *finetune.Resolver
+	contextTokens int
+	tools         map[string]tool
+	toolDef       []sdk.Tool
+	met           *metrics
 }
 
-// New returns the agent service with the tools its Deps allow.
+// New returns the agent service with the tools its Deps allow, or an error
+// naming each missing required dependency.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Models == nil {
-		return nil, errors.New("agent: Store and Models are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("agent: Deps.Store is required"))
 	}
-	if d.Plans == nil {
-		d.Plans = plans.New(nil)
+	if d.Quota == nil {
+		missing = append(missing, errors.New("agent: Deps.Quota is required"))
 	}
-	if d.ContextTokens <= 0 {
-		d.ContextTokens = DefaultContextTokens
+	if d.Models == nil {
+		missing = append(missing, errors.New("agent: Deps.Models is required"))
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}
-	d.Logger = d.Logger.Named("agent")
+	if d.Plans == nil {
+		d.Plans = plans.New(nil)
+	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.ContextTokens <= 0 {
+		d.ContextTokens = DefaultContextTokens
+	}
+	if d.FineTune == nil {
+		ft, err := finetune.New(finetune.Deps{Store: d.Store, Logger: d.Logger})
+		if err != nil {
+			return nil, err
+		}
+		d.FineTune = ft
 	}
 	met, err := newMetrics(d.Registerer)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Deps: d, met: met}
+	log := d.Logger.Named("agent")
+	s := &Service{
+		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
+		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, voices: d.Voices, images: d.Images,
+		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
+		contextTokens: d.ContextTokens, met: met,
+	}
 	s.tools, s.toolDef = s.registerTools()
 	return s, nil
 }
@@ -182,14 +226,12 @@ func (s *Service) ToolNames() []string {
 	return out
 }
 
-func (s *Service) month() string { return s.Now().UTC().Format("2006-01") }
-
 // ListSessions returns a page of the caller's own sessions and their total.
 func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]store.ChatSession, int, error) {
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	return s.Store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	return s.store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
 }
 
 // LatestSession returns the caller's most recent session (nil when none)
@@ -198,14 +240,14 @@ func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int)
 	if skip < 0 {
 		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	c, err := s.Store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
+	c, err := s.store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	return &c, blocks, err
 }
 
@@ -219,7 +261,7 @@ func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip
 	if err != nil {
 		return c, nil, err
 	}
-	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	return c, blocks, err
 }
 
@@ -227,7 +269,7 @@ func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (
 	if strings.TrimSpace(id) == "" {
 		return store.ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return c, apierr.NotFound("session %s not found", id)
 	}
@@ -251,13 +293,13 @@ func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string
 	if err := checkSessionID(id); err != nil {
 		return store.ChatSession{}, false, err
 	}
-	if c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
+	if c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
 		return c, false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return c, false, err
 	}
 	c := store.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-	if err := s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+	if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 		return c, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
 	} else if err != nil {
 		return c, false, err
@@ -272,7 +314,7 @@ func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id s
 	if strings.TrimSpace(id) == "" {
 		return store.ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	err := s.Store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
+	err := s.store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
@@ -287,7 +329,7 @@ func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string
 	if strings.TrimSpace(id) == "" {
 		return apierr.Invalid("sessionId is required")
 	}
-	err := s.Store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	err := s.store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("session %s not found", id)
 	}

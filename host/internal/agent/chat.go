@@ -114,22 +114,22 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	if emit == nil {
 		emit = func(Event) error { return nil }
 	}
-	models := slices.Sorted(slices.Values(s.Models.Models()))
+	models := slices.Sorted(slices.Values(s.models.Models()))
 	var target finetune.Target
 	tuned := false
 	if m.Confirm == "" {
 		var err error
-		if target, tuned, err = s.Tuned.Resolve(ctx, p.WorkspaceID, m.Model); err != nil {
+		if target, tuned, err = s.tuned.Resolve(ctx, p.WorkspaceID, m.Model); err != nil {
 			return Reply{}, err
 		}
 	}
 	if err := m.validate(models, tuned); err != nil {
 		return Reply{}, err
 	}
-	var chat chatFunc = s.Models.Chat
+	var chat chatFunc = s.models.Chat
 	if tuned {
 		chat = func(ctx context.Context, _ string, req sdk.ChatRequest, stream sdk.ChatStream) error {
-			return s.Tuned.Chat(ctx, target, req, stream)
+			return s.tuned.Chat(ctx, target, req, stream)
 		}
 	}
 	if m.Confirm != "" {
@@ -141,14 +141,14 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	sessionID, isNew := store.NewID(), true
 	if m.SessionID != nil {
 		sessionID = *m.SessionID
-		_, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, sessionID)
+		_, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, sessionID)
 		switch {
 		case err == nil:
 			isNew = false
 		case !errors.Is(err, store.ErrNotFound):
 			return Reply{}, err
 		default:
-			taken, err := s.Store.ChatSessionExists(ctx, sessionID)
+			taken, err := s.store.ChatSessionExists(ctx, sessionID)
 			if err != nil {
 				return Reply{}, err
 			}
@@ -164,10 +164,10 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	var voice string
 	fetchedVoice := false
 	if m.BrandVoiceID != nil && *m.BrandVoiceID != "" {
-		if s.Voices == nil {
+		if s.voices == nil {
 			return Reply{}, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
 		}
-		v, err := s.Voices.Get(ctx, p, *m.BrandVoiceID)
+		v, err := s.voices.Get(ctx, p, *m.BrandVoiceID)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -180,7 +180,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	var history []store.ChatBlock
 	if !isNew {
 		var err error
-		if history, err = s.Store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks); err != nil {
+		if history, err = s.store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks); err != nil {
 			return Reply{}, err
 		}
 	}
@@ -191,33 +191,28 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 
 	// One AI credit per message, reserved before the model runs and given
 	// back if the turn fails.
-	plan, _ := s.Plans.Get(p.Plan)
-	month := s.month()
-	if _, ok, err := s.Store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits); err != nil {
+	refund, err := s.quota.Reserve(ctx, p, 1)
+	if err != nil {
 		return Reply{}, err
-	} else if !ok {
-		return Reply{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
 	}
 	bud.tainted = fetchedVoice
 	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), bud, history, emit)
 	if err == nil {
 		if isNew {
 			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-			if err = s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+			if err = s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 				err = apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
 			}
 		}
 		if err == nil {
-			err = s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
+			err = s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
 			if errors.Is(err, store.ErrNotFound) {
 				err = apierr.NotFound("session %s was deleted while answering", sessionID)
 			}
 		}
 	}
 	if err != nil {
-		if rerr := s.Store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, 1); rerr != nil {
-			s.Logger.Error("refund AI credit", "workspace", p.WorkspaceID, "error", rerr)
-		}
+		refund()
 		return Reply{}, err
 	}
 	s.met.messages.Inc()
@@ -237,7 +232,7 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 	}
 	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit, budget: bud}
 	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
-	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.ContextTokens)
+	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.contextTokens)
 	wrapHistory(msgs, bud.nonce)
 	bud.tainted = bud.tainted || taintedBy(msgs)
 	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: m.Text})
@@ -310,7 +305,7 @@ func (s *Service) capCalls(t *turn, calls []sdk.ToolCall) []sdk.ToolCall {
 		for _, c := range dropped {
 			s.met.toolCalls.WithLabelValues(c.Name, "dropped").Inc()
 		}
-		s.Logger.Warn("dropped tool calls over the turn's budget", "workspace", t.p.WorkspaceID, "asked", len(calls), "ran", keep)
+		s.log.Warn("dropped tool calls over the turn's budget", "workspace", t.p.WorkspaceID, "asked", len(calls), "ran", keep)
 	}
 	t.budget.calls += keep
 	return calls[:keep]
@@ -334,7 +329,7 @@ func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (str
 	if terr != nil {
 		outcome = "error"
 		result = map[string]any{"error": toolErrorMessage(terr)}
-		s.Logger.Debug("tool failed", "tool", name, "workspace", t.p.WorkspaceID, "error", terr)
+		s.log.Debug("tool failed", "tool", name, "workspace", t.p.WorkspaceID, "error", terr)
 	}
 	s.met.toolCalls.WithLabelValues(name, outcome).Inc()
 	body, err := json.Marshal(result)
@@ -392,6 +387,6 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("chat: %w", err)
 	}
-	s.Logger.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", generate.RedactKeys(se.Message))
+	s.log.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", generate.RedactKeys(se.Message))
 	return generate.TenantProviderError(ctx, se)
 }

@@ -46,22 +46,22 @@ const summaryDays = 30
 
 // Summary builds the caller's workspace context.
 func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error) {
-	plan, _ := s.Plans.Get(p.Plan)
+	plan, _ := s.plans.Get(p.Plan)
 	sum := Summary{Workspace: p, Limit: plan.MonthlyAICredits}
 	var err error
-	if s.Voices != nil {
-		if sum.Voices, err = s.Voices.List(ctx, p); err != nil {
+	if s.voices != nil {
+		if sum.Voices, err = s.voices.List(ctx, p); err != nil {
 			return sum, err
 		}
 	}
-	if s.Visibility != nil {
-		if sum.Visibility, err = s.Visibility(ctx, p); err != nil {
+	if s.visibility != nil {
+		if sum.Visibility, err = s.visibility(ctx, p); err != nil {
 			return sum, err
 		}
 	}
-	if s.Traffic != nil {
+	if s.traffic != nil {
 		days := int32(summaryDays)
-		r, err := s.Traffic.Stats(ctx, p, traffic.StatsQuery{Days: &days})
+		r, err := s.traffic.Stats(ctx, p, traffic.StatsQuery{Days: &days})
 		var ce *connect.Error
 		switch {
 		case errors.As(err, &ce) && ce.Code() == connect.CodeNotFound:
@@ -80,11 +80,11 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 			sum.Traffic = t
 		}
 	}
-	since := s.Now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
-	if sum.Schedules, err = s.Store.CountSchedules(ctx, p.WorkspaceID, since); err != nil {
+	since := s.now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
+	if sum.Schedules, err = s.store.CountSchedules(ctx, p.WorkspaceID, since); err != nil {
 		return sum, err
 	}
-	if sum.Used, err = s.Store.CreditsUsed(ctx, p.WorkspaceID, s.month()); err != nil {
+	if sum.Used, err = s.store.CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
 		return sum, err
 	}
 	return sum, nil
@@ -120,7 +120,7 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	if _, err := s.ownSession(ctx, p, sessionID); err != nil {
 		return Reply{}, err
 	}
-	prop, err := s.Store.ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
+	prop, err := s.store.ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Reply{}, apierr.NotFound("no proposal with this confirm token in session %s", sessionID)
@@ -130,8 +130,8 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 		return Reply{}, err
 	}
 	release := func() {
-		if err := s.Store.ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
-			s.Logger.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
+		if err := s.store.ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
+			s.log.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
 		}
 	}
 	if prop.Action == nil || prop.Args == nil {
@@ -142,14 +142,14 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	var result map[string]any
 	var text string
 	switch {
-	case name == "schedule_content" && s.Scheduler != nil:
+	case name == "schedule_content" && s.scheduler != nil:
 		var a scheduleArgs
 		if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
 			release()
 			return Reply{}, fmt.Errorf("proposal arguments: %w", err)
 		}
 		yes := true
-		sc, err := s.Scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+		sc, err := s.scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
 			WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
 		if err != nil {
 			release()
@@ -157,13 +157,13 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 		}
 		result = map[string]any{"confirmed": true, "scheduleId": sc.ID, "status": sc.Status, "exportTo": sc.ExportTo}
 		text = fmt.Sprintf("Confirmed: schedule %s (%s to %s).", sc.ID, sc.Status, sc.ExportTo)
-	case name == "generate_image" && s.Images != nil:
+	case name == "generate_image" && s.images != nil:
 		var a imageArgs
 		if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
 			release()
 			return Reply{}, fmt.Errorf("proposal arguments: %w", err)
 		}
-		img, err := s.Images.GenerateImage(ctx, p, a.input())
+		img, err := s.images.GenerateImage(ctx, p, a.input())
 		if err != nil {
 			release()
 			return Reply{}, err
@@ -178,10 +178,10 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	t := &turn{p: p, session: sessionID}
 	t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name})
 	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
-	if err := s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, "", "", t.blocks); err != nil {
+	if err := s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, "", "", t.blocks); err != nil {
 		// The action happened and the token stays claimed; only the
 		// record of it in the session is missing.
-		s.Logger.Error("record confirmation", "workspace", p.WorkspaceID, "action", name, "error", err)
+		s.log.Error("record confirmation", "workspace", p.WorkspaceID, "action", name, "error", err)
 	}
 	return Reply{SessionID: sessionID, Text: text, Blocks: t.blocks}, nil
 }
@@ -218,7 +218,7 @@ func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in Feedbac
 	if err := in.validate(); err != nil {
 		return "", err
 	}
-	ok, err := s.Store.ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
+	ok, err := s.store.ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
 	if err != nil {
 		return "", err
 	}
@@ -238,7 +238,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in F
 		return "", err
 	}
 	if in.JobID != "" {
-		_, err := s.Store.GetJob(ctx, p.WorkspaceID, in.JobID)
+		_, err := s.store.GetJob(ctx, p.WorkspaceID, in.JobID)
 		if errors.Is(err, store.ErrNotFound) {
 			return "", apierr.NotFound("job %s not found", in.JobID)
 		}
@@ -247,7 +247,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in F
 		}
 		return s.saveFeedback(ctx, p, store.FeedbackJob, in.JobID, in)
 	}
-	ok, err := s.Store.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
+	ok, err := s.store.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +259,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in F
 
 func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, target string, in FeedbackInput) (string, error) {
 	f := store.Feedback{WorkspaceID: p.WorkspaceID, UserID: p.UserID, TargetKind: kind, TargetID: target, Rating: in.Rating, Comment: in.Comment}
-	if err := s.Store.InsertFeedback(ctx, &f); err != nil {
+	if err := s.store.InsertFeedback(ctx, &f); err != nil {
 		return "", err
 	}
 	s.met.feedback.WithLabelValues(kind, in.Rating).Inc()
