@@ -226,17 +226,90 @@ func (s *Service) ToolNames() []string {
 	return out
 }
 
+// ChatSession is one of a user's personal chat sessions. Times are epoch
+// milliseconds.
+type ChatSession struct {
+	ID, Title, Model     string
+	MessageCount         int64
+	CreatedAt, UpdatedAt int64
+	// TrainingOptIn: the owner lets the workspace's fine-tuning jobs
+	// train on the session's up-rated exchanges.
+	TrainingOptIn bool
+}
+
+// Block is one ordered piece of a session: a text, a tool call, a tool
+// result or a proposal (Role and Type), with its latest feedback.
+type Block struct {
+	ID, Role, Type string
+	// Content is a JSON value (a string for texts).
+	Content         string
+	Model, ToolName *string
+	ToolCallID      *string
+	Action, Args    *string
+	ConfirmToken    *string
+	CreatedAt       int64
+	Feedback        *BlockFeedback
+}
+
+// BlockFeedback is a block's latest rating.
+type BlockFeedback struct {
+	Rating  string
+	Comment *string
+}
+
+func sessionOf(c store.ChatSession) ChatSession {
+	return ChatSession{ID: c.ID, Title: c.Title, Model: c.Model, MessageCount: c.MessageCount, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		TrainingOptIn: c.TrainingOptIn}
+}
+
+func blocksOf(rows []store.ChatBlock) []Block {
+	out := make([]Block, len(rows))
+	for i, b := range rows {
+		out[i] = Block{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
+			Action: b.Action, Args: b.Args, ConfirmToken: b.ConfirmToken, CreatedAt: b.CreatedAt}
+		if f := b.Feedback; f != nil {
+			out[i].Feedback = &BlockFeedback{Rating: f.Rating, Comment: f.Comment}
+		}
+	}
+	return out
+}
+
+func blockRows(blocks []Block) []store.ChatBlock {
+	out := make([]store.ChatBlock, len(blocks))
+	for i, b := range blocks {
+		out[i] = store.ChatBlock{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
+			Action: b.Action, Args: b.Args, ConfirmToken: b.ConfirmToken, CreatedAt: b.CreatedAt}
+	}
+	return out
+}
+
+// appendBlocks stores a turn's new blocks at the end of the session and
+// returns them as stored (times set).
+func (s *Service) appendBlocks(ctx context.Context, p auth.Principal, sessionID, title, model string, blocks []Block) ([]Block, error) {
+	rows := blockRows(blocks)
+	err := s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
+	return blocksOf(rows), err
+}
+
 // ListSessions returns a page of the caller's own sessions and their total.
-func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]store.ChatSession, int, error) {
+func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]ChatSession, int, error) {
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	return s.store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	rows, total, err := s.store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ChatSession, len(rows))
+	for i, c := range rows {
+		out[i] = sessionOf(c)
+	}
+	return out, total, nil
 }
 
 // LatestSession returns the caller's most recent session (nil when none)
 // and a page of its blocks, newest first.
-func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int) (*store.ChatSession, []store.ChatBlock, error) {
+func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int) (*ChatSession, []Block, error) {
 	if skip < 0 {
 		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
@@ -248,32 +321,33 @@ func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int)
 		return nil, nil, err
 	}
 	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
-	return &c, blocks, err
+	session := sessionOf(c)
+	return &session, blocksOf(blocks), err
 }
 
 // Session returns one of the caller's sessions and a page of its blocks.
 // Another user's session is reported like a missing one.
-func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip int) (store.ChatSession, []store.ChatBlock, error) {
+func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip int) (ChatSession, []Block, error) {
 	if skip < 0 {
-		return store.ChatSession{}, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
+		return ChatSession{}, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
 	c, err := s.ownSession(ctx, p, id)
 	if err != nil {
 		return c, nil, err
 	}
 	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
-	return c, blocks, err
+	return c, blocksOf(blocks), err
 }
 
-func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, error) {
+func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (ChatSession, error) {
 	if strings.TrimSpace(id) == "" {
-		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
 	c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return c, apierr.NotFound("session %s not found", id)
+		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
-	return c, err
+	return sessionOf(c), err
 }
 
 func checkSessionID(id string) error {
@@ -289,37 +363,37 @@ func checkSessionID(id string) error {
 // CreateSession creates an empty session under a client-generated id. The
 // caller's own existing id answers that session again (created false), so
 // clients may retry; an id used by anyone else is 409.
-func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, bool, error) {
+func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string) (ChatSession, bool, error) {
 	if err := checkSessionID(id); err != nil {
-		return store.ChatSession{}, false, err
+		return ChatSession{}, false, err
 	}
 	if c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
-		return c, false, nil
+		return sessionOf(c), false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return c, false, err
+		return ChatSession{}, false, err
 	}
 	c := store.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
 	if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
-		return c, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
+		return ChatSession{}, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
 	} else if err != nil {
-		return c, false, err
+		return ChatSession{}, false, err
 	}
-	return c, true, nil
+	return sessionOf(c), true, nil
 }
 
 // SetSessionTraining sets whether the workspace's fine-tuning jobs may
 // train on the up-rated exchanges of one of the caller's own sessions
 // (sessions are personal: another user's is 404, even a teammate's).
-func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id string, optIn bool) (store.ChatSession, error) {
+func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id string, optIn bool) (ChatSession, error) {
 	if strings.TrimSpace(id) == "" {
-		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
 	err := s.store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.ChatSession{}, apierr.NotFound("session %s not found", id)
+		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
 	if err != nil {
-		return store.ChatSession{}, err
+		return ChatSession{}, err
 	}
 	return s.ownSession(ctx, p, id)
 }

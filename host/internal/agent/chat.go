@@ -75,8 +75,8 @@ type Event struct {
 	// SessionID is set on every event (a new session's id included).
 	SessionID  string
 	TextDelta  string
-	ToolCall   *store.ChatBlock
-	ToolResult *store.ChatBlock
+	ToolCall   *Block
+	ToolResult *Block
 }
 
 // Emit receives a turn's events in order; an error ends the turn.
@@ -88,7 +88,7 @@ type Reply struct {
 	Text      string
 	Model     string
 	// Blocks are the blocks the turn added, oldest first.
-	Blocks []store.ChatBlock
+	Blocks []Block
 	Usage  sdk.Usage
 }
 
@@ -97,12 +97,12 @@ type turn struct {
 	p       auth.Principal
 	session string
 	model   string
-	blocks  []store.ChatBlock
+	blocks  []Block
 	emit    Emit
 	budget  *budget
 }
 
-func (t *turn) add(b store.ChatBlock) *store.ChatBlock {
+func (t *turn) add(b Block) *Block {
 	b.ID = store.NewID()
 	t.blocks = append(t.blocks, b)
 	return &t.blocks[len(t.blocks)-1]
@@ -177,12 +177,13 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 			voice, fetchedVoice = wrapVoice(bud.nonce, voice), true
 		}
 	}
-	var history []store.ChatBlock
+	var history []Block
 	if !isNew {
-		var err error
-		if history, err = s.store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks); err != nil {
+		rows, err := s.store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
+		if err != nil {
 			return Reply{}, err
 		}
+		history = blocksOf(rows)
 	}
 	summary, err := s.Summary(ctx, p)
 	if err != nil {
@@ -205,7 +206,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 			}
 		}
 		if err == nil {
-			err = s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
+			reply.Blocks, err = s.appendBlocks(ctx, p, sessionID, title(m.Text), reply.Model, reply.Blocks)
 			if errors.Is(err, store.ErrNotFound) {
 				err = apierr.NotFound("session %s was deleted while answering", sessionID)
 			}
@@ -224,14 +225,14 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 type chatFunc func(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error
 
 // run is the tool loop of one message.
-func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, bud *budget, history []store.ChatBlock, emit Emit) (Reply, error) {
+func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, bud *budget, history []Block, emit Emit) (Reply, error) {
 	outer := emit
 	emit = func(ev Event) error {
 		ev.SessionID = sessionID
 		return outer(ev)
 	}
 	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit, budget: bud}
-	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
+	t.add(Block{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
 	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.contextTokens)
 	wrapHistory(msgs, bud.nonce)
 	bud.tainted = bud.tainted || taintedBy(msgs)
@@ -266,11 +267,11 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 		}
 		if len(calls) == 0 || req.Tools == nil {
 			reply.Text = text.String()
-			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(reply.Text), Model: &reply.Model})
+			t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(reply.Text), Model: &reply.Model})
 			break
 		}
 		if text.Len() > 0 {
-			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
+			t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
 		}
 		asked := len(calls)
 		calls = s.capCalls(t, calls)
@@ -320,7 +321,7 @@ func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (str
 		args = "{}"
 	}
 	callContent, _ := json.Marshal(map[string]any{"name": name, "arguments": json.RawMessage(validJSON(args))})
-	cb := t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeToolCall, Content: string(callContent), ToolName: &name, ToolCallID: &id, Model: &t.model})
+	cb := t.add(Block{Role: RoleAssistant, Type: TypeToolCall, Content: string(callContent), ToolName: &name, ToolCallID: &id, Model: &t.model})
 	if err := t.emit(Event{ToolCall: cb}); err != nil {
 		return "", err
 	}
@@ -336,7 +337,7 @@ func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (str
 	if err != nil {
 		body, _ = json.Marshal(map[string]any{"error": "the tool's result could not be encoded"})
 	}
-	rb := t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name, ToolCallID: &id})
+	rb := t.add(Block{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name, ToolCallID: &id})
 	if err := t.emit(Event{ToolResult: rb}); err != nil {
 		return "", err
 	}

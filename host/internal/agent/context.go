@@ -21,12 +21,23 @@ import (
 // feature has no data (or is not wired) are nil.
 type Summary struct {
 	Workspace  auth.Principal
-	Voices     []store.Voice
+	Voices     []ContextVoice
 	Visibility *VisibilitySnapshot
 	Traffic    *TrafficSummary
-	Schedules  store.ScheduleCounts
+	Schedules  ScheduleCounts
 	Used       int
 	Limit      int
+}
+
+// ContextVoice is a brand voice the caller can use.
+type ContextVoice struct {
+	ID, Name, Type string
+}
+
+// ScheduleCounts are the workspace's pending schedules and those published
+// and failed in the last 30 days.
+type ScheduleCounts struct {
+	Pending, Published, Failed int64
 }
 
 // TrafficSummary is the last 30 days of AI traffic.
@@ -50,8 +61,13 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 	sum := Summary{Workspace: p, Limit: plan.MonthlyAICredits}
 	var err error
 	if s.voices != nil {
-		if sum.Voices, err = s.voices.List(ctx, p); err != nil {
+		list, err := s.voices.List(ctx, p)
+		if err != nil {
 			return sum, err
+		}
+		sum.Voices = make([]ContextVoice, len(list))
+		for i, v := range list {
+			sum.Voices[i] = ContextVoice{ID: v.ID, Name: v.Name, Type: v.Type}
 		}
 	}
 	if s.visibility != nil {
@@ -81,9 +97,11 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 		}
 	}
 	since := s.now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
-	if sum.Schedules, err = s.store.CountSchedules(ctx, p.WorkspaceID, since); err != nil {
+	counts, err := s.store.CountSchedules(ctx, p.WorkspaceID, since)
+	if err != nil {
 		return sum, err
 	}
+	sum.Schedules = ScheduleCounts{Pending: counts.Pending, Published: counts.Published, Failed: counts.Failed}
 	if sum.Used, err = s.store.CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
 		return sum, err
 	}
@@ -176,9 +194,9 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	}
 	body, _ := json.Marshal(result)
 	t := &turn{p: p, session: sessionID}
-	t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name})
-	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
-	if err := s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, "", "", t.blocks); err != nil {
+	t.add(Block{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name})
+	t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
+	if t.blocks, err = s.appendBlocks(ctx, p, sessionID, "", "", t.blocks); err != nil {
 		// The action happened and the token stays claimed; only the
 		// record of it in the session is missing.
 		s.log.Error("record confirmation", "workspace", p.WorkspaceID, "action", name, "error", err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/generate"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -266,7 +265,7 @@ func propose(t *turn, action, summary, args string) error {
 		return err
 	}
 	token := "ct_" + hex.EncodeToString(raw[:])
-	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &args, ConfirmToken: &token})
+	t.add(Block{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &args, ConfirmToken: &token})
 	return nil
 }
 
