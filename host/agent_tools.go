@@ -1,11 +1,11 @@
-// Glue between areas that host/run.go wires: what one area needs from another.
+// The agent's tools that reach other areas: serve() gives agent.New these
+// functions over the visibility and content services.
 
 package main
 
 import (
 	"context"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content"
@@ -21,16 +21,43 @@ func agentVisibility(reports *visibility.Service) agent.VisibilityFunc {
 		if err != nil || v == nil || v.Computed == nil {
 			return nil, err
 		}
-		s := v.Computed.Scores
-		return &agent.VisibilitySnapshot{
-			Score: s.AIVisibility.Score, ShareOfVoice: s.ShareOfVoice.Score, Understanding: s.EntityUnderstanding.Score,
-			CreatedAt: v.CreatedAt.UnixMilli(),
-			Report: map[string]any{
-				"websiteurl": v.Input.WebsiteURL, "competitors": v.Input.Competitors, "prompts": v.Input.Prompts,
-				"engines": v.Engines, "scores": s, "recommendations": v.Computed.Recommendations,
-			},
-		}, nil
+		return visibilitySnapshot(v), nil
 	}
+}
+
+// visibilitySnapshot is a completed report as the agent reads it.
+func visibilitySnapshot(v *visibility.View) *agent.VisibilitySnapshot {
+	s := v.Computed.Scores
+	d := &agent.VisibilityDetail{
+		WebsiteURL: v.Input.WebsiteURL, Prompts: v.Input.Prompts, Engines: v.Engines,
+		Scores: agent.VisibilityScores{
+			AIVisibility: agent.VisibilityScore{Score: s.AIVisibility.Score, Interpretation: deref(s.AIVisibility.Interpretation),
+				Providers: s.AIVisibility.Providers, Change: s.AIVisibility.Change},
+			EntityUnderstanding: agent.VisibilityScore{Score: s.EntityUnderstanding.Score, Interpretation: s.EntityUnderstanding.Interpretation,
+				Providers: s.EntityUnderstanding.Providers, Change: s.EntityUnderstanding.Change},
+			ShareOfVoice: agent.VisibilityScore{Score: s.ShareOfVoice.Score, Interpretation: s.ShareOfVoice.Interpretation, Change: s.ShareOfVoice.Change},
+		},
+	}
+	if sv := s.SourceVisibility; sv != nil {
+		d.Scores.SourceVisibility = &agent.VisibilityScore{Score: sv.Score, Interpretation: deref(sv.Interpretation), Change: sv.Change}
+	}
+	for _, c := range v.Input.Competitors {
+		d.Competitors = append(d.Competitors, c.String())
+	}
+	for _, r := range v.Computed.Recommendations {
+		d.Recommendations = append(d.Recommendations, agent.VisibilityAdvice{ID: r.ID, Priority: r.Priority, Title: r.Title, Detail: r.Detail, Evidence: r.Evidence})
+	}
+	return &agent.VisibilitySnapshot{
+		Score: s.AIVisibility.Score, ShareOfVoice: s.ShareOfVoice.Score, Understanding: s.EntityUnderstanding.Score,
+		CreatedAt: v.CreatedAt.UnixMilli(), Detail: d,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // agentSEOScore scores content for the agent as POST
@@ -43,22 +70,4 @@ func agentSEOScore(c *content.Service) agent.SEOScoreFunc {
 		}
 		return c.Score(content.ScoreInput{Content: in.Content, Title: in.Title, Keywords: keywords})
 	}
-}
-
-// providerHasKey reports whether a provider plugin can answer: a
-// first-party provider needs its API key in the host's environment or in
-// its plugin block's env; a third-party provider is assumed configured.
-func providerHasKey(cfg *config.Config, provider string, getenv func(string) string) bool {
-	name := provider
-	if p, ok := cfg.Plugins[provider]; ok && p.Command != "" {
-		return true
-	}
-	env, ok := config.ProviderKeyEnv[name]
-	if !ok {
-		return true
-	}
-	if p, ok := cfg.Plugins[provider]; ok && p.Env[env] != "" {
-		return true
-	}
-	return getenv(env) != ""
 }

@@ -86,20 +86,6 @@ type Images interface {
 	GenerateImage(ctx context.Context, p auth.Principal, in generate.ImageInput) (generate.Image, error)
 }
 
-// VisibilitySnapshot is the latest visibility report's headline scores.
-type VisibilitySnapshot struct {
-	Score, ShareOfVoice, Understanding float64
-	// CreatedAt is epoch milliseconds.
-	CreatedAt int64
-	// Report is the detail given to the model (any JSON value); nil: the
-	// headline scores only.
-	Report any
-}
-
-// VisibilityFunc returns the caller's latest visibility report, or nil
-// when there is none yet.
-type VisibilityFunc func(ctx context.Context, p auth.Principal) (*VisibilitySnapshot, error)
-
 // SEOInput is what calculate_seo_score scores.
 type SEOInput struct {
 	Title   string `json:"title"`

@@ -117,8 +117,8 @@ func (s *Service) toolVisibility(ctx context.Context, t *turn, args json.RawMess
 		return map[string]any{"report": "none yet"}, nil
 	}
 	out := map[string]any{"score": v.Score, "shareOfVoice": v.ShareOfVoice, "understanding": v.Understanding, "createdAt": v.CreatedAt}
-	if v.Report != nil {
-		out["report"] = v.Report
+	if v.Detail != nil {
+		out["report"] = v.Detail
 	}
 	return out, nil
 }
