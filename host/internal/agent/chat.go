@@ -136,46 +136,17 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 		return s.confirm(ctx, p, *m.SessionID, m.Confirm)
 	}
 
-	// The session: the caller's own, or a new one (server id, or the
-	// client's id when nobody holds it); another user's id is 404.
-	sessionID, isNew := store.NewID(), true
-	if m.SessionID != nil {
-		sessionID = *m.SessionID
-		_, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, sessionID)
-		switch {
-		case err == nil:
-			isNew = false
-		case !errors.Is(err, store.ErrNotFound):
-			return Reply{}, err
-		default:
-			taken, err := s.store.ChatSessionExists(ctx, sessionID)
-			if err != nil {
-				return Reply{}, err
-			}
-			if taken {
-				return Reply{}, apierr.NotFound("session %s not found", sessionID)
-			}
-		}
+	sessionID, isNew, err := s.sessionFor(ctx, p, m.SessionID)
+	if err != nil {
+		return Reply{}, err
 	}
 	bud, err := newBudget(m.Text)
 	if err != nil {
 		return Reply{}, err
 	}
-	var voice string
-	fetchedVoice := false
-	if m.BrandVoiceID != nil && *m.BrandVoiceID != "" {
-		if s.voices == nil {
-			return Reply{}, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
-		}
-		v, err := s.voices.Get(ctx, p, *m.BrandVoiceID)
-		if err != nil {
-			return Reply{}, err
-		}
-		voice = v.Content
-		if v.Type == "website" || v.Type == "file" {
-			// A profile made from fetched pages: outside text.
-			voice, fetchedVoice = wrapVoice(bud.nonce, voice), true
-		}
+	voice, fetchedVoice, err := s.voiceFor(ctx, p, m.BrandVoiceID, bud.nonce)
+	if err != nil {
+		return Reply{}, err
 	}
 	var history []Block
 	if !isNew {
@@ -199,18 +170,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	bud.tainted = fetchedVoice
 	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), bud, history, emit)
 	if err == nil {
-		if isNew {
-			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-			if err = s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
-				err = apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
-			}
-		}
-		if err == nil {
-			reply.Blocks, err = s.appendBlocks(ctx, p, sessionID, title(m.Text), reply.Model, reply.Blocks)
-			if errors.Is(err, store.ErrNotFound) {
-				err = apierr.NotFound("session %s was deleted while answering", sessionID)
-			}
-		}
+		reply.Blocks, err = s.save(ctx, p, sessionID, isNew, title(m.Text), reply)
 	}
 	if err != nil {
 		refund()
@@ -218,6 +178,69 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	}
 	s.met.messages.Inc()
 	return reply, nil
+}
+
+// sessionFor is the session a message goes to: the caller's own, or a new
+// one (a server id, or the client's id when nobody holds it); another
+// user's id is 404.
+func (s *Service) sessionFor(ctx context.Context, p auth.Principal, id *string) (sessionID string, isNew bool, err error) {
+	if id == nil {
+		return store.NewID(), true, nil
+	}
+	_, err = s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
+	switch {
+	case err == nil:
+		return *id, false, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return "", false, err
+	}
+	taken, err := s.store.ChatSessionExists(ctx, *id)
+	if err != nil {
+		return "", false, err
+	}
+	if taken {
+		return "", false, apierr.NotFound("session %s not found", *id)
+	}
+	return *id, true, nil
+}
+
+// voiceFor is the brand voice a message asked for ("" when none), and
+// whether it was made from fetched pages (then it is wrapped as outside
+// text with the turn's nonce).
+func (s *Service) voiceFor(ctx context.Context, p auth.Principal, id *string, nonce string) (voice string, fetched bool, err error) {
+	if id == nil || *id == "" {
+		return "", false, nil
+	}
+	if s.voices == nil {
+		return "", false, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
+	}
+	v, err := s.voices.Get(ctx, p, *id)
+	if err != nil {
+		return "", false, err
+	}
+	if v.Type == "website" || v.Type == "file" {
+		// A profile made from fetched pages: outside text.
+		return wrapVoice(nonce, v.Content), true, nil
+	}
+	return v.Content, false, nil
+}
+
+// save writes a turn: the new session when there was none, then every new
+// block in one append. It returns the blocks as stored.
+func (s *Service) save(ctx context.Context, p auth.Principal, sessionID string, isNew bool, title string, reply Reply) ([]Block, error) {
+	if isNew {
+		c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+		if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+			return nil, apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	blocks, err := s.appendBlocks(ctx, p, sessionID, title, reply.Model, reply.Blocks)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFound("session %s was deleted while answering", sessionID)
+	}
+	return blocks, err
 }
 
 // chatFunc streams one model turn: Models.Chat, or the workspace's

@@ -207,12 +207,10 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 // Ratings of feedback.
 var Ratings = []string{"up", "down"}
 
-// FeedbackInput is a rating of a chat block (SessionID and BlockID) or of
-// a generation (JobID or GenerationID).
+// FeedbackInput is a rating and its optional comment.
 type FeedbackInput struct {
-	SessionID, BlockID, JobID, GenerationID string
-	Rating                                  string
-	Comment                                 *string
+	Rating  string
+	Comment *string
 }
 
 func (in FeedbackInput) validate() error {
@@ -225,14 +223,38 @@ func (in FeedbackInput) validate() error {
 	return nil
 }
 
-// ChatFeedback rates a block of one of the caller's sessions.
-func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in FeedbackInput) (string, error) {
+// ChatFeedbackInput rates a block of one of the caller's sessions.
+type ChatFeedbackInput struct {
+	SessionID, BlockID string
+	FeedbackInput
+}
+
+func (in ChatFeedbackInput) validate() error {
 	if strings.TrimSpace(in.SessionID) == "" {
-		return "", apierr.Invalid("sessionId is required")
+		return apierr.Invalid("sessionId is required")
 	}
 	if strings.TrimSpace(in.BlockID) == "" {
-		return "", apierr.Invalid("blockId is required")
+		return apierr.Invalid("blockId is required")
 	}
+	return in.FeedbackInput.validate()
+}
+
+// GenerationFeedbackInput rates a queued (JobID) or inline (GenerationID)
+// generation.
+type GenerationFeedbackInput struct {
+	JobID, GenerationID string
+	FeedbackInput
+}
+
+func (in GenerationFeedbackInput) validate() error {
+	if (in.JobID == "") == (in.GenerationID == "") {
+		return apierr.Invalid("send exactly one of jobId and generationId")
+	}
+	return in.FeedbackInput.validate()
+}
+
+// ChatFeedback rates a block of one of the caller's sessions.
+func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in ChatFeedbackInput) (string, error) {
 	if err := in.validate(); err != nil {
 		return "", err
 	}
@@ -243,15 +265,12 @@ func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in Feedbac
 	if !ok {
 		return "", apierr.NotFound("block %s not found in session %s", in.BlockID, in.SessionID)
 	}
-	return s.saveFeedback(ctx, p, store.FeedbackChatBlock, in.BlockID, in)
+	return s.saveFeedback(ctx, p, store.FeedbackChatBlock, in.BlockID, in.FeedbackInput)
 }
 
 // GenerationFeedback rates a queued (jobId) or inline (generationId)
 // generation of the caller's workspace.
-func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in FeedbackInput) (string, error) {
-	if (in.JobID == "") == (in.GenerationID == "") {
-		return "", apierr.Invalid("send exactly one of jobId and generationId")
-	}
+func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in GenerationFeedbackInput) (string, error) {
 	if err := in.validate(); err != nil {
 		return "", err
 	}
@@ -263,7 +282,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in F
 		if err != nil {
 			return "", err
 		}
-		return s.saveFeedback(ctx, p, store.FeedbackJob, in.JobID, in)
+		return s.saveFeedback(ctx, p, store.FeedbackJob, in.JobID, in.FeedbackInput)
 	}
 	ok, err := s.store.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
 	if err != nil {
@@ -272,7 +291,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in F
 	if !ok {
 		return "", apierr.NotFound("generation %s not found", in.GenerationID)
 	}
-	return s.saveFeedback(ctx, p, store.FeedbackGeneration, in.GenerationID, in)
+	return s.saveFeedback(ctx, p, store.FeedbackGeneration, in.GenerationID, in.FeedbackInput)
 }
 
 func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, target string, in FeedbackInput) (string, error) {

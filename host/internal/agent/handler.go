@@ -257,7 +257,7 @@ func (h *Handler) SubmitChatFeedback(ctx context.Context, req *connect.Request[a
 		return nil, err
 	}
 	m := req.Msg
-	id, err := h.svc.ChatFeedback(ctx, p, FeedbackInput{SessionID: m.SessionId, BlockID: m.BlockId, Rating: m.Rating, Comment: m.Comment})
+	id, err := h.svc.ChatFeedback(ctx, p, ChatFeedbackInput{SessionID: m.SessionId, BlockID: m.BlockId, FeedbackInput: FeedbackInput{Rating: m.Rating, Comment: m.Comment}})
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +271,7 @@ func (h *Handler) SubmitGenerationFeedback(ctx context.Context, req *connect.Req
 		return nil, err
 	}
 	m := req.Msg
-	id, err := h.svc.GenerationFeedback(ctx, p, FeedbackInput{JobID: m.GetJobId(), GenerationID: m.GetGenerationId(), Rating: m.Rating, Comment: m.Comment})
+	id, err := h.svc.GenerationFeedback(ctx, p, GenerationFeedbackInput{JobID: m.GetJobId(), GenerationID: m.GetGenerationId(), FeedbackInput: FeedbackInput{Rating: m.Rating, Comment: m.Comment}})
 	if err != nil {
 		return nil, err
 	}
