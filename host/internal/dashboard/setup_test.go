@@ -32,6 +32,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/pluginhost/pluginhosttest"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -116,7 +117,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})
 	must(err)
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
+		Store: st, Quota: quota.New(st, config.Limits{}).Follow(planTable), Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
 		Voices: voices, Images: generator, Registerer: prometheus.NewRegistry(), Logger: hclog.NewNullLogger(),
 	})
 	must(err)
