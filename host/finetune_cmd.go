@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -60,11 +59,11 @@ func finetuneCmd(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer mgr.Close()
-	trainer, err := agent.New(agent.Deps{Store: st, Models: mgr, Logger: log})
+	tuning, err := finetune.New(finetune.Deps{Store: st, Plugins: mgr, Logger: log})
 	if err != nil {
 		return err
 	}
-	job, err := finetune.Start(ctx, st, trainer, mgr, finetune.StartInput{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Model: *model, Voice: voice})
+	job, err := tuning.Start(ctx, finetune.StartInput{WorkspaceID: ws.ID, WorkspaceName: ws.Name, Model: *model, Voice: voice})
 	if err != nil {
 		return fmt.Errorf("finetune start: %w", err)
 	}

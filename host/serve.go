@@ -332,11 +332,15 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	tuning, err := finetune.New(finetune.Deps{Store: st, Plugins: pluginMgr, Logger: log})
+	if err != nil {
+		return err
+	}
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
+		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
-		FineTuneStatus: finetune.StatusFunc(pluginMgr), Tuned: tuned,
+		FineTune: tuning, Tuned: tuned,
 	})
 	if err != nil {
 		return err

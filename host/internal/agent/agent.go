@@ -31,6 +31,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
@@ -88,20 +89,6 @@ type Images interface {
 	GenerateImage(ctx context.Context, p auth.Principal, in generate.ImageInput) (generate.Image, error)
 }
 
-// VisibilitySnapshot is the latest visibility report's headline scores.
-type VisibilitySnapshot struct {
-	Score, ShareOfVoice, Understanding float64
-	// CreatedAt is epoch milliseconds.
-	CreatedAt int64
-	// Report is the detail given to the model (any JSON value); nil: the
-	// headline scores only.
-	Report any
-}
-
-// VisibilityFunc returns the caller's latest visibility report, or nil
-// when there is none yet.
-type VisibilityFunc func(ctx context.Context, p auth.Principal) (*VisibilitySnapshot, error)
-
 // SEOInput is what calculate_seo_score scores.
 type SEOInput struct {
 	Title   string `json:"title"`
@@ -116,62 +103,105 @@ type SEOScoreFunc func(ctx context.Context, p auth.Principal, in SEOInput) (any,
 // Deps are the dependencies of a Service. A nil feature dependency leaves
 // its tool out (and its part of the context null).
 type Deps struct {
-	Store  *store.Store
-	Models Models
-	// Plans give each plan's MonthlyAICredits, read at request time;
-	// nil: config.DefaultPlans().
-	Plans      *plans.Table
+	// Logger: nil → hclog.NewNullLogger().
+	Logger hclog.Logger
+	// Store is required.
+	Store *store.Store
+	// Quota is required: one AI credit per message (Reserve).
+	Quota *quota.Checker
+	// Plans give each plan's MonthlyAICredits for the context summary,
+	// read at request time; nil: config.DefaultPlans().
+	Plans *plans.Table
+	// Now is the clock; nil: time.Now.
+	Now func() time.Time
+	// Models is required.
+	Models     Models
 	Traffic    Traffic
 	Scheduler  Scheduler
 	Voices     Voices
 	Images     Images
 	Visibility VisibilityFunc
 	SEOScore   SEOScoreFunc
-	// FineTuneStatus refreshes unfinished fine-tuning jobs; nil: the
-	// stored status is answered.
-	FineTuneStatus FineTuneStatusFunc
+	// FineTune answers the workspace's fine-tuning job; nil: the stored
+	// job, never refreshed from its provider.
+	FineTune FineTuning
 	// Tuned routes ft:<workspace name> to the workspace's fine-tuned
 	// model; nil: that name is an unknown model.
 	Tuned *finetune.Resolver
-	// ContextTokens is the history budget in (estimated) tokens.
+	// ContextTokens is the history budget in (estimated) tokens; 0:
+	// DefaultContextTokens.
 	ContextTokens int
 	Registerer    prometheus.Registerer
-	Logger        hclog.Logger
-	// Now is the clock; nil: time.Now.
-	Now func() time.Time
 }
 
 // Service is the agent's domain logic.
 type Service struct {
-	Deps
-	tools   map[string]tool
-	toolDef []sdk.Tool
-	met     *metrics
+	log           hclog.Logger
+	store         *store.Store
+	quota         *quota.Checker
+	plans         *plans.Table
+	now           func() time.Time
+	models        Models
+	traffic       Traffic
+	scheduler     Scheduler
+	voices        Voices
+	images        Images
+	visibility    VisibilityFunc
+	seoScore      SEOScoreFunc
+	fineTune      FineTuning
+	tuned         *finetune.Resolver
+	contextTokens int
+	tools         map[string]tool
+	toolDef       []sdk.Tool
+	met           *metrics
 }
 
-// New returns the agent service with the tools its Deps allow.
+// New returns the agent service with the tools its Deps allow, or an error
+// naming each missing required dependency.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Models == nil {
-		return nil, errors.New("agent: Store and Models are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("agent: Deps.Store is required"))
 	}
-	if d.Plans == nil {
-		d.Plans = plans.New(nil)
+	if d.Quota == nil {
+		missing = append(missing, errors.New("agent: Deps.Quota is required"))
 	}
-	if d.ContextTokens <= 0 {
-		d.ContextTokens = DefaultContextTokens
+	if d.Models == nil {
+		missing = append(missing, errors.New("agent: Deps.Models is required"))
+	}
+	if err := errors.Join(missing...); err != nil {
+		return nil, err
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}
-	d.Logger = d.Logger.Named("agent")
+	if d.Plans == nil {
+		d.Plans = plans.New(nil)
+	}
 	if d.Now == nil {
 		d.Now = time.Now
+	}
+	if d.ContextTokens <= 0 {
+		d.ContextTokens = DefaultContextTokens
+	}
+	if d.FineTune == nil {
+		ft, err := finetune.New(finetune.Deps{Store: d.Store, Logger: d.Logger})
+		if err != nil {
+			return nil, err
+		}
+		d.FineTune = ft
 	}
 	met, err := newMetrics(d.Registerer)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{Deps: d, met: met}
+	log := d.Logger.Named("agent")
+	s := &Service{
+		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
+		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, voices: d.Voices, images: d.Images,
+		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
+		contextTokens: d.ContextTokens, met: met,
+	}
 	s.tools, s.toolDef = s.registerTools()
 	return s, nil
 }
@@ -185,56 +215,128 @@ func (s *Service) ToolNames() []string {
 	return out
 }
 
-func (s *Service) month() string { return s.Now().UTC().Format("2006-01") }
+// ChatSession is one of a user's personal chat sessions. Times are epoch
+// milliseconds.
+type ChatSession struct {
+	ID, Title, Model     string
+	MessageCount         int64
+	CreatedAt, UpdatedAt int64
+	// TrainingOptIn: the owner lets the workspace's fine-tuning jobs
+	// train on the session's up-rated exchanges.
+	TrainingOptIn bool
+}
+
+// Block is one ordered piece of a session: a text, a tool call, a tool
+// result or a proposal (Role and Type), with its latest feedback.
+type Block struct {
+	ID, Role, Type string
+	// Content is a JSON value (a string for texts).
+	Content         string
+	Model, ToolName *string
+	ToolCallID      *string
+	Action, Args    *string
+	ConfirmToken    *string
+	CreatedAt       int64
+	Feedback        *BlockFeedback
+}
+
+// BlockFeedback is a block's latest rating.
+type BlockFeedback struct {
+	Rating  string
+	Comment *string
+}
+
+func sessionOf(c store.ChatSession) ChatSession {
+	return ChatSession{ID: c.ID, Title: c.Title, Model: c.Model, MessageCount: c.MessageCount, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		TrainingOptIn: c.TrainingOptIn}
+}
+
+func blocksOf(rows []store.ChatBlock) []Block {
+	out := make([]Block, len(rows))
+	for i, b := range rows {
+		out[i] = Block{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
+			Action: b.Action, Args: b.Args, ConfirmToken: b.ConfirmToken, CreatedAt: b.CreatedAt}
+		if f := b.Feedback; f != nil {
+			out[i].Feedback = &BlockFeedback{Rating: f.Rating, Comment: f.Comment}
+		}
+	}
+	return out
+}
+
+func blockRows(blocks []Block) []store.ChatBlock {
+	out := make([]store.ChatBlock, len(blocks))
+	for i, b := range blocks {
+		out[i] = store.ChatBlock{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
+			Action: b.Action, Args: b.Args, ConfirmToken: b.ConfirmToken, CreatedAt: b.CreatedAt}
+	}
+	return out
+}
+
+// appendBlocks stores a turn's new blocks at the end of the session and
+// returns them as stored (times set).
+func (s *Service) appendBlocks(ctx context.Context, p auth.Principal, sessionID, title, model string, blocks []Block) ([]Block, error) {
+	rows := blockRows(blocks)
+	err := s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
+	return blocksOf(rows), err
+}
 
 // ListSessions returns a page of the caller's own sessions and their total.
-func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]store.ChatSession, int, error) {
+func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) ([]ChatSession, int, error) {
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	return s.Store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	rows, total, err := s.store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ChatSession, len(rows))
+	for i, c := range rows {
+		out[i] = sessionOf(c)
+	}
+	return out, total, nil
 }
 
 // LatestSession returns the caller's most recent session (nil when none)
 // and a page of its blocks, newest first.
-func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int) (*store.ChatSession, []store.ChatBlock, error) {
+func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int) (*ChatSession, []Block, error) {
 	if skip < 0 {
 		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	c, err := s.Store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
+	c, err := s.store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
-	return &c, blocks, err
+	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	session := sessionOf(c)
+	return &session, blocksOf(blocks), err
 }
 
 // Session returns one of the caller's sessions and a page of its blocks.
 // Another user's session is reported like a missing one.
-func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip int) (store.ChatSession, []store.ChatBlock, error) {
+func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip int) (ChatSession, []Block, error) {
 	if skip < 0 {
-		return store.ChatSession{}, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
+		return ChatSession{}, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
 	c, err := s.ownSession(ctx, p, id)
 	if err != nil {
 		return c, nil, err
 	}
-	blocks, err := s.Store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
-	return c, blocks, err
+	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	return c, blocksOf(blocks), err
 }
 
-func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, error) {
+func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (ChatSession, error) {
 	if strings.TrimSpace(id) == "" {
-		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return c, apierr.NotFound("session %s not found", id)
+		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
-	return c, err
+	return sessionOf(c), err
 }
 
 func checkSessionID(id string) error {
@@ -250,37 +352,37 @@ func checkSessionID(id string) error {
 // CreateSession creates an empty session under a client-generated id. The
 // caller's own existing id answers that session again (created false), so
 // clients may retry; an id used by anyone else is 409.
-func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string) (store.ChatSession, bool, error) {
+func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string) (ChatSession, bool, error) {
 	if err := checkSessionID(id); err != nil {
-		return store.ChatSession{}, false, err
+		return ChatSession{}, false, err
 	}
-	if c, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
-		return c, false, nil
+	if c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
+		return sessionOf(c), false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return c, false, err
+		return ChatSession{}, false, err
 	}
 	c := store.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-	if err := s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
-		return c, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
+	if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+		return ChatSession{}, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
 	} else if err != nil {
-		return c, false, err
+		return ChatSession{}, false, err
 	}
-	return c, true, nil
+	return sessionOf(c), true, nil
 }
 
 // SetSessionTraining sets whether the workspace's fine-tuning jobs may
 // train on the up-rated exchanges of one of the caller's own sessions
 // (sessions are personal: another user's is 404, even a teammate's).
-func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id string, optIn bool) (store.ChatSession, error) {
+func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id string, optIn bool) (ChatSession, error) {
 	if strings.TrimSpace(id) == "" {
-		return store.ChatSession{}, apierr.Invalid("sessionId is required")
+		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	err := s.Store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
+	err := s.store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
 	if errors.Is(err, store.ErrNotFound) {
-		return store.ChatSession{}, apierr.NotFound("session %s not found", id)
+		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
 	if err != nil {
-		return store.ChatSession{}, err
+		return ChatSession{}, err
 	}
 	return s.ownSession(ctx, p, id)
 }
@@ -290,7 +392,7 @@ func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string
 	if strings.TrimSpace(id) == "" {
 		return apierr.Invalid("sessionId is required")
 	}
-	err := s.Store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	err := s.store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("session %s not found", id)
 	}

@@ -22,14 +22,14 @@ func TestSessionsPageTenAtATimeAndBlocksThree(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	for i := range 12 {
-		res := b.do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":"s-%02d"}`, i)).want(t, 201)
-		if res.body["sessionId"] != fmt.Sprintf("s-%02d", i) || res.body["session"].(map[string]any)["messageCount"] != float64(0) {
-			t.Fatalf("create: %s", res.raw)
+		res := b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":"s-%02d"}`, i)).Want(t, 201)
+		if res.Body["sessionId"] != fmt.Sprintf("s-%02d", i) || res.Body["session"].(map[string]any)["messageCount"] != float64(0) {
+			t.Fatalf("create: %s", res.Raw)
 		}
 	}
 	// Two messages in s-03 (4 blocks) make it the most recent.
-	b.chat(t, b.acme, `{"model":"gpt-4o","text":"first question","sessionId":"s-03"}`).want(t, 200)
-	b.chat(t, b.acme, `{"model":"gpt-4o","text":"second","sessionId":"s-03"}`).want(t, 200)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"first question","sessionId":"s-03"}`).Want(t, 200)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"second","sessionId":"s-03"}`).Want(t, 200)
 	calls := b.fake.calls()
 	var history []string
 	for _, m := range calls[len(calls)-1].Messages[1:] {
@@ -39,66 +39,66 @@ func TestSessionsPageTenAtATimeAndBlocksThree(t *testing.T) {
 		t.Fatalf("the session's history was not sent: %s", got)
 	}
 
-	page := b.do(t, "GET", "/v1/ai/chat/sessions", b.acme, "").want(t, 200)
-	list := page.body["chatHistory"].([]any)
-	if len(list) != 10 || page.body["total"] != float64(12) {
-		t.Fatalf("first page: %d sessions of %v", len(list), page.body["total"])
+	page := b.srv.Do(t, "GET", "/v1/ai/chat/sessions", b.acme, "").Want(t, 200)
+	list := page.Body["chatHistory"].([]any)
+	if len(list) != 10 || page.Body["total"] != float64(12) {
+		t.Fatalf("first page: %d sessions of %v", len(list), page.Body["total"])
 	}
 	first := list[0].(map[string]any)
 	if first["sessionId"] != "s-03" || first["title"] != "first question" || first["messageCount"] != float64(4) || first["model"] != "gpt-4o-2026-01-01" {
 		t.Fatalf("newest session first, with title and count: %v", first)
 	}
-	if rest := b.do(t, "GET", "/v1/ai/chat/sessions?skip=10", b.acme, "").want(t, 200); len(rest.body["chatHistory"].([]any)) != 2 {
-		t.Fatalf("second page: %s", rest.raw)
+	if rest := b.srv.Do(t, "GET", "/v1/ai/chat/sessions?skip=10", b.acme, "").Want(t, 200); len(rest.Body["chatHistory"].([]any)) != 2 {
+		t.Fatalf("second page: %s", rest.Raw)
 	}
 
-	latest := b.do(t, "GET", "/v1/ai/chat/session", b.acme, "").want(t, 200)
-	bs := blocks(t, latest.body["blocks"])
-	if latest.body["sessionId"] != "s-03" || len(bs) != 3 || bs[0]["content"] != "Hello world" || bs[1]["content"] != "second" {
-		t.Fatalf("latest session, 3 blocks newest first: %s", latest.raw)
+	latest := b.srv.Do(t, "GET", "/v1/ai/chat/session", b.acme, "").Want(t, 200)
+	bs := blocks(t, latest.Body["blocks"])
+	if latest.Body["sessionId"] != "s-03" || len(bs) != 3 || bs[0]["content"] != "Hello world" || bs[1]["content"] != "second" {
+		t.Fatalf("latest session, 3 blocks newest first: %s", latest.Raw)
 	}
-	more := b.do(t, "GET", "/v1/ai/chat/session/s-03?skip=3", b.acme, "").want(t, 200)
-	if bs := blocks(t, more.body["blocks"]); len(bs) != 1 || bs[0]["content"] != "first question" || more.body["session"].(map[string]any)["sessionId"] != "s-03" {
-		t.Fatalf("second block page: %s", more.raw)
+	more := b.srv.Do(t, "GET", "/v1/ai/chat/session/s-03?skip=3", b.acme, "").Want(t, 200)
+	if bs := blocks(t, more.Body["blocks"]); len(bs) != 1 || bs[0]["content"] != "first question" || more.Body["session"].(map[string]any)["sessionId"] != "s-03" {
+		t.Fatalf("second block page: %s", more.Raw)
 	}
-	none := b.do(t, "GET", "/v1/ai/chat/session", b.other, "").want(t, 200)
-	if v, ok := none.body["sessionId"]; !ok || v != nil || len(none.body["blocks"].([]any)) != 0 {
-		t.Fatalf("no session: %s", none.raw)
+	none := b.srv.Do(t, "GET", "/v1/ai/chat/session", b.other, "").Want(t, 200)
+	if v, ok := none.Body["sessionId"]; !ok || v != nil || len(none.Body["blocks"].([]any)) != 0 {
+		t.Fatalf("no session: %s", none.Raw)
 	}
 }
 
 func TestSessionsArePersonal(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.chat(t, b.acme, `{"model":"gpt-4o","text":"mine","sessionId":"private-1"}`).want(t, 200)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"mine","sessionId":"private-1"}`).Want(t, 200)
 	for _, key := range []string{b.mate, b.other} {
-		b.do(t, "GET", "/v1/ai/chat/session/private-1", key, "").want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/chat/session/private-1", key, "").want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/chat/chatSession/private-1", key, "").want(t, 404)
-		b.chat(t, key, `{"model":"gpt-4o","text":"let me in","sessionId":"private-1"}`).want(t, 404)
-		b.do(t, "POST", "/v1/ai/chat/session", key, `{"sessionId":"private-1"}`).want(t, 409)
-		if list := b.do(t, "GET", "/v1/ai/chat/sessions", key, "").want(t, 200); list.body["total"] != float64(0) {
-			t.Fatalf("a teammate sees sessions: %s", list.raw)
+		b.srv.Do(t, "GET", "/v1/ai/chat/session/private-1", key, "").Want(t, 404)
+		b.srv.Do(t, "DELETE", "/v1/ai/chat/session/private-1", key, "").Want(t, 404)
+		b.srv.Do(t, "DELETE", "/v1/ai/chat/chatSession/private-1", key, "").Want(t, 404)
+		b.chat(t, key, `{"model":"gpt-4o","text":"let me in","sessionId":"private-1"}`).Want(t, 404)
+		b.srv.Do(t, "POST", "/v1/ai/chat/session", key, `{"sessionId":"private-1"}`).Want(t, 409)
+		if list := b.srv.Do(t, "GET", "/v1/ai/chat/sessions", key, "").Want(t, 200); list.Body["total"] != float64(0) {
+			t.Fatalf("a teammate sees sessions: %s", list.Raw)
 		}
 	}
 	// The owner's own id answers the same session again.
-	again := b.do(t, "POST", "/v1/ai/chat/session", b.acme, `{"sessionId":"private-1"}`).want(t, 200)
-	if again.body["session"].(map[string]any)["messageCount"] != float64(2) {
-		t.Fatalf("create with an own id: %s", again.raw)
+	again := b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, `{"sessionId":"private-1"}`).Want(t, 200)
+	if again.Body["session"].(map[string]any)["messageCount"] != float64(2) {
+		t.Fatalf("create with an own id: %s", again.Raw)
 	}
-	got := b.do(t, "GET", "/v1/ai/chat/session/private-1", b.acme, "").want(t, 200)
-	if len(got.body["blocks"].([]any)) != 2 {
-		t.Fatalf("the teammate's attempts changed the session: %s", got.raw)
+	got := b.srv.Do(t, "GET", "/v1/ai/chat/session/private-1", b.acme, "").Want(t, 200)
+	if len(got.Body["blocks"].([]any)) != 2 {
+		t.Fatalf("the teammate's attempts changed the session: %s", got.Raw)
 	}
-	del := b.do(t, "DELETE", "/v1/ai/chat/session/private-1", b.acme, "").want(t, 200)
-	if del.body["sessionId"] != "private-1" {
-		t.Fatalf("delete: %s", del.raw)
+	del := b.srv.Do(t, "DELETE", "/v1/ai/chat/session/private-1", b.acme, "").Want(t, 200)
+	if del.Body["sessionId"] != "private-1" {
+		t.Fatalf("delete: %s", del.Raw)
 	}
-	b.do(t, "GET", "/v1/ai/chat/session/private-1", b.acme, "").want(t, 404)
-	b.do(t, "POST", "/v1/ai/chat/session", b.acme, `{"sessionId":"other-path"}`).want(t, 201)
-	b.do(t, "DELETE", "/v1/ai/chat/chatSession/other-path", b.acme, "").want(t, 200)
-	b.do(t, "GET", "/v1/ai/chat/session/other-path", b.acme, "").want(t, 404)
-	b.do(t, "POST", "/v1/ai/chat/session", b.acme, `{}`).want(t, 400)
+	b.srv.Do(t, "GET", "/v1/ai/chat/session/private-1", b.acme, "").Want(t, 404)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, `{"sessionId":"other-path"}`).Want(t, 201)
+	b.srv.Do(t, "DELETE", "/v1/ai/chat/chatSession/other-path", b.acme, "").Want(t, 200)
+	b.srv.Do(t, "GET", "/v1/ai/chat/session/other-path", b.acme, "").Want(t, 404)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, `{}`).Want(t, 400)
 }
 
 func TestTheConnectStreamDeliversDeltasInOrderThenDone(t *testing.T) {
@@ -227,19 +227,19 @@ func TestRESTStreamsServerSentEventsWhenAsked(t *testing.T) {
 func TestContextSummaryHasNullPartsWithoutData(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res := b.do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").want(t, 200)
-	d := data(t, res)
+	res := b.srv.Do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").Want(t, 200)
+	d := res.Data(t)
 	for _, k := range []string{"visibility", "traffic"} {
 		if v, ok := d[k]; !ok || v != nil {
 			t.Fatalf("%s: want null, got %v", k, v)
 		}
 	}
 	if d["workspace"].(map[string]any)["name"] != "acme" || d["credits"].(map[string]any)["used"] != float64(0) || d["schedules"].(map[string]any)["pending"] != float64(0) {
-		t.Fatalf("context: %s", res.raw)
+		t.Fatalf("context: %s", res.Raw)
 	}
 	b.aiVisits(t, 2)
-	b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Plain and warm.","name":"Warm"}`)
-	d = data(t, b.do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").want(t, 200))
+	b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Plain and warm.","name":"Warm"}`)
+	d = b.srv.Do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").Want(t, 200).Data(t)
 	tr := d["traffic"].(map[string]any)
 	if tr["aiVisits"] != float64(2) || tr["days"] != float64(30) || tr["topSources"].([]any)[0].(map[string]any)["source"] != "chatgpt" {
 		t.Fatalf("traffic: %v", tr)
@@ -249,32 +249,32 @@ func TestContextSummaryHasNullPartsWithoutData(t *testing.T) {
 func TestFeedbackIsStoredCountedAndScopedToTheWorkspace(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi","sessionId":"fb-1"}`).want(t, 200)
-	block := blocks(t, data(t, res)["blocks"])[1]["id"].(string)
-	fb := b.do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up","comment":"nice"}`, block)).want(t, 201)
-	if id, _ := fb.body["id"].(string); id == "" || fb.body["message"] == nil {
-		t.Fatalf("feedback: %s", fb.raw)
+	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi","sessionId":"fb-1"}`).Want(t, 200)
+	block := blocks(t, res.Data(t)["blocks"])[1]["id"].(string)
+	fb := b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up","comment":"nice"}`, block)).Want(t, 201)
+	if id, _ := fb.Body["id"].(string); id == "" || fb.Body["message"] == nil {
+		t.Fatalf("feedback: %s", fb.Raw)
 	}
-	got := b.do(t, "GET", "/v1/ai/chat/session/fb-1", b.acme, "").want(t, 200)
-	if f := blocks(t, got.body["blocks"])[0]["feedback"].(map[string]any); f["rating"] != "up" || f["comment"] != "nice" {
-		t.Fatalf("block feedback: %s", got.raw)
+	got := b.srv.Do(t, "GET", "/v1/ai/chat/session/fb-1", b.acme, "").Want(t, 200)
+	if f := blocks(t, got.Body["blocks"])[0]["feedback"].(map[string]any); f["rating"] != "up" || f["comment"] != "nice" {
+		t.Fatalf("block feedback: %s", got.Raw)
 	}
-	b.do(t, "POST", "/v1/ai/chat/feedback", b.other, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up"}`, block)).want(t, 404)
-	b.do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"meh"}`, block)).want(t, 400)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.other, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up"}`, block)).Want(t, 404)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"meh"}`, block)).Want(t, 400)
 	if n := b.feedbackCount(t, "chat_block", "up"); n != 1 {
 		t.Fatalf("herald_feedback_total{chat_block,up} = %v", n)
 	}
 
 	// An inline generation carries the id that rates it.
-	text := data(t, b.do(t, "POST", "/v1/ai/generate/text", b.acme, `{"model":"gpt-4o","text":"write"}`).want(t, 200))
+	text := b.srv.Do(t, "POST", "/v1/ai/generate/text", b.acme, `{"model":"gpt-4o","text":"write"}`).Want(t, 200).Data(t)
 	gen, _ := text["generationId"].(string)
 	if text["text"] != "Plain text." || gen == "" {
 		t.Fatalf("inline text without generationId: %v", text)
 	}
-	b.do(t, "POST", "/v1/ai/generate/feedback", b.acme, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).want(t, 201)
-	b.do(t, "POST", "/v1/ai/generate/feedback", b.other, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).want(t, 404)
-	b.do(t, "POST", "/v1/ai/generate/feedback", b.acme, `{"jobId":"nope","rating":"up"}`).want(t, 404)
-	b.do(t, "POST", "/v1/ai/generate/feedback", b.acme, `{"rating":"up"}`).want(t, 400)
+	b.srv.Do(t, "POST", "/v1/ai/generate/feedback", b.acme, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).Want(t, 201)
+	b.srv.Do(t, "POST", "/v1/ai/generate/feedback", b.other, fmt.Sprintf(`{"generationId":%q,"rating":"down"}`, gen)).Want(t, 404)
+	b.srv.Do(t, "POST", "/v1/ai/generate/feedback", b.acme, `{"jobId":"nope","rating":"up"}`).Want(t, 404)
+	b.srv.Do(t, "POST", "/v1/ai/generate/feedback", b.acme, `{"rating":"up"}`).Want(t, 400)
 	if n := b.feedbackCount(t, "generation", "down"); n != 1 {
 		t.Fatalf("herald_feedback_total{generation,down} = %v", n)
 	}
@@ -308,21 +308,21 @@ func (b *bundle) feedbackCount(t *testing.T, target, rating string) float64 {
 func TestFineTuningJobIsNullUntilOneExists(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	res := b.do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.acme, "").want(t, 200)
-	if v, ok := res.body["data"]; !ok || v != nil {
-		t.Fatalf("no job: %s", res.raw)
+	res := b.srv.Do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.acme, "").Want(t, 200)
+	if v, ok := res.Body["data"]; !ok || v != nil {
+		t.Fatalf("no job: %s", res.Raw)
 	}
 	ft := "ft:gpt-4o:acme"
 	if err := b.store.InsertFineTuningJob(context.Background(), &store.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai",
 		ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: &ft}); err != nil {
 		t.Fatal(err)
 	}
-	d := data(t, b.do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.acme, "").want(t, 200))
+	d := b.srv.Do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.acme, "").Want(t, 200).Data(t)
 	if d["status"] != "succeeded" || d["fineTunedModel"] != ft || d["finishedAt"] != nil || d["provider"] != "openai" {
 		t.Fatalf("job: %v", d)
 	}
-	if other := b.do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.other, "").want(t, 200); other.body["data"] != nil {
-		t.Fatalf("another workspace's job leaked: %s", other.raw)
+	if other := b.srv.Do(t, "GET", "/v1/ai/chat/getFineTuningJob", b.other, "").Want(t, 200); other.Body["data"] != nil {
+		t.Fatalf("another workspace's job leaked: %s", other.Raw)
 	}
 }
 

@@ -75,8 +75,8 @@ type Event struct {
 	// SessionID is set on every event (a new session's id included).
 	SessionID  string
 	TextDelta  string
-	ToolCall   *store.ChatBlock
-	ToolResult *store.ChatBlock
+	ToolCall   *Block
+	ToolResult *Block
 }
 
 // Emit receives a turn's events in order; an error ends the turn.
@@ -88,7 +88,7 @@ type Reply struct {
 	Text      string
 	Model     string
 	// Blocks are the blocks the turn added, oldest first.
-	Blocks []store.ChatBlock
+	Blocks []Block
 	Usage  sdk.Usage
 }
 
@@ -97,12 +97,12 @@ type turn struct {
 	p       auth.Principal
 	session string
 	model   string
-	blocks  []store.ChatBlock
+	blocks  []Block
 	emit    Emit
 	budget  *budget
 }
 
-func (t *turn) add(b store.ChatBlock) *store.ChatBlock {
+func (t *turn) add(b Block) *Block {
 	b.ID = store.NewID()
 	t.blocks = append(t.blocks, b)
 	return &t.blocks[len(t.blocks)-1]
@@ -114,75 +114,47 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	if emit == nil {
 		emit = func(Event) error { return nil }
 	}
-	models := slices.Sorted(slices.Values(s.Models.Models()))
+	models := slices.Sorted(slices.Values(s.models.Models()))
 	var target finetune.Target
 	tuned := false
 	if m.Confirm == "" {
 		var err error
-		if target, tuned, err = s.Tuned.Resolve(ctx, p.WorkspaceID, m.Model); err != nil {
+		if target, tuned, err = s.tuned.Resolve(ctx, p.WorkspaceID, m.Model); err != nil {
 			return Reply{}, err
 		}
 	}
 	if err := m.validate(models, tuned); err != nil {
 		return Reply{}, err
 	}
-	var chat chatFunc = s.Models.Chat
+	var chat chatFunc = s.models.Chat
 	if tuned {
 		chat = func(ctx context.Context, _ string, req sdk.ChatRequest, stream sdk.ChatStream) error {
-			return s.Tuned.Chat(ctx, target, req, stream)
+			return s.tuned.Chat(ctx, target, req, stream)
 		}
 	}
 	if m.Confirm != "" {
 		return s.confirm(ctx, p, *m.SessionID, m.Confirm)
 	}
 
-	// The session: the caller's own, or a new one (server id, or the
-	// client's id when nobody holds it); another user's id is 404.
-	sessionID, isNew := store.NewID(), true
-	if m.SessionID != nil {
-		sessionID = *m.SessionID
-		_, err := s.Store.GetChatSession(ctx, p.WorkspaceID, p.UserID, sessionID)
-		switch {
-		case err == nil:
-			isNew = false
-		case !errors.Is(err, store.ErrNotFound):
-			return Reply{}, err
-		default:
-			taken, err := s.Store.ChatSessionExists(ctx, sessionID)
-			if err != nil {
-				return Reply{}, err
-			}
-			if taken {
-				return Reply{}, apierr.NotFound("session %s not found", sessionID)
-			}
-		}
+	sessionID, isNew, err := s.sessionFor(ctx, p, m.SessionID)
+	if err != nil {
+		return Reply{}, err
 	}
 	bud, err := newBudget(m.Text)
 	if err != nil {
 		return Reply{}, err
 	}
-	var voice string
-	fetchedVoice := false
-	if m.BrandVoiceID != nil && *m.BrandVoiceID != "" {
-		if s.Voices == nil {
-			return Reply{}, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
-		}
-		v, err := s.Voices.Get(ctx, p, *m.BrandVoiceID)
+	voice, fetchedVoice, err := s.voiceFor(ctx, p, m.BrandVoiceID, bud.nonce)
+	if err != nil {
+		return Reply{}, err
+	}
+	var history []Block
+	if !isNew {
+		rows, err := s.store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
 		if err != nil {
 			return Reply{}, err
 		}
-		voice = v.Content
-		if v.Type == "website" || v.Type == "file" {
-			// A profile made from fetched pages: outside text.
-			voice, fetchedVoice = wrapVoice(bud.nonce, voice), true
-		}
-	}
-	var history []store.ChatBlock
-	if !isNew {
-		var err error
-		if history, err = s.Store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks); err != nil {
-			return Reply{}, err
-		}
+		history = blocksOf(rows)
 	}
 	summary, err := s.Summary(ctx, p)
 	if err != nil {
@@ -191,37 +163,84 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 
 	// One AI credit per message, reserved before the model runs and given
 	// back if the turn fails.
-	plan, _ := s.Plans.Get(p.Plan)
-	month := s.month()
-	if _, ok, err := s.Store.ReserveCredits(ctx, p.WorkspaceID, month, 1, plan.MonthlyAICredits); err != nil {
+	refund, err := s.quota.Reserve(ctx, p, 1)
+	if err != nil {
 		return Reply{}, err
-	} else if !ok {
-		return Reply{}, apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month", p.Plan, plan.MonthlyAICredits)
 	}
 	bud.tainted = fetchedVoice
 	reply, err := s.run(ctx, p, chat, m, sessionID, systemPrompt(summary, voice, s.ToolNames()), bud, history, emit)
 	if err == nil {
-		if isNew {
-			c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-			if err = s.Store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
-				err = apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
-			}
-		}
-		if err == nil {
-			err = s.Store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title(m.Text), reply.Model, reply.Blocks)
-			if errors.Is(err, store.ErrNotFound) {
-				err = apierr.NotFound("session %s was deleted while answering", sessionID)
-			}
-		}
+		reply.Blocks, err = s.save(ctx, p, sessionID, isNew, title(m.Text), reply)
 	}
 	if err != nil {
-		if rerr := s.Store.RefundCredits(context.WithoutCancel(ctx), p.WorkspaceID, month, 1); rerr != nil {
-			s.Logger.Error("refund AI credit", "workspace", p.WorkspaceID, "error", rerr)
-		}
+		refund()
 		return Reply{}, err
 	}
 	s.met.messages.Inc()
 	return reply, nil
+}
+
+// sessionFor is the session a message goes to: the caller's own, or a new
+// one (a server id, or the client's id when nobody holds it); another
+// user's id is 404.
+func (s *Service) sessionFor(ctx context.Context, p auth.Principal, id *string) (sessionID string, isNew bool, err error) {
+	if id == nil {
+		return store.NewID(), true, nil
+	}
+	_, err = s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
+	switch {
+	case err == nil:
+		return *id, false, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return "", false, err
+	}
+	taken, err := s.store.ChatSessionExists(ctx, *id)
+	if err != nil {
+		return "", false, err
+	}
+	if taken {
+		return "", false, apierr.NotFound("session %s not found", *id)
+	}
+	return *id, true, nil
+}
+
+// voiceFor is the brand voice a message asked for ("" when none), and
+// whether it was made from fetched pages (then it is wrapped as outside
+// text with the turn's nonce).
+func (s *Service) voiceFor(ctx context.Context, p auth.Principal, id *string, nonce string) (voice string, fetched bool, err error) {
+	if id == nil || *id == "" {
+		return "", false, nil
+	}
+	if s.voices == nil {
+		return "", false, apierr.Invalid("brandVoiceId: brand voices are not available on this host")
+	}
+	v, err := s.voices.Get(ctx, p, *id)
+	if err != nil {
+		return "", false, err
+	}
+	if v.Type == "website" || v.Type == "file" {
+		// A profile made from fetched pages: outside text.
+		return wrapVoice(nonce, v.Content), true, nil
+	}
+	return v.Content, false, nil
+}
+
+// save writes a turn: the new session when there was none, then every new
+// block in one append. It returns the blocks as stored.
+func (s *Service) save(ctx context.Context, p auth.Principal, sessionID string, isNew bool, title string, reply Reply) ([]Block, error) {
+	if isNew {
+		c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+		if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+			return nil, apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	blocks, err := s.appendBlocks(ctx, p, sessionID, title, reply.Model, reply.Blocks)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.NotFound("session %s was deleted while answering", sessionID)
+	}
+	return blocks, err
 }
 
 // chatFunc streams one model turn: Models.Chat, or the workspace's
@@ -229,15 +248,15 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 type chatFunc func(ctx context.Context, model string, req sdk.ChatRequest, stream sdk.ChatStream) error
 
 // run is the tool loop of one message.
-func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, bud *budget, history []store.ChatBlock, emit Emit) (Reply, error) {
+func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Message, sessionID, system string, bud *budget, history []Block, emit Emit) (Reply, error) {
 	outer := emit
 	emit = func(ev Event) error {
 		ev.SessionID = sessionID
 		return outer(ev)
 	}
 	t := &turn{p: p, session: sessionID, model: m.Model, emit: emit, budget: bud}
-	t.add(store.ChatBlock{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
-	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.ContextTokens)
+	t.add(Block{Role: RoleUser, Type: TypeText, Content: jsonString(m.Text)})
+	msgs := trimHistory(system+untrustedRule(bud.nonce), toMessages(history), s.contextTokens)
 	wrapHistory(msgs, bud.nonce)
 	bud.tainted = bud.tainted || taintedBy(msgs)
 	msgs = append(msgs, sdk.Message{Role: sdk.RoleUser, Content: m.Text})
@@ -271,11 +290,11 @@ func (s *Service) run(ctx context.Context, p auth.Principal, chat chatFunc, m Me
 		}
 		if len(calls) == 0 || req.Tools == nil {
 			reply.Text = text.String()
-			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(reply.Text), Model: &reply.Model})
+			t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(reply.Text), Model: &reply.Model})
 			break
 		}
 		if text.Len() > 0 {
-			t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
+			t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(text.String()), Model: &reply.Model})
 		}
 		asked := len(calls)
 		calls = s.capCalls(t, calls)
@@ -310,7 +329,7 @@ func (s *Service) capCalls(t *turn, calls []sdk.ToolCall) []sdk.ToolCall {
 		for _, c := range dropped {
 			s.met.toolCalls.WithLabelValues(c.Name, "dropped").Inc()
 		}
-		s.Logger.Warn("dropped tool calls over the turn's budget", "workspace", t.p.WorkspaceID, "asked", len(calls), "ran", keep)
+		s.log.Warn("dropped tool calls over the turn's budget", "workspace", t.p.WorkspaceID, "asked", len(calls), "ran", keep)
 	}
 	t.budget.calls += keep
 	return calls[:keep]
@@ -325,7 +344,7 @@ func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (str
 		args = "{}"
 	}
 	callContent, _ := json.Marshal(map[string]any{"name": name, "arguments": json.RawMessage(validJSON(args))})
-	cb := t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeToolCall, Content: string(callContent), ToolName: &name, ToolCallID: &id, Model: &t.model})
+	cb := t.add(Block{Role: RoleAssistant, Type: TypeToolCall, Content: string(callContent), ToolName: &name, ToolCallID: &id, Model: &t.model})
 	if err := t.emit(Event{ToolCall: cb}); err != nil {
 		return "", err
 	}
@@ -334,14 +353,14 @@ func (s *Service) callTool(ctx context.Context, t *turn, call sdk.ToolCall) (str
 	if terr != nil {
 		outcome = "error"
 		result = map[string]any{"error": toolErrorMessage(terr)}
-		s.Logger.Debug("tool failed", "tool", name, "workspace", t.p.WorkspaceID, "error", terr)
+		s.log.Debug("tool failed", "tool", name, "workspace", t.p.WorkspaceID, "error", terr)
 	}
 	s.met.toolCalls.WithLabelValues(name, outcome).Inc()
 	body, err := json.Marshal(result)
 	if err != nil {
 		body, _ = json.Marshal(map[string]any{"error": "the tool's result could not be encoded"})
 	}
-	rb := t.add(store.ChatBlock{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name, ToolCallID: &id})
+	rb := t.add(Block{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name, ToolCallID: &id})
 	if err := t.emit(Event{ToolResult: rb}); err != nil {
 		return "", err
 	}
@@ -392,6 +411,6 @@ func (s *Service) providerError(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("chat: %w", err)
 	}
-	s.Logger.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", generate.RedactKeys(se.Message))
+	s.log.Warn("provider call failed", "request_id", apierr.RequestID(ctx), "code", se.Code, "retryable", se.Retryable, "detail", generate.RedactKeys(se.Message))
 	return generate.TenantProviderError(ctx, se)
 }

@@ -2,15 +2,13 @@ package agent
 
 import (
 	"context"
-	"time"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -84,7 +82,7 @@ func replyProto(r Reply) *apiv1.ChatReply {
 	return out
 }
 
-func blocksProto(bs []store.ChatBlock) []*apiv1.ChatBlock {
+func blocksProto(bs []Block) []*apiv1.ChatBlock {
 	out := make([]*apiv1.ChatBlock, len(bs))
 	for i, b := range bs {
 		out[i] = blockProto(b)
@@ -92,13 +90,13 @@ func blocksProto(bs []store.ChatBlock) []*apiv1.ChatBlock {
 	return out
 }
 
-func blockProto(b store.ChatBlock) *apiv1.ChatBlock {
+func blockProto(b Block) *apiv1.ChatBlock {
 	content := &structpb.Value{}
 	if protojson.Unmarshal([]byte(b.Content), content) != nil {
 		content = structpb.NewStringValue(b.Content)
 	}
 	out := &apiv1.ChatBlock{Id: b.ID, Role: b.Role, Type: b.Type, Content: content, Model: b.Model, ToolName: b.ToolName,
-		CreatedAt: ms(b.CreatedAt), Action: b.Action, ConfirmToken: b.ConfirmToken}
+		CreatedAt: apiconv.Timestamp(b.CreatedAt), Action: b.Action, ConfirmToken: b.ConfirmToken}
 	if b.Args != nil {
 		args := &structpb.Struct{}
 		if protojson.Unmarshal([]byte(*b.Args), args) == nil {
@@ -111,10 +109,8 @@ func blockProto(b store.ChatBlock) *apiv1.ChatBlock {
 	return out
 }
 
-func ms(v int64) *timestamppb.Timestamp { return timestamppb.New(time.UnixMilli(v)) }
-
-func sessionProto(c store.ChatSession) *apiv1.ChatSession {
-	return &apiv1.ChatSession{SessionId: c.ID, Title: c.Title, Model: c.Model, CreatedAt: ms(c.CreatedAt), UpdatedAt: ms(c.UpdatedAt), MessageCount: c.MessageCount,
+func sessionProto(c ChatSession) *apiv1.ChatSession {
+	return &apiv1.ChatSession{SessionId: c.ID, Title: c.Title, Model: c.Model, CreatedAt: apiconv.Timestamp(c.CreatedAt), UpdatedAt: apiconv.Timestamp(c.UpdatedAt), MessageCount: c.MessageCount,
 		TrainingOptIn: c.TrainingOptIn}
 }
 
@@ -156,7 +152,7 @@ func (h *Handler) GetAssistantContext(ctx context.Context, req *connect.Request[
 		data.BrandVoices = append(data.BrandVoices, &apiv1.ContextVoice{Id: v.ID, Name: v.Name, Type: v.Type})
 	}
 	if v := sum.Visibility; v != nil {
-		data.Visibility = &apiv1.ContextVisibility{Score: v.Score, ShareOfVoice: v.ShareOfVoice, Understanding: v.Understanding, CreatedAt: ms(v.CreatedAt)}
+		data.Visibility = &apiv1.ContextVisibility{Score: v.Score, ShareOfVoice: v.ShareOfVoice, Understanding: v.Understanding, CreatedAt: apiconv.Timestamp(v.CreatedAt)}
 	}
 	if t := sum.Traffic; t != nil {
 		data.Traffic = &apiv1.ContextTraffic{Days: t.Days, AiVisits: t.AIVisits, TopSources: []*apiv1.ContextTrafficSource{}}
@@ -261,7 +257,7 @@ func (h *Handler) SubmitChatFeedback(ctx context.Context, req *connect.Request[a
 		return nil, err
 	}
 	m := req.Msg
-	id, err := h.svc.ChatFeedback(ctx, p, FeedbackInput{SessionID: m.SessionId, BlockID: m.BlockId, Rating: m.Rating, Comment: m.Comment})
+	id, err := h.svc.ChatFeedback(ctx, p, ChatFeedbackInput{SessionID: m.SessionId, BlockID: m.BlockId, FeedbackInput: FeedbackInput{Rating: m.Rating, Comment: m.Comment}})
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +271,7 @@ func (h *Handler) SubmitGenerationFeedback(ctx context.Context, req *connect.Req
 		return nil, err
 	}
 	m := req.Msg
-	id, err := h.svc.GenerationFeedback(ctx, p, FeedbackInput{JobID: m.GetJobId(), GenerationID: m.GetGenerationId(), Rating: m.Rating, Comment: m.Comment})
+	id, err := h.svc.GenerationFeedback(ctx, p, GenerationFeedbackInput{JobID: m.GetJobId(), GenerationID: m.GetGenerationId(), FeedbackInput: FeedbackInput{Rating: m.Rating, Comment: m.Comment}})
 	if err != nil {
 		return nil, err
 	}
@@ -296,9 +292,9 @@ func (h *Handler) GetFineTuningJob(ctx context.Context, req *connect.Request[api
 	if j != nil {
 		out.Message = "Fine-tuning job fetched"
 		out.Data = &apiv1.FineTuningJob{Id: j.ID, Provider: j.Provider, BaseModel: j.BaseModel, Status: j.Status,
-			FineTunedModel: j.FineTunedModel, CreatedAt: ms(j.CreatedAt), Error: j.Error}
+			FineTunedModel: j.FineTunedModel, CreatedAt: apiconv.Timestamp(j.CreatedAt), Error: j.Error}
 		if j.FinishedAt != nil {
-			out.Data.FinishedAt = ms(*j.FinishedAt)
+			out.Data.FinishedAt = apiconv.Timestamp(*j.FinishedAt)
 		}
 	}
 	return connect.NewResponse(out), nil

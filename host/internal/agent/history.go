@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -14,7 +13,7 @@ import (
 // each tool result answers its call. Proposals are for the user only, and
 // results without a call (confirmations) would be refused by providers, so
 // both are left out.
-func toMessages(blocks []store.ChatBlock) []sdk.Message {
+func toMessages(blocks []Block) []sdk.Message {
 	var out []sdk.Message
 	calls := map[string]bool{}
 	for _, b := range blocks {

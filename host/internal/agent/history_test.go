@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -12,7 +11,7 @@ func ptr(s string) *string { return &s }
 
 func TestHistoryGroupsToolCallsWithTheirAssistantMessage(t *testing.T) {
 	t.Parallel()
-	blocks := []store.ChatBlock{
+	blocks := []Block{
 		{Role: RoleUser, Type: TypeText, Content: `"how is traffic?"`},
 		{Role: RoleAssistant, Type: TypeText, Content: `"Let me look."`},
 		{Role: RoleAssistant, Type: TypeToolCall, Content: `{"name":"get_ai_traffic_stats","arguments":{"days":7}}`, ToolName: ptr("get_ai_traffic_stats"), ToolCallID: ptr("c1")},

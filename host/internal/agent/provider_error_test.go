@@ -7,10 +7,13 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -51,7 +54,7 @@ func TestProviderFailuresGetTheGenericMessageEveryRouteGives(t *testing.T) {
 		{&sdk.Error{Code: sdk.CodeUnavailable, Message: "OPENAI upstream 502 at 10.0.0.7:443"}, connect.CodeUnavailable,
 			"the provider failed; retry later (request id req-123)"},
 	} {
-		svc, err := agent.New(agent.Deps{Store: st, Models: failingModels{tc.err}})
+		svc, err := agent.New(agent.Deps{Store: st, Quota: quota.New(st, config.Limits{}).Follow(plans.New(nil)), Models: failingModels{tc.err}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,24 +2,21 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/destination"
+	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -42,8 +39,12 @@ func destinations(t testing.TB) *pluginhost.Manager { return pluginhosttest.Mana
 // to a fake OpenAI server. Keys: acme (business) with a teammate, pro (plan
 // pro, no scheduler API access) and other (another workspace).
 type bundle struct {
+	srv                    *apitest.Server
 	url                    string
 	store                  *store.Store
+	quota                  *quota.Checker
+	plans                  *plans.Table
+	tune                   *finetune.Service
 	fake                   *fakeOpenAI
 	svc                    *agent.Service
 	traffic                *traffic.Service
@@ -65,7 +66,8 @@ func setup(t *testing.T, opts ...options) *bundle {
 	}
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	b := &bundle{store: st, fake: newFakeOpenAI(t), registry: prometheus.NewRegistry()}
+	b := &bundle{store: st, fake: newFakeOpenAI(t), registry: prometheus.NewRegistry(), plans: plans.New(nil)}
+	b.quota = quota.New(st, config.Limits{}).Follow(b.plans)
 	var err error
 	for _, k := range []struct {
 		key             *string
@@ -109,7 +111,11 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps := agent.Deps{Store: st, Models: models, Traffic: b.traffic, Scheduler: sched, Voices: voices, Registerer: b.registry}
+	if b.tune, err = finetune.New(finetune.Deps{Store: st}); err != nil {
+		t.Fatal(err)
+	}
+	deps := agent.Deps{Store: st, Quota: b.quota, Plans: b.plans, Models: models, Traffic: b.traffic, Scheduler: sched, Voices: voices,
+		FineTune: b.tune, Registerer: b.registry}
 	if opt.images {
 		deps.Images = gen
 	}
@@ -117,63 +123,19 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, "jwt-secret"), Registry: b.registry, MaxBodyBytes: 1 << 20,
+	b.srv = apitest.Start(t, api.Deps{
+		Store: st, Registry: b.registry, MaxBodyBytes: 1 << 20,
 		Voices: voice.NewHandler(voices), Jobs: jobs.NewAPIHandler(b.queue), Scheduler: schedule.NewHandler(sched), Agent: agent.NewHandler(b.svc),
 		Generate: generate.NewHandler(gen),
-	}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	})
+	b.url = b.srv.URL
 	return b
 }
 
-type response struct {
-	status int
-	body   map[string]any
-	raw    string
-}
-
-func (b *bundle) do(t testing.TB, method, path, key, body string) response {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, b.url+path, r)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("api-key", key)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, raw: string(raw)}
-	json.Unmarshal(raw, &out.body)
-	return out
-}
-
-func (r response) want(t testing.TB, status int) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
-	}
-	return r
-}
-
 // chat sends one agent message and returns the response.
-func (b *bundle) chat(t testing.TB, key, body string) response {
+func (b *bundle) chat(t testing.TB, key, body string) apitest.Response {
 	t.Helper()
-	return b.do(t, "POST", "/v1/ai/generate/chat", key, body)
-}
-
-func data(t testing.TB, r response) map[string]any {
-	t.Helper()
-	d, ok := r.body["data"].(map[string]any)
-	if !ok {
-		t.Fatalf("no data: %s", r.raw)
-	}
-	return d
+	return b.srv.Do(t, "POST", "/v1/ai/generate/chat", key, body)
 }
 
 func blocks(t testing.TB, v any) []map[string]any {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/schedule"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -62,32 +61,32 @@ func str(desc string) map[string]any { return map[string]any{"type": "string", "
 // a feature that is not wired has no tool.
 func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 	var list []tool
-	if s.Visibility != nil {
+	if s.visibility != nil {
 		list = append(list, tool{sdk.Tool{Name: "get_visibility_report", Description: "The workspace's latest AI visibility report: score, share of voice, understanding. Says 'none yet' when no report exists.",
 			Parameters: object(map[string]any{})}, s.toolVisibility})
 	}
-	if s.Traffic != nil {
+	if s.traffic != nil {
 		list = append(list, tool{sdk.Tool{Name: "get_ai_traffic_stats", Description: "AI assistant traffic to the workspace's site over the last N days: totals, visits per AI source, top pages, crawler hits.",
 			Parameters: object(map[string]any{"days": map[string]any{"type": "integer", "minimum": 1, "maximum": traffic.MaxDays, "description": "lookback in days (default 30)"}})}, s.toolTraffic})
 	}
-	if s.Scheduler != nil {
+	if s.scheduler != nil {
 		list = append(list, tool{sdk.Tool{Name: "list_schedules", Description: "The workspace's scheduled posts, newest first, 20 per page.",
 			Parameters: object(map[string]any{"skip": map[string]any{"type": "integer", "minimum": 0}})}, s.toolListSchedules})
 	}
-	if s.Voices != nil {
+	if s.voices != nil {
 		list = append(list, tool{sdk.Tool{Name: "list_brand_voices", Description: "The brand voices the user can use (id, name, type).",
 			Parameters: object(map[string]any{})}, s.toolVoices})
 	}
-	if s.SEOScore != nil {
+	if s.seoScore != nil {
 		list = append(list, tool{sdk.Tool{Name: "calculate_seo_score", Description: "Scores a draft's SEO for a keyword.",
 			Parameters: object(map[string]any{"title": str("page title"), "content": str("the text to score"), "keyword": str("target keyword")}, "content")}, s.toolSEO})
 	}
-	if s.Images != nil {
+	if s.images != nil {
 		list = append(list, tool{sdk.Tool{Name: "generate_image", Description: "Generates and hosts one image (costs one AI credit) when the user asked for it; otherwise proposes it and the user confirms. Returns its URL or the proposal.",
 			Parameters: object(map[string]any{"prompt": str("what to draw"), "purpose": str("blog, linkedin, square or portrait"),
 				"size": str("1024x1024, 1536x1024, 1024x1536 or auto"), "quality": str("low, medium, high or auto")}, "prompt")}, s.toolImage})
 	}
-	if s.Scheduler != nil {
+	if s.scheduler != nil {
 		list = append(list, tool{sdk.Tool{Name: "schedule_content", Description: "Proposes to schedule a post; the user must confirm before anything is scheduled.",
 			Parameters: object(map[string]any{"exportTo": str("destination, such as webhook or wordpress"), "title": str("post title"), "text": str("short text"),
 				"content": str("post body"), "whenToExport": str("ISO-8601 time, such as 2030-01-02T15:04:05Z"), "webhookId": str("saved webhook id when exportTo is webhook"),
@@ -111,7 +110,7 @@ func (s *Service) runTool(ctx context.Context, t *turn, name string, args json.R
 }
 
 func (s *Service) toolVisibility(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
-	v, err := s.Visibility(ctx, t.p)
+	v, err := s.visibility(ctx, t.p)
 	if err != nil {
 		return nil, err
 	}
@@ -119,8 +118,8 @@ func (s *Service) toolVisibility(ctx context.Context, t *turn, args json.RawMess
 		return map[string]any{"report": "none yet"}, nil
 	}
 	out := map[string]any{"score": v.Score, "shareOfVoice": v.ShareOfVoice, "understanding": v.Understanding, "createdAt": v.CreatedAt}
-	if v.Report != nil {
-		out["report"] = v.Report
+	if v.Detail != nil {
+		out["report"] = v.Detail
 	}
 	return out, nil
 }
@@ -132,7 +131,7 @@ func (s *Service) toolTraffic(ctx context.Context, t *turn, args json.RawMessage
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	r, err := s.Traffic.Stats(ctx, t.p, traffic.StatsQuery{Days: a.Days})
+	r, err := s.traffic.Stats(ctx, t.p, traffic.StatsQuery{Days: a.Days})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +177,7 @@ func (s *Service) toolListSchedules(ctx context.Context, t *turn, args json.RawM
 	if err := decodeArgs(args, &a); err != nil {
 		return nil, err
 	}
-	list, total, err := s.Scheduler.List(ctx, t.p, a.Skip)
+	list, total, err := s.scheduler.List(ctx, t.p, a.Skip)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +193,7 @@ func (s *Service) toolListSchedules(ctx context.Context, t *turn, args json.RawM
 }
 
 func (s *Service) toolVoices(ctx context.Context, t *turn, args json.RawMessage) (any, error) {
-	list, err := s.Voices.List(ctx, t.p)
+	list, err := s.voices.List(ctx, t.p)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +212,7 @@ func (s *Service) toolSEO(ctx context.Context, t *turn, args json.RawMessage) (a
 	if strings.TrimSpace(a.Content) == "" {
 		return nil, badArgs("content is required")
 	}
-	return s.SEOScore(ctx, t.p, a)
+	return s.seoScore(ctx, t.p, a)
 }
 
 // imageArgs are generate_image's arguments.
@@ -252,7 +251,7 @@ func (s *Service) toolImage(ctx context.Context, t *turn, args json.RawMessage) 
 		return map[string]any{"status": "proposed", "proposal": summary,
 			"note": "No image was generated and no credit spent: the user sees a proposal and must confirm it."}, nil
 	}
-	img, err := s.Images.GenerateImage(ctx, t.p, a.input())
+	img, err := s.images.GenerateImage(ctx, t.p, a.input())
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +266,7 @@ func propose(t *turn, action, summary, args string) error {
 		return err
 	}
 	token := "ct_" + hex.EncodeToString(raw[:])
-	t.add(store.ChatBlock{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &args, ConfirmToken: &token})
+	t.add(Block{Role: RoleAssistant, Type: TypeProposal, Content: jsonString(summary), Action: &action, Args: &args, ConfirmToken: &token})
 	return nil
 }
 
@@ -292,7 +291,7 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	}
 	// The scheduler's own checks, with its messages; the rest (plan,
 	// credentials, the destination's Validate) runs at confirmation.
-	if err := s.Scheduler.Check(schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
+	if err := s.scheduler.Check(schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
 		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID}); err != nil {
 		return nil, err
 	}

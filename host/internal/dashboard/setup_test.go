@@ -129,7 +129,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})
 	must(err)
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
+		Store: st, Quota: quota.New(st, config.Limits{}).Follow(planTable), Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
 		Voices: voices, Images: generator, Registerer: prometheus.NewRegistry(), Logger: hclog.NewNullLogger(),
 	})
 	must(err)

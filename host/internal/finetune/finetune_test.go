@@ -3,6 +3,7 @@ package finetune_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -88,11 +89,32 @@ func TestFtNamesOnlyTheCallersWorkspaceNewestFinishedModel(t *testing.T) {
 	})
 }
 
-// trainer answers a training file of n examples.
-type trainer struct{ n int }
-
-func (tr trainer) TrainingFile(context.Context, string, string) ([]byte, int, error) {
-	return []byte("{\"messages\":[]}\n"), tr.n, nil
+// upRated stores n exchanges of the workspace rated up, in a session its
+// owner opted in to training.
+func upRated(t *testing.T, st *store.Store, ws store.Workspace, n int) {
+	t.Helper()
+	ctx := context.Background()
+	_, user, err := st.EnsureWorkspaceUser(ctx, ws.Name, "business", "owner@"+ws.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := store.ChatSession{WorkspaceID: ws.ID, UserID: user.ID, TrainingOptIn: true}
+	if err := st.CreateChatSession(ctx, &c); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		blocks := []store.ChatBlock{
+			{Role: "user", Type: "text", Content: fmt.Sprintf("%q", fmt.Sprint("question ", i))},
+			{Role: "assistant", Type: "text", Content: fmt.Sprintf("%q", fmt.Sprint("answer ", i))},
+		}
+		if err := st.AppendChatBlocks(ctx, ws.ID, user.ID, c.ID, "training", "gpt-4o", blocks); err != nil {
+			t.Fatal(err)
+		}
+		f := store.Feedback{WorkspaceID: ws.ID, UserID: user.ID, TargetKind: store.FeedbackChatBlock, TargetID: blocks[1].ID, Rating: "up"}
+		if err := st.InsertFeedback(ctx, &f); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // plugins records fine-tuning calls.
@@ -117,9 +139,14 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	ctx := context.Background()
 	acme := workspace(t, st, "Acme Corp")
 	pl := &plugins{job: sdk.FineTuneJob{ID: "ftjob-1", Status: sdk.FineTuneValidatingFiles}}
+	svc, err := finetune.New(finetune.Deps{Store: st, Plugins: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
 	in := finetune.StartInput{WorkspaceID: acme.ID, WorkspaceName: acme.Name, Model: "gpt-4o-mini"}
 
-	_, err := finetune.Start(ctx, st, trainer{n: finetune.MinExamples - 1}, pl, in)
+	upRated(t, st, acme, finetune.MinExamples-1)
+	_, err = svc.Start(ctx, in)
 	var few *finetune.TooFewExamplesError
 	if !errors.As(err, &few) || few.Have != 9 || len(pl.started) != 0 {
 		t.Fatalf("9 examples: %v after %d starts, want TooFewExamplesError and nothing started", err, len(pl.started))
@@ -128,7 +155,8 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 		t.Fatalf("a refused start stored a job: %v", err)
 	}
 
-	j, err := finetune.Start(ctx, st, trainer{n: finetune.MinExamples}, pl, in)
+	upRated(t, st, acme, 1)
+	j, err := svc.Start(ctx, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +169,7 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	}
 
 	pl.err = &sdk.Error{Code: sdk.CodeRateLimited, Message: "slow down"}
-	if _, err := finetune.Start(ctx, st, trainer{n: 20}, pl, in); sdk.ErrorCode(err) != sdk.CodeRateLimited {
+	if _, err := svc.Start(ctx, in); sdk.ErrorCode(err) != sdk.CodeRateLimited {
 		t.Errorf("a failing provider: %v", err)
 	}
 	if latest, _ := st.LatestFineTuningJob(ctx, acme.ID); latest.ID != j.ID {
@@ -149,18 +177,31 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	}
 }
 
-func TestStatusFuncCopiesTheProvidersState(t *testing.T) {
+func TestLatestRefreshesAnUnfinishedJobFromItsProvider(t *testing.T) {
 	t.Parallel()
+	st := storetest.SQLite(t)
+	ctx := context.Background()
+	acme := workspace(t, st, "acme")
 	done := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	pl := &plugins{job: sdk.FineTuneJob{ID: "ftjob-1", Status: sdk.FineTuneSucceeded, FineTunedModel: "ft:m:acme::1", FinishedAt: done}}
-	status := finetune.StatusFunc(pl)
-	in := store.FineTuningJob{ID: "j", WorkspaceID: "w", Provider: "openai", ProviderJobID: "ftjob-1", Status: "running", CreatedAt: 5}
-	got, err := status(context.Background(), in)
+	pl := &plugins{err: errors.New("down")}
+	svc, err := finetune.New(finetune.Deps{Store: st, Plugins: pl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, err := svc.Latest(ctx, acme.ID); j != nil || err != nil {
+		t.Fatalf("no job yet: %+v %v", j, err)
+	}
+	insertJob(t, st, store.FineTuningJob{ID: "j", WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 5})
+	if j, err := svc.Latest(ctx, acme.ID); err != nil || j == nil || j.Status != "running" {
+		t.Fatalf("a failing provider: %+v %v, want the stored status", j, err)
+	}
+	pl.err = nil
+	pl.job = sdk.FineTuneJob{ID: "ftjob-1", Status: sdk.FineTuneSucceeded, FineTunedModel: "ft:m:acme::1", FinishedAt: done}
+	got, err := svc.Latest(ctx, acme.ID)
 	if err != nil || got.Status != "succeeded" || got.FineTunedModel == nil || got.FinishedAt == nil || *got.FineTunedModel != "ft:m:acme::1" || *got.FinishedAt != done.UnixMilli() || got.ID != "j" || got.CreatedAt != 5 {
 		t.Errorf("refreshed = %+v (%v)", got, err)
 	}
-	pl.err = errors.New("down")
-	if _, err := status(context.Background(), in); err == nil {
-		t.Error("a failing provider refreshed the job")
+	if stored, _ := st.LatestFineTuningJob(ctx, acme.ID); stored.Status != "succeeded" {
+		t.Errorf("the refreshed state was not stored: %+v", stored)
 	}
 }

@@ -1,9 +1,3 @@
-// Package finetune is the host side of fine-tuning: it starts a workspace's
-// job through a provider plugin (Start, for `herald finetune start`),
-// refreshes a job's state from the provider (StatusFunc, for the agent's
-// getFineTuningJob route) and routes the model name ft:<workspace name> of
-// a workspace to its newest fine-tuned model (Resolver, shared by the
-// generation and the agent chat paths).
 package finetune
 
 import (

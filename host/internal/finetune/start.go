@@ -2,11 +2,10 @@ package finetune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/pluginhost"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -19,21 +18,17 @@ const MinExamples = 10
 // in one gRPC message, capped at sdk.MaxMessageBytes (32 MiB).
 const MaxTrainingFileBytes = sdk.MaxMessageBytes - 1<<20
 
-// Trainer builds a workspace's training file (*agent.Service).
-type Trainer interface {
-	TrainingFile(ctx context.Context, workspaceID, voice string) ([]byte, int, error)
-}
-
-// Plugins starts and reads jobs at provider plugins (*pluginhost.Manager).
-type Plugins interface {
-	StartFineTune(ctx context.Context, model string, req sdk.FineTuneRequest) (pluginhost.FineTuneStart, error)
-	GetFineTune(ctx context.Context, provider, id string) (sdk.FineTuneJob, error)
-}
-
 // StartInput names the workspace, the configured model (or alias) to
 // fine-tune and the voice used as the examples' system message.
 type StartInput struct {
 	WorkspaceID, WorkspaceName, Model, Voice string
+}
+
+func (in StartInput) validate() error {
+	if in.WorkspaceID == "" || in.Model == "" {
+		return errors.New("a workspace and a model are required")
+	}
+	return nil
 }
 
 // TooFewExamplesError refuses a job before anything is uploaded.
@@ -50,47 +45,41 @@ func (e *TooFewExamplesError) Error() string {
 // Start builds the workspace's training file, starts a job of in.Model
 // through its provider plugin and stores the job as the workspace's latest.
 // Nothing is uploaded or stored when the file has too few examples.
-func Start(ctx context.Context, st *store.Store, tr Trainer, pl Plugins, in StartInput) (store.FineTuningJob, error) {
-	file, n, err := tr.TrainingFile(ctx, in.WorkspaceID, in.Voice)
+func (s *Service) Start(ctx context.Context, in StartInput) (Job, error) {
+	if err := in.validate(); err != nil {
+		return Job{}, err
+	}
+	if s.plugins == nil {
+		return Job{}, errors.New("no provider plugins to fine-tune with")
+	}
+	file, n, err := s.TrainingFile(ctx, in.WorkspaceID, in.Voice)
 	if err != nil {
-		return store.FineTuningJob{}, fmt.Errorf("build training file: %w", err)
+		return Job{}, fmt.Errorf("build training file: %w", err)
 	}
 	if n < MinExamples {
-		return store.FineTuningJob{}, &TooFewExamplesError{Workspace: in.WorkspaceName, Have: n}
+		return Job{}, &TooFewExamplesError{Workspace: in.WorkspaceName, Have: n}
 	}
 	if len(file) > MaxTrainingFileBytes {
-		return store.FineTuningJob{}, fmt.Errorf("the training file of workspace %q is %d bytes; the limit is %d", in.WorkspaceName, len(file), MaxTrainingFileBytes)
+		return Job{}, fmt.Errorf("the training file of workspace %q is %d bytes; the limit is %d", in.WorkspaceName, len(file), MaxTrainingFileBytes)
 	}
-	started, err := pl.StartFineTune(ctx, in.Model, sdk.FineTuneRequest{BaseModel: in.Model, TrainingFile: file, Suffix: suffix(in.WorkspaceName)})
+	started, err := s.plugins.StartFineTune(ctx, in.Model, sdk.FineTuneRequest{BaseModel: in.Model, TrainingFile: file, Suffix: suffix(in.WorkspaceName)})
 	if err != nil {
-		return store.FineTuningJob{}, fmt.Errorf("start fine-tuning of %s: %w", in.Model, err)
+		return Job{}, fmt.Errorf("start fine-tuning of %s: %w", in.Model, err)
 	}
-	j := apply(store.FineTuningJob{
+	row := apply(Job{
 		WorkspaceID: in.WorkspaceID, Provider: started.Provider, ProviderJobID: started.Job.ID,
 		BaseModel: started.BaseModel, Status: sdk.FineTuneQueued,
-	}, started.Job)
-	if err := st.InsertFineTuningJob(ctx, &j); err != nil {
+	}, started.Job).row()
+	if err := s.store.InsertFineTuningJob(ctx, &row); err != nil {
 		// The job runs at the provider anyway; say which, so the operator
 		// can find it.
-		return store.FineTuningJob{}, fmt.Errorf("provider %s started job %s but storing it failed: %w", started.Provider, started.Job.ID, err)
+		return Job{}, fmt.Errorf("provider %s started job %s but storing it failed: %w", started.Provider, started.Job.ID, err)
 	}
-	return j, nil
-}
-
-// StatusFunc returns the agent's FineTuneStatus hook: it asks the job's
-// provider plugin for its state.
-func StatusFunc(pl Plugins) func(ctx context.Context, j store.FineTuningJob) (store.FineTuningJob, error) {
-	return func(ctx context.Context, j store.FineTuningJob) (store.FineTuningJob, error) {
-		job, err := pl.GetFineTune(ctx, j.Provider, j.ProviderJobID)
-		if err != nil {
-			return j, err
-		}
-		return apply(j, job), nil
-	}
+	return jobOf(row), nil
 }
 
 // apply copies the provider's view of a job onto the stored one.
-func apply(j store.FineTuningJob, job sdk.FineTuneJob) store.FineTuningJob {
+func apply(j Job, job sdk.FineTuneJob) Job {
 	if job.Status != "" {
 		j.Status = job.Status
 	}

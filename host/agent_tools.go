@@ -1,0 +1,73 @@
+// The agent's tools that reach other areas: serve() gives agent.New these
+// functions over the visibility and content services.
+
+package main
+
+import (
+	"context"
+
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/content"
+	"github.com/heraldhq/herald/host/internal/visibility"
+)
+
+// agentVisibility gives the agent the caller's latest completed visibility
+// report through the same service as GET /v1/ai/generate/seo-site-report,
+// so its tool and context summary see exactly what that route answers.
+func agentVisibility(reports *visibility.Service) agent.VisibilityFunc {
+	return func(ctx context.Context, p auth.Principal) (*agent.VisibilitySnapshot, error) {
+		v, err := reports.Latest(ctx, p, "desc", false)
+		if err != nil || v == nil || v.Computed == nil {
+			return nil, err
+		}
+		return visibilitySnapshot(v), nil
+	}
+}
+
+// visibilitySnapshot is a completed report as the agent reads it.
+func visibilitySnapshot(v *visibility.View) *agent.VisibilitySnapshot {
+	s := v.Computed.Scores
+	d := &agent.VisibilityDetail{
+		WebsiteURL: v.Input.WebsiteURL, Prompts: v.Input.Prompts, Engines: v.Engines,
+		Scores: agent.VisibilityScores{
+			AIVisibility: agent.VisibilityScore{Score: s.AIVisibility.Score, Interpretation: deref(s.AIVisibility.Interpretation),
+				Providers: s.AIVisibility.Providers, Change: s.AIVisibility.Change},
+			EntityUnderstanding: agent.VisibilityScore{Score: s.EntityUnderstanding.Score, Interpretation: s.EntityUnderstanding.Interpretation,
+				Providers: s.EntityUnderstanding.Providers, Change: s.EntityUnderstanding.Change},
+			ShareOfVoice: agent.VisibilityScore{Score: s.ShareOfVoice.Score, Interpretation: s.ShareOfVoice.Interpretation, Change: s.ShareOfVoice.Change},
+		},
+	}
+	if sv := s.SourceVisibility; sv != nil {
+		d.Scores.SourceVisibility = &agent.VisibilityScore{Score: sv.Score, Interpretation: deref(sv.Interpretation), Change: sv.Change}
+	}
+	for _, c := range v.Input.Competitors {
+		d.Competitors = append(d.Competitors, c.String())
+	}
+	for _, r := range v.Computed.Recommendations {
+		d.Recommendations = append(d.Recommendations, agent.VisibilityAdvice{ID: r.ID, Priority: r.Priority, Title: r.Title, Detail: r.Detail, Evidence: r.Evidence})
+	}
+	return &agent.VisibilitySnapshot{
+		Score: s.AIVisibility.Score, ShareOfVoice: s.ShareOfVoice.Score, Understanding: s.EntityUnderstanding.Score,
+		CreatedAt: v.CreatedAt.UnixMilli(), Detail: d,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// agentSEOScore scores content for the agent as POST
+// /v1/ai/generate/calculate-seo-score does (no model, no credit).
+func agentSEOScore(c *content.Service) agent.SEOScoreFunc {
+	return func(_ context.Context, _ auth.Principal, in agent.SEOInput) (any, error) {
+		var keywords []string
+		if in.Keyword != "" {
+			keywords = []string{in.Keyword}
+		}
+		return c.Score(content.ScoreInput{Content: in.Content, Title: in.Title, Keywords: keywords})
+	}
+}
