@@ -58,10 +58,12 @@ type Deps struct {
 
 // Server is the MCP server over the API handlers.
 type Server struct {
-	d           Deps
-	log         hclog.Logger
-	srv         *mcp.Server
-	impl        *mcp.Implementation
+	d    Deps
+	log  hclog.Logger
+	srv  *mcp.Server
+	impl *mcp.Implementation
+	// serverMeta is the _meta of a new-protocol result: the server's info.
+	serverMeta  []byte
 	approvalKey []byte
 	// fast is the fast path's rows by tool name (fastpath.go), fastCalls
 	// the calls it answered.
@@ -83,6 +85,7 @@ func New(d Deps) *Server {
 		rand.Read(s.approvalKey)
 	}
 	s.impl = &mcp.Implementation{Name: "herald", Title: "Herald", Version: d.Version}
+	s.serverMeta, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: s.impl})
 	s.srv = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: "Herald schedules posts to CMSs and social networks, generates text and images in a brand voice, " +
 			"scores content for SEO and reports how AI assistants see and send traffic to the user's site. " +
