@@ -87,6 +87,8 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 	s.fastCalls.Add(1)
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
+	// The length, so that a large answer is not sent in chunks.
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.Write(data)
 	return true
 }
@@ -316,8 +318,10 @@ func (s *Server) appendFast(c fastCall, res *mcp.CallToolResult) ([]byte, bool) 
 		if len(sc) == 0 {
 			return nil, false
 		}
-		if structured, err = json.Marshal(sc); err != nil {
-			return nil, false
+		if structured, ok = escapeCompact(sc); !ok {
+			if structured, err = json.Marshal(sc); err != nil {
+				return nil, false
+			}
 		}
 	default:
 		return nil, false
@@ -352,6 +356,44 @@ func (s *Server) appendFast(c fastCall, res *mcp.CallToolResult) ([]byte, bool) 
 		out = append(out, `,"resultType":"complete"`...)
 	}
 	return append(out, "}}"...), true
+}
+
+// escapeCompact is json.Marshal(json.RawMessage(raw)) for raw without
+// whitespace between tokens (the API's JSON encoder writes none): raw with
+// <, >, &, U+2028 and U+2029 escaped, as encoding/json compacts raw JSON
+// for the SDK's CallToolResult. It is one plain pass where encoding/json
+// runs its scanner over every byte; false when raw has whitespace outside
+// strings (then json.Marshal does it).
+func escapeCompact(raw []byte) ([]byte, bool) {
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(raw)+64)
+	inString, escaped := false, false
+	start := 0
+	for i, c := range raw {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return nil, false
+		}
+		if c == '<' || c == '>' || c == '&' {
+			out = append(out, raw[start:i]...)
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			start = i + 1
+		} else if c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+			out = append(out, raw[start:i]...)
+			out = append(out, '\\', 'u', '2', '0', '2', hex[raw[i+2]&0xF])
+			start = i + 3
+		}
+	}
+	if inString || escaped {
+		return nil, false
+	}
+	return append(out, raw[start:]...), true
 }
 
 // encodeFast is the JSON-RPC response the SDK writes for res: the result
