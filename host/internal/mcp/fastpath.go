@@ -96,7 +96,9 @@ func (s *Server) serveFast(w http.ResponseWriter, r *http.Request) bool {
 // fastHeaders reports whether the request's headers are ones the SDK
 // accepts for a stateless JSON POST without further rules: JSON body, both
 // JSON and SSE accepted, no session, no stream resumption, a known
-// protocol version, no per-parameter headers.
+// protocol version, no per-parameter headers. (The SDK's own checks that
+// precede these, DNS-rebinding and cross-origin protection, are off in
+// Handler; turning one on must add it here.)
 func (s *Server) fastHeaders(h http.Header) bool {
 	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
 		return false

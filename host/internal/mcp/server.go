@@ -106,7 +106,9 @@ func New(d Deps) *Server {
 // carry the api-key header, or "Authorization: Bearer <api key>" for
 // clients that can only send that; anything else is a 401 before the SDK
 // sees the request. The handler is stateless (no Mcp-Session-Id), so any
-// host behind a load balancer answers any request.
+// host behind a load balancer answers any request. A tools/call of a
+// read-only tool is answered by the fast path (fastpath.go), with the
+// answer the SDK would give; every other request by the SDK.
 func (s *Server) Handler() http.Handler { return s.handler(true) }
 
 // handler is Handler, with the tools/call fast path (fastpath.go) or
