@@ -1,7 +1,12 @@
 package mcp_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -10,11 +15,13 @@ import (
 // BenchmarkListSchedules measures what the MCP face costs over the REST
 // route it wraps, for two tools: list_schedules (a page of 20 schedules,
 // GET /v1/scheduler) and get_ai_traffic_stats (30 days of a site,
-// GET /v1/ai-traffic/stats). Each iteration makes one REST call and one MCP
-// tool call over Streamable HTTP (the SDK's client, stateless, JSON
-// responses), in alternating order, same process, same store, same
-// keep-alive HTTP transport; each side's p50 and the ratio mcp/rest are
-// reported.
+// GET /v1/ai-traffic/stats). Each iteration makes one REST call and one
+// tool call with each of two MCP clients, in rotating order, same process,
+// same store, same keep-alive HTTP transport: the SDK's client (stateless
+// Streamable HTTP, JSON responses) and a plain net/http post of the same
+// JSON-RPC request the SDK's client sends, decoded with encoding/json, as
+// the REST side is. Reported: each side's p50, the ratios to REST, and the
+// process CPU per call of each side (client and server both run in it).
 func BenchmarkListSchedules(b *testing.B) {
 	h := setup(b)
 	cs := h.session(b, h.acme)
@@ -35,52 +42,85 @@ func BenchmarkListSchedules(b *testing.B) {
 					b.Fatal(status)
 				}
 			}
-			tool := func() { ok(b, c.tool, call(b, cs, c.tool, c.args)) }
-			benchPair(b, rest, tool)
+			sdk := func() { ok(b, c.tool, call(b, cs, c.tool, c.args)) }
+			plain := plainCall(b, h.url+"/mcp", h.acme, c.tool, c.args)
+			benchSides(b, []string{"rest", "sdk", "plain"}, rest, sdk, plain)
 		})
 	}
 }
 
-// benchPair times base and x once per iteration each, alternating which
-// goes first, after a warm-up of both, and reports their p50s and ratio.
-func benchPair(b *testing.B, base, x func()) {
+// plainCall is a tool call as a client without the SDK makes it: the
+// JSON-RPC request the SDK's client sends (protocol 2026-07-28: its
+// headers and _meta), posted with net/http, the answer decoded.
+func plainCall(b *testing.B, url, key, tool string, args map[string]any) func() {
+	if args == nil {
+		args = map[string]any{}
+	}
+	a, _ := json.Marshal(args)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{`+
+		`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"plain","version":"1"},`+
+		`"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":%q,"arguments":%s}}`, tool, a)
+	return func() {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("api-key", key)
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", tool)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		var out struct {
+			Result struct {
+				StructuredContent map[string]any `json:"structuredContent"`
+				IsError           bool           `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &out); err != nil || res.StatusCode != 200 || out.Result.IsError || out.Result.StructuredContent == nil {
+			b.Fatalf("%s: %d %v %s", tool, res.StatusCode, err, raw)
+		}
+	}
+}
+
+// benchSides times each side once per iteration, rotating which goes
+// first, after a warm-up of all, and reports each side's p50 and process
+// CPU per call, and their ratios to the first side (the baseline).
+func benchSides(b *testing.B, names []string, sides ...func()) {
 	for range 50 {
-		base()
-		x()
+		for _, f := range sides {
+			f()
+		}
 	}
-	var tb, tx []time.Duration
-	var cpu [2]time.Duration // process CPU (user + system) during base, x
-	timed := func(f func(), into *[]time.Duration, side int) {
-		c0 := processCPU()
-		t0 := time.Now()
-		f()
-		*into = append(*into, time.Since(t0))
-		cpu[side] += processCPU() - c0
-	}
+	n := len(sides)
+	times := make([][]time.Duration, n)
+	cpu := make([]time.Duration, n)
 	i := 0
 	for b.Loop() {
-		if i%2 == 0 {
-			timed(base, &tb, 0)
-			timed(x, &tx, 1)
-		} else {
-			timed(x, &tx, 1)
-			timed(base, &tb, 0)
+		for k := range n {
+			j := (i + k) % n
+			c0 := processCPU()
+			t0 := time.Now()
+			sides[j]()
+			times[j] = append(times[j], time.Since(t0))
+			cpu[j] += processCPU() - c0
 		}
 		i++
 	}
-	p50 := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Microseconds())
+	p50 := make([]float64, n)
+	for j := range n {
+		slices.Sort(times[j])
+		p50[j] = float64(times[j][len(times[j])/2].Microseconds())
+		b.ReportMetric(p50[j], names[j]+"-p50-µs")
+		c := float64(cpu[j].Microseconds()) / float64(len(times[j]))
+		b.ReportMetric(c, names[j]+"-cpu-µs/call")
+		if j > 0 {
+			b.ReportMetric(p50[j]/p50[0], names[j]+"/"+names[0])
+		}
 	}
-	rb, rx := p50(tb), p50(tx)
-	b.ReportMetric(rb, "rest-p50-µs")
-	b.ReportMetric(rx, "mcp-p50-µs")
-	b.ReportMetric(rx/rb, "ratio")
-	n := float64(len(tb))
-	cb, cx := float64(cpu[0].Microseconds())/n, float64(cpu[1].Microseconds())/n
-	b.ReportMetric(cb, "rest-cpu-µs/call")
-	b.ReportMetric(cx, "mcp-cpu-µs/call")
-	b.ReportMetric(cx/cb, "cpu-ratio")
 }
 
 // processCPU is the user + system CPU time of the process so far (client

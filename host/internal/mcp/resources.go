@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 
 	"connectrpc.com/connect"
@@ -34,7 +35,11 @@ func (s *Server) addResources() {
 		if id == uri || id == "" || strings.Contains(id, "/") {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		ctx, _, err := s.caller(ctx, req.Extra)
+		var header http.Header
+		if req.Extra != nil {
+			header = req.Extra.Header
+		}
+		ctx, _, err := s.caller(ctx, header)
 		if err != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: s.message("read "+uri, err)}
 		}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
@@ -57,10 +58,17 @@ type Deps struct {
 
 // Server is the MCP server over the API handlers.
 type Server struct {
-	d           Deps
-	log         hclog.Logger
-	srv         *mcp.Server
+	d    Deps
+	log  hclog.Logger
+	srv  *mcp.Server
+	impl *mcp.Implementation
+	// serverMeta is the _meta of a new-protocol result: the server's info.
+	serverMeta  []byte
 	approvalKey []byte
+	// fast is the fast path's rows by tool name (fastpath.go), fastCalls
+	// the calls it answered.
+	fast      map[string]fastRow
+	fastCalls atomic.Int64
 }
 
 // New returns the MCP server with the tools and resources its Deps allow.
@@ -76,13 +84,19 @@ func New(d Deps) *Server {
 		s.approvalKey = make([]byte, 32)
 		rand.Read(s.approvalKey)
 	}
-	s.srv = mcp.NewServer(&mcp.Implementation{Name: "herald", Title: "Herald", Version: d.Version}, &mcp.ServerOptions{
+	s.impl = &mcp.Implementation{Name: "herald", Title: "Herald", Version: d.Version}
+	s.serverMeta, _ = json.Marshal(mcp.Meta{mcp.MetaKeyServerInfo: s.impl})
+	s.srv = mcp.NewServer(s.impl, &mcp.ServerOptions{
 		Instructions: "Herald schedules posts to CMSs and social networks, generates text and images in a brand voice, " +
 			"scores content for SEO and reports how AI assistants see and send traffic to the user's site. " +
 			"Never call schedule_content with confirm: true before the user has approved that exact post.",
 	})
+	s.fast = map[string]fastRow{}
 	for _, t := range s.toolTable() {
 		t.add(s)
+		if t.fast != nil {
+			s.fast[t.tool.Name] = t.fast
+		}
 	}
 	s.addResources()
 	return s
@@ -92,8 +106,14 @@ func New(d Deps) *Server {
 // carry the api-key header, or "Authorization: Bearer <api key>" for
 // clients that can only send that; anything else is a 401 before the SDK
 // sees the request. The handler is stateless (no Mcp-Session-Id), so any
-// host behind a load balancer answers any request.
-func (s *Server) Handler() http.Handler {
+// host behind a load balancer answers any request. A tools/call of a
+// read-only tool is answered by the fast path (fastpath.go), with the
+// answer the SDK would give; every other request by the SDK.
+func (s *Server) Handler() http.Handler { return s.handler(true) }
+
+// handler is Handler, with the tools/call fast path (fastpath.go) or
+// without it (the SDK answers every request; for tests).
+func (s *Server) handler(fast bool) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		JSONResponse:        true,
@@ -122,6 +142,9 @@ func (s *Server) Handler() http.Handler {
 		}
 		r = r.Clone(r.Context())
 		r.Header = header
+		if fast && s.serveFast(w, r) {
+			return
+		}
 		h.ServeHTTP(w, r)
 	})
 }
@@ -142,13 +165,14 @@ func keyHeader(h http.Header) http.Header {
 }
 
 // caller authenticates the HTTP request a tool call or resource read came
-// in, and returns ctx carrying the principal, as the API's own routes do.
-// Each call is authenticated on its own: a session id proves nothing.
-func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.Context, auth.Principal, error) {
-	if extra == nil || extra.Header == nil {
+// in (its header), and returns ctx carrying the principal, as the API's own
+// routes do. Each call is authenticated on its own: a session id proves
+// nothing.
+func (s *Server) caller(ctx context.Context, header http.Header) (context.Context, auth.Principal, error) {
+	if header == nil {
 		return ctx, auth.Principal{}, errors.New("missing api-key header")
 	}
-	p, _, err := s.d.Auth.Authenticate(ctx, keyHeader(extra.Header), auth.APIKey)
+	p, _, err := s.d.Auth.Authenticate(ctx, keyHeader(header), auth.APIKey)
 	if err != nil {
 		return ctx, p, err
 	}
@@ -159,15 +183,15 @@ func (s *Server) caller(ctx context.Context, extra *mcp.RequestExtra) (context.C
 // message as the REST route's JSON body, both as text for the model and as
 // structured content. An error becomes a tool error
 // (IsError) carrying the API's message, never a protocol error.
-func (s *Server) result(tool string, msg proto.Message, err error) (*mcp.CallToolResult, any, error) {
+func (s *Server) result(tool string, msg proto.Message, err error) *mcp.CallToolResult {
 	if err != nil {
-		return s.toolError(tool, err), nil, nil
+		return s.toolError(tool, err)
 	}
 	raw := jsonenc.Marshal(msg)
 	// The structured content is the same bytes, passed as they are: decoding
 	// them into a map for the SDK to encode again cost more than the API
 	// call itself (docs/BENCHMARKS.md, MCP face).
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}, nil, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, StructuredContent: json.RawMessage(raw)}
 }
 
 // toolError is a tool error with the API's message; anything that is not

@@ -4,20 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
 	"connectrpc.com/connect"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/heraldhq/herald/host/internal/auth"
 )
 
 // toolDef is one row of the tool table: the tool and how to register it
-// with its handler.
+// with its handler, and, for the read-only rows that never ask, how the
+// fast path (fastpath.go) runs it.
 type toolDef struct {
 	tool *mcp.Tool
 	ask  bool
 	add  func(s *Server)
+	fast fastRow
 }
 
 // Whether a tool's calls need the human's approval (approval.go).
@@ -57,27 +63,58 @@ func ptr[T any](v T) *T { return &v }
 // def makes a table row: a tool whose arguments In are turned into an API
 // call by prepare. An error from prepare is a tool error with its message
 // (it speaks to the model about the arguments). With ask, the human
-// approves the prepared call through the client before it runs.
+// approves the prepared call through the client before it runs. A
+// read-only row that does not ask also runs on the fast path, when its
+// arguments are of the simple kinds the fast path checks (args.go).
 func def[In any](t *mcp.Tool, ask bool, prepare func(In) (prepared, error)) toolDef {
-	return toolDef{tool: t, ask: ask, add: func(s *Server) {
+	d := toolDef{tool: t, ask: ask, add: func(s *Server) {
 		mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-			ctx, p, err := s.caller(ctx, req.Extra)
-			if err != nil {
-				return s.toolError(t.Name, err), nil, nil
-			}
-			call, err := prepare(in)
-			if err != nil {
-				return errorResult(err.Error()), nil, nil
-			}
+			var approve func(auth.Principal, prepared) *mcp.CallToolResult
 			if ask {
-				if res := s.approval(req, p, t.Name, in, call.summary); res != nil {
-					return res, nil, nil
+				approve = func(p auth.Principal, call prepared) *mcp.CallToolResult {
+					return s.approval(req, p, t.Name, in, call.summary)
 				}
 			}
-			msg, err := call.do(ctx)
-			return s.result(t.Name, msg, err)
+			var header http.Header
+			if req.Extra != nil {
+				header = req.Extra.Header
+			}
+			return run(s, ctx, header, t.Name, in, prepare, approve), nil, nil
 		})
 	}}
+	if !ask && t.Annotations != nil && t.Annotations.ReadOnlyHint {
+		if shape, ok := shapeOf(reflect.TypeFor[In]()); ok {
+			d.fast = func(s *Server, ctx context.Context, header http.Header, args []byte) (*mcp.CallToolResult, bool) {
+				in, ok := decodeArgs[In](shape, args)
+				if !ok {
+					return nil, false
+				}
+				return run(s, ctx, header, t.Name, in, prepare, nil), true
+			}
+		}
+	}
+	return d
+}
+
+// run is one call of a row, on either path: authenticate the request's
+// key, prepare the call, ask the human (approve, rows that ask), call the
+// API handler.
+func run[In any](s *Server, ctx context.Context, header http.Header, tool string, in In, prepare func(In) (prepared, error), approve func(auth.Principal, prepared) *mcp.CallToolResult) *mcp.CallToolResult {
+	ctx, p, err := s.caller(ctx, header)
+	if err != nil {
+		return s.toolError(tool, err)
+	}
+	call, err := prepare(in)
+	if err != nil {
+		return errorResult(err.Error())
+	}
+	if approve != nil {
+		if res := approve(p, call); res != nil {
+			return res
+		}
+	}
+	msg, err := call.do(ctx)
+	return s.result(tool, msg, err)
 }
 
 // invoke is the API handler call method(req) as a prepared call.
