@@ -78,8 +78,7 @@ func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan,
 			return err
 		}
 		jobID = id
-		_, err = q.Exec(ctx, `UPDATE visibility_reports SET job_id = $1 WHERE id = $2`, id, report.ID)
-		return err
+		return s.store.SetVisibilityReportJob(ctx, q, p.WorkspaceID, report.ID, id)
 	})
 	var ae *connect.Error
 	if errors.As(err, &ae) {
