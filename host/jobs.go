@@ -23,5 +23,8 @@ type jobAreas struct {
 // the area method that runs it and how (attempts, timeout). A reader finds
 // any job's implementation by following the handler into its area.
 func jobTable(a jobAreas) []jobs.Route {
-	return []jobs.Route{}
+	return []jobs.Route{
+		// visibility: a report (crawl, engines, judge, scores).
+		{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(a.visibility.RunReport), Options: visibility.ReportJobOptions},
+	}
 }

@@ -67,9 +67,10 @@ func (s *Service) workspaceSlots(ws string) (chan struct{}, func()) {
 	}
 }
 
-// runJob runs (or resumes) a report. Answers already stored are not asked
-// again; a retry after a crash picks up where the last attempt stopped.
-func (s *Service) runJob(ctx context.Context, job *jobs.Job) (any, error) {
+// RunReport runs (or resumes) the report of a JobName job. Answers
+// already stored are not asked again; a retry after a crash picks up where
+// the last attempt stopped.
+func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
 	var data jobData
 	if err := job.Decode(&data); err != nil {
 		return nil, err

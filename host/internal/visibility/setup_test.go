@@ -306,6 +306,8 @@ func (b *bundle) start(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The report job, as host/jobs.go mounts it.
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

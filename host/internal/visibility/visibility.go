@@ -45,8 +45,14 @@ type Crawler interface {
 	Crawl(ctx context.Context, url string) (site.Site, error)
 }
 
-// JobName is the seoQueue job of a report.
+// JobName is the seoQueue job of a report, run by Service.RunReport with
+// ReportJobOptions (host/jobs.go mounts it).
 const JobName = "seo_site_report"
+
+// ReportJobOptions are the report job's: a report asks many engines, so
+// one attempt may run long, and a retry resumes from the answers stored
+// so far.
+var ReportJobOptions = jobs.HandlerOptions{MaxAttempts: 3, Timeout: 30 * time.Minute}
 
 // Limits and defaults.
 const (
@@ -112,7 +118,8 @@ type Service struct {
 	sems map[string]*workspaceSem
 }
 
-// New returns the Service and registers the report job on the queue.
+// New returns the Service. Its report job (JobName, RunReport) is mounted
+// by the host's job table, not here.
 func New(d Deps) (*Service, error) {
 	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
 		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
@@ -139,9 +146,6 @@ func New(d Deps) (*Service, error) {
 	if s.cfg.Concurrency <= 0 {
 		s.cfg.Concurrency = defaultConcurrent
 	}
-	// A report asks many engines; one attempt may run long, and a retry
-	// resumes from the answers stored so far.
-	d.Queue.Register(JobName, jobs.HandlerFunc(s.runJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 30 * time.Minute})
 	return s, nil
 }
 
