@@ -220,7 +220,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		})
 	}
 	reports, err := visibility.New(visibility.Deps{
-		Store: st, Queue: queue, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
+		Store: st, Queue: queue, Quota: caps, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
 		Site: siteFetcher, Slots: slots,
 		EngineProvider: func(engine string) string { // trackers: engine → AI traffic source
 			if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {

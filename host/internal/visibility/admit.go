@@ -27,7 +27,7 @@ import (
 // A refusal writes nothing. It returns the queued job's id.
 func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, in Input, engines []string) (string, error) {
 	cost := len(in.Prompts) * len(engines)
-	month := s.month()
+	month := s.quota.Month()
 	inputJSON, _ := json.Marshal(in)
 	enginesJSON, _ := json.Marshal(engines)
 	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: in.WebsiteURL,
@@ -52,13 +52,9 @@ func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan,
 		if req.Refresh && plan.RefreshesPer24h == 0 {
 			return apierr.Forbidden("refresh is not available on the %s plan; upgrade to refresh reports", p.Plan)
 		}
-		if _, ok, err := s.store.ReserveCreditsTx(ctx, q, p.WorkspaceID, month, cost, plan.MonthlyAICredits); err != nil {
+		if used, ok, err := s.quota.ReserveTx(ctx, q, p.WorkspaceID, month, plan, cost); err != nil {
 			return err
 		} else if !ok {
-			used, err := s.store.CreditsUsedTx(ctx, q, p.WorkspaceID, month)
-			if err != nil {
-				return err
-			}
 			return creditError(p.Plan, plan, used, cost)
 		}
 		if req.Refresh {

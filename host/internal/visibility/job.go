@@ -129,9 +129,7 @@ func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
 	if err != nil || !ok {
 		return
 	}
-	if err := s.store.RefundCredits(ctx, r.WorkspaceID, r.CreditsMonth, refund); err != nil {
-		s.log.Error("refund report credits", "report", r.ID, "credits", refund, "error", err)
-	}
+	s.quota.Refund(ctx, r.WorkspaceID, r.CreditsMonth, refund)
 }
 
 // task is one question to one engine.

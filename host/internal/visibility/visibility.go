@@ -28,6 +28,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -69,26 +70,42 @@ const (
 	defaultConcurrent = 16
 )
 
-// Deps are the dependencies of a Service.
+// Queue is what reports need of the job queue (a *jobs.Queue): a report's
+// job is written in the transaction that writes the report, then the
+// seoQueue's workers are woken.
+type Queue interface {
+	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
+	Wake(queues ...string)
+}
+
+// Deps are the dependencies of a Service. Store, Queue, Models and Site
+// are required.
 type Deps struct {
+	// Logger: nil logs nothing.
+	Logger hclog.Logger
 	Store  *store.Store
-	Queue  *jobs.Queue
-	Models Models
-	Site   Crawler
+	Queue  Queue
+	// Quota holds the AI credits a report or a tracker's run reserves
+	// (quota/credits.go); New gives its copy the service's Plans, Now
+	// and Logger. nil: a quota.New(Store) checker.
+	Quota *quota.Checker
 	// Plans gives each plan's report limits, read at request time (a
 	// reload may Set it); nil: config.DefaultPlans.
 	Plans *plans.Table
+	// Now is the clock (tests): slots of trackers and the credits' month
+	// come by it too. nil: time.Now.
+	Now func() time.Time
+
+	Models Models
+	Site   Crawler
 	// Config is the visibility block (engines, judge model, concurrency).
 	Config config.Visibility
 	// Slots caps a workspace's engine calls (Config.Concurrency) across
 	// hosts (a *lease.Limiter); nil: per host.
-	Slots  Slots
-	Logger hclog.Logger
+	Slots Slots
 	// CacheTTL is how long an answer is reused for an identical question
 	// (default 10 minutes).
 	CacheTTL time.Duration
-	// Now is the clock (tests): slots of trackers come by it too.
-	Now func() time.Time
 	// EngineProvider names the provider plugin of an engine (its model
 	// route's first deployment), for the trend's engine → AI traffic
 	// source mapping; nil or "": guessed from the model name.
@@ -101,7 +118,8 @@ type Deps struct {
 // Service runs visibility reports for both API faces.
 type Service struct {
 	store  *store.Store
-	queue  *jobs.Queue
+	queue  Queue
+	quota  *quota.Checker
 	models Models
 	site   Crawler
 	plans  *plans.Table
@@ -118,11 +136,25 @@ type Service struct {
 	sems map[string]*workspaceSem
 }
 
-// New returns the Service. Its report job (JobName, RunReport) is mounted
-// by the host's job table, not here.
+// New returns the Service, or an error naming each required dependency
+// missing. Its report job (JobName, RunReport) is mounted by the host's
+// job table, not here.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
-		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("visibility: Deps.Store is required"))
+	}
+	if d.Queue == nil {
+		missing = append(missing, errors.New("visibility: Deps.Queue is required"))
+	}
+	if d.Models == nil {
+		missing = append(missing, errors.New("visibility: Deps.Models is required"))
+	}
+	if d.Site == nil {
+		missing = append(missing, errors.New("visibility: Deps.Site is required"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
@@ -137,11 +169,16 @@ func New(d Deps) (*Service, error) {
 		s.log = hclog.NewNullLogger()
 	}
 	s.log = s.log.Named("visibility")
-	if s.ttl <= 0 {
-		s.ttl = DefaultCacheTTL
-	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	q := d.Quota
+	if q == nil {
+		q = quota.New(d.Store, config.Limits{})
+	}
+	s.quota = q.Follow(s.plans).WithClock(s.now).WithLogger(s.log)
+	if s.ttl <= 0 {
+		s.ttl = DefaultCacheTTL
 	}
 	if s.cfg.Concurrency <= 0 {
 		s.cfg.Concurrency = defaultConcurrent
@@ -328,8 +365,6 @@ func (s *Service) judgeModel(engines []string) string {
 	}
 	return ""
 }
-
-func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
 
 // Queue checks a report request against SPEC's statuses, in the order of
 // its table (400, then 403, then 429), reserves its AI credits and queues
