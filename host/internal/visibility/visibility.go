@@ -366,65 +366,98 @@ func (s *Service) judgeModel(engines []string) string {
 	return ""
 }
 
+// validate normalises websiteurl and checks the request (its lists
+// cleaned, a refresh's filled in from the previous report) against the
+// plan's prompt limit: every 400 of a report request but a refresh
+// without a prior report.
+func (r *ReportRequest) validate(limit int, plan string) error {
+	url, err := validateURL(r.WebsiteURL)
+	if err != nil {
+		return err
+	}
+	r.WebsiteURL = url
+	return r.Input.validate(limit, plan, true)
+}
+
 // Queue checks a report request against SPEC's statuses, in the order of
 // its table (400, then 403, then 429), reserves its AI credits and queues
 // the job. It returns the job id.
 func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest) (string, error) {
 	plan := s.plan(p)
-	in := req.Input.clean()
-	// 400: websiteurl missing or invalid, no prior report for a refresh,
-	// too many prompts.
-	if in.WebsiteURL != "" {
-		if _, err := validateURL(in.WebsiteURL); err != nil {
-			return "", err
-		}
-	}
-	if req.Refresh {
-		prev, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
-		if errors.Is(err, store.ErrNotFound) {
-			return "", apierr.Invalid("refresh: there is no prior report to refresh; run a report first")
-		}
-		if err != nil {
-			return "", err
-		}
-		var prevIn Input
-		if err := json.Unmarshal([]byte(prev.Input), &prevIn); err != nil {
-			return "", fmt.Errorf("decode report %s input: %w", prev.ID, err)
-		}
-		if in.WebsiteURL == "" {
-			in.WebsiteURL = prevIn.WebsiteURL
-		}
-		if len(req.Competitors) == 0 {
-			in.Competitors = prevIn.Competitors
-		}
-		if len(req.Prompts) == 0 {
-			in.Prompts = prevIn.Prompts
-		}
-		if len(req.SelfAliases) == 0 {
-			in.SelfAliases = prevIn.SelfAliases
-		}
-	}
-	url, err := validateURL(in.WebsiteURL)
+	// 400: no prior report for a refresh, then the request's own checks.
+	req, err := s.withPrevious(ctx, p, req)
 	if err != nil {
 		return "", err
 	}
-	in.WebsiteURL = url
-	if err := in.validate(plan.PromptsPerReport, p.Plan, true); err != nil {
+	if err := req.validate(plan.PromptsPerReport, p.Plan); err != nil {
 		return "", err
 	}
-	engines := s.Engines()
-	if len(engines) == 0 {
-		return "", apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
+	engines, err := s.reportEngines()
+	if err != nil {
+		return "", err
 	}
-
 	// 403 and 429: admit checks the plan's rules in the transaction that
 	// writes the report.
-	jobID, err := s.admit(ctx, p, plan, req, in, engines)
+	jobID, err := s.admit(ctx, p, plan, req, engines)
 	if err != nil {
 		return "", err
 	}
 	s.queue.Wake(jobs.SEOQueue)
 	return jobID, nil
+}
+
+// withPrevious cleans the request's lists and, for a refresh, takes from
+// the workspace's latest report the websiteurl and the lists the request
+// does not give.
+func (s *Service) withPrevious(ctx context.Context, p auth.Principal, req ReportRequest) (ReportRequest, error) {
+	in := req.Input.clean()
+	if req.Refresh {
+		prev, err := s.previousInput(ctx, p)
+		if err != nil {
+			return req, err
+		}
+		if in.WebsiteURL == "" {
+			in.WebsiteURL = prev.WebsiteURL
+		}
+		if len(req.Competitors) == 0 {
+			in.Competitors = prev.Competitors
+		}
+		if len(req.Prompts) == 0 {
+			in.Prompts = prev.Prompts
+		}
+		if len(req.SelfAliases) == 0 {
+			in.SelfAliases = prev.SelfAliases
+		}
+	}
+	req.Input = in
+	return req, nil
+}
+
+// previousInput is the input of the workspace's latest report, which a
+// refresh runs again; 400 when there is none.
+func (s *Service) previousInput(ctx context.Context, p auth.Principal) (Input, error) {
+	prev, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return Input{}, apierr.Invalid("refresh: there is no prior report to refresh; run a report first")
+	}
+	if err != nil {
+		return Input{}, err
+	}
+	var in Input
+	if err := json.Unmarshal([]byte(prev.Input), &in); err != nil {
+		return Input{}, fmt.Errorf("decode report %s input: %w", prev.ID, err)
+	}
+	return in, nil
+}
+
+// reportEngines are the engines a report asks; 503 when none is
+// configured.
+func (s *Service) reportEngines() ([]string, error) {
+	engines := s.Engines()
+	if len(engines) == 0 {
+		return nil, apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
+	}
+	return engines, nil
 }
 
 func creditError(planName string, plan config.Plan, used, cost int) error {
