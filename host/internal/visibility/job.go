@@ -301,6 +301,24 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 	return nil
 }
 
+// saveSentiment judges a stored prompt answer's sentiment and stores it
+// with the answer.
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
+	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
+		return
+	}
+	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
+	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
+	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
+	if ctx.Err() != nil {
+		return // judged on the next attempt
+	}
+	b, _ := json.Marshal(sent)
+	str := string(b)
+	sa.Sentiment = &str
+	_ = s.save(ctx, &sa)
+}
+
 // engineError is the message of a missing answer, shown in the report: a
 // generic one by kind, as for every provider failure a tenant sees (issue
 // 16); the operator's log has the provider's own text.
