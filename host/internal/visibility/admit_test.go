@@ -25,9 +25,9 @@ func race(t *testing.T, b *bundle, n int, key, body string) map[int]int {
 		go func() {
 			defer wg.Done()
 			<-start
-			res := b.do(t, "POST", "/v1/ai/generate/seo-site-report", key, body)
+			res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", key, body)
 			mu.Lock()
-			got[res.status]++
+			got[res.Status]++
 			mu.Unlock()
 		}()
 	}
