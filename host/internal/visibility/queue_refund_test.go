@@ -25,10 +25,7 @@ func TestAReportThatCannotBeQueuedGivesItsCreditsBack(t *testing.T) {
 		}
 		// The queue's table goes away: the enqueue inside the report's
 		// transaction fails (a real database error, not a stub).
-		if err := b.store.Tx(ctx, func(q store.Querier) error {
-			_, err := q.Exec(ctx, `ALTER TABLE jobs RENAME TO jobs_gone`)
-			return err
-		}); err != nil {
+		if _, err := storetest.Exec(ctx, b.store, `ALTER TABLE jobs RENAME TO jobs_gone`); err != nil {
 			t.Fatal(err)
 		}
 		res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, reportBody).Want(t, http.StatusInternalServerError)
