@@ -53,6 +53,8 @@ type runOutcome struct {
 
 var errSlotTaken = errors.New("tracker slot taken")
 
+// planNamed is the plan named name, else the free plan (a plan the table
+// no longer holds).
 func (s *Service) planNamed(name string) config.Plan {
 	if plan, ok := s.plans.Get(name); ok {
 		return plan

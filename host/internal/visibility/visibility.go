@@ -260,13 +260,8 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 	return validateAliases("selfAliases", in.SelfAliases)
 }
 
-func (s *Service) plan(p auth.Principal) config.Plan {
-	if plan, ok := s.plans.Get(p.Plan); ok {
-		return plan
-	}
-	plan, _ := s.plans.Get("free")
-	return plan
-}
+// plan is the caller's plan (planNamed).
+func (s *Service) plan(p auth.Principal) config.Plan { return s.planNamed(p.Plan) }
 
 // validate normalises websiteurl and checks the request (its lists
 // cleaned, a refresh's filled in from the previous report) against the
