@@ -33,6 +33,8 @@ func jobTable(a jobAreas) []jobs.Route {
 		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(a.content.RunBlogPost), Options: content.BlogJobOptions},
 		// schedule: the publisher publishes one due post a job.
 		{Queue: jobs.ContentQueue, Name: schedule.PublishJobName, Handler: a.publisher, Options: a.publisher.JobOptions()},
+		// visibility: a report (crawl, engines, judge, scores).
+		{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(a.visibility.RunReport), Options: visibility.ReportJobOptions},
 	}
 	// generate: the text jobs by name, and the aiQueue fallback (no name):
 	// every aiQueue job without a handler of its own is a text job named by

@@ -313,7 +313,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		})
 	}
 	reports, err := visibility.New(visibility.Deps{
-		Store: st, Queue: queue, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
+		Store: st, Queue: queue, Quota: caps, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
 		Site: siteFetcher, Slots: slots,
 		EngineProvider: func(engine string) string { // trackers: engine → AI traffic source
 			if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {

@@ -124,6 +124,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
 	w := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})

@@ -247,13 +247,6 @@ func (s *Store) TrackerSlotRuns(ctx context.Context, workspaceID, trackerID stri
 	return out, rows.Err()
 }
 
-// SetVisibilityReportJob sets the job id of a report in q's transaction,
-// scoped to its workspace.
-func (s *Store) SetVisibilityReportJob(ctx context.Context, q Querier, workspaceID, reportID, jobID string) error {
-	_, err := q.Exec(ctx, `UPDATE visibility_reports SET job_id = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, reportID, jobID)
-	return err
-}
-
 // TrackerReports returns the tracker's completed runs created at or after
 // since, oldest first, plus the last completed run before since (for
 // carrying it forward), when there is one.

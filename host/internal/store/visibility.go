@@ -73,6 +73,17 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 	return nil
 }
 
+// SetVisibilityReportJob sets the job id of a report of the workspace in
+// q's transaction (nil q: outside one); another workspace's report is not
+// touched.
+func (s *Store) SetVisibilityReportJob(ctx context.Context, q Querier, workspaceID, reportID, jobID string) error {
+	if q == nil {
+		q = s.b
+	}
+	_, err := q.Exec(ctx, `UPDATE visibility_reports SET job_id = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, reportID, jobID)
+	return err
+}
+
 // GetVisibilityReport returns a report of the workspace, or ErrNotFound
 // (also for another workspace's report).
 func (s *Store) GetVisibilityReport(ctx context.Context, workspaceID, id string) (VisibilityReport, error) {

@@ -47,6 +47,18 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		if err != nil || total != 2 || len(times) != 1 || times[0] != 4000 {
 			t.Fatalf("refreshes after 2000 = %v of %d (%v); the window excludes its start", times, total, err)
 		}
+		if err := s.SetVisibilityReportJob(ctx, nil, "other", first.ID, "job-other"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetVisibilityReportJob(ctx, nil, "acme", second.ID, "job-2"); err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := s.GetVisibilityReport(ctx, "acme", first.ID); r.JobID != nil {
+			t.Fatalf("another workspace set the job of a report: %v", *r.JobID)
+		}
+		if r, _ := s.GetVisibilityReport(ctx, "acme", second.ID); r.JobID == nil || *r.JobID != "job-2" {
+			t.Fatalf("job of the second report = %v, want job-2", r.JobID)
+		}
 		if ok, _ := s.SettleVisibilityCredits(ctx, "acme", first.ID); !ok {
 			t.Fatal("first settle did nothing")
 		}

@@ -2,7 +2,6 @@ package visibility
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -25,60 +24,13 @@ import (
 // 403 refresh not on the plan, 403 AI credits short
 // (reserved in the transaction), 429 refreshes in the rolling 24 hours.
 // A refusal writes nothing. It returns the queued job's id.
-func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, in Input, engines []string) (string, error) {
-	cost := len(in.Prompts) * len(engines)
-	month := s.month()
-	inputJSON, _ := json.Marshal(in)
-	enginesJSON, _ := json.Marshal(engines)
-	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: in.WebsiteURL,
-		Input: string(inputJSON), Engines: string(enginesJSON), CreditsMonth: month, CreditsReserved: cost}
+func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, engines []string) (string, error) {
+	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: req.WebsiteURL,
+		Input: mustJSON(req.Input), Engines: mustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines)}
 	var jobID string
 	err := s.store.Tx(ctx, func(q store.Querier) error {
-		report.ID, jobID = "", ""
-		now := s.now()
-		report.CreatedAt = now.UnixMilli()
-		if err := s.store.LockWorkspace(ctx, q, p.WorkspaceID); err != nil {
-			return err
-		}
-		if plan.FreeAudits > 0 {
-			n, err := s.store.CountVisibilityReportsTx(ctx, q, p.WorkspaceID)
-			if err != nil {
-				return err
-			}
-			if n >= plan.FreeAudits {
-				return apierr.Forbidden("free audit already used: the %s plan includes %d report(s); upgrade to run more", p.Plan, plan.FreeAudits)
-			}
-		}
-		if req.Refresh && plan.RefreshesPer24h == 0 {
-			return apierr.Forbidden("refresh is not available on the %s plan; upgrade to refresh reports", p.Plan)
-		}
-		if _, ok, err := s.store.ReserveCreditsTx(ctx, q, p.WorkspaceID, month, cost, plan.MonthlyAICredits); err != nil {
-			return err
-		} else if !ok {
-			used, err := s.store.CreditsUsedTx(ctx, q, p.WorkspaceID, month)
-			if err != nil {
-				return err
-			}
-			return creditError(p.Plan, plan, used, cost)
-		}
-		if req.Refresh {
-			times, err := s.store.RefreshTimesTx(ctx, q, p.WorkspaceID, now.Add(-refreshWindow).UnixMilli())
-			if err != nil {
-				return err
-			}
-			if len(times) >= plan.RefreshesPer24h {
-				return refreshLimitError(p.Plan, plan, times, now)
-			}
-		}
-		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
-			return err
-		}
-		id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
-		if err != nil {
-			return err
-		}
-		jobID = id
-		_, err = q.Exec(ctx, `UPDATE visibility_reports SET job_id = $1 WHERE id = $2`, id, report.ID)
+		var err error
+		jobID, err = s.admitTx(ctx, q, p, plan, report)
 		return err
 	})
 	var ae *connect.Error
@@ -90,6 +42,62 @@ func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan,
 		return "", apierr.Internal("failed to queue the report; no credit was spent, retry")
 	}
 	return jobID, nil
+}
+
+// admitTx is admit's transaction (run again on a retry): the workspace's
+// lock, the plan rules, then the report, its job and the job's id on the
+// report.
+func (s *Service) admitTx(ctx context.Context, q store.Querier, p auth.Principal, plan config.Plan, report *store.VisibilityReport) (string, error) {
+	report.ID = ""
+	now := s.now()
+	report.CreatedAt = now.UnixMilli()
+	if err := s.store.LockWorkspace(ctx, q, p.WorkspaceID); err != nil {
+		return "", err
+	}
+	if err := s.planRulesTx(ctx, q, p, plan, report, now); err != nil {
+		return "", err
+	}
+	if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
+		return "", err
+	}
+	id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
+	if err != nil {
+		return "", err
+	}
+	return id, s.store.SetVisibilityReportJob(ctx, q, p.WorkspaceID, report.ID, id)
+}
+
+// planRulesTx checks the rules that count stored rows, in SPEC's order,
+// and reserves the report's credits, under the workspace's lock.
+func (s *Service) planRulesTx(ctx context.Context, q store.Querier, p auth.Principal, plan config.Plan, report *store.VisibilityReport, now time.Time) error {
+	if plan.FreeAudits > 0 {
+		n, err := s.store.CountVisibilityReportsTx(ctx, q, p.WorkspaceID)
+		if err != nil {
+			return err
+		}
+		if n >= plan.FreeAudits {
+			return apierr.Forbidden("free audit already used: the %s plan includes %d report(s); upgrade to run more", p.Plan, plan.FreeAudits)
+		}
+	}
+	if report.Refresh && plan.RefreshesPer24h == 0 {
+		return apierr.Forbidden("refresh is not available on the %s plan; upgrade to refresh reports", p.Plan)
+	}
+	cost := report.CreditsReserved
+	if used, ok, err := s.quota.ReserveTx(ctx, q, p.WorkspaceID, report.CreditsMonth, plan, cost); err != nil {
+		return err
+	} else if !ok {
+		return creditError(p.Plan, plan, used, cost)
+	}
+	if report.Refresh {
+		times, err := s.store.RefreshTimesTx(ctx, q, p.WorkspaceID, now.Add(-refreshWindow).UnixMilli())
+		if err != nil {
+			return err
+		}
+		if len(times) >= plan.RefreshesPer24h {
+			return refreshLimitError(p.Plan, plan, times, now)
+		}
+	}
+	return nil
 }
 
 // refreshLimitError is the 429 of a full refresh window, with Retry-After

@@ -25,9 +25,9 @@ func race(t *testing.T, b *bundle, n int, key, body string) map[int]int {
 		go func() {
 			defer wg.Done()
 			<-start
-			res := b.do(t, "POST", "/v1/ai/generate/seo-site-report", key, body)
+			res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", key, body)
 			mu.Lock()
-			got[res.status]++
+			got[res.Status]++
 			mu.Unlock()
 		}()
 	}
@@ -43,6 +43,12 @@ func race(t *testing.T, b *bundle, n int, key, body string) map[int]int {
 func TestConcurrentFreeAuditsQueueExactlyThePlansNumber(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s, options{engines: []string{"gpt"}})
+		// gpt is held at the gate until the end, so no report completes
+		// (a second identical question is answered from the cache, and its
+		// credit given back) before the credits are counted.
+		gate := make(chan struct{})
+		t.Cleanup(func() { close(gate) })
+		b.engines.gate, b.engines.gateOnly = gate, "gpt"
 		got := race(t, b, 40, b.free, body(`["best widget supplier"]`, ""))
 		if got[http.StatusAccepted] != 2 || got[http.StatusForbidden] != 38 {
 			t.Fatalf("answers by status: %v, want 2 × 202 and 38 × 403", got)

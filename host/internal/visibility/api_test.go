@@ -46,18 +46,18 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		empty := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK)
-		if empty.raw != `{"message":"No report yet","isEmpty":true}` {
-			t.Fatalf("empty report = %s", empty.raw)
+		empty := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK)
+		if empty.Raw != `{"message":"No report yet","isEmpty":true}` {
+			t.Fatalf("empty report = %s", empty.Raw)
 		}
 		_, job := b.report(t, b.business, reportBody)
 		if job["progress"] != float64(100) || get(t, job, "result.reportId") == "" {
 			t.Fatalf("job = %v", job)
 		}
-		res := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK)
-		r := res.body
+		res := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK)
+		r := res.Body
 		if r["isEmpty"] != false || r["id"] != get(t, job, "result.reportId") || r["state"] != "completed" {
-			t.Fatalf("report head: %s", res.raw)
+			t.Fatalf("report head: %s", res.Raw)
 		}
 		scores, _ := json.Marshal(r["scores"])
 		// Worked example (README): 4 answers (broken's 2 are missing).
@@ -149,14 +149,14 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		if meta, _ := json.Marshal(r["refreshMeta"]); string(meta) != `{"count":0,"limitPer24h":3,"usedLast24h":0}` {
 			t.Errorf("refreshMeta = %s", meta)
 		}
-		if _, ok := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").body["answers"]; ok {
+		if _, ok := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Body["answers"]; ok {
 			t.Error("answers are shown only with evidence=true")
 		}
 
-		hist := b.do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").want(t, http.StatusOK)
-		points := hist.body["points"].([]any)
+		hist := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").Want(t, http.StatusOK)
+		points := hist.Body["points"].([]any)
 		if len(points) != 1 {
-			t.Fatalf("history = %s", hist.raw)
+			t.Fatalf("history = %s", hist.Raw)
 		}
 		p := points[0].(map[string]any)
 		// Version 2 (see above): Initech 0.5 / 4 = 12.5 and 1/6 of the
@@ -181,22 +181,22 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
-	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free,
-		`{"websiteurl":"https://example.com","competitors":["Globex Corp"],"prompts":["best widget supplier"]}`).want(t, http.StatusOK)
-	if res.body["promptLimit"] != float64(3) {
-		t.Fatalf("promptLimit = %v", res.body["promptLimit"])
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free,
+		`{"websiteurl":"https://example.com","competitors":["Globex Corp"],"prompts":["best widget supplier"]}`).Want(t, http.StatusOK)
+	if res.Body["promptLimit"] != float64(3) {
+		t.Fatalf("promptLimit = %v", res.Body["promptLimit"])
 	}
-	prefill := get(t, res.body, "prefill.prompts").([]any)
+	prefill := get(t, res.Body, "prefill.prompts").([]any)
 	if len(prefill) != 3 || prefill[0] != "best widget supplier" {
 		t.Errorf("prefill prompts = %v (the input first, capped at 3)", prefill)
 	}
 	// Suggested competitors come with their domains (issue 23); a domain
 	// that is not one is dropped, the name kept.
-	if c := fmt.Sprint(get(t, res.body, "prefill.competitors")); c != "[Globex Corp Initech (initech.io)]" {
+	if c := fmt.Sprint(get(t, res.Body, "prefill.competitors")); c != "[Globex Corp Initech (initech.io)]" {
 		t.Errorf("prefill competitors = %v", c)
 	}
-	if s := fmt.Sprint(get(t, res.body, "suggestions.prompts")); s != "[industrial widget suppliers in Europe widgets for factories]" {
-		t.Errorf("no suggestions: %s", res.raw)
+	if s := fmt.Sprint(get(t, res.Body, "suggestions.prompts")); s != "[industrial widget suppliers in Europe widgets for factories]" {
+		t.Errorf("no suggestions: %s", res.Raw)
 	}
 	if b.engines.total() != 0 {
 		t.Error("prefill asked an engine")
@@ -207,9 +207,9 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 		`{"websiteurl":"https://10.255.255.1/"}`: "websiteurl: 10.255.255.1 refused: it resolves to a private or local address",
 		`{"websiteurl":"https://example.com","prompts":["a","b","c","d"]}`: "prompts: 4 prompts given; the free plan allows 3 per report",
 	} {
-		got := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free, body).want(t, http.StatusBadRequest)
-		if got.body["message"] != want {
-			t.Errorf("%s: message %q, want %q", body, got.body["message"], want)
+		got := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.free, body).Want(t, http.StatusBadRequest)
+		if got.Body["message"] != want {
+			t.Errorf("%s: message %q, want %q", body, got.Body["message"], want)
 		}
 	}
 }
@@ -217,14 +217,14 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 func TestPrefillFallsBackToTemplatesOverTheSiteFacts(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"broken"}, judge: "broken"})
-	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
-		`{"websiteurl":"https://example.com","competitors":["Globex Corp"]}`).want(t, http.StatusOK)
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","competitors":["Globex Corp"]}`).Want(t, http.StatusOK)
 	want := "[What are the best options for industrial widgets? Best industrial widgets in Lyon, FR Acme alternatives Is Acme any good? " +
 		"What are the best alternatives to WidgetPro? Acme vs Globex Corp]"
-	if got := fmt.Sprint(get(t, res.body, "suggestions.prompts")); got != want {
+	if got := fmt.Sprint(get(t, res.Body, "suggestions.prompts")); got != want {
 		t.Errorf("template prompts =\n%s\nwant\n%s", got, want)
 	}
-	if got := fmt.Sprint(get(t, res.body, "prefill.competitors")); got != "[Globex Corp]" {
+	if got := fmt.Sprint(get(t, res.Body, "prefill.competitors")); got != "[Globex Corp]" {
 		t.Errorf("prefill competitors = %s", got)
 	}
 }
@@ -232,7 +232,7 @@ func TestPrefillFallsBackToTemplatesOverTheSiteFacts(t *testing.T) {
 func TestTheConnectFaceServesTheSameReports(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
-	client := apiv1connect.NewVisibilityServiceClient(http.DefaultClient, b.url)
+	client := apiv1connect.NewVisibilityServiceClient(http.DefaultClient, b.srv.URL)
 	call := func(key string) *connect.Request[apiv1.GetReportRequest] {
 		req := connect.NewRequest(&apiv1.GetReportRequest{})
 		if key != "" {

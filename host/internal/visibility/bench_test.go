@@ -43,7 +43,7 @@ func BenchmarkReport(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/report")
-			if r := bu.do(b, "GET", "/v1/ai/generate/seo-site-report", bu.business, "").want(b, http.StatusOK).body; r["isEmpty"] != false {
+			if r := bu.srv.Do(b, "GET", "/v1/ai/generate/seo-site-report", bu.business, "").Want(b, http.StatusOK).Body; r["isEmpty"] != false {
 				b.Fatal("no report")
 			}
 		})
@@ -106,7 +106,7 @@ func BenchmarkEvidenceRead(b *testing.B) {
 			var ru0, ru1 syscall.Rusage
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 			for range b.N {
-				bu.do(b, "GET", path, bu.business, "").want(b, http.StatusOK)
+				bu.srv.Do(b, "GET", path, bu.business, "").Want(b, http.StatusOK)
 			}
 			_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 			cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())

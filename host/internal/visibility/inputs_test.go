@@ -44,9 +44,9 @@ func TestCompetitorsInEveryForm(t *testing.T) {
 func TestReportInputsTakeCompetitorObjectsAndSelfAliases(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
-	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
-		`{"websiteurl":"https://example.com","selfAliases":["Acme Widgets"],"competitors":["Globex Corp (globex.com)",{"name":"Initech","domain":"initech.io","aliases":["Initrode"],"ambiguous":true}]}`).want(t, http.StatusOK)
-	in, _ := json.Marshal(get(t, res.body, "input"))
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","selfAliases":["Acme Widgets"],"competitors":["Globex Corp (globex.com)",{"name":"Initech","domain":"initech.io","aliases":["Initrode"],"ambiguous":true}]}`).Want(t, http.StatusOK)
+	in, _ := json.Marshal(get(t, res.Body, "input"))
 	want := `{"competitors":["Globex Corp (globex.com)",{"aliases":["Initrode"],"ambiguous":true,"domain":"initech.io","name":"Initech"}],"prompts":[],"selfAliases":["Acme Widgets"],"websiteurl":"https://example.com/"}`
 	if string(in) != want {
 		t.Errorf("input =\n%s\nwant\n%s", in, want)
@@ -59,9 +59,9 @@ func TestReportInputsTakeCompetitorObjectsAndSelfAliases(t *testing.T) {
 		`{"websiteurl":"https://example.com","competitors":[{"name":"x","aliases":[1]}]}`:                         `competitors[0].aliases[0] must be a string`,
 		`{"websiteurl":"https://example.com","prompts":["p"],"selfAliases":["` + strings.Repeat("x", 201) + `"]}`: `selfAliases[0] is 201 characters; the limit is 200`,
 	} {
-		got := b.do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, body).want(t, http.StatusBadRequest)
-		if got.body["message"] != msg {
-			t.Errorf("%s: message %q, want %q", body, got.body["message"], msg)
+		got := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, body).Want(t, http.StatusBadRequest)
+		if got.Body["message"] != msg {
+			t.Errorf("%s: message %q, want %q", body, got.Body["message"], msg)
 		}
 	}
 }

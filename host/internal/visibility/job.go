@@ -67,9 +67,10 @@ func (s *Service) workspaceSlots(ws string) (chan struct{}, func()) {
 	}
 }
 
-// runJob runs (or resumes) a report. Answers already stored are not asked
-// again; a retry after a crash picks up where the last attempt stopped.
-func (s *Service) runJob(ctx context.Context, job *jobs.Job) (any, error) {
+// RunReport runs (or resumes) the report of a JobName job. Answers
+// already stored are not asked again; a retry after a crash picks up where
+// the last attempt stopped.
+func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
 	var data jobData
 	if err := job.Decode(&data); err != nil {
 		return nil, err
@@ -128,9 +129,7 @@ func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
 	if err != nil || !ok {
 		return
 	}
-	if err := s.store.RefundCredits(ctx, r.WorkspaceID, r.CreditsMonth, refund); err != nil {
-		s.log.Error("refund report credits", "report", r.ID, "credits", refund, "error", err)
-	}
+	s.quota.Refund(ctx, r.WorkspaceID, r.CreditsMonth, refund)
 }
 
 // task is one question to one engine.
@@ -300,6 +299,24 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 		return err
 	}
 	return nil
+}
+
+// saveSentiment judges a stored prompt answer's sentiment and stores it
+// with the answer.
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
+	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
+		return
+	}
+	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
+	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
+	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
+	if ctx.Err() != nil {
+		return // judged on the next attempt
+	}
+	b, _ := json.Marshal(sent)
+	str := string(b)
+	sa.Sentiment = &str
+	_ = s.save(ctx, &sa)
 }
 
 // engineError is the message of a missing answer, shown in the report: a

@@ -38,7 +38,7 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 		b := setup(t, s, options{engines: []string{"gpt", "claude"}})
 		_, job := b.report(t, b.business, mondayBody)
 		reportID := get(t, job, "result.reportId").(string)
-		r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+		r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
 		// gpt: "Monday is where many teams start: its boards are flexible."
 		// names the brand (judge: yes); claude: "Monday is eaten by email"
 		// does not.
@@ -64,7 +64,7 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 		if _, err := visibility.Rescore(context.Background(), s, b.businessID, nil); err != nil {
 			t.Fatal(err)
 		}
-		after := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+		after := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 		if a, _ := json.Marshal(after["scores"]); string(a) != string(before) || b.engines.count("judge", "mention") != calls {
 			t.Errorf("rescore changed the scores %s → %s or asked the judge", before, a)
 		}
@@ -75,7 +75,7 @@ func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) 
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}, judge: "broken"})
 	b.report(t, b.business, mondayBody)
-	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
 	if gm := brandOf(t, r, "gpt", "monday"); gm["mentioned"] != false || gm["unjudged"] != float64(1) {
 		t.Errorf("gpt's Monday without a judge: %v", gm)
 	}
@@ -96,7 +96,7 @@ func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
 	if err != nil || version != visibility.ScoringVersion || !strings.Contains(body, `"brand":"g","name":"g","self":false,"mentioned":true`) {
 		t.Fatalf("stored evidence v%d %.200s: %v", version, body, err)
 	}
-	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
 	a := r["answers"].([]any)[0].(map[string]any)
 	if text := a["text"].(string); len(text) != visibility.MaxAnswerBytes || a["truncated"] != true {
 		t.Fatalf("the 300,000-byte answer is stored as %d bytes, truncated %v", len(text), a["truncated"])
@@ -106,7 +106,7 @@ func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
 	if err := s.SaveVisibilityEvidence(context.Background(), b.businessID, reportID, visibility.ScoringVersion, changed); err != nil {
 		t.Fatal(err)
 	}
-	r = b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").want(t, http.StatusOK).body
+	r = b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
 	if g := brandOf(t, r, "gpt", "g"); g["mentioned"] != false {
 		t.Errorf("the evidence was recomputed on read: %v", g)
 	}

@@ -25,15 +25,12 @@ func TestAReportThatCannotBeQueuedGivesItsCreditsBack(t *testing.T) {
 		}
 		// The queue's table goes away: the enqueue inside the report's
 		// transaction fails (a real database error, not a stub).
-		if err := b.store.Tx(ctx, func(q store.Querier) error {
-			_, err := q.Exec(ctx, `ALTER TABLE jobs RENAME TO jobs_gone`)
-			return err
-		}); err != nil {
+		if _, err := storetest.Exec(ctx, b.store, `ALTER TABLE jobs RENAME TO jobs_gone`); err != nil {
 			t.Fatal(err)
 		}
-		res := b.do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, reportBody).want(t, http.StatusInternalServerError)
-		if res.body["message"] != "failed to queue the report; no credit was spent, retry" {
-			t.Fatalf("body %s", res.raw)
+		res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, reportBody).Want(t, http.StatusInternalServerError)
+		if res.Body["message"] != "failed to queue the report; no credit was spent, retry" {
+			t.Fatalf("body %s", res.Raw)
 		}
 		if used, _ := b.store.CreditsUsed(ctx, b.businessID, month); used != 4 {
 			t.Fatalf("credits after a report that could not be queued: %d, want still 4", used)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/visibility"
@@ -30,17 +31,17 @@ func TestReportStatusesFollowSPECsTableInOrder(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}})
 	const path = "/v1/ai/generate/seo-site-report"
-	refuse := func(key, body string, status int, msg string) response {
+	refuse := func(key, body string, status int, msg string) apitest.Response {
 		t.Helper()
-		res := b.do(t, "POST", path, key, body).want(t, status)
-		if got, _ := res.body["message"].(string); !strings.HasPrefix(got, msg) {
+		res := b.srv.Do(t, "POST", path, key, body).Want(t, status)
+		if got, _ := res.Body["message"].(string); !strings.HasPrefix(got, msg) {
 			t.Fatalf("message %q, want it to start with %q", got, msg)
 		}
 		return res
 	}
 	// 401 before anything else.
-	b.do(t, "POST", path, "", reportBody).want(t, http.StatusUnauthorized)
-	b.do(t, "GET", path, "", "").want(t, http.StatusUnauthorized)
+	b.srv.Do(t, "POST", path, "", reportBody).Want(t, http.StatusUnauthorized)
+	b.srv.Do(t, "GET", path, "", "").Want(t, http.StatusUnauthorized)
 
 	// 400s.
 	refuse(b.business, `{"prompts":["p"]}`, 400, "websiteurl is required")
@@ -78,33 +79,33 @@ func TestReportStatusesFollowSPECsTableInOrder(t *testing.T) {
 	b.report(t, b.pro, `{"refresh":true,"prompts":["widgets for factories"]}`)
 	b.clock.advance(time.Hour)
 	res := refuse(b.pro, `{"refresh":true}`, 429, "refresh limit reached: the pro plan allows 2 refreshes in 24 hours; retry in 79200 seconds")
-	if res.header.Get("Retry-After") != "79200" || res.body["retryAfter"] != "79200" {
-		t.Fatalf("Retry-After %q, body %s", res.header.Get("Retry-After"), res.raw)
+	if res.Header.Get("Retry-After") != "79200" || res.Body["retryAfter"] != "79200" {
+		t.Fatalf("Retry-After %q, body %s", res.Header.Get("Retry-After"), res.Raw)
 	}
 	// A 403 (credits) comes before the 429: 20 prompts × 2 = 40 > 28 left.
 	refuse(b.pro, `{"refresh":true,"prompts":`+prompts(20)+`}`, 403, "AI credit limit reached")
 	b.clock.advance(22 * time.Hour)
 	b.report(t, b.pro, `{"refresh":true}`)
-	latest := b.do(t, "GET", path, b.pro, "").want(t, http.StatusOK).body
+	latest := b.srv.Do(t, "GET", path, b.pro, "").Want(t, http.StatusOK).Body
 	if fmt.Sprint(get(t, latest, "input.prompts")) != "[widgets for factories]" || fmt.Sprint(get(t, latest, "input.competitors")) != "[Globex Corp]" {
 		t.Errorf("the refresh did not reuse the latest inputs: %v", latest["input"])
 	}
 	if fmt.Sprint(latest["refreshMeta"]) != "map[count:3 limitPer24h:2 usedLast24h:2]" {
 		t.Errorf("refreshMeta = %v", latest["refreshMeta"])
 	}
-	oldest := b.do(t, "GET", path+"?sort=asc", b.pro, "").want(t, http.StatusOK).body
+	oldest := b.srv.Do(t, "GET", path+"?sort=asc", b.pro, "").Want(t, http.StatusOK).Body
 	if fmt.Sprint(get(t, oldest, "input.prompts")) != "[best widget supplier widgets for factories]" {
 		t.Errorf("sort=asc gave %v", oldest["input"])
 	}
-	b.do(t, "GET", path+"?sort=sideways", b.pro, "").want(t, http.StatusBadRequest)
-	b.do(t, "GET", path+"/history?days=0", b.pro, "").want(t, http.StatusOK)
-	b.do(t, "GET", path+"/history?days=366", b.pro, "").want(t, http.StatusBadRequest)
+	b.srv.Do(t, "GET", path+"?sort=sideways", b.pro, "").Want(t, http.StatusBadRequest)
+	b.srv.Do(t, "GET", path+"/history?days=0", b.pro, "").Want(t, http.StatusOK)
+	b.srv.Do(t, "GET", path+"/history?days=366", b.pro, "").Want(t, http.StatusBadRequest)
 	// The last day holds the refreshes at +1h (exactly 24 hours ago), +2h
 	// and +25h; the first report at +0h is older.
-	if pts := b.do(t, "GET", path+"/history?days=1", b.pro, "").body["points"].([]any); len(pts) != 3 {
+	if pts := b.srv.Do(t, "GET", path+"/history?days=1", b.pro, "").Body["points"].([]any); len(pts) != 3 {
 		t.Errorf("history over 1 day has %d points, want 3", len(pts))
 	}
-	if pts := b.do(t, "GET", path+"/history", b.pro, "").body["points"].([]any); len(pts) != 4 {
+	if pts := b.srv.Do(t, "GET", path+"/history", b.pro, "").Body["points"].([]any); len(pts) != 4 {
 		t.Errorf("history has %d points, want 4", len(pts))
 	}
 }
@@ -115,37 +116,37 @@ func TestOneOffReportsStayOutOfHistoryAndInTheirWorkspace(t *testing.T) {
 	const path = "/v1/ai/generate/seo-site-report"
 	_, job := b.report(t, b.business, body(`["best widget supplier"]`, `,"oneOff":true`))
 	id := get(t, job, "result.reportId").(string)
-	if got := b.do(t, "GET", path, b.business, "").want(t, http.StatusOK).raw; got != `{"message":"No report yet","isEmpty":true}` {
+	if got := b.srv.Do(t, "GET", path, b.business, "").Want(t, http.StatusOK).Raw; got != `{"message":"No report yet","isEmpty":true}` {
 		t.Errorf("a one-off became the latest report: %s", got)
 	}
-	if pts := b.do(t, "GET", path+"/history", b.business, "").body["points"].([]any); len(pts) != 0 {
+	if pts := b.srv.Do(t, "GET", path+"/history", b.business, "").Body["points"].([]any); len(pts) != 0 {
 		t.Errorf("a one-off is in the history: %v", pts)
 	}
-	list := b.do(t, "GET", path+"/one-off", b.business, "").want(t, http.StatusOK)
-	reports := list.body["reports"].([]any)
+	list := b.srv.Do(t, "GET", path+"/one-off", b.business, "").Want(t, http.StatusOK)
+	reports := list.Body["reports"].([]any)
 	if len(reports) != 1 {
-		t.Fatalf("one-off list = %s", list.raw)
+		t.Fatalf("one-off list = %s", list.Raw)
 	}
 	item := reports[0].(map[string]any)
 	if item["id"] != id || item["websiteurl"] != "https://example.com/" || item["state"] != "completed" || get(t, item, "scores.aiVisibility") != float64(100) {
 		t.Errorf("one-off item = %v", item)
 	}
-	one := b.do(t, "GET", path+"/one-off/"+id+"?evidence=true", b.business, "").want(t, http.StatusOK).body
+	one := b.srv.Do(t, "GET", path+"/one-off/"+id+"?evidence=true", b.business, "").Want(t, http.StatusOK).Body
 	if one["id"] != id || get(t, one, "scores.aiVisibility.score") != float64(100) || len(one["answers"].([]any)) != 1 {
 		t.Errorf("one-off report = %v", one)
 	}
-	b.do(t, "GET", path+"/one-off/"+id, b.other, "").want(t, http.StatusNotFound)
-	b.do(t, "GET", path+"/one-off/nope", b.business, "").want(t, http.StatusNotFound)
-	if l := b.do(t, "GET", path+"/one-off", b.other, "").body["reports"].([]any); len(l) != 0 {
+	b.srv.Do(t, "GET", path+"/one-off/"+id, b.other, "").Want(t, http.StatusNotFound)
+	b.srv.Do(t, "GET", path+"/one-off/nope", b.business, "").Want(t, http.StatusNotFound)
+	if l := b.srv.Do(t, "GET", path+"/one-off", b.other, "").Body["reports"].([]any); len(l) != 0 {
 		t.Errorf("another workspace lists %v", l)
 	}
-	b.do(t, "GET", path+"/one-off?skip=-1", b.business, "").want(t, http.StatusBadRequest)
-	if l := b.do(t, "GET", path+"/one-off?skip=20", b.business, "").body["reports"].([]any); len(l) != 0 {
+	b.srv.Do(t, "GET", path+"/one-off?skip=-1", b.business, "").Want(t, http.StatusBadRequest)
+	if l := b.srv.Do(t, "GET", path+"/one-off?skip=20", b.business, "").Body["reports"].([]any); len(l) != 0 {
 		t.Errorf("skip=20 lists %v", l)
 	}
 	// A history report is not a one-off.
 	_, job = b.report(t, b.business, body(`["best widget supplier"]`, ""))
-	b.do(t, "GET", path+"/one-off/"+get(t, job, "result.reportId").(string), b.business, "").want(t, http.StatusNotFound)
+	b.srv.Do(t, "GET", path+"/one-off/"+get(t, job, "result.reportId").(string), b.business, "").Want(t, http.StatusNotFound)
 }
 
 func TestIdenticalQuestionsWithinTenMinutesReuseAnswers(t *testing.T) {
@@ -158,7 +159,7 @@ func TestIdenticalQuestionsWithinTenMinutesReuseAnswers(t *testing.T) {
 	if n := b.engines.count("gpt", "best widget supplier"); n != 1 {
 		t.Fatalf("asked %d times within the cache window, want 1", n)
 	}
-	latest := b.do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").body
+	latest := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Body
 	if a := get(t, latest, "answers.0").(map[string]any); a["cached"] != true || a["text"] != "Top picks: Acme, Globex Corp and Initech." {
 		t.Errorf("cached answer = %v", a)
 	}
@@ -184,8 +185,8 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	open := func() { once.Do(func() { close(gate) }) }
 	t.Cleanup(open)
 	b.engines.gate, b.engines.gateOnly = gate, "claude"
-	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, reportBody).want(t, http.StatusAccepted)
-	jobID := res.body["jobId"].(string)
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, reportBody).Want(t, http.StatusAccepted)
+	jobID := res.Body["jobId"].(string)
 	for range 7 {
 		<-b.engines.asked
 	}
@@ -211,7 +212,7 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 			t.Errorf("claude was asked %q %d times, want once", p, n)
 		}
 	}
-	r := b2.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+	r := b2.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 	if get(t, r, "scores.aiVisibility.score") != float64(50) {
 		t.Errorf("resumed report scores = %v", r["scores"])
 	}
@@ -265,7 +266,7 @@ func TestASiteThatCannotBeFetchedStillGetsAReport(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
 	b.report(t, b.business, `{"websiteurl":"https://10.255.255.1/","prompts":["best widget supplier"]}`)
-	r := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+	r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 	if get(t, r, "scores.entityUnderstanding.contentClarityScore") != float64(0) {
 		t.Errorf("clarity = %v", get(t, r, "scores.entityUnderstanding.contentClarityScore"))
 	}

@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -249,24 +248,6 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Bra
 		}
 	}
 	return out
-}
-
-// saveSentiment judges a stored prompt answer's sentiment and stores it
-// with the answer.
-func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
-	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
-		return
-	}
-	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
-	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
-	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
-	if ctx.Err() != nil {
-		return // judged on the next attempt
-	}
-	b, _ := json.Marshal(sent)
-	str := string(b)
-	sa.Sentiment = &str
-	_ = s.save(ctx, &sa)
 }
 
 // decodeSentiment reads a stored answer's sentiment; nil when not judged.

@@ -15,11 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -247,7 +245,7 @@ type bundle struct {
 	queue                      *jobs.Queue
 	svc                        *visibility.Service
 	clock                      *clock
-	url                        string
+	srv                        *apitest.Server
 	free, pro, business, other string // api keys
 	freeID, proID, businessID  string
 	engineNames                []string
@@ -306,17 +304,16 @@ func (b *bundle) start(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The report job, as host/jobs.go mounts it.
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: b.store, Auth: auth.NewAuthenticator(b.store, "jwt-secret-for-tests-0123456789abcdef"),
-		Registry: prometheus.NewRegistry(), MaxBodyBytes: 1 << 20,
+	b.srv = apitest.Start(t, api.Deps{
+		Store: b.store, MaxBodyBytes: 1 << 20,
 		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc), Trackers: visibility.NewTrackerHandler(b.svc),
-	}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	})
 }
 
 // restart is another host over the same store, engines, site and clock.
@@ -332,52 +329,11 @@ func (b *bundle) waitProgress(t testing.TB, key, jobID string, pct float64) map[
 	t.Helper()
 	var j map[string]any
 	testwait.For(t, 30*time.Second, fmt.Sprintf("job %s reaches %v%%", jobID, pct), func() bool {
-		j = b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
+		j = b.srv.Do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").Want(t, http.StatusOK).Body
 		p, _ := j["progress"].(float64)
 		return p >= pct
 	})
 	return j
-}
-
-type response struct {
-	status int
-	header http.Header
-	body   map[string]any
-	raw    string
-}
-
-func (b *bundle) do(t testing.TB, method, path, key, body string) response {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, b.url+path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("api-key", key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, header: res.Header, raw: string(raw)}
-	if err := json.Unmarshal(raw, &out.body); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %s", method, path, raw)
-	}
-	return out
-}
-
-func (r response) want(t testing.TB, status int) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d: %s", r.status, status, r.raw)
-	}
-	return r
 }
 
 // waitJob polls the job route until the job completes or fails.
@@ -385,7 +341,7 @@ func (b *bundle) waitJob(t testing.TB, key, jobID string) map[string]any {
 	t.Helper()
 	var j map[string]any
 	testwait.For(t, 30*time.Second, "job "+jobID+" finishes", func() bool {
-		j = b.do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").want(t, http.StatusOK).body
+		j = b.srv.Do(t, "GET", "/v1/ai/generate/job/"+jobID, key, "").Want(t, http.StatusOK).Body
 		if j["state"] == "failed" {
 			t.Fatalf("job failed: %v", j)
 		}
@@ -397,10 +353,10 @@ func (b *bundle) waitJob(t testing.TB, key, jobID string) map[string]any {
 // report queues a report and waits for it.
 func (b *bundle) report(t testing.TB, key, body string) (jobID string, job map[string]any) {
 	t.Helper()
-	res := b.do(t, "POST", "/v1/ai/generate/seo-site-report", key, body).want(t, http.StatusAccepted)
-	jobID, _ = res.body["jobId"].(string)
-	if res.body["message"] != "Report queued" || jobID == "" {
-		t.Fatalf("queue response: %s", res.raw)
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", key, body).Want(t, http.StatusAccepted)
+	jobID, _ = res.Body["jobId"].(string)
+	if res.Body["message"] != "Report queued" || jobID == "" {
+		t.Fatalf("queue response: %s", res.Raw)
 	}
 	return jobID, b.waitJob(t, key, jobID)
 }

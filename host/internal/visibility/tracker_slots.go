@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -52,6 +53,8 @@ type runOutcome struct {
 
 var errSlotTaken = errors.New("tracker slot taken")
 
+// planNamed is the plan named name, else the free plan (a plan the table
+// no longer holds).
 func (s *Service) planNamed(name string) config.Plan {
 	if plan, ok := s.plans.Get(name); ok {
 		return plan
@@ -65,9 +68,10 @@ func (s *Service) planNamed(name string) config.Plan {
 // The credits are reserved in the same transaction; when they do not
 // cover the run it is not queued and the tracker records lastSkip.
 func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, now time.Time) (runOutcome, error) {
-	planName, err := s.store.WorkspacePlan(ctx, row.WorkspaceID)
+	// A run acts for the workspace: its plan is read now.
+	planName, _, err := s.quota.Plan(ctx, auth.Principal{WorkspaceID: row.WorkspaceID})
 	if err != nil {
-		return runOutcome{}, fmt.Errorf("tracker %s: workspace plan: %w", row.ID, err)
+		return runOutcome{}, fmt.Errorf("tracker %s: %w", row.ID, err)
 	}
 	plan := s.planNamed(planName)
 	t, err := s.tracker(row)
@@ -80,7 +84,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 		engines = s.Engines()
 	}
 	cost := len(in.Prompts) * len(engines)
-	month := now.Format("2006-01")
+	month := s.quota.Month()
 	var next int64
 	if slot > 0 {
 		next = nextSlot(row.Cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
@@ -107,15 +111,11 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 		case len(engines) == 0:
 			reason = "no answer engine is configured"
 		default:
-			_, ok, err := s.store.ReserveCreditsTx(ctx, q, row.WorkspaceID, month, cost, plan.MonthlyAICredits)
+			used, ok, err := s.quota.ReserveTx(ctx, q, row.WorkspaceID, month, plan, cost)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				used, err := s.store.CreditsUsed(ctx, row.WorkspaceID, month)
-				if err != nil {
-					return err
-				}
 				reason = fmt.Sprintf("AI credit limit reached: this run costs %d credits (prompts × engines) and %d of the %s plan's %d monthly credits remain",
 					cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 			}

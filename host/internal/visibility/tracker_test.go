@@ -21,32 +21,32 @@ const trackerBody = `{"websiteurl":"https://example.com","competitors":["Globex 
 func TestTrackerPlans(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		res := b.do(t, "POST", "/v1/visibility/trackers", b.free, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusForbidden)
-		if !strings.Contains(res.body["message"].(string), "not available on the free plan") {
-			t.Errorf("free: %s", res.raw)
+		res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.free, fmt.Sprintf(trackerBody, "weekly", "")).Want(t, http.StatusForbidden)
+		if !strings.Contains(res.Body["message"].(string), "not available on the free plan") {
+			t.Errorf("free: %s", res.Raw)
 		}
-		res = b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "daily", "")).want(t, http.StatusBadRequest)
-		if !strings.HasPrefix(res.body["message"].(string), "cadence") {
-			t.Errorf("daily on pro: %s", res.raw)
+		res = b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "daily", "")).Want(t, http.StatusBadRequest)
+		if !strings.HasPrefix(res.Body["message"].(string), "cadence") {
+			t.Errorf("daily on pro: %s", res.Raw)
 		}
 		for i := 0; i < 2; i++ {
-			b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false`)).want(t, http.StatusCreated)
+			b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false`)).Want(t, http.StatusCreated)
 		}
 		// Paused trackers do not count; a third active one... the two are
 		// paused, so resume both, then a third is over the cap.
-		list := b.do(t, "GET", "/v1/visibility/trackers", b.pro, "").want(t, http.StatusOK).body["trackers"].([]any)
+		list := b.srv.Do(t, "GET", "/v1/visibility/trackers", b.pro, "").Want(t, http.StatusOK).Body["trackers"].([]any)
 		for _, tr := range list {
 			id := tr.(map[string]any)["id"].(string)
-			b.do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).want(t, http.StatusOK)
+			b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK)
 		}
-		res = b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusForbidden)
-		if !strings.Contains(res.body["message"].(string), "allows 2 active trackers") {
-			t.Errorf("over the cap: %s", res.raw)
+		res = b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).Want(t, http.StatusForbidden)
+		if !strings.Contains(res.Body["message"].(string), "allows 2 active trackers") {
+			t.Errorf("over the cap: %s", res.Raw)
 		}
 		// Another workspace's tracker is a 404.
 		id := list[0].(map[string]any)["id"].(string)
-		b.do(t, "GET", "/v1/visibility/trackers/"+id, b.business, "").want(t, http.StatusNotFound)
-		b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").want(t, http.StatusNotFound)
+		b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id, b.business, "").Want(t, http.StatusNotFound)
+		b.srv.Do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").Want(t, http.StatusNotFound)
 	})
 }
 
@@ -55,36 +55,36 @@ func TestTrackerPlans(t *testing.T) {
 func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		res := b.do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", "")).want(t, http.StatusCreated)
-		tr := res.body["tracker"].(map[string]any)
+		res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", "")).Want(t, http.StatusCreated)
+		tr := res.Body["tracker"].(map[string]any)
 		id := tr["id"].(string)
-		if res.body["jobId"] == "" || tr["cadence"] != "daily" || tr["active"] != true || tr["lastSkip"] != nil {
-			t.Fatalf("create: %s", res.raw)
+		if res.Body["jobId"] == "" || tr["cadence"] != "daily" || tr["active"] != true || tr["lastSkip"] != nil {
+			t.Fatalf("create: %s", res.Raw)
 		}
 		prompts := tr["prompts"].([]any)
 		if p := prompts[1].(map[string]any); p["text"] != "widgets for factories" || fmt.Sprint(p["tags"]) != "[factories]" {
 			t.Errorf("prompts = %v", prompts)
 		}
-		b.waitJob(t, b.business, res.body["jobId"].(string))
-		rep := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body
+		b.waitJob(t, b.business, res.Body["jobId"].(string))
+		rep := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 		if rep["trackerId"] != id {
 			t.Errorf("report trackerId = %v, want %s", rep["trackerId"], id)
 		}
-		hist := b.do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").want(t, http.StatusOK).body["points"].([]any)
+		hist := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report/history", b.business, "").Want(t, http.StatusOK).Body["points"].([]any)
 		if len(hist) != 1 || hist[0].(map[string]any)["trackerId"] != id {
 			t.Errorf("history = %v", hist)
 		}
-		run := b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").want(t, http.StatusAccepted)
-		if run.body["message"] != "Tracker run queued" || run.body["jobId"] == "" {
-			t.Fatalf("run: %s", run.raw)
+		run := b.srv.Do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.business, "").Want(t, http.StatusAccepted)
+		if run.Body["message"] != "Tracker run queued" || run.Body["jobId"] == "" {
+			t.Fatalf("run: %s", run.Raw)
 		}
-		b.waitJob(t, b.business, run.body["jobId"].(string))
+		b.waitJob(t, b.business, run.Body["jobId"].(string))
 		// The second run carries change (first run: null).
-		scores := b.do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").want(t, http.StatusOK).body["scores"].(map[string]any)
+		scores := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body["scores"].(map[string]any)
 		if c := scores["aiVisibility"].(map[string]any)["change"]; c != float64(0) {
 			t.Errorf("change of an identical second run = %v, want 0", c)
 		}
-		trend := b.do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").want(t, http.StatusOK).body
+		trend := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").Want(t, http.StatusOK).Body
 		if series := trend["series"].([]any); len(series) != 1 {
 			t.Errorf("series = %v (two runs on one day: one point)", series)
 		}
@@ -92,7 +92,7 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		if eng := ps[0].(map[string]any)["engines"].(map[string]any); len(eng["gpt"].([]any)) != 2 {
 			t.Errorf("drill-down = %v", eng)
 		}
-		csvRes, err := http.Get(b.url + "/v1/visibility/trackers/" + id + "/trend.csv")
+		csvRes, err := http.Get(b.srv.URL + "/v1/visibility/trackers/" + id + "/trend.csv")
 		if err != nil || csvRes.StatusCode != http.StatusUnauthorized {
 			t.Errorf("csv without a key: %v %v", csvRes, err)
 		}
@@ -110,11 +110,11 @@ func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
 		const n = 200
 		ids := make([]string, 0, n)
 		for i := 0; i < n; i++ {
-			res := b.do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", `,"active":false`)).want(t, http.StatusCreated)
-			ids = append(ids, res.body["tracker"].(map[string]any)["id"].(string))
+			res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", `,"active":false`)).Want(t, http.StatusCreated)
+			ids = append(ids, res.Body["tracker"].(map[string]any)["id"].(string))
 		}
 		for _, id := range ids {
-			b.do(t, "PUT", "/v1/visibility/trackers/"+id, b.business, `{"active":true}`).want(t, http.StatusOK)
+			b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.business, `{"active":true}`).Want(t, http.StatusOK)
 		}
 		// A day and 3 hours later: every slot is due, 3 hours late.
 		b.clock.advance(27 * time.Hour)
@@ -150,7 +150,7 @@ func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
 		if c, err := other.svc.RunDue(ctx); c != 0 || err != nil {
 			t.Fatalf("second look claimed %d (%v)", c, err)
 		}
-		tr := b.do(t, "GET", "/v1/visibility/trackers/"+ids[0], b.business, "").want(t, http.StatusOK).body["tracker"].(map[string]any)
+		tr := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+ids[0], b.business, "").Want(t, http.StatusOK).Body["tracker"].(map[string]any)
 		// Created at T (slot T's time of day), the slot T+24h ran at T+27h:
 		// 3 hours late, to the second of the slot's minute.
 		late := tr["lastLateMs"].(float64)
@@ -163,9 +163,9 @@ func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
 func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		res := b.do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).want(t, http.StatusCreated)
-		id := res.body["tracker"].(map[string]any)["id"].(string)
-		b.waitJob(t, b.pro, res.body["jobId"].(string))
+		res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).Want(t, http.StatusCreated)
+		id := res.Body["tracker"].(map[string]any)["id"].(string)
+		b.waitJob(t, b.pro, res.Body["jobId"].(string))
 		// Spend the rest of the slot's month's 40 credits.
 		ctx := context.Background()
 		b.clock.advance(7 * 24 * time.Hour)
@@ -177,7 +177,7 @@ func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
 		if c, err := b.svc.RunDue(ctx); c != 1 || err != nil {
 			t.Fatalf("claimed %d (%v)", c, err)
 		}
-		tr := b.do(t, "GET", "/v1/visibility/trackers/"+id, b.pro, "").want(t, http.StatusOK).body["tracker"].(map[string]any)
+		tr := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id, b.pro, "").Want(t, http.StatusOK).Body["tracker"].(map[string]any)
 		skip, _ := tr["lastSkip"].(map[string]any)
 		if skip == nil || !strings.Contains(skip["reason"].(string), "AI credit limit reached") {
 			t.Fatalf("lastSkip = %v", tr["lastSkip"])
@@ -187,6 +187,6 @@ func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
 			t.Fatalf("reports = %d (%v), want only the first run", n, err)
 		}
 		// By hand: 403, recorded too.
-		b.do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.pro, "").want(t, http.StatusForbidden)
+		b.srv.Do(t, "POST", "/v1/visibility/trackers/"+id+"/run", b.pro, "").Want(t, http.StatusForbidden)
 	})
 }

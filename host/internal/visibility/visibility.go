@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -45,8 +45,14 @@ type Crawler interface {
 	Crawl(ctx context.Context, url string) (site.Site, error)
 }
 
-// JobName is the seoQueue job of a report.
+// JobName is the seoQueue job of a report, run by Service.RunReport with
+// ReportJobOptions (host/jobs.go mounts it).
 const JobName = "seo_site_report"
+
+// ReportJobOptions are the report job's: a report asks many engines, so
+// one attempt may run long, and a retry resumes from the answers stored
+// so far.
+var ReportJobOptions = jobs.HandlerOptions{MaxAttempts: 3, Timeout: 30 * time.Minute}
 
 // Limits and defaults.
 const (
@@ -63,26 +69,42 @@ const (
 	defaultConcurrent = 16
 )
 
-// Deps are the dependencies of a Service.
+// Queue is what reports need of the job queue (a *jobs.Queue): a report's
+// job is written in the transaction that writes the report, then the
+// seoQueue's workers are woken.
+type Queue interface {
+	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
+	Wake(queues ...string)
+}
+
+// Deps are the dependencies of a Service. Store, Queue, Models and Site
+// are required.
 type Deps struct {
+	// Logger: nil logs nothing.
+	Logger hclog.Logger
 	Store  *store.Store
-	Queue  *jobs.Queue
-	Models Models
-	Site   Crawler
+	Queue  Queue
+	// Quota holds the AI credits a report or a tracker's run reserves
+	// (quota/credits.go); New gives its copy the service's Plans, Now
+	// and Logger. nil: a quota.New(Store) checker.
+	Quota *quota.Checker
 	// Plans gives each plan's report limits, read at request time (a
 	// reload may Set it); nil: config.DefaultPlans.
 	Plans *plans.Table
+	// Now is the clock (tests): slots of trackers and the credits' month
+	// come by it too. nil: time.Now.
+	Now func() time.Time
+
+	Models Models
+	Site   Crawler
 	// Config is the visibility block (engines, judge model, concurrency).
 	Config config.Visibility
 	// Slots caps a workspace's engine calls (Config.Concurrency) across
 	// hosts (a *lease.Limiter); nil: per host.
-	Slots  Slots
-	Logger hclog.Logger
+	Slots Slots
 	// CacheTTL is how long an answer is reused for an identical question
 	// (default 10 minutes).
 	CacheTTL time.Duration
-	// Now is the clock (tests): slots of trackers come by it too.
-	Now func() time.Time
 	// EngineProvider names the provider plugin of an engine (its model
 	// route's first deployment), for the trend's engine → AI traffic
 	// source mapping; nil or "": guessed from the model name.
@@ -95,7 +117,8 @@ type Deps struct {
 // Service runs visibility reports for both API faces.
 type Service struct {
 	store  *store.Store
-	queue  *jobs.Queue
+	queue  Queue
+	quota  *quota.Checker
 	models Models
 	site   Crawler
 	plans  *plans.Table
@@ -112,10 +135,25 @@ type Service struct {
 	sems map[string]*workspaceSem
 }
 
-// New returns the Service and registers the report job on the queue.
+// New returns the Service, or an error naming each required dependency
+// missing. Its report job (JobName, RunReport) is mounted by the host's
+// job table, not here.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil || d.Queue == nil || d.Models == nil || d.Site == nil {
-		return nil, errors.New("visibility: Store, Queue, Models and Site are required")
+	var missing []error
+	if d.Store == nil {
+		missing = append(missing, errors.New("visibility: Deps.Store is required"))
+	}
+	if d.Queue == nil {
+		missing = append(missing, errors.New("visibility: Deps.Queue is required"))
+	}
+	if d.Models == nil {
+		missing = append(missing, errors.New("visibility: Deps.Models is required"))
+	}
+	if d.Site == nil {
+		missing = append(missing, errors.New("visibility: Deps.Site is required"))
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
@@ -130,18 +168,20 @@ func New(d Deps) (*Service, error) {
 		s.log = hclog.NewNullLogger()
 	}
 	s.log = s.log.Named("visibility")
-	if s.ttl <= 0 {
-		s.ttl = DefaultCacheTTL
-	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	q := d.Quota
+	if q == nil {
+		q = quota.New(d.Store, config.Limits{})
+	}
+	s.quota = q.Follow(s.plans).WithClock(s.now).WithLogger(s.log)
+	if s.ttl <= 0 {
+		s.ttl = DefaultCacheTTL
 	}
 	if s.cfg.Concurrency <= 0 {
 		s.cfg.Concurrency = defaultConcurrent
 	}
-	// A report asks many engines; one attempt may run long, and a retry
-	// resumes from the answers stored so far.
-	d.Queue.Register(JobName, jobs.HandlerFunc(s.runJob), jobs.HandlerOptions{MaxAttempts: 3, Timeout: 30 * time.Minute})
 	return s, nil
 }
 
@@ -220,172 +260,101 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 	return validateAliases("selfAliases", in.SelfAliases)
 }
 
-func (s *Service) plan(p auth.Principal) config.Plan {
-	if plan, ok := s.plans.Get(p.Plan); ok {
-		return plan
-	}
-	plan, _ := s.plans.Get("free")
-	return plan
-}
+// plan is the caller's plan (planNamed).
+func (s *Service) plan(p auth.Principal) config.Plan { return s.planNamed(p.Plan) }
 
-// Engines returns the model routes asked: the configured engines (host/run.go
-// fills them with DefaultEngines when config names none), else every chat
-// model route the router knows (image models left out), sorted, at most 4.
-func (s *Service) Engines() []string {
-	if len(s.cfg.Engines) > 0 {
-		return slices.Clone(s.cfg.Engines)
+// validate normalises websiteurl and checks the request (its lists
+// cleaned, a refresh's filled in from the previous report) against the
+// plan's prompt limit: every 400 of a report request but a refresh
+// without a prior report.
+func (r *ReportRequest) validate(limit int, plan string) error {
+	url, err := validateURL(r.WebsiteURL)
+	if err != nil {
+		return err
 	}
-	var out []string
-	for _, m := range s.models.Models() {
-		if !isNonChat(m) {
-			out = append(out, m)
-		}
-	}
-	slices.Sort(out)
-	return out[:min(len(out), MaxEngines)]
+	r.WebsiteURL = url
+	return r.Input.validate(limit, plan, true)
 }
-
-// DefaultEngines picks the engines when config names none: one chat model
-// route per provider plugin (a marketer compares ChatGPT with Claude, not
-// gpt-4o with gpt-4o-mini), preferring full models over -mini/-nano ones,
-// at most 4, sorted. usable (nil: all) says which providers have their
-// credentials, so a host with only an OpenAI key does not ask three
-// engines that cannot answer.
-func DefaultEngines(models map[string]config.Model, usable func(provider string) bool) []string {
-	names := make([]string, 0, len(models))
-	for name, m := range models {
-		if len(m.Deployments) > 0 && !isNonChat(name) {
-			names = append(names, name)
-		}
-	}
-	// Only providers that can answer, unless none can: then every engine
-	// is asked and each shows as missing, which says what to configure.
-	if usable != nil {
-		var ready []string
-		for _, name := range names {
-			if usable(models[name].Deployments[0].Provider) {
-				ready = append(ready, name)
-			}
-		}
-		if len(ready) > 0 {
-			names = ready
-		}
-	}
-	small := func(n string) bool {
-		return strings.Contains(n, "mini") || strings.Contains(n, "nano") || strings.Contains(n, "lite")
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		// The model each assistant's users talk to by default comes first.
-		pa, pb := slices.Contains(config.DefaultEngineModels, a), slices.Contains(config.DefaultEngineModels, b)
-		if pa != pb {
-			if pa {
-				return -1
-			}
-			return 1
-		}
-		if small(a) != small(b) {
-			if small(a) {
-				return 1
-			}
-			return -1
-		}
-		return strings.Compare(a, b)
-	})
-	var out []string
-	seen := map[string]bool{}
-	for _, name := range names {
-		p := models[name].Deployments[0].Provider
-		if !seen[p] && len(out) < MaxEngines {
-			seen[p] = true
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func isNonChat(name string) bool {
-	l := strings.ToLower(name)
-	for _, w := range []string{"image", "dall-e", "embedding", "tts", "whisper"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// judgeModel is the configured judge, else the first engine.
-func (s *Service) judgeModel(engines []string) string {
-	if s.cfg.JudgeModel != "" {
-		return s.cfg.JudgeModel
-	}
-	if len(engines) > 0 {
-		return engines[0]
-	}
-	return ""
-}
-
-func (s *Service) month() string { return s.now().UTC().Format("2006-01") }
 
 // Queue checks a report request against SPEC's statuses, in the order of
 // its table (400, then 403, then 429), reserves its AI credits and queues
 // the job. It returns the job id.
 func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest) (string, error) {
 	plan := s.plan(p)
-	in := req.Input.clean()
-	// 400: websiteurl missing or invalid, no prior report for a refresh,
-	// too many prompts.
-	if in.WebsiteURL != "" {
-		if _, err := validateURL(in.WebsiteURL); err != nil {
-			return "", err
-		}
-	}
-	if req.Refresh {
-		prev, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
-		if errors.Is(err, store.ErrNotFound) {
-			return "", apierr.Invalid("refresh: there is no prior report to refresh; run a report first")
-		}
-		if err != nil {
-			return "", err
-		}
-		var prevIn Input
-		if err := json.Unmarshal([]byte(prev.Input), &prevIn); err != nil {
-			return "", fmt.Errorf("decode report %s input: %w", prev.ID, err)
-		}
-		if in.WebsiteURL == "" {
-			in.WebsiteURL = prevIn.WebsiteURL
-		}
-		if len(req.Competitors) == 0 {
-			in.Competitors = prevIn.Competitors
-		}
-		if len(req.Prompts) == 0 {
-			in.Prompts = prevIn.Prompts
-		}
-		if len(req.SelfAliases) == 0 {
-			in.SelfAliases = prevIn.SelfAliases
-		}
-	}
-	url, err := validateURL(in.WebsiteURL)
+	// 400: no prior report for a refresh, then the request's own checks.
+	req, err := s.withPrevious(ctx, p, req)
 	if err != nil {
 		return "", err
 	}
-	in.WebsiteURL = url
-	if err := in.validate(plan.PromptsPerReport, p.Plan, true); err != nil {
+	if err := req.validate(plan.PromptsPerReport, p.Plan); err != nil {
 		return "", err
 	}
-	engines := s.Engines()
-	if len(engines) == 0 {
-		return "", apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
+	engines, err := s.reportEngines()
+	if err != nil {
+		return "", err
 	}
-
 	// 403 and 429: admit checks the plan's rules in the transaction that
 	// writes the report.
-	jobID, err := s.admit(ctx, p, plan, req, in, engines)
+	jobID, err := s.admit(ctx, p, plan, req, engines)
 	if err != nil {
 		return "", err
 	}
 	s.queue.Wake(jobs.SEOQueue)
 	return jobID, nil
+}
+
+// withPrevious cleans the request's lists and, for a refresh, takes from
+// the workspace's latest report the websiteurl and the lists the request
+// does not give.
+func (s *Service) withPrevious(ctx context.Context, p auth.Principal, req ReportRequest) (ReportRequest, error) {
+	in := req.Input.clean()
+	if req.Refresh {
+		prev, err := s.previousInput(ctx, p)
+		if err != nil {
+			return req, err
+		}
+		if in.WebsiteURL == "" {
+			in.WebsiteURL = prev.WebsiteURL
+		}
+		if len(req.Competitors) == 0 {
+			in.Competitors = prev.Competitors
+		}
+		if len(req.Prompts) == 0 {
+			in.Prompts = prev.Prompts
+		}
+		if len(req.SelfAliases) == 0 {
+			in.SelfAliases = prev.SelfAliases
+		}
+	}
+	req.Input = in
+	return req, nil
+}
+
+// previousInput is the input of the workspace's latest report, which a
+// refresh runs again; 400 when there is none.
+func (s *Service) previousInput(ctx context.Context, p auth.Principal) (Input, error) {
+	prev, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return Input{}, apierr.Invalid("refresh: there is no prior report to refresh; run a report first")
+	}
+	if err != nil {
+		return Input{}, err
+	}
+	var in Input
+	if err := json.Unmarshal([]byte(prev.Input), &in); err != nil {
+		return Input{}, fmt.Errorf("decode report %s input: %w", prev.ID, err)
+	}
+	return in, nil
+}
+
+// reportEngines are the engines a report asks; 503 when none is
+// configured.
+func (s *Service) reportEngines() ([]string, error) {
+	engines := s.Engines()
+	if len(engines) == 0 {
+		return nil, apierr.Unavailable("no answer engine is configured: add chat model routes or a visibility { engines = [...] } block")
+	}
+	return engines, nil
 }
 
 func creditError(planName string, plan config.Plan, used, cost int) error {
