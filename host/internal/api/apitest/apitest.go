@@ -93,6 +93,14 @@ func Do(t testing.TB, method, url, key, body string) Response {
 	if key != "" {
 		req.Header.Set("api-key", key)
 	}
+	return Send(t, req)
+}
+
+// Send sends a request built by the test (other headers, another body
+// type, a raw method) and reads the whole answer as Do does.
+func Send(t testing.TB, req *http.Request) Response {
+	t.Helper()
+	method, url := req.Method, req.URL.String()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +124,18 @@ func (r Response) Want(t testing.TB, status int) Response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
+	}
+	return r
+}
+
+// WantMessage is Want for answers that carry SPEC's "message" (every /v1
+// JSON answer): it also fails the test unless the body is a JSON object
+// with a string message.
+func (r Response) WantMessage(t testing.TB, status int) Response {
+	t.Helper()
+	r.Want(t, status)
+	if _, ok := r.Body["message"].(string); !ok {
+		t.Fatalf("body has no string message: %s", r.Raw)
 	}
 	return r
 }
@@ -145,6 +165,20 @@ func (r Response) Data(t testing.TB) map[string]any {
 		t.Fatalf("no data object: %s", r.Raw)
 	}
 	return d
+}
+
+// Numbers is the body decoded again with numbers as json.Number, for a
+// test that tells integers (epoch milliseconds, counts) from floats. A
+// body that is not a JSON object fails the test.
+func (r Response) Numbers(t testing.TB) map[string]any {
+	t.Helper()
+	var out map[string]any
+	dec := json.NewDecoder(strings.NewReader(r.Raw))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("body %s: %v", r.Raw, err)
+	}
+	return out
 }
 
 // Message is the answer's "message" string ("" when there is none).
