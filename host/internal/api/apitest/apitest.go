@@ -30,12 +30,40 @@ type Server struct {
 	URL string
 	// Deps is what the server was built from, defaults filled in.
 	Deps api.Deps
+
+	srv     *httptest.Server
+	serving bool
 }
 
 // Start builds api.NewServer(d) and serves it until the test ends. Unset
 // Logger, Auth (over d.Store, signing with JWTSecret) and Registry get
 // test defaults; d.Store is required.
 func Start(t testing.TB, d api.Deps) *Server {
+	t.Helper()
+	s := Reserve(t)
+	s.Serve(t, d)
+	return s
+}
+
+// Reserve listens on a local port and knows its URL before serving, for a
+// test whose Deps need the URL (blob and traffic base URLs); Serve starts
+// it. A reserved server never served is closed when the test ends.
+func Reserve(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{srv: httptest.NewUnstartedServer(nil)}
+	s.URL = "http://" + s.srv.Listener.Addr().String()
+	t.Cleanup(func() {
+		if !s.serving {
+			s.srv.Close()
+		}
+	})
+	return s
+}
+
+// Serve builds api.NewServer(d) and serves it on the reserved port until
+// the test ends (the server closes in the test's cleanups, in the order of
+// t.Cleanup from the time Serve was called).
+func (s *Server) Serve(t testing.TB, d api.Deps) {
 	t.Helper()
 	if d.Store == nil {
 		t.Fatal("apitest.Start: Deps.Store is required")
@@ -49,13 +77,14 @@ func Start(t testing.TB, d api.Deps) *Server {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	srv := httptest.NewUnstartedServer(api.NewServer(d))
+	srv := s.srv
+	srv.Config.Handler = api.NewServer(d)
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
 	srv.Config.Protocols.SetUnencryptedHTTP2(true)
 	srv.Start()
+	s.serving, s.Deps = true, d
 	t.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, Deps: d}
 }
 
 // Do sends method path (relative to the server) with the api-key header
