@@ -16,7 +16,11 @@ import (
 	"github.com/heraldhq/herald/integration/harness"
 )
 
-func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
+// call sends one JSON request to a running herald and returns the status
+// and the JSON object answered (nil when the answer is not one). The
+// integration tests cannot import host/internal/api/apitest; this is
+// their one request helper.
+func call(t testing.TB, method, url, key, body string) (int, map[string]any) {
 	t.Helper()
 	var r io.Reader
 	if body != "" {

@@ -1,7 +1,6 @@
 package integration_test
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -101,27 +100,19 @@ func (rc *schedReceiver) distinct() int {
 }
 
 // api calls a herald process with its key and decodes the JSON answer.
+// body is sent as JSON (call); an answer that is not a JSON object fails
+// the test.
 func api(t testing.TB, base, key, method, path string, body any) (int, map[string]any) {
 	t.Helper()
-	var r io.Reader
+	var b []byte
 	if body != nil {
-		b, _ := json.Marshal(body)
-		r = bytes.NewReader(b)
+		b, _ = json.Marshal(body)
 	}
-	req, _ := http.NewRequest(method, base+path, r)
-	req.Header.Set("api-key", key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+	status, out := call(t, method, base+path, key, string(b))
+	if out == nil {
+		t.Fatalf("%s %s: %d, not a JSON object", method, path, status)
 	}
-	defer res.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return res.StatusCode, out
+	return status, out
 }
 
 func saveReceiver(t testing.TB, base, key string, rc *schedReceiver) string {

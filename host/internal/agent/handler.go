@@ -213,16 +213,7 @@ func (h *Handler) CreateSession(ctx context.Context, req *connect.Request[apiv1.
 	if !created {
 		msg = "Session already exists"
 	}
-	return connect.NewResponse(&apiv1.CreateSessionResponse{Message: msg, SessionId: c.ID, Session: sessionProto(c)}), nil
-}
-
-// CreateSessionStatus is the REST status of CreateSession: 201 for a new
-// session, 200 when the caller's own id answered its existing session.
-func CreateSessionStatus(res *apiv1.CreateSessionResponse) int {
-	if res.Message == "Session already exists" {
-		return 200
-	}
-	return 201
+	return connect.NewResponse(&apiv1.CreateSessionResponse{Message: msg, SessionId: c.ID, Session: sessionProto(c), Created: created}), nil
 }
 
 // GetSession returns one of the caller's sessions with a page of blocks.

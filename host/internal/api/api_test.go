@@ -3,17 +3,13 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -21,19 +17,28 @@ import (
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
-// testBundle is a real API server over HTTP (HTTP/1.1 and cleartext
+// testBundle is a real API server (apitest: HTTP/1.1 and cleartext
 // HTTP/2) on a migrated store, with keys for two users of workspace "acme"
 // and one user of workspace "other".
 type testBundle struct {
-	url                    string
+	*apitest.Server
 	store                  *store.Store
 	alice, bob, mallory    string
 	aliceID, bobID, acmeID string
 }
 
-const jwtSecret = "test-jwt-secret"
+const jwtSecret = apitest.JWTSecret
 
+// setup serves voiceDeps(t, s, voice.Deps{Store: s}).
 func setup(t testing.TB, s *store.Store) *testBundle {
+	t.Helper()
+	b := keys(t, s)
+	b.Server = apitest.Start(t, voiceDeps(t, s, voice.Deps{Store: s}))
+	return b
+}
+
+// keys creates the bundle's users and keys; the test starts the server.
+func keys(t testing.TB, s *store.Store) *testBundle {
 	t.Helper()
 	ctx := context.Background()
 	b := &testBundle{store: s}
@@ -50,89 +55,18 @@ func setup(t testing.TB, s *store.Store) *testBundle {
 	ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
 	_, bob, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "bob@acme.test")
 	b.acmeID, b.aliceID, b.bobID = ws.ID, alice.ID, bob.ID
-	srv := httptest.NewUnstartedServer(newHandler(t, s))
-	srv.Config.Protocols = new(http.Protocols)
-	srv.Config.Protocols.SetHTTP1(true)
-	srv.Config.Protocols.SetUnencryptedHTTP2(true)
-	srv.Start()
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
 	return b
 }
 
-func newHandler(t testing.TB, s *store.Store) http.Handler {
+// voiceDeps is the API of these tests: brand voices over a service of d,
+// blobs in a temporary directory, a 64 KiB body limit.
+func voiceDeps(t testing.TB, s *store.Store, d voice.Deps) api.Deps {
+	t.Helper()
 	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api.NewServer(api.Deps{
-		Logger:       hclog.NewNullLogger(),
-		Store:        s,
-		Auth:         auth.NewAuthenticator(s, jwtSecret),
-		Registry:     prometheus.NewRegistry(),
-		MaxBodyBytes: 64 << 10,
-		Blobs:        blobs,
-		Voices:       voiceAPI(t, voice.Deps{Store: s}),
-	})
-}
-
-type response struct {
-	status int
-	header http.Header
-	body   map[string]any
-	raw    string
-}
-
-func (b *testBundle) do(t testing.TB, method, path, key, body string) response {
-	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, b.url+path, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("api-key", key)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := response{status: res.StatusCode, header: res.Header, raw: string(raw)}
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Fatalf("%s %s: content type %q, body %s", method, path, ct, raw)
-	}
-	if err := json.Unmarshal(raw, &out.body); err != nil {
-		t.Fatalf("%s %s: body is not a JSON object: %s", method, path, raw)
-	}
-	return out
-}
-
-func (r response) want(t testing.TB, status int) response {
-	t.Helper()
-	if r.status != status {
-		t.Fatalf("status %d, want %d; body %s", r.status, status, r.raw)
-	}
-	if _, ok := r.body["message"].(string); !ok {
-		t.Fatalf("body has no string message: %s", r.raw)
-	}
-	return r
-}
-
-func (r response) data(t testing.TB) map[string]any {
-	t.Helper()
-	d, ok := r.body["data"].(map[string]any)
-	if !ok {
-		t.Fatalf("no data object: %s", r.raw)
-	}
-	return d
+	return api.Deps{Store: s, MaxBodyBytes: 64 << 10, Blobs: blobs, Voices: voiceAPI(t, d)}
 }
 
 func keysOf(m map[string]any) string {
@@ -152,7 +86,7 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		created := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"  We write plainly.\nShort sentences.  ","name":"Plain"}`).want(t, 201).data(t)
+		created := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"  We write plainly.\nShort sentences.  ","name":"Plain"}`).WantMessage(t, 201).Data(t)
 		if got := keysOf(created); got != "contentLength,id,name,type,url" {
 			t.Fatalf("creation data fields: %s", got)
 		}
@@ -160,21 +94,21 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 			t.Fatalf("creation data: %v", created)
 		}
 		id := created["id"].(string)
-		older := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"Second voice, with no name given at all here today"}`).want(t, 201).data(t)
+		older := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"Second voice, with no name given at all here today"}`).WantMessage(t, 201).Data(t)
 		if older["name"] != "Second voice, with no name given at all…" {
 			t.Fatalf("default name: %q", older["name"])
 		}
 
-		list := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200)
-		items := list.body["data"].([]any)
+		list := b.Do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").WantMessage(t, 200)
+		items := list.Body["data"].([]any)
 		if len(items) != 2 || items[0].(map[string]any)["id"] != older["id"] {
-			t.Fatalf("list must hold both voices, newest first: %s", list.raw)
+			t.Fatalf("list must hold both voices, newest first: %s", list.Raw)
 		}
 		if got := keysOf(items[1].(map[string]any)); got != "contentLength,createdAt,id,name,type,updatedAt,url" {
 			t.Fatalf("list item fields: %s", got)
 		}
 
-		one := b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 200).data(t)
+		one := b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 200).Data(t)
 		if got := keysOf(one); got != "content,createdAt,fetchInterval,id,lastFetch,name,type,updatedAt,url" {
 			t.Fatalf("single fetch fields: %s", got)
 		}
@@ -182,25 +116,25 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 			t.Fatalf("single fetch: %v", one)
 		}
 
-		updated := b.do(t, "PUT", "/v1/ai/brand-voice/"+id, b.alice, `{"fetchInterval":"weekly","url":"https://acme.test"}`).want(t, 200).data(t)
+		updated := b.Do(t, "PUT", "/v1/ai/brand-voice/"+id, b.alice, `{"fetchInterval":"weekly","url":"https://acme.test"}`).WantMessage(t, 200).Data(t)
 		if updated["name"] != "Plain" || updated["fetchInterval"] != "weekly" || updated["url"] != "https://acme.test" || updated["content"] != one["content"] {
 			t.Fatalf("partial update must change only the fields sent: %v", updated)
 		}
 		if keysOf(updated) != keysOf(one) {
 			t.Fatalf("update returns the voice as the single fetch does: %s", keysOf(updated))
 		}
-		viaChat := b.do(t, "PUT", "/v1/ai/chat/brandVoices/"+id, b.alice, `{"name":"Plainer"}`).want(t, 200).data(t)
+		viaChat := b.Do(t, "PUT", "/v1/ai/chat/brandVoices/"+id, b.alice, `{"name":"Plainer"}`).WantMessage(t, 200).Data(t)
 		if viaChat["name"] != "Plainer" || viaChat["fetchInterval"] != "weekly" {
 			t.Fatalf("chat helper update: %v", viaChat)
 		}
 
-		b.do(t, "DELETE", "/v1/ai/chat/brandVoices/"+id, b.alice, "").want(t, 200)
-		b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/brand-voice/"+older["id"].(string), b.alice, "").want(t, 200)
-		after := b.do(t, "GET", "/v1/ai/brand-voice", b.alice, "").want(t, 200)
-		if items := after.body["data"].([]any); len(items) != 0 {
-			t.Fatalf("deleted voices still listed: %s", after.raw)
+		b.Do(t, "DELETE", "/v1/ai/chat/brandVoices/"+id, b.alice, "").WantMessage(t, 200)
+		b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 404)
+		b.Do(t, "DELETE", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 404)
+		b.Do(t, "DELETE", "/v1/ai/brand-voice/"+older["id"].(string), b.alice, "").WantMessage(t, 200)
+		after := b.Do(t, "GET", "/v1/ai/brand-voice", b.alice, "").WantMessage(t, 200)
+		if items := after.Body["data"].([]any); len(items) != 0 {
+			t.Fatalf("deleted voices still listed: %s", after.Raw)
 		}
 		var active bool
 		if err := storetest.QueryRow(context.Background(), s, `SELECT is_active FROM brand_voices WHERE id = $1`, id).Scan(&active); err != nil || active {
@@ -223,15 +157,15 @@ func TestEveryRouteNeedsAValidAPIKey(t *testing.T) {
 	}
 	for _, rt := range routes {
 		for _, key := range []string{"", "hk_not-a-real-key", "sk_wrongprefix", strings.Repeat("hk_", 60)} {
-			r := b.do(t, rt.method, rt.path, key, rt.body).want(t, 401)
-			if key == "" && !strings.Contains(r.body["message"].(string), "api-key") {
-				t.Errorf("%s %s: missing key message should name the header: %s", rt.method, rt.path, r.raw)
+			r := b.Do(t, rt.method, rt.path, key, rt.body).WantMessage(t, 401)
+			if key == "" && !strings.Contains(r.Body["message"].(string), "api-key") {
+				t.Errorf("%s %s: missing key message should name the header: %s", rt.method, rt.path, r.Raw)
 			}
 		}
 	}
 	// A session JWT is not an API key: brand-voice routes take only api-key.
 	token, _ := auth.SignSession(jwtSecret, b.acmeID, b.aliceID, 3600e9)
-	req, _ := http.NewRequest("GET", b.url+"/v1/ai/brand-voice/", nil)
+	req, _ := http.NewRequest("GET", b.URL+"/v1/ai/brand-voice/", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -243,7 +177,7 @@ func TestEveryRouteNeedsAValidAPIKey(t *testing.T) {
 	}
 	// Operational routes are public.
 	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
-		res, err := http.Get(b.url + path)
+		res, err := http.Get(b.URL + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,16 +192,16 @@ func TestVoicesOfAnotherWorkspaceLookMissing(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		id := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"acme voice"}`).want(t, 201).data(t)["id"].(string)
-		b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.mallory, "").want(t, 404)
-		b.do(t, "PUT", "/v1/ai/brand-voice/"+id, b.mallory, `{"name":"mine now"}`).want(t, 404)
-		b.do(t, "PUT", "/v1/ai/chat/brandVoices/"+id, b.mallory, `{"name":"mine now"}`).want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/brand-voice/"+id, b.mallory, "").want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/chat/brandVoices/"+id, b.mallory, "").want(t, 404)
-		if items := b.do(t, "GET", "/v1/ai/brand-voice/", b.mallory, "").want(t, 200).body["data"].([]any); len(items) != 0 {
+		id := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"acme voice"}`).WantMessage(t, 201).Data(t)["id"].(string)
+		b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.mallory, "").WantMessage(t, 404)
+		b.Do(t, "PUT", "/v1/ai/brand-voice/"+id, b.mallory, `{"name":"mine now"}`).WantMessage(t, 404)
+		b.Do(t, "PUT", "/v1/ai/chat/brandVoices/"+id, b.mallory, `{"name":"mine now"}`).WantMessage(t, 404)
+		b.Do(t, "DELETE", "/v1/ai/brand-voice/"+id, b.mallory, "").WantMessage(t, 404)
+		b.Do(t, "DELETE", "/v1/ai/chat/brandVoices/"+id, b.mallory, "").WantMessage(t, 404)
+		if items := b.Do(t, "GET", "/v1/ai/brand-voice/", b.mallory, "").WantMessage(t, 200).Body["data"].([]any); len(items) != 0 {
 			t.Fatalf("other workspace lists acme's voices: %v", items)
 		}
-		if got := b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 200).data(t)["name"]; got != "acme voice" {
+		if got := b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 200).Data(t)["name"]; got != "acme voice" {
 			t.Fatalf("voice changed by another workspace: %v", got)
 		}
 	})
@@ -277,14 +211,14 @@ func TestPersonalVoicesBelongToTheirAuthor(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
-		personal := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"just me","scope":"personal"}`).want(t, 201).data(t)["id"].(string)
-		team := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"all of us"}`).want(t, 201).data(t)["id"].(string)
-		b.do(t, "GET", "/v1/ai/brand-voice/"+personal, b.alice, "").want(t, 200)
-		b.do(t, "GET", "/v1/ai/brand-voice/"+personal, b.bob, "").want(t, 404)
-		b.do(t, "PUT", "/v1/ai/brand-voice/"+personal, b.bob, `{"name":"x"}`).want(t, 404)
-		b.do(t, "DELETE", "/v1/ai/brand-voice/"+personal, b.bob, "").want(t, 404)
-		b.do(t, "GET", "/v1/ai/brand-voice/"+team, b.bob, "").want(t, 200)
-		items := b.do(t, "GET", "/v1/ai/brand-voice/", b.bob, "").want(t, 200).body["data"].([]any)
+		personal := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"just me","scope":"personal"}`).WantMessage(t, 201).Data(t)["id"].(string)
+		team := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"all of us"}`).WantMessage(t, 201).Data(t)["id"].(string)
+		b.Do(t, "GET", "/v1/ai/brand-voice/"+personal, b.alice, "").WantMessage(t, 200)
+		b.Do(t, "GET", "/v1/ai/brand-voice/"+personal, b.bob, "").WantMessage(t, 404)
+		b.Do(t, "PUT", "/v1/ai/brand-voice/"+personal, b.bob, `{"name":"x"}`).WantMessage(t, 404)
+		b.Do(t, "DELETE", "/v1/ai/brand-voice/"+personal, b.bob, "").WantMessage(t, 404)
+		b.Do(t, "GET", "/v1/ai/brand-voice/"+team, b.bob, "").WantMessage(t, 200)
+		items := b.Do(t, "GET", "/v1/ai/brand-voice/", b.bob, "").WantMessage(t, 200).Body["data"].([]any)
 		if len(items) != 1 || items[0].(map[string]any)["id"] != team {
 			t.Fatalf("bob's list: %v", items)
 		}
@@ -294,7 +228,7 @@ func TestPersonalVoicesBelongToTheirAuthor(t *testing.T) {
 func TestBadRequestsGetClearErrors(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	id := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"x"}`).want(t, 201).data(t)["id"].(string)
+	id := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"x"}`).WantMessage(t, 201).Data(t)["id"].(string)
 	cases := []struct {
 		name, method, path, body string
 		status                   int
@@ -317,14 +251,14 @@ func TestBadRequestsGetClearErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name+" gives "+http.StatusText(c.status), func(t *testing.T) {
-			r := b.do(t, c.method, c.path, b.alice, c.body).want(t, c.status)
-			if msg := r.body["message"].(string); !strings.Contains(msg, c.mention) {
+			r := b.Do(t, c.method, c.path, b.alice, c.body).WantMessage(t, c.status)
+			if msg := r.Body["message"].(string); !strings.Contains(msg, c.mention) {
 				t.Fatalf("message %q should mention %q", msg, c.mention)
 			}
 		})
 	}
 	// Nothing half-written: the rejected creations stored nothing.
-	if items := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200).body["data"].([]any); len(items) != 1 {
+	if items := b.Do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").WantMessage(t, 200).Body["data"].([]any); len(items) != 1 {
 		t.Fatalf("rejected requests stored voices: %v", items)
 	}
 }
@@ -332,9 +266,9 @@ func TestBadRequestsGetClearErrors(t *testing.T) {
 func TestMetricsCountRequestsByRoute(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200)
-	b.do(t, "GET", "/v1/ai/brand-voice/x", b.alice, "").want(t, 404)
-	res, err := http.Get(b.url + "/metrics")
+	b.Do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").WantMessage(t, 200)
+	b.Do(t, "GET", "/v1/ai/brand-voice/x", b.alice, "").WantMessage(t, 404)
+	res, err := http.Get(b.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,9 @@ func BenchmarkListBrandVoices(b *testing.B) {
 			s := open(b)
 			tb := setup(b, s)
 			for i := range 10 {
-				tb.do(b, "POST", "/v1/ai/generate/brand-voice/text", tb.alice, fmt.Sprintf(`{"content":"voice number %d, written plainly"}`, i)).want(b, 201)
+				tb.Do(b, "POST", "/v1/ai/generate/brand-voice/text", tb.alice, fmt.Sprintf(`{"content":"voice number %d, written plainly"}`, i)).WantMessage(b, 201)
 			}
-			body := []byte(tb.do(b, "GET", "/v1/ai/brand-voice/", tb.alice, "").raw)
+			body := []byte(tb.Do(b, "GET", "/v1/ai/brand-voice/", tb.alice, "").Raw)
 			bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.Write(body)
@@ -64,9 +64,9 @@ func BenchmarkListBrandVoices(b *testing.B) {
 			var bareRes, heraldRes loadgen.Result
 			for b.Loop() {
 				run(bare.URL, tb.alice) // warm both
-				run(tb.url, tb.alice)
+				run(tb.URL, tb.alice)
 				bareRes = run(bare.URL, tb.alice)
-				heraldRes = run(tb.url, tb.alice)
+				heraldRes = run(tb.URL, tb.alice)
 			}
 			if heraldRes.Errors > 0 || bareRes.Errors > 0 {
 				b.Fatalf("errors: herald %v, bare %v", heraldRes.FirstError, bareRes.FirstError)

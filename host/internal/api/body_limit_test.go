@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -28,10 +26,10 @@ func TestConnectFacesRefuseBodiesOverTheLimit(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	big := strings.Repeat("a", 70<<10)
 	for name, c := range map[string]apiv1connect.BrandVoiceServiceClient{
-		"connect with protobuf": apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url),
-		"connect with JSON":     apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url, connect.WithProtoJSON()),
-		"grpc over h2c":         apiv1connect.NewBrandVoiceServiceClient(h2cClient(), b.url, connect.WithGRPC()),
-		"grpc-web":              apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url, connect.WithGRPCWeb()),
+		"connect with protobuf": apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL),
+		"connect with JSON":     apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL, connect.WithProtoJSON()),
+		"grpc over h2c":         apiv1connect.NewBrandVoiceServiceClient(h2cClient(), b.URL, connect.WithGRPC()),
+		"grpc-web":              apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL, connect.WithGRPCWeb()),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -56,22 +54,10 @@ func TestTheDefaultBodyLimitIsOneMebibyte(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, ""), Registry: prometheus.NewRegistry(),
-		Voices: voiceAPI(t, voice.Deps{Store: s}),
-	}))
-	t.Cleanup(srv.Close)
+	srv := apitest.Start(t, api.Deps{Store: s, Voices: voiceAPI(t, voice.Deps{Store: s})})
 	post := func(n int) int {
 		body := fmt.Sprintf(`{"content":%q}`, strings.Repeat("a", n))
-		req, _ := http.NewRequest("POST", srv.URL+"/v1/ai/generate/brand-voice/text", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("api-key", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
+		return srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", key, body).Status
 	}
 	// Both are over the 200,000-character content rule: under the body
 	// limit that is a 400, over it a 413 before the body is read.

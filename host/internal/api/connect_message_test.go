@@ -45,7 +45,7 @@ func TestErrorMessagesDoNotRepeatTheCode(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for name, opt := range map[string]connect.ClientOption{"Connect": connect.WithProtoJSON(), "gRPC": connect.WithGRPC()} {
-				client := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url, opt)
+				client := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL, opt)
 				req := connect.NewRequest(&apiv1.ListBrandVoicesRequest{})
 				if c.key != "" {
 					req.Header().Set("api-key", c.key)
@@ -59,22 +59,22 @@ func TestErrorMessagesDoNotRepeatTheCode(t *testing.T) {
 					t.Errorf("%s message %q, want %q without the code", name, ce.Message(), c.want)
 				}
 			}
-			res := b.do(t, "GET", "/v1/ai/brand-voice", c.key, "")
-			if msg, _ := res.body["message"].(string); res.status != c.status || codePrefix(msg) != "" || msg != c.want {
-				t.Errorf("REST: %d %q, want %d %q", res.status, msg, c.status, c.want)
+			res := b.Do(t, "GET", "/v1/ai/brand-voice", c.key, "")
+			if msg, _ := res.Body["message"].(string); res.Status != c.status || codePrefix(msg) != "" || msg != c.want {
+				t.Errorf("REST: %d %q, want %d %q", res.Status, msg, c.status, c.want)
 			}
 		})
 	}
 
 	// An area's own refusal reads the same way.
-	client := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+	client := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL)
 	_, err := client.CreateBrandVoiceFromText(context.Background(), withKey(&apiv1.CreateBrandVoiceFromTextRequest{}, b.alice))
 	var ce *connect.Error
 	if !errors.As(err, &ce) || ce.Code() != connect.CodeInvalidArgument || codePrefix(ce.Message()) != "" {
 		t.Fatalf("Connect, empty content: %v, want invalid_argument without the code in the message", err)
 	}
-	res := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{}`)
-	if msg, _ := res.body["message"].(string); res.status != http.StatusBadRequest || msg != ce.Message() {
-		t.Fatalf("REST, empty content: %d %q, want 400 %q", res.status, msg, ce.Message())
+	res := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{}`)
+	if msg, _ := res.Body["message"].(string); res.Status != http.StatusBadRequest || msg != ce.Message() {
+		t.Fatalf("REST, empty content: %d %q, want 400 %q", res.Status, msg, ce.Message())
 	}
 }

@@ -38,10 +38,10 @@ func TestConnectClientsUseTheSameImplementation(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
 	clients := map[string]apiv1connect.BrandVoiceServiceClient{
-		"connect with protobuf": apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url),
-		"connect with JSON":     apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url, connect.WithProtoJSON()),
-		"grpc over h2c":         apiv1connect.NewBrandVoiceServiceClient(h2cClient(), b.url, connect.WithGRPC()),
-		"grpc-web":              apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url, connect.WithGRPCWeb()),
+		"connect with protobuf": apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL),
+		"connect with JSON":     apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL, connect.WithProtoJSON()),
+		"grpc over h2c":         apiv1connect.NewBrandVoiceServiceClient(h2cClient(), b.URL, connect.WithGRPC()),
+		"grpc-web":              apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL, connect.WithGRPCWeb()),
 	}
 	for name, c := range clients {
 		t.Run(name, func(t *testing.T) {
@@ -56,7 +56,7 @@ func TestConnectClientsUseTheSameImplementation(t *testing.T) {
 				t.Fatalf("get: %v %v", got, err)
 			}
 			// The REST face sees what the Connect face wrote.
-			if r := b.do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").want(t, 200).data(t); r["name"] != name {
+			if r := b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 200).Data(t); r["name"] != name {
 				t.Fatalf("REST face: %v", r)
 			}
 			_, err = c.GetBrandVoice(ctx, withKey(&apiv1.GetBrandVoiceRequest{Id: id}, b.mallory))
@@ -81,7 +81,7 @@ func TestConnectClientsUseTheSameImplementation(t *testing.T) {
 func TestGRPCGoClientReflectionAndHealth(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t))
-	u, _ := url.Parse(b.url)
+	u, _ := url.Parse(b.URL)
 	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestConnectHidesInternalErrors(t *testing.T) {
 	s := storetest.SQLite(t)
 	b := setup(t, s)
 	s.Close() // every query now fails inside the handler
-	c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+	c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL)
 	_, err := c.GetBrandVoice(context.Background(), withKey(&apiv1.GetBrandVoiceRequest{Id: "x"}, b.alice))
 	var ce *connect.Error
 	if !errors.As(err, &ce) {
@@ -146,8 +146,8 @@ func TestConnectHidesInternalErrors(t *testing.T) {
 	if ce.Code() != connect.CodeInternal || ce.Message() != "internal error" {
 		t.Fatalf("internal detail leaked: %v", ce)
 	}
-	r := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "")
-	if r.status != 500 || r.body["message"] != "internal error" {
-		t.Fatalf("REST internal error: %d %s", r.status, r.raw)
+	r := b.Do(t, "GET", "/v1/ai/brand-voice/", b.alice, "")
+	if r.Status != 500 || r.Body["message"] != "internal error" {
+		t.Fatalf("REST internal error: %d %s", r.Status, r.Raw)
 	}
 }

@@ -4,18 +4,13 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/config"
-	"github.com/heraldhq/herald/host/internal/api"
-	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -27,7 +22,7 @@ import (
 // scrape returns the text of /metrics.
 func (b *testBundle) scrape(t testing.TB) string {
 	t.Helper()
-	res, err := http.Get(b.url + "/metrics")
+	res, err := http.Get(b.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +40,7 @@ func TestMetricLabelsComeFromAClosedSet(t *testing.T) {
 		"/herald.api.v1.BrandVoiceService/AnotherMadeUpOne",
 		"/no/such/route/" + strings.Repeat("y", 100),
 	} {
-		req, _ := http.NewRequest(http.MethodPost, b.url+path, strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, b.URL+path, strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if i == 2 {
 			req.Method = "BREWCOFFEE"
@@ -56,12 +51,12 @@ func TestMetricLabelsComeFromAClosedSet(t *testing.T) {
 		}
 		res.Body.Close()
 	}
-	req, _ := http.NewRequest("PROPFINDX", b.url+"/v1/ai/brand-voice/", nil)
+	req, _ := http.NewRequest("PROPFINDX", b.URL+"/v1/ai/brand-voice/", nil)
 	if res, err := http.DefaultClient.Do(req); err == nil {
 		res.Body.Close()
 	}
 	// A real procedure keeps its own label.
-	c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+	c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL)
 	if _, err := c.ListBrandVoices(context.Background(), withKey(&apiv1.ListBrandVoicesRequest{}, b.alice)); err != nil {
 		t.Fatal(err)
 	}
@@ -86,12 +81,9 @@ func TestMetricLabelsComeFromAClosedSet(t *testing.T) {
 func TestAMetricsTokenGuardsMetricsAndReflection(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
-	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
-		Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s}), MetricsToken: "operator-token",
-	}))
-	t.Cleanup(srv.Close)
+	d := voiceDeps(t, s, voice.Deps{Store: s})
+	d.MetricsToken = "operator-token"
+	srv := apitest.Start(t, d)
 	get := func(path, authz string) int {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(""))
 		if path == "/metrics" {
@@ -134,17 +126,17 @@ func TestNULBytesAre400NamingTheFieldOnBothStores(t *testing.T) {
 			{"POST", "/v1/ai/generate/brand-voice/text", `{"content":"ok","name":"n\u0000"}`, "name"},
 			{"GET", "/v1/ai/brand-voice/x%00y", "", "id"},
 		} {
-			res := b.do(t, tc.method, tc.path, b.alice, tc.body).want(t, http.StatusBadRequest)
-			if msg := res.body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
+			res := b.Do(t, tc.method, tc.path, b.alice, tc.body).WantMessage(t, http.StatusBadRequest)
+			if msg := res.Body["message"]; msg != "field "+tc.field+" must not contain NUL (\\u0000) characters" {
 				t.Errorf("%s %s: message %q", tc.method, tc.path, msg)
 			}
 		}
-		c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.url)
+		c := apiv1connect.NewBrandVoiceServiceClient(http.DefaultClient, b.URL)
 		_, err := c.CreateBrandVoiceFromText(context.Background(), withKey(&apiv1.CreateBrandVoiceFromTextRequest{Content: "a\x00b", Name: "n"}, b.alice))
 		if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "field content must not contain NUL") {
 			t.Errorf("Connect: %v", err)
 		}
-		if items := b.do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").want(t, 200).body["data"].([]any); len(items) != 0 {
+		if items := b.Do(t, "GET", "/v1/ai/brand-voice/", b.alice, "").WantMessage(t, 200).Body["data"].([]any); len(items) != 0 {
 			t.Errorf("refused requests stored voices: %v", items)
 		}
 	})
@@ -153,20 +145,14 @@ func TestNULBytesAre400NamingTheFieldOnBothStores(t *testing.T) {
 func TestVoiceCountIsCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
-	b := setup(t, s)
-	blobs, _ := blob.NewFS(t.TempDir(), "http://blobs.test")
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: prometheus.NewRegistry(),
-		Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s, Quota: quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100})}),
-	}))
-	t.Cleanup(srv.Close)
-	b.url = srv.URL
+	b := keys(t, s)
+	b.Server = apitest.Start(t, voiceDeps(t, s, voice.Deps{Store: s, Quota: quota.New(s, config.Limits{MaxVoices: 2, MaxNameLength: 100})}))
 	for range 2 {
-		b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c"}`).want(t, http.StatusCreated)
+		b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c"}`).WantMessage(t, http.StatusCreated)
 	}
-	res := b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.bob, `{"content":"c"}`).want(t, http.StatusTooManyRequests)
-	if !strings.Contains(res.raw, "limit of 2 voices") {
-		t.Errorf("third voice: %s", res.raw)
+	res := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.bob, `{"content":"c"}`).WantMessage(t, http.StatusTooManyRequests)
+	if !strings.Contains(res.Raw, "limit of 2 voices") {
+		t.Errorf("third voice: %s", res.Raw)
 	}
-	b.do(t, "POST", "/v1/ai/generate/brand-voice/text", b.mallory, `{"content":"c"}`).want(t, http.StatusCreated)
+	b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.mallory, `{"content":"c"}`).WantMessage(t, http.StatusCreated)
 }

@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/generate"
@@ -59,20 +57,14 @@ func TestEnqueueOverTheWorkspaceCapIs429WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret),
-		Registry: prometheus.NewRegistry(), Blobs: blobs,
-		Generate: generate.NewHandler(gen),
-	}))
-	t.Cleanup(srv.Close)
-	b := &testBundle{url: srv.URL}
+	srv := apitest.Start(t, api.Deps{Store: s, Blobs: blobs, Generate: generate.NewHandler(gen)})
 	body := `{"model":"m","text":"hi","useWorker":true}`
-	b.do(t, "POST", "/v1/ai/generate/text", key, body).want(t, http.StatusAccepted)
-	res := b.do(t, "POST", "/v1/ai/generate/text", key, body).want(t, http.StatusTooManyRequests)
-	if got := res.header.Get("Retry-After"); got != "2" {
+	srv.Do(t, "POST", "/v1/ai/generate/text", key, body).WantMessage(t, http.StatusAccepted)
+	res := srv.Do(t, "POST", "/v1/ai/generate/text", key, body).WantMessage(t, http.StatusTooManyRequests)
+	if got := res.Header.Get("Retry-After"); got != "2" {
 		t.Fatalf("Retry-After %q, want 2 (1.5 s rounded up)", got)
 	}
-	if msg := res.body["message"].(string); !strings.Contains(msg, "too many queued jobs") {
+	if msg := res.Body["message"].(string); !strings.Contains(msg, "too many queued jobs") {
 		t.Fatalf("message %q", msg)
 	}
 	// The Connect face answers resource_exhausted with the same header.

@@ -3,16 +3,14 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -44,23 +42,11 @@ func TestServerErrorsLogAtErrorLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs lockedBuffer
-	h := api.NewServer(api.Deps{
+	srv := apitest.Start(t, api.Deps{
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, JSONFormat: true}),
-		Store:  s, Auth: auth.NewAuthenticator(s, ""), Registry: prometheus.NewRegistry(),
-		Voices: voiceAPI(t, voice.Deps{Store: s}),
+		Store:  s, Voices: voiceAPI(t, voice.Deps{Store: s}),
 	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	get := func() int {
-		req, _ := http.NewRequest("GET", srv.URL+"/v1/ai/brand-voice/", nil)
-		req.Header.Set("api-key", key)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
+	get := func() int { return srv.Do(t, "GET", "/v1/ai/brand-voice/", key, "").Status }
 	if st := get(); st != 200 {
 		t.Fatalf("status %d", st)
 	}

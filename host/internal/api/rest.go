@@ -62,17 +62,10 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 			s.writeError(w, r, err)
 			return
 		}
-		code := status(res.Msg)
-		if v := res.Header().Get(apierr.RESTStatusHeader); v != "" {
-			if n, err := strconv.Atoi(v); err == nil && n >= 200 && n < 300 {
-				code = n
-			}
-			res.Header().Del(apierr.RESTStatusHeader)
-		}
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		writeJSON(w, code, jsonenc.Marshal(any(res.Msg).(proto.Message)))
+		writeJSON(w, status(res.Msg), jsonenc.Marshal(any(res.Msg).(proto.Message)))
 	}))
 }
 

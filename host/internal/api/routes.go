@@ -9,15 +9,12 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
-	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/dashboard"
-	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/openapi"
 	"github.com/heraldhq/herald/host/internal/traffic"
-	"github.com/heraldhq/herald/host/internal/voice"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
@@ -27,12 +24,16 @@ import (
 func (s *server) routes(mux muxer) {
 	const key = auth.APIKey
 
-	// Brand voices (package voice).
+	// Brand voices (package voice). A website or file voice is 201 with the
+	// voice, or 202 with a job id when its fetch was queued.
 	v := s.Voices
+	source := func(r *apiv1.CreateBrandVoiceFromSourceResponse) int {
+		return queuedOr(r.GetJobId(), http.StatusCreated)
+	}
 	mux.Handle("POST /v1/ai/generate/brand-voice/text", rest(s, key, http.StatusCreated, v.CreateBrandVoiceFromText))
-	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite, 201, 202))
-	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromWebsite, 201, 202))
-	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, voice.SourceStatus, v.CreateBrandVoiceFromFile, 201, 202))
+	mux.Handle("POST /v1/ai/generate/brand-voice/website", restStatus(s, key, source, v.CreateBrandVoiceFromWebsite, 201, 202))
+	mux.Handle("POST /v1/ai/chat/brand-voice", restStatus(s, key, source, v.CreateBrandVoiceFromWebsite, 201, 202))
+	mux.Handle("POST /v1/ai/generate/brand-voice/file", restStatus(s, key, source, v.CreateBrandVoiceFromFile, 201, 202))
 	mux.Handle("GET /v1/ai/brand-voice/{$}", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice", rest(s, key, http.StatusOK, v.ListBrandVoices))
 	mux.Handle("GET /v1/ai/brand-voice/{id}", rest(s, key, http.StatusOK, v.GetBrandVoice))
@@ -46,8 +47,10 @@ func (s *server) routes(mux muxer) {
 	// answers any origin's preflight and caps beacons at traffic.MaxBeaconBytes.
 	tr := s.Traffic
 	mux.Handle("GET /v1/ai-traffic/sites", rest(s, key, http.StatusOK, tr.ListSites))
-	// 200 with the existing site when the workspace already has the domain.
-	mux.Handle("POST /v1/ai-traffic/sites", alsoAnswers(rest(s, key, http.StatusCreated, tr.CreateSite), http.StatusOK))
+	// 201 with a new site; 200 with the existing site when the workspace
+	// already has the domain.
+	site := func(r *apiv1.AITrafficSite) int { return createdOr(r.GetCreated(), http.StatusOK) }
+	mux.Handle("POST /v1/ai-traffic/sites", restStatus(s, key, site, tr.CreateSite, 201, 200))
 	mux.Handle("POST /v1/ai-traffic/sites/ensure", rest(s, key, http.StatusOK, tr.EnsureSite))
 	mux.Handle("GET /v1/ai-traffic/stats", rest(s, key, http.StatusOK, tr.GetStats))
 	mux.Handle("GET /v1/ai/generate/ai-traffic", rest(s, key, http.StatusOK, tr.GetStats))
@@ -64,17 +67,22 @@ func (s *server) routes(mux muxer) {
 	_, collectRPC := apiv1connect.NewAITrafficServiceHandler(tr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxBeaconBytes))...)
 	mux.Handle(apiv1connect.AITrafficServiceCollectProcedure, capBody(traffic.MaxBeaconBytes, collectRPC))
 
-	// Text and image generation (package generate).
+	// Text and image generation (package generate): text is 200 inline, or
+	// 202 with a job id with useWorker.
 	g := s.Generate
-	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, generate.TextStatus, g.GenerateText, 200, 202))
+	text := func(r *apiv1.GenerateTextResponse) int { return queuedOr(r.GetJobId(), http.StatusOK) }
+	mux.Handle("POST /v1/ai/generate/text", restStatus(s, key, text, g.GenerateText, 200, 202))
 	mux.Handle("POST /v1/ai/generate/image", rest(s, key, http.StatusOK, g.GenerateImage))
 	s.connectService(mux, apiv1connect.GenerateServiceName, key, nil)(apiv1connect.NewGenerateServiceHandler(g, s.connectOptions()...))
 
-	// SEO scoring, content improvement, blog posts with images (package content).
+	// SEO scoring, content improvement, blog posts with images (package
+	// content). An improvement is 200 inline, or 202 with a job id when queued.
 	if c := s.Content; c != nil {
+		simple := func(r *apiv1.ImproveContentSimpleResponse) int { return queuedOr(r.GetJobId(), http.StatusOK) }
+		validated := func(r *apiv1.ImproveContentWithValidationResponse) int { return queuedOr(r.GetJobId(), http.StatusOK) }
 		mux.Handle("POST /v1/ai/generate/calculate-seo-score", rest(s, key, http.StatusOK, c.CalculateSEOScore))
-		mux.Handle("POST /v1/ai/generate/improve-content-simple", restStatus(s, key, content.SimpleStatus, c.ImproveContentSimple, 200, 202))
-		mux.Handle("POST /v1/ai/generate/improve-content-with-validation", restStatus(s, key, content.ValidatedStatus, c.ImproveContentWithValidation, 200, 202))
+		mux.Handle("POST /v1/ai/generate/improve-content-simple", restStatus(s, key, simple, c.ImproveContentSimple, 200, 202))
+		mux.Handle("POST /v1/ai/generate/improve-content-with-validation", restStatus(s, key, validated, c.ImproveContentWithValidation, 200, 202))
 		mux.Handle("POST /v1/ai/generate/process-blog-post-with-images", rest(s, key, http.StatusAccepted, c.ProcessBlogPostWithImages))
 		s.connectService(mux, apiv1connect.ContentServiceName, key, nil)(apiv1connect.NewContentServiceHandler(c, s.connectOptions()...))
 	}
@@ -145,7 +153,10 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/ai/generate/assistant/context", rest(s, key, http.StatusOK, ag.GetAssistantContext))
 		mux.Handle("GET /v1/ai/chat/sessions", rest(s, key, http.StatusOK, ag.ListSessions))
 		mux.Handle("GET /v1/ai/chat/session", rest(s, key, http.StatusOK, ag.GetLatestSession))
-		mux.Handle("POST /v1/ai/chat/session", restStatus(s, key, agent.CreateSessionStatus, ag.CreateSession, 200, 201))
+		// 201 with a new session; 200 when the caller's own id answered its
+		// existing session (so clients may retry).
+		session := func(r *apiv1.CreateSessionResponse) int { return createdOr(r.GetCreated(), http.StatusOK) }
+		mux.Handle("POST /v1/ai/chat/session", restStatus(s, key, session, ag.CreateSession, 200, 201))
 		mux.Handle("GET /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.GetSession))
 		mux.Handle("DELETE /v1/ai/chat/session/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
 		mux.Handle("DELETE /v1/ai/chat/chatSession/{sessionId}", rest(s, key, http.StatusOK, ag.DeleteSession))
@@ -185,6 +196,25 @@ func (s *server) routes(mux muxer) {
 		path, handler := h(reflector)
 		mux.Handle(path, s.operatorOnly(handler))
 	}
+}
+
+// queuedOr is the success status of a response whose outcome is either
+// the result or, when the work was queued, a job id to poll: 202 with a
+// job id, else done.
+func queuedOr(jobID string, done int) int {
+	if jobID != "" {
+		return http.StatusAccepted
+	}
+	return done
+}
+
+// createdOr is the success status of a create that may find the resource
+// already there: 201 when created, else existing.
+func createdOr(created bool, existing int) int {
+	if created {
+		return http.StatusCreated
+	}
+	return existing
 }
 
 // connectService mounts a generated Connect handler, records the service

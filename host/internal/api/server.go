@@ -18,19 +18,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
-	"github.com/heraldhq/herald/host/internal/content"
-	"github.com/heraldhq/herald/host/internal/destination"
-	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
-	"github.com/heraldhq/herald/host/internal/traffic"
-	"github.com/heraldhq/herald/host/internal/visibility"
-	"github.com/heraldhq/herald/host/internal/voice"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
 // Deps is what the API needs from the rest of the host.
@@ -53,33 +47,56 @@ type Deps struct {
 	// Blobs serves stored objects at /v1/blobs/{key}.
 	Blobs blob.Store
 
-	Voices *voice.Handler
+	// The areas' Connect handlers, typed by the generated interfaces so
+	// that the transport names no area (issue 25). Both faces call the same
+	// methods; nil leaves an area's routes out where noted.
+
+	// Voices serves the brand voices (package voice). Voices, Traffic, Jobs
+	// and Generate are always mounted: a nil one (a test's server) answers
+	// its calls with "unimplemented".
+	Voices apiv1connect.BrandVoiceServiceHandler
 	// Traffic serves /v1/ai-traffic (package traffic).
-	Traffic *traffic.Handler
+	Traffic apiv1connect.AITrafficServiceHandler
 	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
-	Jobs *jobs.APIHandler
+	Jobs apiv1connect.JobServiceHandler
 	// Generate serves text and image generation (package generate).
-	Generate *generate.Handler
-	// Scheduler serves /v1/scheduler (package schedule).
-	Scheduler *schedule.Handler
+	Generate apiv1connect.GenerateServiceHandler
+	// Scheduler serves /v1/scheduler (package schedule); nil leaves the
+	// routes out.
+	Scheduler apiv1connect.SchedulerServiceHandler
 	// Destinations serves /v1/destinations and /v1/webhooks (package
-	// destination).
-	Destinations *destination.Handler
+	// destination); nil leaves the routes out.
+	Destinations DestinationsHandler
 	// Agent serves the agent's chat, sessions, context, feedback and
 	// fine-tuning status (package agent); nil leaves those routes out.
-	Agent *agent.Handler
+	Agent ChatHandler
 	// Content serves SEO scoring, content improvement and blog posts with
-	// images (package content).
-	Content *content.Handler
+	// images (package content); nil leaves the routes out.
+	Content apiv1connect.ContentServiceHandler
 	// Visibility serves /v1/ai/generate/seo-site-report (package
 	// visibility); nil leaves the routes out.
-	Visibility *visibility.Handler
+	Visibility apiv1connect.VisibilityServiceHandler
 	// Trackers serves /v1/visibility/trackers (package visibility); nil
 	// leaves the routes out.
-	Trackers *visibility.TrackerHandler
+	Trackers apiv1connect.TrackerServiceHandler
 	// MCP serves the Model Context Protocol at /mcp (package mcp); it
 	// authenticates its own requests. nil leaves the route out.
 	MCP http.Handler
+}
+
+// DestinationsHandler serves both services of package destination: the
+// destination connections and the saved webhooks.
+type DestinationsHandler interface {
+	apiv1connect.DestinationServiceHandler
+	apiv1connect.WebhookServiceHandler
+}
+
+// ChatHandler is the agent's ChatService plus Stream, the turn's events
+// handed to a callback: the REST face's Server-Sent Events need them
+// without a Connect stream (the Connect face's Chat sends the same events).
+type ChatHandler interface {
+	apiv1connect.ChatServiceHandler
+	Stream(ctx context.Context, req *apiv1.ChatRequest, send func(*apiv1.ChatEvent) error) error
 }
 
 type server struct {
@@ -108,6 +125,7 @@ func NewServer(d Deps) http.Handler {
 	s.collectReadTimeout = orDefault(d.CollectReadTimeout, defaultCollectReadTimeout)
 	s.uploadReadTimeout = orDefault(d.UploadReadTimeout, defaultUploadReadTimeout)
 	s.metrics = newHTTPMetrics(d.Registry)
+	s.mountAlways()
 	mux := http.NewServeMux()
 	s.routes(mux)
 	mux.Handle("GET /metrics", s.operatorOnly(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry})))
@@ -123,6 +141,23 @@ func NewServer(d Deps) http.Handler {
 		writeMessage(w, http.StatusOK, "ready", nil)
 	})
 	return s.middleware(jsonFallbacks(mux))
+}
+
+// mountAlways gives the areas whose routes are always mounted a handler
+// that answers "unimplemented" when Deps has none.
+func (s *server) mountAlways() {
+	if s.Voices == nil {
+		s.Voices = apiv1connect.UnimplementedBrandVoiceServiceHandler{}
+	}
+	if s.Traffic == nil {
+		s.Traffic = apiv1connect.UnimplementedAITrafficServiceHandler{}
+	}
+	if s.Jobs == nil {
+		s.Jobs = apiv1connect.UnimplementedJobServiceHandler{}
+	}
+	if s.Generate == nil {
+		s.Generate = apiv1connect.UnimplementedGenerateServiceHandler{}
+	}
 }
 
 // authenticate verifies credentials under policy and returns ctx carrying

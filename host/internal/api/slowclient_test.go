@@ -15,7 +15,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
 	"github.com/heraldhq/herald/internal/testwait"
@@ -35,16 +34,12 @@ func setupSlow(t *testing.T, maxConns int) *slowBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs, err := blob.NewFS(t.TempDir(), "http://blobs.test")
-	if err != nil {
-		t.Fatal(err)
-	}
 	reg := prometheus.NewRegistry()
-	h := api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, jwtSecret), Registry: reg,
-		MaxBodyBytes: 64 << 10, Blobs: blobs, Voices: voiceAPI(t, voice.Deps{Store: s}),
-		BodyReadTimeout: 300 * time.Millisecond, CollectReadTimeout: 300 * time.Millisecond, UploadReadTimeout: 5 * time.Second,
-	})
+	// Served on a listener of its own (api.LimitListener), not apitest's.
+	d := voiceDeps(t, s, voice.Deps{Store: s})
+	d.Logger, d.Auth, d.Registry = hclog.NewNullLogger(), auth.NewAuthenticator(s, jwtSecret), reg
+	d.BodyReadTimeout, d.CollectReadTimeout, d.UploadReadTimeout = 300*time.Millisecond, 300*time.Millisecond, 5*time.Second
+	h := api.NewServer(d)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jsonenc"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -13,7 +12,7 @@ import (
 // chatRoute serves POST /v1/ai/generate/chat: the unary REST adapter, or,
 // when the client accepts text/event-stream, the turn's events as
 // Server-Sent Events (the REST adapter handles unary calls only).
-func chatRoute(s *server, policy auth.Policy, h *agent.Handler) http.Handler {
+func chatRoute(s *server, policy auth.Policy, h ChatHandler) http.Handler {
 	unary := rest(s, policy, http.StatusOK, h.Send)
 	return withEvents(unary, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {

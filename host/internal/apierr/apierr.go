@@ -134,9 +134,3 @@ func details(err *connect.Error) []*apiv1.ErrorFields {
 	}
 	return out
 }
-
-// RESTStatusHeader is a response header an API method sets to choose the
-// REST success status of one answer when it depends on what happened, for
-// example 200 instead of the route's 201 when a create found the resource
-// already there. The REST face removes it; Connect clients may see it.
-const RESTStatusHeader = "Herald-Rest-Status"

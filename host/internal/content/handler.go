@@ -21,21 +21,6 @@ var _ apiv1connect.ContentServiceHandler = (*Handler)(nil)
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-// SimpleStatus is the REST status of improve-content-simple: 202 when queued.
-func SimpleStatus(res *apiv1.ImproveContentSimpleResponse) int {
-	if _, queued := res.Outcome.(*apiv1.ImproveContentSimpleResponse_JobId); queued {
-		return 202
-	}
-	return 200
-}
-
-// ValidatedStatus is the REST status of improve-content-with-validation.
-func ValidatedStatus(res *apiv1.ImproveContentWithValidationResponse) int {
-	if _, queued := res.Outcome.(*apiv1.ImproveContentWithValidationResponse_JobId); queued {
-		return 202
-	}
-	return 200
-}
 
 // CalculateSEOScore scores content.
 func (h *Handler) CalculateSEOScore(ctx context.Context, req *connect.Request[apiv1.CalculateSEOScoreRequest]) (*connect.Response[apiv1.CalculateSEOScoreResponse], error) {

@@ -107,10 +107,10 @@ func open(t *testing.T, b *bundle, width, height int) *page {
 // signIn puts the key in the tab's session and opens hash.
 func (p *page) signIn(hash string) {
 	p.t.Helper()
-	p.run("sign in", chromedp.Navigate(p.b.url+"/"),
+	p.run("sign in", chromedp.Navigate(p.b.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#apikey")),
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`sessionStorage.setItem('herald.apiKey', %q)`, p.b.key)),
-		chromedp.Navigate(p.b.url+"/"+hash),
+		chromedp.Navigate(p.b.URL+"/"+hash),
 		chromedp.WaitVisible(chromedp.CSS(`#nav`)))
 }
 
@@ -303,7 +303,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// A broken key typed in is refused with the API's reason.
 	p.run("sign in with a broken key",
-		chromedp.Navigate(b.url+"/"),
+		chromedp.Navigate(b.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS("#apikey")),
 		chromedp.SendKeys(chromedp.CSS("#apikey"), "hk_this-key-does-not-exist"),
 		chromedp.Click(chromedp.CSS("#signin-form button[type=submit]")),
@@ -374,7 +374,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Schedule a post with an image to the saved webhook, then cancel it.
 	p.run("schedule a post",
-		chromedp.Navigate(b.url+"/#/schedules"),
+		chromedp.Navigate(b.URL+"/#/schedules"),
 		chromedp.WaitVisible(chromedp.CSS("#create-form")),
 		chromedp.SetValue(chromedp.CSS("#exportTo"), "webhook"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById('exportTo').dispatchEvent(new Event('change'))`),
@@ -392,7 +392,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	sc := list[0].(map[string]any)
 	content := sc["contentToExport"].(map[string]any)
-	if sc["status"] != "pending" || sc["webhookId"] != hook || content["title"] != "Launch day" || !strings.HasPrefix(fmt.Sprint(content["imageUrl"]), b.url+"/v1/blobs/") || content["imageAlt"] != "Rocket on the pad" {
+	if sc["status"] != "pending" || sc["webhookId"] != hook || content["title"] != "Launch day" || !strings.HasPrefix(fmt.Sprint(content["imageUrl"]), b.URL+"/v1/blobs/") || content["imageAlt"] != "Rocket on the pad" {
 		t.Fatalf("schedule created by the dashboard: %v", sc)
 	}
 	if row := p.text("#page-schedules tbody"); !strings.Contains(row, "Launch day") || !strings.Contains(row, "pending") || !strings.Contains(row, "image") {
@@ -409,7 +409,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Create a voice from text and read it back.
 	p.run("create a voice",
-		chromedp.Navigate(b.url+"/#/voices"),
+		chromedp.Navigate(b.URL+"/#/voices"),
 		chromedp.WaitVisible(chromedp.CSS("#voice-form")),
 		chromedp.SendKeys(chromedp.CSS("#voice-name"), "Plain and warm"),
 		chromedp.SendKeys(chromedp.CSS("#voice-content"), "We write plainly and warmly. Short sentences. No jargon."),
@@ -421,7 +421,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// Visibility: latest scores, history against competitors, evidence.
 	p.run("visibility",
-		chromedp.Navigate(b.url+"/#/visibility"),
+		chromedp.Navigate(b.URL+"/#/visibility"),
 		chromedp.WaitVisible(chromedp.CSS(`#visibility-chart[data-rendered="true"] canvas`)))
 	legend := p.text("#visibility-chart .u-legend")
 	if !strings.Contains(legend, "Globex Corp") || !strings.Contains(legend, "initech.io") {

@@ -16,18 +16,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-func get(t *testing.T, method, url string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(method, url, nil)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	return res, string(raw)
-}
-
 // TestTheHostServesTheDashboardBesideTheAPI: / and /dashboard/ assets
 // come from the embedded files with the strict CSP and the right types,
 // and every API route, unknown path and method still answers as the API
@@ -55,9 +43,9 @@ func TestTheHostServesTheDashboardBesideTheAPI(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			res, body := get(t, tc.method, b.url+tc.path)
-			if res.StatusCode != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), tc.contentType) {
-				t.Fatalf("%s %s: %d %q, want %d %q; body %.200s", tc.method, tc.path, res.StatusCode, res.Header.Get("Content-Type"), tc.status, tc.contentType, body)
+			res := b.Do(t, tc.method, tc.path, "", "")
+			if res.Status != tc.status || !strings.HasPrefix(res.Header.Get("Content-Type"), tc.contentType) {
+				t.Fatalf("%s %s: %d %q, want %d %q; body %.200s", tc.method, tc.path, res.Status, res.Header.Get("Content-Type"), tc.status, tc.contentType, res.Raw)
 			}
 			if got := res.Header.Get("Content-Security-Policy"); tc.dashboard != (got == dashboard.CSP) {
 				t.Fatalf("CSP %q on %s (dashboard response: %v)", got, tc.path, tc.dashboard)
@@ -67,7 +55,7 @@ func TestTheHostServesTheDashboardBesideTheAPI(t *testing.T) {
 			}
 		})
 	}
-	_, page := get(t, "GET", b.url+"/")
+	page := b.Do(t, "GET", "/", "", "").Raw
 	if !strings.Contains(page, `<script type="module" src="/dashboard/app.js">`) {
 		t.Fatalf("the page does not load the app: %s", page)
 	}
@@ -128,7 +116,7 @@ func TestAssetsAreServedCompressedToClientsThatAcceptIt(t *testing.T) {
 	b := setup(t, storetest.SQLite(t))
 	raw := func(method, path, encoding string) (*http.Response, []byte) {
 		t.Helper()
-		req, _ := http.NewRequest(method, b.url+path, nil)
+		req, _ := http.NewRequest(method, b.URL+path, nil)
 		if encoding != "" {
 			req.Header.Set("Accept-Encoding", encoding)
 		}

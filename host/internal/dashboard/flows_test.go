@@ -270,7 +270,7 @@ func TestATextScoredAsTypedAndImproved(t *testing.T) {
 
 	p.run("blog post", chromedp.Click(chromedp.CSS("#blog-run")),
 		chromedp.WaitVisible(chromedp.CSS("#blog-result img")))
-	if src := eval[string](t, p.ctx, `document.querySelector('#blog-result img').src`); !strings.HasPrefix(src, b.url+"/v1/blobs/") {
+	if src := eval[string](t, p.ctx, `document.querySelector('#blog-result img').src`); !strings.HasPrefix(src, b.URL+"/v1/blobs/") {
 		t.Fatalf("blog image %q", src)
 	}
 	p.shot("content-blog", true)

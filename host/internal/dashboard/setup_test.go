@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,7 +12,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
@@ -52,7 +51,7 @@ func plugins(t testing.TB) *pluginhost.Manager { return pluginhosttest.Manager(t
 // destination plugins, a guarded site fetcher pointed at a local TLS site
 // named example.com, and scripted engines instead of provider plugins.
 type bundle struct {
-	url     string
+	*apitest.Server
 	store   *store.Store
 	key     string
 	ws      store.Workspace
@@ -70,9 +69,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if b.ws, _, err = st.EnsureWorkspaceUser(ctx, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(nil)
-	b.url = "http://" + srv.Listener.Addr().String()
-	blobs, err := blob.NewFS(t.TempDir(), b.url)
+	b.Server = apitest.Reserve(t)
+	blobs, err := blob.NewFS(t.TempDir(), b.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +125,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
 	w := traffic.NewWriter(st, traffic.WriterOptions{})
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.url})
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.URL})
 	must(err)
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: quota.New(st, config.Limits{}).Follow(planTable), Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
@@ -136,8 +134,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	must(err)
 	must(q.Start(ctx))
 	t.Cleanup(func() { q.Stop(context.Background()) })
-	srv.Config.Handler = api.NewServer(api.Deps{
-		Logger: hclog.NewNullLogger(), Store: st, Auth: auth.NewAuthenticator(st, ""), Registry: prometheus.NewRegistry(),
+	b.Serve(t, api.Deps{
+		Store: st, Auth: auth.NewAuthenticator(st, ""),
 		MaxBodyBytes: 4 << 20, Blobs: blobs,
 		Voices:       voice.NewHandler(voices),
 		Traffic:      traffic.NewHandler(trafficSvc),
@@ -150,8 +148,6 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Trackers:     visibility.NewTrackerHandler(vis),
 		Agent:        agent.NewHandler(agentSvc),
 	})
-	srv.Start()
-	t.Cleanup(srv.Close)
 	return b
 }
 
@@ -191,26 +187,11 @@ func exampleSite(t testing.TB) *site.Fetcher {
 // call sends a JSON request with the workspace key and decodes the answer.
 func (b *bundle) call(t testing.TB, method, path, body string, want int) map[string]any {
 	t.Helper()
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
+	r := b.Do(t, method, path, b.key, body).Want(t, want)
+	if r.Body == nil {
+		t.Fatalf("%s %s: %d %s, want a JSON object", method, path, r.Status, r.Raw)
 	}
-	req, _ := http.NewRequest(method, b.url+path, r)
-	req.Header.Set("api-key", b.key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	if err := json.Unmarshal(raw, &out); err != nil || res.StatusCode != want {
-		t.Fatalf("%s %s: %d %s, want %d", method, path, res.StatusCode, raw, want)
-	}
-	return out
+	return r.Body
 }
 
 // pngFile writes a small real PNG for the upload.

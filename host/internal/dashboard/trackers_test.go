@@ -123,8 +123,8 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 		}
 		p.run("sign in on "+plan,
 			chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`sessionStorage.setItem('herald.apiKey', %q)`, key)),
-			chromedp.Navigate(b.url+"/#/"),
-			chromedp.Navigate(b.url+"/#/trackers"),
+			chromedp.Navigate(b.URL+"/#/"),
+			chromedp.Navigate(b.URL+"/#/trackers"),
 			chromedp.WaitVisible(chromedp.CSS("#tracker-website")))
 		if got := p.text("#trackers"); !strings.Contains(got, "No tracker yet") {
 			t.Fatalf("%s sees another workspace's trackers: %q", plan, got)
@@ -149,8 +149,8 @@ func TestATrackerCreatedFromThePageRunsShowsItsTrendAndPauses(t *testing.T) {
 
 	p.run("back to acme",
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`sessionStorage.setItem('herald.apiKey', %q)`, b.key)),
-		chromedp.Navigate(b.url+"/#/"),
-		chromedp.Navigate(b.url+"/#/trackers"))
+		chromedp.Navigate(b.URL+"/#/"),
+		chromedp.Navigate(b.URL+"/#/trackers"))
 	p.run("a phone", chromedp.EmulateViewport(390, 844))
 	p.until("trend redrawn", `document.querySelectorAll('#trend-engines figure[data-rendered="true"]').length === 2`)
 	p.accessible("trackers on a phone")

@@ -19,14 +19,6 @@ var _ apiv1connect.GenerateServiceHandler = (*Handler)(nil)
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-// TextStatus is the REST status of a text response: 202 when queued.
-func TextStatus(res *apiv1.GenerateTextResponse) int {
-	if _, queued := res.Outcome.(*apiv1.GenerateTextResponse_JobId); queued {
-		return 202
-	}
-	return 200
-}
-
 // GenerateText runs a prompt inline, or queues it with useWorker.
 func (h *Handler) GenerateText(ctx context.Context, req *connect.Request[apiv1.GenerateTextRequest]) (*connect.Response[apiv1.GenerateTextResponse], error) {
 	p, err := auth.Caller(ctx)

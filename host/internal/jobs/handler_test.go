@@ -1,21 +1,17 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/hashicorp/go-hclog"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -45,11 +41,7 @@ func TestJobPolling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv := httptest.NewServer(api.NewServer(api.Deps{
-			Logger: hclog.NewNullLogger(), Store: s, Auth: auth.NewAuthenticator(s, "jwt-secret"),
-			Registry: prometheus.NewRegistry(), Jobs: jobs.NewAPIHandler(q),
-		}))
-		t.Cleanup(srv.Close)
+		srv := apitest.Start(t, api.Deps{Store: s, Jobs: jobs.NewAPIHandler(q)})
 
 		q.Register("ai_tool_content", jobs.HandlerFunc(func(ctx context.Context, j *jobs.Job) (any, error) {
 			return map[string]any{"text": "done", "tokens": 12}, nil
@@ -69,21 +61,8 @@ func TestJobPolling(t *testing.T) {
 		})
 
 		get := func(key, id string) (int, map[string]any) {
-			req, _ := http.NewRequest("GET", srv.URL+"/v1/ai/generate/job/"+id, nil)
-			req.Header.Set("api-key", key)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			raw, _ := io.ReadAll(res.Body)
-			var body map[string]any
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.UseNumber()
-			if err := dec.Decode(&body); err != nil {
-				t.Fatalf("body %s: %v", raw, err)
-			}
-			return res.StatusCode, body
+			r := srv.Do(t, "GET", "/v1/ai/generate/job/"+id, key, "")
+			return r.Status, r.Numbers(t)
 		}
 
 		cases := []struct {

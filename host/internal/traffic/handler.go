@@ -7,7 +7,6 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/heraldhq/herald/host/internal/apiconv"
-	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -50,13 +49,10 @@ func (h *Handler) CreateSite(ctx context.Context, req *connect.Request[apiv1.Cre
 	if err != nil {
 		return nil, err
 	}
-	res := connect.NewResponse(h.site(site))
-	if !created {
-		// The workspace already has this domain: 200 with the existing
-		// site instead of the route's 201.
-		res.Header().Set(apierr.RESTStatusHeader, "200")
-	}
-	return res, nil
+	out := h.site(site)
+	// false: the workspace already has this domain and this is its site.
+	out.Created = created
+	return connect.NewResponse(out), nil
 }
 
 // EnsureSite returns the workspace's site, creating it from the website.

@@ -10,15 +10,6 @@ import (
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
-// SourceStatus is the REST status of a website or file voice: 201 when
-// created, 202 when queued.
-func SourceStatus(res *apiv1.CreateBrandVoiceFromSourceResponse) int {
-	if _, queued := res.Outcome.(*apiv1.CreateBrandVoiceFromSourceResponse_JobId); queued {
-		return 202
-	}
-	return 201
-}
-
 func sourceResponse(v Voice) *connect.Response[apiv1.CreateBrandVoiceFromSourceResponse] {
 	return connect.NewResponse(&apiv1.CreateBrandVoiceFromSourceResponse{Message: "Brand voice created",
 		Outcome: &apiv1.CreateBrandVoiceFromSourceResponse_Data{Data: &apiv1.BrandVoiceSummary{

@@ -30,12 +30,40 @@ type Server struct {
 	URL string
 	// Deps is what the server was built from, defaults filled in.
 	Deps api.Deps
+
+	srv     *httptest.Server
+	serving bool
 }
 
 // Start builds api.NewServer(d) and serves it until the test ends. Unset
 // Logger, Auth (over d.Store, signing with JWTSecret) and Registry get
 // test defaults; d.Store is required.
 func Start(t testing.TB, d api.Deps) *Server {
+	t.Helper()
+	s := Reserve(t)
+	s.Serve(t, d)
+	return s
+}
+
+// Reserve listens on a local port and knows its URL before serving, for a
+// test whose Deps need the URL (blob and traffic base URLs); Serve starts
+// it. A reserved server never served is closed when the test ends.
+func Reserve(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{srv: httptest.NewUnstartedServer(nil)}
+	s.URL = "http://" + s.srv.Listener.Addr().String()
+	t.Cleanup(func() {
+		if !s.serving {
+			s.srv.Close()
+		}
+	})
+	return s
+}
+
+// Serve builds api.NewServer(d) and serves it on the reserved port until
+// the test ends (the server closes in the test's cleanups, in the order of
+// t.Cleanup from the time Serve was called).
+func (s *Server) Serve(t testing.TB, d api.Deps) {
 	t.Helper()
 	if d.Store == nil {
 		t.Fatal("apitest.Start: Deps.Store is required")
@@ -49,13 +77,14 @@ func Start(t testing.TB, d api.Deps) *Server {
 	if d.Registry == nil {
 		d.Registry = prometheus.NewRegistry()
 	}
-	srv := httptest.NewUnstartedServer(api.NewServer(d))
+	srv := s.srv
+	srv.Config.Handler = api.NewServer(d)
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
 	srv.Config.Protocols.SetUnencryptedHTTP2(true)
 	srv.Start()
+	s.serving, s.Deps = true, d
 	t.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, Deps: d}
 }
 
 // Do sends method path (relative to the server) with the api-key header
@@ -93,12 +122,12 @@ func Do(t testing.TB, method, url, key, body string) Response {
 	if key != "" {
 		req.Header.Set("api-key", key)
 	}
-	return DoRequest(t, req)
+	return Send(t, req)
 }
 
-// DoRequest sends req as it is (headers of a browser, another content
-// type) and reads the whole answer like Do.
-func DoRequest(t testing.TB, req *http.Request) Response {
+// Send sends a request built by the test (other headers, another body
+// type, a raw method) and reads the whole answer as Do does.
+func Send(t testing.TB, req *http.Request) Response {
 	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -123,6 +152,18 @@ func (r Response) Want(t testing.TB, status int) Response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
+	}
+	return r
+}
+
+// WantMessage is Want for answers that carry SPEC's "message" (every /v1
+// JSON answer): it also fails the test unless the body is a JSON object
+// with a string message.
+func (r Response) WantMessage(t testing.TB, status int) Response {
+	t.Helper()
+	r.Want(t, status)
+	if _, ok := r.Body["message"].(string); !ok {
+		t.Fatalf("body has no string message: %s", r.Raw)
 	}
 	return r
 }
@@ -152,6 +193,20 @@ func (r Response) Data(t testing.TB) map[string]any {
 		t.Fatalf("no data object: %s", r.Raw)
 	}
 	return d
+}
+
+// Numbers is the body decoded again with numbers as json.Number, for a
+// test that tells integers (epoch milliseconds, counts) from floats. A
+// body that is not a JSON object fails the test.
+func (r Response) Numbers(t testing.TB) map[string]any {
+	t.Helper()
+	var out map[string]any
+	dec := json.NewDecoder(strings.NewReader(r.Raw))
+	dec.UseNumber()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("body %s: %v", r.Raw, err)
+	}
+	return out
 }
 
 // Message is the answer's "message" string ("" when there is none).

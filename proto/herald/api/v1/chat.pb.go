@@ -1485,10 +1485,14 @@ func (x *CreateSessionRequest) GetSessionId() string {
 }
 
 type CreateSessionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	SessionId     string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	Session       *ChatSession           `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Message   string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	SessionId string                 `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	Session   *ChatSession           `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
+	// True when this call created the session; false when the caller's own
+	// id answered its existing session (a retry). REST answers 201 or 200
+	// from it; Connect clients read it to tell the two cases apart.
+	Created       bool `protobuf:"varint,4,opt,name=created,proto3" json:"created,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1542,6 +1546,13 @@ func (x *CreateSessionResponse) GetSession() *ChatSession {
 		return x.Session
 	}
 	return nil
+}
+
+func (x *CreateSessionResponse) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
 }
 
 type GetSessionRequest struct {
@@ -2374,12 +2385,13 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\v_session_id\"5\n" +
 	"\x14CreateSessionRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\x86\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\xa0\x01\n" +
 	"\x15CreateSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x124\n" +
-	"\asession\x18\x03 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\"F\n" +
+	"\asession\x18\x03 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\x12\x18\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated\"F\n" +
 	"\x11GetSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +

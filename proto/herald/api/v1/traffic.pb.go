@@ -35,8 +35,13 @@ type AITrafficSite struct {
 	// <script defer src="{scriptUrl}" data-site="{siteKey}"></script>
 	Snippet string `protobuf:"bytes,6,opt,name=snippet,proto3" json:"snippet,omitempty"`
 	// {base_url}/v1/ai-traffic/t.js
-	ScriptUrl     string                 `protobuf:"bytes,7,opt,name=script_url,json=scriptUrl,proto3" json:"script_url,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	ScriptUrl string                 `protobuf:"bytes,7,opt,name=script_url,json=scriptUrl,proto3" json:"script_url,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// True when CreateSite created this site; false when the workspace
+	// already had the domain and CreateSite returned that site, and in every
+	// other response. REST answers CreateSite with 201 or 200 from it;
+	// Connect clients read it to tell the two cases apart.
+	Created       bool `protobuf:"varint,9,opt,name=created,proto3" json:"created,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,6 +130,13 @@ func (x *AITrafficSite) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *AITrafficSite) GetCreated() bool {
+	if x != nil {
+		return x.Created
+	}
+	return false
 }
 
 type ListSitesRequest struct {
@@ -1386,7 +1398,7 @@ var File_herald_api_v1_traffic_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf7\x01\n" +
+	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x02\n" +
 	"\rAITrafficSite\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\bsite_key\x18\x02 \x01(\tR\asiteKey\x12\x16\n" +
@@ -1397,7 +1409,8 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\n" +
 	"script_url\x18\a \x01(\tR\tscriptUrl\x129\n" +
 	"\n" +
-	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\x12\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x18\n" +
+	"\acreated\x18\t \x01(\bR\acreated\"\x12\n" +
 	"\x10ListSitesRequest\"a\n" +
 	"\x11ListSitesResponse\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x122\n" +
