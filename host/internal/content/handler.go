@@ -21,7 +21,6 @@ var _ apiv1connect.ContentServiceHandler = (*Handler)(nil)
 // NewHandler returns the API handler over svc.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-
 // CalculateSEOScore scores content.
 func (h *Handler) CalculateSEOScore(ctx context.Context, req *connect.Request[apiv1.CalculateSEOScoreRequest]) (*connect.Response[apiv1.CalculateSEOScoreResponse], error) {
 	if _, err := auth.Caller(ctx); err != nil {
