@@ -21,6 +21,13 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
+// VoiceRef (the brand voice a text was written in) and Usage (its tokens)
+// are generate's: content's improvements are generations.
+type (
+	VoiceRef = generate.VoiceRef
+	Usage    = generate.UsageResult
+)
+
 // Generator is what content needs from package generate: text in a brand
 // voice, stored images paid with credits, and voice lookup.
 type Generator interface {

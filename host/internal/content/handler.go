@@ -7,7 +7,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/seo"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -53,7 +52,7 @@ func (h *Handler) ImproveContentSimple(ctx context.Context, req *connect.Request
 	if err != nil {
 		return nil, err
 	}
-	data := &apiv1.ImprovedContent{Content: out.Content, Model: out.Model, Usage: usageProto(out.Usage), BrandVoice: generate.VoiceRefProto(out.BrandVoice)}
+	data := &apiv1.ImprovedContent{Content: out.Content, Model: out.Model, Usage: usageProto(out.Usage), BrandVoice: voiceRefProto(out.BrandVoice)}
 	if out.MetricType != "" {
 		data.MetricType = &out.MetricType
 	}
@@ -89,7 +88,7 @@ func (h *Handler) ImproveContentWithValidation(ctx context.Context, req *connect
 	}
 	data := &apiv1.ValidatedImprovement{
 		Content: out.Content, Before: scoreProto(out.Before), After: scoreProto(out.After), Attempts: int32(out.Attempts),
-		Model: out.Model, Usage: usageProto(out.Usage), BrandVoice: generate.VoiceRefProto(out.BrandVoice),
+		Model: out.Model, Usage: usageProto(out.Usage), BrandVoice: voiceRefProto(out.BrandVoice),
 		Validation: &apiv1.ContentValidation{Passed: out.Validation.Passed},
 	}
 	for _, c := range out.Validation.Checks {
@@ -120,7 +119,14 @@ func (h *Handler) ProcessBlogPostWithImages(ctx context.Context, req *connect.Re
 	return connect.NewResponse(&apiv1.ProcessBlogPostWithImagesResponse{Message: apiconv.JobQueued(id), JobId: id}), nil
 }
 
-func usageProto(u generate.UsageResult) *apiv1.Usage {
+func voiceRefProto(v *VoiceRef) *apiv1.BrandVoiceRef {
+	if v == nil {
+		return nil
+	}
+	return &apiv1.BrandVoiceRef{Id: v.ID, Name: v.Name}
+}
+
+func usageProto(u Usage) *apiv1.Usage {
 	return &apiv1.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
 }
 
