@@ -28,6 +28,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -159,17 +160,11 @@ type Service struct {
 // New returns the agent service with the tools its Deps allow, or an error
 // naming each missing required dependency.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Store == nil {
-		missing = append(missing, errors.New("agent: Deps.Store is required"))
-	}
-	if d.Quota == nil {
-		missing = append(missing, errors.New("agent: Deps.Quota is required"))
-	}
-	if d.Models == nil {
-		missing = append(missing, errors.New("agent: Deps.Models is required"))
-	}
-	if err := errors.Join(missing...); err != nil {
+	if err := deps.Check("agent",
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Quota", d.Quota == nil),
+		deps.Need("Models", d.Models == nil),
+	); err != nil {
 		return nil, err
 	}
 	if d.Logger == nil {

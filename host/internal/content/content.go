@@ -8,13 +8,13 @@ package content
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
@@ -89,24 +89,14 @@ type Service struct {
 // JobBlogPost) run through RunImproveSimple, RunImproveValidated and
 // RunBlogPost, mounted by the host's job table.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Generator == nil {
-		missing = append(missing, errors.New("content: Deps.Generator is required"))
-	}
-	if d.Queue == nil {
-		missing = append(missing, errors.New("content: Deps.Queue is required"))
-	}
-	if d.Quota == nil {
-		missing = append(missing, errors.New("content: Deps.Quota is required"))
-	}
-	if err := errors.Join(missing...); err != nil {
+	if err := deps.Check("content",
+		deps.Need("Generator", d.Generator == nil),
+		deps.Need("Queue", d.Queue == nil),
+		deps.Need("Quota", d.Quota == nil),
+	); err != nil {
 		return nil, err
 	}
-	log := d.Logger
-	if log == nil {
-		log = hclog.NewNullLogger()
-	}
-	log = log.Named("content")
+	log := deps.Logger(d.Logger, "content")
 	return &Service{log: log, gen: d.Generator, queue: d.Queue, quota: d.Quota.WithLogger(log)}, nil
 }
 

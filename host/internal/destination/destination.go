@@ -16,6 +16,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -70,18 +71,12 @@ type Service struct {
 // required dep. Without a secret key it works, but refuses to store or
 // open credentials.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Store == nil {
-		missing = append(missing, errors.New("destination: Deps.Store is required"))
-	}
-	if d.Quota == nil {
-		missing = append(missing, errors.New("destination: Deps.Quota is required"))
-	}
-	if d.Plugins == nil {
-		missing = append(missing, errors.New("destination: Deps.Plugins is required"))
-	}
-	if len(missing) > 0 {
-		return nil, errors.Join(missing...)
+	if err := deps.Check("destination",
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Quota", d.Quota == nil),
+		deps.Need("Plugins", d.Plugins == nil),
+	); err != nil {
+		return nil, err
 	}
 	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger}
 	if s.log == nil {

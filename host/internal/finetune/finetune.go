@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -47,8 +48,8 @@ type Service struct {
 
 // New returns the fine-tuning service.
 func New(d Deps) (*Service, error) {
-	if d.Store == nil {
-		return nil, errors.New("finetune: Deps.Store is required")
+	if err := deps.Check("finetune", deps.Need("Store", d.Store == nil)); err != nil {
+		return nil, err
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()

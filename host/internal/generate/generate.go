@@ -21,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
@@ -118,27 +119,15 @@ type Service struct {
 // runs without having seen it before) run through RunText, mounted by the
 // host's job table.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Models == nil {
-		missing = append(missing, errors.New("generate: Deps.Models is required"))
-	}
-	if d.Store == nil {
-		missing = append(missing, errors.New("generate: Deps.Store is required"))
-	}
-	if d.Queue == nil {
-		missing = append(missing, errors.New("generate: Deps.Queue is required"))
-	}
-	if d.Quota == nil {
-		missing = append(missing, errors.New("generate: Deps.Quota is required"))
-	}
-	if err := errors.Join(missing...); err != nil {
+	if err := deps.Check("generate",
+		deps.Need("Models", d.Models == nil),
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Queue", d.Queue == nil),
+		deps.Need("Quota", d.Quota == nil),
+	); err != nil {
 		return nil, err
 	}
-	log := d.Logger
-	if log == nil {
-		log = hclog.NewNullLogger()
-	}
-	log = log.Named("generate")
+	log := deps.Logger(d.Logger, "generate")
 	s := &Service{log: log, models: d.Models, queue: d.Queue, store: d.Store, quota: d.Quota.WithLogger(log), blobs: d.Blobs,
 		voices: d.Voices, tuned: d.Tuned}
 	s.RedactAlso(d.Secrets)

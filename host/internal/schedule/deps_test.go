@@ -16,7 +16,7 @@ func TestNewNamesEachMissingDep(t *testing.T) {
 		}
 	}
 	_, err = schedule.NewPublisher(schedule.PublisherDeps{}, schedule.PublisherOptions{})
-	if err == nil || !strings.Contains(err.Error(), "schedule: PublisherDeps.Store is required") {
+	if err == nil || !strings.Contains(err.Error(), "schedule publisher: Deps.Store is required") {
 		t.Errorf("NewPublisher without deps: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -98,9 +99,10 @@ type PublisherDeps struct {
 // PublishJobName jobs on jobs.ContentQueue, run with JobOptions; the host's
 // job table mounts it.
 func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
-	if err := required("PublisherDeps", map[string]bool{
-		"Store": d.Store == nil, "Queue": d.Queue == nil, "Destinations": d.Destinations == nil, "Credentials": d.Credentials == nil,
-	}); err != nil {
+	if err := deps.Check("schedule publisher",
+		deps.Need("Credentials", d.Credentials == nil), deps.Need("Destinations", d.Destinations == nil),
+		deps.Need("Queue", d.Queue == nil), deps.Need("Store", d.Store == nil),
+	); err != nil {
 		return nil, err
 	}
 	if d.Logger == nil {

@@ -21,10 +21,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +31,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -162,10 +161,10 @@ type Service struct {
 // New returns the scheduler service; the error names each missing
 // required dep.
 func New(d Deps) (*Service, error) {
-	if err := required("Deps", map[string]bool{
-		"Store": d.Store == nil, "Queue": d.Queue == nil, "Quota": d.Quota == nil,
-		"Destinations": d.Destinations == nil, "Credentials": d.Credentials == nil,
-	}); err != nil {
+	if err := deps.Check("schedule",
+		deps.Need("Credentials", d.Credentials == nil), deps.Need("Destinations", d.Destinations == nil),
+		deps.Need("Queue", d.Queue == nil), deps.Need("Quota", d.Quota == nil), deps.Need("Store", d.Store == nil),
+	); err != nil {
 		return nil, err
 	}
 	s := &Service{
@@ -180,18 +179,6 @@ func New(d Deps) (*Service, error) {
 		s.plans = plans.New(nil)
 	}
 	return s, nil
-}
-
-// required is the error naming each absent field of deps (nil when none
-// is absent), in name order.
-func required(deps string, absent map[string]bool) error {
-	var missing []error
-	for _, name := range slices.Sorted(maps.Keys(absent)) {
-		if absent[name] {
-			missing = append(missing, fmt.Errorf("schedule: %s.%s is required", deps, name))
-		}
-	}
-	return errors.Join(missing...)
 }
 
 func (s *Service) destinationNames() []string {

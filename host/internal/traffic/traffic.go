@@ -21,6 +21,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -90,18 +91,12 @@ func siteOf(s store.TrafficSite) Site {
 
 // New returns a Service, or an error naming each required dep missing.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Store == nil {
-		missing = append(missing, errors.New("traffic: Deps.Store is required"))
-	}
-	if d.Writer == nil {
-		missing = append(missing, errors.New("traffic: Deps.Writer is required"))
-	}
-	if d.BaseURL == "" {
-		missing = append(missing, errors.New("traffic: Deps.BaseURL is required"))
-	}
-	if len(missing) > 0 {
-		return nil, errors.Join(missing...)
+	if err := deps.Check("traffic",
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Writer", d.Writer == nil),
+		deps.Need("BaseURL", d.BaseURL == ""),
+	); err != nil {
+		return nil, err
 	}
 	return &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
 		sites: map[string]cachedSite{}}, nil

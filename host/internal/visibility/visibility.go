@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
@@ -139,21 +140,13 @@ type Service struct {
 // missing. Its report job (JobName, RunReport) is mounted by the host's
 // job table, not here.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Store == nil {
-		missing = append(missing, errors.New("visibility: Deps.Store is required"))
-	}
-	if d.Queue == nil {
-		missing = append(missing, errors.New("visibility: Deps.Queue is required"))
-	}
-	if d.Models == nil {
-		missing = append(missing, errors.New("visibility: Deps.Models is required"))
-	}
-	if d.Site == nil {
-		missing = append(missing, errors.New("visibility: Deps.Site is required"))
-	}
-	if len(missing) > 0 {
-		return nil, errors.Join(missing...)
+	if err := deps.Check("visibility",
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Queue", d.Queue == nil),
+		deps.Need("Models", d.Models == nil),
+		deps.Need("Site", d.Site == nil),
+	); err != nil {
+		return nil, err
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
 		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -85,18 +86,12 @@ type Service struct {
 
 // New returns a Service, or an error naming each required dep missing.
 func New(d Deps) (*Service, error) {
-	var missing []error
-	if d.Store == nil {
-		missing = append(missing, errors.New("voice: Deps.Store is required"))
-	}
-	if d.Fetcher != nil && d.Queue == nil {
-		missing = append(missing, errors.New("voice: Deps.Queue is required with a Fetcher"))
-	}
-	if d.Models != nil && d.Model != "" && d.Quota == nil {
-		missing = append(missing, errors.New("voice: Deps.Quota is required with a profile model (it pays profiles in AI credits)"))
-	}
-	if len(missing) > 0 {
-		return nil, errors.Join(missing...)
+	if err := deps.Check("voice",
+		deps.Need("Store", d.Store == nil),
+		deps.NeedWhen("Queue", d.Fetcher != nil && d.Queue == nil, "with a Fetcher"),
+		deps.NeedWhen("Quota", d.Models != nil && d.Model != "" && d.Quota == nil, "with a profile model (it pays profiles in AI credits)"),
+	); err != nil {
+		return nil, err
 	}
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
