@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
@@ -153,14 +153,13 @@ func setup(t testing.TB) *bundle {
 		Scheduler: schedule.NewHandler(b.scheduler), Generate: generate.NewHandler(b.generator), Voices: voice.NewHandler(b.voices),
 		Content: content.NewHandler(b.contentSvc), Visibility: visibility.NewHandler(b.reports), Traffic: traffic.NewHandler(b.trafficSvc),
 	})
-	srv := httptest.NewServer(api.NewServer(api.Deps{
+	srv := apitest.Start(t, api.Deps{
 		Logger: log, Store: st, Auth: b.authenticator, Registry: b.registry, MaxBodyBytes: 1 << 20, Blobs: blobs,
 		Voices: voice.NewHandler(b.voices), Jobs: jobs.NewAPIHandler(b.queue), Scheduler: schedule.NewHandler(b.scheduler),
 		Generate: generate.NewHandler(b.generator), Content: content.NewHandler(b.contentSvc),
 		Visibility: visibility.NewHandler(b.reports), Traffic: traffic.NewHandler(b.trafficSvc),
 		MCP: b.mcpServer.Handler(),
-	}))
-	t.Cleanup(srv.Close)
+	})
 	b.url = srv.URL
 	return b
 }
