@@ -26,11 +26,6 @@ type WriterOptions struct {
 	MaxBatch int
 	// Queue is the capacity of the pending-event queue. Default 8192.
 	Queue int
-	// Linger is how long a batch that already holds lingerAfter events
-	// waits for more before it commits (see work). Default 500 µs on
-	// SQLite; none on PostgreSQL/CockroachDB, where several batches commit
-	// at once. Negative: never wait.
-	Linger time.Duration
 	// Logger receives batch failures. Default: discard.
 	Logger hclog.Logger
 }
@@ -73,9 +68,6 @@ func NewWriter(st *store.Store, opts WriterOptions) *Writer {
 	}
 	if opts.Queue <= 0 {
 		opts.Queue = 8192
-	}
-	if opts.Linger == 0 && st.Dialect == store.SQLite {
-		opts.Linger = defaultLinger
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
@@ -126,33 +118,12 @@ func (w *Writer) Close() {
 	w.wg.Wait()
 }
 
-// Lingering: a batch that holds at least lingerAfter events once fill
-// returns shows that beacons are arriving faster than the writer commits
-// them, so it waits Linger and fills again before committing. The events
-// that arrive meanwhile share its transaction instead of the next one: on
-// SQLite most of a batch's cost is per transaction and per statement (BEGIN,
-// the session read, one multi-row statement per table, the commit's WAL
-// frames), so a batch of ~25 costs less per event than one of ~15, and
-// with 64 senders waiting for their answers the writer's batches stayed
-// near 15-18 without it (BenchmarkCollectVsBare, docs/BENCHMARKS.md). A lone
-// beacon, or a trickle, never waits: the batch goes as soon as fill finds
-// nothing more. Every event is still answered only after its own batch
-// has committed.
-const (
-	lingerAfter   = 4
-	defaultLinger = 500 * time.Microsecond
-)
-
 func (w *Writer) work() {
 	defer w.wg.Done()
 	batch := make([]*pendingWrite, 0, w.opts.MaxBatch)
 	for first := range w.in {
 		batch = append(batch[:0], first)
 		batch = w.fill(batch)
-		if w.opts.Linger > 0 && len(batch) >= lingerAfter && len(batch) < w.opts.MaxBatch {
-			time.Sleep(w.opts.Linger)
-			batch = w.fill(batch)
-		}
 		w.commit(batch)
 	}
 }
