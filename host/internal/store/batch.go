@@ -29,44 +29,6 @@ func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, 
 	return err
 }
 
-// insertRowsPadded is insertRows for the traffic writer, whose batches
-// come in every size: on SQLite the rows of one statement are padded up to
-// a power of two with rows of NULLs that a WHERE on the first column drops
-// (prefix must end in "VALUES " and the first column must be NOT NULL), so
-// a batch of 27 sessions is one statement instead of four (16+8+2+1) and
-// still one of a handful of prepared texts. Other dialects split the rows
-// as insertRows does.
-func insertRowsPadded(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
-	into, ok := strings.CutSuffix(prefix, "VALUES ")
-	if d != SQLite || !ok {
-		return insertRows(ctx, q, d, prefix, cols, n, row, suffix)
-	}
-	prefix = into + "SELECT * FROM (VALUES "
-	suffix = ") WHERE column1 IS NOT NULL" + suffix
-	types := make([]string, cols)
-	maxRows := chunkRows(maxBatchParams/cols, maxBatchParams/cols)
-	args := make([]any, 0, min(n, maxRows)*cols)
-	for start := 0; start < n; {
-		rows := min(n-start, maxRows)
-		padded := 1
-		for padded < rows {
-			padded *= 2
-		}
-		args = args[:0]
-		for i := start; i < start+rows; i++ {
-			args = row(args, i)
-		}
-		for i := rows * cols; i < padded*cols; i++ {
-			args = append(args, nil)
-		}
-		if _, err := q.Exec(ctx, multiRowSQL(d, prefix, suffix, strings.Join(types, ","), types, padded), args...); err != nil {
-			return err
-		}
-		start += rows
-	}
-	return nil
-}
-
 // valuesRows is insertRows with the SQL type of each column: a non-empty
 // type writes the column's parameter as CAST(? AS type), which PostgreSQL
 // needs where nothing else types it (a VALUES list that an UPDATE joins).

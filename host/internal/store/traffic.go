@@ -231,7 +231,7 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 		rows   []*TrafficSession
 		suffix string
 	}{{fresh, ""}, {changed, update}} {
-		err := insertRowsPadded(ctx, q, s.Dialect, `INSERT INTO traffic_sessions (`+sessionColumns+`) VALUES `, 14, len(part.rows),
+		err := insertRows(ctx, q, s.Dialect, `INSERT INTO traffic_sessions (`+sessionColumns+`) VALUES `, 14, len(part.rows),
 			func(args []any, i int) []any { return row(args, part.rows[i]) }, part.suffix)
 		if err != nil {
 			return fmt.Errorf("write traffic sessions: %w", err)
@@ -241,7 +241,7 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 }
 
 func insertEvents(ctx context.Context, q Querier, d Dialect, events []StoredTrafficEvent) error {
-	err := insertRowsPadded(ctx, q, d, `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
+	err := insertRows(ctx, q, d, `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
 		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `, 17, len(events),
 		func(args []any, i int) []any {
 			ev := &events[i]

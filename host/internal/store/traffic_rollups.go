@@ -124,7 +124,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		}
 		return a.source < b.source
 	})
-	err := insertRowsPadded(ctx, q, d, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
+	err := insertRows(ctx, q, d, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
 		9, len(dk), func(args []any, i int) []any {
 			k, v := dk[i], r.daily[dk[i]]
 			return append(args, k.site, k.day, k.source, v.Visits, v.Pageviews, v.EngagedVisits, v.DurationMs, v.ScrollSum, v.ScrollCount)
@@ -153,7 +153,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		}
 		return a.path < b.path
 	})
-	err = insertRowsPadded(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
+	err = insertRows(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
 		7, len(pk), func(args []any, i int) []any {
 			k, v := pk[i], r.pages[pk[i]]
 			return append(args, k.site, k.span, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
@@ -177,7 +177,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		}
 		return a.bot < b.bot
 	})
-	err = insertRowsPadded(ctx, q, d, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
+	err = insertRows(ctx, q, d, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
 		func(args []any, i int) []any { k := ck[i]; return append(args, k.site, k.day, k.bot, r.crawlers[k]) },
 		` ON CONFLICT (site_id, day, bot) DO UPDATE SET hits = traffic_crawlers.hits + excluded.hits`)
 	if err != nil {
