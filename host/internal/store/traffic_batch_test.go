@@ -13,8 +13,8 @@ import (
 
 // TestRecordTrafficBatchesOfEverySize records batches whose row counts are
 // and are not powers of two, and larger than one statement holds (the
-// writer's statements are padded, or split, by row count), with sessions
-// seen before and pages upserted again, and checks every count.
+// writer splits its multi-row statements by row count), with sessions seen
+// before and pages upserted again, and checks every count.
 func TestRecordTrafficBatchesOfEverySize(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
