@@ -5,7 +5,9 @@
 // Who does what: run.go dispatches the subcommands (one table) and cmd.go
 // holds what they share (common flags, config, store). serve.go builds and
 // wires the host in named steps (base, areas, API, background parts);
-// jobs.go is the job table it mounts, wiring.go the glue between areas,
+// jobs.go is the job table it mounts, agent_tools.go the glue between
+// areas (what the agent's tools need), providers.go which providers have
+// a key,
 // lifecycle.go the ordered start and stop, reload.go SIGHUP, plans.go the
 // stored plans, httpserver.go the HTTP part. The other subcommands have a
 // file each: migrate.go, keys.go, workspaces.go, plans_cmd.go,

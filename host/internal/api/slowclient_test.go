@@ -21,7 +21,7 @@ import (
 )
 
 // slowBundle is the API on a real listener with short body read timeouts
-// and a cap of maxConns connections, as host/run.go serves it.
+// and a cap of maxConns connections, as host/httpserver.go serves it.
 type slowBundle struct {
 	addr string
 	key  string

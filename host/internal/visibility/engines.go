@@ -7,7 +7,7 @@ import (
 	"github.com/heraldhq/herald/config"
 )
 
-// Engines returns the model routes asked: the configured engines (host/run.go
+// Engines returns the model routes asked: the configured engines (host/serve.go
 // fills them with DefaultEngines when config names none), else every chat
 // model route the router knows (image models left out), sorted, at most 4.
 func (s *Service) Engines() []string {
