@@ -119,7 +119,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(), Quota: credits,
 	})
 	must(err)
-	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
+	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})

@@ -144,7 +144,7 @@ func setup(t testing.TB) *bundle {
 	if b.contentSvc, err = content.New(content.Deps{Logger: log, Generator: b.generator, Queue: b.queue, Quota: credits}); err != nil {
 		t.Fatal(err)
 	}
-	if b.reports, err = visibility.New(visibility.Deps{Store: st, Queue: b.queue, Models: router{}, Site: site.New(site.Deps{}), Plans: planTable, Logger: log}); err != nil {
+	if b.reports, err = visibility.New(visibility.Deps{Store: st, Queue: b.queue, Quota: credits, Models: router{}, Site: site.New(site.Deps{}), Plans: planTable, Logger: log}); err != nil {
 		t.Fatal(err)
 	}
 	b.authenticator = auth.NewAuthenticator(st, "jwt-secret")

@@ -21,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
@@ -297,7 +298,7 @@ func (b *bundle) start(t testing.TB) {
 	}
 	b.queue = q
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: b.store, Queue: q, Models: b.engines, Site: b.site, Plans: plans.New(testPlans()),
+		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: b.engines, Site: b.site, Plans: plans.New(testPlans()),
 		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})

@@ -87,7 +87,7 @@ type Deps struct {
 	Queue  Queue
 	// Quota holds the AI credits a report or a tracker's run reserves
 	// (quota/credits.go); New gives its copy the service's Plans, Now
-	// and Logger. nil: a quota.New(Store) checker.
+	// and Logger. Required.
 	Quota *quota.Checker
 	// Plans gives each plan's report limits, read at request time (a
 	// reload may Set it); nil: config.DefaultPlans.
@@ -143,6 +143,7 @@ func New(d Deps) (*Service, error) {
 	if err := deps.Check("visibility",
 		deps.Need("Store", d.Store == nil),
 		deps.Need("Queue", d.Queue == nil),
+		deps.Need("Quota", d.Quota == nil),
 		deps.Need("Models", d.Models == nil),
 		deps.Need("Site", d.Site == nil),
 	); err != nil {
@@ -164,11 +165,7 @@ func New(d Deps) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	q := d.Quota
-	if q == nil {
-		q = quota.New(d.Store, config.Limits{})
-	}
-	s.quota = q.Follow(s.plans).WithClock(s.now).WithLogger(s.log)
+	s.quota = d.Quota.Follow(s.plans).WithClock(s.now).WithLogger(s.log)
 	if s.ttl <= 0 {
 		s.ttl = DefaultCacheTTL
 	}

@@ -13,7 +13,7 @@ func TestNewNamesEachMissingDep(t *testing.T) {
 	if err == nil {
 		t.Fatal("New without deps succeeded")
 	}
-	for _, name := range []string{"Deps.Store", "Deps.Queue", "Deps.Models", "Deps.Site"} {
+	for _, name := range []string{"Deps.Store", "Deps.Queue", "Deps.Quota", "Deps.Models", "Deps.Site"} {
 		if !strings.Contains(err.Error(), "visibility: "+name+" is required") {
 			t.Errorf("error %q does not name %s", err, name)
 		}
