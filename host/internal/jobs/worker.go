@@ -158,14 +158,23 @@ func jitter(d time.Duration) time.Duration {
 func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var last time.Time
+	streaming := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
+			if streaming && !pause(ctx, fetchCooldown-time.Since(last)) {
+				return
+			}
 		case <-timer.C:
 		}
+		last = time.Now()
 		next := q.fetch(ctx, l)
+		// A wake-up that came in while claiming means enqueues are
+		// streaming in: the next claim waits out fetchCooldown.
+		streaming = len(l.wake) > 0
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -180,6 +189,7 @@ func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 // and returns when to look again without a wake-up.
 func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 	poll := jitter(q.opts.PollInterval)
+	waited := false // for more free slots, once per claim (backlogWait)
 	for ctx.Err() == nil {
 		free := l.limit - int(l.running.Load())
 		if free <= 0 {
@@ -191,6 +201,14 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			}
 			continue
 		}
+		if !waited && free < l.limit/2 && l.backlog.Load() {
+			waited = true
+			if !pause(ctx, backlogWait) {
+				return poll
+			}
+			continue
+		}
+		waited = false
 		n := min(free, maxClaim)
 		// The claim must not be cut off by cancellation: a claim that
 		// commits unseen would strand its jobs until their lease expires.
@@ -235,6 +253,21 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		return min(due, poll)
 	}
 	return poll
+}
+
+// pause waits d (nothing when d <= 0) and reports false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func (q *Queue) start(l *lane, sj store.Job) {
