@@ -159,22 +159,18 @@ func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	var last time.Time
-	streaming := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
-			if streaming && !pause(ctx, fetchCooldown-time.Since(last)) {
+			if l.streaming && !pause(ctx, fetchCooldown-time.Since(last)) {
 				return
 			}
 		case <-timer.C:
 		}
 		last = time.Now()
 		next := q.fetch(ctx, l)
-		// A wake-up that came in while claiming means enqueues are
-		// streaming in: the next claim waits out fetchCooldown.
-		streaming = len(l.wake) > 0
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
@@ -216,6 +212,11 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		now := q.store.Now()
 		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
 		cancel()
+		// A wake-up that came in while a claim that was not full ran (not
+		// one that a job it starts causes) means enqueues are streaming
+		// in. A full claim leaves a backlog, whose wake-ups are finishing
+		// jobs: no cooldown then (backlogWait batches those claims).
+		l.streaming = len(l.wake) > 0 && len(claimed) < n
 		if err != nil {
 			q.log.Error("claim failed", "queue", l.name, "error", err)
 			q.metrics.errors.WithLabelValues("claim").Inc()
