@@ -36,12 +36,12 @@ const recheck = 20 * time.Millisecond
 
 // fetchCooldown is the least time between the starts of two claims of a
 // lane while enqueues stream in (a wake-up came in during the last claim's
-// statement): then every enqueue wakes the lane, and a claim per wake-up
-// (a few jobs each, every one a committed UPDATE) kept the fetcher busy
-// all the time, with claims queueing behind each other; one claim per
-// cooldown takes what arrived meanwhile (docs/BENCHMARKS.md, job queue).
-// Other wake-ups (a lone enqueue, even right after the last claim) are
-// served at once.
+// statement, and it was not full): then every enqueue wakes the lane, and
+// a claim per wake-up (a few jobs each, every one a committed UPDATE) kept
+// the fetcher busy all the time, with claims queueing behind each other;
+// one claim per cooldown takes what arrived meanwhile (docs/BENCHMARKS.md,
+// job queue). Other wake-ups (a lone enqueue, even right after the last
+// claim) are served at once.
 const fetchCooldown = 5 * time.Millisecond
 
 // backlogWait is how long a lane with a backlog (its last claim was full)
@@ -155,8 +155,9 @@ type lane struct {
 	more atomic.Bool
 	// backlog is set when the last claim was full: many jobs may be ready.
 	backlog atomic.Bool
-	// streaming is set when a wake-up came in during the last claim (see
-	// fetchCooldown). Only the lane's fetcher uses it.
+	// streaming is set when a wake-up came in during the last claim and
+	// that claim was not full (see fetchCooldown). Only the lane's fetcher
+	// uses it.
 	streaming bool
 	wake      chan struct{}
 }
