@@ -34,6 +34,22 @@ const maxClaim = 200
 // without a wake-up; that claim, finding none, looks up the next run time.
 const recheck = 20 * time.Millisecond
 
+// fetchCooldown is the least time between the starts of two claims of a
+// lane while enqueues stream in (a wake-up came in during the last claim's
+// statement, and it was not full): then every enqueue wakes the lane, and
+// a claim per wake-up (a few jobs each, every one a committed UPDATE) kept
+// the fetcher busy all the time, with claims queueing behind each other;
+// one claim per cooldown takes what arrived meanwhile (docs/BENCHMARKS.md,
+// job queue). Other wake-ups (a lone enqueue, even right after the last
+// claim) are served at once.
+const fetchCooldown = 5 * time.Millisecond
+
+// backlogWait is how long a lane with a backlog (its last claim was full)
+// waits for more of its slots to free before claiming for fewer than half
+// of them: a claim of 100 jobs costs little more than a claim of 5, and
+// the handlers just started have not yet had the CPU to finish.
+const backlogWait = time.Millisecond
+
 // finishDelay and finishBatch bound how long and how many outcomes wait to
 // be written together.
 const (
@@ -139,7 +155,11 @@ type lane struct {
 	more atomic.Bool
 	// backlog is set when the last claim was full: many jobs may be ready.
 	backlog atomic.Bool
-	wake    chan struct{}
+	// streaming is set when a wake-up came in during the last claim and
+	// that claim was not full (see fetchCooldown). Only the lane's fetcher
+	// uses it.
+	streaming bool
+	wake      chan struct{}
 }
 
 func (l *lane) wakeUp() {

@@ -158,13 +158,18 @@ func jitter(d time.Duration) time.Duration {
 func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
+			if l.streaming && !pause(ctx, fetchCooldown-time.Since(last)) {
+				return
+			}
 		case <-timer.C:
 		}
+		last = time.Now()
 		next := q.fetch(ctx, l)
 		if !timer.Stop() {
 			select {
@@ -180,6 +185,7 @@ func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 // and returns when to look again without a wake-up.
 func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 	poll := jitter(q.opts.PollInterval)
+	waited := false // for more free slots, once per claim (backlogWait)
 	for ctx.Err() == nil {
 		free := l.limit - int(l.running.Load())
 		if free <= 0 {
@@ -191,6 +197,14 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			}
 			continue
 		}
+		if !waited && free < l.limit/2 && l.backlog.Load() {
+			waited = true
+			if !pause(ctx, backlogWait) {
+				return poll
+			}
+			continue
+		}
+		waited = false
 		n := min(free, maxClaim)
 		// The claim must not be cut off by cancellation: a claim that
 		// commits unseen would strand its jobs until their lease expires.
@@ -198,6 +212,11 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		now := q.store.Now()
 		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
 		cancel()
+		// A wake-up that came in while a claim that was not full ran (not
+		// one that a job it starts causes) means enqueues are streaming
+		// in. A full claim leaves a backlog, whose wake-ups are finishing
+		// jobs: no cooldown then (backlogWait batches those claims).
+		l.streaming = len(l.wake) > 0 && len(claimed) < n
 		if err != nil {
 			q.log.Error("claim failed", "queue", l.name, "error", err)
 			q.metrics.errors.WithLabelValues("claim").Inc()
@@ -235,6 +254,21 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		return min(due, poll)
 	}
 	return poll
+}
+
+// pause waits d (nothing when d <= 0) and reports false if ctx ended first.
+func pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func (q *Queue) start(l *lane, sj store.Job) {

@@ -117,38 +117,65 @@ func (s *Store) claimSQL(queue, owner string, limit int, now, leaseUntil int64, 
 			WHERE r.rn + COALESCE(a.n, 0) <= ` + expr
 	}
 	// With a backlog, ranking every ready row would cost a claim the whole
-	// backlog, so the candidates are the first limit rows in run-time order (the head) plus
-	// the oldest row of every workspace with ready jobs, found by a loose
-	// scan of the jobs_fair index (one probe per workspace); the ranking
-	// over them puts every workspace's oldest first. The window cannot sit
-	// in a locking query on PostgreSQL, so the candidates are chosen first
-	// and locked by the query around them, which repeats the readiness
-	// test: a row another claimer took meanwhile is re-checked against its
-	// newest version and left out. That test is written as jobNotTaken so
-	// that the lock finds the candidates by primary key (see idIn).
+	// backlog, so the candidates are the first limit rows in run-time order
+	// (the head) plus the oldest row of every workspace with ready jobs (see
+	// fairCandidates); the ranking over them puts every workspace's oldest
+	// first. The window cannot sit in a locking query on PostgreSQL, so the
+	// candidates are chosen first and locked by the query around them,
+	// which repeats the readiness test: a row another claimer took
+	// meanwhile is re-checked against its newest version and left out.
+	// That test is written as jobNotTaken so that the lock finds the
+	// candidates by primary key (see idIn).
 	ready := `queue = $4 AND ` + jobReady + ` AND run_at <= $1`
-	candidates := `SELECT id FROM jobs WHERE ` + ready + full
+	candidates := `SELECT id, workspace_id, run_at FROM jobs WHERE ` + ready + full
 	if backlog {
-		candidates = `WITH RECURSIVE ws (w) AS (
-						SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` ORDER BY workspace_id LIMIT 1)
-						UNION ALL
-						SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` AND workspace_id > ws.w ORDER BY workspace_id LIMIT 1)
-						FROM ws WHERE ws.w IS NOT NULL)
-					SELECT head.id FROM (SELECT id FROM jobs WHERE ` + ready + full + ` ORDER BY run_at, id LIMIT $5) head
-					UNION
-					SELECT (SELECT f.id FROM jobs f WHERE f.queue = $4 AND f.` + jobReady + ` AND f.run_at <= $1 AND f.workspace_id = ws.w
-						ORDER BY f.run_at, f.id LIMIT 1)
-					FROM ws WHERE ws.w IS NOT NULL`
+		candidates = s.fairCandidates(ready, full)
 	}
 	return `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1,
 		processed_on = $1, finished_on = NULL, lease_owner = $2, lease_until = $3
 		WHERE id IN (SELECT id FROM jobs WHERE ` + jobNotTaken + ` AND ` + s.idIn(`
 			SELECT r.id FROM (
 				SELECT id, workspace_id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at, id) AS rn
-				FROM jobs WHERE `+s.idIn(candidates)+`) r
+				FROM (`+candidates+`) c) r
 			`+capped+`
 			ORDER BY r.rn, r.run_at, r.id LIMIT $5`) + s.SkipLocked() + `)
 		RETURNING ` + jobColumns, args
+}
+
+// fairCandidates selects (id, workspace_id, run_at) of a backlog claim's
+// candidates: the head (the first $5 ready rows in run-time order, less
+// the workspaces at their running cap) and the oldest ready row of every
+// workspace. The workspaces are found by a loose scan of the jobs_fair
+// index (queue, workspace_id, run_at, id). On PostgreSQL each step of it
+// returns the next workspace's oldest row itself, one index probe per
+// workspace with ready jobs, and the candidates carry the columns the
+// ranking needs. SQLite has no LATERAL: a step finds the next workspace,
+// a second probe its oldest row, and the ranking reads the rows again by
+// id.
+func (s *Store) fairCandidates(ready, full string) string {
+	head := `SELECT id, workspace_id, run_at FROM jobs WHERE ` + ready + full + ` ORDER BY run_at, id LIMIT $5`
+	if s.Dialect == Postgres {
+		oldest := `SELECT id, workspace_id, run_at FROM jobs WHERE ` + ready
+		return `WITH RECURSIVE ws (id, workspace_id, run_at) AS (
+				(` + oldest + ` ORDER BY workspace_id, run_at, id LIMIT 1)
+				UNION ALL
+				SELECT n.id, n.workspace_id, n.run_at FROM ws, LATERAL (` + oldest + ` AND workspace_id > ws.workspace_id
+					ORDER BY workspace_id, run_at, id LIMIT 1) n)
+			(` + head + `)
+			UNION
+			SELECT id, workspace_id, run_at FROM ws`
+	}
+	return `SELECT id, workspace_id, run_at FROM jobs WHERE id IN (
+			WITH RECURSIVE ws (w) AS (
+				SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` ORDER BY workspace_id LIMIT 1)
+				UNION ALL
+				SELECT (SELECT workspace_id FROM jobs WHERE ` + ready + ` AND workspace_id > ws.w ORDER BY workspace_id LIMIT 1)
+				FROM ws WHERE ws.w IS NOT NULL)
+			SELECT head.id FROM (` + head + `) head
+			UNION
+			SELECT (SELECT f.id FROM jobs f WHERE f.queue = $4 AND f.` + jobReady + ` AND f.run_at <= $1 AND f.workspace_id = ws.w
+				ORDER BY f.run_at, f.id LIMIT 1)
+			FROM ws WHERE ws.w IS NOT NULL)`
 }
 
 // ErrJobCap is returned by InsertJobsCapped when a workspace is at its
