@@ -38,15 +38,18 @@ func TestMoreBoundaries(t *testing.T) {
 		}
 		return b.String()
 	}
+	// Too few and too many are both OK; the text says which.
+	const few, many = "Only", "repeat the keyphrase"
 	for _, c := range []struct {
-		n, withKP int
-		want      string
+		n, withKP  int
+		want, text string
 	}{
-		{4, 1, Good}, {5, 1, OK}, {5, 2, Good}, {5, 4, Good}, {5, 5, OK},
-		{6, 1, OK}, {6, 2, Good}, {6, 4, Good}, {6, 5, OK},
+		{4, 1, Good, ""}, {5, 1, OK, few}, {5, 2, Good, ""}, {5, 4, Good, ""}, {5, 5, OK, many},
+		{6, 1, OK, few}, {6, 2, Good, ""}, {6, 4, Good, ""}, {6, 5, OK, many},
+		{10, 2, OK, few}, {10, 3, Good, ""}, {10, 7, Good, ""}, {10, 8, OK, many},
 	} {
-		if a := idOf(t, Input{Content: imgs(c.n, c.withKP), Keywords: []string{"garden rakes"}}, "image-alt"); a.Rating != c.want {
-			t.Errorf("%d images, %d with the keyphrase: %s %q, want %s", c.n, c.withKP, a.Rating, a.Text, c.want)
+		if a := idOf(t, Input{Content: imgs(c.n, c.withKP), Keywords: []string{"garden rakes"}}, "image-alt"); a.Rating != c.want || !strings.Contains(a.Text, c.text) {
+			t.Errorf("%d images, %d with the keyphrase: %s %q, want %s saying %q", c.n, c.withKP, a.Rating, a.Text, c.want, c.text)
 		}
 	}
 
