@@ -5,7 +5,10 @@
 # mutated; the package's whole test suite judges each mutant). Prints one
 # line per target: killed, lived, not covered, timed out, efficacy and the
 # wall time. Run by `make mutation`; not part of CI (see docs/TESTING.md for
-# how long each target takes).
+# how long each target takes). MUTATION_TIMEOUT_COEFFICIENT (default 10)
+# scales gremlins' timeout, a multiple of the package's test time: raise it
+# for packages whose tests are quick but whose build is not (agent), or
+# every mutant times out in its compile.
 set -euo pipefail
 GREMLINS=${GREMLINS:-gremlins}
 WORKERS=${MUTATION_WORKERS:-1}
@@ -42,7 +45,7 @@ for target in "$@"; do
 	fi
 	name=$(echo "$target" | tr '/:,' '___')
 	start=$(date +%s)
-	(cd "$moddir" && "$GREMLINS" unleash --workers "$WORKERS" --test-cpu 1 --timeout-coefficient 10 \
+	(cd "$moddir" && "$GREMLINS" unleash --workers "$WORKERS" --test-cpu 1 --timeout-coefficient "${MUTATION_TIMEOUT_COEFFICIENT:-10}" \
 		"${excludes[@]}" -o "$OUT/$name.json" "$pkg") >"$OUT/$name.txt" 2>&1 || true
 	secs=$(( $(date +%s) - start ))
 	line="$target: $(grep -E '^Killed:' "$OUT/$name.txt" | tr -s ' ') $(grep -E '^Timed out:' "$OUT/$name.txt" | tr -s ' ') $(grep -E '^Test efficacy' "$OUT/$name.txt") (${secs}s)"
