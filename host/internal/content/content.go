@@ -119,13 +119,7 @@ func (p principal) auth() auth.Principal {
 // is counted in (a queued job keeps it, to give the credit back there);
 // refund gives it back (used when the improvement fails).
 func (s *Service) reserve(ctx context.Context, p auth.Principal) (refund func(), month string, err error) {
-	month = s.quota.Month()
-	start, err := time.Parse("2006-01", month)
-	if err != nil {
-		return nil, "", err
-	}
-	// The reservation reads the month from the same instant.
-	refund, err = s.quota.WithClock(func() time.Time { return start }).Reserve(ctx, p, 1)
+	month, refund, err = s.quota.ReserveMonth(ctx, p, 1)
 	return refund, month, err
 }
 

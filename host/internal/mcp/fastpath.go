@@ -264,7 +264,7 @@ func requestID(raw json.RawMessage) (jsonrpc.ID, bool) {
 
 // depth is the deepest nesting of objects and arrays in the JSON data.
 func depth(data []byte) int {
-	d, max := 0, 0
+	d, deepest := 0, 0
 	inString, escaped := false, false
 	for _, b := range data {
 		switch {
@@ -278,19 +278,12 @@ func depth(data []byte) int {
 			inString = true
 		case b == '{' || b == '[':
 			d++
-			max = maxInt(max, d)
+			deepest = max(deepest, d)
 		case b == '}' || b == ']':
 			d--
 		}
 	}
-	return max
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
+	return deepest
 }
 
 // appendFast writes the JSON-RPC response the SDK writes for res, for the

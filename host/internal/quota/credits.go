@@ -2,13 +2,14 @@ package quota
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
-	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -58,31 +59,47 @@ func (c *Checker) Plan(ctx context.Context, p auth.Principal) (string, config.Pl
 	return name, plan, nil
 }
 
+// errCreditLimit is the cause of every CreditLimitReached error.
+var errCreditLimit = errors.New("monthly AI credit limit reached")
+
 // CreditLimitReached is the API's 403 for a workspace whose month's
 // credits cannot pay for n more.
 func CreditLimitReached(plan string, limit, n int) error {
-	return apierr.Forbidden("monthly AI credit limit reached: the %s plan allows %d credits a month, and this needs %d", plan, limit, n)
+	return connect.NewError(connect.CodePermissionDenied,
+		fmt.Errorf("%w: the %s plan allows %d credits a month, and this needs %d", errCreditLimit, plan, limit, n))
 }
+
+// IsCreditLimit reports whether err is (or wraps) CreditLimitReached: the
+// month's credits were refused, as opposed to any other failure.
+func IsCreditLimit(err error) bool { return errors.Is(err, errCreditLimit) }
 
 // Reserve takes n AI credits of the caller's workspace for this month,
 // atomically, or answers CreditLimitReached and takes nothing. refund
 // gives them back (safe to call more than once; only the first counts;
 // it runs even after ctx is cancelled).
 func (c *Checker) Reserve(ctx context.Context, p auth.Principal, n int) (refund func(), err error) {
+	_, refund, err = c.ReserveMonth(ctx, p, n)
+	return refund, err
+}
+
+// ReserveMonth is Reserve that also says which month the credits were
+// taken from, for work that refunds later, elsewhere (a queued job keeps
+// the month and calls Refund).
+func (c *Checker) ReserveMonth(ctx context.Context, p auth.Principal, n int) (month string, refund func(), err error) {
 	name, plan, err := c.Plan(ctx, p)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	month := c.Month()
+	month = c.Month()
 	_, ok, err := c.store.ReserveCredits(ctx, p.WorkspaceID, month, n, plan.MonthlyAICredits)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if !ok {
-		return nil, CreditLimitReached(name, plan.MonthlyAICredits, n)
+		return "", nil, CreditLimitReached(name, plan.MonthlyAICredits, n)
 	}
 	done := false
-	return func() {
+	return month, func() {
 		if done {
 			return
 		}

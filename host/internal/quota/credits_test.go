@@ -9,6 +9,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
@@ -58,6 +59,9 @@ func TestReserveTakesCreditsUpToThePlansMonthlyAllowance(t *testing.T) {
 	want := "monthly AI credit limit reached: the tiny plan allows 3 credits a month, and this needs 1"
 	if connect.CodeOf(err) != connect.CodePermissionDenied || !strings.Contains(err.Error(), want) {
 		t.Fatalf("over the allowance: %v, want 403 %q", err, want)
+	}
+	if !quota.IsCreditLimit(err) || quota.IsCreditLimit(apierr.Forbidden("another 403")) {
+		t.Fatalf("IsCreditLimit tells the credits' refusal from other 403s: %v", err)
 	}
 	if n := used(t, s, p.WorkspaceID, "2027-01"); n != 3 {
 		t.Fatalf("used %d, want 3 (a refused reservation takes nothing)", n)

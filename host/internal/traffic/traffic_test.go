@@ -3,9 +3,7 @@ package traffic_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,17 +81,7 @@ func (b *testBundle) send(t testing.TB, method, path, body string, headers map[s
 			req.Header.Set(k, v)
 		}
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := apitest.Response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
-	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && json.Unmarshal(raw, &out.Body) != nil {
-		t.Fatalf("%s %s: body is not a JSON object: %q", method, path, raw)
-	}
-	return out
+	return apitest.Send(t, req)
 }
 
 func (b *testBundle) stats(t testing.TB, query string) map[string]any {

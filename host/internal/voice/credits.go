@@ -3,8 +3,6 @@ package voice
 import (
 	"context"
 
-	"connectrpc.com/connect"
-
 	"github.com/heraldhq/herald/host/internal/auth"
 )
 
@@ -32,7 +30,7 @@ func (s *Service) modelConfigured() bool { return s.deps.Models != nil && s.deps
 // workspace before anything is fetched, so that a workspace without
 // credits makes neither the fetch nor the model call. It answers (nil,
 // nil) when no profile model is configured, and the kit's 403 when the
-// month's credits are spent (noCredits tells it apart).
+// month's credits are spent (quota.IsCreditLimit tells it apart).
 func (s *Service) reserveProfile(ctx context.Context, p auth.Principal) (charge, error) {
 	if !s.modelConfigured() {
 		return nil, nil
@@ -43,10 +41,6 @@ func (s *Service) reserveProfile(ctx context.Context, p auth.Principal) (charge,
 	}
 	return charge(refund), nil
 }
-
-// noCredits reports whether err is the kit's refusal of a profile the
-// workspace cannot pay for this month (quota.CreditLimitReached).
-func noCredits(err error) bool { return connect.CodeOf(err) == connect.CodePermissionDenied }
 
 // checkCredits refuses, before a create is queued, a workspace whose
 // month's credits cannot pay for a profile (the job reserves the credit

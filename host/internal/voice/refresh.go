@@ -8,6 +8,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -115,7 +116,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	// The profile's credit first: without one the refresh is skipped
 	// (nothing fetched, the old content kept) and lastFetch says why.
 	paid, cerr := s.reserveProfile(ctx, auth.Principal{WorkspaceID: k.WorkspaceID})
-	if noCredits(cerr) {
+	if quota.IsCreditLimit(cerr) {
 		f := store.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + message(cerr) + "; the previous profile is kept"}
 		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err

@@ -190,7 +190,7 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 		// is an extra, the text is usable.
 		var err error
 		paid, err = s.reserveProfile(ctx, p)
-		if err != nil && !noCredits(err) {
+		if err != nil && !quota.IsCreditLimit(err) {
 			return Voice{}, err
 		}
 		if paid != nil {

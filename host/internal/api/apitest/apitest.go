@@ -104,8 +104,8 @@ type Response struct {
 }
 
 // Do sends method url with the api-key header when key is set and body as
-// JSON when it is not empty, and reads the whole answer. A JSON answer
-// that is not an object fails the test.
+// JSON when it is not empty, and reads the whole answer. A non-empty JSON
+// answer that is not an object fails the test.
 func Do(t testing.TB, method, url, key, body string) Response {
 	t.Helper()
 	var r io.Reader
@@ -139,7 +139,7 @@ func Send(t testing.TB, req *http.Request) Response {
 		t.Fatalf("%s %s: reading the body: %v", req.Method, req.URL, err)
 	}
 	out := Response{Status: res.StatusCode, Header: res.Header, Raw: string(raw)}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &out.Body); err != nil {
 			t.Fatalf("%s %s: %d body is not a JSON object: %s", req.Method, req.URL, res.StatusCode, raw)
 		}
