@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -154,5 +155,34 @@ func TestReserveTxReportsTheUsageWhenItRefuses(t *testing.T) {
 	c.Refund(ctx, p.WorkspaceID, "2027-01", 0) // nothing
 	if n := used(t, s, p.WorkspaceID, "2027-01"); n != 0 {
 		t.Fatalf("used %d after the refund", n)
+	}
+}
+
+// A refund that fails is logged (the caller reports the work's own
+// error, so the log is where a lost refund shows); one that succeeds, or
+// that has nothing to give back, logs nothing and, for nothing, does not
+// touch the store.
+func TestAFailedRefundIsLoggedAndARefundOfNothingTouchesNothing(t *testing.T) {
+	t.Parallel()
+	c, s, p := credits(t)
+	var logs strings.Builder
+	c = c.WithLogger(hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Debug}))
+	ctx := context.Background()
+	if _, err := c.Reserve(ctx, p, 2); err != nil {
+		t.Fatal(err)
+	}
+	c.Refund(ctx, p.WorkspaceID, "2027-01", 1)
+	if n := used(t, s, p.WorkspaceID, "2027-01"); n != 1 || logs.Len() != 0 {
+		t.Fatalf("a refund that worked: used %d (want 1), logged %q (want nothing)", n, logs.String())
+	}
+	s.Close() // every store call fails from here on
+	c.Refund(ctx, p.WorkspaceID, "2027-01", 0)
+	c.Refund(ctx, p.WorkspaceID, "2027-01", -1)
+	if logs.Len() != 0 {
+		t.Fatalf("a refund of nothing reached the store: %q", logs.String())
+	}
+	c.Refund(ctx, p.WorkspaceID, "2027-01", 1)
+	if !strings.Contains(logs.String(), "refund AI credits") || !strings.Contains(logs.String(), "credits=1") {
+		t.Fatalf("a failed refund was not logged: %q", logs.String())
 	}
 }
