@@ -35,18 +35,19 @@ import (
 )
 
 type options struct {
-	pkg        string // ./path as given
-	dir        string // absolute package directory
-	modRoot    string
-	importPath string
-	files      map[string]bool
-	run        *regexp.Regexp
-	workers    int
-	jsonOut    string
-	timeoutMin time.Duration
-	factor     float64
-	list       bool
-	noSchemata bool
+	pkg          string // ./path as given
+	dir          string // absolute package directory
+	modRoot      string
+	importPath   string
+	files        map[string]bool
+	run          *regexp.Regexp
+	workers      int
+	jsonOut      string
+	timeoutMin   time.Duration
+	factor       float64
+	list         bool
+	noSchemata   bool
+	schemataOnly bool
 }
 
 func main() {
@@ -66,6 +67,7 @@ func run() error {
 	flag.Float64Var(&o.factor, "timeout-factor", 4, "a mutant's tests get this many times their time on the unchanged code, on top of -timeout")
 	flag.BoolVar(&o.list, "list", false, "list the mutants and the tests each would run, without running them")
 	flag.BoolVar(&o.noSchemata, "no-schemata", false, "build every mutant alone")
+	flag.BoolVar(&o.schemataOnly, "schemata", false, "build the schemata binary, say how many mutants it holds, and stop")
 	count := flag.Bool("n", false, "count the mutants per file and stop")
 	flag.Parse()
 	if flag.NArg() != 1 {
@@ -99,7 +101,7 @@ func run() error {
 	}
 	o.pkg = "./" + filepath.ToSlash(rel)
 
-	ps, ms, err := findMutants(o.dir, o.files)
+	ps, ms, err := findMutants(o)
 	if err != nil {
 		return err
 	}
@@ -121,6 +123,18 @@ func run() error {
 	defer os.RemoveAll(work)
 	ctx := context.Background()
 	start := time.Now()
+	if o.schemataOnly {
+		tm := &testMap{all: []string{"^$"}}
+		bin, err := buildSchemata(ctx, o, ps, tm, work)
+		n := 0
+		for _, m := range ms {
+			if m.Site >= 0 && bin != "" {
+				n++
+			}
+		}
+		fmt.Printf("%s: %d of %d mutants share one build (schemata); %v\n", o.pkg, n, len(ms), err)
+		return err
+	}
 	tm, err := mapTests(ctx, o, ps, work)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,9 +39,10 @@ type mutant struct {
 // mutant chosen when the test binary starts.
 type site struct {
 	file       string
-	start, end int  // offsets of the text replaced
-	cmp        bool // a comparison (else an increment or decrement)
-	x, y       [2]int
+	start, end int    // offsets of the text replaced
+	kind       string // "expr" (binary), "neg" (unary minus) or "stmt" (++, --)
+	typ        string // the expression's type as the file can spell it
+	x, y       [2]int // operand offsets (y unused for neg and stmt)
 	op         string
 	mutants    []*mutant
 }
@@ -78,119 +80,44 @@ type pkgSource struct {
 	sites   []*site
 }
 
-// findMutants parses the package's non-test, non-generated files (only
-// those named in only, when it is not empty) and lists their mutants.
-func findMutants(dir string, only map[string]bool) (*pkgSource, []*mutant, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+// findMutants parses the package's files (those `go list` says it builds;
+// only those named in only are mutated, when it is not empty), type-checks
+// them when it can, and lists their mutants and schemata sites.
+func findMutants(o *options) (*pkgSource, []*mutant, error) {
+	dir, only := o.dir, o.files
+	list, err := goList(dir, `{{join .GoFiles " "}}`)
 	if err != nil {
 		return nil, nil, err
 	}
+	names := strings.Fields(list)
 	sort.Strings(names)
 	ps := &pkgSource{dir: dir, files: map[string][]byte{}}
-	var ms []*mutant
 	fset := token.NewFileSet()
-	for _, path := range names {
-		base := filepath.Base(path)
-		if strings.HasSuffix(base, "_test.go") || (len(only) > 0 && !only[base]) {
-			continue
-		}
-		src, err := os.ReadFile(path)
+	var parsed []*ast.File
+	srcs := map[*ast.File][]byte{}
+	for _, base := range names {
+		src, err := os.ReadFile(filepath.Join(dir, base))
 		if err != nil {
 			return nil, nil, err
 		}
-		f, err := parser.ParseFile(fset, path, src, parser.ParseComments)
+		f, err := parser.ParseFile(fset, filepath.Join(dir, base), src, parser.ParseComments)
 		if err != nil {
 			return nil, nil, err
 		}
-		if ast.IsGenerated(f) {
-			continue
-		}
-		ps.files[base] = src
+		parsed = append(parsed, f)
+		srcs[f] = src
 		ps.pkgName = f.Name.Name
-		off := func(p token.Pos) int { return fset.Position(p).Offset }
-		forPost := map[ast.Stmt]bool{}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if fs, ok := n.(*ast.ForStmt); ok && fs.Post != nil {
-				forPost[fs.Post] = true
-			}
-			return true
-		})
-		var stack []ast.Node
-		inCmp := func() bool {
-			for _, n := range stack {
-				if b, ok := n.(*ast.BinaryExpr); ok && isComparison(b.Op) {
-					return true
-				}
-			}
-			return false
+	}
+	info := typeCheck(o, fset, parsed)
+	var ms []*mutant
+	for _, f := range parsed {
+		base := filepath.Base(fset.Position(f.Pos()).Filename)
+		if ast.IsGenerated(f) || (len(only) > 0 && !only[base]) {
+			continue
 		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok {
-				name := fd.Name.Name
-				if fd.Recv != nil && len(fd.Recv.List) > 0 {
-					name = recvName(fd.Recv.List[0].Type) + "." + name
-				}
-				ps.funcs = append(ps.funcs, funcRange{base, name, fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line})
-			}
-		}
-		add := func(pos token.Pos, kind, from, to string, st *site) {
-			p := fset.Position(pos)
-			if !bytes.Equal(src[p.Offset:p.Offset+len(from)], []byte(from)) {
-				panic(fmt.Sprintf("%s:%d:%d: want %q", base, p.Line, p.Column, from))
-			}
-			m := &mutant{File: base, Line: p.Line, Col: p.Column, Kind: kind, From: from, To: to, Off: p.Offset, Site: -1}
-			if st != nil {
-				st.mutants = append(st.mutants, m)
-			}
-			ms = append(ms, m)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if n == nil {
-				stack = stack[:len(stack)-1]
-				return true
-			}
-			defer func() { stack = append(stack, n) }()
-			switch n := n.(type) {
-			case *ast.GenDecl:
-				// Constants are not mutated (gremlins does not either):
-				// their values are pinned by tests that state the number.
-				if n.Tok == token.CONST {
-					return false
-				}
-			case *ast.BinaryExpr:
-				if (n.Op == token.ADD) && (isString(n.X) || isString(n.Y)) {
-					break
-				}
-				var st *site
-				// A comparison is always a bool, so it can become a
-				// closure that picks the operator at run time, unless
-				// it sits inside another comparison's operand.
-				if isComparison(n.Op) && !inCmp() && !hasComparison(n.X) && !hasComparison(n.Y) {
-					st = &site{file: base, start: off(n.Pos()), end: off(n.End()), cmp: true,
-						x: [2]int{off(n.X.Pos()), off(n.X.End())}, y: [2]int{off(n.Y.Pos()), off(n.Y.End())}, op: n.Op.String()}
-					ps.sites = append(ps.sites, st)
-				}
-				for _, m := range binary[n.Op] {
-					add(n.OpPos, m.kind, n.Op.String(), m.to, st)
-				}
-			case *ast.IncDecStmt:
-				to := "--"
-				if n.Tok == token.DEC {
-					to = "++"
-				}
-				var st *site
-				if !forPost[n] {
-					st = &site{file: base, start: off(n.Pos()), end: off(n.End()), x: [2]int{off(n.X.Pos()), off(n.X.End())}, op: n.Tok.String()}
-					ps.sites = append(ps.sites, st)
-				}
-				add(n.TokPos, "INCREMENT_DECREMENT", n.Tok.String(), to, st)
-			case *ast.UnaryExpr:
-				if n.Op == token.SUB {
-					add(n.OpPos, "INVERT_NEGATIVES", "-", " ", nil)
-				}
-			}
-			return true
-		})
+		src := srcs[f]
+		ps.files[base] = src
+		ms = append(ms, ps.fileMutants(fset, f, base, src, info)...)
 	}
 	for _, m := range ms {
 		m.Func = ps.funcAt(m.File, m.Line)
@@ -207,30 +134,123 @@ func findMutants(dir string, only map[string]bool) (*pkgSource, []*mutant, error
 	return ps, ms, nil
 }
 
+func (ps *pkgSource) fileMutants(fset *token.FileSet, f *ast.File, base string, src []byte, info *types.Info) []*mutant {
+	var ms []*mutant
+	off := func(p token.Pos) int { return fset.Position(p).Offset }
+	// Statements of a list can become an if; an increment in a for
+	// loop's post or an if's init cannot.
+	inList := map[ast.Stmt]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		var list []ast.Stmt
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			list = n.List
+		case *ast.CaseClause:
+			list = n.Body
+		case *ast.CommClause:
+			list = n.Body
+		}
+		for _, st := range list {
+			inList[st] = true
+		}
+		return true
+	})
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			name := fd.Name.Name
+			if fd.Recv != nil && len(fd.Recv.List) > 0 {
+				name = recvName(fd.Recv.List[0].Type) + "." + name
+			}
+			ps.funcs = append(ps.funcs, funcRange{base, name, fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line})
+		}
+	}
+	spell := typeSpeller(f, info)
+	// typeOf is how the file spells e's type when e is not a constant
+	// (a constant may sit where only a constant can), "" when unknown.
+	typeOf := func(e ast.Expr) string {
+		if info == nil {
+			return ""
+		}
+		tv, ok := info.Types[e]
+		if !ok || tv.Value != nil || tv.Type == nil {
+			return ""
+		}
+		return spell(tv.Type)
+	}
+	add := func(pos token.Pos, kind, from, to string, st *site) {
+		p := fset.Position(pos)
+		if !bytes.Equal(src[p.Offset:p.Offset+len(from)], []byte(from)) {
+			panic(fmt.Sprintf("%s:%d:%d: want %q", base, p.Line, p.Column, from))
+		}
+		m := &mutant{File: base, Line: p.Line, Col: p.Column, Kind: kind, From: from, To: to, Off: p.Offset, Site: -1}
+		if st != nil {
+			st.mutants = append(st.mutants, m)
+		}
+		ms = append(ms, m)
+	}
+	newSite := func(n ast.Node, kind, typ, op string, x, y ast.Node) *site {
+		st := &site{file: base, start: off(n.Pos()), end: off(n.End()), kind: kind, typ: typ, op: op,
+			x: [2]int{off(x.Pos()), off(x.End())}}
+		if y != nil {
+			st.y = [2]int{off(y.Pos()), off(y.End())}
+		}
+		ps.sites = append(ps.sites, st)
+		return st
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GenDecl:
+			// Constants are not mutated (gremlins does not either):
+			// their values are pinned by tests that state the number.
+			if n.Tok == token.CONST {
+				return false
+			}
+		case *ast.BinaryExpr:
+			muts := binary[n.Op]
+			if len(muts) == 0 || (n.Op == token.ADD && (isString(n.X) || isString(n.Y) || isStringType(info, n))) {
+				break
+			}
+			var st *site
+			// A comparison is a bool whatever its operands; arithmetic
+			// needs its type, spelled the way the file can.
+			if isComparison(n.Op) {
+				st = newSite(n, "expr", "bool", n.Op.String(), n.X, n.Y)
+			} else if t := typeOf(n); t != "" {
+				st = newSite(n, "expr", t, n.Op.String(), n.X, n.Y)
+			}
+			for _, m := range muts {
+				add(n.OpPos, m.kind, n.Op.String(), m.to, st)
+			}
+		case *ast.IncDecStmt:
+			to := "--"
+			if n.Tok == token.DEC {
+				to = "++"
+			}
+			var st *site
+			if inList[n] {
+				st = newSite(n, "stmt", "", n.Tok.String(), n.X, nil)
+			}
+			add(n.TokPos, "INCREMENT_DECREMENT", n.Tok.String(), to, st)
+		case *ast.UnaryExpr:
+			if n.Op == token.SUB {
+				var st *site
+				if t := typeOf(n); t != "" {
+					st = newSite(n, "neg", t, "-", n.X, nil)
+				}
+				add(n.OpPos, "INVERT_NEGATIVES", "-", " ", st)
+			}
+		}
+		return true
+	})
+	return ms
+}
+
 func isComparison(op token.Token) bool {
 	switch op {
 	case token.LSS, token.LEQ, token.GTR, token.GEQ, token.EQL, token.NEQ:
 		return true
 	}
 	return false
-}
-
-// hasComparison reports whether e holds a comparison (outside function
-// literals, whose comparisons are sites of their own).
-func hasComparison(e ast.Expr) bool {
-	found := false
-	ast.Inspect(e, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.BinaryExpr:
-			if isComparison(n.Op) {
-				found = true
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // isString reports whether e is a string literal: `+` on it is a

@@ -40,14 +40,9 @@ func buildSchemata(ctx context.Context, o *options, ps *pkgSource, tm *testMap, 
 		}
 		return a.end > b.end
 	})
-	// Nested sites (an increment inside a function literal that is a
-	// comparison's operand) stay with their outer site's text.
-	lastFile, lastEnd := "", -1
+	// Sites nest (an operand holding another comparison): each is
+	// rendered with the sites inside its operands rendered in turn.
 	for i, s := range ps.sites {
-		if s.file == lastFile && s.start < lastEnd {
-			continue
-		}
-		lastFile, lastEnd = s.file, s.end
 		for _, m := range s.mutants {
 			m.Site = i
 		}
@@ -127,33 +122,65 @@ func (ps *pkgSource) sitesMutants() []*mutant {
 	return out
 }
 
-// rewrite returns file's source with its kept sites rewritten, and how
-// many there were.
+// rewrite returns file's source with its sites rewritten, and how many
+// there were.
 func (ps *pkgSource) rewrite(file string) ([]byte, int) {
 	src := ps.files[file]
-	var kept []*site
+	var sites []*site // sorted by start, outer before inner
 	for i, s := range ps.sites {
 		if s.file == file && len(s.mutants) > 0 && s.mutants[0].Site == i {
-			kept = append(kept, s)
+			sites = append(sites, s)
 		}
 	}
-	out := append([]byte(nil), src...)
-	for i := len(kept) - 1; i >= 0; i-- {
-		s := kept[i]
-		var b strings.Builder
-		x := string(src[s.x[0]:s.x[1]])
-		if s.cmp {
-			y := string(src[s.y[0]:s.y[1]])
-			b.WriteString("func() bool {")
-			for _, m := range s.mutants {
-				fmt.Fprintf(&b, " if mutantOn__(%d) { return %s %s %s };", m.ID, x, m.To, y)
-			}
-			fmt.Fprintf(&b, " return %s %s %s }()", x, s.op, y)
-		} else {
-			m := s.mutants[0]
-			fmt.Fprintf(&b, "if mutantOn__(%d) { %s%s } else { %s%s }", m.ID, x, m.To, x, s.op)
+	return []byte(ps.render(src, 0, len(src), sites)), len(sites)
+}
+
+// render returns src[start:end] with the sites within it (sorted, outer
+// first) rewritten.
+func (ps *pkgSource) render(src []byte, start, end int, inner []*site) string {
+	var b strings.Builder
+	pos := start
+	for i := 0; i < len(inner); {
+		s := inner[i]
+		j := i + 1
+		for j < len(inner) && inner[j].start < s.end {
+			j++
 		}
-		out = append(out[:s.start:s.start], append([]byte(b.String()), out[s.end:]...)...)
+		b.Write(src[pos:s.start])
+		b.WriteString(ps.renderSite(src, s, inner[i+1:j]))
+		pos, i = s.end, j
 	}
-	return out, len(kept)
+	b.Write(src[pos:end])
+	return b.String()
+}
+
+func within(sites []*site, r [2]int) []*site {
+	var out []*site
+	for _, s := range sites {
+		if s.start >= r[0] && s.end <= r[1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (ps *pkgSource) renderSite(src []byte, s *site, children []*site) string {
+	x := ps.render(src, s.x[0], s.x[1], within(children, s.x))
+	var b strings.Builder
+	switch s.kind {
+	case "expr":
+		y := ps.render(src, s.y[0], s.y[1], within(children, s.y))
+		fmt.Fprintf(&b, "func() %s {", s.typ)
+		for _, m := range s.mutants {
+			fmt.Fprintf(&b, " if mutantOn__(%d) { return %s %s %s };", m.ID, x, m.To, y)
+		}
+		fmt.Fprintf(&b, " return %s %s %s }()", x, s.op, y)
+	case "neg":
+		m := s.mutants[0]
+		fmt.Fprintf(&b, "func() %s { if mutantOn__(%d) { return %s }; return -%s }()", s.typ, m.ID, x, x)
+	default:
+		m := s.mutants[0]
+		fmt.Fprintf(&b, "if mutantOn__(%d) { %s%s } else { %s%s }", m.ID, x, m.To, x, s.op)
+	}
+	return b.String()
 }
