@@ -68,6 +68,7 @@ func run() error {
 	flag.BoolVar(&o.list, "list", false, "list the mutants and the tests each would run, without running them")
 	flag.BoolVar(&o.noSchemata, "no-schemata", false, "build every mutant alone")
 	flag.BoolVar(&o.schemataOnly, "schemata", false, "build the schemata binary, say how many mutants it holds, and stop")
+	ids := flag.String("ids", "", "only these mutants (comma-separated ids from -json), e.g. a first pass's survivors")
 	count := flag.Bool("n", false, "count the mutants per file and stop")
 	flag.Parse()
 	if flag.NArg() != 1 {
@@ -104,6 +105,19 @@ func run() error {
 	ps, ms, err := findMutants(o)
 	if err != nil {
 		return err
+	}
+	if *ids != "" {
+		want := map[string]bool{}
+		for _, id := range strings.Split(*ids, ",") {
+			want[strings.TrimSpace(id)] = true
+		}
+		var kept []*mutant
+		for _, m := range ms {
+			if want[fmt.Sprint(m.ID)] {
+				kept = append(kept, m)
+			}
+		}
+		ms = kept
 	}
 	if *count {
 		per := map[string]int{}
