@@ -135,3 +135,12 @@ func TestFetchPacing(t *testing.T) {
 		}
 	}
 }
+
+func TestOutcomesAreWrittenAtOnceWhenABatchIsFull(t *testing.T) {
+	t.Parallel()
+	for waiting, full := range map[int]bool{1: false, finishBatch - 1: false, finishBatch: true, finishBatch + 1: true} {
+		if batchFull(waiting) != full {
+			t.Errorf("batchFull(%d) = %v, want %v", waiting, !full, full)
+		}
+	}
+}

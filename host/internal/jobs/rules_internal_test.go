@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 // draws calls f n times and returns the distinct values seen with their
@@ -40,6 +42,9 @@ func TestBackoffDoublesFromTheBaseUpToTheCapWithEqualJitter(t *testing.T) {
 		// overflowing into a negative delay (an immediate retry).
 		{time.Second, math.MaxInt64, 40, math.MaxInt64},
 		{1 << 62, 1 << 62, 2, 1 << 62},
+		{time.Second, math.MaxInt64, 2, 2 * time.Second},
+		{time.Second, 1 << 62, 2, 2 * time.Second},
+		{1, 3, 2, 2}, // an odd cap: 1ns doubled is 2ns, under it
 	} {
 		f := ExponentialBackoff(tc.base, tc.max)
 		_, lo, hi := draws(300, func() time.Duration { return f(tc.attempt) })
@@ -173,5 +178,43 @@ func TestARetryDueWithinThePollIntervalGetsATimer(t *testing.T) {
 		if wait != tc.wait || timer != tc.timer {
 			t.Errorf("retry due in %dms, poll %s: wake after %s (%v), want %s (%v)", tc.runAt-now, tc.poll, wait, timer, tc.wait, tc.timer)
 		}
+	}
+}
+
+func TestMountRegistersNamedRowsAndUsesANamelessRowAsTheQueuesFallback(t *testing.T) {
+	t.Parallel()
+	q, _ := newQueue(t, storetest.SQLite(t))
+	named := HandlerFunc(func(context.Context, *Job) (any, error) { return "named", nil })
+	fallback := HandlerFunc(func(context.Context, *Job) (any, error) { return "fallback", nil })
+	q.Mount([]Route{
+		{Queue: SEOQueue, Handler: fallback, Options: HandlerOptions{MaxAttempts: 9}},
+		{Queue: SEOQueue, Name: "audit", Handler: named},
+	})
+	if !q.Registered("audit") || q.Registered("") {
+		t.Fatalf("registered: audit %v, nameless %v; want only audit", q.Registered("audit"), q.Registered(""))
+	}
+	for _, tc := range []struct {
+		queue, name string
+		ok          bool
+		result      any
+	}{
+		{SEOQueue, "audit", true, "named"},
+		{SEOQueue, "anything", true, "fallback"},
+		{AIQueue, "anything", false, nil},
+	} {
+		r, ok := q.handler(tc.queue, tc.name)
+		if ok != tc.ok {
+			t.Errorf("handler of %s on %s: found %v", tc.name, tc.queue, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if got, _ := r.h.Work(context.Background(), nil); got != tc.result {
+			t.Errorf("handler of %s on %s ran %v, want %v", tc.name, tc.queue, got, tc.result)
+		}
+	}
+	if r, _ := q.handler(SEOQueue, "anything"); r.opts.MaxAttempts != 9 || r.opts.Timeout != DefaultTimeout {
+		t.Errorf("fallback options: %+v", r.opts)
 	}
 }

@@ -339,7 +339,7 @@ func (q *Queue) work(ctx context.Context, a *attempt, ok bool, timeout time.Dura
 		a.done = true
 		a.outcome = outcome
 		q.pending = append(q.pending, a)
-		full = len(q.pending) >= finishBatch
+		full = batchFull(len(q.pending))
 	}
 	q.mu.Unlock()
 	select {
@@ -358,6 +358,10 @@ func (q *Queue) work(ctx context.Context, a *attempt, ok bool, timeout time.Dura
 		l.wakeUp()
 	}
 }
+
+// batchFull says whether outcomes waiting to be written make a batch, to
+// be written without waiting out finishDelay.
+func batchFull(waiting int) bool { return waiting >= finishBatch }
 
 // call runs the handler and turns a panic into a permanent failure.
 func call(ctx context.Context, h Handler, j *Job) (result any, err error) {
