@@ -262,6 +262,9 @@ func TestRescueReturnsEveryExpiredLeaseAndWakesTheQueuesOfWaitingJobs(t *testing
 		if n := countJobs(t, s, `state = 'waiting'`); n != 501 {
 			t.Fatalf("%d of 501 expired jobs back to waiting", n)
 		}
+		if len(q.lanes[ContentQueue].wake) != 1 {
+			t.Fatal("jobs rescued to waiting did not wake their queue")
+		}
 		<-q.lanes[ContentQueue].wake
 		// A job rescued to waiting wakes its queue; one whose lost attempt
 		// was its last fails and wakes nothing.
@@ -304,4 +307,21 @@ func TestPruneDeletesEveryJobFinishedBeforeTheRetentionAndKeepsTheRest(t *testin
 			t.Errorf("pruned counted: %v, want 1002", n)
 		}
 	})
+}
+
+func TestFailingRescuesAndPrunesAreCountedAsStoreErrors(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	q, logs := newQueue(t, s)
+	s.Close()
+	q.rescue(context.Background())
+	q.prune(context.Background())
+	for _, op := range []string{"rescue", "prune"} {
+		if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues(op)); n != 1 {
+			t.Errorf("%s errors counted: %v, want 1", op, n)
+		}
+	}
+	if logs.count("rescuing expired jobs failed") != 1 || logs.count("pruning finished jobs failed") != 1 {
+		t.Errorf("logs:\n%s", logs.buf.String())
+	}
 }
