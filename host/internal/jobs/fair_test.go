@@ -26,8 +26,13 @@ func TestLostLeaseCancelsTheHandler(t *testing.T) {
 		for _, via := range []string{"heartbeat", "progress"} {
 			t.Run(via, func(t *testing.T) {
 				b := setup(t, s)
-				// The heartbeat runs every Lease/3.
-				q := b.queue(t, func(o *jobs.Options) { o.Lease = 600 * time.Millisecond })
+				// The heartbeat runs every Lease/3; through progress, the
+				// lease is long so that only Progress can see it lost.
+				lease := 600 * time.Millisecond
+				if via == "progress" {
+					lease = time.Minute
+				}
+				q := b.queue(t, func(o *jobs.Options) { o.Lease = lease })
 				started := make(chan string, 1)
 				stolen := make(chan struct{})
 				causes := make(chan error, 1)
@@ -38,12 +43,23 @@ func TestLostLeaseCancelsTheHandler(t *testing.T) {
 						if err := j.Progress(ctx, 10, nil); !errors.Is(err, jobs.ErrLeaseLost) {
 							t.Errorf("progress after the lease was lost: %v, want ErrLeaseLost", err)
 						}
+						// Progress cancelled the handler as it found out.
+						if ctx.Err() == nil {
+							t.Error("progress found the lease lost and left the handler running")
+						}
 					}
 					select {
 					case <-ctx.Done():
 						causes <- context.Cause(ctx)
 					case <-time.After(20 * time.Second):
 						causes <- errors.New("the handler's context was never cancelled")
+					}
+					if via == "heartbeat" {
+						// The heartbeat cancelled the context first: Progress
+						// fails with the cause, not with the cancellation.
+						if err := j.Progress(ctx, 10, nil); !errors.Is(err, jobs.ErrLeaseLost) {
+							t.Errorf("progress after the heartbeat lost the lease: %v, want ErrLeaseLost", err)
+						}
 					}
 					return nil, ctx.Err()
 				}), jobs.HandlerOptions{MaxAttempts: 1})

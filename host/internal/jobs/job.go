@@ -163,7 +163,11 @@ func ExponentialBackoff(base, max time.Duration) func(attempt int) time.Duration
 	return func(attempt int) time.Duration {
 		d := base
 		for i := 1; i < attempt && d < max; i++ {
-			d *= 2
+			if d > max/2 {
+				d = max // doubling would pass the cap, or overflow
+			} else {
+				d *= 2
+			}
 		}
 		d = min(d, max)
 		half := d / 2

@@ -66,7 +66,7 @@ func (q *Queue) flush() {
 			break
 		}
 		q.log.Error("recording job outcomes failed, retrying", "jobs", len(outcomes), "error", err)
-		time.Sleep(min(time.Duration(50<<min(try, 6))*time.Millisecond, 3*time.Second))
+		time.Sleep(finishRetryDelay(try))
 	}
 	q.mu.Lock()
 	for _, a := range batch {
@@ -82,11 +82,29 @@ func (q *Queue) flush() {
 		o := a.outcome
 		q.metrics.observe(a.lane.name, o.State, time.Since(a.started))
 		if o.State == store.JobDelayed {
-			if d := time.Duration(o.RunAt-q.store.Now()) * time.Millisecond; d <= q.opts.PollInterval {
-				time.AfterFunc(max(d, 0), a.lane.wakeUp)
+			if d, ok := retryWake(o.RunAt, q.store.Now(), q.opts.PollInterval); ok {
+				time.AfterFunc(d, a.lane.wakeUp)
 			}
 		}
 	}
+}
+
+// finishRetryDelay is how long flush waits after its try-th failed attempt
+// (0-based) to record outcomes: 50ms doubling, at most 3s.
+func finishRetryDelay(try int) time.Duration {
+	return min(time.Duration(50<<min(try, 6))*time.Millisecond, 3*time.Second)
+}
+
+// retryWake says when to wake a lane for a retry due at runAt (store
+// milliseconds, now being the store's clock): a retry due within the poll
+// interval gets a timer (at once when already due), a later one is left to
+// the poll, which looks up the next run time.
+func retryWake(runAt, now int64, poll time.Duration) (time.Duration, bool) {
+	d := time.Duration(runAt-now) * time.Millisecond
+	if d > poll {
+		return 0, false
+	}
+	return max(d, 0), true
 }
 
 // heartbeat renews the leases of the running jobs, and cancels the

@@ -164,7 +164,7 @@ func (q *Queue) fetchLoop(ctx context.Context, l *lane) {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
-			if l.streaming && !pause(ctx, fetchCooldown-time.Since(last)) {
+			if l.streaming && !pause(ctx, cooldownLeft(time.Since(last))) {
 				return
 			}
 		case <-timer.C:
@@ -197,7 +197,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			}
 			continue
 		}
-		if !waited && free < l.limit/2 && l.backlog.Load() {
+		if !waited && waitForSlots(free, l.limit, l.backlog.Load()) {
 			waited = true
 			if !pause(ctx, backlogWait) {
 				return poll
@@ -216,7 +216,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		// one that a job it starts causes) means enqueues are streaming
 		// in. A full claim leaves a backlog, whose wake-ups are finishing
 		// jobs: no cooldown then (backlogWait batches those claims).
-		l.streaming = len(l.wake) > 0 && len(claimed) < n
+		l.streaming = streamingIn(len(l.wake), len(claimed), n)
 		if err != nil {
 			q.log.Error("claim failed", "queue", l.name, "error", err)
 			q.metrics.errors.WithLabelValues("claim").Inc()
@@ -241,19 +241,39 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		if err != nil || at == nil {
 			return poll
 		}
-		due := time.Duration(*at-q.store.Now()) * time.Millisecond
-		if due <= 0 {
-			// Claimable jobs remain that the claim left: their workspaces
-			// are at their running cap (or another host is claiming them).
-			// Claiming again at once would find the same; a job finishing
-			// here wakes the lane instead (and the poll covers jobs
-			// finishing on other hosts).
+		next, leftBehind := untilDue(time.Duration(*at-q.store.Now())*time.Millisecond, poll)
+		if leftBehind {
 			l.more.Store(true)
-			return poll
 		}
-		return min(due, poll)
+		return next
 	}
 	return poll
+}
+
+// cooldownLeft is how long a streaming lane still waits before its next
+// claim, since its last one began (none when not positive).
+func cooldownLeft(since time.Duration) time.Duration { return fetchCooldown - since }
+
+// waitForSlots says whether a lane whose last claim was full (backlog)
+// waits backlogWait for more slots before claiming: when fewer than half
+// of its slots are free.
+func waitForSlots(free, limit int, backlog bool) bool { return backlog && free < limit/2 }
+
+// streamingIn says whether enqueues are streaming in: wake-ups came in
+// while a claim for n ran and it got fewer (claimed).
+func streamingIn(wakes, claimed, n int) bool { return wakes > 0 && claimed < n }
+
+// untilDue returns when a lane whose claim found nothing looks again, given
+// when the next claimable job is due: then, at most at the poll. A job due
+// already was left behind by the claim (its workspace is at its running
+// cap, or another host is claiming it): claiming again at once would find
+// the same, so the lane waits for the poll, and leftBehind asks a job
+// finishing here to wake it (the poll covers jobs finishing elsewhere).
+func untilDue(due, poll time.Duration) (next time.Duration, leftBehind bool) {
+	if due <= 0 {
+		return poll, true
+	}
+	return min(due, poll), false
 }
 
 // pause waits d (nothing when d <= 0) and reports false if ctx ended first.
@@ -319,7 +339,7 @@ func (q *Queue) work(ctx context.Context, a *attempt, ok bool, timeout time.Dura
 		a.done = true
 		a.outcome = outcome
 		q.pending = append(q.pending, a)
-		full = len(q.pending) >= finishBatch
+		full = batchFull(len(q.pending))
 	}
 	q.mu.Unlock()
 	select {
@@ -338,6 +358,10 @@ func (q *Queue) work(ctx context.Context, a *attempt, ok bool, timeout time.Dura
 		l.wakeUp()
 	}
 }
+
+// batchFull says whether outcomes waiting to be written make a batch, to
+// be written without waiting out finishDelay.
+func batchFull(waiting int) bool { return waiting >= finishBatch }
 
 // call runs the handler and turns a panic into a permanent failure.
 func call(ctx context.Context, h Handler, j *Job) (result any, err error) {
