@@ -32,8 +32,10 @@ func restCSV(s *server, policy auth.Policy, method unaryMethod[apiv1.GetTrackerT
 			s.writeError(w, r, err)
 			return
 		}
+		// Quotes and backslashes would end or escape the quoted filename;
+		// control characters (DEL too) make clients refuse the header.
 		name := strings.Map(func(r rune) rune {
-			if r == '"' || r == '\\' || r < ' ' {
+			if r == '"' || r == '\\' || r < ' ' || r == 0x7f {
 				return -1
 			}
 			return r
