@@ -115,11 +115,11 @@ func TestEnglishPassivePinned(t *testing.T) {
 	}{
 		{"the shed was built", true},
 		{"the shed was not built", true},
-		{"the shed was not really built", true},                // two adverbs may sit between
-		{"the shed was not really quickly built", false},       // three may not
-		{"it is not", false},                                   // the sentence may end after the adverb
-		{"it is", false},                                       // or right after the auxiliary
-		{"he is aged forty", false},                            // a four-letter -ed word is no participle
+		{"the shed was not really built", true},          // two adverbs may sit between
+		{"the shed was not really quickly built", false}, // three may not
+		{"it is not", false},                             // the sentence may end after the adverb
+		{"it is", false},                                 // or right after the auxiliary
+		{"he is aged forty", false},                      // a four-letter -ed word is no participle
 		{"the shed was painted", true},
 		{"the shed was tired", false},
 	} {
