@@ -87,9 +87,17 @@ func TestRepeatedStartsAtTheEnd(t *testing.T) {
 		{"Rakes help. Rakes rake. Rakes last. Spades dig.", Bad},
 		{"Spades dig. Rakes help. Rakes rake.", Good},
 	} {
-		if a := idOf(t, Input{Content: c.text}, "consecutive-sentences"); a.Rating != c.want {
+		a := idOf(t, Input{Content: c.text}, "consecutive-sentences")
+		if a.Rating != c.want {
 			t.Errorf("%q: %s, want %s", c.text, a.Rating, c.want)
 		}
+		if c.want == Bad && !strings.HasPrefix(a.Text, "1 time more than 2 sentences") {
+			t.Errorf("%q: %q, want one run counted", c.text, a.Text)
+		}
+	}
+	two := "Rakes help. Rakes rake. Rakes last. Spades dig. Spades cut. Spades last."
+	if a := idOf(t, Input{Content: two}, "consecutive-sentences"); !strings.HasPrefix(a.Text, "2 times more than 2") {
+		t.Errorf("two runs: %q", a.Text)
 	}
 	r := mustScore(t, Input{Content: `<img src="a.png" alt="x">`})
 	if !hasAssessment(r, "consecutive-sentences") {
@@ -188,5 +196,21 @@ func TestExactKeyphraseCountsAdjacentOccurrences(t *testing.T) {
 	r := mustScore(t, Input{Content: "Garden rakes garden rakes help.", Keywords: []string{`"garden rakes"`}})
 	if len(r.Keywords) != 1 || r.Keywords[0].Count != 2 {
 		t.Errorf("keywords %+v, want a count of 2", r.Keywords)
+	}
+}
+
+// A keyphrase without words is no keyphrase, not one of function words
+// only.
+func TestKeyphraseWithoutWords(t *testing.T) {
+	t.Parallel()
+	r := mustScore(t, Input{Content: "Rakes help.", Keywords: []string{"!!!"}})
+	if hasAssessment(r, "keyphrase-function-words") {
+		t.Error(`keyphrase "!!!" judged as function words only`)
+	}
+	if a := assessmentOf(t, r, "keyphrase-length"); a.Rating != Bad || !strings.Contains(a.Text, "No focus keyphrase") {
+		t.Errorf(`keyphrase "!!!": %s %q, want bad, no keyphrase`, a.Rating, a.Text)
+	}
+	if a := idOf(t, Input{Content: "The the.", Keywords: []string{"the"}}, "keyphrase-function-words"); a.Rating != Bad {
+		t.Errorf(`keyphrase "the": %s, want bad`, a.Rating)
 	}
 }
