@@ -43,3 +43,16 @@ func TestOutlinePinned(t *testing.T) {
 		t.Errorf("plain text %q,\nwant %q", plain, want)
 	}
 }
+
+// Inline code is prose inside a quoted block (a blockquote or pre keeps
+// its text) and left out elsewhere.
+func TestInlineCodeKeptOnlyInsideQuotes(t *testing.T) {
+	t.Parallel()
+	plain, err := PlainText("<blockquote><p>Run <code>make</code> now.</p></blockquote><p>Then <code>ls</code> here.</p>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Run make now.\n\nThen here."; plain != want {
+		t.Errorf("plain text %q, want %q", plain, want)
+	}
+}
