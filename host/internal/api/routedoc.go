@@ -107,21 +107,7 @@ func (r *recorder) Handle(pattern string, h http.Handler) {
 // on a route it cannot describe, so that `make generate` fails rather than
 // leaving a route out of the document.
 func Routes() []RouteDoc {
-	s := &server{
-		Deps: Deps{
-			Voices:       apiv1connect.UnimplementedBrandVoiceServiceHandler{},
-			Traffic:      apiv1connect.UnimplementedAITrafficServiceHandler{},
-			Jobs:         apiv1connect.UnimplementedJobServiceHandler{},
-			Generate:     apiv1connect.UnimplementedGenerateServiceHandler{},
-			Scheduler:    apiv1connect.UnimplementedSchedulerServiceHandler{},
-			Destinations: docDestinations{},
-			Agent:        docChat{},
-			Content:      apiv1connect.UnimplementedContentServiceHandler{},
-			Visibility:   apiv1connect.UnimplementedVisibilityServiceHandler{},
-			Trackers:     apiv1connect.UnimplementedTrackerServiceHandler{},
-		},
-		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
-	}
+	s := docServer()
 	var rec recorder
 	s.routes(&rec)
 	var out []RouteDoc
@@ -186,4 +172,24 @@ func procedureOf(method string, req, res protoreflect.FullName) (protoreflect.Fu
 		return "", fmt.Errorf("method %s(%s) %s matches %d RPCs", method, req, res, len(found))
 	}
 	return found[0], nil
+}
+
+// docServer is a server with every area present (unimplemented), as the
+// route table describes it.
+func docServer() *server {
+	return &server{
+		Deps: Deps{
+			Voices:       apiv1connect.UnimplementedBrandVoiceServiceHandler{},
+			Traffic:      apiv1connect.UnimplementedAITrafficServiceHandler{},
+			Jobs:         apiv1connect.UnimplementedJobServiceHandler{},
+			Generate:     apiv1connect.UnimplementedGenerateServiceHandler{},
+			Scheduler:    apiv1connect.UnimplementedSchedulerServiceHandler{},
+			Destinations: docDestinations{},
+			Agent:        docChat{},
+			Content:      apiv1connect.UnimplementedContentServiceHandler{},
+			Visibility:   apiv1connect.UnimplementedVisibilityServiceHandler{},
+			Trackers:     apiv1connect.UnimplementedTrackerServiceHandler{},
+		},
+		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
+	}
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
 // Transport rules of this package checked here (issue 30): the error
@@ -67,24 +66,10 @@ func TestRetryAfterIsWholeSecondsRoundedUpAtLeastOne(t *testing.T) {
 	}
 }
 
-// docServer is a server with every area, its routes registered on a
-// recorder, as Routes builds it.
-func docServer() *server {
-	s := &server{
-		Deps: Deps{
-			Voices:       apiv1connect.UnimplementedBrandVoiceServiceHandler{},
-			Traffic:      apiv1connect.UnimplementedAITrafficServiceHandler{},
-			Jobs:         apiv1connect.UnimplementedJobServiceHandler{},
-			Generate:     apiv1connect.UnimplementedGenerateServiceHandler{},
-			Scheduler:    apiv1connect.UnimplementedSchedulerServiceHandler{},
-			Destinations: docDestinations{},
-			Agent:        docChat{},
-			Content:      apiv1connect.UnimplementedContentServiceHandler{},
-			Visibility:   apiv1connect.UnimplementedVisibilityServiceHandler{},
-			Trackers:     apiv1connect.UnimplementedTrackerServiceHandler{},
-		},
-		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
-	}
+// routedServer is docServer with its routes registered on a recorder, as
+// Routes builds it.
+func routedServer() *server {
+	s := docServer()
 	var rec recorder
 	s.routes(&rec)
 	return s
@@ -92,7 +77,7 @@ func docServer() *server {
 
 func TestConnectProceduresTakeTheirServicesPolicy(t *testing.T) {
 	t.Parallel()
-	i := &authInterceptor{s: docServer()}
+	i := &authInterceptor{s: routedServer()}
 	for proc, want := range map[string]auth.Policy{
 		"/herald.api.v1.SchedulerService/CreateSchedule":     auth.APIKeyOrSession,
 		"/herald.api.v1.DestinationService/ListDestinations": auth.APIKeyOrSession,
