@@ -60,6 +60,7 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 		b := setup(t, st)
 		body := `{"siteKey":"` + b.siteKey() + `","path":"/a\u0000b","title":"x\u0000y","referrer":"https://chatgpt.com/\u0000","utmSource":"chat\u0000gpt.com","utmMedium":"m\u0000","utmCampaign":"c\u0000","userAgent":"` + browserUA + `\u0000","sessionId":"s1"}`
 		b.send(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain"}).Want(t, http.StatusAccepted)
+		b.synced(t)
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		events, err := st.TrafficEvents(context.Background(), site.ID, 10)
 		if err != nil || len(events) != 1 {
@@ -86,7 +87,10 @@ func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 		b := setup(t, st)
 		var logs strings.Builder
 		var mu sync.Mutex
-		w := traffic.NewWriter(st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		if err != nil {
+			t.Fatal(err)
+		}
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
@@ -136,7 +140,7 @@ func TestSitesAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	b := setup(t, st) // one site, created before the cap applies
-	b.srv = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
+	b.srv, b.writer = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
 	b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/"}`).Want(t, http.StatusCreated)
 	r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://three.test/"}`)
 	if r.Status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(r.Body["message"]), "limit of 2 sites") {

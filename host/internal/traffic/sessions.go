@@ -25,12 +25,19 @@ type Outcome struct {
 // writes the result. Outcomes are in the order of events. The whole batch
 // commits or none of it does.
 func Record(ctx context.Context, st *store.Store, events []store.TrafficEvent) ([]Outcome, error) {
+	return recordMarked(ctx, st, events, nil)
+}
+
+// recordMarked is Record that also writes the beacon inbox mark, when
+// given, in the same transaction.
+func recordMarked(ctx context.Context, st *store.Store, events []store.TrafficEvent, mark *store.TrafficInboxMark) ([]Outcome, error) {
 	var out []Outcome
 	err := st.RecordTraffic(ctx, events, func(sessions map[store.TrafficSessionKey]*store.TrafficSession) (store.TrafficBatch, error) {
 		// A retried transaction calls this again with freshly loaded
 		// sessions; only the last run's outcomes count.
 		b, o, err := Sessionize(events, sessions)
 		out = o
+		b.Mark = mark
 		return b, err
 	})
 	if err != nil {

@@ -1,0 +1,266 @@
+package traffic
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+const inboxSite = "site-inbox"
+
+func pageviewEvent(st *store.Store, session, path, source string) store.TrafficEvent {
+	return store.TrafficEvent{SiteID: inboxSite, Kind: store.TrafficPageview, SessionID: session, Path: path, Source: source,
+		DurationMs: 0, ScrollDepth: -1, At: st.Now()}
+}
+
+func engagementEvent(st *store.Store, session, path string, ms int64, scroll int) store.TrafficEvent {
+	return store.TrafficEvent{SiteID: inboxSite, Kind: store.TrafficEngagement, SessionID: session, Path: path,
+		DurationMs: ms, ScrollDepth: scroll, At: st.Now()}
+}
+
+func pageviews(t *testing.T, st *store.Store) map[string]store.StoredTrafficEvent {
+	t.Helper()
+	events, err := st.TrafficEvents(context.Background(), inboxSite, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]store.StoredTrafficEvent{}
+	for _, e := range events {
+		if e.Kind != store.TrafficPageview {
+			continue
+		}
+		if _, dup := out[e.SessionID+e.Path]; dup {
+			t.Errorf("pageview %s %s stored twice", e.SessionID, e.Path)
+		}
+		out[e.SessionID+e.Path] = e
+	}
+	return out
+}
+
+// syncLog is a logger whose output tests read while the applier writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *syncLog) logger() hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Output: l, Level: hclog.Info})
+}
+
+// TestBeaconsInTheInboxAreStoredOnceAfterACrash accepts two groups into the
+// inbox with no applier running, drops the inbox as a killed process would,
+// and starts a Writer on the same store: it stores both groups before it
+// returns, with the answers' rules (visit source, engagement attached), and
+// a second start stores nothing again.
+func TestBeaconsInTheInboxAreStoredOnceAfterACrash(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "s1", "/a", "chatgpt"), pageviewEvent(st, "s2", "/b", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0] != (Outcome{Stored: true, Source: "chatgpt"}) || out[1] != (Outcome{Stored: true}) {
+		t.Errorf("first group outcomes %+v", out)
+	}
+	// s1's second pageview keeps the visit's source; its engagement attaches
+	// to it; an engagement of a session never seen is not stored.
+	out, err = ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "s1", "/c", "perplexity"), engagementEvent(st, "s1", "/c", 12_000, 40),
+		engagementEvent(st, "s9", "/x", 5000, 10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0] != (Outcome{Stored: true, Source: "chatgpt"}) || out[1] != (Outcome{Stored: true, Source: "chatgpt"}) || out[2].Stored {
+		t.Errorf("second group outcomes %+v", out)
+	}
+	ib.file.Close() // killed: nothing applied
+	if n := len(pageviews(t, st)); n != 0 {
+		t.Fatalf("%d pageviews in the tables before the replay", n)
+	}
+
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pageviews(t, st)
+	w.Close()
+	if len(got) != 3 {
+		t.Fatalf("after the replay: %d pageviews, want 3: %v", len(got), got)
+	}
+	if c := got["s1/c"]; c.Source != "chatgpt" || c.DurationMs != 12_000 || c.ScrollDepth != 40 {
+		t.Errorf("s1 /c stored as %+v", c.TrafficEvent)
+	}
+
+	w, err = NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := len(pageviews(t, st)); n != 3 {
+		t.Errorf("after a second start: %d pageviews, want 3", n)
+	}
+}
+
+// TestAReplayResumesWithinAGroup: when the store has the first events of a
+// group (an event-by-event pass that was killed), a start stores only the
+// rest of it.
+func TestAReplayResumesWithinAGroup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := []store.TrafficEvent{pageviewEvent(st, "s1", "/1", ""), pageviewEvent(st, "s2", "/2", ""), pageviewEvent(st, "s3", "/3", ""), pageviewEvent(st, "s4", "/4", "")}
+	if _, err := ib.accept(ctx, events); err != nil {
+		t.Fatal(err)
+	}
+	g := <-ib.queue
+	if _, err := record(st, events[:2], &store.TrafficInboxMark{InboxID: ib.file.ID(), Pos: store.TrafficInboxPos{Seq: g.seq, Done: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	ib.file.Close()
+
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	got := pageviews(t, st)
+	if len(got) != 4 {
+		t.Errorf("%d pageviews, want 4: %v", len(got), got)
+	}
+}
+
+// refuse makes SQLite abort the statements a trigger matches; the returned
+// func drops the trigger.
+func refuse(t *testing.T, st *store.Store, name, trigger string) func() {
+	t.Helper()
+	ctx := context.Background()
+	exec := func(sql string) {
+		if err := st.Tx(ctx, func(q store.Querier) error { _, err := q.Exec(ctx, sql); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec("CREATE TRIGGER " + name + " " + trigger)
+	return func() { exec("DROP TRIGGER " + name) }
+}
+
+// TestAnEventTheStoreRefusesIsDroppedAndTheRestStored: one event the store
+// refuses while it takes everything else is logged and skipped; the rest of
+// its group is stored, and the mark moves past it so no start retries it.
+func TestAnEventTheStoreRefusesIsDroppedAndTheRestStored(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	refuse(t, st, "poison", "BEFORE INSERT ON traffic_events WHEN NEW.path = '/poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
+	var logs syncLog
+	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i, path := range []string{"/ok1", "/poison", "/ok2"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := w.Write(ctx, pageviewEvent(st, fmt.Sprint("s", i), path, "")); err != nil {
+				t.Errorf("write %s: %v", path, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := w.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := pageviews(t, st)
+	id := w.inbox.file.ID()
+	w.Close()
+	if len(got) != 2 || got["s0/ok1"].Path == "" || got["s2/ok2"].Path == "" {
+		t.Errorf("stored %v, want /ok1 and /ok2", got)
+	}
+	if !strings.Contains(logs.String(), "dropped an accepted beacon the store refuses") {
+		t.Errorf("no drop logged: %s", logs.String())
+	}
+	pos, err := st.TrafficInboxApplied(ctx, id)
+	if err != nil || pos.Done != 0 || pos.Seq == 0 {
+		t.Errorf("mark %+v %v: want past every group", pos, err)
+	}
+	w, err = NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if n := len(pageviews(t, st)); n != 2 {
+		t.Errorf("after a restart: %d pageviews, want 2", n)
+	}
+}
+
+// TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons: while every write
+// to the tables fails (the mark too), the applier keeps retrying instead of
+// dropping; once the store takes writes again, every beacon is stored.
+func TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	allow := refuse(t, st, "down", "BEFORE INSERT ON traffic_inbox_marks BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+	var logs syncLog
+	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 3 {
+		if _, err := w.Write(ctx, pageviewEvent(st, fmt.Sprint("s", i), "/p", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(logs.String(), "the store refuses traffic writes; retrying") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the applier never retried: %s", logs.String())
+		}
+		if strings.Contains(logs.String(), "dropped") {
+			t.Fatalf("a beacon was dropped while the store was down: %s", logs.String())
+		}
+		time.Sleep(time.Millisecond) // polling the log, not timing
+	}
+	if n := len(pageviews(t, st)); n != 0 {
+		t.Fatalf("%d pageviews stored while the store refused writes", n)
+	}
+	allow()
+	if err := w.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(pageviews(t, st)); n != 3 {
+		t.Errorf("%d pageviews after the store came back, want 3", n)
+	}
+	if strings.Contains(logs.String(), "dropped") {
+		t.Errorf("a beacon was dropped: %s", logs.String())
+	}
+}
