@@ -264,3 +264,37 @@ func TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons(t *testing.T) {
 		t.Errorf("a beacon was dropped: %s", logs.String())
 	}
 }
+
+// TestBeaconsAcceptedAfterARestartAreNotTakenForAppliedOnes: a clean stop
+// trims the inbox to nothing, so the next process's groups must still
+// number past what the store marked applied, or a crash would lose them.
+func TestBeaconsAcceptedAfterARestartAreNotTakenForAppliedOnes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := w.Write(ctx, pageviewEvent(st, fmt.Sprint("s", i), "/before", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "late", "/after", "")}); err != nil {
+		t.Fatal(err)
+	}
+	ib.file.Close() // killed before applying
+	if w, err = NewWriter(ctx, st, WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got := pageviews(t, st); len(got) != 4 || got["late/after"].Path == "" {
+		t.Errorf("stored %d pageviews, want the 3 before and the late one: %v", len(got), got)
+	}
+}
