@@ -76,7 +76,11 @@ func (s *Store) OpenTrafficInbox(ctx context.Context) (*TrafficInbox, error) {
 	if err := ensurePrivateFile(path); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	// Exclusive locking: one process owns the inbox (its seq counter and
+	// its view of the sessions are in memory), and a second serve on the
+	// same data dir fails to start instead of interleaving with it. It
+	// also spares WAL's shared-memory index.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=locking_mode(EXCLUSIVE)&_pragma=busy_timeout(2000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open beacon inbox %s: %w", path, err)
 	}
@@ -86,7 +90,7 @@ func (s *Store) OpenTrafficInbox(ctx context.Context) (*TrafficInbox, error) {
 	in := &TrafficInbox{db: db}
 	if err := in.init(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open beacon inbox %s: %w", path, err)
+		return nil, fmt.Errorf("open beacon inbox %s (is another herald serve using this data dir?): %w", path, err)
 	}
 	// Applied groups are trimmed, so the file alone may not know how far
 	// seq went: never hand out a seq the store has marked applied.

@@ -298,3 +298,25 @@ func TestBeaconsAcceptedAfterARestartAreNotTakenForAppliedOnes(t *testing.T) {
 		t.Errorf("stored %d pageviews, want the 3 before and the late one: %v", len(got), got)
 	}
 }
+
+// TestOneProcessOwnsTheInbox: while one writer has the inbox, a second on
+// the same data dir fails to start instead of appending beside it.
+func TestOneProcessOwnsTheInbox(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w2, err := NewWriter(ctx, st, WriterOptions{}); err == nil {
+		w2.Close()
+		t.Fatal("a second writer opened the inbox another one holds")
+	}
+	w.Close()
+	w, err = NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	w.Close()
+}
