@@ -84,13 +84,10 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		b := setup(t, st)
 		var logs strings.Builder
 		var mu sync.Mutex
-		w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := setupWith(t, st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		w := b.writer
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
@@ -140,6 +137,7 @@ func TestSitesAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	b := setup(t, st) // one site, created before the cap applies
+	b.writer.Close()  // one writer per store: the new server's takes the inbox
 	b.srv, b.writer = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
 	b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/"}`).Want(t, http.StatusCreated)
 	r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://three.test/"}`)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -216,6 +217,7 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 	ib.takeFilter()
 	sessions := make(map[store.TrafficSessionKey]*store.TrafficSession, len(events))
 	var unseen []store.TrafficEvent
+	var absent []store.TrafficSessionKey // neither in the view nor, below, in the store
 	for _, ev := range events {
 		if ev.Kind == store.TrafficCrawler {
 			continue
@@ -229,17 +231,14 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 			sessions[k] = &s
 			continue
 		}
-		sessions[k] = nil
+		if slices.Contains(absent, k) {
+			continue
+		}
+		absent = append(absent, k)
 		if ib.mayBeStored(k) {
 			unseen = append(unseen, ev)
 		}
 	}
-	for k, s := range sessions {
-		if s == nil {
-			delete(sessions, k)
-		}
-	}
-	known := len(sessions)
 	if len(unseen) > 0 {
 		stored, err := ib.st.TrafficSessions(ctx, unseen)
 		if err != nil {
@@ -248,11 +247,7 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 		for k, s := range stored {
 			sessions[k] = s
 		}
-		known += len(stored)
-	}
-	before := make(map[store.TrafficSessionKey]bool, known)
-	for k := range sessions {
-		before[k] = true
+		absent = slices.DeleteFunc(absent, func(k store.TrafficSessionKey) bool { return stored[k] != nil })
 	}
 	_, out, err := Sessionize(events, sessions)
 	if err != nil {
@@ -268,7 +263,9 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 	}
 	for k, s := range sessions {
 		ib.view[k] = viewed{s: *s, seq: seq}
-		if !before[k] {
+	}
+	for _, k := range absent {
+		if sessions[k] != nil { // a visit this group started
 			ib.remember(k)
 		}
 	}
