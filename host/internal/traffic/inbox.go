@@ -35,7 +35,8 @@ type inbox struct {
 
 	// view is the accepting goroutine's: session → its state after the
 	// last accepted group that changed it, and that group's seq.
-	view map[store.TrafficSessionKey]viewed
+	view      map[store.TrafficSessionKey]viewed
+	viewLimit int // sweep the view past this size
 	// stored filters the sessions that may be in the store (every one
 	// there, plus false positives): a session it does not hold needs no
 	// read. nil while it is built; then every unseen session is read, and
@@ -89,7 +90,16 @@ const (
 	// store's cost per event falls with the batch: 43 µs at 16 events, 21
 	// at 256 (BenchmarkRecordTraffic).
 	applyLinger = 100 * time.Millisecond
+	// defaultReplayPatience is how long a start retries a store that
+	// refuses the replay before it fails.
+	defaultReplayPatience = time.Minute
+	// eventTries is how often one event is tried alone before the applier
+	// asks whether the store takes writes at all.
+	eventTries = 3
 )
+
+// replayPatience is defaultReplayPatience; a test shortens it.
+var replayPatience = defaultReplayPatience
 
 // openInbox opens the beacon inbox and applies what an earlier process
 // appended but did not apply.
@@ -98,7 +108,7 @@ func openInbox(ctx context.Context, st *store.Store, maxApply int, log hclog.Log
 	if err != nil {
 		return nil, err
 	}
-	ib := &inbox{st: st, file: file, log: log, queue: make(chan inboxGroup, 4096), view: map[store.TrafficSessionKey]viewed{},
+	ib := &inbox{st: st, file: file, log: log, queue: make(chan inboxGroup, 4096), view: map[store.TrafficSessionKey]viewed{}, viewLimit: maxView,
 		progress: make(chan struct{}), maxApply: maxApply, flush: make(chan struct{}, 1), stop: make(chan struct{}),
 		built: make(chan builtFilter, 1)}
 	pos, groups, err := file.Pending(ctx, st)
@@ -123,6 +133,15 @@ func openInbox(ctx context.Context, st *store.Store, maxApply int, log hclog.Log
 	}
 	if len(replay) > 0 {
 		log.Info("replaying accepted beacons not yet stored", "groups", len(replay), "events", n)
+		// A store that refuses writes fails the start after a while instead
+		// of holding it forever; the inbox keeps the beacons.
+		stop := ib.stop
+		giveUp := time.AfterFunc(replayPatience, func() { close(stop) })
+		defer func() {
+			if !giveUp.Stop() {
+				ib.stop = make(chan struct{})
+			}
+		}()
 		for len(replay) > 0 {
 			k, size := 0, 0
 			for k < len(replay) && (k == 0 || size+len(replay[k].events) <= maxApply) {
@@ -276,12 +295,15 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 	ib.accepted = seq
 	applied := ib.applied
 	ib.mu.Unlock()
-	if len(ib.view) > maxView {
+	if len(ib.view) > ib.viewLimit {
 		for k, v := range ib.view {
 			if v.seq <= applied {
 				delete(ib.view, k)
 			}
 		}
+		// While the applier is far behind, sweep again only once the view
+		// has doubled.
+		ib.viewLimit = max(maxView, 2*len(ib.view))
 	}
 	return out, nil
 }
@@ -366,7 +388,7 @@ func (ib *inbox) apply(groups []inboxGroup) bool {
 			}
 			m := &store.TrafficInboxMark{InboxID: ib.file.ID(), Pos: pos}
 			for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-				_, err := record(ib.st, []store.TrafficEvent{ev}, m)
+				err := ib.tryAlone(ev, m)
 				if err == nil {
 					break
 				}
@@ -388,6 +410,25 @@ func (ib *inbox) apply(groups []inboxGroup) bool {
 	}
 	ib.advance(last.seq)
 	return true
+}
+
+// tryAlone stores one event with its mark, a few times with short pauses
+// (a passing lock), and returns the last error.
+func (ib *inbox) tryAlone(ev store.TrafficEvent, m *store.TrafficInboxMark) error {
+	var err error
+	for try := range eventTries {
+		if try > 0 {
+			select {
+			case <-time.After(time.Duration(try) * 100 * time.Millisecond):
+			case <-ib.stop:
+				return err
+			}
+		}
+		if _, err = record(ib.st, []store.TrafficEvent{ev}, m); err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 func (ib *inbox) advance(seq int64) {

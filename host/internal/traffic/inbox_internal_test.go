@@ -320,3 +320,36 @@ func TestOneProcessOwnsTheInbox(t *testing.T) {
 	}
 	w.Close()
 }
+
+// TestAStartFailsWhileTheStoreRefusesTheReplay: a start does not hang on a
+// store that refuses writes, and does not drop what the inbox holds: the
+// next start, with the store back, stores it. Not parallel: it shortens
+// replayPatience.
+func TestAStartFailsWhileTheStoreRefusesTheReplay(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "s1", "/p", "")}); err != nil {
+		t.Fatal(err)
+	}
+	ib.file.Close()
+	allow := refuse(t, st, "down", "BEFORE INSERT ON traffic_inbox_marks BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+	replayPatience = 300 * time.Millisecond
+	defer func() { replayPatience = defaultReplayPatience }()
+	if w, err := NewWriter(ctx, st, WriterOptions{}); err == nil {
+		w.Close()
+		t.Fatal("a start replayed into a store that refuses writes")
+	}
+	allow()
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got := pageviews(t, st); len(got) != 1 {
+		t.Errorf("stored %v, want the one beacon", got)
+	}
+}
