@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
@@ -84,9 +86,8 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		var logs strings.Builder
-		var mu sync.Mutex
-		b := setupWith(t, st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		var logs testlog.Buffer
+		b := setupWith(t, st, traffic.WriterOptions{Logger: logs.Logger(hclog.Warn)})
 		w := b.writer
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		var wg sync.WaitGroup
@@ -114,23 +115,10 @@ func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 		if n, _ := st.TrafficEventCount(context.Background(), site.ID, store.TrafficPageview); n != 100 {
 			t.Errorf("%d events stored, want 100", n)
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		if strings.Contains(logs.String(), "batch failed") {
 			t.Errorf("a batch failed: %s", logs.String())
 		}
 	})
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
 }
 
 func TestSitesAreCappedPerWorkspace(t *testing.T) {

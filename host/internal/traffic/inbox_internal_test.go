@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -43,28 +45,6 @@ func pageviews(t *testing.T, st *store.Store) map[string]store.StoredTrafficEven
 		out[e.SessionID+e.Path] = e
 	}
 	return out
-}
-
-// syncLog is a logger whose output tests read while the applier writes.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *syncLog) logger() hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Output: l, Level: hclog.Info})
 }
 
 // TestBeaconsInTheInboxAreStoredOnceAfterACrash accepts two groups into the
@@ -179,8 +159,8 @@ func TestAnEventTheStoreRefusesIsDroppedAndTheRestStored(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.SQLite(t)
 	refuse(t, st, "poison", "BEFORE INSERT ON traffic_events WHEN NEW.path = '/poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
-	var logs syncLog
-	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	var logs testlog.Buffer
+	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +191,7 @@ func TestAnEventTheStoreRefusesIsDroppedAndTheRestStored(t *testing.T) {
 	if err != nil || pos.Done != 0 || pos.Seq == 0 {
 		t.Errorf("mark %+v %v: want past every group", pos, err)
 	}
-	w, err = NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	w, err = NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +209,8 @@ func TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.SQLite(t)
 	allow := refuse(t, st, "down", "BEFORE INSERT ON traffic_inbox_marks BEGIN SELECT RAISE(ABORT, 'disk full'); END")
-	var logs syncLog
-	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.logger()})
+	var logs testlog.Buffer
+	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
 	if err != nil {
 		t.Fatal(err)
 	}
