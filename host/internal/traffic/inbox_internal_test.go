@@ -333,3 +333,53 @@ func TestAStartFailsWhileTheStoreRefusesTheReplay(t *testing.T) {
 		t.Errorf("stored %v, want the one beacon", got)
 	}
 }
+
+// TestAnswersKnowSessionsStoredBeforeAStart: after a restart the view is
+// empty; a later pageview of a session the store holds still answers with
+// the visit's source (read from the store, whether or not the filter of
+// stored sessions is built yet), and a new session starts its own visit.
+func TestAnswersKnowSessionsStoredBeforeAStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	w, err := NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"early", "later"} {
+		if _, err := w.Write(ctx, pageviewEvent(st, s, "/", "chatgpt")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+
+	w, err = NewWriter(ctx, st, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// The writer installs the built filter at its next batch: held back
+	// here, the batch below runs as while the filter is building.
+	b := <-w.inbox.built
+	if b.err != nil || b.n != 2 {
+		t.Fatalf("filter built over %d sessions (%v), want 2", b.n, b.err)
+	}
+	out, err := w.Write(ctx, pageviewEvent(st, "early", "/next", "perplexity"))
+	if err != nil || out != (Outcome{Stored: true, Source: "chatgpt"}) {
+		t.Errorf("early's second pageview: %+v %v, want the visit's source chatgpt", out, err)
+	}
+	// Handed over: the batches below go through the filter.
+	w.inbox.built <- b
+	out, err = w.Write(ctx, pageviewEvent(st, "later", "/next", "perplexity"))
+	if err != nil || out != (Outcome{Stored: true, Source: "chatgpt"}) {
+		t.Errorf("later's second pageview: %+v %v, want the visit's source chatgpt", out, err)
+	}
+	out, err = w.Write(ctx, pageviewEvent(st, "new", "/", "perplexity"))
+	if err != nil || out != (Outcome{Stored: true, Source: "perplexity"}) {
+		t.Errorf("a new session: %+v %v, want its own source", out, err)
+	}
+	out, err = w.Write(ctx, engagementEvent(st, "never", "/", 1000, 10))
+	if err != nil || out.Stored {
+		t.Errorf("an engagement of a session never seen: %+v %v, want not stored", out, err)
+	}
+}
