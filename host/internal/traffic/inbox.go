@@ -19,7 +19,7 @@ import (
 // transaction on a file of its own); an applier folds the appended groups
 // into events, sessions and rollups behind it, many groups per transaction,
 // and marks in that transaction how far it got. The answer's outcome (kept
-// or ignored, the visit's AI source) comes from Sessionize over a view of
+// or ignored, the visit's AI source) comes from Sessionize's rules over a view of
 // the sessions: the stored ones, and those changed by groups not applied
 // yet, which the view keeps until they are.
 //
@@ -268,7 +268,7 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 		}
 		absent = slices.DeleteFunc(absent, func(k store.TrafficSessionKey) bool { return stored[k] != nil })
 	}
-	_, out, err := Sessionize(events, sessions)
+	out, err := outcomes(events, sessions)
 	if err != nil {
 		return nil, err
 	}

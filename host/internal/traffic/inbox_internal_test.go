@@ -3,6 +3,8 @@ package traffic
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -381,5 +383,61 @@ func TestAnswersKnowSessionsStoredBeforeAStart(t *testing.T) {
 	out, err = w.Write(ctx, engagementEvent(st, "never", "/", 1000, 10))
 	if err != nil || out.Stored {
 		t.Errorf("an engagement of a session never seen: %+v %v, want not stored", out, err)
+	}
+}
+
+// TestOutcomesFollowSessionizesRules: over random batches of pageviews,
+// engagements and crawler hits across a few sessions, outcomes (what the
+// inbox answers) and Sessionize (what the applier stores) give the same
+// outcomes and leave the sessions in the same state, event ids aside.
+func TestOutcomesFollowSessionizesRules(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(7, 11))
+	kinds := []store.TrafficKind{store.TrafficPageview, store.TrafficPageview, store.TrafficEngagement, store.TrafficEngagement, store.TrafficCrawler}
+	sources := []string{"", "chatgpt", "perplexity"}
+	paths := []string{"/", "/a", ""}
+	for round := range 200 {
+		stored := map[store.TrafficSessionKey]*store.TrafficSession{}
+		answered := map[store.TrafficSessionKey]*store.TrafficSession{}
+		for batch := range 1 + rng.IntN(4) {
+			var events []store.TrafficEvent
+			for range 1 + rng.IntN(12) {
+				ev := store.TrafficEvent{SiteID: inboxSite, Kind: kinds[rng.IntN(len(kinds))], SessionID: fmt.Sprint("s", rng.IntN(4)),
+					Path: paths[rng.IntN(len(paths))], Source: sources[rng.IntN(len(sources))], DurationMs: -1, ScrollDepth: -1,
+					At: int64(1_700_000_000_000 + rng.IntN(1_000_000))}
+				if ev.Kind == store.TrafficEngagement {
+					ev.DurationMs, ev.ScrollDepth = int64(rng.IntN(20_000)), rng.IntN(101)-1
+				}
+				if ev.Kind == store.TrafficCrawler {
+					ev.Bot = "GPTBot"
+				}
+				events = append(events, ev)
+			}
+			_, want, err := Sessionize(events, stored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := outcomes(events, answered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("round %d batch %d: outcomes %+v, Sessionize %+v for %+v", round, batch, got, want, events)
+			}
+			for k, s := range stored {
+				a := answered[k]
+				if a == nil {
+					t.Fatalf("round %d: session %v only in Sessionize's", round, k)
+				}
+				x, y := *s, *a
+				x.LastEventID, y.LastEventID = "", ""
+				if x != y {
+					t.Fatalf("round %d batch %d: session %v\nSessionize %+v\noutcomes   %+v", round, batch, k, x, y)
+				}
+			}
+			if len(answered) != len(stored) {
+				t.Fatalf("round %d: %d sessions against %d", round, len(answered), len(stored))
+			}
+		}
 	}
 }
