@@ -20,6 +20,30 @@ import (
 
 const inboxSite = "site-inbox"
 
+// start starts a Writer on st, as a start of serve does.
+func start(t *testing.T, st *store.Store, opts WriterOptions) *Writer {
+	t.Helper()
+	w, err := NewWriter(context.Background(), st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// startAndStop starts a Writer on st (replaying the inbox) and stops it.
+func startAndStop(t *testing.T, st *store.Store) { start(t, st, WriterOptions{}).Close() }
+
+// openTestInbox opens st's inbox with no applier: what it accepts stays
+// there, as in a process killed before applying.
+func openTestInbox(t *testing.T, st *store.Store) *inbox {
+	t.Helper()
+	ib, err := openInbox(context.Background(), st, 1000, hclog.NewNullLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ib
+}
+
 func pageviewEvent(st *store.Store, session, path, source string) store.TrafficEvent {
 	return store.TrafficEvent{SiteID: inboxSite, Kind: store.TrafficPageview, SessionID: session, Path: path, Source: source,
 		DurationMs: 0, ScrollDepth: -1, At: st.Now()}
@@ -58,10 +82,7 @@ func TestBeaconsInTheInboxAreStoredOnceAfterACrash(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := openTestInbox(t, st)
 	out, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "s1", "/a", "chatgpt"), pageviewEvent(st, "s2", "/b", "")})
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +105,7 @@ func TestBeaconsInTheInboxAreStoredOnceAfterACrash(t *testing.T) {
 		t.Fatalf("%d pageviews in the tables before the replay", n)
 	}
 
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{})
 	got := pageviews(t, st)
 	w.Close()
 	if len(got) != 3 {
@@ -97,11 +115,7 @@ func TestBeaconsInTheInboxAreStoredOnceAfterACrash(t *testing.T) {
 		t.Errorf("s1 /c stored as %+v", c.TrafficEvent)
 	}
 
-	w, err = NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	startAndStop(t, st)
 	if n := len(pageviews(t, st)); n != 3 {
 		t.Errorf("after a second start: %d pageviews, want 3", n)
 	}
@@ -114,10 +128,7 @@ func TestAReplayResumesWithinAGroup(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := openTestInbox(t, st)
 	events := []store.TrafficEvent{pageviewEvent(st, "s1", "/1", ""), pageviewEvent(st, "s2", "/2", ""), pageviewEvent(st, "s3", "/3", ""), pageviewEvent(st, "s4", "/4", "")}
 	if _, err := ib.accept(ctx, events); err != nil {
 		t.Fatal(err)
@@ -128,11 +139,7 @@ func TestAReplayResumesWithinAGroup(t *testing.T) {
 	}
 	ib.file.Close()
 
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	startAndStop(t, st)
 	got := pageviews(t, st)
 	if len(got) != 4 {
 		t.Errorf("%d pageviews, want 4: %v", len(got), got)
@@ -162,10 +169,7 @@ func TestAnEventTheStoreRefusesIsDroppedAndTheRestStored(t *testing.T) {
 	st := storetest.SQLite(t)
 	refuse(t, st, "poison", "BEFORE INSERT ON traffic_events WHEN NEW.path = '/poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END")
 	var logs testlog.Buffer
-	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
 	var wg sync.WaitGroup
 	for i, path := range []string{"/ok1", "/poison", "/ok2"} {
 		wg.Add(1)
@@ -193,11 +197,7 @@ func TestAnEventTheStoreRefusesIsDroppedAndTheRestStored(t *testing.T) {
 	if err != nil || pos.Done != 0 || pos.Seq == 0 {
 		t.Errorf("mark %+v %v: want past every group", pos, err)
 	}
-	w, err = NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	start(t, st, WriterOptions{Logger: logs.Logger(hclog.Info)}).Close()
 	if n := len(pageviews(t, st)); n != 2 {
 		t.Errorf("after a restart: %d pageviews, want 2", n)
 	}
@@ -212,10 +212,7 @@ func TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons(t *testing.T) {
 	st := storetest.SQLite(t)
 	allow := refuse(t, st, "down", "BEFORE INSERT ON traffic_inbox_marks BEGIN SELECT RAISE(ABORT, 'disk full'); END")
 	var logs testlog.Buffer
-	w, err := NewWriter(ctx, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{Logger: logs.Logger(hclog.Info)})
 	defer w.Close()
 	for i := range 3 {
 		if _, err := w.Write(ctx, pageviewEvent(st, fmt.Sprint("s", i), "/p", "")); err != nil {
@@ -254,28 +251,19 @@ func TestBeaconsAcceptedAfterARestartAreNotTakenForAppliedOnes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{})
 	for i := range 3 {
 		if _, err := w.Write(ctx, pageviewEvent(st, fmt.Sprint("s", i), "/before", "")); err != nil {
 			t.Fatal(err)
 		}
 	}
 	w.Close()
-	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := openTestInbox(t, st)
 	if _, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "late", "/after", "")}); err != nil {
 		t.Fatal(err)
 	}
 	ib.file.Close() // killed before applying
-	if w, err = NewWriter(ctx, st, WriterOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	startAndStop(t, st)
 	if got := pageviews(t, st); len(got) != 4 || got["late/after"].Path == "" {
 		t.Errorf("stored %d pageviews, want the 3 before and the late one: %v", len(got), got)
 	}
@@ -287,20 +275,13 @@ func TestOneProcessOwnsTheInbox(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{})
 	if w2, err := NewWriter(ctx, st, WriterOptions{}); err == nil {
 		w2.Close()
 		t.Fatal("a second writer opened the inbox another one holds")
 	}
 	w.Close()
-	w, err = NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatalf("after the first closed: %v", err)
-	}
-	w.Close()
+	startAndStop(t, st) // once the first has closed
 }
 
 // TestAStartFailsWhileTheStoreRefusesTheReplay: a start does not hang on a
@@ -310,10 +291,7 @@ func TestOneProcessOwnsTheInbox(t *testing.T) {
 func TestAStartFailsWhileTheStoreRefusesTheReplay(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	ib, err := openInbox(ctx, st, 1000, hclog.NewNullLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ib := openTestInbox(t, st)
 	if _, err := ib.accept(ctx, []store.TrafficEvent{pageviewEvent(st, "s1", "/p", "")}); err != nil {
 		t.Fatal(err)
 	}
@@ -326,11 +304,7 @@ func TestAStartFailsWhileTheStoreRefusesTheReplay(t *testing.T) {
 		t.Fatal("a start replayed into a store that refuses writes")
 	}
 	allow()
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	startAndStop(t, st)
 	if got := pageviews(t, st); len(got) != 1 {
 		t.Errorf("stored %v, want the one beacon", got)
 	}
@@ -344,10 +318,7 @@ func TestAnswersKnowSessionsStoredBeforeAStart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.SQLite(t)
-	w, err := NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := start(t, st, WriterOptions{})
 	for _, s := range []string{"early", "later"} {
 		if _, err := w.Write(ctx, pageviewEvent(st, s, "/", "chatgpt")); err != nil {
 			t.Fatal(err)
@@ -355,10 +326,7 @@ func TestAnswersKnowSessionsStoredBeforeAStart(t *testing.T) {
 	}
 	w.Close()
 
-	w, err = NewWriter(ctx, st, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w = start(t, st, WriterOptions{})
 	defer w.Close()
 	// The writer installs the built filter at its next batch: held back
 	// here, the batch below runs as while the filter is building.
