@@ -119,3 +119,31 @@ func TestTheBeaconDecoderAgreesWithProtojson(t *testing.T) {
 	}
 	t.Logf("%d of 20000 bodies decoded by decodeBeacon (%d of %d plain ones)", accepted, plainAccepted, plain)
 }
+
+// TestTheBeaconDecoderTakesEveryPlainBody: bodies at the edges of what the
+// fast path reads (empty, zero, negative, the int64 and int32 limits, a
+// non-ASCII title) are taken by it, equal to protojson's result; bodies at
+// the edges of what it refuses (a lone continuation byte, invalid UTF-8, a
+// leading zero, an unterminated string) are left to protojson.
+func TestTheBeaconDecoderTakesEveryPlainBody(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{}`, `{ }`, `{"scrollDepth":0}`, `{"scrollDepth":-1}`, `{"scrollDepth":10}`,
+		`{"sessionDurationMs":9223372036854775807}`, `{"sessionDurationMs":-9223372036854775808}`,
+		`{"scrollDepth":2147483647}`, `{"scrollDepth":-2147483648}`, `{"title":"é","path":"/"}`} {
+		var fast, slow apiv1.CollectRequest
+		if !decodeBeacon([]byte(body), &fast) {
+			t.Errorf("%s: not taken by the fast path", body)
+			continue
+		}
+		if err := decodeOptions.Unmarshal([]byte(body), &slow); err != nil || !proto.Equal(&fast, &slow) {
+			t.Errorf("%s: decodeBeacon %v, protojson %v (%v)", body, &fast, &slow, err)
+		}
+	}
+	for _, body := range []string{"{\"title\":\"\x80\"}", "{\"title\":\"\xff\xfe\"}", `{"sessionDurationMs":05}`, `{"title":"abc`,
+		`{"title":"abc"`, `{"scrollDepth":-}`, `{"scrollDepth":2147483648}`, `{"sessionDurationMs":12345678901234567890}`} {
+		var fast apiv1.CollectRequest
+		if decodeBeacon([]byte(body), &fast) {
+			t.Errorf("%q: taken by the fast path, want protojson's answer", body)
+		}
+	}
+}
