@@ -175,7 +175,9 @@ func buildBase(ctx context.Context, cfg *config.Config, log hclog.Logger, st *st
 	// Group commit for AI traffic beacons; closed after the HTTP server has
 	// drained (see backgroundParts), so every beacon answered 202 is
 	// committed before exit.
-	b.beacons = traffic.NewWriter(st, traffic.WriterOptions{Logger: log.Named("traffic")})
+	if b.beacons, err = traffic.NewWriter(ctx, st, traffic.WriterOptions{Logger: log.Named("traffic")}); err != nil {
+		return nil, err
+	}
 	// Raw traffic events older than traffic_retention go; rollups stay.
 	b.retention = &traffic.Retention{Store: st, Keep: cfg.TrafficRetention, Every: time.Hour, Logger: log.Named("traffic")}
 

@@ -80,7 +80,10 @@ func setup(t *testing.T, opts ...options) *bundle {
 	ws, u, _ := st.EnsureWorkspaceUser(ctx, "acme", "business", "a@acme.test")
 	b.acmeP = auth.Principal{WorkspaceID: ws.ID, UserID: u.ID, Plan: "business", WorkspaceName: "acme", Via: auth.ViaAPIKey}
 
-	writer := traffic.NewWriter(st, traffic.WriterOptions{})
+	writer, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(writer.Close)
 	if b.traffic, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: "http://herald.test"}); err != nil {
 		t.Fatal(err)

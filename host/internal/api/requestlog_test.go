@@ -1,11 +1,11 @@
 package api_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/heraldhq/herald/host/internal/testlog"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -16,23 +16,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/voice"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // A request answered 5xx is logged at error level, its duration in ms.
 func TestServerErrorsLogAtErrorLevel(t *testing.T) {
 	t.Parallel()
@@ -41,7 +24,7 @@ func TestServerErrorsLogAtErrorLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	srv := apitest.Start(t, api.Deps{
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Info, JSONFormat: true}),
 		Store:  s, Voices: voiceAPI(t, voice.Deps{Store: s}),

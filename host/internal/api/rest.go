@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -92,6 +94,10 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			if body[0] != '{' {
 				return apierr.Invalid("request body must be a JSON object")
 			}
+			if b, ok := msg.(*apiv1.CollectRequest); ok && decodeBeacon(body, b) {
+				// A flat beacon: one level, nothing protojson would add.
+				return afterBody(r, m, msg)
+			}
 			// The body's own object is one level; its fields get
 			// maxJSONDepth below it.
 			if field, deep := jsonDepthExceeds(body, maxJSONDepth+1); deep {
@@ -108,6 +114,12 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 			}
 		}
 	}
+	return afterBody(r, m, msg)
+}
+
+// afterBody binds the query string and path values over what the body set,
+// then checks the request.
+func afterBody(r *http.Request, m protoreflect.Message, msg proto.Message) error {
 	// After the body: protojson.Unmarshal resets the message.
 	if err := bindQuery(m, r); err != nil {
 		return err

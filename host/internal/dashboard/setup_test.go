@@ -123,7 +123,10 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
-	w := traffic.NewWriter(st, traffic.WriterOptions{})
+	w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.URL})
 	must(err)

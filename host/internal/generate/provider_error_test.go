@@ -5,10 +5,12 @@ import (
 	"errors"
 	"time"
 
-	"connectrpc.com/connect"
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"strings"
-	"sync"
 	"testing"
+
+	"connectrpc.com/connect"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -18,26 +20,9 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-type syncBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuilder) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuilder) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestProviderErrorTextNeverReachesTenants(t *testing.T) {
 	t.Parallel()
-	var logs syncBuilder
+	var logs testlog.Buffer
 	const secret = "sk-proj-VERYSECRETKEY0123456789"
 	svc, r := bare(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
 		Secrets: []string{secret, "hk_configured_token_42"}})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -17,7 +19,7 @@ import (
 // errors from then on, and the values known at start stay redacted.
 func TestSecretsAddedByAReloadAreRedacted(t *testing.T) {
 	t.Parallel()
-	var logs syncBuilder
+	var logs testlog.Buffer
 	svc, r := bare(t, generate.Deps{Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn}),
 		Secrets: []string{"start-time-password"}})
 	const added = "corp-proxy-passphrase-7731"

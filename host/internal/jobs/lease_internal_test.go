@@ -1,13 +1,12 @@
 package jobs
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/testlog"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -16,34 +15,12 @@ import (
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-// logBuffer collects a queue's logs for a test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.buf.String(), s)
-}
-
-func (l *logBuffer) logger() hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Output: l, Level: hclog.Debug})
-}
-
 // newQueue returns a Queue on s that is never started: the tests call its
 // loops' steps themselves.
-func newQueue(t *testing.T, s *store.Store, tune ...func(*Options)) (*Queue, *logBuffer) {
+func newQueue(t *testing.T, s *store.Store, tune ...func(*Options)) (*Queue, *testlog.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
-	o := Options{Store: s, Logger: logs.logger()}
+	logs := &testlog.Buffer{}
+	o := Options{Store: s, Logger: logs.Logger(hclog.Debug)}
 	for _, f := range tune {
 		f(&o)
 	}
@@ -181,8 +158,8 @@ func TestStoppingGivesUpRecordingOutcomesAfterThreeRetries(t *testing.T) {
 	q.stopping.Store(true)
 	s.Close() // the database is gone
 	q.flush()
-	if retried, gaveUp := logs.count("recording job outcomes failed, retrying"), logs.count("giving up recording job outcomes"); retried != 3 || gaveUp != 1 {
-		t.Fatalf("retried %d times and gave up %d times, want 3 and 1; logs:\n%s", retried, gaveUp, logs.buf.String())
+	if retried, gaveUp := logs.Count("recording job outcomes failed, retrying"), logs.Count("giving up recording job outcomes"); retried != 3 || gaveUp != 1 {
+		t.Fatalf("retried %d times and gave up %d times, want 3 and 1; logs:\n%s", retried, gaveUp, logs.String())
 	}
 	if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues("finish")); n != 4 {
 		t.Errorf("finish errors counted: %v, want 4", n)
@@ -199,8 +176,8 @@ func TestAFailedHeartbeatKeepsTheLeaseUntilItRunsOut(t *testing.T) {
 	a, leased := hold(q, "job-1")
 	s.Close()
 	q.heartbeat(context.Background())
-	if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues("heartbeat")); n != 1 || logs.count("extending job leases failed") != 1 {
-		t.Fatalf("heartbeat errors counted %v, logged %d, want 1 and 1", n, logs.count("extending job leases failed"))
+	if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues("heartbeat")); n != 1 || logs.Count("extending job leases failed") != 1 {
+		t.Fatalf("heartbeat errors counted %v, logged %d, want 1 and 1", n, logs.Count("extending job leases failed"))
 	}
 	if leased.Err() != nil {
 		t.Fatal("a lease that has not run out was given up on a failed renewal")
@@ -234,8 +211,8 @@ func TestAHeartbeatRenewsHeldLeasesAndDropsStolenOnes(t *testing.T) {
 			t.Fatal(err)
 		}
 		q.heartbeat(ctx)
-		if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues("heartbeat")); n != 0 || logs.count("failed") != 0 {
-			t.Fatalf("a renewal that worked counted %v errors; logs:\n%s", n, logs.buf.String())
+		if n := testutil.ToFloat64(q.metrics.errors.WithLabelValues("heartbeat")); n != 0 || logs.Count("failed") != 0 {
+			t.Fatalf("a renewal that worked counted %v errors; logs:\n%s", n, logs.String())
 		}
 		if keptCtx.Err() != nil || !kept.leasedUntil.After(time.Now().Add(50*time.Minute)) {
 			t.Errorf("renewed lease: cancelled %v, until %v", keptCtx.Err(), kept.leasedUntil)
@@ -281,10 +258,10 @@ func TestRescueReturnsEveryExpiredLeaseAndWakesTheQueuesOfWaitingJobs(t *testing
 			t.Errorf("failed rescues counted: %v", n)
 		}
 		// Nothing to rescue: nothing logged.
-		before := logs.count("rescued jobs")
+		before := logs.Count("rescued jobs")
 		q.rescue(ctx)
-		if logs.count("rescued jobs") != before || before != 3 { // 500, 1, then 2
-			t.Errorf("rescue logs: %d before, %d after a rescue of nothing", before, logs.count("rescued jobs"))
+		if logs.Count("rescued jobs") != before || before != 3 { // 500, 1, then 2
+			t.Errorf("rescue logs: %d before, %d after a rescue of nothing", before, logs.Count("rescued jobs"))
 		}
 	})
 }
@@ -321,7 +298,7 @@ func TestFailingRescuesAndPrunesAreCountedAsStoreErrors(t *testing.T) {
 			t.Errorf("%s errors counted: %v, want 1", op, n)
 		}
 	}
-	if logs.count("rescuing expired jobs failed") != 1 || logs.count("pruning finished jobs failed") != 1 {
-		t.Errorf("logs:\n%s", logs.buf.String())
+	if logs.Count("rescuing expired jobs failed") != 1 || logs.Count("pruning finished jobs failed") != 1 {
+		t.Errorf("logs:\n%s", logs.String())
 	}
 }

@@ -1,37 +1,20 @@
 package jobs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/testlog"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Durations in JSON logs read as durations ("100ms"), not as integers of
 // nanoseconds.
@@ -43,7 +26,7 @@ func TestAnUnreachableRedisIsLoggedWithAReadableInterval(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now: connections are refused
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	q, err := jobs.New(jobs.Options{
 		Store: storetest.SQLite(t), RedisURL: "redis://" + addr + "/0", PollInterval: 100 * time.Millisecond,
 		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, JSONFormat: true}),

@@ -6,15 +6,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
 // newSignal returns a redisSignal of host on url, closed when the test ends.
-func newSignal(t *testing.T, url, prefix, host string) (*redisSignal, *logBuffer) {
+func newSignal(t *testing.T, url, prefix, host string) (*redisSignal, *testlog.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
-	r, err := newRedisSignal(url, prefix, host, logs.logger())
+	logs := &testlog.Buffer{}
+	r, err := newRedisSignal(url, prefix, host, logs.Logger(hclog.Debug))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +74,7 @@ func TestAWakeUpReachesOtherHostsButNotItsSender(t *testing.T) {
 		t.Fatalf("host b woken again, for %q: by its own wake-up", q)
 	default:
 	}
-	if n := aLogs.count("not sent"); n != 0 {
+	if n := aLogs.Count("not sent"); n != 0 {
 		t.Fatalf("a wake-up that was sent logged %d warnings", n)
 	}
 }
@@ -82,14 +86,14 @@ func TestAnUnsentWakeUpIsLoggedAtMostOnceEveryTenSeconds(t *testing.T) {
 	ctx := context.Background()
 	r.publishNow(ctx, AIQueue)
 	r.publishNow(ctx, AIQueue)
-	if n := logs.count("redis wake-up not sent"); n != 1 {
+	if n := logs.Count("redis wake-up not sent"); n != 1 {
 		t.Fatalf("two failed wake-ups in a row logged %d warnings, want 1", n)
 	}
 	r.mu.Lock()
 	r.lastErr = time.Now().Add(-11 * time.Second)
 	r.mu.Unlock()
 	r.publishNow(ctx, AIQueue)
-	if n := logs.count("redis wake-up not sent"); n != 2 {
+	if n := logs.Count("redis wake-up not sent"); n != 2 {
 		t.Fatalf("a failure 11s after the last warning: %d warnings in all, want 2", n)
 	}
 }

@@ -120,7 +120,10 @@ func setup(t testing.TB) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer := traffic.NewWriter(st, traffic.WriterOptions{})
+	writer, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(writer.Close)
 	if b.trafficSvc, err = traffic.New(traffic.Deps{Store: st, Writer: writer, BaseURL: b.blobBase}); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package pluginhost
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/testlog"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
@@ -142,12 +143,12 @@ func addProvider(c *config.Config, name, id, controlURL string) {
 type testBundle struct {
 	m   *Manager
 	reg *prometheus.Registry
-	log *syncBuffer
+	log *testlog.Buffer
 }
 
 func setup(t *testing.T, cfg *config.Config) *testBundle {
 	t.Helper()
-	b := &testBundle{reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+	b := &testBundle{reg: prometheus.NewRegistry(), log: &testlog.Buffer{}}
 	// JSON, as operators run it: values must read well there too.
 	log := hclog.New(&hclog.LoggerOptions{Name: "herald", Output: b.log, Level: hclog.Debug, JSONFormat: true})
 	m, err := NewManager(log, cfg, b.reg)
@@ -518,24 +519,6 @@ func TestBackoffIsNoneForTheFirstRestartThenDoubles(t *testing.T) {
 	if got := backoff(100); got != maxRestartBackoff {
 		t.Errorf("backoff(100) = %s", got)
 	}
-}
-
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestNewManagerRefusesAMissingCommandAndCallsAfterCloseFail(t *testing.T) {

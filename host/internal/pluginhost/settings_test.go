@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -71,7 +73,7 @@ func (f *fakeOpenAI) headers() []string {
 // setupTrace is setup with every log line, go-plugin's included, captured.
 func setupTrace(t *testing.T, cfg *config.Config) *testBundle {
 	t.Helper()
-	b := &testBundle{reg: prometheus.NewRegistry(), log: &syncBuffer{}}
+	b := &testBundle{reg: prometheus.NewRegistry(), log: &testlog.Buffer{}}
 	m, err := NewManager(hclog.New(&hclog.LoggerOptions{Name: "herald", Output: b.log, Level: hclog.Trace}), cfg, b.reg)
 	if err != nil {
 		t.Fatal(err)

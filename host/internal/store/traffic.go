@@ -102,6 +102,9 @@ type TrafficBatch struct {
 	Updates []TrafficEventUpdate
 	// Rollups are the increments of the rollup rows stats read.
 	Rollups *TrafficRollups
+	// Mark, when set, records how far the beacon inbox is applied, in the
+	// same transaction.
+	Mark *TrafficInboxMark
 }
 
 // RecordTraffic records a batch of events in one transaction: it loads
@@ -142,7 +145,12 @@ func (s *Store) writeTraffic(ctx context.Context, q Querier, b TrafficBatch) err
 		}
 	}
 	if b.Rollups != nil {
-		return b.Rollups.write(ctx, q, s.Dialect)
+		if err := b.Rollups.write(ctx, q, s.Dialect); err != nil {
+			return err
+		}
+	}
+	if b.Mark != nil {
+		return writeInboxMark(ctx, q, *b.Mark)
 	}
 	return nil
 }

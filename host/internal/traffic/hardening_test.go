@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/testlog"
+
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 
@@ -60,6 +62,7 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 		b := setup(t, st)
 		body := `{"siteKey":"` + b.siteKey() + `","path":"/a\u0000b","title":"x\u0000y","referrer":"https://chatgpt.com/\u0000","utmSource":"chat\u0000gpt.com","utmMedium":"m\u0000","utmCampaign":"c\u0000","userAgent":"` + browserUA + `\u0000","sessionId":"s1"}`
 		b.send(t, "POST", "/v1/ai-traffic/collect", body, map[string]string{"Content-Type": "text/plain"}).Want(t, http.StatusAccepted)
+		b.synced(t)
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		events, err := st.TrafficEvents(context.Background(), site.ID, 10)
 		if err != nil || len(events) != 1 {
@@ -83,10 +86,9 @@ func TestNULBytesInBeaconsAreStrippedOnBothStores(t *testing.T) {
 func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
-		b := setup(t, st)
-		var logs strings.Builder
-		var mu sync.Mutex
-		w := traffic.NewWriter(st, traffic.WriterOptions{Logger: hclog.New(&hclog.LoggerOptions{Output: lockedWriter{&mu, &logs}, Level: hclog.Warn})})
+		var logs testlog.Buffer
+		b := setupWith(t, st, traffic.WriterOptions{Logger: logs.Logger(hclog.Warn)})
+		w := b.writer
 		site, _ := st.TrafficSiteByKey(context.Background(), b.siteKey())
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
@@ -113,30 +115,18 @@ func TestAPoisonedEventDoesNotFailItsBatch(t *testing.T) {
 		if n, _ := st.TrafficEventCount(context.Background(), site.ID, store.TrafficPageview); n != 100 {
 			t.Errorf("%d events stored, want 100", n)
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		if strings.Contains(logs.String(), "batch failed") {
 			t.Errorf("a batch failed: %s", logs.String())
 		}
 	})
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
 func TestSitesAreCappedPerWorkspace(t *testing.T) {
 	t.Parallel()
 	st := storetest.SQLite(t)
 	b := setup(t, st) // one site, created before the cap applies
-	b.srv = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
+	b.writer.Close()  // one writer per store: the new server's takes the inbox
+	b.srv, b.writer = trafficServer(t, st, quota.New(st, config.Limits{MaxSites: 2, MaxNameLength: 50}))
 	b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/"}`).Want(t, http.StatusCreated)
 	r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://three.test/"}`)
 	if r.Status != http.StatusTooManyRequests || !strings.Contains(fmt.Sprint(r.Body["message"]), "limit of 2 sites") {

@@ -25,12 +25,19 @@ type Outcome struct {
 // writes the result. Outcomes are in the order of events. The whole batch
 // commits or none of it does.
 func Record(ctx context.Context, st *store.Store, events []store.TrafficEvent) ([]Outcome, error) {
+	return recordMarked(ctx, st, events, nil)
+}
+
+// recordMarked is Record that also writes the beacon inbox mark, when
+// given, in the same transaction.
+func recordMarked(ctx context.Context, st *store.Store, events []store.TrafficEvent, mark *store.TrafficInboxMark) ([]Outcome, error) {
 	var out []Outcome
 	err := st.RecordTraffic(ctx, events, func(sessions map[store.TrafficSessionKey]*store.TrafficSession) (store.TrafficBatch, error) {
 		// A retried transaction calls this again with freshly loaded
 		// sessions; only the last run's outcomes count.
 		b, o, err := Sessionize(events, sessions)
 		out = o
+		b.Mark = mark
 		return b, err
 	})
 	if err != nil {
@@ -53,16 +60,40 @@ func Record(ctx context.Context, st *store.Store, events []store.TrafficEvent) (
 // of visible time and scroll depth; with no pageview to attach to it is
 // not stored. A crawler hit is stored and counted, outside sessions.
 func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKey]*store.TrafficSession) (store.TrafficBatch, []Outcome, error) {
-	b := store.TrafficBatch{Sessions: sessions, Rollups: store.NewTrafficRollups()}
+	return sessionize(events, sessions, true)
+}
+
+// outcomes applies the same rules as Sessionize to sessions and returns
+// only the outcomes: what the beacon inbox answers before the batch is
+// stored. It builds no rows, rollups or event ids (a session's latest
+// pageview gets a placeholder id).
+func outcomes(events []store.TrafficEvent, sessions map[store.TrafficSessionKey]*store.TrafficSession) ([]Outcome, error) {
+	_, out, err := sessionize(events, sessions, false)
+	return out, err
+}
+
+// acceptedID stands for the id of a pageview outcomes saw; only whether a
+// session has one matters there.
+const acceptedID = "accepted"
+
+func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKey]*store.TrafficSession, build bool) (store.TrafficBatch, []Outcome, error) {
+	b := store.TrafficBatch{Sessions: sessions}
 	out := make([]Outcome, len(events))
-	insertAt := map[string]int{} // event id → index in b.Inserts
-	updates := map[string]store.TrafficEventUpdate{}
-	roll := b.Rollups
+	var insertAt map[string]int // event id → index in b.Inserts
+	var updates map[string]store.TrafficEventUpdate
+	var roll *store.TrafficRollups
+	if build {
+		b.Rollups = store.NewTrafficRollups()
+		roll = b.Rollups
+		insertAt, updates = map[string]int{}, map[string]store.TrafficEventUpdate{}
+	}
 	for i, ev := range events {
 		switch ev.Kind {
 		case store.TrafficCrawler:
-			b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: store.NewID(), TrafficEvent: ev})
-			roll.AddCrawler(ev.SiteID, store.Day(ev.At), ev.Bot, 1)
+			if build {
+				b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: store.NewID(), TrafficEvent: ev})
+				roll.AddCrawler(ev.SiteID, store.Day(ev.At), ev.Bot, 1)
+			}
 			out[i] = Outcome{Stored: true}
 		case store.TrafficPageview:
 			k := store.TrafficSessionKey{SiteID: ev.SiteID, SessionID: ev.SessionID}
@@ -73,7 +104,10 @@ func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 					Day: store.Day(ev.At), StartedAt: ev.At, New: true}
 				sessions[k] = sess
 			}
-			id := store.NewID()
+			id := acceptedID
+			if build {
+				id = store.NewID()
+			}
 			sess.Pageviews++
 			sess.LastEventID, sess.LastPath, sess.LastDay = id, ev.Path, store.Day(ev.At)
 			sess.LastDurationMs, sess.LastScroll, sess.UpdatedAt, sess.Dirty = 0, -1, ev.At, true
@@ -84,6 +118,10 @@ func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			if !sess.Engaged && sess.Pageviews >= 2 {
 				sess.Engaged = true
 				d.EngagedVisits = 1
+			}
+			out[i] = Outcome{Stored: true, Source: sess.Source}
+			if !build {
+				continue
 			}
 			roll.AddDaily(ev.SiteID, sess.Day, sess.Source, d)
 			if sess.Source != "" {
@@ -97,7 +135,6 @@ func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			ev.DurationMs, ev.ScrollDepth = 0, -1
 			insertAt[id] = len(b.Inserts)
 			b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: id, TrafficEvent: ev})
-			out[i] = Outcome{Stored: true, Source: sess.Source}
 		case store.TrafficEngagement:
 			sess := sessions[store.TrafficSessionKey{SiteID: ev.SiteID, SessionID: ev.SessionID}]
 			if sess == nil || sess.LastEventID == "" || (ev.Path != "" && ev.Path != sess.LastPath) {
@@ -125,6 +162,10 @@ func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 				sess.LastScroll = ev.ScrollDepth
 			}
 			sess.UpdatedAt, sess.Dirty = ev.At, true
+			out[i] = Outcome{Stored: true, Source: sess.Source}
+			if !build {
+				continue
+			}
 			roll.AddDaily(ev.SiteID, sess.Day, sess.Source, d)
 			if sess.Source != "" && p.AIDurationMs > 0 {
 				roll.AddPage(ev.SiteID, sess.LastDay, sess.LastPath, p)
@@ -135,10 +176,12 @@ func Sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 				updates[sess.LastEventID] = store.TrafficEventUpdate{ID: sess.LastEventID, SiteID: sess.SiteID, Day: sess.LastDay,
 					DurationMs: sess.LastDurationMs, ScrollDepth: sess.LastScroll}
 			}
-			out[i] = Outcome{Stored: true, Source: sess.Source}
 		default:
 			return store.TrafficBatch{}, nil, fmt.Errorf("unknown traffic event kind %q", ev.Kind)
 		}
+	}
+	if !build {
+		return b, out, nil
 	}
 	b.Updates = make([]store.TrafficEventUpdate, 0, len(updates))
 	for _, u := range updates {

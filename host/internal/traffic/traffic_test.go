@@ -23,17 +23,25 @@ const browserUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, li
 // testBundle is the real API server over HTTP on a migrated store, with a
 // workspace key and one site.
 type testBundle struct {
-	srv   *apitest.Server
-	store *store.Store
-	key   string
-	ws    store.Workspace
-	site  map[string]any
+	srv    *apitest.Server
+	writer *traffic.Writer
+	store  *store.Store
+	key    string
+	ws     store.Workspace
+	site   map[string]any
 }
 
 func setup(t testing.TB, st *store.Store) *testBundle {
 	t.Helper()
+	return setupWith(t, st, traffic.WriterOptions{})
+}
+
+// setupWith is setup with a writer of opts.
+func setupWith(t testing.TB, st *store.Store, opts traffic.WriterOptions) *testBundle {
+	t.Helper()
 	ctx := context.Background()
-	b := &testBundle{store: st, srv: trafficServer(t, st, nil)}
+	b := &testBundle{store: st}
+	b.srv, b.writer = trafficServerWith(t, st, nil, opts)
 	var err error
 	if b.key, err = auth.CreateKey(ctx, st, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
@@ -48,9 +56,17 @@ func setup(t testing.TB, st *store.Store) *testBundle {
 // trafficServer is the API server over a traffic service of st whose
 // sites caps limits (nil: no cap). The service's base URL is the
 // server's, known once it listens: the handler is filled in then.
-func trafficServer(t testing.TB, st *store.Store, caps *quota.Checker) *apitest.Server {
+func trafficServer(t testing.TB, st *store.Store, caps *quota.Checker) (*apitest.Server, *traffic.Writer) {
 	t.Helper()
-	w := traffic.NewWriter(st, traffic.WriterOptions{})
+	return trafficServerWith(t, st, caps, traffic.WriterOptions{})
+}
+
+func trafficServerWith(t testing.TB, st *store.Store, caps *quota.Checker, opts traffic.WriterOptions) (*apitest.Server, *traffic.Writer) {
+	t.Helper()
+	w, err := traffic.NewWriter(context.Background(), st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
 	h := new(traffic.Handler)
 	srv := apitest.Start(t, api.Deps{Store: st, Traffic: h})
@@ -59,7 +75,16 @@ func trafficServer(t testing.TB, st *store.Store, caps *quota.Checker) *apitest.
 		t.Fatal(err)
 	}
 	*h = *traffic.NewHandler(svc)
-	return srv
+	return srv, w
+}
+
+// synced waits until every beacon answered so far is in the tables (on
+// SQLite they reach them behind the inbox).
+func (b *testBundle) synced(t testing.TB) {
+	t.Helper()
+	if err := b.writer.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (b *testBundle) siteKey() string { return b.site["siteKey"].(string) }
@@ -308,6 +333,7 @@ func TestCollect(t *testing.T) {
 		}
 
 		// Exactly the accepted pageviews and crawler hits were stored.
+		b.synced(t)
 		site, _ := st.TrafficSiteByKey(ctx, key)
 		if n, _ := st.TrafficEventCount(ctx, site.ID, store.TrafficPageview); n != 6 {
 			t.Errorf("stored pageviews: %d, want 6", n)

@@ -28,17 +28,26 @@ type WriterOptions struct {
 	Queue int
 	// Logger receives batch failures. Default: discard.
 	Logger hclog.Logger
+	// Direct commits every batch to the store before answering on SQLite
+	// too, instead of through the beacon inbox; benchmarks compare the two.
+	Direct bool
 }
 
 // Writer stores traffic events with group commit: every event waits for
-// the transaction that stores it, and the events that arrive while one
-// transaction commits go together into the next. A beacon is answered only
-// after its event is durable, yet the store sees one transaction per batch
-// instead of one per beacon.
+// the transaction that makes it durable, and the events that arrive while
+// one transaction commits go together into the next. A beacon is answered
+// only after its event is durable, yet the store sees one transaction per
+// batch instead of one per beacon.
+//
+// On SQLite the durable transaction is an append to the beacon inbox, and
+// the events reach the tables stats read shortly after (see inbox; Sync
+// waits for them). On PostgreSQL/CockroachDB, and with
+// WriterOptions.Direct, it is the transaction that writes the tables.
 type Writer struct {
-	st   *store.Store
-	opts WriterOptions
-	in   chan *pendingWrite
+	st    *store.Store
+	opts  WriterOptions
+	in    chan *pendingWrite
+	inbox *inbox // nil when direct
 
 	mu     sync.RWMutex // held for reading while sending on in
 	closed bool
@@ -55,8 +64,10 @@ type writeResult struct {
 	err error
 }
 
-// NewWriter returns a started Writer; call Close to drain and stop it.
-func NewWriter(st *store.Store, opts WriterOptions) *Writer {
+// NewWriter returns a started Writer; call Close to drain and stop it. On
+// SQLite it first stores the beacons an earlier process accepted into the
+// inbox but did not apply.
+func NewWriter(ctx context.Context, st *store.Store, opts WriterOptions) (*Writer, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 1
 		if st.Dialect == store.Postgres {
@@ -73,11 +84,33 @@ func NewWriter(st *store.Store, opts WriterOptions) *Writer {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	w := &Writer{st: st, opts: opts, in: make(chan *pendingWrite, opts.Queue)}
-	for i := 0; i < opts.Workers; i++ {
+	if st.Dialect == store.SQLite && !opts.Direct {
+		ib, err := openInbox(ctx, st, opts.MaxBatch, opts.Logger)
+		if err != nil {
+			return nil, err
+		}
+		w.inbox = ib
+		w.opts.Workers = 1 // one appender keeps the inbox's order and view
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			ib.run()
+		}()
+	}
+	for i := 0; i < w.opts.Workers; i++ {
 		w.wg.Add(1)
 		go w.work()
 	}
-	return w
+	return w, nil
+}
+
+// Sync returns once every beacon accepted before the call is in the tables
+// stats read (at once when there is no inbox), or when ctx ends.
+func (w *Writer) Sync(ctx context.Context) error {
+	if w.inbox == nil {
+		return nil
+	}
+	return w.inbox.sync(ctx)
 }
 
 // Write stores ev and returns once it is committed, or with the error that
@@ -110,21 +143,71 @@ func (w *Writer) Write(ctx context.Context, ev store.TrafficEvent) (Outcome, err
 // down.
 func (w *Writer) Close() {
 	w.mu.Lock()
-	if !w.closed {
+	first := !w.closed
+	if first {
 		w.closed = true
 		close(w.in)
 	}
 	w.mu.Unlock()
-	w.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		w.wg.Wait()
+		close(done)
+	}()
+	if first && w.inbox != nil {
+		// Applying what is queued may outlast a store that refuses writes:
+		// give it a while, then leave the rest in the inbox for the next
+		// start.
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			close(w.inbox.stop)
+		}
+	}
+	<-done
+	if first && w.inbox != nil {
+		if err := w.inbox.trim(); err != nil {
+			w.opts.Logger.Warn("beacon inbox trim failed", "error", err)
+		}
+		w.inbox.file.Close()
+	}
 }
 
 func (w *Writer) work() {
 	defer w.wg.Done()
+	if w.inbox != nil {
+		defer close(w.inbox.queue)
+	}
 	batch := make([]*pendingWrite, 0, w.opts.MaxBatch)
 	for first := range w.in {
 		batch = append(batch[:0], first)
 		batch = w.fill(batch)
-		w.commit(batch)
+		if w.inbox != nil {
+			w.accept(batch)
+		} else {
+			w.commit(batch)
+		}
+	}
+}
+
+// accept appends a batch to the inbox and answers it.
+func (w *Writer) accept(batch []*pendingWrite) {
+	events := make([]store.TrafficEvent, len(batch))
+	for i, p := range batch {
+		events[i] = p.ev
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := w.inbox.accept(ctx, events)
+	if err != nil {
+		w.opts.Logger.Warn("beacon inbox append failed", "events", len(batch), "error", err)
+	}
+	for i, p := range batch {
+		if err != nil {
+			p.done <- writeResult{err: err}
+			continue
+		}
+		p.done <- writeResult{out: out[i]}
 	}
 }
 
@@ -173,7 +256,7 @@ func (w *Writer) commit(batch []*pendingWrite) {
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		var out []Outcome
-		out, err = w.record(events)
+		out, err = record(w.st, events, nil)
 		if err == nil {
 			for i, p := range batch {
 				p.done <- writeResult{out: out[i]}
@@ -183,7 +266,7 @@ func (w *Writer) commit(batch []*pendingWrite) {
 	}
 	w.opts.Logger.Warn("traffic batch failed; storing its events one by one", "events", len(batch), "error", err)
 	for _, p := range batch {
-		out, err := w.record([]store.TrafficEvent{p.ev})
+		out, err := record(w.st, []store.TrafficEvent{p.ev}, nil)
 		if err != nil {
 			p.done <- writeResult{err: err}
 			continue
@@ -192,12 +275,13 @@ func (w *Writer) commit(batch []*pendingWrite) {
 	}
 }
 
-func (w *Writer) record(events []store.TrafficEvent) ([]Outcome, error) {
-	// Not the request's context: the batch serves many requests, and an
-	// accepted event must be stored even if its sender hung up.
+// record stores events, with the inbox mark when given. Not the request's
+// context: the batch serves many requests, and an accepted event must be
+// stored even if its sender hung up.
+func record(st *store.Store, events []store.TrafficEvent, mark *store.TrafficInboxMark) ([]Outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return Record(ctx, w.st, events)
+	return recordMarked(ctx, st, events, mark)
 }
 
 // storable strips NUL bytes, which PostgreSQL and CockroachDB refuse in
