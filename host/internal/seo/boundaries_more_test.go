@@ -79,3 +79,17 @@ func TestMoreBoundaries(t *testing.T) {
 		t.Error("one-word text has no reading ease")
 	}
 }
+
+// toHTML (what the Yoast differential hands over) renders Markdown and
+// passes HTML through.
+func TestToHTML(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"# Rakes\n\nGood *rakes*.", "<h1>Rakes</h1>\n<p>Good <em>rakes</em>.</p>\n"},
+		{"<p>Good rakes.</p>", "<p>Good rakes.</p>"},
+	} {
+		if got, err := toHTML(c.in); err != nil || got != c.want {
+			t.Errorf("toHTML(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}

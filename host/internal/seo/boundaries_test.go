@@ -100,6 +100,10 @@ func TestKeyphraseDensityBoundaries(t *testing.T) {
 		{"60 words, three times", "rakes", "", 3, 60, -10},
 		{"60 words, four times", "rakes", "", 4, 60, -50},
 		{"99 words, none", "rakes", "", 0, 99, 4},
+		// Weighted densities that land exactly on a limit in floating point.
+		{"exactly 0.5 weighted is not too few", "steel garden rakes", "", 2, 680, 9},
+		{"exactly 3 weighted without word forms", "steel garden rakes", "de", 3, 170, 9},
+		{"exactly 4 weighted is over, not stuffing", "garden rakes", "", 6, 205, -10},
 	} {
 		lang := c.lang
 		if lang == "" {
