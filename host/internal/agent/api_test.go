@@ -13,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -99,6 +100,10 @@ func TestSessionsArePersonal(t *testing.T) {
 	b.srv.Do(t, "DELETE", "/v1/ai/chat/chatSession/other-path", b.acme, "").Want(t, 200)
 	b.srv.Do(t, "GET", "/v1/ai/chat/session/other-path", b.acme, "").Want(t, 404)
 	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, `{}`).Want(t, 400)
+	// A client-made id may be MaxSessionIDChars long, not one more.
+	edge := strings.Repeat("s", agent.MaxSessionIDChars)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge)).Want(t, 201)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge+"s")).Want(t, 400)
 }
 
 func TestTheConnectStreamDeliversDeltasInOrderThenDone(t *testing.T) {
