@@ -121,6 +121,37 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	if n := countBlocks(blocks(t, res.Data(t)["blocks"]), "proposal", "generate_image"); n != 2 || b.fake.imageCount() != 1 {
 		t.Fatalf("after outside text: %d proposals (want 2), %d images (want 1)", n, b.fake.imageCount())
 	}
+	// In that message's first model call the replayed traffic result is
+	// enclosed as untrusted data again; the user's own messages are not.
+	var replay []map[string]any
+	for _, r := range b.fake.calls() {
+		for _, m := range r.Messages {
+			if m["role"] == "user" && fmt.Sprint(m["content"]) == "Generate an image of a lighthouse" && replay == nil {
+				replay = r.Messages
+			}
+		}
+	}
+	tools := 0
+	for _, m := range replay {
+		c := fmt.Sprint(m["content"])
+		switch m["role"] {
+		case "tool":
+			if !strings.Contains(c, "call-generate_image-40-times") {
+				continue // a proposal's note, Herald's own text
+			}
+			tools++
+			if !strings.HasPrefix(c, "<untrusted-data id=") {
+				t.Errorf("the replayed traffic result is not enclosed: %.80s", c)
+			}
+		case "user":
+			if strings.Contains(c, "<untrusted-data") {
+				t.Errorf("a user message is enclosed: %.80s", c)
+			}
+		}
+	}
+	if replay == nil || tools == 0 {
+		t.Fatalf("no replayed traffic result in the next message's model call (%d messages)", len(replay))
+	}
 }
 
 // "Exactly that": the user's own message asks for an image, no outside
