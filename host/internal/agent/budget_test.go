@@ -131,13 +131,16 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 			}
 		}
 	}
-	tools := 0
+	tools, proposed := 0, 0
 	for _, m := range replay {
 		c := fmt.Sprint(m["content"])
 		switch m["role"] {
 		case "tool":
+			if strings.Contains(c, `"status":"proposed"`) {
+				proposed++ // a proposal's note, Herald's own text
+			}
 			if !strings.Contains(c, "call-generate_image-40-times") {
-				continue // a proposal's note, Herald's own text
+				continue
 			}
 			tools++
 			if !strings.HasPrefix(c, "<untrusted-data id=") {
@@ -151,6 +154,9 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	}
 	if replay == nil || tools == 0 {
 		t.Fatalf("no replayed traffic result in the next message's model call (%d messages)", len(replay))
+	}
+	if proposed != 4 {
+		t.Errorf("%d replayed generate_image results say the call was proposed, want 4", proposed)
 	}
 }
 
