@@ -244,7 +244,11 @@ func TestContextSummaryHasNullPartsWithoutData(t *testing.T) {
 	}
 	b.aiVisits(t, 2)
 	b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Plain and warm.","name":"Warm"}`)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi"}`).Want(t, 200)
 	d = b.srv.Do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").Want(t, 200).Data(t)
+	if d["credits"].(map[string]any)["used"] != float64(1) {
+		t.Fatalf("credits after one message: %v", d["credits"])
+	}
 	tr := d["traffic"].(map[string]any)
 	if tr["aiVisits"] != float64(2) || tr["days"] != float64(30) || tr["topSources"].([]any)[0].(map[string]any)["source"] != "chatgpt" {
 		t.Fatalf("traffic: %v", tr)
@@ -256,6 +260,13 @@ func TestFeedbackIsStoredCountedAndScopedToTheWorkspace(t *testing.T) {
 	b := setup(t)
 	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi","sessionId":"fb-1"}`).Want(t, 200)
 	block := blocks(t, res.Data(t)["blocks"])[1]["id"].(string)
+	if res.Body["message"] != "Reply generated" {
+		t.Errorf("message %v", res.Body["message"])
+	}
+	// A comment may be MaxCommentChars long, not one more.
+	long := strings.Repeat("c", agent.MaxCommentChars)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"down","comment":%q}`, block, long+"c")).Want(t, 400)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"down","comment":%q}`, block, long)).Want(t, 201)
 	fb := b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up","comment":"nice"}`, block)).Want(t, 201)
 	if id, _ := fb.Body["id"].(string); id == "" || fb.Body["message"] == nil {
 		t.Fatalf("feedback: %s", fb.Raw)

@@ -110,6 +110,9 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	}
 	sid := res.Body["sessionId"].(string)
 	conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).Want(t, 200)
+	if conf.Body["message"] != "Proposal confirmed" {
+		t.Errorf("message %v", conf.Body["message"])
+	}
 	if !strings.Contains(fmt.Sprint(conf.Data(t)["text"]), "http://blobs.test/") || b.fake.imageCount() != 1 || b.creditsUsed(t) != 2 {
 		t.Fatalf("confirming: %s; %d images, %d credits", conf.Raw, b.fake.imageCount(), b.creditsUsed(t))
 	}
