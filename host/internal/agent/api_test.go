@@ -104,6 +104,10 @@ func TestSessionsArePersonal(t *testing.T) {
 	edge := strings.Repeat("s", agent.MaxSessionIDChars)
 	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge)).Want(t, 201)
 	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge+"s")).Want(t, 400)
+	// A message may be MaxTextChars long, not one more.
+	text := strings.Repeat("w", agent.MaxTextChars)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":%q}`, text+"w")).Want(t, 400)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":%q}`, text)).Want(t, 200)
 }
 
 func TestTheConnectStreamDeliversDeltasInOrderThenDone(t *testing.T) {
