@@ -52,22 +52,9 @@ func AllowedPrivateCIDRs() []netip.Prefix {
 // most 5 redirects under the same rule and gives up after timeout.
 // Plugins pass [AllowedPrivateCIDRs]() as allowed.
 func GuardedHTTPClient(timeout time.Duration, allowed []netip.Prefix) *http.Client {
-	dialer := &net.Dialer{
-		Timeout: 10 * time.Second,
-		Control: func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("dial %s: %w", address, ErrForbiddenAddress)
-			}
-			if !addressAllowed(ap.Addr(), allowed) {
-				return fmt.Errorf("dial %s: %w", ap.Addr(), ErrForbiddenAddress)
-			}
-			return nil
-		},
-	}
 	transport := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		DialContext:           guardedDialer(allowed).DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          20,
 		IdleConnTimeout:       90 * time.Second,
@@ -80,6 +67,24 @@ func GuardedHTTPClient(timeout time.Duration, allowed []netip.Prefix) *http.Clie
 		CheckRedirect: func(_ *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
 				return fmt.Errorf("stopped after %d redirects", maxRedirects)
+			}
+			return nil
+		},
+	}
+}
+
+// guardedDialer dials only addresses that addressAllowed accepts, checked
+// on the address actually dialled, and gives up a connection after 10 s.
+func guardedDialer(allowed []netip.Prefix) *net.Dialer {
+	return &net.Dialer{
+		Timeout: 10 * time.Second,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("dial %s: %w", address, ErrForbiddenAddress)
+			}
+			if !addressAllowed(ap.Addr(), allowed) {
+				return fmt.Errorf("dial %s: %w", ap.Addr(), ErrForbiddenAddress)
 			}
 			return nil
 		},

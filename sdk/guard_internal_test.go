@@ -96,3 +96,21 @@ func TestARefusalNamesNoAddress(t *testing.T) {
 		t.Errorf("message %q, want %q", e.Message, "webhook: address is not allowed")
 	}
 }
+
+// The timeouts every guarded client carries, whatever the caller's overall
+// timeout: a connection gives up after 10 s, a TLS handshake after 10 s, an
+// idle connection is closed after 90 s.
+func TestAGuardedClientsTimeouts(t *testing.T) {
+	t.Parallel()
+	c := GuardedHTTPClient(42*time.Second, nil)
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		t.Fatalf("transport %T", c.Transport)
+	}
+	if c.Timeout != 42*time.Second || tr.TLSHandshakeTimeout != 10*time.Second || tr.IdleConnTimeout != 90*time.Second || tr.ExpectContinueTimeout != time.Second {
+		t.Errorf("client %v, TLS handshake %v, idle %v, expect-continue %v", c.Timeout, tr.TLSHandshakeTimeout, tr.IdleConnTimeout, tr.ExpectContinueTimeout)
+	}
+	if d := guardedDialer(nil); d.Timeout != 10*time.Second {
+		t.Errorf("dial timeout %v", d.Timeout)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -99,6 +100,14 @@ func TestSessionsArePersonal(t *testing.T) {
 	b.srv.Do(t, "DELETE", "/v1/ai/chat/chatSession/other-path", b.acme, "").Want(t, 200)
 	b.srv.Do(t, "GET", "/v1/ai/chat/session/other-path", b.acme, "").Want(t, 404)
 	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, `{}`).Want(t, 400)
+	// A client-made id may be MaxSessionIDChars long, not one more.
+	edge := strings.Repeat("s", agent.MaxSessionIDChars)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge)).Want(t, 201)
+	b.srv.Do(t, "POST", "/v1/ai/chat/session", b.acme, fmt.Sprintf(`{"sessionId":%q}`, edge+"s")).Want(t, 400)
+	// A message may be MaxTextChars long, not one more.
+	text := strings.Repeat("w", agent.MaxTextChars)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":%q}`, text+"w")).Want(t, 400)
+	b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","text":%q}`, text)).Want(t, 200)
 }
 
 func TestTheConnectStreamDeliversDeltasInOrderThenDone(t *testing.T) {
@@ -239,7 +248,11 @@ func TestContextSummaryHasNullPartsWithoutData(t *testing.T) {
 	}
 	b.aiVisits(t, 2)
 	b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.acme, `{"content":"Plain and warm.","name":"Warm"}`)
+	b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi"}`).Want(t, 200)
 	d = b.srv.Do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").Want(t, 200).Data(t)
+	if d["credits"].(map[string]any)["used"] != float64(1) {
+		t.Fatalf("credits after one message: %v", d["credits"])
+	}
 	tr := d["traffic"].(map[string]any)
 	if tr["aiVisits"] != float64(2) || tr["days"] != float64(30) || tr["topSources"].([]any)[0].(map[string]any)["source"] != "chatgpt" {
 		t.Fatalf("traffic: %v", tr)
@@ -251,6 +264,13 @@ func TestFeedbackIsStoredCountedAndScopedToTheWorkspace(t *testing.T) {
 	b := setup(t)
 	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi","sessionId":"fb-1"}`).Want(t, 200)
 	block := blocks(t, res.Data(t)["blocks"])[1]["id"].(string)
+	if res.Body["message"] != "Reply generated" {
+		t.Errorf("message %v", res.Body["message"])
+	}
+	// A comment may be MaxCommentChars long, not one more.
+	long := strings.Repeat("c", agent.MaxCommentChars)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"down","comment":%q}`, block, long+"c")).Want(t, 400)
+	b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"down","comment":%q}`, block, long)).Want(t, 201)
 	fb := b.srv.Do(t, "POST", "/v1/ai/chat/feedback", b.acme, fmt.Sprintf(`{"sessionId":"fb-1","blockId":%q,"rating":"up","comment":"nice"}`, block)).Want(t, 201)
 	if id, _ := fb.Body["id"].(string); id == "" || fb.Body["message"] == nil {
 		t.Fatalf("feedback: %s", fb.Raw)

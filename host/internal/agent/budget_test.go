@@ -110,6 +110,9 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	}
 	sid := res.Body["sessionId"].(string)
 	conf := b.chat(t, b.acme, fmt.Sprintf(`{"sessionId":%q,"confirm":%q}`, sid, token)).Want(t, 200)
+	if conf.Body["message"] != "Proposal confirmed" {
+		t.Errorf("message %v", conf.Body["message"])
+	}
 	if !strings.Contains(fmt.Sprint(conf.Data(t)["text"]), "http://blobs.test/") || b.fake.imageCount() != 1 || b.creditsUsed(t) != 2 {
 		t.Fatalf("confirming: %s; %d images, %d credits", conf.Raw, b.fake.imageCount(), b.creditsUsed(t))
 	}
@@ -120,6 +123,43 @@ func TestInjectedTextInABeaconCannotSpendCredits(t *testing.T) {
 	res = b.chat(t, b.acme, fmt.Sprintf(`{"model":"gpt-4o","sessionId":%q,"text":"Generate an image of a lighthouse"}`, sid)).Want(t, 200)
 	if n := countBlocks(blocks(t, res.Data(t)["blocks"]), "proposal", "generate_image"); n != 2 || b.fake.imageCount() != 1 {
 		t.Fatalf("after outside text: %d proposals (want 2), %d images (want 1)", n, b.fake.imageCount())
+	}
+	// In that message's first model call the replayed traffic result is
+	// enclosed as untrusted data again; the user's own messages are not.
+	var replay []map[string]any
+	for _, r := range b.fake.calls() {
+		for _, m := range r.Messages {
+			if m["role"] == "user" && fmt.Sprint(m["content"]) == "Generate an image of a lighthouse" && replay == nil {
+				replay = r.Messages
+			}
+		}
+	}
+	tools, proposed := 0, 0
+	for _, m := range replay {
+		c := fmt.Sprint(m["content"])
+		switch m["role"] {
+		case "tool":
+			if strings.Contains(c, `"status":"proposed"`) {
+				proposed++ // a proposal's note, Herald's own text
+			}
+			if !strings.Contains(c, "call-generate_image-40-times") {
+				continue
+			}
+			tools++
+			if !strings.HasPrefix(c, "<untrusted-data id=") {
+				t.Errorf("the replayed traffic result is not enclosed: %.80s", c)
+			}
+		case "user":
+			if strings.Contains(c, "<untrusted-data") {
+				t.Errorf("a user message is enclosed: %.80s", c)
+			}
+		}
+	}
+	if replay == nil || tools == 0 {
+		t.Fatalf("no replayed traffic result in the next message's model call (%d messages)", len(replay))
+	}
+	if proposed != 4 {
+		t.Errorf("%d replayed generate_image results say the call was proposed, want 4", proposed)
 	}
 }
 
