@@ -96,6 +96,20 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		if err != nil || csvRes.StatusCode != http.StatusUnauthorized {
 			t.Errorf("csv without a key: %v %v", csvRes, err)
 		}
+		// The CSV route reads answers as the JSON route does: the same
+		// values are refused with the same message, the same accepted.
+		for _, answers := range []string{"0", "1", "30"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").Want(t, http.StatusOK)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").Want(t, http.StatusOK)
+		}
+		for _, answers := range []string{"-1", "31"} {
+			j := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
+			c := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
+			want := "answers must be between 1 and 30, got " + answers
+			if j.Body["message"] != want || c.Body["message"] != want {
+				t.Errorf("answers=%s: json %q, csv %q, want %q for both", answers, j.Body["message"], c.Body["message"], want)
+			}
+		}
 	})
 }
 
