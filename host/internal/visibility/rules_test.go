@@ -195,6 +195,9 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	if fmt.Sprint(job["result"]) != fmt.Sprintf("map[answersDone:7 answersPlanned:14 reportId:%s]", get(t, job, "result.reportId")) {
 		t.Errorf("partial result = %v", job["result"])
 	}
+	if job["progress"] != float64(50) {
+		t.Errorf("progress = %v, want 50 (7 of 14)", job["progress"])
+	}
 	// Shut the host down mid-run: the job is handed back.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	b.queue.Stop(ctx)

@@ -92,6 +92,20 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		if eng := ps[0].(map[string]any)["engines"].(map[string]any); len(eng["gpt"].([]any)) != 2 {
 			t.Errorf("drill-down = %v", eng)
 		}
+		// Every prompt answer's sentiment was judged and stored (an object,
+		// empty when no brand has one); a failed answer's is never judged
+		// (null).
+		for _, p := range ps {
+			for engine, answers := range p.(map[string]any)["engines"].(map[string]any) {
+				for _, a := range answers.([]any) {
+					a := a.(map[string]any)
+					_, judged := a["sentiment"].(map[string]any)
+					if failed := a["error"] != nil; judged == failed {
+						t.Errorf("%s answer to %v (error %v): sentiment %v", engine, p.(map[string]any)["prompt"], a["error"], a["sentiment"])
+					}
+				}
+			}
+		}
 		csvRes, err := http.Get(b.srv.URL + "/v1/visibility/trackers/" + id + "/trend.csv")
 		if err != nil || csvRes.StatusCode != http.StatusUnauthorized {
 			t.Errorf("csv without a key: %v %v", csvRes, err)
