@@ -83,6 +83,17 @@ func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) 
 	if !strings.Contains(note, "2 sentence-initial occurrence(s)") {
 		t.Errorf("the report must say the occurrences were not judged: %q", note)
 	}
+	// The probes go to the configured judge too, not to the engine that
+	// answered them: with the judge broken, none is graded.
+	probes := get(t, r, "report.geo.entityUnderstanding.probes").([]any)
+	if len(probes) != 10 {
+		t.Fatalf("%d probes, want 5 × 2 engines", len(probes))
+	}
+	for _, p := range probes {
+		if p := p.(map[string]any); p["verdict"] != "missing" {
+			t.Errorf("%s's probe %s graded %v by a broken judge", p["engine"], p["id"], p["verdict"])
+		}
+	}
 }
 
 func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
