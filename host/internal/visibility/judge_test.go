@@ -61,8 +61,14 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 		}
 		calls := b.engines.count("judge", "mention")
 		before, _ := json.Marshal(r["scores"])
-		if _, err := visibility.Rescore(context.Background(), s, b.businessID, nil); err != nil {
+		done, err := visibility.Rescore(context.Background(), s, b.businessID, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		score := get(t, r, "scores.aiVisibility.score").(float64)
+		want := visibility.Rescored{ReportID: reportID, WorkspaceID: b.businessID, From: visibility.ScoringVersion, To: visibility.ScoringVersion, Before: score, After: score}
+		if len(done) != 1 || done[0] != want {
+			t.Errorf("rescored = %+v, want [%+v]", done, want)
 		}
 		after := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 		if a, _ := json.Marshal(after["scores"]); string(a) != string(before) || b.engines.count("judge", "mention") != calls {
