@@ -222,6 +222,10 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	if used, _ := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 4 {
 		t.Errorf("credits used = %d, want 4 (each answer paid once)", used)
 	}
+	// The site and brands stored by the first attempt are read, not crawled again.
+	if n := b.testSite.homes.Load(); n != 1 {
+		t.Errorf("the home page was fetched %d times, want once", n)
+	}
 }
 
 func TestClarityChecksOnLocalSites(t *testing.T) {
