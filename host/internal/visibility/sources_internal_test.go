@@ -130,3 +130,41 @@ func TestExtendWithoutSentimentsOrMentions(t *testing.T) {
 		t.Errorf("no answer: source visibility %+v, want no interpretation", e.Scores.SourceVisibility)
 	}
 }
+
+// The source-gap recommendation (medium) joins the others by priority,
+// keeping the order of equal priorities.
+func TestTheGapRecommendationIsSortedInByPriority(t *testing.T) {
+	brands, engines, answers := trackingFixture()
+	c := Compute(brands, engines, answers, nil, nil)
+	c.Recommendations = []Recommendation{{ID: "low", Priority: "low"}, {ID: "m1", Priority: "medium"}, {ID: "m2", Priority: "medium"}, {ID: "high", Priority: "high"}}
+	Extend(&c, brands, engines, answers, nil)
+	var ids []string
+	for _, r := range c.Recommendations {
+		ids = append(ids, r.ID)
+	}
+	if got := fmt.Sprint(ids); got != "[high m1 m2 source-gaps low]" {
+		t.Errorf("recommendations = %s", got)
+	}
+}
+
+// Sources and gaps with as many answers are listed by domain.
+func TestSourcesAndGapsTiedOnAnswersAreByDomain(t *testing.T) {
+	brands := BuildBrands(SelfBrand("Zentrix", "zentrix.co.uk"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}})
+	a := Answer{Engine: "gpt", Prompt: "p", Text: "Globex is the pick."}
+	for _, d := range []string{"echo.com", "bravo.com", "delta.com", "alpha.com", "charlie.com"} {
+		a.Citations = append(a.Citations, Citation{URL: "https://" + d + "/x"})
+	}
+	answers := []Answer{a}
+	src := ScoreSources(brands, answers, ScoreMentions(brands, []string{"gpt"}, answers).Mentions)
+	var table, gaps []string
+	for _, r := range src.Table {
+		table = append(table, r.Domain)
+	}
+	for _, g := range src.Gaps {
+		gaps = append(gaps, g.Domain)
+	}
+	const want = "[alpha.com bravo.com charlie.com delta.com echo.com]"
+	if fmt.Sprint(table) != want || fmt.Sprint(gaps) != want {
+		t.Errorf("table %v, gaps %v, want both %s", table, gaps, want)
+	}
+}
