@@ -116,6 +116,15 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").Want(t, http.StatusOK)
 			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").Want(t, http.StatusOK)
 		}
+		// days: 1 to 365 on both routes, as docs/API.md says.
+		for _, days := range []string{"1", "365"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days="+days, b.business, "").Want(t, http.StatusOK)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?days="+days, b.business, "").Want(t, http.StatusOK)
+		}
+		for _, days := range []string{"-1", "366"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days="+days, b.business, "").WantMessage(t, http.StatusBadRequest)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?days="+days, b.business, "").WantMessage(t, http.StatusBadRequest)
+		}
 		for _, answers := range []string{"-1", "31"} {
 			j := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
 			c := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
