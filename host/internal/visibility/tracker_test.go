@@ -30,14 +30,24 @@ func TestTrackerPlans(t *testing.T) {
 			t.Errorf("daily on pro: %s", res.Raw)
 		}
 		for i := 0; i < 2; i++ {
-			b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false`)).Want(t, http.StatusCreated)
+			b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false,"selfAliases":["Acme Inc"],"engines":["claude"]`)).Want(t, http.StatusCreated)
 		}
 		// Paused trackers do not count; a third active one... the two are
 		// paused, so resume both, then a third is over the cap.
 		list := b.srv.Do(t, "GET", "/v1/visibility/trackers", b.pro, "").Want(t, http.StatusOK).Body["trackers"].([]any)
 		for _, tr := range list {
 			id := tr.(map[string]any)["id"].(string)
-			b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK)
+			up := b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK).Body["tracker"].(map[string]any)
+			// Fields the update leaves out are kept.
+			before := tr.(map[string]any)
+			for _, f := range []string{"competitors", "engines", "selfAliases", "prompts"} {
+				if fmt.Sprint(up[f]) != fmt.Sprint(before[f]) {
+					t.Errorf("PUT {active} changed %s: %v → %v", f, before[f], up[f])
+				}
+			}
+			if fmt.Sprint(up["selfAliases"]) != "[Acme Inc]" || len(up["competitors"].([]any)) != 2 || fmt.Sprint(up["engines"]) != "[claude]" {
+				t.Errorf("after PUT {active}: selfAliases %v, competitors %v, engines %v", up["selfAliases"], up["competitors"], up["engines"])
+			}
 		}
 		res = b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).Want(t, http.StatusForbidden)
 		if !strings.Contains(res.Body["message"].(string), "allows 2 active trackers") {
@@ -58,6 +68,9 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", "")).Want(t, http.StatusCreated)
 		tr := res.Body["tracker"].(map[string]any)
 		id := tr["id"].(string)
+		if want := b.clock.now().UTC().Format("15:04"); tr["slotTime"] != want {
+			t.Errorf("slotTime = %v, want the creation's %s", tr["slotTime"], want)
+		}
 		if res.Body["jobId"] == "" || tr["cadence"] != "daily" || tr["active"] != true || tr["lastSkip"] != nil {
 			t.Fatalf("create: %s", res.Raw)
 		}
