@@ -35,6 +35,11 @@ func TestTrackerPlans(t *testing.T) {
 		// Paused trackers do not count; a third active one... the two are
 		// paused, so resume both, then a third is over the cap.
 		list := b.srv.Do(t, "GET", "/v1/visibility/trackers", b.pro, "").Want(t, http.StatusOK).Body["trackers"].([]any)
+		// A paused tracker has not run: its trend is empty.
+		empty := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+list[0].(map[string]any)["id"].(string)+"/trend", b.pro, "").Want(t, http.StatusOK).Body
+		if fmt.Sprint(empty["series"], empty["brands"]) != "[] []" {
+			t.Errorf("trend before any run: series %v, brands %v", empty["series"], empty["brands"])
+		}
 		for _, tr := range list {
 			id := tr.(map[string]any)["id"].(string)
 			up := b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK).Body["tracker"].(map[string]any)
@@ -113,6 +118,9 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 				for _, a := range answers.([]any) {
 					a := a.(map[string]any)
 					_, judged := a["sentiment"].(map[string]any)
+					if ms, ok := a["mentions"].([]any); !ok || (a["error"] == nil && engine == "gpt" && len(ms) == 0) {
+						t.Errorf("%s answer to %v: mentions %v, want a list (gpt names brands)", engine, p.(map[string]any)["prompt"], a["mentions"])
+					}
 					if failed := a["error"] != nil; judged == failed {
 						t.Errorf("%s answer to %v (error %v): sentiment %v", engine, p.(map[string]any)["prompt"], a["error"], a["sentiment"])
 					}
