@@ -103,6 +103,9 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 			t.Errorf("change of an identical second run = %v, want 0", c)
 		}
 		trend := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").Want(t, http.StatusOK).Body
+		if brands := trend["brands"].([]any); len(brands) != 3 {
+			t.Errorf("trend brands = %v, want the last run's three", brands)
+		}
 		if series := trend["series"].([]any); len(series) != 1 {
 			t.Errorf("series = %v (two runs on one day: one point)", series)
 		}
