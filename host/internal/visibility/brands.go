@@ -135,7 +135,10 @@ func Brands(self Brand, competitors []string) []Brand {
 // brand's category (they sell the same thing).
 func BuildBrands(self Brand, competitors []CompetitorInput) []Brand {
 	out := []Brand{self}
-	slugs := map[string]bool{}
+	// The brand's own slug is taken too: a competitor named "Acme-Co"
+	// beside "Acme Co" would otherwise share its slug, and its mentions
+	// would count for the brand (brandIndex finds the first).
+	slugs := map[string]bool{self.Slug: true}
 	for _, c := range competitors {
 		b := c.Brand()
 		if b.Category == "" {

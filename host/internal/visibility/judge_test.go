@@ -61,8 +61,14 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 		}
 		calls := b.engines.count("judge", "mention")
 		before, _ := json.Marshal(r["scores"])
-		if _, err := visibility.Rescore(context.Background(), s, b.businessID, nil); err != nil {
+		done, err := visibility.Rescore(context.Background(), s, b.businessID, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		score := get(t, r, "scores.aiVisibility.score").(float64)
+		want := visibility.Rescored{ReportID: reportID, WorkspaceID: b.businessID, From: visibility.ScoringVersion, To: visibility.ScoringVersion, Before: score, After: score}
+		if len(done) != 1 || done[0] != want {
+			t.Errorf("rescored = %+v, want [%+v]", done, want)
 		}
 		after := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body
 		if a, _ := json.Marshal(after["scores"]); string(a) != string(before) || b.engines.count("judge", "mention") != calls {
@@ -82,6 +88,17 @@ func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) 
 	note, _ := get(t, r, "report.geo.mentionJudging.note").(string)
 	if !strings.Contains(note, "2 sentence-initial occurrence(s)") {
 		t.Errorf("the report must say the occurrences were not judged: %q", note)
+	}
+	// The probes go to the configured judge too, not to the engine that
+	// answered them: with the judge broken, none is graded.
+	probes := get(t, r, "report.geo.entityUnderstanding.probes").([]any)
+	if len(probes) != 10 {
+		t.Fatalf("%d probes, want 5 × 2 engines", len(probes))
+	}
+	for _, p := range probes {
+		if p := p.(map[string]any); p["verdict"] != "missing" {
+			t.Errorf("%s's probe %s graded %v by a broken judge", p["engine"], p["id"], p["verdict"])
+		}
 	}
 }
 

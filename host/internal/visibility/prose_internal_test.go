@@ -110,3 +110,25 @@ func TestHostLikeWantsAPublicSuffixAndALetterTLD(t *testing.T) {
 		}
 	}
 }
+
+// A URL keeps the parentheses it opens (Wikipedia's "_(company)") and
+// ends at a closing one it did not open; a bare www. host spans its own
+// bytes.
+func TestURLEndsAndBareWWWHosts(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"https://en.wikipedia.org/wiki/Acme_(company)) rest", "https://en.wikipedia.org/wiki/Acme_(company)"},
+		{"https://x.com/a_(b)c) d", "https://x.com/a_(b)c"},
+		{"https://x.com/a). d", "https://x.com/a"},
+	} {
+		if got := tc.text[:urlEnd(tc.text, 0)]; got != tc.want {
+			t.Errorf("urlEnd(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	var got []string
+	scanURLs("see www.acme.com today", func(start, end int, host string, bare bool) {
+		got = append(got, "see www.acme.com today"[start:end]+"|"+host)
+	})
+	if len(got) != 1 || got[0] != "www.acme.com|www.acme.com" {
+		t.Errorf("www host: %q", got)
+	}
+}

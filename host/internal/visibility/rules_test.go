@@ -195,6 +195,9 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	if fmt.Sprint(job["result"]) != fmt.Sprintf("map[answersDone:7 answersPlanned:14 reportId:%s]", get(t, job, "result.reportId")) {
 		t.Errorf("partial result = %v", job["result"])
 	}
+	if job["progress"] != float64(50) {
+		t.Errorf("progress = %v, want 50 (7 of 14)", job["progress"])
+	}
 	// Shut the host down mid-run: the job is handed back.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	b.queue.Stop(ctx)
@@ -218,6 +221,10 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	}
 	if used, _ := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 4 {
 		t.Errorf("credits used = %d, want 4 (each answer paid once)", used)
+	}
+	// The site and brands stored by the first attempt are read, not crawled again.
+	if n := b.testSite.homes.Load(); n != 1 {
+		t.Errorf("the home page was fetched %d times, want once", n)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -177,6 +178,8 @@ func (f *fakeEngines) judge(req sdk.TextRequest) (sdk.TextResponse, error) {
 // testSite serves https://example.com from a local TLS server.
 type testSite struct {
 	srv *httptest.Server
+	// homes counts the home page's fetches (one per crawl).
+	homes atomic.Int32
 }
 
 const siteHome = `<!doctype html><html><head><title>Acme | Industrial widgets</title>
@@ -189,7 +192,9 @@ const siteHome = `<!doctype html><html><head><title>Acme | Industrial widgets</t
 func newTestSite(t testing.TB, robots string, llms bool) *testSite {
 	t.Helper()
 	mux := http.NewServeMux()
+	ts := &testSite{}
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, _ *http.Request) {
+		ts.homes.Add(1)
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, siteHome)
 	})
@@ -207,7 +212,7 @@ func newTestSite(t testing.TB, robots string, llms bool) *testSite {
 	if llms {
 		mux.HandleFunc("/llms.txt", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "# Acme\n> Industrial widgets\n") })
 	}
-	ts := &testSite{srv: httptest.NewTLSServer(mux)}
+	ts.srv = httptest.NewTLSServer(mux)
 	t.Cleanup(ts.srv.Close)
 	return ts
 }
@@ -251,6 +256,7 @@ type bundle struct {
 	freeID, proID, businessID  string
 	engineNames                []string
 	site                       *site.Fetcher
+	testSite                   *testSite
 	opt                        options
 }
 
@@ -283,7 +289,8 @@ func setup(t testing.TB, s *store.Store, o ...options) *bundle {
 			*k.id = ws.ID
 		}
 	}
-	b.site = newTestSite(t, "User-agent: GPTBot\nDisallow: /\n", false).fetcher()
+	b.testSite = newTestSite(t, "User-agent: GPTBot\nDisallow: /\n", false)
+	b.site = b.testSite.fetcher()
 	b.opt = opt
 	b.start(t)
 	return b

@@ -204,7 +204,7 @@ func (h *TrackerHandler) ExportTrackerTrend(ctx context.Context, req *connect.Re
 	if err != nil {
 		return nil, err
 	}
-	tr, err := h.svc.Trend(ctx, p, req.Msg.Id, int(req.Msg.Days), 1)
+	tr, err := h.svc.Trend(ctx, p, req.Msg.Id, int(req.Msg.Days), int(req.Msg.Answers))
 	if err != nil {
 		return nil, err
 	}

@@ -30,14 +30,29 @@ func TestTrackerPlans(t *testing.T) {
 			t.Errorf("daily on pro: %s", res.Raw)
 		}
 		for i := 0; i < 2; i++ {
-			b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false`)).Want(t, http.StatusCreated)
+			b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", `,"active":false,"selfAliases":["Acme Inc"],"engines":["claude"]`)).Want(t, http.StatusCreated)
 		}
 		// Paused trackers do not count; a third active one... the two are
 		// paused, so resume both, then a third is over the cap.
 		list := b.srv.Do(t, "GET", "/v1/visibility/trackers", b.pro, "").Want(t, http.StatusOK).Body["trackers"].([]any)
+		// A paused tracker has not run: its trend is empty.
+		empty := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+list[0].(map[string]any)["id"].(string)+"/trend", b.pro, "").Want(t, http.StatusOK).Body
+		if fmt.Sprint(empty["series"], empty["brands"]) != "[] []" {
+			t.Errorf("trend before any run: series %v, brands %v", empty["series"], empty["brands"])
+		}
 		for _, tr := range list {
 			id := tr.(map[string]any)["id"].(string)
-			b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK)
+			up := b.srv.Do(t, "PUT", "/v1/visibility/trackers/"+id, b.pro, `{"active":true}`).Want(t, http.StatusOK).Body["tracker"].(map[string]any)
+			// Fields the update leaves out are kept.
+			before := tr.(map[string]any)
+			for _, f := range []string{"competitors", "engines", "selfAliases", "prompts"} {
+				if fmt.Sprint(up[f]) != fmt.Sprint(before[f]) {
+					t.Errorf("PUT {active} changed %s: %v → %v", f, before[f], up[f])
+				}
+			}
+			if fmt.Sprint(up["selfAliases"]) != "[Acme Inc]" || len(up["competitors"].([]any)) != 2 || fmt.Sprint(up["engines"]) != "[claude]" {
+				t.Errorf("after PUT {active}: selfAliases %v, competitors %v, engines %v", up["selfAliases"], up["competitors"], up["engines"])
+			}
 		}
 		res = b.srv.Do(t, "POST", "/v1/visibility/trackers", b.pro, fmt.Sprintf(trackerBody, "weekly", "")).Want(t, http.StatusForbidden)
 		if !strings.Contains(res.Body["message"].(string), "allows 2 active trackers") {
@@ -58,6 +73,9 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, fmt.Sprintf(trackerBody, "daily", "")).Want(t, http.StatusCreated)
 		tr := res.Body["tracker"].(map[string]any)
 		id := tr["id"].(string)
+		if want := b.clock.now().UTC().Format("15:04"); tr["slotTime"] != want {
+			t.Errorf("slotTime = %v, want the creation's %s", tr["slotTime"], want)
+		}
 		if res.Body["jobId"] == "" || tr["cadence"] != "daily" || tr["active"] != true || tr["lastSkip"] != nil {
 			t.Fatalf("create: %s", res.Raw)
 		}
@@ -85,6 +103,9 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 			t.Errorf("change of an identical second run = %v, want 0", c)
 		}
 		trend := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").Want(t, http.StatusOK).Body
+		if brands := trend["brands"].([]any); len(brands) != 3 {
+			t.Errorf("trend brands = %v, want the last run's three", brands)
+		}
 		if series := trend["series"].([]any); len(series) != 1 {
 			t.Errorf("series = %v (two runs on one day: one point)", series)
 		}
@@ -92,9 +113,49 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		if eng := ps[0].(map[string]any)["engines"].(map[string]any); len(eng["gpt"].([]any)) != 2 {
 			t.Errorf("drill-down = %v", eng)
 		}
+		// Every prompt answer's sentiment was judged and stored (an object,
+		// empty when no brand has one); a failed answer's is never judged
+		// (null).
+		for _, p := range ps {
+			for engine, answers := range p.(map[string]any)["engines"].(map[string]any) {
+				for _, a := range answers.([]any) {
+					a := a.(map[string]any)
+					_, judged := a["sentiment"].(map[string]any)
+					if ms, ok := a["mentions"].([]any); !ok || (a["error"] == nil && engine == "gpt" && len(ms) == 0) {
+						t.Errorf("%s answer to %v: mentions %v, want a list (gpt names brands)", engine, p.(map[string]any)["prompt"], a["mentions"])
+					}
+					if failed := a["error"] != nil; judged == failed {
+						t.Errorf("%s answer to %v (error %v): sentiment %v", engine, p.(map[string]any)["prompt"], a["error"], a["sentiment"])
+					}
+				}
+			}
+		}
 		csvRes, err := http.Get(b.srv.URL + "/v1/visibility/trackers/" + id + "/trend.csv")
 		if err != nil || csvRes.StatusCode != http.StatusUnauthorized {
 			t.Errorf("csv without a key: %v %v", csvRes, err)
+		}
+		// The CSV route reads answers as the JSON route does: the same
+		// values are refused with the same message, the same accepted.
+		for _, answers := range []string{"0", "1", "30"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").Want(t, http.StatusOK)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").Want(t, http.StatusOK)
+		}
+		// days: 1 to 365 on both routes, as docs/API.md says.
+		for _, days := range []string{"1", "365"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days="+days, b.business, "").Want(t, http.StatusOK)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?days="+days, b.business, "").Want(t, http.StatusOK)
+		}
+		for _, days := range []string{"-1", "366"} {
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days="+days, b.business, "").WantMessage(t, http.StatusBadRequest)
+			b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?days="+days, b.business, "").WantMessage(t, http.StatusBadRequest)
+		}
+		for _, answers := range []string{"-1", "31"} {
+			j := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
+			c := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend.csv?answers="+answers, b.business, "").WantMessage(t, http.StatusBadRequest)
+			want := "answers must be between 1 and 30, got " + answers
+			if j.Body["message"] != want || c.Body["message"] != want {
+				t.Errorf("answers=%s: json %q, csv %q, want %q for both", answers, j.Body["message"], c.Body["message"], want)
+			}
 		}
 	})
 }
