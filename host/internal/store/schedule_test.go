@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -279,5 +280,68 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 		if sealed != "" {
 			t.Fatalf("deleted webhook keeps its secrets: %q", sealed)
 		}
+	})
+}
+
+// TestScheduleImagesAreUnneededOnceNoLiveScheduleNamesThem tracks images
+// and schedules naming them: an image is swept once it is older than the
+// cutoff and no schedule but cancelled ones names it.
+func TestScheduleImagesAreUnneededOnceNoLiveScheduleNamesThem(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := int64(1_000_000)
+		s.SetClock(func() time.Time { return time.UnixMilli(now) })
+		for i, key := range []string{"img/orphan", "img/live", "img/cancelled", "img/new"} {
+			now = int64(1_000_000 + i)
+			if key == "img/new" {
+				now = 2_000_000
+			}
+			if err := s.TrackScheduleImage(ctx, "acme", key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.TrackScheduleImage(ctx, "acme", "img/orphan"); err == nil {
+			t.Error("an image tracked twice")
+		}
+		live := newSchedule("acme", store.SchedulePending, ptr(int64(5000)))
+		live.ImageKey = ptr("img/live")
+		cancelled := newSchedule("acme", store.SchedulePending, ptr(int64(5000)))
+		cancelled.ImageKey = ptr("img/cancelled")
+		for _, sc := range []*store.Schedule{live, cancelled} {
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		needed := func(key string, want bool) {
+			t.Helper()
+			got, err := s.ScheduleImageNeeded(ctx, key)
+			if err != nil || got != want {
+				t.Errorf("ScheduleImageNeeded(%s) = %v %v, want %v", key, got, err, want)
+			}
+		}
+		unneeded := func(before int64, limit int, want ...string) {
+			t.Helper()
+			got, err := s.UnneededScheduleImages(ctx, before, limit)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("UnneededScheduleImages(%d, %d) = %q %v, want %q", before, limit, got, err, want)
+			}
+		}
+		needed("img/live", true)
+		needed("img/cancelled", true)
+		needed("img/orphan", false)
+		unneeded(1_500_000, 10, "img/orphan")
+		if _, _, err := s.CancelSchedule(ctx, "acme", cancelled.ID); err != nil {
+			t.Fatal(err)
+		}
+		needed("img/cancelled", false)
+		unneeded(1_500_000, 10, "img/orphan", "img/cancelled")
+		unneeded(1_500_000, 1, "img/orphan")
+		unneeded(1_000_000, 10)                                           // stored at the cutoff: kept
+		unneeded(2_000_001, 10, "img/orphan", "img/cancelled", "img/new") // oldest first
+		if err := s.ForgetScheduleImage(ctx, "img/orphan"); err != nil {
+			t.Fatal(err)
+		}
+		unneeded(1_500_000, 10, "img/cancelled")
 	})
 }

@@ -161,3 +161,30 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		}
 	})
 }
+
+func TestBlobsRoundTripTheirBytes(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		data := []byte{0, 1, 2, 0xff, '\n', 'x'}
+		if err := s.PutBlob(ctx, "k/1", "image/png", data); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutBlob(ctx, "k/1", "image/png", data); err == nil {
+			t.Error("a key stored twice")
+		}
+		mime, got, err := s.GetBlob(ctx, "k/1")
+		if err != nil || mime != "image/png" || string(got) != string(data) {
+			t.Fatalf("GetBlob = %q %v %v, want image/png %v", mime, got, err, data)
+		}
+		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.GetBlob(ctx, "k/1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a deleted blob: %v, want ErrNotFound", err)
+		}
+		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+			t.Fatalf("deleting a missing blob: %v", err)
+		}
+	})
+}
