@@ -28,3 +28,65 @@ func TestManyDistinctQueriesStillRunWhenTheStatementCacheIsFull(t *testing.T) {
 		}
 	})
 }
+
+// TestStmtCacheKeepsAtMostMaxCachedStmts prepares each query once, returns
+// the same statement for it afterwards, and past maxCachedStmts returns nil
+// (the caller runs the query unprepared) without growing.
+func TestStmtCacheKeepsAtMostMaxCachedStmts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := Open(ctx, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	db := s.b.(*sqliteBackend).r
+	var c stmtCache
+	defer c.close()
+	first, err := c.get(ctx, db, `SELECT 0`)
+	if err != nil || first == nil {
+		t.Fatalf("first get: %v %v, want a prepared statement", first, err)
+	}
+	if again, err := c.get(ctx, db, `SELECT 0`); err != nil || again != first {
+		t.Fatalf("second get: %p %v, want the cached %p", again, err, first)
+	}
+	if st, err := c.get(ctx, db, `SELEC 0`); err == nil || st != nil {
+		t.Fatalf("a query that does not parse: %v %v, want an error", st, err)
+	}
+	for i := 1; i < maxCachedStmts; i++ {
+		if st, err := c.get(ctx, db, fmt.Sprintf(`SELECT %d`, i)); err != nil || st == nil {
+			t.Fatalf("query %d of %d: %v %v, want a prepared statement", i+1, maxCachedStmts, st, err)
+		}
+	}
+	if st, err := c.get(ctx, db, `SELECT 'one too many'`); err != nil || st != nil {
+		t.Fatalf("a query past a full cache: %v %v, want nil, nil", st, err)
+	}
+	if len(c.m) != maxCachedStmts {
+		t.Fatalf("%d statements cached, want %d", len(c.m), maxCachedStmts)
+	}
+	if again, err := c.get(ctx, db, `SELECT 0`); err != nil || again != first {
+		t.Fatalf("a cached query of a full cache: %p %v, want %p", again, err, first)
+	}
+	c.close()
+	if c.m != nil {
+		t.Fatalf("close left %d statements", len(c.m))
+	}
+}
+
+func TestIsReadSendsOnlySelectsToTheReaderPool(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		`SELECT 1`:                           true,
+		"  \t\r\nselect x FROM t":            true,
+		`Select`:                             true,
+		`SELEC`:                              false,
+		``:                                   false,
+		`INSERT INTO t SELECT 1`:             false,
+		`UPDATE t SET x = 1`:                 false,
+		`WITH x AS (SELECT 1) DELETE FROM t`: false,
+	} {
+		if got := isRead(q); got != want {
+			t.Errorf("isRead(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
