@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -15,10 +16,20 @@ func TestManyDistinctQueriesStillRunWhenTheStatementCacheIsFull(t *testing.T) {
 			if err := s.queryRow(ctx, fmt.Sprintf(`SELECT %d + COUNT(*) FROM workspaces`, i)).Scan(&n); err != nil || n != i {
 				t.Fatalf("query %d: %d %v", i, n, err)
 			}
+			rows, err := s.query(ctx, fmt.Sprintf(`SELECT %d FROM workspaces UNION ALL SELECT %d`, i, i))
+			if err != nil {
+				t.Fatalf("query %d: %v", i, err)
+			}
+			for rows.Next() {
+				if err := rows.Scan(&n); err != nil || n != i {
+					t.Fatalf("query %d: %d %v", i, n, err)
+				}
+			}
+			rows.Close()
 			if _, err := s.exec(ctx, fmt.Sprintf(`UPDATE workspaces SET plan = plan WHERE name = 'w%d'`, i)); err != nil {
 				t.Fatalf("exec %d: %v", i, err)
 			}
-			err := s.Tx(ctx, func(q Querier) error {
+			err = s.Tx(ctx, func(q Querier) error {
 				_, err := q.Exec(ctx, fmt.Sprintf(`UPDATE workspaces SET plan = plan WHERE name = 'tx%d'`, i))
 				return err
 			})
@@ -88,5 +99,43 @@ func TestIsReadSendsOnlySelectsToTheReaderPool(t *testing.T) {
 		if got := isRead(q); got != want {
 			t.Errorf("isRead(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestSQLiteReadsIgnoreCancellationAndWritesDoNot: plain reads on the
+// reader pool run without the context's cancellation (cheaper in the
+// driver); a statement on the writer keeps it.
+func TestSQLiteReadsIgnoreCancellationAndWritesDoNot(t *testing.T) {
+	t.Parallel()
+	s, err := Open(context.Background(), "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var n int
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM workspaces`).Scan(&n); err != nil {
+		t.Errorf("a read with a cancelled context: %v", err)
+	}
+	rows, err := s.query(ctx, `SELECT COUNT(*) FROM workspaces`)
+	if err != nil {
+		t.Errorf("a query with a cancelled context: %v", err)
+	} else {
+		rows.Close()
+	}
+	err = s.queryRow(ctx, `INSERT INTO workspaces (id, name, plan, created_at) VALUES ('w', 'w', 'free', 0) RETURNING 1`).Scan(&n)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a write with a cancelled context: %v, want context.Canceled", err)
+	}
+	rows, err = s.query(ctx, `INSERT INTO workspaces (id, name, plan, created_at) VALUES ('w', 'w', 'free', 0) RETURNING 1`)
+	if err == nil {
+		rows.Close()
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a write query with a cancelled context: %v, want context.Canceled", err)
 	}
 }
