@@ -53,6 +53,18 @@ func TestSchedulesPageNewestFirstWithTotalAndStayInTheirWorkspace(t *testing.T) 
 		if _, _, err := s.CancelSchedule(ctx, "other", ids[0]); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("cancel from another workspace: %v, want ErrNotFound", err)
 		}
+		// A creation time given is kept; a missing one is the store's now.
+		if got, err := s.GetSchedule(ctx, "acme", ids[3]); err != nil || got.CreatedAt != 1003 || got.UpdatedAt != 1003 {
+			t.Fatalf("a schedule created at 1003: %+v %v", got, err)
+		}
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		sc := newSchedule("now", store.ScheduleDraft, nil)
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetSchedule(ctx, "now", sc.ID); err != nil || got.CreatedAt != 7777 || got.UpdatedAt != 7777 {
+			t.Fatalf("a schedule created without a time at 7777: %+v %v", got, err)
+		}
 	})
 }
 

@@ -283,5 +283,22 @@ func TestPruneTrafficKeepsRollupsAndRecentEvents(t *testing.T) {
 		if err != nil || len(pages) != 1 || pages[0].AIPageviews != 4 {
 			t.Errorf("top pages after pruning: %+v %v", pages, err)
 		}
+
+		// One event more than a prune statement deletes: pruning goes on
+		// until a statement deletes fewer.
+		_, err = storetest.Exec(ctx, s, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5001)
+			INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
+				utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at)
+			SELECT 'bulk' || CAST(i AS TEXT), CAST($1 AS TEXT), 'crawler', '', CAST($2 AS BIGINT), '/', '', '', '', 'GPTBot', '', '', '', '', -1, -1, 0 FROM n`,
+			site.ID, d0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if events, _, err := s.PruneTraffic(ctx, d0+1); err != nil || events != 5001 {
+			t.Fatalf("pruned %d of 5001 old events: %v", events, err)
+		}
+		if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficCrawler); n != 0 {
+			t.Errorf("%d old crawler hits left", n)
+		}
 	})
 }
