@@ -49,6 +49,16 @@ func TestAdminKeys(t *testing.T) {
 		if err := s.RevokeAPIKey(ctx, "kb", nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke twice: %v, want ErrNotFound", err)
 		}
+		// A rotation gives the new key an id, or keeps the one chosen.
+		if next.ID == "" {
+			t.Fatal("the rotated key has no id")
+		}
+		if err := s.RevokeAPIKey(ctx, next.ID, &store.APIKey{ID: "kc", Prefix: "hk_c", Hash: "hc"}); err != nil {
+			t.Fatal(err)
+		}
+		if keys, err := s.ListAPIKeys(ctx, b.ID); err != nil || len(keys) != 1 || keys[0].ID != "kc" {
+			t.Fatalf("keys of b after a rotation to kc: %+v %v", keys, err)
+		}
 		ws, err := s.ListWorkspaces(ctx)
 		if err != nil || len(ws) != 2 || ws[1].Name != "b" || ws[1].ActiveKeys != 1 || ws[1].Users != 1 {
 			t.Fatalf("workspaces: %v %+v", err, ws)

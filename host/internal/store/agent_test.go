@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -56,6 +57,17 @@ func TestChatSessionsArePersonalAndBlocksKeepTheirOrder(t *testing.T) {
 		recent, err := s.RecentChatBlocks(ctx, "acme", "s1", 3)
 		if err != nil || len(recent) != 3 || recent[0].Content != `"a0"` || recent[2].Content != `"a1"` {
 			t.Fatalf("recent oldest first: %+v %v", recent, err)
+		}
+		// A block's creation time is kept when given, the store's now otherwise.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		if err := s.AppendChatBlocks(ctx, "acme", "u1", "s1", "", "", []store.ChatBlock{
+			{Role: "user", Type: "text", Content: `"then"`, CreatedAt: 1234}, {Role: "assistant", Type: "text", Content: `"now"`},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		recent, err = s.RecentChatBlocks(ctx, "acme", "s1", 2)
+		if err != nil || len(recent) != 2 || recent[0].CreatedAt != 1234 || recent[1].CreatedAt != 7777 {
+			t.Fatalf("creation times of new blocks: %+v %v, want 1234 and 7777", recent, err)
 		}
 		if err := s.DeleteChatSession(ctx, "acme", "u2", "s1"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a teammate deleted: %v", err)

@@ -36,3 +36,16 @@ func TestJobCapsAnyAndCapExpr(t *testing.T) {
 		}
 	}
 }
+
+func TestSortJobsOrdersByRunTimeThenID(t *testing.T) {
+	t.Parallel()
+	jobs := []Job{{ID: "a", RunAt: 30}, {ID: "d", RunAt: 10}, {ID: "b", RunAt: 20}, {ID: "c", RunAt: 10}, {ID: "a2", RunAt: 10}}
+	sortJobs(jobs)
+	var got []string
+	for _, j := range jobs {
+		got = append(got, fmt.Sprint(j.RunAt, j.ID))
+	}
+	if want := "[10a2 10c 10d 20b 30a]"; fmt.Sprint(got) != want {
+		t.Errorf("sorted %v, want %s", got, want)
+	}
+}

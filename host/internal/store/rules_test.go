@@ -88,6 +88,15 @@ func TestATunedModelIsOnlyItsWorkspaces(t *testing.T) {
 		if err != nil || got != (store.TunedModel{WorkspaceName: "tuned-b", Provider: "mistral", Model: "ft:b"}) {
 			t.Fatalf("workspace b: %+v %v", got, err)
 		}
+		// A job stored without a creation time is created now: the newest.
+		s.SetClock(func() time.Time { return time.UnixMilli(9500) })
+		if err := s.InsertFineTuningJob(ctx, &store.FineTuningJob{WorkspaceID: b.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:b-now")}); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.LatestTunedModel(ctx, b.ID)
+		if err != nil || got.Model != "ft:b-now" {
+			t.Fatalf("workspace b after a job created now: %+v %v, want ft:b-now", got, err)
+		}
 		if got, err := s.LatestTunedModel(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a workspace without a tuned model got %+v %v, want ErrNotFound", got, err)
 		}
