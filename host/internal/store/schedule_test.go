@@ -188,6 +188,63 @@ func TestARetryReturnsTheScheduleToPendingWithTheReason(t *testing.T) {
 		if !ok || c2.Attempts != 2 {
 			t.Fatalf("second claim: %+v %v", c2, ok)
 		}
+
+		// A failed schedule is retried by hand once, back to pending.
+		failed := newSchedule("acme", store.ScheduleFailed, ptr(int64(5)))
+		failed.LastError = ptr("gone")
+		if err := s.InsertSchedule(ctx, nil, failed); err != nil {
+			t.Fatal(err)
+		}
+		retry := func(ws string) bool {
+			t.Helper()
+			var ok bool
+			if err := s.Tx(ctx, func(q store.Querier) error {
+				var err error
+				ok, err = s.RetrySchedule(ctx, q, ws, failed.ID, 99, "job-r")
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if retry("other") {
+			t.Fatal("another workspace retried the schedule")
+		}
+		if !retry("acme") {
+			t.Fatal("a failed schedule was not retried")
+		}
+		if retry("acme") {
+			t.Fatal("a schedule retried twice")
+		}
+		got, _ = s.GetSchedule(ctx, "acme", failed.ID)
+		if got.Status != store.SchedulePending || *got.WhenToExport != 99 || got.JobID == nil || *got.JobID != "job-r" || got.LastError != nil {
+			t.Fatalf("after the retry: %+v", got)
+		}
+	})
+}
+
+func TestCountSchedulesByState(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, c := range []struct {
+			ws, status string
+			at         int64
+		}{
+			{"acme", store.SchedulePending, 100}, {"acme", store.SchedulePending, 2000}, {"acme", store.SchedulePublished, 500},
+			{"acme", store.SchedulePublished, 1000}, {"acme", store.ScheduleFailed, 1500}, {"acme", store.ScheduleDraft, 1500},
+			{"other", store.SchedulePending, 1500},
+		} {
+			sc := newSchedule(c.ws, c.status, ptr(int64(5)))
+			sc.CreatedAt = c.at
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.CountSchedules(ctx, "acme", 1000)
+		if err != nil || got != (store.ScheduleCounts{Pending: 2, Published: 1, Failed: 1}) {
+			t.Fatalf("CountSchedules since 1000 = %+v %v", got, err)
+		}
 	})
 }
 
@@ -251,6 +308,17 @@ func TestConnectionsAreUpsertedAndScopedByWorkspace(t *testing.T) {
 		all, _ := s.ListConnections(ctx, "acme")
 		if len(all) != 1 {
 			t.Fatalf("list: %v", all)
+		}
+		check := store.ConnectionCheck{At: ptr(int64(42)), Result: "failed", Message: "401", Account: "bob"}
+		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", check); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetConnectionCheck(ctx, "other", "wordpress", store.ConnectionCheck{Result: "ok"}); err != nil {
+			t.Fatalf("a check of a missing connection: %v", err)
+		}
+		if c, err := s.GetConnection(ctx, "acme", "wordpress"); err != nil || c.Check.At == nil || *c.Check.At != 42 ||
+			c.Check.Result != "failed" || c.Check.Message != "401" || c.Check.Account != "bob" {
+			t.Fatalf("the recorded check: %+v %v", c.Check, err)
 		}
 		if err := s.DeleteConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("delete from other workspace: %v", err)

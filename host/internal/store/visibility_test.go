@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -46,6 +47,18 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		times, total, err := s.VisibilityRefreshes(ctx, "acme", 2000)
 		if err != nil || total != 2 || len(times) != 1 || times[0] != 4000 {
 			t.Fatalf("refreshes after 2000 = %v of %d (%v); the window excludes its start", times, total, err)
+		}
+		err = s.Tx(ctx, func(q store.Querier) error {
+			if n, err := s.CountVisibilityReportsTx(ctx, q, "acme"); err != nil || n != 4 {
+				t.Errorf("CountVisibilityReportsTx = %d %v, want 4", n, err)
+			}
+			if times, err := s.RefreshTimesTx(ctx, q, "acme", 1999); err != nil || fmt.Sprint(times) != "[2000 4000]" {
+				t.Errorf("RefreshTimesTx after 1999 = %v %v, want [2000 4000]", times, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 		if err := s.SetVisibilityReportJob(ctx, nil, "other", first.ID, "job-other"); err != nil {
 			t.Fatal(err)
