@@ -360,6 +360,29 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 		if sealed != "" {
 			t.Fatalf("deleted webhook keeps its secrets: %q", sealed)
 		}
+
+		// A webhook that pending schedules use is deleted only by force,
+		// which fails those schedules with the reason.
+		used := &store.Webhook{WorkspaceID: "acme", Name: "u", DisplayURL: "https://h.test/y", Sealed: "sealed"}
+		if err := s.CreateWebhook(ctx, used); err != nil {
+			t.Fatal(err)
+		}
+		sc := newSchedule("acme", store.SchedulePending, ptr(int64(5)))
+		sc.WebhookID = &used.ID
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DeleteWebhook(ctx, "acme", used.ID, false, ""); !errors.Is(err, store.ErrWebhookInUse) {
+			t.Fatalf("deleting a webhook in use: %v, want ErrWebhookInUse", err)
+		}
+		using, err := s.DeleteWebhook(ctx, "acme", used.ID, true, "webhook deleted")
+		if err != nil || len(using) != 1 || using[0].ID != sc.ID {
+			t.Fatalf("forced delete: %+v %v, want the schedule that used it", using, err)
+		}
+		got, _ := s.GetSchedule(ctx, "acme", sc.ID)
+		if got.Status != store.ScheduleFailed || got.LastError == nil || *got.LastError != "webhook deleted" {
+			t.Fatalf("the schedule after a forced delete: %+v", got)
+		}
 	})
 }
 

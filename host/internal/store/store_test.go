@@ -131,6 +131,19 @@ func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
 		if err != nil || up.Name != "Renamed" || up.Content != "hello" || *up.FetchInterval != "weekly" || up.UpdatedAt <= up.CreatedAt {
 			t.Fatalf("partial update: %+v %v", up, err)
 		}
+		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{URL: ptr("https://b.test"), SourceText: ptr("source")})
+		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine" {
+			t.Fatalf("url and source text update: %+v %v", up, err)
+		}
+		// Fields not in an update keep their values.
+		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{Name: ptr("Mine 2")})
+		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine 2" {
+			t.Fatalf("a rename: %+v %v", up, err)
+		}
+		if got, err := s.GetVoice(ctx, ws.ID, alice.ID, personal.ID); err != nil || got.URL == nil || *got.URL != "https://b.test" ||
+			got.SourceText == nil || *got.SourceText != "source" || got.Name != "Mine 2" {
+			t.Fatalf("the stored voice: %+v %v", got, err)
+		}
 		if err := s.DeactivateVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace delete: %v", err)
 		}

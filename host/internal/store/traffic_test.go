@@ -48,6 +48,17 @@ func TestTrafficSitesAreUniquePerWorkspaceDomain(t *testing.T) {
 		if err := s.SetTrafficSiteActive(ctx, "other", site.ID, true); err != store.ErrNotFound {
 			t.Fatalf("another workspace's site: %v, want ErrNotFound", err)
 		}
+		// A creation time given is kept; a missing one is the store's now.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		for key, at := range map[string]int64{"ks_then": 20, "ks_now": 0} {
+			got, created, err := s.CreateTrafficSite(ctx, store.TrafficSite{WorkspaceID: site.WorkspaceID, SiteKey: key, Domain: key + ".test", CreatedAt: at})
+			if want := map[string]int64{"ks_then": 20, "ks_now": 7777}[key]; err != nil || !created || got.CreatedAt != want {
+				t.Fatalf("site %s: %+v %v %v, want created at %d", key, got, created, err, want)
+			}
+			if stored, err := s.TrafficSiteByKey(ctx, key); err != nil || stored.CreatedAt != got.CreatedAt {
+				t.Fatalf("stored site %s: %+v %v", key, stored, err)
+			}
+		}
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -77,6 +78,39 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		}
 		if ok, _ := s.SettleVisibilityCredits(ctx, "acme", first.ID); ok {
 			t.Fatal("credits settled twice")
+		}
+
+		// A state and creation time given are kept; the defaults are queued and now.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		if got, _ := s.GetVisibilityReport(ctx, "acme", first.ID); got.CreatedAt != 1000 {
+			t.Fatalf("a report created at 1000: %d", got.CreatedAt)
+		}
+		fresh := &store.VisibilityReport{WorkspaceID: "fresh", WebsiteURL: "https://f.test/", Input: `{}`, Engines: `[]`, CreditsMonth: "2026-11"}
+		preset := &store.VisibilityReport{WorkspaceID: "fresh", State: store.ReportCompleted, WebsiteURL: "https://f.test/", Input: `{}`, Engines: `[]`, CreditsMonth: "2026-11", CreatedAt: 10}
+		for _, r := range []*store.VisibilityReport{fresh, preset} {
+			if err := s.CreateVisibilityReport(ctx, nil, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, _ := s.GetVisibilityReport(ctx, "fresh", fresh.ID); got.State != store.ReportQueued || got.CreatedAt != 7777 {
+			t.Fatalf("a report without state or time: %s at %d", got.State, got.CreatedAt)
+		}
+		if got, _ := s.GetVisibilityReport(ctx, "fresh", preset.ID); got.State != store.ReportCompleted || got.CreatedAt != 10 {
+			t.Fatalf("a report created completed at 10: %s at %d", got.State, got.CreatedAt)
+		}
+		for item, at := range map[string]int64{"now": 0, "then": 20} {
+			if err := s.SaveVisibilityAnswer(ctx, &store.VisibilityAnswer{ReportID: fresh.ID, WorkspaceID: "fresh", Kind: "probe", Engine: "gpt", Item: item, CreatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		answers, err := s.ListVisibilityAnswers(ctx, "fresh", fresh.ID, "probe")
+		if err != nil || len(answers) != 2 {
+			t.Fatalf("answers: %+v %v", answers, err)
+		}
+		for _, a := range answers {
+			if want := map[string]int64{"now": 7777, "then": 20}[a.Item]; a.CreatedAt != want || a.AskedAt != want {
+				t.Errorf("answer %s created %d asked %d, want %d", a.Item, a.CreatedAt, a.AskedAt, want)
+			}
 		}
 
 		a := &store.VisibilityAnswer{ReportID: first.ID, WorkspaceID: "acme", Kind: "prompt", Engine: "gpt", Item: "0", Question: "best crm", Error: ptr("down"), AskedAt: 5000}
