@@ -383,6 +383,9 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 		if got.Status != store.ScheduleFailed || got.LastError == nil || *got.LastError != "webhook deleted" {
 			t.Fatalf("the schedule after a forced delete: %+v", got)
 		}
+		if _, err := s.GetWebhook(ctx, "acme", used.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a webhook deleted by force: %v, want ErrNotFound", err)
+		}
 	})
 }
 

@@ -201,3 +201,71 @@ func TestBlobsRoundTripTheirBytes(t *testing.T) {
 		}
 	})
 }
+
+// TestVoiceFetchesAreRecorded stores the outcomes of fetching a website
+// voice: a success replaces the content, a failure keeps it, and a voice
+// that is gone is ErrNotFound.
+func TestVoiceFetchesAreRecorded(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
+		v := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Site", Type: "website", Content: "old",
+			URL: ptr("https://a.test"), LastFetch: &store.VoiceFetch{At: 10, OK: false, Error: "timeout"}}
+		if err := s.CreateVoice(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+		get := func() store.Voice {
+			t.Helper()
+			got, err := s.GetVoice(ctx, ws.ID, alice.ID, v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if got := get(); got.LastFetch == nil || *got.LastFetch != (store.VoiceFetch{At: 10, Error: "timeout"}) {
+			t.Fatalf("created with a failed fetch: %+v", got.LastFetch)
+		}
+		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 20, OK: true}, ptr("new"), ptr("source"), ptr(int64(99))); err != nil {
+			t.Fatal(err)
+		}
+		got := get()
+		if got.Content != "new" || got.SourceText == nil || *got.SourceText != "source" || got.LastFetch == nil ||
+			*got.LastFetch != (store.VoiceFetch{At: 20, OK: true}) || got.NextFetchAt == nil || *got.NextFetchAt != 99 {
+			t.Fatalf("after a fetch: %+v %+v", got, got.LastFetch)
+		}
+		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 30, Error: "404"}, nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		got = get()
+		if got.Content != "new" || *got.LastFetch != (store.VoiceFetch{At: 30, Error: "404"}) || got.NextFetchAt != nil {
+			t.Fatalf("after a failed fetch: %+v %+v", got, got.LastFetch)
+		}
+		if err := s.SetVoiceNextFetch(ctx, ws.ID, v.ID, ptr(int64(500))); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got.NextFetchAt == nil || *got.NextFetchAt != 500 {
+			t.Fatalf("next fetch: %v", got.NextFetchAt)
+		}
+		if err := s.RecordVoiceFetch(ctx, "other", v.ID, store.VoiceFetch{At: 40, OK: true}, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace's voice: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestTheFirstWebsiteBecomesTheWorkspaceWebsite(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
+		for _, site := range []string{"https://first.test", "https://second.test"} {
+			if err := s.RecordWorkspaceWebsite(ctx, ws.ID, site); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var website string
+		if err := storetest.QueryRow(ctx, s, `SELECT website FROM workspaces WHERE id = $1`, ws.ID).Scan(&website); err != nil || website != "https://first.test" {
+			t.Fatalf("website %q %v, want the first", website, err)
+		}
+	})
+}

@@ -48,6 +48,12 @@ func TestTrafficSitesAreUniquePerWorkspaceDomain(t *testing.T) {
 		if err := s.SetTrafficSiteActive(ctx, "other", site.ID, true); err != store.ErrNotFound {
 			t.Fatalf("another workspace's site: %v, want ErrNotFound", err)
 		}
+		if list, err := s.ListTrafficSites(ctx, site.WorkspaceID); err != nil || len(list) != 1 || list[0].ID != site.ID {
+			t.Fatalf("ListTrafficSites = %+v %v", list, err)
+		}
+		if list, err := s.ListTrafficSites(ctx, "other"); err != nil || len(list) != 0 {
+			t.Fatalf("another workspace's sites: %+v %v", list, err)
+		}
 		// A creation time given is kept; a missing one is the store's now.
 		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
 		for key, at := range map[string]int64{"ks_then": 20, "ks_now": 0} {

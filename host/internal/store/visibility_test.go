@@ -146,3 +146,64 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// TestAnswerMentionsAndEvidenceAreStoredPerReport stores the judge's
+// verdicts, truncation marks and evidence beside a report.
+func TestAnswerMentionsAndEvidenceAreStoredPerReport(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		if err := s.SaveAnswerVerdicts(ctx, "acme", "r1", "gpt", "0", `["a"]`); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkAnswerTruncated(ctx, "acme", "r1", "gpt", "0"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkAnswerTruncated(ctx, "acme", "r1", "gpt", "1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveAnswerVerdicts(ctx, "acme", "r1", "gpt", "1", `["b"]`); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.ListAnswerMentions(ctx, "acme", "r1")
+		if err != nil || len(got) != 2 {
+			t.Fatalf("mentions: %+v %v", got, err)
+		}
+		for _, m := range got {
+			want := map[string]store.AnswerMentions{
+				"0": {Engine: "gpt", Item: "0", Verdicts: `["a"]`, Truncated: true},
+				"1": {Engine: "gpt", Item: "1", Verdicts: `["b"]`, Truncated: true},
+			}[m.Item]
+			if m != want {
+				t.Errorf("mention %+v, want %+v", m, want)
+			}
+		}
+		if got, err := s.ListAnswerMentions(ctx, "other", "r1"); err != nil || len(got) != 0 {
+			t.Fatalf("another workspace's mentions: %+v %v", got, err)
+		}
+		for _, v := range []int{1, 2} {
+			if err := s.SaveVisibilityEvidence(ctx, "acme", "r1", v, fmt.Sprint("body", v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v, body, err := s.GetVisibilityEvidence(ctx, "acme", "r1"); err != nil || v != 2 || body != "body2" {
+			t.Fatalf("evidence: %d %q %v", v, body, err)
+		}
+		done := store.ReportCompleted
+		for _, ws := range []string{"acme", "beta"} {
+			r := &store.VisibilityReport{WorkspaceID: ws, WebsiteURL: "https://a.test/", Input: `{}`, Engines: `[]`, CreditsMonth: "2026-11", CreatedAt: 10}
+			if err := s.CreateVisibilityReport(ctx, nil, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.UpdateVisibilityReport(ctx, ws, r.ID, store.ReportUpdate{State: &done}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if all, err := s.CompletedVisibilityReports(ctx, ""); err != nil || len(all) != 2 {
+			t.Fatalf("completed reports of every workspace: %d %v", len(all), err)
+		}
+		if one, err := s.CompletedVisibilityReports(ctx, "beta"); err != nil || len(one) != 1 || one[0].WorkspaceID != "beta" {
+			t.Fatalf("completed reports of beta: %+v %v", one, err)
+		}
+	})
+}
