@@ -269,3 +269,37 @@ func TestTheFirstWebsiteBecomesTheWorkspaceWebsite(t *testing.T) {
 		}
 	})
 }
+
+func TestWorkspaceAndUserSettersReportMissingRows(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, u, _ := s.EnsureWorkspaceUser(ctx, "acme", "free", "alice@acme.test")
+		if err := s.SetWorkspacePlan(ctx, ws.ID, "pro"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetWorkspaceWebsite(ctx, ws.ID, "https://team.test"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetUserWebsite(ctx, u.ID, "https://alice.test"); err != nil {
+			t.Fatal(err)
+		}
+		var plan, website string
+		if err := storetest.QueryRow(ctx, s, `SELECT plan, website FROM workspaces WHERE id = $1`, ws.ID).Scan(&plan, &website); err != nil ||
+			plan != "pro" || website != "https://team.test" {
+			t.Fatalf("workspace: %q %q %v", plan, website, err)
+		}
+		if got, err := s.UserWebsite(ctx, u.ID); err != nil || got != "https://alice.test" {
+			t.Fatalf("user website: %q %v", got, err)
+		}
+		for name, err := range map[string]error{
+			"plan":         s.SetWorkspacePlan(ctx, "nope", "pro"),
+			"website":      s.SetWorkspaceWebsite(ctx, "nope", "https://x.test"),
+			"user website": s.SetUserWebsite(ctx, "nope", "https://x.test"),
+		} {
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s of a missing row: %v, want ErrNotFound", name, err)
+			}
+		}
+	})
+}
