@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -48,6 +49,39 @@ func TestAdminKeys(t *testing.T) {
 		}
 		if err := s.RevokeAPIKey(ctx, "kb", nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke twice: %v, want ErrNotFound", err)
+		}
+		// A creation time given is kept, a missing one is the store's now.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		for id, at := range map[string]int64{"kt": 1234, "kn": 0} {
+			if err := s.CreateAPIKey(ctx, store.APIKey{ID: id, WorkspaceID: a.ID, UserID: ua.ID, Prefix: "hk_" + id, Hash: "h" + id, CreatedAt: at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		keys, err := s.ListAPIKeys(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if want := map[string]int64{"kt": 1234, "kn": 7777}[k.ID]; want != 0 && k.CreatedAt != want {
+				t.Errorf("key %s created at %d, want %d", k.ID, k.CreatedAt, want)
+			}
+		}
+		// A rotation gives the new key an id, or keeps the one chosen.
+		if next.ID == "" {
+			t.Fatal("the rotated key has no id")
+		}
+		if err := s.RevokeAPIKey(ctx, next.ID, &store.APIKey{ID: "kc", Prefix: "hk_c", Hash: "hc"}); err != nil {
+			t.Fatal(err)
+		}
+		keys, err = s.ListAPIKeys(ctx, b.ID)
+		var active []string
+		for _, k := range keys {
+			if k.RevokedAt == 0 {
+				active = append(active, k.ID)
+			}
+		}
+		if err != nil || len(active) != 1 || active[0] != "kc" {
+			t.Fatalf("unrevoked keys of b after a rotation to kc: %v %v", active, err)
 		}
 		ws, err := s.ListWorkspaces(ctx)
 		if err != nil || len(ws) != 2 || ws[1].Name != "b" || ws[1].ActiveKeys != 1 || ws[1].Users != 1 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -41,9 +42,31 @@ func TestChatSessionsArePersonalAndBlocksKeepTheirOrder(t *testing.T) {
 		if _, err := s.GetChatSession(ctx, "acme", "u2", "s1"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a teammate read it: %v", err)
 		}
+		for id, want := range map[string]bool{"s1": true, "s2": false} {
+			if got, err := s.ChatSessionExists(ctx, id); err != nil || got != want {
+				t.Fatalf("ChatSessionExists(%s) = %v %v, want %v", id, got, err, want)
+			}
+		}
 		page, err := s.ListChatBlocks(ctx, "acme", "s1", 1, 2)
 		if err != nil || len(page) != 2 || page[0].Content != `"q1"` || page[1].Content != `"a0"` {
 			t.Fatalf("blocks newest first from skip 1: %+v %v", page, err)
+		}
+		for _, c := range []struct {
+			ws, user, session string
+			want              bool
+		}{{"acme", "u1", "s1", true}, {"acme", "u2", "s1", false}, {"other", "u1", "s1", false}, {"acme", "u1", "s2", false}} {
+			if got, err := s.ChatBlockOwned(ctx, c.ws, c.user, c.session, page[0].ID); err != nil || got != c.want {
+				t.Fatalf("ChatBlockOwned(%s, %s, %s) = %v %v, want %v", c.ws, c.user, c.session, got, err, c.want)
+			}
+		}
+		gen, err := s.RecordGeneration(ctx, "acme", "u1", "m")
+		if err != nil || gen == "" {
+			t.Fatalf("RecordGeneration: %q %v", gen, err)
+		}
+		for ws, want := range map[string]bool{"acme": true, "other": false} {
+			if got, err := s.GenerationExists(ctx, ws, gen); err != nil || got != want {
+				t.Fatalf("GenerationExists(%s) = %v %v, want %v", ws, got, err, want)
+			}
 		}
 		f := store.Feedback{WorkspaceID: "acme", UserID: "u1", TargetKind: store.FeedbackChatBlock, TargetID: page[0].ID, Rating: "down"}
 		if err := s.InsertFeedback(ctx, &f); err != nil {
@@ -56,6 +79,17 @@ func TestChatSessionsArePersonalAndBlocksKeepTheirOrder(t *testing.T) {
 		recent, err := s.RecentChatBlocks(ctx, "acme", "s1", 3)
 		if err != nil || len(recent) != 3 || recent[0].Content != `"a0"` || recent[2].Content != `"a1"` {
 			t.Fatalf("recent oldest first: %+v %v", recent, err)
+		}
+		// A block's creation time is kept when given, the store's now otherwise.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		if err := s.AppendChatBlocks(ctx, "acme", "u1", "s1", "", "", []store.ChatBlock{
+			{Role: "user", Type: "text", Content: `"then"`, CreatedAt: 1234}, {Role: "assistant", Type: "text", Content: `"now"`},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		recent, err = s.RecentChatBlocks(ctx, "acme", "s1", 2)
+		if err != nil || len(recent) != 2 || recent[0].CreatedAt != 1234 || recent[1].CreatedAt != 7777 {
+			t.Fatalf("creation times of new blocks: %+v %v, want 1234 and 7777", recent, err)
 		}
 		if err := s.DeleteChatSession(ctx, "acme", "u2", "s1"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a teammate deleted: %v", err)

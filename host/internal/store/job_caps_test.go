@@ -137,5 +137,12 @@ func TestInsertRefusesJobsOverTheQueuedCap(t *testing.T) {
 		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10)}, 100, caps); err != nil {
 			t.Fatalf("after a claim: %v", err)
 		}
+		// A job that runs now is ready at once and counts against the cap.
+		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 100)}, 100, caps); !errors.As(err, &capErr) {
+			t.Fatalf("a fourth job due now: %v, want ErrJobCap", err)
+		}
+		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 101)}, 100, caps); err != nil {
+			t.Fatalf("a job due 1 ms from now: %v", err)
+		}
 	})
 }

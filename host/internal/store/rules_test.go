@@ -88,6 +88,35 @@ func TestATunedModelIsOnlyItsWorkspaces(t *testing.T) {
 		if err != nil || got != (store.TunedModel{WorkspaceName: "tuned-b", Provider: "mistral", Model: "ft:b"}) {
 			t.Fatalf("workspace b: %+v %v", got, err)
 		}
+		// A job stored without a creation time is created now: the newest.
+		s.SetClock(func() time.Time { return time.UnixMilli(9500) })
+		if err := s.InsertFineTuningJob(ctx, &store.FineTuningJob{WorkspaceID: b.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:b-now")}); err != nil {
+			t.Fatal(err)
+		}
+		got, err = s.LatestTunedModel(ctx, b.ID)
+		if err != nil || got.Model != "ft:b-now" {
+			t.Fatalf("workspace b after a job created now: %+v %v, want ft:b-now", got, err)
+		}
+		// A refreshed status is stored, on the workspace's job only.
+		job, err := s.LatestFineTuningJob(ctx, b.ID)
+		if err != nil || *job.FineTunedModel != "ft:b-now" {
+			t.Fatalf("latest job of b: %+v %v", job, err)
+		}
+		job.Status, job.FineTunedModel, job.FinishedAt = "failed", nil, ptr(int64(9600))
+		if err := s.UpdateFineTuningJob(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+		stray := job
+		stray.WorkspaceID, stray.Status = a.ID, "succeeded"
+		if err := s.UpdateFineTuningJob(ctx, stray); err != nil {
+			t.Fatal(err)
+		}
+		if job, err := s.LatestFineTuningJob(ctx, b.ID); err != nil || job.Status != "failed" || job.FineTunedModel != nil || *job.FinishedAt != 9600 {
+			t.Fatalf("after the update: %+v %v", job, err)
+		}
+		if got, err := s.LatestTunedModel(ctx, b.ID); err != nil || got.Model != "ft:b" {
+			t.Fatalf("workspace b after its newest job failed: %+v %v, want ft:b", got, err)
+		}
 		if got, err := s.LatestTunedModel(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a workspace without a tuned model got %+v %v, want ErrNotFound", got, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
@@ -51,6 +52,18 @@ func TestSchedulesPageNewestFirstWithTotalAndStayInTheirWorkspace(t *testing.T) 
 		}
 		if _, _, err := s.CancelSchedule(ctx, "other", ids[0]); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("cancel from another workspace: %v, want ErrNotFound", err)
+		}
+		// A creation time given is kept; a missing one is the store's now.
+		if got, err := s.GetSchedule(ctx, "acme", ids[3]); err != nil || got.CreatedAt != 1003 || got.UpdatedAt != 1003 {
+			t.Fatalf("a schedule created at 1003: %+v %v", got, err)
+		}
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		sc := newSchedule("now", store.ScheduleDraft, nil)
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.GetSchedule(ctx, "now", sc.ID); err != nil || got.CreatedAt != 7777 || got.UpdatedAt != 7777 {
+			t.Fatalf("a schedule created without a time at 7777: %+v %v", got, err)
 		}
 	})
 }
@@ -175,6 +188,63 @@ func TestARetryReturnsTheScheduleToPendingWithTheReason(t *testing.T) {
 		if !ok || c2.Attempts != 2 {
 			t.Fatalf("second claim: %+v %v", c2, ok)
 		}
+
+		// A failed schedule is retried by hand once, back to pending.
+		failed := newSchedule("acme", store.ScheduleFailed, ptr(int64(5)))
+		failed.LastError = ptr("gone")
+		if err := s.InsertSchedule(ctx, nil, failed); err != nil {
+			t.Fatal(err)
+		}
+		retry := func(ws string) bool {
+			t.Helper()
+			var ok bool
+			if err := s.Tx(ctx, func(q store.Querier) error {
+				var err error
+				ok, err = s.RetrySchedule(ctx, q, ws, failed.ID, 99, "job-r")
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		if retry("other") {
+			t.Fatal("another workspace retried the schedule")
+		}
+		if !retry("acme") {
+			t.Fatal("a failed schedule was not retried")
+		}
+		if retry("acme") {
+			t.Fatal("a schedule retried twice")
+		}
+		got, _ = s.GetSchedule(ctx, "acme", failed.ID)
+		if got.Status != store.SchedulePending || *got.WhenToExport != 99 || got.JobID == nil || *got.JobID != "job-r" || got.LastError != nil {
+			t.Fatalf("after the retry: %+v", got)
+		}
+	})
+}
+
+func TestCountSchedulesByState(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		for _, c := range []struct {
+			ws, status string
+			at         int64
+		}{
+			{"acme", store.SchedulePending, 100}, {"acme", store.SchedulePending, 2000}, {"acme", store.SchedulePublished, 500},
+			{"acme", store.SchedulePublished, 1000}, {"acme", store.ScheduleFailed, 1500}, {"acme", store.ScheduleDraft, 1500},
+			{"other", store.SchedulePending, 1500},
+		} {
+			sc := newSchedule(c.ws, c.status, ptr(int64(5)))
+			sc.CreatedAt = c.at
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.CountSchedules(ctx, "acme", 1000)
+		if err != nil || got != (store.ScheduleCounts{Pending: 2, Published: 1, Failed: 1}) {
+			t.Fatalf("CountSchedules since 1000 = %+v %v", got, err)
+		}
 	})
 }
 
@@ -239,6 +309,17 @@ func TestConnectionsAreUpsertedAndScopedByWorkspace(t *testing.T) {
 		if len(all) != 1 {
 			t.Fatalf("list: %v", all)
 		}
+		check := store.ConnectionCheck{At: ptr(int64(42)), Result: "failed", Message: "401", Account: "bob"}
+		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", check); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetConnectionCheck(ctx, "other", "wordpress", store.ConnectionCheck{Result: "ok"}); err != nil {
+			t.Fatalf("a check of a missing connection: %v", err)
+		}
+		if c, err := s.GetConnection(ctx, "acme", "wordpress"); err != nil || c.Check.At == nil || *c.Check.At != 42 ||
+			c.Check.Result != "failed" || c.Check.Message != "401" || c.Check.Account != "bob" {
+			t.Fatalf("the recorded check: %+v %v", c.Check, err)
+		}
 		if err := s.DeleteConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("delete from other workspace: %v", err)
 		}
@@ -279,5 +360,94 @@ func TestDeletedWebhooksLoseTheirSecretsAndDisappear(t *testing.T) {
 		if sealed != "" {
 			t.Fatalf("deleted webhook keeps its secrets: %q", sealed)
 		}
+
+		// A webhook that pending schedules use is deleted only by force,
+		// which fails those schedules with the reason.
+		used := &store.Webhook{WorkspaceID: "acme", Name: "u", DisplayURL: "https://h.test/y", Sealed: "sealed"}
+		if err := s.CreateWebhook(ctx, used); err != nil {
+			t.Fatal(err)
+		}
+		sc := newSchedule("acme", store.SchedulePending, ptr(int64(5)))
+		sc.WebhookID = &used.ID
+		if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DeleteWebhook(ctx, "acme", used.ID, false, ""); !errors.Is(err, store.ErrWebhookInUse) {
+			t.Fatalf("deleting a webhook in use: %v, want ErrWebhookInUse", err)
+		}
+		using, err := s.DeleteWebhook(ctx, "acme", used.ID, true, "webhook deleted")
+		if err != nil || len(using) != 1 || using[0].ID != sc.ID {
+			t.Fatalf("forced delete: %+v %v, want the schedule that used it", using, err)
+		}
+		got, _ := s.GetSchedule(ctx, "acme", sc.ID)
+		if got.Status != store.ScheduleFailed || got.LastError == nil || *got.LastError != "webhook deleted" {
+			t.Fatalf("the schedule after a forced delete: %+v", got)
+		}
+		if _, err := s.GetWebhook(ctx, "acme", used.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a webhook deleted by force: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// TestScheduleImagesAreUnneededOnceNoLiveScheduleNamesThem tracks images
+// and schedules naming them: an image is swept once it is older than the
+// cutoff and no schedule but cancelled ones names it.
+func TestScheduleImagesAreUnneededOnceNoLiveScheduleNamesThem(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := int64(1_000_000)
+		s.SetClock(func() time.Time { return time.UnixMilli(now) })
+		for i, key := range []string{"img/orphan", "img/live", "img/cancelled", "img/new"} {
+			now = int64(1_000_000 + i)
+			if key == "img/new" {
+				now = 2_000_000
+			}
+			if err := s.TrackScheduleImage(ctx, "acme", key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.TrackScheduleImage(ctx, "acme", "img/orphan"); err == nil {
+			t.Error("an image tracked twice")
+		}
+		live := newSchedule("acme", store.SchedulePending, ptr(int64(5000)))
+		live.ImageKey = ptr("img/live")
+		cancelled := newSchedule("acme", store.SchedulePending, ptr(int64(5000)))
+		cancelled.ImageKey = ptr("img/cancelled")
+		for _, sc := range []*store.Schedule{live, cancelled} {
+			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		needed := func(key string, want bool) {
+			t.Helper()
+			got, err := s.ScheduleImageNeeded(ctx, key)
+			if err != nil || got != want {
+				t.Errorf("ScheduleImageNeeded(%s) = %v %v, want %v", key, got, err, want)
+			}
+		}
+		unneeded := func(before int64, limit int, want ...string) {
+			t.Helper()
+			got, err := s.UnneededScheduleImages(ctx, before, limit)
+			if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("UnneededScheduleImages(%d, %d) = %q %v, want %q", before, limit, got, err, want)
+			}
+		}
+		needed("img/live", true)
+		needed("img/cancelled", true)
+		needed("img/orphan", false)
+		unneeded(1_500_000, 10, "img/orphan")
+		if _, _, err := s.CancelSchedule(ctx, "acme", cancelled.ID); err != nil {
+			t.Fatal(err)
+		}
+		needed("img/cancelled", false)
+		unneeded(1_500_000, 10, "img/orphan", "img/cancelled")
+		unneeded(1_500_000, 1, "img/orphan")
+		unneeded(1_000_000, 10)                                           // stored at the cutoff: kept
+		unneeded(2_000_001, 10, "img/orphan", "img/cancelled", "img/new") // oldest first
+		if err := s.ForgetScheduleImage(ctx, "img/orphan"); err != nil {
+			t.Fatal(err)
+		}
+		unneeded(1_500_000, 10, "img/cancelled")
 	})
 }

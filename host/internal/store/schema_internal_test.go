@@ -73,3 +73,33 @@ func eachBackend(t *testing.T, fn func(t *testing.T, s *Store)) {
 		})
 	}
 }
+
+// TestPostgresPoolHasAtLeast16Connections: the pool is raised to 16
+// connections unless the URL asks for more.
+func TestPostgresPoolHasAtLeast16Connections(t *testing.T) {
+	t.Parallel()
+	base := testSchemaURL(t)
+	for _, c := range []struct {
+		maxConns string
+		want     int32
+	}{{"", 16}, {"4", 16}, {"16", 16}, {"20", 20}} {
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.maxConns != "" {
+			q := u.Query()
+			q.Set("pool_max_conns", c.maxConns)
+			u.RawQuery = q.Encode()
+		}
+		b, err := openPostgres(context.Background(), u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := b.pool.Config().MaxConns
+		b.close()
+		if got != c.want {
+			t.Errorf("pool_max_conns=%q: %d connections, want %d", c.maxConns, got, c.want)
+		}
+	}
+}

@@ -131,6 +131,19 @@ func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
 		if err != nil || up.Name != "Renamed" || up.Content != "hello" || *up.FetchInterval != "weekly" || up.UpdatedAt <= up.CreatedAt {
 			t.Fatalf("partial update: %+v %v", up, err)
 		}
+		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{URL: ptr("https://b.test"), SourceText: ptr("source")})
+		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine" {
+			t.Fatalf("url and source text update: %+v %v", up, err)
+		}
+		// Fields not in an update keep their values.
+		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{Name: ptr("Mine 2")})
+		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine 2" {
+			t.Fatalf("a rename: %+v %v", up, err)
+		}
+		if got, err := s.GetVoice(ctx, ws.ID, alice.ID, personal.ID); err != nil || got.URL == nil || *got.URL != "https://b.test" ||
+			got.SourceText == nil || *got.SourceText != "source" || got.Name != "Mine 2" {
+			t.Fatalf("the stored voice: %+v %v", got, err)
+		}
 		if err := s.DeactivateVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace delete: %v", err)
 		}
@@ -158,6 +171,135 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		}
 		if err := s.Ping(context.Background()); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+func TestBlobsRoundTripTheirBytes(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		data := []byte{0, 1, 2, 0xff, '\n', 'x'}
+		if err := s.PutBlob(ctx, "k/1", "image/png", data); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutBlob(ctx, "k/1", "image/png", data); err == nil {
+			t.Error("a key stored twice")
+		}
+		mime, got, err := s.GetBlob(ctx, "k/1")
+		if err != nil || mime != "image/png" || string(got) != string(data) {
+			t.Fatalf("GetBlob = %q %v %v, want image/png %v", mime, got, err, data)
+		}
+		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.GetBlob(ctx, "k/1"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a deleted blob: %v, want ErrNotFound", err)
+		}
+		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+			t.Fatalf("deleting a missing blob: %v", err)
+		}
+	})
+}
+
+// TestVoiceFetchesAreRecorded stores the outcomes of fetching a website
+// voice: a success replaces the content, a failure keeps it, and a voice
+// that is gone is ErrNotFound.
+func TestVoiceFetchesAreRecorded(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
+		v := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Site", Type: "website", Content: "old",
+			URL: ptr("https://a.test"), LastFetch: &store.VoiceFetch{At: 10, OK: false, Error: "timeout"}}
+		if err := s.CreateVoice(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+		get := func() store.Voice {
+			t.Helper()
+			got, err := s.GetVoice(ctx, ws.ID, alice.ID, v.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		if got := get(); got.LastFetch == nil || *got.LastFetch != (store.VoiceFetch{At: 10, Error: "timeout"}) {
+			t.Fatalf("created with a failed fetch: %+v", got.LastFetch)
+		}
+		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 20, OK: true}, ptr("new"), ptr("source"), ptr(int64(99))); err != nil {
+			t.Fatal(err)
+		}
+		got := get()
+		if got.Content != "new" || got.SourceText == nil || *got.SourceText != "source" || got.LastFetch == nil ||
+			*got.LastFetch != (store.VoiceFetch{At: 20, OK: true}) || got.NextFetchAt == nil || *got.NextFetchAt != 99 {
+			t.Fatalf("after a fetch: %+v %+v", got, got.LastFetch)
+		}
+		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 30, Error: "404"}, nil, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		got = get()
+		if got.Content != "new" || *got.LastFetch != (store.VoiceFetch{At: 30, Error: "404"}) || got.NextFetchAt != nil {
+			t.Fatalf("after a failed fetch: %+v %+v", got, got.LastFetch)
+		}
+		if err := s.SetVoiceNextFetch(ctx, ws.ID, v.ID, ptr(int64(500))); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(); got.NextFetchAt == nil || *got.NextFetchAt != 500 {
+			t.Fatalf("next fetch: %v", got.NextFetchAt)
+		}
+		if err := s.RecordVoiceFetch(ctx, "other", v.ID, store.VoiceFetch{At: 40, OK: true}, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another workspace's voice: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestTheFirstWebsiteBecomesTheWorkspaceWebsite(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, _, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
+		for _, site := range []string{"https://first.test", "https://second.test"} {
+			if err := s.RecordWorkspaceWebsite(ctx, ws.ID, site); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var website string
+		if err := storetest.QueryRow(ctx, s, `SELECT website FROM workspaces WHERE id = $1`, ws.ID).Scan(&website); err != nil || website != "https://first.test" {
+			t.Fatalf("website %q %v, want the first", website, err)
+		}
+	})
+}
+
+func TestWorkspaceAndUserSettersReportMissingRows(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		ws, u, _ := s.EnsureWorkspaceUser(ctx, "acme", "free", "alice@acme.test")
+		if err := s.SetWorkspacePlan(ctx, ws.ID, "pro"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetWorkspaceWebsite(ctx, ws.ID, "https://team.test"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetUserWebsite(ctx, u.ID, "https://alice.test"); err != nil {
+			t.Fatal(err)
+		}
+		var plan, website string
+		if err := storetest.QueryRow(ctx, s, `SELECT plan, website FROM workspaces WHERE id = $1`, ws.ID).Scan(&plan, &website); err != nil ||
+			plan != "pro" || website != "https://team.test" {
+			t.Fatalf("workspace: %q %q %v", plan, website, err)
+		}
+		if got, err := s.UserWebsite(ctx, u.ID); err != nil || got != "https://alice.test" {
+			t.Fatalf("user website: %q %v", got, err)
+		}
+		for name, err := range map[string]error{
+			"plan":         s.SetWorkspacePlan(ctx, "nope", "pro"),
+			"website":      s.SetWorkspaceWebsite(ctx, "nope", "https://x.test"),
+			"user website": s.SetUserWebsite(ctx, "nope", "https://x.test"),
+		} {
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s of a missing row: %v, want ErrNotFound", name, err)
+			}
 		}
 	})
 }

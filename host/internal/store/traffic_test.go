@@ -48,6 +48,23 @@ func TestTrafficSitesAreUniquePerWorkspaceDomain(t *testing.T) {
 		if err := s.SetTrafficSiteActive(ctx, "other", site.ID, true); err != store.ErrNotFound {
 			t.Fatalf("another workspace's site: %v, want ErrNotFound", err)
 		}
+		if list, err := s.ListTrafficSites(ctx, site.WorkspaceID); err != nil || len(list) != 1 || list[0].ID != site.ID {
+			t.Fatalf("ListTrafficSites = %+v %v", list, err)
+		}
+		if list, err := s.ListTrafficSites(ctx, "other"); err != nil || len(list) != 0 {
+			t.Fatalf("another workspace's sites: %+v %v", list, err)
+		}
+		// A creation time given is kept; a missing one is the store's now.
+		s.SetClock(func() time.Time { return time.UnixMilli(7777) })
+		for key, at := range map[string]int64{"ks_then": 20, "ks_now": 0} {
+			got, created, err := s.CreateTrafficSite(ctx, store.TrafficSite{WorkspaceID: site.WorkspaceID, SiteKey: key, Domain: key + ".test", CreatedAt: at})
+			if want := map[string]int64{"ks_then": 20, "ks_now": 7777}[key]; err != nil || !created || got.CreatedAt != want {
+				t.Fatalf("site %s: %+v %v %v, want created at %d", key, got, created, err, want)
+			}
+			if stored, err := s.TrafficSiteByKey(ctx, key); err != nil || stored.CreatedAt != got.CreatedAt {
+				t.Fatalf("stored site %s: %+v %v", key, stored, err)
+			}
+		}
 	})
 }
 
@@ -282,6 +299,23 @@ func TestPruneTrafficKeepsRollupsAndRecentEvents(t *testing.T) {
 		pages, err := s.TrafficTopPages(ctx, site.ID, d0, d0+40, 5)
 		if err != nil || len(pages) != 1 || pages[0].AIPageviews != 4 {
 			t.Errorf("top pages after pruning: %+v %v", pages, err)
+		}
+
+		// One event more than a prune statement deletes: pruning goes on
+		// until a statement deletes fewer.
+		_, err = storetest.Exec(ctx, s, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5001)
+			INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
+				utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at)
+			SELECT 'bulk' || CAST(i AS TEXT), CAST($1 AS TEXT), 'crawler', '', CAST($2 AS BIGINT), '/', '', '', '', 'GPTBot', '', '', '', '', -1, -1, 0 FROM n`,
+			site.ID, d0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if events, _, err := s.PruneTraffic(ctx, d0+1); err != nil || events != 5001 {
+			t.Fatalf("pruned %d of 5001 old events: %v", events, err)
+		}
+		if n, _ := s.TrafficEventCount(ctx, site.ID, store.TrafficCrawler); n != 0 {
+			t.Errorf("%d old crawler hits left", n)
 		}
 	})
 }

@@ -43,3 +43,20 @@ func TestWebhookDisplayURLMigration(t *testing.T) {
 		})
 	}
 }
+
+func TestMaskDisplayURLKeepsTheLastFourOfLongPaths(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"https://h.test":                   "https://h.test",
+		"https://h.test/":                  "https://h.test",
+		"https://h.test/abcdefghijklmn":    "https://h.test/****",     // 15 characters
+		"https://h.test/abcdefghijklmno":   "https://h.test/****lmno", // 16
+		"https://h.test/abcdefghijklmnop/": "https://h.test/****mnop",
+		"https://h.test/****wxyz":          "https://h.test/****wxyz",
+		"not a url":                        "(hidden)",
+	} {
+		if got := maskDisplayURL(raw); got != want {
+			t.Errorf("maskDisplayURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
