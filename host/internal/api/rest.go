@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
-
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -25,6 +23,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jsonenc"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
 // unaryMethod is the shape of every generated Connect handler method.

@@ -250,24 +250,27 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 			sessions[k] = &s
 			continue
 		}
-		if slices.Contains(absent, k) {
-			continue
-		}
+		sessions[k] = nil // not in the view: the store's, or none
 		absent = append(absent, k)
 		if ib.mayBeStored(k) {
 			unseen = append(unseen, ev)
 		}
 	}
+	var stored map[store.TrafficSessionKey]*store.TrafficSession
 	if len(unseen) > 0 {
-		stored, err := ib.st.TrafficSessions(ctx, unseen)
-		if err != nil {
+		var err error
+		if stored, err = ib.st.TrafficSessions(ctx, unseen); err != nil {
 			return nil, err
 		}
-		for k, s := range stored {
-			sessions[k] = s
-		}
-		absent = slices.DeleteFunc(absent, func(k store.TrafficSessionKey) bool { return stored[k] != nil })
 	}
+	absent = slices.DeleteFunc(absent, func(k store.TrafficSessionKey) bool {
+		if s := stored[k]; s != nil {
+			sessions[k] = s
+			return true
+		}
+		delete(sessions, k)
+		return false
+	})
 	out, err := outcomes(events, sessions)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/internal/testwait"
+
 	"github.com/heraldhq/herald/host/internal/testlog"
 
 	"github.com/hashicorp/go-hclog"
@@ -219,15 +221,11 @@ func TestWhileTheStoreRefusesWritesTheInboxKeepsTheBeacons(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(logs.String(), "the store refuses traffic writes; retrying") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the applier never retried: %s", logs.String())
-		}
-		if strings.Contains(logs.String(), "dropped") {
-			t.Fatalf("a beacon was dropped while the store was down: %s", logs.String())
-		}
-		time.Sleep(time.Millisecond) // polling the log, not timing
+	testwait.For(t, time.Minute, "the applier retrying the refused store", func() bool {
+		return strings.Contains(logs.String(), "the store refuses traffic writes; retrying") || strings.Contains(logs.String(), "dropped")
+	})
+	if strings.Contains(logs.String(), "dropped") {
+		t.Fatalf("a beacon was dropped while the store was down: %s", logs.String())
 	}
 	if n := len(pageviews(t, st)); n != 0 {
 		t.Fatalf("%d pageviews stored while the store refused writes", n)
