@@ -3,6 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -194,4 +198,158 @@ func TestTrafficSessionKeysListEveryStoredSession(t *testing.T) {
 			t.Errorf("sessions %v %v, want a/1 only", got, err)
 		}
 	})
+}
+
+// sqliteWithInbox is a migrated SQLite store and the directory its beacon
+// inbox lives in.
+func sqliteWithInbox(t *testing.T) (*store.Store, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := store.Open(context.Background(), "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s, filepath.Join(dir, "traffic-inbox")
+}
+
+func segments(t *testing.T, dir string) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// TestATornFrameEndsItsSegmentAndIsNeverAppendedAfter: a crash in the middle
+// of a write leaves part of a frame at the end of the log. The groups
+// before it come back, the torn one does not (it was never answered), and
+// the reopened inbox writes a new segment instead of writing after the
+// tear, so the groups it appends are read back too.
+func TestATornFrameEndsItsSegmentAndIsNeverAppendedAfter(t *testing.T) {
+	t.Parallel()
+	s, dir := sqliteWithInbox(t)
+	in := openInbox(t, s)
+	appendGroup(t, in, "one")
+	appendGroup(t, in, "two")
+	in.Close()
+	segs := segments(t, dir)
+	if len(segs) != 1 {
+		t.Fatalf("segments %v, want one", segs)
+	}
+	whole, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A third frame cut short: the header of the second (16 bytes, then
+	// "two") and one byte of its payload.
+	second := whole[len(whole)-16-3:]
+	if string(second[16:]) != "two" {
+		t.Fatalf("the segment does not end with the frame of two: %q", whole)
+	}
+	f, err := os.OpenFile(segs[0], os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(second[:17]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	in = openInbox(t, s)
+	if _, payloads, seqs := pending(t, s, in); len(payloads) != 2 || payloads[1] != "two" || seqs[1] != 2 {
+		t.Fatalf("after the tear: %v %v, want one and two", payloads, seqs)
+	}
+	if seq := appendGroup(t, in, "three"); seq != 3 {
+		t.Errorf("first group after the tear: seq %d, want 3", seq)
+	}
+	in.Close()
+	in = openInbox(t, s)
+	defer in.Close()
+	if _, payloads, _ := pending(t, s, in); len(payloads) != 3 || payloads[2] != "three" {
+		t.Errorf("after reopening: %v, want one, two, three", payloads)
+	}
+	if got := segments(t, dir); len(got) != 2 {
+		t.Errorf("segments %v, want the torn one and a new one", got)
+	}
+}
+
+// TestADamagedFrameIsNotApplied: a frame whose bytes changed fails its
+// checksum; its segment is read up to it, and the next segment still is.
+func TestADamagedFrameIsNotApplied(t *testing.T) {
+	t.Parallel()
+	s, dir := sqliteWithInbox(t)
+	in := openInbox(t, s)
+	appendGroup(t, in, "one")
+	appendGroup(t, in, "two")
+	in.Close()
+	in = openInbox(t, s) // a new process starts a new segment
+	appendGroup(t, in, "three")
+	in.Close()
+	segs := segments(t, dir)
+	if len(segs) != 2 {
+		t.Fatalf("segments %v, want two", segs)
+	}
+	b, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 0x20 // "two" → "twO"
+	if err := os.WriteFile(segs[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in = openInbox(t, s)
+	defer in.Close()
+	if _, payloads, _ := pending(t, s, in); len(payloads) != 2 || payloads[0] != "one" || payloads[1] != "three" {
+		t.Errorf("pending %v, want one and three", payloads)
+	}
+}
+
+// TestTheInboxRollsOverAndTrimsWholeSegments: past its size a segment is
+// closed and a new one started; a trim deletes the segments whose groups
+// are all applied, keeps the one still needed, and once everything is
+// applied leaves no segment at all.
+func TestTheInboxRollsOverAndTrimsWholeSegments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, dir := sqliteWithInbox(t)
+	in := openInbox(t, s)
+	defer in.Close()
+	big := strings.Repeat("x", 1<<20)
+	for i := 0; i < 10; i++ {
+		appendGroup(t, in, fmt.Sprintf("%d%s", i, big))
+	}
+	if n := len(segments(t, dir)); n < 2 || n > 4 {
+		t.Fatalf("%d segments for 10 MB, want 2 to 4 of about 4 MB", n)
+	}
+	// Groups 1–6 applied: every segment that holds 7 or later stays.
+	if err := in.Trim(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkTrafficInbox(ctx, store.TrafficInboxMark{InboxID: in.ID(), Pos: store.TrafficInboxPos{Seq: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	_, payloads, seqs := pending(t, s, in)
+	if len(payloads) != 4 || seqs[0] != 7 || payloads[3][0] != '9' {
+		t.Fatalf("after trimming to 7: seqs %v, want 7–10", seqs)
+	}
+	if n := len(segments(t, dir)); n < 1 || n > 2 {
+		t.Errorf("%d segments after trimming to 7", n)
+	}
+	if err := in.Trim(ctx, 11); err != nil {
+		t.Fatal(err)
+	}
+	if got := segments(t, dir); len(got) != 0 {
+		t.Errorf("segments %v after everything was applied, want none", got)
+	}
+	if seq := appendGroup(t, in, "after"); seq != 11 {
+		t.Errorf("append after a full trim: seq %d, want 11", seq)
+	}
+	if got := segments(t, dir); len(got) != 1 {
+		t.Errorf("segments %v after an append, want one", got)
+	}
 }

@@ -2,7 +2,6 @@ package traffic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -15,8 +14,8 @@ import (
 )
 
 // inbox is the Writer's SQLite mode. A batch of beacons is answered once it
-// is appended to the beacon inbox (store.TrafficInbox: one small
-// transaction on a file of its own); an applier folds the appended groups
+// is appended to the beacon inbox (store.TrafficInbox: one write to a log
+// of its own, in the compact form of inbox_codec.go); an applier folds the appended groups
 // into events, sessions and rollups behind it, many groups per transaction,
 // and marks in that transaction how far it got. The answer's outcome (kept
 // or ignored, the visit's AI source) comes from Sessionize's rules over a view of
@@ -46,6 +45,7 @@ type inbox struct {
 	building           bool
 	sinceBuild         []store.TrafficSessionKey
 	built              chan builtFilter
+	payload            []byte // the accepting goroutine's encoding buffer
 
 	mu       sync.Mutex
 	accepted int64         // seq of the last group appended
@@ -119,8 +119,8 @@ func openInbox(ctx context.Context, st *store.Store, maxApply int, log hclog.Log
 	var replay []inboxGroup
 	n := 0
 	for _, g := range groups {
-		var events []store.TrafficEvent
-		if err := json.Unmarshal(g.Payload, &events); err != nil {
+		events, err := decodeEvents(g.Payload)
+		if err != nil {
 			file.Close()
 			return nil, fmt.Errorf("beacon inbox group %d: %w", g.Seq, err)
 		}
@@ -275,11 +275,8 @@ func (ib *inbox) accept(ctx context.Context, events []store.TrafficEvent) ([]Out
 	if err != nil {
 		return nil, err
 	}
-	payload, err := json.Marshal(events)
-	if err != nil {
-		return nil, err
-	}
-	seq, err := ib.file.Append(ctx, payload)
+	ib.payload = appendEvents(ib.payload[:0], events)
+	seq, err := ib.file.Append(ctx, ib.payload)
 	if err != nil {
 		return nil, err
 	}
