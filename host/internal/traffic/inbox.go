@@ -46,6 +46,7 @@ type inbox struct {
 	sinceBuild         []store.TrafficSessionKey
 	built              chan builtFilter
 	payload            []byte // the accepting goroutine's encoding buffer
+	key                []byte // and its filter key buffer
 
 	mu       sync.Mutex
 	accepted int64         // seq of the last group appended
@@ -179,12 +180,22 @@ func (ib *inbox) buildFilter() {
 		}
 		c := max(2*uint(n), 1<<20)
 		f := bloom.NewWithEstimates(c, 0.01)
-		added, err := ib.st.TrafficSessionKeys(ctx, func(k store.TrafficSessionKey) { f.AddString(sessionKey(k)) })
+		var key []byte
+		added, err := ib.st.TrafficSessionKeys(ctx, func(k store.TrafficSessionKey) {
+			key = appendSessionKey(key[:0], k)
+			f.Add(key)
+		})
 		ib.built <- builtFilter{f: f, cap: c, n: uint(added), err: err}
 	}()
 }
 
-func sessionKey(k store.TrafficSessionKey) string { return k.SiteID + "\x00" + k.SessionID }
+// appendSessionKey appends the filter's key of session k to dst; callers
+// reuse dst, so a lookup allocates nothing.
+func appendSessionKey(dst []byte, k store.TrafficSessionKey) []byte {
+	dst = append(dst, k.SiteID...)
+	dst = append(dst, 0)
+	return append(dst, k.SessionID...)
+}
 
 // takeFilter installs a filter once built.
 func (ib *inbox) takeFilter() {
@@ -218,7 +229,8 @@ func (ib *inbox) remember(k store.TrafficSessionKey) {
 	if ib.stored == nil {
 		return
 	}
-	ib.stored.AddString(sessionKey(k))
+	ib.key = appendSessionKey(ib.key[:0], k)
+	ib.stored.Add(ib.key)
 	ib.storedN++
 	if ib.storedN > ib.storedCap {
 		ib.buildFilter()
@@ -227,7 +239,11 @@ func (ib *inbox) remember(k store.TrafficSessionKey) {
 
 // mayBeStored tells whether the store may hold session k.
 func (ib *inbox) mayBeStored(k store.TrafficSessionKey) bool {
-	return ib.stored == nil || ib.stored.TestString(sessionKey(k))
+	if ib.stored == nil {
+		return true
+	}
+	ib.key = appendSessionKey(ib.key[:0], k)
+	return ib.stored.Test(ib.key)
 }
 
 // accept appends a batch to the inbox and returns its outcomes; nothing is
