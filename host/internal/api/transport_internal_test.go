@@ -115,7 +115,7 @@ func TestTheBodyDeadlineIsLiftedOnlyAtTheBodysEnd(t *testing.T) {
 	body := func(r io.Reader) (*deadlineBody, *deadlineWriter, prometheus.Counter) {
 		w := &deadlineWriter{}
 		c := prometheus.NewCounter(prometheus.CounterOpts{Name: "t"})
-		return &deadlineBody{ReadCloser: io.NopCloser(r), rc: http.NewResponseController(w), timeouts: c}, w, c
+		return &deadlineBody{ReadCloser: io.NopCloser(r), rc: *http.NewResponseController(w), timeouts: c}, w, c
 	}
 	// Read to the end: the deadline is lifted once.
 	b, w, _ := body(strings.NewReader(`{"a":1}`))
