@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
 // Transport rules of this package checked here (issue 30): the error
@@ -125,6 +128,12 @@ func TestTheBodyDeadlineIsLiftedOnlyAtTheBodysEnd(t *testing.T) {
 	b.Read(make([]byte, 1))
 	if len(w.deadlines) != 1 || !w.deadlines[0].IsZero() {
 		t.Errorf("after the end: deadlines set %v, want one zero deadline", w.deadlines)
+	}
+	// On HTTP/1 net/http clears it itself at the end: not a second time.
+	b, w, _ = body(strings.NewReader(`{"a":1}`))
+	b.serverLifts = true
+	if _, err := io.ReadAll(b); err != nil || len(w.deadlines) != 0 {
+		t.Errorf("HTTP/1: %v, deadlines set %v, want none", err, w.deadlines)
 	}
 	// Another error ends nothing: the deadline stays.
 	reset := errors.New("connection reset")
@@ -317,5 +326,42 @@ func TestConnectBodiesOverTheCapAreRefusedBeforeTheHandler(t *testing.T) {
 	w = post(strings.Repeat("x", limit+1), true)
 	if w.Code != 429 || got != nil || !strings.Contains(w.Body.String(), `"resource_exhausted"`) {
 		t.Errorf("%d bytes over Connect: %d %s", limit+1, w.Code, w.Body)
+	}
+}
+
+// slowCollect answers a beacon after wait, unless its context ends first.
+type slowCollect struct {
+	apiv1connect.UnimplementedAITrafficServiceHandler
+	wait time.Duration
+}
+
+func (c slowCollect) Collect(ctx context.Context, req *connect.Request[apiv1.CollectRequest]) (*connect.Response[apiv1.CollectResponse], error) {
+	select {
+	case <-time.After(c.wait):
+		return connect.NewResponse(&apiv1.CollectResponse{Message: "accepted", Kind: "human"}), nil
+	case <-ctx.Done():
+		return nil, apierr.Unavailable("request context ended: %v", context.Cause(ctx))
+	}
+}
+
+// The body deadline must be gone once the body is read: a handler that
+// runs longer than the deadline keeps its context and its connection, on
+// HTTP/1 where net/http clears the deadline at the body's end itself.
+func TestALongHandlerOutlivesTheBodyDeadline(t *testing.T) {
+	t.Parallel()
+	h := NewServer(Deps{Logger: hclog.NewNullLogger(), Auth: auth.NewAuthenticator(nil, "secret"), Registry: prometheus.NewRegistry(),
+		CollectReadTimeout: 100 * time.Millisecond, Traffic: slowCollect{wait: 400 * time.Millisecond}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for i := range 2 { // the second on the same kept-alive connection
+		res, err := srv.Client().Post(srv.URL+"/v1/ai-traffic/collect", "text/plain", strings.NewReader(`{"siteKey":"k","path":"/"}`))
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusAccepted || res.ProtoMajor != 1 {
+			t.Fatalf("request %d: %s %d %s, want HTTP/1 202", i, res.Proto, res.StatusCode, body)
+		}
 	}
 }
