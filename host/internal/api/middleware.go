@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,34 @@ type httpMetrics struct {
 	requests     *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
 	bodyTimeouts prometheus.Counter
+	// children caches the series of each label set, as client_golang
+	// advises on hot paths: WithLabelValues checks and hashes the labels
+	// and locks the vector on every request. The label sets are a closed
+	// set (routeLabel, methodLabel and the statuses handlers write).
+	children sync.Map // seriesKey → *series
+}
+
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// series are the metrics of one route, method and status.
+type series struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+func (m *httpMetrics) series(route, method string, status int) *series {
+	k := seriesKey{route, method, status}
+	if s, ok := m.children.Load(k); ok {
+		return s.(*series)
+	}
+	s, _ := m.children.LoadOrStore(k, &series{
+		requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+		latency:  m.latency.WithLabelValues(route, method),
+	})
+	return s.(*series)
 }
 
 func newHTTPMetrics(reg *prometheus.Registry) *httpMetrics {
@@ -77,8 +106,9 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			route := s.routeLabel(r)
 			method := methodLabel(r.Method)
 			elapsed := time.Since(start)
-			s.metrics.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			s.metrics.latency.WithLabelValues(route, method).Observe(elapsed.Seconds())
+			m := s.metrics.series(route, method, status)
+			m.requests.Inc()
+			m.latency.Observe(elapsed.Seconds())
 			// A 5xx is an error an operator alerts on; the rest are debug
 			// detail. The line is built only when it is logged: on the hot
 			// routes it is ten boxed values per request for nothing.

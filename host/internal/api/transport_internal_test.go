@@ -365,3 +365,75 @@ func TestALongHandlerOutlivesTheBodyDeadline(t *testing.T) {
 		}
 	}
 }
+
+// Each request is counted under its own route, method and status, and
+// timed under its route and method, whichever label sets came before it.
+func TestRequestMetricsGoToTheirLabelSets(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	h := NewServer(Deps{Logger: hclog.NewNullLogger(), Auth: auth.NewAuthenticator(nil, "secret"), Registry: reg, Traffic: slowCollect{}})
+	for _, rq := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"POST", "/v1/ai-traffic/collect", `[1]`, 400},
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"OPTIONS", "/v1/ai-traffic/collect", ``, 204},
+		{"GET", "/healthz", ``, 200},
+		{"GET", "/nowhere", ``, 404},
+		{"POST", "/nowhere", ``, 404},
+		{"GET", "/metrics", ``, 200},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body)))
+		if w.Code != rq.status {
+			t.Fatalf("%s %s: %d, want %d", rq.method, rq.path, w.Code, rq.status)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			key := f.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.GetCounter() != nil:
+				got[key] = uint64(m.GetCounter().GetValue())
+			case m.GetHistogram() != nil:
+				got[key] = m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	want := map[string]uint64{
+		"herald_http_requests_total{method=POST,route=POST /v1/ai-traffic/collect,status=202}":       2,
+		"herald_http_requests_total{method=POST,route=POST /v1/ai-traffic/collect,status=400}":       1,
+		"herald_http_requests_total{method=OPTIONS,route=OPTIONS /v1/ai-traffic/collect,status=204}": 1,
+		"herald_http_requests_total{method=GET,route=GET /healthz,status=200}":                       1,
+		"herald_http_requests_total{method=GET,route=unmatched,status=404}":                          1,
+		"herald_http_requests_total{method=POST,route=unmatched,status=404}":                         1,
+		"herald_http_requests_total{method=GET,route=GET /metrics,status=200}":                       1,
+		"herald_http_request_duration_seconds{method=POST,route=unmatched}":                          1,
+		"herald_http_request_duration_seconds{method=GET,route=GET /metrics}":                        1,
+		"herald_http_request_duration_seconds{method=POST,route=POST /v1/ai-traffic/collect}":        3,
+		"herald_http_request_duration_seconds{method=OPTIONS,route=OPTIONS /v1/ai-traffic/collect}":  1,
+		"herald_http_request_duration_seconds{method=GET,route=GET /healthz}":                        1,
+		"herald_http_request_duration_seconds{method=GET,route=unmatched}":                           1,
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s = %d, want %d", k, got[k], n)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && (strings.HasPrefix(k, "herald_http_requests_total") || strings.HasPrefix(k, "herald_http_request_duration_seconds")) {
+			t.Errorf("unexpected series %s = %d", k, got[k])
+		}
+	}
+}
