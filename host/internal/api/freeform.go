@@ -36,6 +36,9 @@ func checkRequest(msg proto.Message) error {
 }
 
 func walkFreeForm(m protoreflect.Message, prefix string) error {
+	if !planOf(m.Descriptor()).nested {
+		return nil // only scalars: nothing free-form (API messages have no extensions)
+	}
 	var err error
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd.Kind() != protoreflect.MessageKind && fd.Kind() != protoreflect.GroupKind {

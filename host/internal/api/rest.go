@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -66,9 +67,20 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		writeJSON(w, status(res.Msg), jsonenc.Marshal(any(res.Msg).(proto.Message)))
+		// The body is rendered into a pooled buffer: Write copies it out
+		// (an io.Writer must not keep p), so it is free again after.
+		buf := responseBufs.Get().(*[]byte)
+		out := jsonenc.Append((*buf)[:0], any(res.Msg).(proto.Message))
+		writeJSON(w, status(res.Msg), out)
+		if cap(out) <= maxPooledBody {
+			*buf = out[:0]
+			responseBufs.Put(buf)
+		}
 	}))
 }
+
+// responseBufs holds the buffers REST responses are rendered into.
+var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 
@@ -77,7 +89,10 @@ var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Message) error {
 	m := msg.ProtoReflect()
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+		buf := bodyBufs.Get().(*[]byte)
+		raw, err := readBody(http.MaxBytesReader(w, r.Body, s.maxBody), (*buf)[:0])
+		defer putBodyBuf(buf, raw)
+		body := raw
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -116,6 +131,40 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 	return afterBody(r, m, msg)
 }
 
+// bodyBufs holds the buffers decode reads request bodies into, so that a
+// request does not allocate one (the beacon route reads one per pageview).
+// Nothing of the body outlives decode: every decoder copies the strings it
+// sets (TestDecodeKeepsNothingOfThePooledBody).
+var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooledBody is the largest buffer put back in bodyBufs: a rare large
+// body must not stay pinned in the pool.
+const maxPooledBody = 64 << 10
+
+func putBodyBuf(buf *[]byte, raw []byte) {
+	if cap(raw) <= maxPooledBody {
+		*buf = raw[:0]
+		bodyBufs.Put(buf)
+	}
+}
+
+// readBody is io.ReadAll appending to buf.
+func readBody(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return buf, err
+		}
+	}
+}
+
 // afterBody binds the query string and path values over what the body set,
 // then checks the request.
 func afterBody(r *http.Request, m protoreflect.Message, msg proto.Message) error {
@@ -123,17 +172,50 @@ func afterBody(r *http.Request, m protoreflect.Message, msg proto.Message) error
 	if err := bindQuery(m, r); err != nil {
 		return err
 	}
-	fields := m.Descriptor().Fields()
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		if fd.Kind() != protoreflect.StringKind || fd.IsList() || fd.IsMap() {
-			continue
-		}
-		if v := r.PathValue(fd.JSONName()); v != "" {
-			m.Set(fd, protoreflect.ValueOfString(v))
+	for _, f := range planOf(m.Descriptor()).pathFields {
+		if v := r.PathValue(f.name); v != "" {
+			m.Set(f.fd, protoreflect.ValueOfString(v))
 		}
 	}
 	return checkRequest(msg)
+}
+
+// msgPlan is what afterBody and walkFreeForm need to know of a message
+// type, worked out once per type instead of walking its descriptor on
+// every request.
+type msgPlan struct {
+	// pathFields are the singular string fields: a path wildcard of the
+	// same JSON name sets one.
+	pathFields []pathField
+	// nested is whether some field holds messages (singular, list or map
+	// values; groups too): the only fields walkFreeForm looks into.
+	nested bool
+}
+
+type pathField struct {
+	fd   protoreflect.FieldDescriptor
+	name string // fd.JSONName()
+}
+
+var msgPlans sync.Map // protoreflect.MessageDescriptor → *msgPlan
+
+func planOf(md protoreflect.MessageDescriptor) *msgPlan {
+	if p, ok := msgPlans.Load(md); ok {
+		return p.(*msgPlan)
+	}
+	p := &msgPlan{}
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
+			p.nested = true
+		}
+		if fd.Kind() == protoreflect.StringKind && !fd.IsList() && !fd.IsMap() {
+			p.pathFields = append(p.pathFields, pathField{fd: fd, name: fd.JSONName()})
+		}
+	}
+	msgPlans.Store(md, p)
+	return p
 }
 
 // bindQuery sets scalar fields from query parameters of the same JSON name.
@@ -222,9 +304,23 @@ func (e errTooLarge) Error() string {
 	return fmt.Sprintf("request body is larger than the limit of %d bytes", e.limit)
 }
 
+// Header values every response of a route carries, assigned as shared
+// slices because Header.Set allocates a new []string per call, per request.
+// Sharing is safe as long as nothing writes into their elements, which
+// nothing in herald or net/http does: each has len == cap, so Header.Add
+// appends into a new array, and Set and Del replace or drop the map entry
+// (TestSharedHeaderValuesStayIntact). Keys must be canonical, as Set would
+// make them.
+var (
+	jsonContentType   = []string{"application/json; charset=utf-8"}
+	corsAnyOrigin     = []string{"*"}
+	corsExposeHeaders = []string{"X-Request-Id"}
+)
+
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
 }

@@ -305,8 +305,8 @@ func (f *fallbackWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter 
 func publicCORS(limit int64, next http.Handler) http.Handler {
 	return withDocOf(next, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "X-Request-Id")
+		h["Access-Control-Allow-Origin"] = corsAnyOrigin // shared: see writeJSON
+		h["Access-Control-Expose-Headers"] = corsExposeHeaders
 		if r.Method == http.MethodOptions {
 			h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", "Content-Type")

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
+	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
 // Transport rules of this package checked here (issue 30): the error
@@ -115,7 +118,7 @@ func TestTheBodyDeadlineIsLiftedOnlyAtTheBodysEnd(t *testing.T) {
 	body := func(r io.Reader) (*deadlineBody, *deadlineWriter, prometheus.Counter) {
 		w := &deadlineWriter{}
 		c := prometheus.NewCounter(prometheus.CounterOpts{Name: "t"})
-		return &deadlineBody{ReadCloser: io.NopCloser(r), rc: http.NewResponseController(w), timeouts: c}, w, c
+		return &deadlineBody{ReadCloser: io.NopCloser(r), rc: *http.NewResponseController(w), timeouts: c}, w, c
 	}
 	// Read to the end: the deadline is lifted once.
 	b, w, _ := body(strings.NewReader(`{"a":1}`))
@@ -125,6 +128,12 @@ func TestTheBodyDeadlineIsLiftedOnlyAtTheBodysEnd(t *testing.T) {
 	b.Read(make([]byte, 1))
 	if len(w.deadlines) != 1 || !w.deadlines[0].IsZero() {
 		t.Errorf("after the end: deadlines set %v, want one zero deadline", w.deadlines)
+	}
+	// On HTTP/1 net/http clears it itself at the end: not a second time.
+	b, w, _ = body(strings.NewReader(`{"a":1}`))
+	b.serverLifts = true
+	if _, err := io.ReadAll(b); err != nil || len(w.deadlines) != 0 {
+		t.Errorf("HTTP/1: %v, deadlines set %v, want none", err, w.deadlines)
 	}
 	// Another error ends nothing: the deadline stays.
 	reset := errors.New("connection reset")
@@ -317,5 +326,114 @@ func TestConnectBodiesOverTheCapAreRefusedBeforeTheHandler(t *testing.T) {
 	w = post(strings.Repeat("x", limit+1), true)
 	if w.Code != 429 || got != nil || !strings.Contains(w.Body.String(), `"resource_exhausted"`) {
 		t.Errorf("%d bytes over Connect: %d %s", limit+1, w.Code, w.Body)
+	}
+}
+
+// slowCollect answers a beacon after wait, unless its context ends first.
+type slowCollect struct {
+	apiv1connect.UnimplementedAITrafficServiceHandler
+	wait time.Duration
+}
+
+func (c slowCollect) Collect(ctx context.Context, req *connect.Request[apiv1.CollectRequest]) (*connect.Response[apiv1.CollectResponse], error) {
+	select {
+	case <-time.After(c.wait):
+		return connect.NewResponse(&apiv1.CollectResponse{Message: "accepted", Kind: "human"}), nil
+	case <-ctx.Done():
+		return nil, apierr.Unavailable("request context ended: %v", context.Cause(ctx))
+	}
+}
+
+// The body deadline must be gone once the body is read: a handler that
+// runs longer than the deadline keeps its context and its connection, on
+// HTTP/1 where net/http clears the deadline at the body's end itself.
+func TestALongHandlerOutlivesTheBodyDeadline(t *testing.T) {
+	t.Parallel()
+	h := NewServer(Deps{Logger: hclog.NewNullLogger(), Auth: auth.NewAuthenticator(nil, "secret"), Registry: prometheus.NewRegistry(),
+		CollectReadTimeout: 100 * time.Millisecond, Traffic: slowCollect{wait: 400 * time.Millisecond}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for i := range 2 { // the second on the same kept-alive connection
+		res, err := srv.Client().Post(srv.URL+"/v1/ai-traffic/collect", "text/plain", strings.NewReader(`{"siteKey":"k","path":"/"}`))
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusAccepted || res.ProtoMajor != 1 {
+			t.Fatalf("request %d: %s %d %s, want HTTP/1 202", i, res.Proto, res.StatusCode, body)
+		}
+	}
+}
+
+// Each request is counted under its own route, method and status, and
+// timed under its route and method, whichever label sets came before it.
+func TestRequestMetricsGoToTheirLabelSets(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	h := NewServer(Deps{Logger: hclog.NewNullLogger(), Auth: auth.NewAuthenticator(nil, "secret"), Registry: reg, Traffic: slowCollect{}})
+	for _, rq := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"POST", "/v1/ai-traffic/collect", `[1]`, 400},
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"OPTIONS", "/v1/ai-traffic/collect", ``, 204},
+		{"GET", "/healthz", ``, 200},
+		{"GET", "/nowhere", ``, 404},
+		{"POST", "/nowhere", ``, 404},
+		{"GET", "/metrics", ``, 200},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(rq.method, rq.path, strings.NewReader(rq.body)))
+		if w.Code != rq.status {
+			t.Fatalf("%s %s: %d, want %d", rq.method, rq.path, w.Code, rq.status)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uint64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			key := f.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case m.GetCounter() != nil:
+				got[key] = uint64(m.GetCounter().GetValue())
+			case m.GetHistogram() != nil:
+				got[key] = m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	want := map[string]uint64{
+		"herald_http_requests_total{method=POST,route=POST /v1/ai-traffic/collect,status=202}":       2,
+		"herald_http_requests_total{method=POST,route=POST /v1/ai-traffic/collect,status=400}":       1,
+		"herald_http_requests_total{method=OPTIONS,route=OPTIONS /v1/ai-traffic/collect,status=204}": 1,
+		"herald_http_requests_total{method=GET,route=GET /healthz,status=200}":                       1,
+		"herald_http_requests_total{method=GET,route=unmatched,status=404}":                          1,
+		"herald_http_requests_total{method=POST,route=unmatched,status=404}":                         1,
+		"herald_http_requests_total{method=GET,route=GET /metrics,status=200}":                       1,
+		"herald_http_request_duration_seconds{method=POST,route=unmatched}":                          1,
+		"herald_http_request_duration_seconds{method=GET,route=GET /metrics}":                        1,
+		"herald_http_request_duration_seconds{method=POST,route=POST /v1/ai-traffic/collect}":        3,
+		"herald_http_request_duration_seconds{method=OPTIONS,route=OPTIONS /v1/ai-traffic/collect}":  1,
+		"herald_http_request_duration_seconds{method=GET,route=GET /healthz}":                        1,
+		"herald_http_request_duration_seconds{method=GET,route=unmatched}":                           1,
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s = %d, want %d", k, got[k], n)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok && (strings.HasPrefix(k, "herald_http_requests_total") || strings.HasPrefix(k, "herald_http_request_duration_seconds")) {
+			t.Errorf("unexpected series %s = %d", k, got[k])
+		}
 	}
 }

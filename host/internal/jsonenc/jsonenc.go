@@ -23,7 +23,13 @@ import (
 // names are the proto JSON names (camelCase, or json_name such as "_id").
 // Well-known types render as protojson renders them.
 func Marshal(m proto.Message) []byte {
-	return appendMessage(make([]byte, 0, 512), m.ProtoReflect())
+	return Append(make([]byte, 0, 512), m)
+}
+
+// Append appends Marshal's rendering of m to b: a caller that writes the
+// JSON out at once can render into a buffer it reuses.
+func Append(b []byte, m proto.Message) []byte {
+	return appendMessage(b, m.ProtoReflect())
 }
 
 // fieldPlan is what encoding one field needs, worked out once per message

@@ -39,3 +39,13 @@ func TestMarshalJSONRendersSpecShapes(t *testing.T) {
 		t.Fatalf("map keys sorted, invalid UTF-8 replaced: %s", bad)
 	}
 }
+
+func TestAppendRendersAfterWhatTheBufferHolds(t *testing.T) {
+	t.Parallel()
+	m := &apiv1.CollectResponse{Message: "accepted", Kind: "ai", AiSource: "chatgpt"}
+	buf := append(make([]byte, 0, 64), "prefix:"...)
+	got := string(Append(buf, m))
+	if want := "prefix:" + string(Marshal(m)); got != want {
+		t.Errorf("Append = %s, want %s", got, want)
+	}
+}
