@@ -31,10 +31,17 @@ func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, 
 
 // valuesRows is insertRows with the SQL type of each column: a non-empty
 // type writes the column's parameter as CAST(? AS type), which PostgreSQL
-// needs where nothing else types it (a VALUES list that an UPDATE joins).
-// It returns the number of rows the statements affected.
+// needs where nothing else types it (a VALUES list that an UPDATE joins),
+// and a type made by sqlLiteral writes its SQL in every row instead of a
+// parameter (row appends no value for it). It returns the number of rows
+// the statements affected.
 func valuesRows(ctx context.Context, q Querier, d Dialect, prefix string, types []string, n int, row func(args []any, i int) []any, suffix string) (int64, error) {
-	cols := len(types)
+	cols := 0 // parameters per row
+	for _, typ := range types {
+		if !isSQLLiteral(typ) {
+			cols++
+		}
+	}
 	shape := strings.Join(types, ",")
 	maxRows := chunkRows(maxBatchParams/cols, maxBatchParams/cols)
 	args := make([]any, 0, min(n, maxRows)*cols)
@@ -100,9 +107,9 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 	if v, ok := multiRowTexts.Load(k); ok {
 		return v.(string)
 	}
-	cols := len(types)
 	var b strings.Builder
 	b.WriteString(prefix)
+	n := 0 // parameters written
 	for i := 0; i < rows; i++ {
 		if i > 0 {
 			b.WriteByte(',')
@@ -112,11 +119,17 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 			if c > 0 {
 				b.WriteByte(',')
 			}
-			if typ == "" {
-				b.WriteString(placeholder(d, i*cols+c+1))
+			switch {
+			case isSQLLiteral(typ):
+				b.WriteString(typ[len(literalMark):])
 				continue
+			case typ == "":
+				n++
+				b.WriteString(placeholder(d, n))
+			default:
+				n++
+				b.WriteString("CAST(" + placeholder(d, n) + " AS " + typ + ")")
 			}
-			b.WriteString("CAST(" + placeholder(d, i*cols+c+1) + " AS " + typ + ")")
 		}
 		b.WriteByte(')')
 	}
@@ -124,6 +137,20 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 	v, _ := multiRowTexts.LoadOrStore(k, b.String())
 	return v.(string)
 }
+
+// literalMark starts a column "type" of valuesRows that is SQL text to
+// write in place of the column's parameter; no SQL type starts with it.
+const literalMark = "\x00literal:"
+
+// sqlLiteral returns the valuesRows column type that writes sql (a
+// constant such as 'pageview', 0 or FALSE, never a value from a request)
+// in every row instead of binding a parameter. A batch writer uses it for
+// the columns that every row of a statement shares: each bound parameter
+// costs the SQLite driver a conversion and, for text, a C allocation and
+// copy, so a constant column is cheaper written once in a prepared text.
+func sqlLiteral(sql string) string { return literalMark + sql }
+
+func isSQLLiteral(typ string) bool { return strings.HasPrefix(typ, literalMark) }
 
 // chunkRows returns the largest power of two that is at most n and maxRows
 // (n, maxRows >= 1).
