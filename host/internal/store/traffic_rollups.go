@@ -45,6 +45,14 @@ type pageKey struct {
 	path   string
 }
 
+// pageDayKey is a page on one day: AddPage adds to it, and write adds it
+// to the block of each page span that holds the day.
+type pageDayKey struct {
+	site string
+	day  int64
+	path string
+}
+
 type crawlerKey struct {
 	site string
 	day  int64
@@ -54,14 +62,18 @@ type crawlerKey struct {
 // TrafficRollups accumulates rollup increments in memory so that a batch of
 // events costs one upsert per touched rollup row, not one per event.
 type TrafficRollups struct {
-	daily    map[dailyKey]*TrafficDailyDelta
-	pages    map[pageKey]*TrafficPageDelta
+	daily map[dailyKey]*TrafficDailyDelta
+	pages map[pageKey]*TrafficPageDelta
+	// pageDays are AddPage's increments, added to pages by write: an AI
+	// pageview costs one map update, not one per page span.
+	pageDays map[pageDayKey]*TrafficPageDelta
 	crawlers map[crawlerKey]int64
 }
 
 // NewTrafficRollups returns empty rollups.
 func NewTrafficRollups() *TrafficRollups {
-	return &TrafficRollups{daily: map[dailyKey]*TrafficDailyDelta{}, pages: map[pageKey]*TrafficPageDelta{}, crawlers: map[crawlerKey]int64{}}
+	return &TrafficRollups{daily: map[dailyKey]*TrafficDailyDelta{}, pages: map[pageKey]*TrafficPageDelta{},
+		pageDays: map[pageDayKey]*TrafficPageDelta{}, crawlers: map[crawlerKey]int64{}}
 }
 
 // AddDaily adds d to the visits of site on day from source.
@@ -70,10 +82,12 @@ func (r *TrafficRollups) AddDaily(site string, day int64, source string, d Traff
 		return
 	}
 	k := dailyKey{site, day, source}
-	if r.daily[k] == nil {
-		r.daily[k] = &TrafficDailyDelta{}
+	v := r.daily[k]
+	if v == nil {
+		v = &TrafficDailyDelta{}
+		r.daily[k] = v
 	}
-	r.daily[k].Add(d)
+	v.Add(d)
 }
 
 // Daily returns the increment of the visits of site on day from source.
@@ -87,13 +101,30 @@ func (r *TrafficRollups) Daily(site string, day int64, source string) TrafficDai
 // AddPage adds p to path on day, in the block of every page span that
 // holds the day.
 func (r *TrafficRollups) AddPage(site string, day int64, path string, p TrafficPageDelta) {
-	for _, span := range pageSpans {
-		k := pageKey{site, span, floorDiv(day, span), path}
-		if r.pages[k] == nil {
-			r.pages[k] = &TrafficPageDelta{}
-		}
-		r.pages[k].add(p)
+	k := pageDayKey{site, day, path}
+	v := r.pageDays[k]
+	if v == nil {
+		v = &TrafficPageDelta{}
+		r.pageDays[k] = v
 	}
+	v.add(p)
+}
+
+// spreadPages adds the increments of pageDays to the block of every page
+// span that holds their day, and empties pageDays.
+func (r *TrafficRollups) spreadPages() {
+	for dk, p := range r.pageDays {
+		for _, span := range pageSpans {
+			k := pageKey{dk.site, span, floorDiv(dk.day, span), dk.path}
+			v := r.pages[k]
+			if v == nil {
+				v = &TrafficPageDelta{}
+				r.pages[k] = v
+			}
+			v.add(*p)
+		}
+	}
+	clear(r.pageDays)
 }
 
 // AddCrawler adds hits of bot on day.
@@ -136,6 +167,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		return fmt.Errorf("upsert traffic_daily: %w", err)
 	}
 
+	r.spreadPages()
 	pk := make([]pageKey, 0, len(r.pages))
 	for k := range r.pages {
 		pk = append(pk, k)
