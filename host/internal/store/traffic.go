@@ -232,12 +232,10 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 		})
 	}
 	const insert = `INSERT INTO traffic_sessions (` + sessionColumns + `) VALUES `
-	_, err := valuesRows(ctx, q, s.Dialect, insert,
-		[]string{"", "", "", "", "", sqlLiteral("1"), sqlLiteral("0"), sqlLiteral("FALSE"), "", "", "", sqlLiteral("0"), sqlLiteral("-1"), ""},
-		len(first), func(args []any, i int) []any {
-			x := first[i]
-			return append(args, x.SiteID, x.SessionID, x.Source, x.Day, x.StartedAt, x.LastEventID, x.LastPath, x.LastDay, x.UpdatedAt)
-		}, "")
+	_, err := valuesRows(ctx, q, s.Dialect, insert, firstPageviewSessionTypes, len(first), func(args []any, i int) []any {
+		x := first[i]
+		return append(args, x.SiteID, x.SessionID, x.Source, x.Day, x.StartedAt, x.LastEventID, x.LastPath, x.LastDay, x.UpdatedAt)
+	}, "")
 	if err != nil {
 		return fmt.Errorf("write traffic sessions: %w", err)
 	}
@@ -262,6 +260,11 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 	return nil
 }
 
+// firstPageviewSessionTypes are the columns of a first-pageview session
+// row: the constants firstPageviewSession checks, the rest bound.
+var firstPageviewSessionTypes = []string{"", "", "", "", "", sqlLiteral("1"), sqlLiteral("0"), sqlLiteral("FALSE"),
+	"", "", "", sqlLiteral("0"), sqlLiteral("-1"), ""}
+
 // firstPageviewSession reports whether x holds only its first pageview,
 // with no engagement yet: the constants writeSessions writes for such rows.
 func firstPageviewSession(x *TrafficSession) bool {
@@ -284,14 +287,11 @@ func insertEvents(ctx context.Context, q Querier, d Dialect, events []StoredTraf
 	}
 	const prefix = `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
 		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `
-	empty := sqlLiteral("''")
-	_, err := valuesRows(ctx, q, d, prefix,
-		[]string{"", "", sqlLiteral("'" + string(TrafficPageview) + "'"), "", "", "", "", "", "", empty, empty, empty, empty, "", "", "", ""},
-		len(plain), func(args []any, i int) []any {
-			ev := plain[i]
-			return append(args, ev.ID, ev.SiteID, ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source,
-				ev.UserAgent, ev.DurationMs, int64(ev.ScrollDepth), ev.At)
-		}, "")
+	_, err := valuesRows(ctx, q, d, prefix, plainPageviewTypes, len(plain), func(args []any, i int) []any {
+		ev := plain[i]
+		return append(args, ev.ID, ev.SiteID, ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source,
+			ev.UserAgent, ev.DurationMs, int64(ev.ScrollDepth), ev.At)
+	}, "")
 	if err == nil {
 		err = insertRows(ctx, q, d, prefix, 17, len(other), func(args []any, i int) []any {
 			ev := other[i]
@@ -304,6 +304,11 @@ func insertEvents(ctx context.Context, q Querier, d Dialect, events []StoredTraf
 	}
 	return nil
 }
+
+// plainPageviewTypes are the columns of a plain pageview row: kind, bot and
+// the UTM tags constant, the rest bound.
+var plainPageviewTypes = []string{"", "", sqlLiteral("'" + string(TrafficPageview) + "'"), "", "", "", "", "", "",
+	sqlLiteral("''"), sqlLiteral("''"), sqlLiteral("''"), sqlLiteral("''"), "", "", "", ""}
 
 // plainPageview reports whether ev is a pageview whose bot and UTM columns
 // are empty, which insertEvents writes as constants.

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // TrafficDailyDelta is an increment of a traffic_daily row.
@@ -145,15 +147,8 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	for k := range r.daily {
 		dk = append(dk, k)
 	}
-	sort.Slice(dk, func(i, j int) bool {
-		a, b := dk[i], dk[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.day != b.day {
-			return a.day < b.day
-		}
-		return a.source < b.source
+	slices.SortFunc(dk, func(a, b dailyKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.day, b.day), strings.Compare(a.source, b.source))
 	})
 	err := insertRows(ctx, q, d, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
 		9, len(dk), func(args []any, i int) []any {
@@ -172,18 +167,9 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	for k := range r.pages {
 		pk = append(pk, k)
 	}
-	sort.Slice(pk, func(i, j int) bool {
-		a, b := pk[i], pk[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.span != b.span {
-			return a.span < b.span
-		}
-		if a.period != b.period {
-			return a.period < b.period
-		}
-		return a.path < b.path
+	slices.SortFunc(pk, func(a, b pageKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.span, b.span), cmp.Compare(a.period, b.period),
+			strings.Compare(a.path, b.path))
 	})
 	err = insertRows(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
 		7, len(pk), func(args []any, i int) []any {
@@ -199,15 +185,8 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	for k := range r.crawlers {
 		ck = append(ck, k)
 	}
-	sort.Slice(ck, func(i, j int) bool {
-		a, b := ck[i], ck[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.day != b.day {
-			return a.day < b.day
-		}
-		return a.bot < b.bot
+	slices.SortFunc(ck, func(a, b crawlerKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.day, b.day), strings.Compare(a.bot, b.bot))
 	})
 	err = insertRows(ctx, q, d, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
 		func(args []any, i int) []any { k := ck[i]; return append(args, k.site, k.day, k.bot, r.crawlers[k]) },
