@@ -253,3 +253,22 @@ func TestInListStopsAtTheFirstError(t *testing.T) {
 		t.Fatalf("err %v after %d calls, want %v after 1", err, calls, boom)
 	}
 }
+
+// TestLastArgReturnsEachRowsOwnValue: lastArg may reuse a boxed value only
+// for an equal one, from the first call on (zero values included).
+func TestLastArgReturnsEachRowsOwnValue(t *testing.T) { // not parallel: AllocsPerRun
+	var s, n lastArg
+	for _, v := range []string{"", "", "a", "a", "", "b", "a"} {
+		if got := s.str(v); got != any(v) {
+			t.Errorf("str(%q) = %#v", v, got)
+		}
+	}
+	for _, v := range []int64{0, 0, 300, 300, -1, 0, 300} {
+		if got := n.int(v); got != any(v) {
+			t.Errorf("int(%d) = %#v", v, got)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { s.str("same"); n.int(123456) }); allocs > 0 {
+		t.Errorf("a repeated value allocates %.0f times", allocs)
+	}
+}

@@ -232,9 +232,11 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 		})
 	}
 	const insert = `INSERT INTO traffic_sessions (` + sessionColumns + `) VALUES `
+	var site, source, day, at lastArg
 	_, err := valuesRows(ctx, q, s.Dialect, insert, firstPageviewSessionTypes, len(first), func(args []any, i int) []any {
 		x := first[i]
-		return append(args, x.SiteID, x.SessionID, x.Source, x.Day, x.StartedAt, x.LastEventID, x.LastPath, x.LastDay, x.UpdatedAt)
+		return append(args, site.str(x.SiteID), x.SessionID, source.str(x.Source), day.int(x.Day), at.int(x.StartedAt),
+			x.LastEventID, x.LastPath, day.int(x.LastDay), at.int(x.UpdatedAt))
 	}, "")
 	if err != nil {
 		return fmt.Errorf("write traffic sessions: %w", err)
@@ -287,10 +289,12 @@ func insertEvents(ctx context.Context, q Querier, d Dialect, events []StoredTraf
 	}
 	const prefix = `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
 		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `
+	var site, day, title, referrer, source, agent, duration, scroll, at lastArg
 	_, err := valuesRows(ctx, q, d, prefix, plainPageviewTypes, len(plain), func(args []any, i int) []any {
 		ev := plain[i]
-		return append(args, ev.ID, ev.SiteID, ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source,
-			ev.UserAgent, ev.DurationMs, int64(ev.ScrollDepth), ev.At)
+		return append(args, ev.ID, site.str(ev.SiteID), ev.SessionID, day.int(Day(ev.At)), ev.Path, title.str(ev.Title),
+			referrer.str(ev.Referrer), source.str(ev.Source), agent.str(ev.UserAgent), duration.int(ev.DurationMs),
+			scroll.int(int64(ev.ScrollDepth)), at.int(ev.At))
 	}, "")
 	if err == nil {
 		err = insertRows(ctx, q, d, prefix, 17, len(other), func(args []any, i int) []any {
