@@ -171,10 +171,11 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.span, b.span), cmp.Compare(a.period, b.period),
 			strings.Compare(a.path, b.path))
 	})
+	var site, span, period lastArg
 	err = insertRows(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
 		7, len(pk), func(args []any, i int) []any {
 			k, v := pk[i], r.pages[pk[i]]
-			return append(args, k.site, k.span, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
+			return append(args, site.str(k.site), span.int(k.span), period.int(k.period), k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
 		}, ` ON CONFLICT (site_id, span, period, path) DO UPDATE SET ai_visits = traffic_pages.ai_visits + excluded.ai_visits,
 			ai_pageviews = traffic_pages.ai_pageviews + excluded.ai_pageviews, ai_duration_ms = traffic_pages.ai_duration_ms + excluded.ai_duration_ms`)
 	if err != nil {
