@@ -78,8 +78,11 @@ func inList(d Dialect, lead []any, keys []string, maxKeys int, fn func(list stri
 		}
 		args := make([]any, 0, len(lead)+n)
 		args = append(args, lead...)
-		for i := 0; i < n; i++ {
-			args = append(args, chunk[min(i, len(chunk)-1)])
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		for range n - len(chunk) {
+			args = append(args, args[len(args)-1]) // the last key, boxed once
 		}
 		var b strings.Builder
 		writePlaceholders(&b, d, first, n)
