@@ -31,10 +31,17 @@ func insertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, 
 
 // valuesRows is insertRows with the SQL type of each column: a non-empty
 // type writes the column's parameter as CAST(? AS type), which PostgreSQL
-// needs where nothing else types it (a VALUES list that an UPDATE joins).
-// It returns the number of rows the statements affected.
+// needs where nothing else types it (a VALUES list that an UPDATE joins),
+// and a type made by sqlLiteral writes its SQL in every row instead of a
+// parameter (row appends no value for it). It returns the number of rows
+// the statements affected.
 func valuesRows(ctx context.Context, q Querier, d Dialect, prefix string, types []string, n int, row func(args []any, i int) []any, suffix string) (int64, error) {
-	cols := len(types)
+	cols := 0 // parameters per row
+	for _, typ := range types {
+		if !isSQLLiteral(typ) {
+			cols++
+		}
+	}
 	shape := strings.Join(types, ",")
 	maxRows := chunkRows(maxBatchParams/cols, maxBatchParams/cols)
 	args := make([]any, 0, min(n, maxRows)*cols)
@@ -71,8 +78,11 @@ func inList(d Dialect, lead []any, keys []string, maxKeys int, fn func(list stri
 		}
 		args := make([]any, 0, len(lead)+n)
 		args = append(args, lead...)
-		for i := 0; i < n; i++ {
-			args = append(args, chunk[min(i, len(chunk)-1)])
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		for range n - len(chunk) {
+			args = append(args, args[len(args)-1]) // the last key, boxed once
 		}
 		var b strings.Builder
 		writePlaceholders(&b, d, first, n)
@@ -100,9 +110,9 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 	if v, ok := multiRowTexts.Load(k); ok {
 		return v.(string)
 	}
-	cols := len(types)
 	var b strings.Builder
 	b.WriteString(prefix)
+	n := 0 // parameters written
 	for i := 0; i < rows; i++ {
 		if i > 0 {
 			b.WriteByte(',')
@@ -112,11 +122,17 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 			if c > 0 {
 				b.WriteByte(',')
 			}
-			if typ == "" {
-				b.WriteString(placeholder(d, i*cols+c+1))
+			switch {
+			case isSQLLiteral(typ):
+				b.WriteString(typ[len(literalMark):])
 				continue
+			case typ == "":
+				n++
+				b.WriteString(placeholder(d, n))
+			default:
+				n++
+				b.WriteString("CAST(" + placeholder(d, n) + " AS " + typ + ")")
 			}
-			b.WriteString("CAST(" + placeholder(d, i*cols+c+1) + " AS " + typ + ")")
 		}
 		b.WriteByte(')')
 	}
@@ -124,6 +140,20 @@ func multiRowSQL(d Dialect, prefix, suffix, shape string, types []string, rows i
 	v, _ := multiRowTexts.LoadOrStore(k, b.String())
 	return v.(string)
 }
+
+// literalMark starts a column "type" of valuesRows that is SQL text to
+// write in place of the column's parameter; no SQL type starts with it.
+const literalMark = "\x00literal:"
+
+// sqlLiteral returns the valuesRows column type that writes sql (a
+// constant such as 'pageview', 0 or FALSE, never a value from a request)
+// in every row instead of binding a parameter. A batch writer uses it for
+// the columns that every row of a statement shares: each bound parameter
+// costs the SQLite driver a conversion and, for text, a C allocation and
+// copy, so a constant column is cheaper written once in a prepared text.
+func sqlLiteral(sql string) string { return literalMark + sql }
+
+func isSQLLiteral(typ string) bool { return strings.HasPrefix(typ, literalMark) }
 
 // chunkRows returns the largest power of two that is at most n and maxRows
 // (n, maxRows >= 1).
@@ -174,4 +204,32 @@ func writePlaceholders(b *strings.Builder, d Dialect, first, n int) {
 // statements of hundreds of them; those are written with placeholder.)
 func param(i int) string {
 	return "$" + strconv.Itoa(i)
+}
+
+// lastArg boxes one column's bind arguments row after row, handing back
+// the previous row's boxed value when the next row repeats it. Converting
+// a non-empty string or an integer outside 0..255 to an interface
+// allocates, and a batch's rows repeat most of their columns (site, day,
+// source, title, user agent), so a batch writer that binds thousands of
+// arguments allocates a fraction as often. The zero value is ready.
+type lastArg struct {
+	s string
+	n int64
+	v any
+}
+
+// str returns s as an argument.
+func (c *lastArg) str(s string) any {
+	if c.v == nil || c.s != s {
+		c.s, c.v = s, s
+	}
+	return c.v
+}
+
+// int returns n as an argument.
+func (c *lastArg) int(n int64) any {
+	if c.v == nil || c.n != n {
+		c.n, c.v = n, n
+	}
+	return c.v
 }

@@ -65,6 +65,9 @@ func TestMultiRowSQLNumbersEveryParameterOnPostgres(t *testing.T) {
 		{Postgres, []string{"TEXT"}, 3, "INSERT INTO t VALUES (CAST($1 AS TEXT)),(CAST($2 AS TEXT)),(CAST($3 AS TEXT)) ON X"},
 		{SQLite, []string{"", ""}, 2, "INSERT INTO t VALUES (?,?),(?,?) ON X"},
 		{SQLite, []string{"", "BIGINT"}, 2, "INSERT INTO t VALUES (?,CAST(? AS BIGINT)),(?,CAST(? AS BIGINT)) ON X"},
+		// Literal columns take no parameter: the numbers skip them.
+		{Postgres, []string{"", sqlLiteral("'x'"), "", sqlLiteral("-1")}, 2, "INSERT INTO t VALUES ($1,'x',$2,-1),($3,'x',$4,-1) ON X"},
+		{SQLite, []string{sqlLiteral("FALSE"), "", "BIGINT"}, 2, "INSERT INTO t VALUES (FALSE,?,CAST(? AS BIGINT)),(FALSE,?,CAST(? AS BIGINT)) ON X"},
 	} {
 		got := multiRowSQL(c.d, "INSERT INTO t VALUES ", " ON X", strings.Join(c.types, ","), c.types, c.rows)
 		if got != c.want {
@@ -147,6 +150,34 @@ func TestValuesRowsSplitsBatchesIntoPowerOfTwoStatements(t *testing.T) {
 	}
 }
 
+// TestValuesRowsCountsOnlyBoundColumnsAgainstTheParameterLimit: literal
+// columns bind nothing, so a statement holds as many rows as its bound
+// columns allow.
+func TestValuesRowsCountsOnlyBoundColumnsAgainstTheParameterLimit(t *testing.T) {
+	t.Parallel()
+	types := []string{"", sqlLiteral("''"), sqlLiteral("''"), ""} // 2 bound: 450 rows fit, 256 a statement
+	q := &recordQuerier{}
+	affected, err := valuesRows(context.Background(), q, SQLite, "INSERT INTO t VALUES ", types, 300, func(args []any, i int) []any {
+		return append(args, i, -i)
+	}, "")
+	if err != nil || affected != 300 {
+		t.Fatalf("affected %d, err %v", affected, err)
+	}
+	var rows []int
+	for _, e := range q.execs {
+		rows = append(rows, len(e.args)/2)
+		if want := multiRowSQL(SQLite, "INSERT INTO t VALUES ", "", strings.Join(types, ","), types, len(e.args)/2); e.sql != want {
+			t.Errorf("statement of %d args is\n %.80s\nwant\n %.80s", len(e.args), e.sql, want)
+		}
+	}
+	if fmt.Sprint(rows) != "[256 32 8 4]" {
+		t.Errorf("statements of %v rows, want [256 32 8 4]", rows)
+	}
+	if n := strings.Count(q.execs[0].sql, "?"); n != 512 {
+		t.Errorf("the first statement has %d parameters, want 512", n)
+	}
+}
+
 func TestValuesRowsStopsAtTheFirstFailedStatement(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
@@ -220,5 +251,24 @@ func TestInListStopsAtTheFirstError(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || calls != 1 {
 		t.Fatalf("err %v after %d calls, want %v after 1", err, calls, boom)
+	}
+}
+
+// TestLastArgReturnsEachRowsOwnValue: lastArg may reuse a boxed value only
+// for an equal one, from the first call on (zero values included).
+func TestLastArgReturnsEachRowsOwnValue(t *testing.T) { // not parallel: AllocsPerRun
+	var s, n lastArg
+	for _, v := range []string{"", "", "a", "a", "", "b", "a"} {
+		if got := s.str(v); got != any(v) {
+			t.Errorf("str(%q) = %#v", v, got)
+		}
+	}
+	for _, v := range []int64{0, 0, 300, 300, -1, 0, 300} {
+		if got := n.int(v); got != any(v) {
+			t.Errorf("int(%d) = %#v", v, got)
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { s.str("same"); n.int(123456) }); allocs > 0 {
+		t.Errorf("a repeated value allocates %.0f times", allocs)
 	}
 }

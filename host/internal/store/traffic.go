@@ -3,7 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // The traffic writer's storage: events, sessions and the rollups are written
@@ -158,24 +159,22 @@ func (s *Store) writeTraffic(ctx context.Context, q Querier, b TrafficBatch) err
 // loadSessions reads (and on PostgreSQL/CockroachDB locks) the sessions the
 // batch refers to.
 func (s *Store) loadSessions(ctx context.Context, q Querier, events []TrafficEvent) (map[TrafficSessionKey]*TrafficSession, error) {
-	bySite := map[string]map[string]bool{}
-	for _, ev := range events {
-		if ev.Kind == TrafficCrawler {
-			continue
+	// The session ids of each site, sorted and without repeats. A batch
+	// nearly always holds one site, so a list per site beats a set.
+	bySite := map[string][]string{}
+	for i := range events {
+		if ev := &events[i]; ev.Kind != TrafficCrawler {
+			if bySite[ev.SiteID] == nil {
+				bySite[ev.SiteID] = make([]string, 0, len(events)-i)
+			}
+			bySite[ev.SiteID] = append(bySite[ev.SiteID], ev.SessionID)
 		}
-		if bySite[ev.SiteID] == nil {
-			bySite[ev.SiteID] = map[string]bool{}
-		}
-		bySite[ev.SiteID][ev.SessionID] = true
 	}
 	lock := s.ForUpdate()
-	sessions := map[TrafficSessionKey]*TrafficSession{}
-	for site, set := range bySite {
-		keys := make([]string, 0, len(set))
-		for k := range set {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+	sessions := make(map[TrafficSessionKey]*TrafficSession, len(events))
+	for site, keys := range bySite {
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
 		err := inList(s.Dialect, []any{site}, keys, maxSessionChunk, func(list string, args []any) error {
 			rows, err := q.Query(ctx, `SELECT `+sessionColumns+` FROM traffic_sessions WHERE site_id = `+placeholder(s.Dialect, 1)+
 				` AND session_id IN (`+list+`)`+lock, args...)
@@ -206,30 +205,45 @@ const sessionColumns = `site_id, session_id, source, day, started_at, pageviews,
 // writeSessions inserts new sessions with a plain INSERT, so that two hosts
 // creating the same session at once conflict (and the batch is retried)
 // instead of one overwriting the other, and rewrites changed sessions, which
-// loadSessions locked, with one upsert.
+// loadSessions locked, with one upsert. On SQLite, new sessions that hold
+// only their first pageview (nearly all of them) are inserted with the five
+// columns that pageview leaves constant written as SQL constants; on
+// PostgreSQL/CockroachDB every new session goes in one statement in key
+// order, so that two hosts inserting the same new sessions take their locks
+// in the same order (SQLite has a single writer).
 func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[TrafficSessionKey]*TrafficSession) error {
-	var fresh, changed []*TrafficSession
+	var first, fresh, changed []*TrafficSession
 	for _, x := range sessions {
 		switch {
+		case x.New && s.Dialect == SQLite && firstPageviewSession(x):
+			first = append(first, x)
 		case x.New:
 			fresh = append(fresh, x)
 		case x.Dirty:
 			changed = append(changed, x)
 		}
 	}
-	byKey := func(l []*TrafficSession) {
-		sort.Slice(l, func(i, j int) bool {
-			if l[i].SiteID != l[j].SiteID {
-				return l[i].SiteID < l[j].SiteID
+	for _, l := range [][]*TrafficSession{first, fresh, changed} {
+		slices.SortFunc(l, func(a, b *TrafficSession) int {
+			if c := strings.Compare(a.SiteID, b.SiteID); c != 0 {
+				return c
 			}
-			return l[i].SessionID < l[j].SessionID
+			return strings.Compare(a.SessionID, b.SessionID)
 		})
 	}
-	byKey(fresh)
-	byKey(changed)
+	const insert = `INSERT INTO traffic_sessions (` + sessionColumns + `) VALUES `
+	var site, source, day, at lastArg
+	_, err := valuesRows(ctx, q, s.Dialect, insert, firstPageviewSessionTypes, len(first), func(args []any, i int) []any {
+		x := first[i]
+		return append(args, site.str(x.SiteID), x.SessionID, source.str(x.Source), day.int(x.Day), at.int(x.StartedAt),
+			x.LastEventID, x.LastPath, day.int(x.LastDay), at.int(x.UpdatedAt))
+	}, "")
+	if err != nil {
+		return fmt.Errorf("write traffic sessions: %w", err)
+	}
 	row := func(args []any, x *TrafficSession) []any {
 		return append(args, x.SiteID, x.SessionID, x.Source, x.Day, x.StartedAt, x.Pageviews, x.DurationMs, x.Engaged,
-			x.LastEventID, x.LastPath, x.LastDay, x.LastDurationMs, x.LastScroll, x.UpdatedAt)
+			x.LastEventID, x.LastPath, x.LastDay, x.LastDurationMs, int64(x.LastScroll), x.UpdatedAt)
 	}
 	const update = ` ON CONFLICT (site_id, session_id) DO UPDATE SET pageviews = excluded.pageviews,
 		duration_ms = excluded.duration_ms, engaged = excluded.engaged, last_event_id = excluded.last_event_id,
@@ -239,7 +253,7 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 		rows   []*TrafficSession
 		suffix string
 	}{{fresh, ""}, {changed, update}} {
-		err := insertRows(ctx, q, s.Dialect, `INSERT INTO traffic_sessions (`+sessionColumns+`) VALUES `, 14, len(part.rows),
+		err := insertRows(ctx, q, s.Dialect, insert, 14, len(part.rows),
 			func(args []any, i int) []any { return row(args, part.rows[i]) }, part.suffix)
 		if err != nil {
 			return fmt.Errorf("write traffic sessions: %w", err)
@@ -248,18 +262,62 @@ func (s *Store) writeSessions(ctx context.Context, q Querier, sessions map[Traff
 	return nil
 }
 
+// firstPageviewSessionTypes are the columns of a first-pageview session
+// row: the constants firstPageviewSession checks, the rest bound.
+var firstPageviewSessionTypes = []string{"", "", "", "", "", sqlLiteral("1"), sqlLiteral("0"), sqlLiteral("FALSE"),
+	"", "", "", sqlLiteral("0"), sqlLiteral("-1"), ""}
+
+// firstPageviewSession reports whether x holds only its first pageview,
+// with no engagement yet: the constants writeSessions writes for such rows.
+func firstPageviewSession(x *TrafficSession) bool {
+	return x.Pageviews == 1 && x.DurationMs == 0 && !x.Engaged && x.LastDurationMs == 0 && x.LastScroll == -1
+}
+
+// insertEvents inserts events in two kinds of statements: pageviews with no
+// bot and no UTM tags (nearly every beacon) with those five columns written
+// as SQL constants, and every other event with all its columns bound. Each
+// keeps the events' order.
 func insertEvents(ctx context.Context, q Querier, d Dialect, events []StoredTrafficEvent) error {
-	err := insertRows(ctx, q, d, `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
-		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `, 17, len(events),
-		func(args []any, i int) []any {
-			ev := &events[i]
+	plain := make([]*StoredTrafficEvent, 0, len(events))
+	var other []*StoredTrafficEvent
+	for i := range events {
+		if ev := &events[i]; plainPageview(ev) {
+			plain = append(plain, ev)
+		} else {
+			other = append(other, ev)
+		}
+	}
+	const prefix = `INSERT INTO traffic_events (id, site_id, kind, session_id, day, path, title, referrer, source, bot,
+		utm_source, utm_medium, utm_campaign, user_agent, duration_ms, scroll_depth, created_at) VALUES `
+	var site, day, title, referrer, source, agent, duration, scroll, at lastArg
+	_, err := valuesRows(ctx, q, d, prefix, plainPageviewTypes, len(plain), func(args []any, i int) []any {
+		ev := plain[i]
+		return append(args, ev.ID, site.str(ev.SiteID), ev.SessionID, day.int(Day(ev.At)), ev.Path, title.str(ev.Title),
+			referrer.str(ev.Referrer), source.str(ev.Source), agent.str(ev.UserAgent), duration.int(ev.DurationMs),
+			scroll.int(int64(ev.ScrollDepth)), at.int(ev.At))
+	}, "")
+	if err == nil {
+		err = insertRows(ctx, q, d, prefix, 17, len(other), func(args []any, i int) []any {
+			ev := other[i]
 			return append(args, ev.ID, ev.SiteID, string(ev.Kind), ev.SessionID, Day(ev.At), ev.Path, ev.Title, ev.Referrer, ev.Source, ev.Bot,
-				ev.UTMSource, ev.UTMMedium, ev.UTMCampaign, ev.UserAgent, ev.DurationMs, ev.ScrollDepth, ev.At)
+				ev.UTMSource, ev.UTMMedium, ev.UTMCampaign, ev.UserAgent, ev.DurationMs, int64(ev.ScrollDepth), ev.At)
 		}, "")
+	}
 	if err != nil {
 		return fmt.Errorf("insert traffic events: %w", err)
 	}
 	return nil
+}
+
+// plainPageviewTypes are the columns of a plain pageview row: kind, bot and
+// the UTM tags constant, the rest bound.
+var plainPageviewTypes = []string{"", "", sqlLiteral("'" + string(TrafficPageview) + "'"), "", "", "", "", "", "",
+	sqlLiteral("''"), sqlLiteral("''"), sqlLiteral("''"), sqlLiteral("''"), "", "", "", ""}
+
+// plainPageview reports whether ev is a pageview whose bot and UTM columns
+// are empty, which insertEvents writes as constants.
+func plainPageview(ev *StoredTrafficEvent) bool {
+	return ev.Kind == TrafficPageview && ev.Bot == "" && ev.UTMSource == "" && ev.UTMMedium == "" && ev.UTMCampaign == ""
 }
 
 // maxSessionChunk caps the session ids of one SELECT.

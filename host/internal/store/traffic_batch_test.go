@@ -94,3 +94,86 @@ func TestRecordTrafficBatchesOfEverySize(t *testing.T) {
 		}
 	})
 }
+
+// TestRecordTrafficStoresEveryColumnOfEveryShape records, in one batch,
+// the rows the writer inserts with constant columns (plain pageviews, new
+// sessions holding only their first pageview) next to those it binds in
+// full (pageviews with a bot or UTM tags, crawler hits, sessions with a
+// second pageview or engagement), and reads every column back: a constant
+// written for a row that does not have it would show here.
+func TestRecordTrafficStoresEveryColumnOfEveryShape(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		site := trafficSite(t, s)
+		at := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
+		s.SetClock(func() time.Time { return time.UnixMilli(at) })
+		ev := func(kind store.TrafficKind, session, path string, at int64) store.TrafficEvent {
+			return store.TrafficEvent{SiteID: site.ID, Kind: kind, SessionID: session, Path: path, Title: "T " + path,
+				Referrer: "https://r.test" + path, UserAgent: "UA " + path, DurationMs: 0, ScrollDepth: -1, At: at}
+		}
+		plain := ev(store.TrafficPageview, "plain", "/plain", at)
+		plain.Source = "chatgpt"
+		utm := ev(store.TrafficPageview, "utm", "/utm", at+1)
+		utm.UTMSource, utm.UTMMedium, utm.UTMCampaign = "news", "email", "spring"
+		medium := ev(store.TrafficPageview, "medium", "/medium", at+2)
+		medium.UTMMedium = "cpc"
+		crawler := ev(store.TrafficCrawler, "", "/crawled", at+3)
+		crawler.Bot = "GPTBot"
+		twice1 := ev(store.TrafficPageview, "twice", "/one", at+4)
+		twice2 := ev(store.TrafficPageview, "twice", "/two", at+5)
+		engaged := ev(store.TrafficPageview, "engaged", "/engaged", at+6)
+		update := ev(store.TrafficEngagement, "engaged", "/engaged", at+7)
+		update.DurationMs, update.ScrollDepth = 12000, 70
+		if _, err := traffic.Record(ctx, s, []store.TrafficEvent{plain, utm, medium, crawler, twice1, twice2, engaged, update}); err != nil {
+			t.Fatal(err)
+		}
+
+		events, err := s.TrafficEvents(ctx, site.ID, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		engaged.DurationMs, engaged.ScrollDepth = 12000, 70
+		want := []store.TrafficEvent{plain, utm, medium, crawler, twice1, twice2, engaged}
+		if len(events) != len(want) {
+			t.Fatalf("%d events stored, want %d", len(events), len(want))
+		}
+		for i, e := range events {
+			if e.TrafficEvent != want[i] {
+				t.Errorf("event %d stored as\n %+v\nwant\n %+v", i, e.TrafficEvent, want[i])
+			}
+		}
+		ids := map[string]string{} // path → event id
+		for _, e := range events {
+			ids[e.Path] = e.ID
+		}
+
+		day := store.Day(at)
+		var got []string
+		err = storetest.Query(ctx, s, func(r store.Row) error {
+			var x store.TrafficSession
+			if err := r.Scan(&x.SessionID, &x.Source, &x.Day, &x.StartedAt, &x.Pageviews, &x.DurationMs, &x.Engaged,
+				&x.LastEventID, &x.LastPath, &x.LastDay, &x.LastDurationMs, &x.LastScroll, &x.UpdatedAt); err != nil {
+				return err
+			}
+			got = append(got, fmt.Sprintf("%s %q %d %d %d %d %t %t %s %d %d %d %d", x.SessionID, x.Source, x.Day-day, x.StartedAt-at,
+				x.Pageviews, x.DurationMs, x.Engaged, x.LastEventID == ids[x.LastPath], x.LastPath, x.LastDay-day, x.LastDurationMs,
+				x.LastScroll, x.UpdatedAt-at))
+			return nil
+		}, `SELECT session_id, source, day, started_at, pageviews, duration_ms, engaged, last_event_id, last_path, last_day,
+			last_duration_ms, last_scroll, updated_at FROM traffic_sessions WHERE site_id = $1 ORDER BY session_id`, site.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSessions := []string{
+			`engaged "" 0 6 1 12000 true true /engaged 0 12000 70 7`,
+			`medium "" 0 2 1 0 false true /medium 0 0 -1 2`,
+			`plain "chatgpt" 0 0 1 0 false true /plain 0 0 -1 0`,
+			`twice "" 0 4 2 0 true true /two 0 0 -1 5`,
+			`utm "" 0 1 1 0 false true /utm 0 0 -1 1`,
+		}
+		if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", checkSessions) {
+			t.Errorf("sessions\n %q\nwant\n %q", got, checkSessions)
+		}
+	})
+}

@@ -140,3 +140,26 @@ func TestWriteSessionsInsertsNewAndRewritesDirtySessionsInKeyOrder(t *testing.T)
 		t.Errorf("a failed insert: err %v after %d statements, want %v after 1", err, len(q.execs), boom)
 	}
 }
+
+// TestTrafficRollupsAddPageCountsEverySpanOnceAcrossRetries: AddPage adds
+// to the block of each page span that holds the day, and a retried
+// transaction, which writes the same rollups again, upserts the same rows.
+func TestTrafficRollupsAddPageCountsEverySpanOnceAcrossRetries(t *testing.T) {
+	t.Parallel()
+	r := NewTrafficRollups()
+	r.AddPage("s1", 7, "/a", TrafficPageDelta{AIVisits: 1, AIPageviews: 1})
+	r.AddPage("s1", 8, "/a", TrafficPageDelta{AIPageviews: 1, AIDurationMs: 5})
+	r.AddPage("s1", 7, "/a", TrafficPageDelta{AIPageviews: 1})
+	want := []string{
+		"s1 1 7 /a 1 2 0", "s1 1 8 /a 0 1 5", // days 7 and 8
+		"s1 8 0 /a 1 2 0", "s1 8 1 /a 0 1 5", // 8-day blocks 0 (days 0-7) and 1
+		"s1 64 0 /a 1 3 5", "s1 512 0 /a 1 3 5",
+	}
+	for try := 1; try <= 2; try++ {
+		q := &recordQuerier{}
+		if err := r.write(context.Background(), q, SQLite); err != nil {
+			t.Fatal(err)
+		}
+		checkRows(t, fmt.Sprintf("traffic_pages, write %d", try), rowsOf(q.execs, "traffic_pages", 7, 7), want...)
+	}
+}

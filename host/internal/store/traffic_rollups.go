@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // TrafficDailyDelta is an increment of a traffic_daily row.
@@ -45,6 +47,14 @@ type pageKey struct {
 	path   string
 }
 
+// pageDayKey is a page on one day: AddPage adds to it, and write adds it
+// to the block of each page span that holds the day.
+type pageDayKey struct {
+	site string
+	day  int64
+	path string
+}
+
 type crawlerKey struct {
 	site string
 	day  int64
@@ -54,14 +64,18 @@ type crawlerKey struct {
 // TrafficRollups accumulates rollup increments in memory so that a batch of
 // events costs one upsert per touched rollup row, not one per event.
 type TrafficRollups struct {
-	daily    map[dailyKey]*TrafficDailyDelta
-	pages    map[pageKey]*TrafficPageDelta
+	daily map[dailyKey]*TrafficDailyDelta
+	pages map[pageKey]*TrafficPageDelta
+	// pageDays are AddPage's increments, added to pages by write: an AI
+	// pageview costs one map update, not one per page span.
+	pageDays map[pageDayKey]*TrafficPageDelta
 	crawlers map[crawlerKey]int64
 }
 
 // NewTrafficRollups returns empty rollups.
 func NewTrafficRollups() *TrafficRollups {
-	return &TrafficRollups{daily: map[dailyKey]*TrafficDailyDelta{}, pages: map[pageKey]*TrafficPageDelta{}, crawlers: map[crawlerKey]int64{}}
+	return &TrafficRollups{daily: map[dailyKey]*TrafficDailyDelta{}, pages: map[pageKey]*TrafficPageDelta{},
+		pageDays: map[pageDayKey]*TrafficPageDelta{}, crawlers: map[crawlerKey]int64{}}
 }
 
 // AddDaily adds d to the visits of site on day from source.
@@ -70,10 +84,12 @@ func (r *TrafficRollups) AddDaily(site string, day int64, source string, d Traff
 		return
 	}
 	k := dailyKey{site, day, source}
-	if r.daily[k] == nil {
-		r.daily[k] = &TrafficDailyDelta{}
+	v := r.daily[k]
+	if v == nil {
+		v = &TrafficDailyDelta{}
+		r.daily[k] = v
 	}
-	r.daily[k].Add(d)
+	v.Add(d)
 }
 
 // Daily returns the increment of the visits of site on day from source.
@@ -87,13 +103,30 @@ func (r *TrafficRollups) Daily(site string, day int64, source string) TrafficDai
 // AddPage adds p to path on day, in the block of every page span that
 // holds the day.
 func (r *TrafficRollups) AddPage(site string, day int64, path string, p TrafficPageDelta) {
-	for _, span := range pageSpans {
-		k := pageKey{site, span, floorDiv(day, span), path}
-		if r.pages[k] == nil {
-			r.pages[k] = &TrafficPageDelta{}
-		}
-		r.pages[k].add(p)
+	k := pageDayKey{site, day, path}
+	v := r.pageDays[k]
+	if v == nil {
+		v = &TrafficPageDelta{}
+		r.pageDays[k] = v
 	}
+	v.add(p)
+}
+
+// spreadPages adds the increments of pageDays to the block of every page
+// span that holds their day, and empties pageDays.
+func (r *TrafficRollups) spreadPages() {
+	for dk, p := range r.pageDays {
+		for _, span := range pageSpans {
+			k := pageKey{dk.site, span, floorDiv(dk.day, span), dk.path}
+			v := r.pages[k]
+			if v == nil {
+				v = &TrafficPageDelta{}
+				r.pages[k] = v
+			}
+			v.add(*p)
+		}
+	}
+	clear(r.pageDays)
 }
 
 // AddCrawler adds hits of bot on day.
@@ -114,15 +147,8 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	for k := range r.daily {
 		dk = append(dk, k)
 	}
-	sort.Slice(dk, func(i, j int) bool {
-		a, b := dk[i], dk[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.day != b.day {
-			return a.day < b.day
-		}
-		return a.source < b.source
+	slices.SortFunc(dk, func(a, b dailyKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.day, b.day), strings.Compare(a.source, b.source))
 	})
 	err := insertRows(ctx, q, d, `INSERT INTO traffic_daily (site_id, day, source, visits, pageviews, engaged_visits, duration_ms, scroll_sum, scroll_count) VALUES `,
 		9, len(dk), func(args []any, i int) []any {
@@ -136,27 +162,20 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 		return fmt.Errorf("upsert traffic_daily: %w", err)
 	}
 
+	r.spreadPages()
 	pk := make([]pageKey, 0, len(r.pages))
 	for k := range r.pages {
 		pk = append(pk, k)
 	}
-	sort.Slice(pk, func(i, j int) bool {
-		a, b := pk[i], pk[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.span != b.span {
-			return a.span < b.span
-		}
-		if a.period != b.period {
-			return a.period < b.period
-		}
-		return a.path < b.path
+	slices.SortFunc(pk, func(a, b pageKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.span, b.span), cmp.Compare(a.period, b.period),
+			strings.Compare(a.path, b.path))
 	})
+	var site, span, period lastArg
 	err = insertRows(ctx, q, d, `INSERT INTO traffic_pages (site_id, span, period, path, ai_visits, ai_pageviews, ai_duration_ms) VALUES `,
 		7, len(pk), func(args []any, i int) []any {
 			k, v := pk[i], r.pages[pk[i]]
-			return append(args, k.site, k.span, k.period, k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
+			return append(args, site.str(k.site), span.int(k.span), period.int(k.period), k.path, v.AIVisits, v.AIPageviews, v.AIDurationMs)
 		}, ` ON CONFLICT (site_id, span, period, path) DO UPDATE SET ai_visits = traffic_pages.ai_visits + excluded.ai_visits,
 			ai_pageviews = traffic_pages.ai_pageviews + excluded.ai_pageviews, ai_duration_ms = traffic_pages.ai_duration_ms + excluded.ai_duration_ms`)
 	if err != nil {
@@ -167,15 +186,8 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	for k := range r.crawlers {
 		ck = append(ck, k)
 	}
-	sort.Slice(ck, func(i, j int) bool {
-		a, b := ck[i], ck[j]
-		if a.site != b.site {
-			return a.site < b.site
-		}
-		if a.day != b.day {
-			return a.day < b.day
-		}
-		return a.bot < b.bot
+	slices.SortFunc(ck, func(a, b crawlerKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.day, b.day), strings.Compare(a.bot, b.bot))
 	})
 	err = insertRows(ctx, q, d, `INSERT INTO traffic_crawlers (site_id, day, bot, hits) VALUES `, 4, len(ck),
 		func(args []any, i int) []any { k := ck[i]; return append(args, k.site, k.day, k.bot, r.crawlers[k]) },

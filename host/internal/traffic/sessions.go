@@ -79,13 +79,28 @@ const acceptedID = "accepted"
 func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKey]*store.TrafficSession, build bool) (store.TrafficBatch, []Outcome, error) {
 	b := store.TrafficBatch{Sessions: sessions}
 	out := make([]Outcome, len(events))
-	var insertAt map[string]int // event id → index in b.Inserts
+	// insertAt maps the id of each event in b.Inserts to its index; it is
+	// built at the batch's first engagement event, which is the only one
+	// that needs it (most batches are pageviews only), and kept up to date
+	// from then on.
+	var insertAt map[string]int
 	var updates map[string]store.TrafficEventUpdate
 	var roll *store.TrafficRollups
 	if build {
 		b.Rollups = store.NewTrafficRollups()
 		roll = b.Rollups
-		insertAt, updates = map[string]int{}, map[string]store.TrafficEventUpdate{}
+		b.Inserts = make([]store.StoredTrafficEvent, 0, len(events))
+	}
+	// New sessions are carved from slabs, one allocation for up to 64 of
+	// them instead of one each.
+	var slab []store.TrafficSession
+	newSession := func(remaining int) *store.TrafficSession {
+		if len(slab) == 0 {
+			slab = make([]store.TrafficSession, min(remaining, 64))
+		}
+		x := &slab[0]
+		slab = slab[1:]
+		return x
 	}
 	for i, ev := range events {
 		switch ev.Kind {
@@ -100,7 +115,8 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			sess := sessions[k]
 			visit := sess == nil
 			if visit {
-				sess = &store.TrafficSession{SiteID: ev.SiteID, SessionID: ev.SessionID, Source: ev.Source,
+				sess = newSession(len(events) - i)
+				*sess = store.TrafficSession{SiteID: ev.SiteID, SessionID: ev.SessionID, Source: ev.Source,
 					Day: store.Day(ev.At), StartedAt: ev.At, New: true}
 				sessions[k] = sess
 			}
@@ -133,7 +149,9 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			}
 			ev.Source = sess.Source
 			ev.DurationMs, ev.ScrollDepth = 0, -1
-			insertAt[id] = len(b.Inserts)
+			if insertAt != nil {
+				insertAt[id] = len(b.Inserts)
+			}
 			b.Inserts = append(b.Inserts, store.StoredTrafficEvent{ID: id, TrafficEvent: ev})
 		case store.TrafficEngagement:
 			sess := sessions[store.TrafficSessionKey{SiteID: ev.SiteID, SessionID: ev.SessionID}]
@@ -170,6 +188,13 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			if sess.Source != "" && p.AIDurationMs > 0 {
 				roll.AddPage(ev.SiteID, sess.LastDay, sess.LastPath, p)
 			}
+			if insertAt == nil {
+				insertAt = make(map[string]int, len(b.Inserts))
+				for j := range b.Inserts {
+					insertAt[b.Inserts[j].ID] = j
+				}
+				updates = map[string]store.TrafficEventUpdate{}
+			}
 			if j, ok := insertAt[sess.LastEventID]; ok {
 				b.Inserts[j].DurationMs, b.Inserts[j].ScrollDepth = sess.LastDurationMs, sess.LastScroll
 			} else {
@@ -181,6 +206,9 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 		}
 	}
 	if !build {
+		return b, out, nil
+	}
+	if len(updates) == 0 {
 		return b, out, nil
 	}
 	b.Updates = make([]store.TrafficEventUpdate, 0, len(updates))
