@@ -216,6 +216,17 @@ func sqliteWithInbox(t *testing.T) (*store.Store, string) {
 	return s, filepath.Join(dir, "traffic-inbox")
 }
 
+// appendAndClose opens s's inbox, appends a group per payload and closes
+// it, as a process that runs and stops would.
+func appendAndClose(t *testing.T, s *store.Store, payloads ...string) {
+	t.Helper()
+	in := openInbox(t, s)
+	for _, p := range payloads {
+		appendGroup(t, in, p)
+	}
+	in.Close()
+}
+
 func segments(t *testing.T, dir string) []string {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join(dir, "*.log"))
@@ -233,10 +244,7 @@ func segments(t *testing.T, dir string) []string {
 func TestATornFrameEndsItsSegmentAndIsNeverAppendedAfter(t *testing.T) {
 	t.Parallel()
 	s, dir := sqliteWithInbox(t)
-	in := openInbox(t, s)
-	appendGroup(t, in, "one")
-	appendGroup(t, in, "two")
-	in.Close()
+	appendAndClose(t, s, "one", "two")
 	segs := segments(t, dir)
 	if len(segs) != 1 {
 		t.Fatalf("segments %v, want one", segs)
@@ -260,7 +268,7 @@ func TestATornFrameEndsItsSegmentAndIsNeverAppendedAfter(t *testing.T) {
 	}
 	f.Close()
 
-	in = openInbox(t, s)
+	in := openInbox(t, s)
 	if _, payloads, seqs := pending(t, s, in); len(payloads) != 2 || payloads[1] != "two" || seqs[1] != 2 {
 		t.Fatalf("after the tear: %v %v, want one and two", payloads, seqs)
 	}
@@ -283,13 +291,8 @@ func TestATornFrameEndsItsSegmentAndIsNeverAppendedAfter(t *testing.T) {
 func TestADamagedFrameIsNotApplied(t *testing.T) {
 	t.Parallel()
 	s, dir := sqliteWithInbox(t)
-	in := openInbox(t, s)
-	appendGroup(t, in, "one")
-	appendGroup(t, in, "two")
-	in.Close()
-	in = openInbox(t, s) // a new process starts a new segment
-	appendGroup(t, in, "three")
-	in.Close()
+	appendAndClose(t, s, "one", "two")
+	appendAndClose(t, s, "three") // a new process starts a new segment
 	segs := segments(t, dir)
 	if len(segs) != 2 {
 		t.Fatalf("segments %v, want two", segs)
@@ -302,7 +305,7 @@ func TestADamagedFrameIsNotApplied(t *testing.T) {
 	if err := os.WriteFile(segs[0], b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	in = openInbox(t, s)
+	in := openInbox(t, s)
 	defer in.Close()
 	if _, payloads, _ := pending(t, s, in); len(payloads) != 2 || payloads[0] != "one" || payloads[1] != "three" {
 		t.Errorf("pending %v, want one and three", payloads)
