@@ -209,6 +209,7 @@ func readInboxSegment(path string) ([]TrafficInboxGroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = b[:len(b):len(b)] // a frame must never reach past the file's bytes
 	var out []TrafficInboxGroup
 	for len(b) >= inboxFrameHeader {
 		n := binary.LittleEndian.Uint32(b[0:4])

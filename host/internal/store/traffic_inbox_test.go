@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -329,6 +330,19 @@ func TestTheInboxRollsOverAndTrimsWholeSegments(t *testing.T) {
 	if n := len(segments(t, dir)); n < 2 || n > 4 {
 		t.Fatalf("%d segments for 10 MB, want 2 to 4 of about 4 MB", n)
 	}
+	// Applied up to the first group of the second segment: the first
+	// segment goes, whole, and nothing else.
+	segs := segments(t, dir)
+	second, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(segs[1]), ".log"), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Trim(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if got := segments(t, dir); len(got) != len(segs)-1 || got[0] != segs[1] {
+		t.Fatalf("after trimming to %d: segments %v, want %v without the first", second, got, segs)
+	}
 	// Groups 1–6 applied: every segment that holds 7 or later stays.
 	if err := in.Trim(ctx, 7); err != nil {
 		t.Fatal(err)
@@ -354,5 +368,39 @@ func TestTheInboxRollsOverAndTrimsWholeSegments(t *testing.T) {
 	}
 	if got := segments(t, dir); len(got) != 1 {
 		t.Errorf("segments %v after an append, want one", got)
+	}
+}
+
+// TestAnEmptyGroupAndARepeatedFrameReadBackAsWritten: a group with an
+// empty payload is a frame of its header alone, read back even as the last
+// bytes of a segment; a frame written twice (the same seq again) is read
+// once.
+func TestAnEmptyGroupAndARepeatedFrameReadBackAsWritten(t *testing.T) {
+	t.Parallel()
+	s, _ := sqliteWithInbox(t)
+	appendAndClose(t, s, "one", "")
+	in := openInbox(t, s)
+	if _, payloads, _ := pending(t, s, in); len(payloads) != 2 || payloads[0] != "one" || payloads[1] != "" {
+		t.Errorf("pending %q, want one and an empty group", payloads)
+	}
+	if err := in.Close(); err != nil {
+		t.Errorf("closing an inbox that appended nothing: %v", err)
+	}
+
+	s, dir := sqliteWithInbox(t)
+	appendAndClose(t, s, "one", "two")
+	segs := segments(t, dir)
+	whole, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := whole[len(whole)-16-3:] // the frame of "two"
+	if err := os.WriteFile(segs[0], append(whole, last...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in = openInbox(t, s)
+	defer in.Close()
+	if _, payloads, seqs := pending(t, s, in); len(payloads) != 2 || seqs[1] != 2 {
+		t.Errorf("pending %q (seqs %v), want one and two once", payloads, seqs)
 	}
 }

@@ -76,17 +76,18 @@ func TestADamagedInboxPayloadIsRefused(t *testing.T) {
 }
 
 // TestAnInboxPayloadCannotClaimMoreEventsThanItHolds: a count of 2^20
-// events in a 5-byte payload is refused before the events are allocated
-// (about 280 MB), not after. Not parallel: it reads the process's
-// allocation counter.
+// events in a payload of 100,000 bytes (an event takes at least 15) is
+// refused before the events are allocated (about 280 MB), not after. Not
+// parallel: it reads the process's allocation counter.
 func TestAnInboxPayloadCannotClaimMoreEventsThanItHolds(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	if _, err := decodeEvents([]byte{inboxCodecVersion, 0x80, 0x80, 0x40, 0}); err == nil {
+	payload := append([]byte{inboxCodecVersion, 0x80, 0x80, 0x40}, make([]byte, 100_000)...)
+	if _, err := decodeEvents(payload); err == nil {
 		t.Error("a count past what the payload can hold decoded")
 	}
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
-		t.Errorf("decoding a 5-byte payload allocated %d bytes", grew)
+		t.Errorf("decoding a 100,000-byte payload allocated %d bytes", grew)
 	}
 }
