@@ -19,9 +19,7 @@ func TestRecordTrafficBatchesOfEverySize(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		site := trafficSite(t, s)
-		at := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
-		s.SetClock(func() time.Time { return time.UnixMilli(at) })
+		site, at := trafficSiteAtNoon(t, s)
 		day := store.Day(at)
 		var events, visits, aiViews int64
 		paths := map[string]bool{}
@@ -105,9 +103,7 @@ func TestRecordTrafficStoresEveryColumnOfEveryShape(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		site := trafficSite(t, s)
-		at := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
-		s.SetClock(func() time.Time { return time.UnixMilli(at) })
+		site, at := trafficSiteAtNoon(t, s)
 		ev := func(kind store.TrafficKind, session, path string, at int64) store.TrafficEvent {
 			return store.TrafficEvent{SiteID: site.ID, Kind: kind, SessionID: session, Path: path, Title: "T " + path,
 				Referrer: "https://r.test" + path, UserAgent: "UA " + path, DurationMs: 0, ScrollDepth: -1, At: at}
@@ -176,4 +172,13 @@ func TestRecordTrafficStoresEveryColumnOfEveryShape(t *testing.T) {
 			t.Errorf("sessions\n %q\nwant\n %q", got, checkSessions)
 		}
 	})
+}
+
+// trafficSiteAtNoon is a new site of s, and the store's clock stopped at
+// noon UTC on 2026-03-30, epoch ms.
+func trafficSiteAtNoon(t *testing.T, s *store.Store) (store.TrafficSite, int64) {
+	t.Helper()
+	at := time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC).UnixMilli()
+	s.SetClock(func() time.Time { return time.UnixMilli(at) })
+	return trafficSite(t, s), at
 }
