@@ -67,20 +67,13 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 		for k, v := range res.Header() {
 			w.Header()[k] = v
 		}
-		// The body is rendered into a pooled buffer: Write copies it out
-		// (an io.Writer must not keep p), so it is free again after.
-		buf := responseBufs.Get().(*[]byte)
+		// The body is rendered into a pooled buffer (see bufs).
+		buf := bufs.Get().(*[]byte)
 		out := jsonenc.Append((*buf)[:0], any(res.Msg).(proto.Message))
 		writeJSON(w, status(res.Msg), out)
-		if cap(out) <= maxPooledBody {
-			*buf = out[:0]
-			responseBufs.Put(buf)
-		}
+		putBuf(buf, out)
 	}))
 }
-
-// responseBufs holds the buffers REST responses are rendered into.
-var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 
@@ -89,9 +82,9 @@ var decodeOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Message) error {
 	m := msg.ProtoReflect()
 	if r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch {
-		buf := bodyBufs.Get().(*[]byte)
+		buf := bufs.Get().(*[]byte)
 		raw, err := readBody(http.MaxBytesReader(w, r.Body, s.maxBody), (*buf)[:0])
-		defer putBodyBuf(buf, raw)
+		defer putBuf(buf, raw)
 		body := raw
 		if err != nil {
 			var tooBig *http.MaxBytesError
@@ -131,20 +124,23 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 	return afterBody(r, m, msg)
 }
 
-// bodyBufs holds the buffers decode reads request bodies into, so that a
-// request does not allocate one (the beacon route reads one per pageview).
-// Nothing of the body outlives decode: every decoder copies the strings it
-// sets (TestDecodeKeepsNothingOfThePooledBody).
-var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+// bufs holds the buffers decode reads request bodies into and REST answers
+// are rendered into, so that a request allocates neither (the beacon route
+// takes one of each per pageview). Nothing of a body outlives decode: every
+// decoder copies the strings it sets (TestDecodeKeepsNothingOfThePooledBody);
+// an answer's buffer is free again once Write has copied it out.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// maxPooledBody is the largest buffer put back in bodyBufs: a rare large
-// body must not stay pinned in the pool.
+// maxPooledBody is the largest buffer put back in bufs: a rare large body
+// or answer must not stay pinned in the pool.
 const maxPooledBody = 64 << 10
 
-func putBodyBuf(buf *[]byte, raw []byte) {
-	if cap(raw) <= maxPooledBody {
-		*buf = raw[:0]
-		bodyBufs.Put(buf)
+// putBuf returns buf to bufs holding b, what it grew into, unless b grew
+// past maxPooledBody.
+func putBuf(buf *[]byte, b []byte) {
+	if cap(b) <= maxPooledBody {
+		*buf = b[:0]
+		bufs.Put(buf)
 	}
 }
 

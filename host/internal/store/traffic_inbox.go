@@ -44,6 +44,9 @@ type TrafficInbox struct {
 	curSize int64
 	next    int64 // seq of the next group
 	frame   []byte
+	// loaded is what the segments held at open, kept for the Pending that
+	// follows so a start reads them once; the first Append or Trim drops it.
+	loaded []TrafficInboxGroup
 }
 
 // inboxSegment is one file of the log, named by the seq of its first group.
@@ -176,6 +179,7 @@ func (in *TrafficInbox) load() error {
 	if len(groups) > 0 {
 		in.next = groups[len(groups)-1].Seq + 1
 	}
+	in.loaded = groups
 	return nil
 }
 
@@ -259,6 +263,7 @@ func (in *TrafficInbox) Append(_ context.Context, payload []byte) (int64, error)
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.loaded = nil
 	seq := in.next
 	if in.cur == nil || in.curSize >= inboxSegmentSize {
 		if err := in.startSegment(seq); err != nil {
@@ -315,6 +320,10 @@ func (in *TrafficInbox) Pending(ctx context.Context, s *Store) (TrafficInboxPos,
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	if in.loaded != nil {
+		i, _ := slices.BinarySearchFunc(in.loaded, pos.Seq, func(g TrafficInboxGroup, seq int64) int { return cmp.Compare(g.Seq, seq) })
+		return pos, in.loaded[i:], nil
+	}
 	groups, err := in.read(pos.Seq)
 	if err != nil {
 		return pos, nil, fmt.Errorf("read the beacon inbox: %w", err)
@@ -327,6 +336,7 @@ func (in *TrafficInbox) Pending(ctx context.Context, s *Store) (TrafficInboxPos,
 func (in *TrafficInbox) Trim(_ context.Context, seq int64) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.loaded = nil
 	keep := 0
 	for i, sg := range in.segs {
 		last := i == len(in.segs)-1

@@ -205,10 +205,7 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 			return store.TrafficBatch{}, nil, fmt.Errorf("unknown traffic event kind %q", ev.Kind)
 		}
 	}
-	if !build {
-		return b, out, nil
-	}
-	if len(updates) == 0 {
+	if len(updates) == 0 { // outcomes only, or no engagement to attach
 		return b, out, nil
 	}
 	b.Updates = make([]store.TrafficEventUpdate, 0, len(updates))

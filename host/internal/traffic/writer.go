@@ -77,6 +77,8 @@ func NewWriter(ctx context.Context, st *store.Store, opts WriterOptions) (*Write
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 1000
 	}
+	// A batch is one inbox group, whose events a mark counts.
+	opts.MaxBatch = min(opts.MaxBatch, store.MaxInboxGroup)
 	if opts.Queue <= 0 {
 		opts.Queue = 8192
 	}
@@ -192,10 +194,7 @@ func (w *Writer) work() {
 
 // accept appends a batch to the inbox and answers it.
 func (w *Writer) accept(batch []*pendingWrite) {
-	events := make([]store.TrafficEvent, len(batch))
-	for i, p := range batch {
-		events[i] = p.ev
-	}
+	events := eventsOf(batch)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := w.inbox.accept(ctx, events)
@@ -249,10 +248,7 @@ func (w *Writer) fill(batch []*pendingWrite) []*pendingWrite {
 // by another host at the same moment conflicts once, then is found), then
 // event by event so that one bad event fails alone.
 func (w *Writer) commit(batch []*pendingWrite) {
-	events := make([]store.TrafficEvent, len(batch))
-	for i, p := range batch {
-		events[i] = p.ev
-	}
+	events := eventsOf(batch)
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		var out []Outcome
@@ -273,6 +269,14 @@ func (w *Writer) commit(batch []*pendingWrite) {
 		}
 		p.done <- writeResult{out: out[0]}
 	}
+}
+
+func eventsOf(batch []*pendingWrite) []store.TrafficEvent {
+	events := make([]store.TrafficEvent, len(batch))
+	for i, p := range batch {
+		events[i] = p.ev
+	}
+	return events
 }
 
 // record stores events, with the inbox mark when given. Not the request's
