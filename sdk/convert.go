@@ -5,6 +5,7 @@ package sdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"time"
@@ -74,17 +75,43 @@ func usageFromProto(u *pluginv1.Usage) Usage {
 	return Usage{InputTokens: u.GetInputTokens(), OutputTokens: u.GetOutputTokens(), TotalTokens: u.GetTotalTokens()}
 }
 
-// structToProto converts a JSON object; values that JSON cannot hold are an
+// structToProto converts a JSON object. Any JSON-shaped Go value crosses:
+// structpb takes only the generic forms (map[string]any, []any, float64...),
+// so a map holding typed values ([]string, map[string]string, a struct with
+// json tags) is first put through encoding/json, which is what "JSON-shaped"
+// means. Values that JSON cannot hold (channels, functions, NaN) are an
 // invalid-argument error.
 func structToProto(m map[string]any) (*structpb.Struct, error) {
 	if m == nil {
 		return nil, nil
 	}
 	s, err := structpb.NewStruct(m)
+	if err == nil {
+		return s, nil
+	}
+	generic, jerr := genericJSON(m)
+	if jerr != nil {
+		return nil, Errorf(CodeInvalidArgument, "encode object: %v", jerr)
+	}
+	s, err = structpb.NewStruct(generic)
 	if err != nil {
 		return nil, Errorf(CodeInvalidArgument, "encode object: %v", err)
 	}
 	return s, nil
+}
+
+// genericJSON re-reads m as encoding/json's generic form. Numbers stay
+// float64, as structpb holds them anyway.
+func genericJSON(m map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func structFromProto(s *structpb.Struct) map[string]any {
