@@ -200,7 +200,7 @@ func negativeCue(sents []string, b Brand) string {
 // arrives, the mention judge at completion) is rated too: the figures
 // count its sentiment only if the mention judge says it is named.
 func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Brand, a Answer) map[string]Sentiment {
-	an := NewMatcher(brands).Analyze(a)
+	an := NewMatcher(InferDomains(brands, []Answer{a})).Analyze(a)
 	ms := an.Mentions
 	for _, p := range an.Pending {
 		if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Brand == p.Brand }) {
