@@ -83,7 +83,7 @@ func (s *Service) SetSiteProperty(ctx context.Context, p auth.Principal, in Site
 			found = found || pr.ID == in.PropertyID
 		}
 		if !found {
-			return SiteProperty{}, apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("the connected Google account cannot read GA4 property %s: pick one from GET /v1/analytics/google/properties", in.PropertyID), "field", "propertyId")
+			return SiteProperty{}, apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("propertyId %s: the connected Google account cannot read this GA4 property; pick one from GET /v1/analytics/google/properties", in.PropertyID), "field", "propertyId")
 		}
 	} else if _, err := s.store.GetAnalyticsConnection(ctx, p.WorkspaceID, Google); errors.Is(err, store.ErrNotFound) {
 		return SiteProperty{}, errNotConnected

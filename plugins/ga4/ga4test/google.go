@@ -48,10 +48,9 @@ type Google struct {
 	// URL is the base of every endpoint.
 	URL                    string
 	ClientID, ClientSecret string
-	// AccessTTL is the lifetime of issued access tokens (expires_in).
-	AccessTTL time.Duration
 
 	mu                                  sync.Mutex
+	accessTTL                           time.Duration
 	codes                               map[string]*codeGrant
 	access                              map[string]time.Time // token → expiry
 	refresh                             map[string]bool      // token → revoked
@@ -67,7 +66,7 @@ type codeGrant struct {
 
 // New starts the fake on 127.0.0.1; it stops with the test.
 func New(t testing.TB) *Google {
-	g := &Google{t: t, ClientID: "client-123.apps.googleusercontent.com", ClientSecret: "GOCSPX-test-secret", AccessTTL: time.Hour,
+	g := &Google{t: t, ClientID: "client-123.apps.googleusercontent.com", ClientSecret: "GOCSPX-test-secret", accessTTL: time.Hour,
 		codes: map[string]*codeGrant{}, access: map[string]time.Time{}, refresh: map[string]bool{}, saKeys: map[string]*rsa.PublicKey{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/token", g.token)
@@ -136,10 +135,11 @@ func oauthError(w http.ResponseWriter, status int, code, desc string) {
 func (g *Google) issue(w http.ResponseWriter, refresh string) {
 	access := "ya29." + random(24)
 	g.mu.Lock()
-	g.access[access] = time.Now().Add(g.AccessTTL)
+	ttl := g.accessTTL
+	g.access[access] = time.Now().Add(ttl)
 	g.issued++
 	g.mu.Unlock()
-	out := map[string]any{"access_token": access, "expires_in": int(g.AccessTTL.Seconds()), "token_type": "Bearer", "scope": Scope}
+	out := map[string]any{"access_token": access, "expires_in": int(ttl.Seconds()), "token_type": "Bearer", "scope": Scope}
 	if refresh != "" {
 		out["refresh_token"] = refresh
 	}
@@ -255,6 +255,14 @@ func (g *Google) RevokeAll() {
 		g.refresh[k] = true
 	}
 	g.access = map[string]time.Time{}
+}
+
+// SetAccessTTL sets the lifetime (expires_in) of the access tokens issued
+// from now on; the default is an hour.
+func (g *Google) SetAccessTTL(d time.Duration) {
+	g.mu.Lock()
+	g.accessTTL = d
+	g.mu.Unlock()
 }
 
 // ExpireAccessTokens makes every issued access token expired.
