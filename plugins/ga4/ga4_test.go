@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/plugins/ga4"
 	"github.com/heraldhq/herald/plugins/ga4/ga4test"
 	"github.com/heraldhq/herald/sdk"
+	"github.com/heraldhq/herald/sdk/plugintest"
 )
 
 func source(t *testing.T, g *ga4test.Google) *ga4.Source {
@@ -195,4 +196,12 @@ func TestReport(t *testing.T) {
 	if _, err := s.Report(ctx, sdk.AnalyticsReportRequest{Credentials: c, PropertyID: "12/../3", StartDate: "2026-01-01", EndDate: "2026-01-07"}); sdk.ErrorCode(err) != sdk.CodeInvalidArgument {
 		t.Errorf("bad property id: %v", err)
 	}
+}
+
+// TestConformance runs the SDK's analytics source checks over gRPC.
+func TestConformance(t *testing.T) {
+	g := ga4test.New(t)
+	s := source(t, g)
+	plugintest.TestAnalytics(t, s, plugintest.AnalyticsChecks{Credentials: connect(t, g, s).Credentials,
+		PropertyID: ga4test.PropertyOK, StartDate: "2026-03-01", EndDate: "2026-03-31"})
 }
