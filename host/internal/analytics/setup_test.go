@@ -51,11 +51,13 @@ type bundle struct {
 	key, otherKey  string
 	site, otherSit string
 	wsID           string
+	traffic        *traffic.Service
+	writer         *traffic.Writer
 }
 
 const redirect = "https://herald.example/dashboard/"
 
-func setup(t *testing.T, st *store.Store) *bundle {
+func setup(t testing.TB, st *store.Store) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	b := &bundle{st: st, google: ga4test.New(t), clock: &clock{t: time.Now().UTC()}, log: &testlog.Buffer{}}
@@ -82,6 +84,7 @@ func setup(t *testing.T, st *store.Store) *bundle {
 		t.Fatal(err)
 	}
 	*th = *traffic.NewHandler(tsvc)
+	b.traffic, b.writer = tsvc, w
 	if b.key, err = auth.CreateKey(ctx, st, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func setup(t *testing.T, st *store.Store) *bundle {
 
 // connect runs the OAuth flow through the API: PUT, Google's consent, the
 // callback. It returns the callback's query.
-func (b *bundle) connect(t *testing.T, key string) string {
+func (b *bundle) connect(t testing.TB, key string) string {
 	t.Helper()
 	out := b.srv.Do(t, "PUT", "/v1/analytics/google", key, `{"redirectUri":"`+redirect+`"}`).Want(t, http.StatusOK).Body
 	back, err := b.google.Authorize(out["authorizationUrl"].(string))

@@ -16,7 +16,7 @@ func (b *bundle) stats(t *testing.T, query string) map[string]any {
 	return b.srv.Do(t, "GET", "/v1/ai-traffic/stats?siteKey="+b.site+query, b.key, "").Want(t, http.StatusOK).Body
 }
 
-func (b *bundle) mapSite(t *testing.T, property string) {
+func (b *bundle) mapSite(t testing.TB, property string) {
 	t.Helper()
 	b.srv.Do(t, "PUT", "/v1/analytics/google/sites/"+b.site, b.key, `{"propertyId":"`+property+`"}`).Want(t, http.StatusOK)
 }

@@ -148,6 +148,18 @@ func buildExternalReport(from, to int64, ext ExternalReport) Report {
 		index[series[d-from].Date] = int(d - from)
 	}
 	r.Series = series
+	// A property's rows repeat a few dozen sources over every day: each
+	// distinct source and channel is classified once.
+	classes := map[[2]string]string{}
+	classify := func(source, channel string) string {
+		k := [2]string{source, channel}
+		id, ok := classes[k]
+		if !ok {
+			id = ClassifySession(source, channel)
+			classes[k] = id
+		}
+		return id
+	}
 	var ai, other store.TrafficDailyDelta
 	bySource := map[string]*store.TrafficDailyDelta{}
 	for _, row := range ext.Days {
@@ -159,7 +171,7 @@ func buildExternalReport(from, to int64, ext ExternalReport) Report {
 		pt := &series[i]
 		pt.Visits += row.Sessions
 		pt.Pageviews += row.Pageviews
-		id := ClassifySession(row.Source, row.Channel)
+		id := classify(row.Source, row.Channel)
 		if id == "" {
 			other.Add(d)
 			continue
@@ -176,7 +188,7 @@ func buildExternalReport(from, to int64, ext ExternalReport) Report {
 	pages := map[string]*PageStats{}
 	durations := map[string]int64{}
 	for _, p := range ext.Pages {
-		if ClassifySession(p.Source, p.Channel) == "" {
+		if classify(p.Source, p.Channel) == "" {
 			continue
 		}
 		ps := pages[p.Path]
