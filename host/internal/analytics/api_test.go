@@ -75,13 +75,20 @@ func TestTokensSealedAndNeverLogged(t *testing.T) {
 		b.srv.Do(t, "GET", "/v1/analytics/google/properties", b.otherKey, "").WantError(t, http.StatusConflict, "reconnect")
 		b.srv.Do(t, "GET", "/v1/analytics/google/properties", b.key, "").Want(t, http.StatusOK)
 		b.srv.Do(t, "DELETE", "/v1/analytics/google", b.key, "").Want(t, http.StatusOK)
-		logs := b.log.String()
-		for _, secret := range []string{"ya29.", "1//0g", "4/0A", b.google.ClientSecret, "code_verifier"} {
-			if strings.Contains(logs, secret) {
-				t.Errorf("the log carries %q:\n%s", secret, logs)
-			}
-		}
+		b.noSecretsLogged(t)
 	})
+}
+
+// noSecretsLogged fails when the service's log carries a token, a code,
+// the client secret or a verifier.
+func (b *bundle) noSecretsLogged(t *testing.T) {
+	t.Helper()
+	logs := b.log.String()
+	for _, secret := range []string{"ya29.", "1//0g", "4/0A", b.google.ClientSecret, "code_verifier", "PRIVATE KEY"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("the log carries %q:\n%s", secret, logs)
+		}
+	}
 }
 
 func TestServiceAccountConnect(t *testing.T) {

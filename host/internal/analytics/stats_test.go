@@ -93,7 +93,7 @@ func TestStatsFallBackOnGoogleErrors(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		b := setup(t, st)
 		b.connect(t, b.key)
-		for prop, words := range map[string]string{ga4test.PropertyQuota: "quota", ga4test.PropertyForbidden: "lost its permission", ga4test.PropertyDeleted: "deleted"} {
+		for prop, words := range map[string]string{ga4test.PropertyQuota: "quota exhausted", ga4test.PropertyForbidden: "lost its permission", ga4test.PropertyDeleted: "deleted"} {
 			// The mapping is checked against the account's properties, which
 			// list these.
 			b.mapSite(t, prop)
@@ -151,6 +151,7 @@ func TestRefreshRevokeAndDisconnect(t *testing.T) {
 		if out["disconnected"] != false {
 			t.Errorf("second disconnect %v", out)
 		}
+		b.noSecretsLogged(t)
 	})
 }
 
