@@ -46,7 +46,7 @@ export async function render(root) {
   const t = s.totals || {};
   const series = s.series || [];
   fill(body, 
-    h('p', { class: 'muted' }, `${s.domain} · ${s.from} to ${s.to} (UTC)`),
+    h('p', { class: 'muted', id: 'traffic-source' }, `${s.domain} · ${s.from} to ${s.to} (UTC) · from ${s.source === 'google_analytics' ? 'Google Analytics' : 'the tracking script'}`),
     h('div', { class: 'stats' },
       stat('AI visits', fmtNum(t.aiVisits), 'stat-ai-visits'),
       stat('Share of all visits', fmtPct(t.aiShare)),
