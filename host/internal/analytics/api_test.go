@@ -7,8 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/analytics"
+	"github.com/heraldhq/herald/host/internal/api"
+	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/plugins/ga4"
 	"github.com/heraldhq/herald/plugins/ga4/ga4test"
 )
 
@@ -137,4 +141,22 @@ func TestWorkspaces(t *testing.T) {
 		b.srv.Do(t, "PUT", "/v1/analytics/google/sites/"+b.site, b.key, `{"propertyId":"999"}`).WantError(t, http.StatusBadRequest, "propertyId")
 		b.srv.Do(t, "PUT", "/v1/analytics/google/sites/"+b.site, b.key, `{"propertyId":"properties/1"}`).WantError(t, http.StatusBadRequest, "propertyId")
 	})
+}
+
+// TestWithoutASecretKeyNothingIsStored: like destination credentials, GA4
+// tokens are never stored unsealed; without HERALD_SECRET_KEY a connect is
+// a 503 that says so, and no state is written.
+func TestWithoutASecretKeyNothingIsStored(t *testing.T) {
+	st := storetest.SQLite(t)
+	b := setup(t, st)
+	bare, err := analytics.New(analytics.Deps{Store: st, Plugin: ga4.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := apitest.Start(t, api.Deps{Store: st, Analytics: analytics.NewHandler(bare)})
+	srv.Do(t, "PUT", "/v1/analytics/google", b.key, `{"redirectUri":"`+redirect+`"}`).WantError(t, http.StatusServiceUnavailable, "HERALD_SECRET_KEY")
+	srv.Do(t, "PUT", "/v1/analytics/google", b.key, `{"serviceAccountKey":`+quote(b.google.ServiceAccountKey())+`}`).WantError(t, http.StatusServiceUnavailable, "HERALD_SECRET_KEY")
+	if n := countRows(t, st, "analytics_oauth_states") + countRows(t, st, "analytics_connections"); n != 0 {
+		t.Errorf("%d rows written without a secret key", n)
+	}
 }
