@@ -156,7 +156,7 @@ func (a *analysis) introAssessment(k keyphrase, add func(string, int, string, ..
 func (a *analysis) densityAssessment(k keyphrase, add func(string, int, string, ...any)) {
 	const id = "keyphrase-density"
 	n := a.count(k)
-	words := a.totalWds
+	words := a.densityWds
 	found := "The keyphrase is found %d %s in %d words"
 	times := plural(n, "time", "times")
 	if words < densityShortTextWords {
