@@ -172,7 +172,9 @@ func withEnv(extra map[string]string) map[string]string {
 // (embedded default, first-party webhook plugin as a subprocess).
 func TestSchedulerPublishesThroughTheWebhookPlugin(t *testing.T) {
 	t.Parallel()
-	p := harness.Start(t, harness.Options{Env: withEnv(nil)})
+	p := harness.Start(t, harness.Options{Env: withEnv(nil), AllowLog: []harness.Allow{
+		{Match: `schedule failed: `, Why: "the receiver answers 400 on purpose: the post fails with its reason"},
+	}})
 	for _, tc := range []struct {
 		name      string
 		answers   []int
@@ -216,8 +218,12 @@ func TestTwoHostsPublishEachDueScheduleExactlyOnce(t *testing.T) {
 		"HERALD_DATABASE_URL": testenv.NewSchema(t, testenv.DatabaseURL(t)),
 		"HERALD_REDIS_URL":    testenv.RedisURL(t),
 	})
-	a := harness.Start(t, harness.Options{Env: env})
-	b := harness.Start(t, harness.Options{Env: env, Key: a.Key})
+	a := harness.Start(t, harness.Options{Env: env, AllowLog: []harness.Allow{
+		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "host A is killed mid-publish; the other host takes over"},
+	}})
+	b := harness.Start(t, harness.Options{Env: env, Key: a.Key, AllowLog: []harness.Allow{
+		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "host A is killed mid-publish; the other host takes over"},
+	}})
 	rc := newSchedReceiver(t, 5*time.Millisecond)
 	hook := saveReceiver(t, a.URL, a.Key, rc)
 	const n = 200
