@@ -218,12 +218,8 @@ func TestTwoHostsPublishEachDueScheduleExactlyOnce(t *testing.T) {
 		"HERALD_DATABASE_URL": testenv.NewSchema(t, testenv.DatabaseURL(t)),
 		"HERALD_REDIS_URL":    testenv.RedisURL(t),
 	})
-	a := harness.Start(t, harness.Options{Env: env, AllowLog: []harness.Allow{
-		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "host A is killed mid-publish; the other host takes over"},
-	}})
-	b := harness.Start(t, harness.Options{Env: env, Key: a.Key, AllowLog: []harness.Allow{
-		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "host A is killed mid-publish; the other host takes over"},
-	}})
+	a := harness.Start(t, harness.Options{Env: env})
+	b := harness.Start(t, harness.Options{Env: env, Key: a.Key})
 	rc := newSchedReceiver(t, 5*time.Millisecond)
 	hook := saveReceiver(t, a.URL, a.Key, rc)
 	const n = 200
@@ -288,7 +284,9 @@ func waitDistinct(t testing.TB, rc *schedReceiver, n int, within time.Duration) 
 // processed once.
 func TestAHostKilledMidPublishPublishesEveryScheduleAfterRestart(t *testing.T) {
 	t.Parallel()
-	p := harness.Start(t, harness.Options{Env: withEnv(map[string]string{"HERALD_JOB_LEASE": "3s"})})
+	p := harness.Start(t, harness.Options{Env: withEnv(map[string]string{"HERALD_JOB_LEASE": "3s"}), AllowLog: []harness.Allow{
+		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "herald is killed mid-publish; the restart takes the posts over"},
+	}})
 	rc := newSchedReceiver(t, 100*time.Millisecond)
 	hook := saveReceiver(t, p.URL, p.Key, rc)
 	const n = 100
