@@ -26,6 +26,9 @@ type Answer struct {
 	// ambiguous brand names, stored with the answer so the report
 	// reproduces.
 	Verdicts []MentionVerdict `json:"mentionVerdicts,omitempty"`
+	// Sample is which of the prompt's samples on this engine the answer
+	// is (0 for the first; a run asks each prompt samples times).
+	Sample int `json:"sample,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.

@@ -40,10 +40,11 @@ type SourceGap struct {
 // SourceVisibilityScore is scores.sourceVisibility: retrieved(self's
 // domain).
 type SourceVisibilityScore struct {
-	Score          float64  `json:"score"`
-	Interpretation *string  `json:"interpretation"`
-	Domain         string   `json:"domain"`
-	Change         *float64 `json:"change"`
+	Score          float64 `json:"score"`
+	Interpretation *string `json:"interpretation"`
+	Domain         string  `json:"domain"`
+	*Spread
+	Change *Change `json:"change"`
 }
 
 // Sources is the sources part of a report.

@@ -10,22 +10,17 @@ import (
 )
 
 // extend adds the tracking figures to a report being completed: the
-// sentiment stored with its answers, the sources, and for tracker runs
-// and refreshes the change since the previous run of the same series.
+// sentiment stored with its answers, the sources, every figure's interval,
+// and for tracker runs and refreshes the change since the previous run of
+// the same series, with its paired interval.
 func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st stored, c *Computed) error {
-	stored, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	sentiments, err := s.sentimentsOf(ctx, r, st)
 	if err != nil {
 		return err
 	}
-	byKey := map[string]map[string]Sentiment{}
-	for _, a := range stored {
-		byKey[a.Engine+"\x00"+a.Question] = decodeSentiment(a.Sentiment)
-	}
-	sentiments := make([]map[string]Sentiment, len(st.answers))
-	for i, a := range st.answers {
-		sentiments[i] = byKey[a.Engine+"\x00"+a.Prompt]
-	}
 	Extend(c, st.brands, st.engines, st.answers, sentiments)
+	table := BuildPromptTable(st.brands, st.engines, st.answers, c.Mentions, sentiments)
+	ApplyIntervals(c, table.Intervals(r.ID))
 	if r.TrackerID == nil && !r.Refresh {
 		return nil
 	}
@@ -43,6 +38,44 @@ func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st store
 	if err := json.Unmarshal([]byte(*prev.Result), &pc); err != nil {
 		return fmt.Errorf("decode report %s result: %w", prev.ID, err)
 	}
-	ApplyChange(c, &pc)
+	prevTable, err := s.tableOf(ctx, prev)
+	if err != nil {
+		return err
+	}
+	ApplyChange(c, &pc, table.ChangesSince(prevTable, r.ID))
 	return nil
+}
+
+// sentimentsOf is the judged sentiment stored with each of st's answers
+// (same order; nil: not judged).
+func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st stored) ([]map[string]Sentiment, error) {
+	rows, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	if err != nil {
+		return nil, err
+	}
+	// By engine and item: samples of one prompt share its text.
+	byKey := map[string]map[string]Sentiment{}
+	for _, a := range rows {
+		byKey[a.Engine+"/"+a.Item] = decodeSentiment(a.Sentiment)
+	}
+	out := make([]map[string]Sentiment, len(st.answers))
+	for i := range st.answers {
+		out[i] = byKey[st.keys[i]]
+	}
+	return out, nil
+}
+
+// tableOf recomputes a stored run's per-prompt table from its stored
+// answers, verdicts and sentiment (the previous run of a change).
+func (s *Service) tableOf(ctx context.Context, r store.VisibilityReport) (PromptTable, error) {
+	st, err := s.load(ctx, r)
+	if err != nil {
+		return PromptTable{}, err
+	}
+	sentiments, err := s.sentimentsOf(ctx, r, st)
+	if err != nil {
+		return PromptTable{}, err
+	}
+	mentions := ScoreMentions(st.brands, st.engines, st.answers).Mentions
+	return BuildPromptTable(st.brands, st.engines, st.answers, mentions, sentiments), nil
 }

@@ -348,7 +348,7 @@ func (s *Service) reportEngines() ([]string, error) {
 }
 
 func creditError(planName string, plan config.Plan, used, cost int) error {
-	return apierr.Forbidden("AI credit limit reached: this report costs %d credits (prompts × engines) and %d of the %s plan's %d monthly credits remain",
+	return apierr.Forbidden("AI credit limit reached: this report costs %d credits (prompts × engines × samples) and %d of the %s plan's %d monthly credits remain",
 		cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 }
 
