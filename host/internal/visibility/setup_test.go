@@ -269,6 +269,8 @@ type options struct {
 	judge       string // default gpt
 	// plans replaces testPlans.
 	plans map[string]config.Plan
+	// models replaces the fake engines (which then only count nothing).
+	models visibility.Models
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *bundle {
@@ -312,8 +314,12 @@ func (b *bundle) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	b.queue = q
+	var models visibility.Models = b.engines
+	if b.opt.models != nil {
+		models = b.opt.models
+	}
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: b.engines, Site: b.site, Plans: b.plans,
+		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: models, Site: b.site, Plans: b.plans,
 		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})

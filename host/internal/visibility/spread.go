@@ -3,6 +3,8 @@ package visibility
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/visibility/interval"
@@ -165,56 +167,88 @@ func (t PromptTable) answeredPrompts(s int) []int {
 	return out
 }
 
-// figureSpec is one figure of a scope: its ratio's columns and scale.
+// Columns of a scope's table, per prompt: the answers, those retrieving
+// the brand's own domain, the mentions of every brand, then per brand
+// its position weights, mentions, positions, sentiment scores and judged
+// answers.
+const (
+	colAnswered = iota
+	colRetrieved
+	colTotal
+	colBrands // first brand column
+)
+
+const (
+	colWeight = iota
+	colMentions
+	colPos
+	colSent
+	colSentN
+	brandCols
+)
+
+// figureSpec is one figure of a scope: a brand's (or the scope's source
+// visibility, brand −1) as a ratio of two columns.
 type figureSpec struct {
-	brand  int // -1: the scope's source visibility
+	brand  int
 	figure string
+	fig    interval.Figure
 }
 
-// specs are every figure of a scope: each brand's, then source
+// specs are every figure of a table's scope: each brand's, then source
 // visibility.
 func (t PromptTable) specs() []figureSpec {
 	var out []figureSpec
 	for b := range t.Brands {
-		for _, f := range brandFigureNames {
-			out = append(out, figureSpec{brand: b, figure: f})
-		}
+		c := colBrands + brandCols*b
+		out = append(out,
+			figureSpec{b, FigVisibility, interval.Figure{Num: c + colWeight, Den: colAnswered, Scale: 100}},
+			figureSpec{b, FigMentionRate, interval.Figure{Num: c + colMentions, Den: colAnswered, Scale: 100}},
+			figureSpec{b, FigShareOfVoice, interval.Figure{Num: c + colMentions, Den: colTotal, Scale: 100}},
+			figureSpec{b, FigAvgPosition, interval.Figure{Num: c + colPos, Den: c + colMentions, Scale: 1}},
+			figureSpec{b, FigSentiment, interval.Figure{Num: c + colSent, Den: c + colSentN, Scale: 1}})
 	}
-	return append(out, figureSpec{brand: -1, figure: "sourceVisibility"})
+	return append(out, figureSpec{-1, "sourceVisibility", interval.Figure{Num: colRetrieved, Den: colAnswered, Scale: 100}})
 }
 
-// ratio is a figure over the given prompts of a scope, and its answers.
-func (t PromptTable) ratio(s int, prompts []int, f figureSpec) (interval.Ratio, int) {
-	r := interval.Ratio{Num: make([]float64, len(prompts)), Den: make([]float64, len(prompts)), Scale: 100}
-	var n float64
+// columns are a scope's columns over the given prompts, brands in the
+// order of slugs (a brand the table does not have: zeros).
+func (t PromptTable) columns(s int, prompts []int, slugs []string) [][]float64 {
+	slot := map[string]int{}
+	for i, b := range t.Brands {
+		slot[b] = i
+	}
+	cols := make([][]float64, colBrands+brandCols*len(slugs))
+	for c := range cols {
+		cols[c] = make([]float64, len(prompts))
+	}
 	for i, p := range prompts {
 		c := t.cells[s][p]
-		if f.brand < 0 {
-			r.Num[i], r.Den[i] = c.retrieved, c.answered
-			n += c.answered
-			continue
-		}
-		b := c.brands[f.brand]
-		switch f.figure {
-		case FigVisibility:
-			r.Num[i], r.Den[i] = b.weight, c.answered
-		case FigMentionRate:
-			r.Num[i], r.Den[i] = b.mentions, c.answered
-		case FigShareOfVoice:
-			r.Num[i], r.Den[i] = b.mentions, c.total
-		case FigAvgPosition:
-			r.Num[i], r.Den[i], r.Scale = b.pos, b.mentions, 1
-		case FigSentiment:
-			r.Num[i], r.Den[i], r.Scale = b.sent, b.sentN, 1
-		}
-		switch f.figure {
-		case FigAvgPosition, FigSentiment:
-			n += r.Den[i]
-		default:
-			n += c.answered
+		cols[colAnswered][i], cols[colRetrieved][i], cols[colTotal][i] = c.answered, c.retrieved, c.total
+		for j, slug := range slugs {
+			bi, ok := slot[slug]
+			if !ok {
+				continue
+			}
+			b, base := c.brands[bi], colBrands+brandCols*j
+			cols[base+colWeight][i], cols[base+colMentions][i], cols[base+colPos][i] = b.weight, b.mentions, b.pos
+			cols[base+colSent][i], cols[base+colSentN][i] = b.sent, b.sentN
 		}
 	}
-	return r, int(n)
+	return cols
+}
+
+// answersOf is how many answers a figure is computed over.
+func answersOf(cols [][]float64, f figureSpec) int {
+	col := colAnswered
+	if f.figure == FigAvgPosition || f.figure == FigSentiment {
+		col = f.fig.Den
+	}
+	n := 0.0
+	for _, v := range cols[col] {
+		n += v
+	}
+	return int(n)
 }
 
 // RunIntervals are every figure's interval in a run: scope ("" or an
@@ -222,32 +256,61 @@ func (t PromptTable) ratio(s int, prompts []int, f figureSpec) (interval.Ratio, 
 type RunIntervals map[string]map[string]map[string]FigureInterval
 
 // Intervals bootstraps every figure of the run over its prompts, seeded by
-// the run's id.
+// the run's id; the scopes are resampled in parallel.
 func (t PromptTable) Intervals(runID string) RunIntervals {
-	out := RunIntervals{}
 	seed := interval.Seed(runID)
 	specs := t.specs()
-	for s, scope := range t.Scopes {
+	per := make([]map[string]map[string]FigureInterval, len(t.Scopes))
+	parallel(len(t.Scopes), func(s int) {
 		prompts := t.answeredPrompts(s)
-		ratios := make([]interval.Ratio, len(specs))
-		ns := make([]int, len(specs))
+		cols := t.columns(s, prompts, t.Brands)
+		figs := make([]interval.Figure, len(specs))
 		for i, f := range specs {
-			ratios[i], ns[i] = t.ratio(s, prompts, f)
+			figs[i] = f.fig
 		}
-		res := interval.Bootstrap(seed, len(prompts), ratios)
-		out[scope] = map[string]map[string]FigureInterval{}
+		res := interval.BootstrapColumns(seed, len(prompts), cols, figs)
+		m := map[string]map[string]FigureInterval{}
 		for i, f := range specs {
-			slug := ""
-			if f.brand >= 0 {
-				slug = t.Brands[f.brand]
+			slug := t.slugOf(f)
+			if m[slug] == nil {
+				m[slug] = map[string]FigureInterval{}
 			}
-			if out[scope][slug] == nil {
-				out[scope][slug] = map[string]FigureInterval{}
-			}
-			out[scope][slug][f.figure] = FigureInterval{N: ns[i], Prompts: len(prompts), Interval: outward(res[i].Interval), Note: res[i].Note}
+			m[slug][f.figure] = FigureInterval{N: answersOf(cols, f), Prompts: len(prompts), Interval: outward(res[i].Interval), Note: res[i].Note}
 		}
+		per[s] = m
+	})
+	out := RunIntervals{}
+	for s, scope := range t.Scopes {
+		out[scope] = per[s]
 	}
 	return out
+}
+
+func (t PromptTable) slugOf(f figureSpec) string {
+	if f.brand < 0 {
+		return ""
+	}
+	return t.Brands[f.brand]
+}
+
+// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // RunChanges are every figure's change interval against the previous
@@ -259,23 +322,28 @@ type RunChanges map[string]map[string]map[string]Change
 // scope (matched by text), every figure's change from prev to t, seeded by
 // this run's id. A brand or scope prev does not have gets no change.
 func (t PromptTable) ChangesSince(prev PromptTable, runID string) RunChanges {
-	out := RunChanges{}
 	seed := interval.Seed(runID + "/change")
 	prevPrompt := map[string]int{}
 	for i, p := range prev.Prompts {
 		prevPrompt[p] = i
 	}
-	prevScope, prevBrand := map[string]int{}, map[string]int{}
+	prevScope, prevBrand := map[string]int{}, map[string]bool{}
 	for i, s := range prev.Scopes {
 		prevScope[s] = i
 	}
-	for i, b := range prev.Brands {
-		prevBrand[b] = i
+	for _, b := range prev.Brands {
+		prevBrand[b] = true
 	}
-	for s, scope := range t.Scopes {
-		ps, ok := prevScope[scope]
+	specs := t.specs()
+	figs := make([]interval.Figure, len(specs))
+	for i, f := range specs {
+		figs[i] = f.fig
+	}
+	per := make([]map[string]map[string]Change, len(t.Scopes))
+	parallel(len(t.Scopes), func(s int) {
+		ps, ok := prevScope[t.Scopes[s]]
 		if !ok {
-			continue
+			return
 		}
 		var cur, old []int
 		for p, c := range t.cells[s] {
@@ -284,35 +352,25 @@ func (t PromptTable) ChangesSince(prev PromptTable, runID string) RunChanges {
 				cur, old = append(cur, p), append(old, q)
 			}
 		}
-		var specs, prevSpecs []figureSpec
-		for _, f := range t.specs() {
-			pf := f
-			if f.brand >= 0 {
-				b, ok := prevBrand[t.Brands[f.brand]]
-				if !ok {
-					continue
-				}
-				pf.brand = b
-			}
-			specs, prevSpecs = append(specs, f), append(prevSpecs, pf)
-		}
-		a, b := make([]interval.Ratio, len(specs)), make([]interval.Ratio, len(specs))
-		for i := range specs {
-			a[i], _ = t.ratio(s, cur, specs[i])
-			b[i], _ = prev.ratio(ps, old, prevSpecs[i])
-		}
-		res := interval.Paired(seed, len(cur), a, b)
-		out[scope] = map[string]map[string]Change{}
+		res := interval.PairedColumns(seed, len(cur), t.columns(s, cur, t.Brands), prev.columns(ps, old, t.Brands), figs)
+		m := map[string]map[string]Change{}
 		for i, f := range specs {
-			slug := ""
-			if f.brand >= 0 {
-				slug = t.Brands[f.brand]
+			slug := t.slugOf(f)
+			if slug != "" && !prevBrand[slug] {
+				continue
 			}
-			if out[scope][slug] == nil {
-				out[scope][slug] = map[string]Change{}
+			if m[slug] == nil {
+				m[slug] = map[string]Change{}
 			}
 			iv := outward(res[i].Interval)
-			out[scope][slug][f.figure] = Change{Interval: iv, Significant: iv != nil && iv.Excludes0(), Prompts: len(cur), Note: res[i].Note}
+			m[slug][f.figure] = Change{Interval: iv, Significant: iv != nil && iv.Excludes0(), Prompts: len(cur), Note: res[i].Note}
+		}
+		per[s] = m
+	})
+	out := RunChanges{}
+	for s, scope := range t.Scopes {
+		if per[s] != nil {
+			out[scope] = per[s]
 		}
 	}
 	return out

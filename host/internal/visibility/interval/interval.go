@@ -55,19 +55,6 @@ type Ratio struct {
 	Scale    float64
 }
 
-// value is the figure over the prompts, ok false when ΣDen is 0.
-func (r Ratio) value() (float64, bool) {
-	var n, d float64
-	for i := range r.Num {
-		n += r.Num[i]
-		d += r.Den[i]
-	}
-	if d == 0 {
-		return 0, false
-	}
-	return r.Scale * n / d, true
-}
-
 // Result is a figure's interval, or why it has none.
 type Result struct {
 	// Interval is nil when the figure has no interval; Note says why.
@@ -100,19 +87,21 @@ func newDraws(seed uint64, n int) draws {
 	return d
 }
 
+// Figure is a figure given by columns: Scale × ΣCols[Num] / ΣCols[Den]
+// over the prompts. Figures of one run share columns (the answers are
+// the denominator of several), which is what makes BootstrapColumns
+// cheaper than one Ratio per figure.
+type Figure struct {
+	Num, Den int
+	Scale    float64
+}
+
 // Bootstrap gives each figure its interval over n prompts, every figure
 // resampled with the same draws (seeded by seed). Fewer than MinPrompts
 // prompts: no interval and NoteFewPrompts.
 func Bootstrap(seed uint64, n int, figs []Ratio) []Result {
-	out := make([]Result, len(figs))
-	if n < MinPrompts {
-		for i := range out {
-			out[i] = Result{Note: NoteFewPrompts, Prompts: n}
-		}
-		return out
-	}
-	d := newDraws(seed, n)
-	return d.run(figs, nil, out)
+	cols, fs := ratioColumns(figs)
+	return BootstrapColumns(seed, n, cols, fs)
 }
 
 // Paired gives each figure's change (cur − prev) its interval over the
@@ -121,70 +110,136 @@ func Bootstrap(seed uint64, n int, figs []Ratio) []Result {
 // same prompts for both runs. Fewer than MinPrompts shared prompts: no
 // interval and NoteFewShared.
 func Paired(seed uint64, n int, cur, prev []Ratio) []Result {
-	out := make([]Result, len(cur))
+	cc, fs := ratioColumns(cur)
+	pc, _ := ratioColumns(prev)
+	return PairedColumns(seed, n, cc, pc, fs)
+}
+
+func ratioColumns(figs []Ratio) ([][]float64, []Figure) {
+	cols := make([][]float64, 0, 2*len(figs))
+	fs := make([]Figure, len(figs))
+	for i, r := range figs {
+		fs[i] = Figure{Num: len(cols), Den: len(cols) + 1, Scale: r.Scale}
+		cols = append(cols, r.Num, r.Den)
+	}
+	return cols, fs
+}
+
+// BootstrapColumns is Bootstrap over columns: cols[c][p] is column c's sum
+// over prompt p's answers (n prompts).
+func BootstrapColumns(seed uint64, n int, cols [][]float64, figs []Figure) []Result {
+	out := make([]Result, len(figs))
+	if n < MinPrompts {
+		for i := range out {
+			out[i] = Result{Note: NoteFewPrompts, Prompts: n}
+		}
+		return out
+	}
+	return newDraws(seed, n).run(cols, nil, figs, out)
+}
+
+// PairedColumns is Paired over columns: cur and prev hold the same
+// columns of the two runs over the n shared prompts.
+func PairedColumns(seed uint64, n int, cur, prev [][]float64, figs []Figure) []Result {
+	out := make([]Result, len(figs))
 	if n < MinPrompts {
 		for i := range out {
 			out[i] = Result{Note: NoteFewShared, Prompts: n}
 		}
 		return out
 	}
-	d := newDraws(seed, n)
-	return d.run(cur, prev, out)
+	return newDraws(seed, n).run(cur, prev, figs, out)
 }
 
-// run resamples every figure (the change against prev when prev is not
-// nil) and reads the interval off each figure's resampled values.
-func (d draws) run(figs, prev []Ratio, out []Result) []Result {
-	lo, hi := percentiles(d.n)
-	vals := make([]float64, 0, Resamples)
-	for f := range figs {
-		out[f].Prompts = d.n
-		if _, ok := figs[f].value(); !ok {
-			out[f].Note = NoteNoValue
-			continue
-		}
-		if prev != nil {
-			if _, ok := prev[f].value(); !ok {
-				out[f].Note = NoteNoValue
-				continue
-			}
-		}
-		vals = vals[:0]
-		for b := 0; b < Resamples; b++ {
-			row := d.idx[b*d.n : (b+1)*d.n]
-			v, ok := resampled(figs[f], row)
-			if !ok {
-				continue
-			}
-			if prev != nil {
-				w, ok := resampled(prev[f], row)
-				if !ok {
-					continue
-				}
-				v -= w
-			}
-			vals = append(vals, v)
-		}
-		if len(vals) == 0 {
-			out[f].Note = NoteNoValue
-			continue
-		}
-		out[f].Interval = &Interval{Low: quantile(vals, lo), High: quantile(vals, hi)}
-	}
-	return out
-}
-
-func resampled(r Ratio, row []int32) (float64, bool) {
+// value is a figure over every prompt, ok false when its denominator is 0.
+func (f Figure) value(cols [][]float64) (float64, bool) {
 	var n, d float64
-	num, den := r.Num, r.Den
-	for _, i := range row {
-		n += num[i]
-		d += den[i]
+	for p := range cols[f.Num] {
+		n += cols[f.Num][p]
+		d += cols[f.Den][p]
 	}
 	if d == 0 {
 		return 0, false
 	}
-	return r.Scale * n / d, true
+	return f.Scale * n / d, true
+}
+
+// run resamples every figure (the change against prev when prev is not
+// nil) and reads the interval off each figure's resampled values. The
+// columns are laid out prompt by prompt, so one resample adds each drawn
+// prompt's row (times its count) into one accumulator per column: the
+// cost is resamples × distinct prompts drawn × columns, with no scattered
+// reads.
+func (d draws) run(cols, prev [][]float64, figs []Figure, out []Result) []Result {
+	lo, hi := percentiles(d.n)
+	var live []int // the figures with a value
+	for f, fig := range figs {
+		out[f].Prompts = d.n
+		_, ok := fig.value(cols)
+		if ok && prev != nil {
+			_, ok = fig.value(prev)
+		}
+		if !ok {
+			out[f].Note = NoteNoValue
+			continue
+		}
+		live = append(live, f)
+	}
+	all := cols
+	if prev != nil {
+		all = append(slices.Clip(cols), prev...) // prev's column c is len(cols)+c
+	}
+	width := len(all)
+	rows := make([]float64, d.n*width)
+	for c, col := range all {
+		for p := 0; p < d.n; p++ {
+			rows[p*width+c] = col[p]
+		}
+	}
+	vals := make([][]float64, len(live))
+	for j := range vals {
+		vals[j] = make([]float64, 0, Resamples)
+	}
+	acc := make([]float64, width)
+	count := make([]float64, d.n)
+	off := len(cols)
+	for b := 0; b < Resamples; b++ {
+		clear(count)
+		for _, i := range d.idx[b*d.n : (b+1)*d.n] {
+			count[i]++
+		}
+		clear(acc)
+		for p, c := range count {
+			if c == 0 {
+				continue
+			}
+			row := rows[p*width : (p+1)*width]
+			a := acc[:len(row)]
+			for k, v := range row {
+				a[k] += c * v
+			}
+		}
+		for j, f := range live {
+			fig := figs[f]
+			if acc[fig.Den] == 0 || (prev != nil && acc[off+fig.Den] == 0) {
+				continue
+			}
+			v := fig.Scale * acc[fig.Num] / acc[fig.Den]
+			if prev != nil {
+				v -= fig.Scale * acc[off+fig.Num] / acc[off+fig.Den]
+			}
+			vals[j] = append(vals[j], v)
+		}
+	}
+	for j, f := range live {
+		if len(vals[j]) == 0 {
+			out[f].Note = NoteNoValue
+			continue
+		}
+		low, high := quantiles(vals[j], lo, hi)
+		out[f].Interval = &Interval{Low: low, High: high}
+	}
+	return out
 }
 
 // percentiles are the levels of the resampled values read as the
@@ -222,51 +277,63 @@ func studentT975(df int) float64 {
 }
 
 // quantile is the p-quantile of vals (linear between order statistics,
-// the "type 7" definition); vals is reordered.
+// the "type 7" definition).
 func quantile(vals []float64, p float64) float64 {
-	if len(vals) == 1 {
-		return vals[0]
+	lo, hi := quantiles(vals, p, p)
+	if p < 0.5 {
+		return lo
 	}
-	h := p * float64(len(vals)-1)
-	k := int(math.Floor(h))
-	a := nth(vals, k)
-	if k+1 >= len(vals) {
-		return a
-	}
-	// After nth, the elements above k are ≥ vals[k]: the next order
-	// statistic is their minimum.
-	b := slices.Min(vals[k+1:])
-	return a + (h-float64(k))*(b-a)
+	return hi
 }
 
-// nth puts the k-th smallest value at vals[k] (Hoare's selection) and
-// returns it.
-func nth(vals []float64, k int) float64 {
-	lo, hi := 0, len(vals)-1
-	for lo < hi {
-		p := vals[(lo+hi)/2]
-		i, j := lo, hi
-		for i <= j {
-			for vals[i] < p {
-				i++
-			}
-			for vals[j] > p {
-				j--
-			}
-			if i <= j {
-				vals[i], vals[j] = vals[j], vals[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return vals[k]
-		}
+// quantiles are the pLo- and pHi-quantiles of vals (pLo < 0.5 < pHi or
+// equal), read in one pass from the few smallest and largest values kept
+// sorted: the interval's ends are far in the tails, so this is much less
+// work than selecting twice over all the values.
+func quantiles(vals []float64, pLo, pHi float64) (float64, float64) {
+	n := len(vals)
+	if n == 1 {
+		return vals[0], vals[0]
 	}
-	return vals[k]
+	hLo, hHi := pLo*float64(n-1), pHi*float64(n-1)
+	kLo, kHi := int(math.Floor(hLo)), int(math.Floor(hHi))
+	// The kLo+2 smallest values ascending, the n-kHi+1 largest descending.
+	small := make([]float64, 0, min(n, kLo+2))
+	large := make([]float64, 0, min(n, n-kHi+1))
+	for _, v := range vals {
+		small = keep(small, v, func(a, b float64) bool { return a < b })
+		large = keep(large, v, func(a, b float64) bool { return a > b })
+	}
+	at := func(k int) float64 { // the k-th smallest (0-based)
+		if k < len(small) {
+			return small[k]
+		}
+		return large[n-1-k]
+	}
+	interp := func(h float64, k int) float64 {
+		if k+1 >= n {
+			return at(k)
+		}
+		return at(k) + (h-float64(k))*(at(k+1)-at(k))
+	}
+	return interp(hLo, kLo), interp(hHi, kHi)
+}
+
+// keep inserts v into list, kept ordered by before and no longer than its
+// capacity (the values that come first).
+func keep(list []float64, v float64, before func(a, b float64) bool) []float64 {
+	if len(list) == cap(list) {
+		if len(list) == 0 || !before(v, list[len(list)-1]) {
+			return list
+		}
+		list = list[:len(list)-1]
+	}
+	i := len(list)
+	list = append(list, v)
+	for i > 0 && before(v, list[i-1]) {
+		list[i] = list[i-1]
+		i--
+	}
+	list[i] = v
+	return list
 }
