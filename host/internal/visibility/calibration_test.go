@@ -296,6 +296,15 @@ func TestCalibrationThroughTheJobPipeline(t *testing.T) {
 			var c visibility.Computed
 			_ = json.Unmarshal([]byte(*r.Result), &c)
 			changes = append(changes, c.Geo.Brands[0].Changes)
+			says := ""
+			for _, rec := range c.Recommendations {
+				if rec.ID == "visibility-change" {
+					says = rec.Title
+				}
+			}
+			if want := map[int]string{0: "no significant change", 1: "significantly up"}[i]; !strings.Contains(says, want) {
+				t.Errorf("run %s: the recommendations say %q, want %q", id, says, want)
+			}
 			want := tables[i+1].ChangesSince(tables[i], id)[""]["acme"][visibility.FigMentionRate]
 			if got := c.Geo.Brands[0].Changes[visibility.FigMentionRate]; got.Interval == nil || *got.Interval != *want.Interval || got.Significant != want.Significant {
 				t.Fatalf("run %s: stored change %+v, recomputed %+v", id, got, want)

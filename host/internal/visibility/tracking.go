@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -43,7 +44,36 @@ func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st store
 		return err
 	}
 	ApplyChange(c, &pc, table.ChangesSince(prevTable, r.ID))
+	if rec, ok := changeRecommendation(c); ok {
+		c.Recommendations = append(c.Recommendations, rec)
+		order := map[string]int{"high": 0, "medium": 1, "low": 2}
+		sort.SliceStable(c.Recommendations, func(i, j int) bool {
+			return order[c.Recommendations[i].Priority] < order[c.Recommendations[j].Priority]
+		})
+	}
 	return nil
+}
+
+// changeRecommendation says how visibility moved since the previous run,
+// in the only words the interval allows: a fall whose interval excludes 0
+// is a high-priority finding, anything not significant is "no significant
+// change".
+func changeRecommendation(c *Computed) (Recommendation, bool) {
+	ch := c.Scores.AIVisibility.Change
+	if ch == nil {
+		return Recommendation{}, false
+	}
+	rec := Recommendation{ID: "visibility-change", Priority: "low", Title: "Visibility since the previous run: " + ch.Says(),
+		Detail:   "Answers vary from run to run; only a change whose 95% interval excludes 0 is a real change. Keep watching the trend before acting on it.",
+		Evidence: []string{fmt.Sprintf("visibility %.1f, previous run %.1f; change over the %d prompts both runs answered: %s", c.Scores.AIVisibility.Score, c.Scores.AIVisibility.Score-ch.Value, ch.Prompts, ch.Says())}}
+	if ch.Significant && ch.Value < 0 {
+		rec.Priority = "high"
+		rec.Detail = "Engines name you less than in the previous run, by more than answers vary: look at the prompts where competitors now appear and you do not."
+	}
+	if ch.Significant && ch.Value > 0 {
+		rec.Detail = "Engines name you more than in the previous run, by more than answers vary: what changed since is working."
+	}
+	return rec, true
 }
 
 // sentimentsOf is the judged sentiment stored with each of st's answers
