@@ -130,7 +130,7 @@ func figuresOf(scores []BrandScore) []BrandFigures {
 // versions were recorded.
 func (c Computed) Version() int { return max(1, c.ScoringVersion) }
 
-// HistoryPoint is VISIBILITY.md's history point of a completed report.
+// HistoryPoint is docs/METRICS.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	ts := createdAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	p := map[string]any{

@@ -634,14 +634,15 @@ type GetReportResponse struct {
 	//
 	//	*GetReportResponse_State
 	StatePresent isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
-	// The tracker whose run this report is (VISIBILITY.md "Tracking").
+	// The tracker whose run this report is (docs/METRICS.md, "Trackers").
 	//
 	// Types that are valid to be assigned to TrackerIdPresent:
 	//
 	//	*GetReportResponse_TrackerId
 	TrackerIdPresent isGetReportResponse_TrackerIdPresent `protobuf_oneof:"tracker_id_present"`
 	// The version of the mention rules the report's numbers were computed
-	// with (1: before issue 23; 2: VISIBILITY.md's revised rules). A report
+	// with (1: the first mention rules; 2: the revised rules of
+	// docs/METRICS.md). A report
 	// keeps its numbers; `herald visibility rescore` recomputes them.
 	//
 	// Types that are valid to be assigned to ScoringVersionPresent:
