@@ -42,6 +42,10 @@ func TestChangeIsPairedOverSharedPromptsOnly(t *testing.T) {
 	if ch.Prompts != 6 || ch.Interval == nil || fmt.Sprintf("%.1f %.1f", ch.Interval.Low, ch.Interval.High) != "33.3 33.4" || !ch.Significant {
 		t.Fatalf("change over %d prompts, interval %+v, significant %v; want 6 shared prompts, [33.3, 33.4], significant", ch.Prompts, ch.Interval, ch.Significant)
 	}
+	// An interval that holds 0 is no significant change.
+	if same := prev.ChangesSince(prev, "run")[""]["acme"][visibility.FigMentionRate]; same.Interval == nil || same.Significant {
+		t.Fatalf("a run against itself: %+v, want an interval and not significant", same)
+	}
 	// Four shared prompts are too few.
 	few := tableOf(map[string]int{"A": 1, "B": 2, "C": 1, "D": 2, "X": 3, "Y": 3})
 	if ch := few.ChangesSince(prev, "run")[""]["acme"][visibility.FigMentionRate]; ch.Interval != nil || ch.Significant || ch.Prompts != 4 {
