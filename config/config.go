@@ -366,6 +366,11 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		if p.RefreshesPer24h < 0 || p.MonthlyAICredits < 0 || p.FreeAudits < 0 || p.Trackers < 0 {
 			return fail("plan."+name, "limits must not be negative")
 		}
+		for field, n := range map[string]int{"report_samples": p.ReportSamples, "tracker_samples": p.TrackerSamples} {
+			if n < 1 || n > MaxSamples {
+				return fail("plan."+name+"."+field, "must be between 1 and %d, got %d", MaxSamples, n)
+			}
+		}
 		for _, c := range p.TrackerCadences {
 			if !slices.Contains(TrackerCadenceNames, c) {
 				return fail("plan."+name+".tracker_cadences", "unknown cadence %q (cadences: %s)", c, strings.Join(TrackerCadenceNames, ", "))

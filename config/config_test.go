@@ -105,6 +105,8 @@ func TestErrorsNameFileLineAndField(t *testing.T) {
 		{"a wrong type", "max_body_bytes = \"big\"\n", nil, ":1:"},
 		{"an unknown plan", "plan \"gold\" {\n}\n", nil, ":1: plan.gold:"},
 		{"a zero prompt limit", "\nplan \"free\" {\n  prompts_per_report = 0\n}\n", nil, ":3: plan.free.prompts_per_report:"},
+		{"eleven report samples", "\nplan \"pro\" {\n  report_samples = 11\n}\n", nil, ":3: plan.pro.report_samples:"},
+		{"zero tracker samples", "\nplan \"pro\" {\n  tracker_samples = 0\n}\n", nil, ":3: plan.pro.tracker_samples:"},
 		{"an unknown queue", "queue \"fastQueue\" {\n concurrency = 1\n}\n", nil, ":1: queue.fastQueue:"},
 		{"a bad duration", "job_retention = \"forever\"\n", nil, ":1: job_retention:"},
 		{"a bad CIDR", "allowed_private_cidrs = [\"10.0.0.0/99\"]\n", nil, ":1: allowed_private_cidrs:"},

@@ -50,6 +50,8 @@ type fileSchema struct {
 		JobsQueued         *int      `hcl:"jobs_queued,optional"`
 		Trackers           *int      `hcl:"trackers,optional"`
 		TrackerCadences    *[]string `hcl:"tracker_cadences,optional"`
+		ReportSamples      *int      `hcl:"report_samples,optional"`
+		TrackerSamples     *int      `hcl:"tracker_samples,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -160,6 +162,8 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 		setInt(&plan.JobsRunning, p.JobsRunning)
 		setInt(&plan.JobsQueued, p.JobsQueued)
 		setInt(&plan.Trackers, p.Trackers)
+		setInt(&plan.ReportSamples, p.ReportSamples)
+		setInt(&plan.TrackerSamples, p.TrackerSamples)
 		if p.TrackerCadences != nil {
 			plan.TrackerCadences = *p.TrackerCadences
 		}
@@ -246,7 +250,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
 			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
-			"trackers": &plan.Trackers,
+			"trackers": &plan.Trackers, "report_samples": &plan.ReportSamples, "tracker_samples": &plan.TrackerSamples,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

@@ -26,7 +26,16 @@ type Plan struct {
 	// TrackerCadences are the cadences a tracker may have on this plan
 	// ("daily", "weekly").
 	TrackerCadences []string
+	// ReportSamples and TrackerSamples are how many times a report and a
+	// tracker's run ask each prompt on each engine (1 to MaxSamples): one
+	// answer is a sample of what an engine says, not a fact, and more
+	// samples narrow every figure's interval. Each answer costs a credit.
+	ReportSamples  int
+	TrackerSamples int
 }
+
+// MaxSamples caps report_samples, tracker_samples and a tracker's samples.
+const MaxSamples = 10
 
 // TrackerCadenceNames are the cadences a visibility tracker may run at.
 var TrackerCadenceNames = []string{"daily", "weekly"}
@@ -53,6 +62,15 @@ func DefaultPlans() map[string]Plan {
 	for name, t := range defaultTrackers {
 		p := plans[name]
 		p.Trackers, p.TrackerCadences = t.n, t.cadences
+		plans[name] = p
+	}
+	// Samples: one answer per prompt and engine on free, three on paid
+	// plans (enough for an interval that tells a real change from noise).
+	for name, p := range plans {
+		p.ReportSamples, p.TrackerSamples = 3, 3
+		if name == "free" {
+			p.ReportSamples, p.TrackerSamples = 1, 1
+		}
 		plans[name] = p
 	}
 	return plans

@@ -31,15 +31,17 @@ func visibilitySnapshot(v *visibility.View) *agent.VisibilitySnapshot {
 	d := &agent.VisibilityDetail{
 		WebsiteURL: v.Input.WebsiteURL, Prompts: v.Input.Prompts, Engines: v.Engines,
 		Scores: agent.VisibilityScores{
-			AIVisibility: agent.VisibilityScore{Score: s.AIVisibility.Score, Interpretation: deref(s.AIVisibility.Interpretation),
-				Providers: s.AIVisibility.Providers, Change: s.AIVisibility.Change},
-			EntityUnderstanding: agent.VisibilityScore{Score: s.EntityUnderstanding.Score, Interpretation: s.EntityUnderstanding.Interpretation,
-				Providers: s.EntityUnderstanding.Providers, Change: s.EntityUnderstanding.Change},
-			ShareOfVoice: agent.VisibilityScore{Score: s.ShareOfVoice.Score, Interpretation: s.ShareOfVoice.Interpretation, Change: s.ShareOfVoice.Change},
+			AIVisibility: withSpread(agent.VisibilityScore{Score: s.AIVisibility.Score, Interpretation: deref(s.AIVisibility.Interpretation),
+				Providers: s.AIVisibility.Providers}, s.AIVisibility.Spread, s.AIVisibility.Change),
+			EntityUnderstanding: withSpread(agent.VisibilityScore{Score: s.EntityUnderstanding.Score, Interpretation: s.EntityUnderstanding.Interpretation,
+				Providers: s.EntityUnderstanding.Providers}, s.EntityUnderstanding.Spread, s.EntityUnderstanding.Change),
+			ShareOfVoice: withSpread(agent.VisibilityScore{Score: s.ShareOfVoice.Score, Interpretation: s.ShareOfVoice.Interpretation},
+				s.ShareOfVoice.Spread, s.ShareOfVoice.Change),
 		},
 	}
 	if sv := s.SourceVisibility; sv != nil {
-		d.Scores.SourceVisibility = &agent.VisibilityScore{Score: sv.Score, Interpretation: deref(sv.Interpretation), Change: sv.Change}
+		v := withSpread(agent.VisibilityScore{Score: sv.Score, Interpretation: deref(sv.Interpretation)}, sv.Spread, sv.Change)
+		d.Scores.SourceVisibility = &v
 	}
 	for _, c := range v.Input.Competitors {
 		d.Competitors = append(d.Competitors, c.String())
@@ -51,6 +53,25 @@ func visibilitySnapshot(v *visibility.View) *agent.VisibilitySnapshot {
 		Score: s.AIVisibility.Score, ShareOfVoice: s.ShareOfVoice.Score, Understanding: s.EntityUnderstanding.Score,
 		CreatedAt: v.CreatedAt.UnixMilli(), Detail: d,
 	}
+}
+
+// withSpread adds to a score how sure it is and its change, in the words
+// the model must use (a change is "no significant change" unless its
+// interval excludes 0).
+func withSpread(sc agent.VisibilityScore, sp *visibility.Spread, ch *visibility.Change) agent.VisibilityScore {
+	if sp != nil {
+		sc.Answers, sc.Prompts = sp.N, sp.Prompts
+		if sp.Interval != nil {
+			sc.Interval = &agent.VisibilityInterval{Low: sp.Interval.Low, High: sp.Interval.High}
+		}
+	}
+	if ch != nil {
+		sc.Change = &agent.VisibilityChange{Value: ch.Value, Significant: ch.Significant, Says: ch.Says()}
+		if ch.Interval != nil {
+			sc.Change.Interval = &agent.VisibilityInterval{Low: ch.Interval.Low, High: ch.Interval.High}
+		}
+	}
+	return sc
 }
 
 func deref(s *string) string {

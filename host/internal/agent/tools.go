@@ -62,7 +62,7 @@ func str(desc string) map[string]any { return map[string]any{"type": "string", "
 func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 	var list []tool
 	if s.visibility != nil {
-		list = append(list, tool{sdk.Tool{Name: "get_visibility_report", Description: "The workspace's latest AI visibility report: score, share of voice, understanding. Says 'none yet' when no report exists.",
+		list = append(list, tool{sdk.Tool{Name: "get_visibility_report", Description: "The workspace's latest AI visibility report: score, share of voice, understanding, each with its 95% interval and its change since the previous run. Report a change only as its 'says' words: a change that is not significant is 'no significant change'. Says 'none yet' when no report exists.",
 			Parameters: object(map[string]any{})}, s.toolVisibility})
 	}
 	if s.traffic != nil {

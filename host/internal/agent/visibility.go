@@ -46,12 +46,33 @@ type VisibilityScores struct {
 }
 
 // VisibilityScore is one score (0-100), what it means, its value per
-// engine and its change since the previous run (nil: no previous run).
+// engine, how sure it is (the answers and prompts it is computed over and
+// its 95% interval, nil when there is none) and its change since the
+// previous run (nil: no previous run).
 type VisibilityScore struct {
 	Score          float64             `json:"score"`
 	Interpretation string              `json:"interpretation,omitempty"`
 	Providers      map[string]*float64 `json:"providers,omitempty"`
-	Change         *float64            `json:"change,omitempty"`
+	Answers        int                 `json:"answers,omitempty"`
+	Prompts        int                 `json:"prompts,omitempty"`
+	Interval       *VisibilityInterval `json:"interval,omitempty"`
+	Change         *VisibilityChange   `json:"change,omitempty"`
+}
+
+// VisibilityInterval is a 95% interval.
+type VisibilityInterval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// VisibilityChange is a score's change since the previous run: Says puts
+// it in the words the model must use ("no significant change" unless the
+// interval excludes 0).
+type VisibilityChange struct {
+	Value       float64             `json:"value"`
+	Significant bool                `json:"significant"`
+	Interval    *VisibilityInterval `json:"interval,omitempty"`
+	Says        string              `json:"says"`
 }
 
 // VisibilityAdvice is one recommendation of a report and its evidence.

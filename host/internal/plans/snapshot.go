@@ -66,6 +66,10 @@ type storedPlan struct {
 	// reading a stored version saw trackers = 0 (no plan could track).
 	Trackers        int      `json:"trackers"`
 	TrackerCadences []string `json:"tracker_cadences"`
+	// ReportSamples and TrackerSamples: 0 in versions stored before them
+	// (read as 1).
+	ReportSamples  int `json:"report_samples"`
+	TrackerSamples int `json:"tracker_samples"`
 }
 
 type storedBody struct {
@@ -81,7 +85,7 @@ func Encode(s Snapshot) (body, digest string) {
 	for _, name := range slices.Sorted(maps.Keys(s.Plans)) {
 		p := s.Plans[name]
 		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued,
-			p.Trackers, p.TrackerCadences}
+			p.Trackers, p.TrackerCadences, p.ReportSamples, p.TrackerSamples}
 	}
 	if s.Caps != nil {
 		b.Limits = *s.Caps
@@ -101,7 +105,7 @@ func Decode(version int64, body, source string) (Snapshot, error) {
 	for name, p := range b.Plans {
 		s.Plans[name] = config.Plan{PromptsPerReport: p.PromptsPerReport, RefreshesPer24h: p.RefreshesPer24h, MonthlyAICredits: p.MonthlyAICredits,
 			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued,
-			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences}
+			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, ReportSamples: max(1, p.ReportSamples), TrackerSamples: max(1, p.TrackerSamples)}
 	}
 	return s, nil
 }

@@ -26,15 +26,18 @@ type Tracker struct {
 	LastSkipReason *string
 	CreatedAt      int64
 	UpdatedAt      int64
+	// Samples is the tracker's own answers per prompt and engine; nil: the
+	// plan's tracker_samples.
+	Samples *int
 }
 
 const trackerColumns = `id, workspace_id, website_url, input, engines, cadence, active, slot_minute, slot_weekday, next_run_at,
-	last_run_at, last_report_id, last_late_ms, last_skip_at, last_skip_reason, created_at, updated_at`
+	last_run_at, last_report_id, last_late_ms, last_skip_at, last_skip_reason, created_at, updated_at, samples`
 
 func scanTracker(r interface{ Scan(...any) error }) (Tracker, error) {
 	var t Tracker
 	err := r.Scan(&t.ID, &t.WorkspaceID, &t.WebsiteURL, &t.Input, &t.Engines, &t.Cadence, &t.Active, &t.SlotMinute, &t.SlotWeekday,
-		&t.NextRunAt, &t.LastRunAt, &t.LastReportID, &t.LastLateMs, &t.LastSkipAt, &t.LastSkipReason, &t.CreatedAt, &t.UpdatedAt)
+		&t.NextRunAt, &t.LastRunAt, &t.LastReportID, &t.LastLateMs, &t.LastSkipAt, &t.LastSkipReason, &t.CreatedAt, &t.UpdatedAt, &t.Samples)
 	return t, err
 }
 
@@ -56,9 +59,9 @@ func (s *Store) CreateTracker(ctx context.Context, q Querier, t *Tracker, limit 
 		}
 	}
 	_, err := q.Exec(ctx, `INSERT INTO visibility_trackers (`+trackerColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 		t.ID, t.WorkspaceID, t.WebsiteURL, t.Input, t.Engines, t.Cadence, t.Active, t.SlotMinute, t.SlotWeekday, t.NextRunAt,
-		t.LastRunAt, t.LastReportID, t.LastLateMs, t.LastSkipAt, t.LastSkipReason, t.CreatedAt, t.UpdatedAt)
+		t.LastRunAt, t.LastReportID, t.LastLateMs, t.LastSkipAt, t.LastSkipReason, t.CreatedAt, t.UpdatedAt, t.Samples)
 	if err != nil {
 		return fmt.Errorf("create tracker: %w", err)
 	}
@@ -126,8 +129,8 @@ func (s *Store) UpdateTracker(ctx context.Context, q Querier, t Tracker, wasActi
 		}
 	}
 	n, err := q.Exec(ctx, `UPDATE visibility_trackers SET website_url = $3, input = $4, engines = $5, cadence = $6, active = $7,
-		slot_minute = $8, slot_weekday = $9, next_run_at = $10, updated_at = $11 WHERE workspace_id = $1 AND id = $2`,
-		t.WorkspaceID, t.ID, t.WebsiteURL, t.Input, t.Engines, t.Cadence, t.Active, t.SlotMinute, t.SlotWeekday, t.NextRunAt, t.UpdatedAt)
+		slot_minute = $8, slot_weekday = $9, next_run_at = $10, updated_at = $11, samples = $12 WHERE workspace_id = $1 AND id = $2`,
+		t.WorkspaceID, t.ID, t.WebsiteURL, t.Input, t.Engines, t.Cadence, t.Active, t.SlotMinute, t.SlotWeekday, t.NextRunAt, t.UpdatedAt, t.Samples)
 	if err != nil {
 		return fmt.Errorf("update tracker: %w", err)
 	}

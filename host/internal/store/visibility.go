@@ -28,6 +28,9 @@ type VisibilityReport struct {
 	CompletedAt     *int64
 	// TrackerID is set on a tracker's runs.
 	TrackerID *string
+	// Samples is how many times each prompt is asked on each engine, fixed
+	// when the report is queued (0 is stored as 1).
+	Samples int
 }
 
 // States of a visibility report.
@@ -39,12 +42,12 @@ const (
 )
 
 const reportColumns = `id, workspace_id, job_id, one_off, refresh, state, website_url, input, engines, brands, site, result, error,
-	credits_month, credits_reserved, credits_settled, created_at, completed_at, tracker_id`
+	credits_month, credits_reserved, credits_settled, created_at, completed_at, tracker_id, samples`
 
 func scanReport(r interface{ Scan(...any) error }) (VisibilityReport, error) {
 	var v VisibilityReport
 	err := r.Scan(&v.ID, &v.WorkspaceID, &v.JobID, &v.OneOff, &v.Refresh, &v.State, &v.WebsiteURL, &v.Input, &v.Engines,
-		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt, &v.TrackerID)
+		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt, &v.TrackerID, &v.Samples)
 	return v, err
 }
 
@@ -60,13 +63,16 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 	if r.State == "" {
 		r.State = ReportQueued
 	}
+	if r.Samples < 1 {
+		r.Samples = 1
+	}
 	if q == nil {
 		q = s.b
 	}
 	_, err := q.Exec(ctx, `INSERT INTO visibility_reports (`+reportColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
 		r.ID, r.WorkspaceID, r.JobID, r.OneOff, r.Refresh, r.State, r.WebsiteURL, r.Input, r.Engines, r.Brands, r.Site, r.Result, r.Error,
-		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt, r.TrackerID)
+		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt, r.TrackerID, r.Samples)
 	if err != nil {
 		return fmt.Errorf("create visibility report: %w", err)
 	}
@@ -276,10 +282,15 @@ func (s *Store) ListVisibilityAnswers(ctx context.Context, workspaceID, reportID
 	return out, rows.Err()
 }
 
-// CachedVisibilityAnswer returns the workspace's latest successful answer
-// of engine to question asked at or after since, or ErrNotFound.
-func (s *Store) CachedVisibilityAnswer(ctx context.Context, workspaceID, kind, engine, question string, since int64) (VisibilityAnswer, error) {
+// CachedVisibilityAnswer returns, for the sample-th sample (0-based) of
+// report reportID, the workspace's sample-th latest successful answer of
+// engine to question asked at or after since by another report, or
+// ErrNotFound. Only answers an engine gave count (never a copy from the
+// cache), newest first, so the samples of one report reuse distinct
+// answers and never their own: one stored answer is never two samples.
+func (s *Store) CachedVisibilityAnswer(ctx context.Context, workspaceID, reportID, kind, engine, question string, since int64, sample int) (VisibilityAnswer, error) {
 	return scanAnswer(s.queryRow(ctx, `SELECT `+answerColumns+` FROM visibility_answers
 		WHERE workspace_id = $1 AND engine = $2 AND asked_at >= $3 AND kind = $4 AND question = $5 AND error IS NULL
-		ORDER BY asked_at DESC LIMIT 1`, workspaceID, engine, since, kind, question))
+		AND cached = FALSE AND report_id <> $6
+		ORDER BY asked_at DESC, report_id, item LIMIT 1 OFFSET $7`, workspaceID, engine, since, kind, question, reportID, sample))
 }

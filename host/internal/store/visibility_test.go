@@ -117,7 +117,7 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		if err := s.SaveVisibilityAnswer(ctx, a); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CachedVisibilityAnswer(ctx, "acme", "prompt", "gpt", "best crm", 0); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.CachedVisibilityAnswer(ctx, "acme", "next", "prompt", "gpt", "best crm", 0, 0); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a failed answer was offered from the cache: %v", err)
 		}
 		a.Error, a.Text = nil, "Acme is best"
@@ -128,7 +128,7 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].Text != "Acme is best" || got[0].Error != nil || got[0].Citations != "[]" {
 			t.Fatalf("answers = %+v, %v", got, err)
 		}
-		if c, err := s.CachedVisibilityAnswer(ctx, "acme", "prompt", "gpt", "best crm", 5000); err != nil || c.Text != "Acme is best" {
+		if c, err := s.CachedVisibilityAnswer(ctx, "acme", "next", "prompt", "gpt", "best crm", 5000, 0); err != nil || c.Text != "Acme is best" {
 			t.Fatalf("cache at the window's start = %+v, %v", c, err)
 		}
 		for _, miss := range []struct {
@@ -137,12 +137,37 @@ func TestVisibilityReportsAndAnswersStayInTheirWorkspace(t *testing.T) {
 		}{
 			{"other", "gpt", "best crm", 0}, {"acme", "claude", "best crm", 0}, {"acme", "gpt", "best CRM", 0}, {"acme", "gpt", "best crm", 5001},
 		} {
-			if _, err := s.CachedVisibilityAnswer(ctx, miss.ws, "prompt", miss.engine, miss.q, miss.since); !errors.Is(err, store.ErrNotFound) {
+			if _, err := s.CachedVisibilityAnswer(ctx, miss.ws, "next", "prompt", miss.engine, miss.q, miss.since, 0); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("cache hit for %+v", miss)
 			}
 		}
 		if l, _ := s.ListVisibilityAnswers(ctx, "other", first.ID, "prompt"); len(l) != 0 {
 			t.Error("another workspace listed the answers")
+		}
+		// Samples: a report never reuses its own answers, the k-th sample
+		// takes the k-th newest answer an engine gave, and a copy from the
+		// cache is never offered again.
+		if _, err := s.CachedVisibilityAnswer(ctx, "acme", first.ID, "prompt", "gpt", "best crm", 0, 0); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a report's own answer was offered to another of its samples: %v", err)
+		}
+		if _, err := s.CachedVisibilityAnswer(ctx, "acme", "next", "prompt", "gpt", "best crm", 0, 1); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("one stored answer was offered as a second sample: %v", err)
+		}
+		for _, sa := range []store.VisibilityAnswer{
+			{ReportID: first.ID, WorkspaceID: "acme", Kind: "prompt", Engine: "gpt", Item: "0#2", Question: "best crm", Text: "Acme, again", AskedAt: 6000},
+			{ReportID: "copy", WorkspaceID: "acme", Kind: "prompt", Engine: "gpt", Item: "0", Question: "best crm", Text: "Acme, again", AskedAt: 7000, Cached: true},
+		} {
+			if err := s.SaveVisibilityAnswer(ctx, &sa); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for sample, want := range []string{"Acme, again", "Acme is best"} {
+			if c, err := s.CachedVisibilityAnswer(ctx, "acme", "next", "prompt", "gpt", "best crm", 0, sample); err != nil || c.Text != want {
+				t.Fatalf("sample %d from the cache = %+v, %v; want %q", sample, c, err, want)
+			}
+		}
+		if _, err := s.CachedVisibilityAnswer(ctx, "acme", "next", "prompt", "gpt", "best crm", 0, 2); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a copy from the cache was offered as a sample: %v", err)
 		}
 	})
 }

@@ -26,7 +26,8 @@ import (
 // A refusal writes nothing. It returns the queued job's id.
 func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, engines []string) (string, error) {
 	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: req.WebsiteURL,
-		Input: mustJSON(req.Input), Engines: mustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines)}
+		Input: mustJSON(req.Input), Engines: mustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines) * samplesOf(plan.ReportSamples),
+		Samples: samplesOf(plan.ReportSamples)}
 	var jobID string
 	err := s.store.Tx(ctx, func(q store.Querier) error {
 		var err error

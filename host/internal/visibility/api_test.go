@@ -59,6 +59,17 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		if r["isEmpty"] != false || r["id"] != get(t, job, "result.reportId") || r["state"] != "completed" {
 			t.Fatalf("report head: %s", res.Raw)
 		}
+		// How sure each score is: 2 prompts answered, too few for an
+		// interval (null, with a note); n counts the answers.
+		for name, n := range map[string]float64{"aiVisibility": 4, "shareOfVoice": 4, "sourceVisibility": 4, "entityUnderstanding": 10} {
+			sc := r["scores"].(map[string]any)[name].(map[string]any)
+			if sc["n"] != n || sc["interval"] != nil || sc["intervalNote"] == "" || (name != "entityUnderstanding" && sc["prompts"] != float64(2)) {
+				t.Errorf("%s: n %v prompts %v interval %v note %v, want n %v over 2 prompts, no interval and a note", name, sc["n"], sc["prompts"], sc["interval"], sc["intervalNote"], n)
+			}
+			for _, k := range []string{"n", "prompts", "interval", "intervalNote", "providerIntervals"} {
+				delete(sc, k)
+			}
+		}
 		scores, _ := json.Marshal(r["scores"])
 		// Worked example (README): 4 answers (broken's 2 are missing).
 		// visibility(Acme) = (1 + 0 + 1 + 0) / 4 = 50; mentions Acme 2,

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// The per-brand figures VISIBILITY.md's "Tracking" part adds to every
+// The per-brand figures docs/METRICS.md defines for every
 // report: average position and sentiment per brand and per engine, the
 // sources table, source visibility and source gaps, and the change of
 // every score since the previous run. Like the rest of the report they are
@@ -24,6 +24,10 @@ type BrandFigures struct {
 	Sentiment *float64 `json:"sentiment,omitempty"`
 	// Engines holds the same figures over each engine's answers.
 	Engines map[string]BrandEngineFigures `json:"engines,omitempty"`
+	// Intervals says how sure each figure is (by its JSON name), Changes
+	// each figure's change since the previous run (spread.go).
+	Intervals map[string]FigureInterval `json:"intervals,omitempty"`
+	Changes   map[string]Change         `json:"changes,omitempty"`
 }
 
 // BrandEngineFigures are a brand's figures over one engine's answers.
@@ -34,6 +38,9 @@ type BrandEngineFigures struct {
 	ShareOfVoice float64  `json:"shareOfVoice"`
 	AvgPosition  *float64 `json:"avgPosition"`
 	Sentiment    *float64 `json:"sentiment"`
+	// Intervals and Changes as BrandFigures' over this engine's answers.
+	Intervals map[string]FigureInterval `json:"intervals,omitempty"`
+	Changes   map[string]Change         `json:"changes,omitempty"`
 }
 
 // mean1 is the mean rounded to one decimal, nil for no values.
@@ -171,20 +178,123 @@ func gapRecommendation(brands []Brand, gaps []SourceGap) (Recommendation, bool) 
 }
 
 // ApplyChange sets change = value − the previous run's value on every
-// score of c; prev nil (the first run) leaves every change null.
-func ApplyChange(c *Computed, prev *Computed) {
+// score of c and every figure of its brands (overall and per engine),
+// each with the interval and significance ch holds for it (a change ch
+// does not cover has no interval and is not significant); prev nil (the
+// first run) leaves every change null.
+func ApplyChange(c *Computed, prev *Computed, ch RunChanges) {
 	if prev == nil {
 		return
 	}
-	diff := func(cur, old float64) *float64 {
-		v := round1(cur - old)
-		return &v
+	self := ""
+	for _, b := range c.Geo.Brands {
+		if b.Self {
+			self = b.Slug
+		}
 	}
 	s, p := &c.Scores, prev.Scores
-	s.AIVisibility.Change = diff(s.AIVisibility.Score, p.AIVisibility.Score)
-	s.EntityUnderstanding.Change = diff(s.EntityUnderstanding.Score, p.EntityUnderstanding.Score)
-	s.ShareOfVoice.Change = diff(s.ShareOfVoice.Score, p.ShareOfVoice.Score)
+	s.AIVisibility.Change = changeOf(s.AIVisibility.Score, p.AIVisibility.Score, ch, "", self, FigVisibility)
+	s.EntityUnderstanding.Change = changeOf(s.EntityUnderstanding.Score, p.EntityUnderstanding.Score, nil, "", "", "")
+	s.EntityUnderstanding.Change.Note = noteUnderstanding
+	s.ShareOfVoice.Change = changeOf(s.ShareOfVoice.Score, p.ShareOfVoice.Score, ch, "", self, FigShareOfVoice)
 	if s.SourceVisibility != nil && p.SourceVisibility != nil {
-		s.SourceVisibility.Change = diff(s.SourceVisibility.Score, p.SourceVisibility.Score)
+		s.SourceVisibility.Change = changeOf(s.SourceVisibility.Score, p.SourceVisibility.Score, ch, "", "", "sourceVisibility")
+	}
+	old := map[string]BrandFigures{}
+	for _, b := range prev.Geo.Brands {
+		old[b.Slug] = b
+	}
+	for i := range c.Geo.Brands {
+		b := &c.Geo.Brands[i]
+		o, ok := old[b.Slug]
+		if !ok {
+			continue
+		}
+		b.Changes = figureChanges(figureValues(b.Visibility, b.MentionRate, b.ShareOfVoice, b.AvgPosition, b.Sentiment),
+			figureValues(o.Visibility, o.MentionRate, o.ShareOfVoice, o.AvgPosition, o.Sentiment), ch, "", b.Slug)
+		for e, f := range b.Engines {
+			of, ok := o.Engines[e]
+			if !ok {
+				continue
+			}
+			f.Changes = figureChanges(figureValues(f.Visibility, f.MentionRate, f.ShareOfVoice, f.AvgPosition, f.Sentiment),
+				figureValues(of.Visibility, of.MentionRate, of.ShareOfVoice, of.AvgPosition, of.Sentiment), ch, e, b.Slug)
+			b.Engines[e] = f
+		}
+	}
+}
+
+// figureValues are a brand's figures by name (nil: no value).
+func figureValues(vis, rate, sov float64, pos, sent *float64) map[string]*float64 {
+	return map[string]*float64{FigVisibility: &vis, FigMentionRate: &rate, FigShareOfVoice: &sov, FigAvgPosition: pos, FigSentiment: sent}
+}
+
+func figureChanges(cur, old map[string]*float64, ch RunChanges, scope, slug string) map[string]Change {
+	out := map[string]Change{}
+	for _, f := range brandFigureNames {
+		if cur[f] == nil || old[f] == nil {
+			continue
+		}
+		out[f] = *changeOf(*cur[f], *old[f], ch, scope, slug, f)
+	}
+	return out
+}
+
+// changeOf is cur − old with the interval ch holds for the figure.
+func changeOf(cur, old float64, ch RunChanges, scope, slug, figure string) *Change {
+	c, ok := ch[scope][slug][figure]
+	if !ok {
+		c = Change{Note: noteNoPaired}
+	}
+	c.Value = round1(cur - old)
+	c.Significant = c.Interval != nil && c.Interval.Excludes0()
+	return &c
+}
+
+// Notes of changes without an interval.
+const (
+	noteNoPaired       = "no interval: the previous run's answers could not be paired with this run's"
+	noteUnderstanding  = "no interval: entity understanding is judged from fixed probes and the site's checks, not sampled over prompts, so no change of it is called significant"
+	noteUnderstandingI = "no interval: entity understanding is judged from fixed probes and the site's checks, not sampled over prompts"
+)
+
+// ApplyIntervals puts on every score of c and every figure of its brands
+// (overall and per engine) its answers, prompts and interval.
+func ApplyIntervals(c *Computed, iv RunIntervals) {
+	self := ""
+	for _, b := range c.Geo.Brands {
+		if b.Self {
+			self = b.Slug
+		}
+	}
+	spread := func(f FigureInterval) *Spread {
+		return &Spread{N: f.N, Prompts: f.Prompts, Interval: f.Interval, IntervalNote: f.Note}
+	}
+	s := &c.Scores
+	s.AIVisibility.Spread = spread(iv[""][self][FigVisibility])
+	s.AIVisibility.ProviderIntervals = map[string]FigureInterval{}
+	for e := range s.AIVisibility.Providers {
+		if f, ok := iv[e][self][FigVisibility]; ok {
+			s.AIVisibility.ProviderIntervals[e] = f
+		}
+	}
+	s.ShareOfVoice.Spread = spread(iv[""][self][FigShareOfVoice])
+	if s.SourceVisibility != nil {
+		s.SourceVisibility.Spread = spread(iv[""][""]["sourceVisibility"])
+	}
+	probes := 0
+	for _, p := range c.Geo.EntityUnderstanding.Probes {
+		if p.Verdict != VerdictMissing {
+			probes++
+		}
+	}
+	s.EntityUnderstanding.Spread = &Spread{N: probes, IntervalNote: noteUnderstandingI}
+	for i := range c.Geo.Brands {
+		b := &c.Geo.Brands[i]
+		b.Intervals = iv[""][b.Slug]
+		for e, f := range b.Engines {
+			f.Intervals = iv[e][b.Slug]
+			b.Engines[e] = f
+		}
 	}
 }

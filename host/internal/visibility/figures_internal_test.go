@@ -13,7 +13,7 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// The tracking figures of VISIBILITY.md, to the decimal, on scripted
+// The tracking figures of docs/METRICS.md, to the decimal, on scripted
 // answers: Zentrix (zentrix.co.uk) against Globex (globex.com).
 func trackingFixture() ([]Brand, []string, []Answer) {
 	brands := BuildBrands(SelfBrand("Zentrix", "zentrix.co.uk"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}})
@@ -135,14 +135,14 @@ func TestSourceGapsAreTheTopTen(t *testing.T) {
 func TestChangeIsTheDifferenceWithThePreviousRun(t *testing.T) {
 	c := Computed{Scores: Scores{AIVisibility: AIVisibilityScore{Score: 58.3}, ShareOfVoice: ShareOfVoiceScore{Score: 33.3},
 		EntityUnderstanding: EntityUnderstandingScore{Score: 60}, SourceVisibility: &SourceVisibilityScore{Score: 25}}}
-	ApplyChange(&c, nil)
+	ApplyChange(&c, nil, nil)
 	if c.Scores.AIVisibility.Change != nil || c.Scores.SourceVisibility.Change != nil {
 		t.Fatalf("the first run has a change: %s", show(c.Scores))
 	}
 	prev := Computed{Scores: Scores{AIVisibility: AIVisibilityScore{Score: 41.7}, ShareOfVoice: ShareOfVoiceScore{Score: 50},
 		EntityUnderstanding: EntityUnderstandingScore{Score: 60}, SourceVisibility: &SourceVisibilityScore{Score: 37.5}}}
-	ApplyChange(&c, &prev)
-	got := []string{show(c.Scores.AIVisibility.Change), show(c.Scores.ShareOfVoice.Change), show(c.Scores.EntityUnderstanding.Change), show(c.Scores.SourceVisibility.Change)}
+	ApplyChange(&c, &prev, nil)
+	got := []string{show(c.Scores.AIVisibility.Change.Value), show(c.Scores.ShareOfVoice.Change.Value), show(c.Scores.EntityUnderstanding.Change.Value), show(c.Scores.SourceVisibility.Change.Value)}
 	if strings.Join(got, " ") != "16.6 -16.7 0 -12.5" {
 		t.Fatalf("changes = %v, want 16.6 -16.7 0 -12.5", got)
 	}

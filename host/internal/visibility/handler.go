@@ -148,6 +148,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		InputPresent:     &apiv1.GetReportResponse_Input{Input: reportInput(v.Input)},
 		StatePresent:     &apiv1.GetReportResponse_State{State: v.State},
 	}
+	out.SamplesPresent = &apiv1.GetReportResponse_Samples{Samples: int32(v.Samples)}
 	if v.TrackerID != "" {
 		out.TrackerIdPresent = &apiv1.GetReportResponse_TrackerId{TrackerId: v.TrackerID}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/heraldhq/herald/host/internal/jobs"
@@ -136,6 +137,30 @@ func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
 type task struct {
 	kind, engine, item, question string
 	fact                         string // probes
+	// sample is the prompt's sample (0-based): a prompt is asked samples
+	// times on each engine.
+	sample int
+}
+
+// sampleItem is the stored item of a prompt's sample: the prompt's index
+// for the first sample (as before samples existed), "<index>#<k>" for
+// the k-th (1-based) after it.
+func sampleItem(prompt, sample int) string {
+	if sample == 0 {
+		return strconv.Itoa(prompt)
+	}
+	return strconv.Itoa(prompt) + "#" + strconv.Itoa(sample+1)
+}
+
+// parseItem is sampleItem's inverse (sample 0-based).
+func parseItem(item string) (prompt, sample int) {
+	p, k, found := strings.Cut(item, "#")
+	prompt, _ = strconv.Atoi(p)
+	if found {
+		n, _ := strconv.Atoi(k)
+		sample = max(0, n-1)
+	}
+	return prompt, sample
 }
 
 func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityReport) error {
@@ -163,7 +188,11 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 	var tasks []task
 	for _, e := range engines {
 		for i, p := range in.Prompts {
-			tasks = append(tasks, task{kind: kindPrompt, engine: e, item: strconv.Itoa(i), question: p})
+			// The samples of a prompt run concurrently, each in its own
+			// slot of the workspace's engine cap.
+			for k := range max(1, r.Samples) {
+				tasks = append(tasks, task{kind: kindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
+			}
 		}
 		for _, pd := range Probes {
 			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, competitorNames(in.Competitors))})
@@ -248,12 +277,14 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 }
 
 // ask answers one task, from the cache when the same question went to the
-// same engine within the cache window, and stores the answer at once. It
-// returns an error only when the context ended (nothing is stored then).
+// same engine within the cache window (the k-th sample reuses the k-th
+// answer another report got, never one of this report's: one answer is
+// never two samples), and stores the answer at once. It returns an error
+// only when the context ended (nothing is stored then).
 func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (store.VisibilityAnswer, error) {
 	a := store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: r.WorkspaceID, Kind: t.kind, Engine: t.engine, Item: t.item, Question: t.question}
 	since := s.now().Add(-s.ttl).UnixMilli()
-	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, t.kind, t.engine, t.question, since); err == nil {
+	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, r.ID, t.kind, t.engine, t.question, since, t.sample); err == nil {
 		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt = c.Text, c.Model, c.Citations, true, c.AskedAt
 		return a, s.save(ctx, &a)
 	}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/visibility/interval"
 )
 
 // Scores is SPEC's scores object.
@@ -21,9 +23,23 @@ type AIVisibilityScore struct {
 	Score          float64             `json:"score"`
 	Interpretation *string             `json:"interpretation"`
 	Providers      map[string]*float64 `json:"providers"`
-	// Change is score − the previous run's (tracker runs and refreshes);
-	// null for the first run and for other reports.
-	Change *float64 `json:"change,omitempty"`
+	// Spread is how sure the score is (spread.go); ProviderIntervals the
+	// same per engine.
+	*Spread
+	ProviderIntervals map[string]FigureInterval `json:"providerIntervals,omitempty"`
+	// Change is score − the previous run's (tracker runs and refreshes),
+	// with its interval and whether it is significant; null for the first
+	// run and for other reports.
+	Change *Change `json:"change,omitempty"`
+}
+
+// Spread is a score's answers, prompts and 95% interval (null with a
+// note when there is none).
+type Spread struct {
+	N            int                `json:"n"`
+	Prompts      int                `json:"prompts"`
+	Interval     *interval.Interval `json:"interval"`
+	IntervalNote string             `json:"intervalNote,omitempty"`
 }
 
 // EntityUnderstandingScore is scores.entityUnderstanding.
@@ -33,16 +49,18 @@ type EntityUnderstandingScore struct {
 	KnowledgeScore      float64             `json:"knowledgeScore"`
 	ContentClarityScore float64             `json:"contentClarityScore"`
 	Providers           map[string]*float64 `json:"providers"`
-	Change              *float64            `json:"change,omitempty"`
+	*Spread
+	Change *Change `json:"change,omitempty"`
 }
 
 // ShareOfVoiceScore is scores.shareOfVoice.
 type ShareOfVoiceScore struct {
-	Score          float64  `json:"score"`
-	Interpretation string   `json:"interpretation"`
-	TotalMentions  int      `json:"totalMentions"`
-	SelfMentions   int      `json:"selfMentions"`
-	Change         *float64 `json:"change,omitempty"`
+	Score          float64 `json:"score"`
+	Interpretation string  `json:"interpretation"`
+	TotalMentions  int     `json:"totalMentions"`
+	SelfMentions   int     `json:"selfMentions"`
+	*Spread
+	Change *Change `json:"change,omitempty"`
 }
 
 // Geo is report.geo.
@@ -112,7 +130,7 @@ func figuresOf(scores []BrandScore) []BrandFigures {
 // versions were recorded.
 func (c Computed) Version() int { return max(1, c.ScoringVersion) }
 
-// HistoryPoint is VISIBILITY.md's history point of a completed report.
+// HistoryPoint is docs/METRICS.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	ts := createdAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	p := map[string]any{

@@ -61,7 +61,7 @@ func TestReportStatusesFollowSPECsTableInOrder(t *testing.T) {
 
 	// Pro: 40 credits; 25 prompts × 2 engines = 50 is refused before
 	// anything is queued or reserved.
-	refuse(b.pro, body(prompts(25), ""), 403, "AI credit limit reached: this report costs 50 credits (prompts × engines) and 40 of the pro plan's 40 monthly credits remain")
+	refuse(b.pro, body(prompts(25), ""), 403, "AI credit limit reached: this report costs 50 credits (prompts × engines × samples) and 40 of the pro plan's 40 monthly credits remain")
 	month := b.clock.now().UTC().Format("2006-01")
 	if used, _ := b.store.CreditsUsed(context.Background(), b.proID, month); used != 0 {
 		t.Fatalf("a refused report reserved %d credits", used)

@@ -26,6 +26,9 @@ type Answer struct {
 	// ambiguous brand names, stored with the answer so the report
 	// reproduces.
 	Verdicts []MentionVerdict `json:"mentionVerdicts,omitempty"`
+	// Sample is which of the prompt's samples on this engine the answer
+	// is (0 for the first; a run asks each prompt samples times).
+	Sample int `json:"sample,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.
@@ -47,7 +50,7 @@ type Mention struct {
 	Cited    bool    `json:"cited"`
 }
 
-// Weight is VISIBILITY.md's position weight: 1, 0.75, 0.5, then 0.25; 0
+// Weight is docs/METRICS.md's position weight: 1, 0.75, 0.5, then 0.25; 0
 // when not mentioned (pos 0).
 func Weight(pos int) float64 {
 	switch {
@@ -106,7 +109,7 @@ type EngineStatus struct {
 	Error    *string `json:"error"`
 }
 
-// MentionScores are the mention-based scores of VISIBILITY.md.
+// MentionScores are the mention-based scores of docs/METRICS.md.
 type MentionScores struct {
 	// Visibility is visibility(self); Interpretation nil when no engine
 	// answered.

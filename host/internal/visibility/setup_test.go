@@ -258,6 +258,8 @@ type bundle struct {
 	site                       *site.Fetcher
 	testSite                   *testSite
 	opt                        options
+	// plans is the hosts' plan table (a test may Set it, as a reload).
+	plans *plans.Table
 }
 
 type options struct {
@@ -265,6 +267,10 @@ type options struct {
 	ttl         time.Duration
 	concurrency int
 	judge       string // default gpt
+	// plans replaces testPlans.
+	plans map[string]config.Plan
+	// models replaces the fake engines (which then only count nothing).
+	models visibility.Models
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *bundle {
@@ -292,6 +298,10 @@ func setup(t testing.TB, s *store.Store, o ...options) *bundle {
 	b.testSite = newTestSite(t, "User-agent: GPTBot\nDisallow: /\n", false)
 	b.site = b.testSite.fetcher()
 	b.opt = opt
+	if opt.plans == nil {
+		opt.plans = testPlans()
+	}
+	b.plans = plans.New(opt.plans)
 	b.start(t)
 	return b
 }
@@ -304,8 +314,12 @@ func (b *bundle) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	b.queue = q
+	var models visibility.Models = b.engines
+	if b.opt.models != nil {
+		models = b.opt.models
+	}
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: b.engines, Site: b.site, Plans: plans.New(testPlans()),
+		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: models, Site: b.site, Plans: b.plans,
 		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})

@@ -40,10 +40,11 @@ type SourceGap struct {
 // SourceVisibilityScore is scores.sourceVisibility: retrieved(self's
 // domain).
 type SourceVisibilityScore struct {
-	Score          float64  `json:"score"`
-	Interpretation *string  `json:"interpretation"`
-	Domain         string   `json:"domain"`
-	Change         *float64 `json:"change"`
+	Score          float64 `json:"score"`
+	Interpretation *string `json:"interpretation"`
+	Domain         string  `json:"domain"`
+	*Spread
+	Change *Change `json:"change"`
 }
 
 // Sources is the sources part of a report.
@@ -79,7 +80,7 @@ func answerDomains(a Answer) map[string]int {
 }
 
 // ScoreSources computes the sources table, source visibility and source
-// gaps of VISIBILITY.md over the answers (mentions as ScoreMentions
+// gaps of docs/METRICS.md over the answers (mentions as ScoreMentions
 // found them, per answer).
 func ScoreSources(brands []Brand, answers []Answer, mentions [][]Mention) Sources {
 	var out Sources

@@ -69,6 +69,9 @@ type Tracker struct {
 	LastSkip     *TrackerSkip
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+	// Samples is the tracker's own answers per prompt and engine; nil:
+	// the plan's tracker_samples.
+	Samples *int
 }
 
 // NewTracker asks for a tracker.
@@ -78,6 +81,9 @@ type NewTracker struct {
 	Cadence string
 	// Active defaults to true.
 	Active *bool
+	// Samples lowers the plan's tracker_samples for this tracker; nil:
+	// the plan's.
+	Samples *int
 }
 
 // TrackerUpdate changes the fields that are not nil.
@@ -90,6 +96,8 @@ type TrackerUpdate struct {
 	Cadence     *string
 	Active      *bool
 	SelfAliases *[]string
+	// Samples: 0 goes back to the plan's.
+	Samples *int
 }
 
 // clean trims and de-duplicates the setup's lists.
@@ -186,7 +194,7 @@ func trackerCapError(planName string, plan config.Plan) error {
 
 func (s *Service) tracker(row store.Tracker) (Tracker, error) {
 	t := Tracker{ID: row.ID, Cadence: row.Cadence, Active: row.Active, SlotMinute: row.SlotMinute, SlotWeekday: time.Weekday(row.SlotWeekday),
-		CreatedAt: time.UnixMilli(row.CreatedAt).UTC(), UpdatedAt: time.UnixMilli(row.UpdatedAt).UTC()}
+		CreatedAt: time.UnixMilli(row.CreatedAt).UTC(), UpdatedAt: time.UnixMilli(row.UpdatedAt).UTC(), Samples: row.Samples}
 	if err := json.Unmarshal([]byte(row.Input), &t.Setup); err != nil {
 		return t, fmt.Errorf("decode tracker %s input: %w", row.ID, err)
 	}
@@ -236,11 +244,16 @@ func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTr
 	if err != nil {
 		return Tracker{}, "", err
 	}
+	if req.Samples != nil {
+		if err := validateSamples(*req.Samples, plan, p.Plan); err != nil {
+			return Tracker{}, "", err
+		}
+	}
 	active := req.Active == nil || *req.Active
 	now := s.now().UTC()
 	row := store.Tracker{WorkspaceID: p.WorkspaceID, WebsiteURL: setup.WebsiteURL, Input: mustJSON(setup), Engines: mustJSON(nonNil(engines)),
 		Cadence: req.Cadence, Active: active, SlotMinute: now.Hour()*60 + now.Minute(), SlotWeekday: int(now.Weekday()),
-		CreatedAt: now.UnixMilli(), UpdatedAt: now.UnixMilli()}
+		CreatedAt: now.UnixMilli(), UpdatedAt: now.UnixMilli(), Samples: req.Samples}
 	row.NextRunAt = nextSlot(row.Cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
 	err = s.store.Tx(ctx, func(q store.Querier) error {
 		row.ID = ""
@@ -342,6 +355,16 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 			return Tracker{}, err
 		}
 	}
+	samples := row.Samples
+	if u.Samples != nil {
+		samples = nil
+		if *u.Samples != 0 {
+			if err := validateSamples(*u.Samples, plan, p.Plan); err != nil {
+				return Tracker{}, err
+			}
+			samples = u.Samples
+		}
+	}
 	active := row.Active
 	if u.Active != nil {
 		active = *u.Active
@@ -356,7 +379,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 	}
 	upd := row
 	upd.WebsiteURL, upd.Input, upd.Engines, upd.Cadence, upd.Active = setup.WebsiteURL, mustJSON(setup), mustJSON(nonNil(engines)), cadence, active
-	upd.NextRunAt, upd.UpdatedAt = next, now.UnixMilli()
+	upd.NextRunAt, upd.UpdatedAt, upd.Samples = next, now.UnixMilli(), samples
 	err = s.store.Tx(ctx, func(q store.Querier) error {
 		return s.store.UpdateTracker(ctx, q, upd, row.Active, plan.Trackers)
 	})
@@ -399,4 +422,31 @@ func (s *Service) RunTracker(ctx context.Context, p auth.Principal, id string) (
 		return "", apierr.Forbidden("%s", run.skip)
 	}
 	return run.jobID, nil
+}
+
+// samplesOf is a plan's samples setting (report_samples or
+// tracker_samples), 1 when unset.
+func samplesOf(n int) int { return max(1, min(config.MaxSamples, n)) }
+
+// validateSamples checks a tracker's own samples: 1 to MaxSamples and at
+// most the plan's tracker_samples.
+func validateSamples(n int, plan config.Plan, planName string) error {
+	if n < 1 || n > config.MaxSamples {
+		return apierr.Invalid("samples must be between 1 and %d, got %d", config.MaxSamples, n)
+	}
+	if limit := samplesOf(plan.TrackerSamples); n > limit {
+		return apierr.Invalid("samples: %d asked; the %s plan allows %d answers per prompt and engine (tracker_samples)", n, planName, limit)
+	}
+	return nil
+}
+
+// runSamples is how many samples a run of the tracker asks, read when the
+// run is queued: its own samples, never more than the plan allows now (a
+// plan lowered since applies from the next run on).
+func runSamples(own *int, plan config.Plan) int {
+	n := samplesOf(plan.TrackerSamples)
+	if own != nil && *own >= 1 {
+		n = min(n, *own)
+	}
+	return n
 }

@@ -43,7 +43,7 @@ func (h *TrackerHandler) CreateTracker(ctx context.Context, req *connect.Request
 	}
 	t, jobID, err := h.svc.CreateTracker(ctx, p, NewTracker{
 		Setup:   TrackerSetup{WebsiteURL: m.Websiteurl, Competitors: comps, Prompts: prompts, SelfAliases: m.SelfAliases},
-		Engines: m.Engines, Cadence: m.Cadence, Active: m.Active,
+		Engines: m.Engines, Cadence: m.Cadence, Active: m.Active, Samples: intOf(m.Samples),
 	})
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (h *TrackerHandler) UpdateTracker(ctx context.Context, req *connect.Request
 		return nil, err
 	}
 	m := req.Msg
-	u := TrackerUpdate{ID: m.Id, WebsiteURL: m.Websiteurl, Cadence: m.Cadence, Active: m.Active}
+	u := TrackerUpdate{ID: m.Id, WebsiteURL: m.Websiteurl, Cadence: m.Cadence, Active: m.Active, Samples: intOf(m.Samples)}
 	if m.Competitors != nil {
 		c, err := CompetitorsFromValues(m.Competitors.GetValues())
 		if err != nil {
@@ -294,5 +294,18 @@ func trackerProto(t Tracker) (*apiv1.Tracker, error) {
 	if t.LastSkip != nil {
 		out.LastSkip = &apiv1.TrackerSkip{At: timestamppb.New(t.LastSkip.At), Reason: t.LastSkip.Reason}
 	}
+	if t.Samples != nil {
+		n := int32(*t.Samples)
+		out.Samples = &n
+	}
 	return out, nil
+}
+
+// intOf is an optional proto int32 as an optional int.
+func intOf(v *int32) *int {
+	if v == nil {
+		return nil
+	}
+	n := int(*v)
+	return &n
 }

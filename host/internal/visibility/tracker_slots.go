@@ -83,7 +83,10 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 	if len(engines) == 0 {
 		engines = s.Engines()
 	}
-	cost := len(in.Prompts) * len(engines)
+	// The samples are fixed now, with the plan of now: a plan lowered
+	// while a run is under way changes the next run, not that one.
+	samples := runSamples(row.Samples, plan)
+	cost := len(in.Prompts) * len(engines) * samples
 	month := s.quota.Month()
 	var next int64
 	if slot > 0 {
@@ -116,7 +119,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 				return err
 			}
 			if !ok {
-				reason = fmt.Sprintf("AI credit limit reached: this run costs %d credits (prompts × engines) and %d of the %s plan's %d monthly credits remain",
+				reason = fmt.Sprintf("AI credit limit reached: this run costs %d credits (prompts × engines × samples) and %d of the %s plan's %d monthly credits remain",
 					cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 			}
 		}
@@ -125,7 +128,8 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 			return s.store.RecordTrackerSkip(ctx, q, row.WorkspaceID, row.ID, slot, now.UnixMilli(), reason)
 		}
 		report := &store.VisibilityReport{WorkspaceID: row.WorkspaceID, WebsiteURL: in.WebsiteURL, Input: mustJSON(in),
-			Engines: mustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID}
+			Engines: mustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID,
+			Samples: samples}
 		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
 			return err
 		}

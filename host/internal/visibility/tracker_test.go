@@ -99,8 +99,8 @@ func TestTrackerFirstRunIsAHistoryPoint(t *testing.T) {
 		b.waitJob(t, b.business, run.Body["jobId"].(string))
 		// The second run carries change (first run: null).
 		scores := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report", b.business, "").Want(t, http.StatusOK).Body["scores"].(map[string]any)
-		if c := scores["aiVisibility"].(map[string]any)["change"]; c != float64(0) {
-			t.Errorf("change of an identical second run = %v, want 0", c)
+		if c := scores["aiVisibility"].(map[string]any)["change"].(map[string]any); c["value"] != float64(0) || c["significant"] != false {
+			t.Errorf("change of an identical second run = %v, want 0, not significant", c)
 		}
 		trend := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend?days=7&answers=2", b.business, "").Want(t, http.StatusOK).Body
 		if brands := trend["brands"].([]any); len(brands) != 3 {

@@ -29,6 +29,11 @@ type TrendFigures struct {
 	AvgPosition  *float64 `json:"avgPosition"`
 	Sentiment    *float64 `json:"sentiment"`
 	ShareOfVoice float64  `json:"shareOfVoice"`
+	// Intervals says how sure each figure is; Changes is each figure's
+	// change since the tracker's previous run, significant or not (a
+	// chart marks only the significant ones).
+	Intervals map[string]FigureInterval `json:"intervals,omitempty"`
+	Changes   map[string]Change         `json:"changes,omitempty"`
 }
 
 // TrendPoint is one day of the trend: the day's last run.
@@ -191,13 +196,13 @@ func series(runs []trendRun) ([]TrendPoint, []string) {
 		}
 		for _, b := range run.computed.Geo.Brands {
 			pt.All[b.Slug] = TrendFigures{Visibility: b.Visibility, MentionRate: b.MentionRate, AvgPosition: b.AvgPosition,
-				Sentiment: b.Sentiment, ShareOfVoice: b.ShareOfVoice}
+				Sentiment: b.Sentiment, ShareOfVoice: b.ShareOfVoice, Intervals: b.Intervals, Changes: b.Changes}
 			for e, f := range b.Engines {
 				if pt.Engines[e] == nil {
 					pt.Engines[e] = map[string]TrendFigures{}
 				}
 				pt.Engines[e][b.Slug] = TrendFigures{Visibility: f.Visibility, MentionRate: f.MentionRate, AvgPosition: f.AvgPosition,
-					Sentiment: f.Sentiment, ShareOfVoice: f.ShareOfVoice}
+					Sentiment: f.Sentiment, ShareOfVoice: f.ShareOfVoice, Intervals: f.Intervals, Changes: f.Changes}
 				if !seen[e] {
 					seen[e] = true
 					engines = append(engines, e)
@@ -277,10 +282,21 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 	return out, nil
 }
 
+// csvFigures are the figures whose interval and change the CSV carries,
+// with their column names.
+var csvFigures = [][2]string{{FigVisibility, "visibility"}, {FigMentionRate, "mention_rate"}, {FigAvgPosition, "avg_position"},
+	{FigSentiment, "sentiment"}, {FigShareOfVoice, "share_of_voice"}}
+
 // CSV is the trend as rows: day, engine ("all" for every answer), brand,
-// and the figures.
+// the figures, then per figure its interval (<figure>_low, <figure>_high;
+// empty when none), its change since the previous run and whether that
+// change is significant (<figure>_change, <figure>_significant).
 func (tr *Trend) CSV() [][]string {
-	rows := [][]string{{"day", "report_id", "engine", "brand", "self", "visibility", "mention_rate", "avg_position", "sentiment", "share_of_voice", "source_visibility"}}
+	header := []string{"day", "report_id", "engine", "brand", "self", "visibility", "mention_rate", "avg_position", "sentiment", "share_of_voice", "source_visibility"}
+	for _, f := range csvFigures {
+		header = append(header, f[1]+"_low", f[1]+"_high", f[1]+"_change", f[1]+"_significant")
+	}
+	rows := [][]string{header}
 	self := map[string]bool{}
 	for _, b := range tr.Brands {
 		self[b.Slug] = b.Self
@@ -305,8 +321,19 @@ func (tr *Trend) CSV() [][]string {
 		})
 		for _, slug := range slugs {
 			f := figs[slug]
-			rows = append(rows, []string{pt.Day, pt.ReportID, engine, slug, strconv.FormatBool(self[slug]), num(f.Visibility), num(f.MentionRate),
-				opt(f.AvgPosition), opt(f.Sentiment), num(f.ShareOfVoice), num(pt.SourceVisibility)})
+			row := []string{pt.Day, pt.ReportID, engine, slug, strconv.FormatBool(self[slug]), num(f.Visibility), num(f.MentionRate),
+				opt(f.AvgPosition), opt(f.Sentiment), num(f.ShareOfVoice), num(pt.SourceVisibility)}
+			for _, fig := range csvFigures {
+				lo, hi, change, sig := "", "", "", ""
+				if iv := f.Intervals[fig[0]].Interval; iv != nil {
+					lo, hi = num(iv.Low), num(iv.High)
+				}
+				if c, ok := f.Changes[fig[0]]; ok {
+					change, sig = num(c.Value), strconv.FormatBool(c.Significant)
+				}
+				row = append(row, lo, hi, change, sig)
+			}
+			rows = append(rows, row)
 		}
 	}
 	for _, pt := range tr.Series {

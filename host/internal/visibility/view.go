@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -59,9 +58,12 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		if rank[prompts[i].Engine] != rank[prompts[j].Engine] {
 			return rank[prompts[i].Engine] < rank[prompts[j].Engine]
 		}
-		a, _ := strconv.Atoi(prompts[i].Item)
-		b, _ := strconv.Atoi(prompts[j].Item)
-		return a < b
+		a, as := parseItem(prompts[i].Item)
+		b, bs := parseItem(prompts[j].Item)
+		if a != b {
+			return a < b
+		}
+		return as < bs
 	})
 	notes, err := s.store.ListAnswerMentions(ctx, r.WorkspaceID, r.ID)
 	if err != nil {
@@ -72,7 +74,8 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		byKey[n.Engine+"/"+n.Item] = n
 	}
 	for _, a := range prompts {
-		ans := Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Cached: a.Cached, Citations: []Citation{}}
+		_, sample := parseItem(a.Item)
+		ans := Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Cached: a.Cached, Citations: []Citation{}, Sample: sample}
 		if n, ok := byKey[a.Engine+"/"+a.Item]; ok {
 			ans.Truncated = n.Truncated
 			_ = json.Unmarshal([]byte(n.Verdicts), &ans.Verdicts)
@@ -222,6 +225,8 @@ type View struct {
 	RefreshMeta RefreshMeta
 	// TrackerID is set on a tracker's runs.
 	TrackerID string
+	// Samples is how many times each prompt was asked on each engine.
+	Samples int
 	// Answers is set when evidence was asked for.
 	Answers []AnswerEvidence
 }
@@ -260,7 +265,7 @@ func (s *Service) OneOff(ctx context.Context, p auth.Principal, id string, evide
 }
 
 func (s *Service) view(ctx context.Context, p auth.Principal, r store.VisibilityReport, evidence bool) (*View, error) {
-	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State}
+	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State, Samples: max(1, r.Samples)}
 	if r.TrackerID != nil {
 		v.TrackerID = *r.TrackerID
 	}

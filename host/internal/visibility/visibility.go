@@ -1,6 +1,6 @@
 // Package visibility runs AI visibility reports: how a brand shows up in
 // answer engines' answers to its buyers' questions, against named
-// competitors, over time (issue 13, VISIBILITY.md). A report is a
+// competitors, over time (docs/METRICS.md). A report is a
 // seoQueue job that crawls the brand's site (package site), asks every
 // engine every prompt and the entity probes through the provider plugins,
 // has a judge model grade the probe answers against the site's facts, and
@@ -348,7 +348,7 @@ func (s *Service) reportEngines() ([]string, error) {
 }
 
 func creditError(planName string, plan config.Plan, used, cost int) error {
-	return apierr.Forbidden("AI credit limit reached: this report costs %d credits (prompts × engines) and %d of the %s plan's %d monthly credits remain",
+	return apierr.Forbidden("AI credit limit reached: this report costs %d credits (prompts × engines × samples) and %d of the %s plan's %d monthly credits remain",
 		cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 }
 

@@ -7,7 +7,10 @@ import { h, palette } from './dom.js';
 // ISO times) against named series ([{label, values, color}]); a series
 // without a color takes the palette's by position. The legend shows each
 // series in its own colour, so that other charts of the same things (bars)
-// can pass the same colours and agree with it.
+// can pass the same colours and agree with it. A series may carry low and
+// high (its 95% interval per point, drawn as a band in its colour) and
+// marks (a value at each point whose change since the previous run is
+// significant, drawn as a large point; only those are marked as changes).
 export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }) {
   const fig = h('figure', { class: 'chart', id });
   const box = h('div', { class: 'chart-box', role: 'img', 'aria-label': `${title}: chart; the same numbers are in the table below` });
@@ -35,14 +38,40 @@ export function lineChart({ id, title, xs, series, yLabel, valueFmt = (v) => v }
     }))),
   };
   const data = [times].concat(series.map((s) => s.values));
+  // Bands and marks are extra uPlot series after the lines, kept out of
+  // the legend and of the table (which lists the figures themselves).
+  const extra = [];
+  opts.bands = [];
+  series.forEach((s, i) => {
+    const c = s.color || palette[i % palette.length];
+    if (s.low && s.high) {
+      const hi = data.length;
+      data.push(s.high, s.low);
+      extra.push(hi, hi + 1);
+      opts.series.push({ label: `${s.label} 95% high`, stroke: c + '00', width: 0, points: { show: false } },
+        { label: `${s.label} 95% low`, stroke: c + '00', width: 0, points: { show: false } });
+      opts.bands.push({ series: [hi, hi + 1], fill: c + '26' });
+    }
+    if (s.marks && s.marks.some((v) => v != null)) {
+      extra.push(data.length);
+      data.push(s.marks);
+      opts.series.push({ label: `${s.label}: significant change`, stroke: c, width: 0, paths: () => null,
+        points: { show: true, size: 11, width: 2, fill: '#fff' } });
+    }
+  });
   // uPlot needs the box in the document to measure it.
   requestAnimationFrame(() => {
     opts.width = Math.max(260, box.clientWidth);
     const plot = new uPlot(opts, data, box);
+    const rows = plot.root.querySelectorAll('.u-legend .u-series');
+    extra.forEach((k) => { if (rows[k]) rows[k].style.display = 'none'; });
     fig.dataset.rendered = 'true';
     const ro = new ResizeObserver(() => plot.setSize({ width: Math.max(260, box.clientWidth), height: opts.height }));
     ro.observe(box);
   });
+  if (series.some((s) => s.low)) {
+    fig.append(h('p', { class: 'muted chart-note' }, 'Shaded: the 95% interval of each line. Ringed points: a significant change since the previous run; any other movement is within the noise.'));
+  }
   fig.append(h('details', {},
     h('summary', {}, 'Numbers as a table'),
     h('div', { class: 'table-wrap' }, h('table', {},

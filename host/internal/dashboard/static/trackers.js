@@ -231,8 +231,17 @@ function engineCharts(tr) {
     id: `trend-chart-${n}`,
     title: `Visibility on ${eng}, against competitors`,
     xs,
-    series: brands.map((b, i) => ({ label: b.self ? `${b.name} (you)` : b.name, color: color(i),
-      values: xs.map((d) => { const p = byDay[d]; return p && p.engines && p.engines[eng] && p.engines[eng][b.slug] ? p.engines[eng][b.slug].visibility : null; }) })),
+    series: brands.map((b, i) => {
+      const fig = (d) => { const p = byDay[d]; return p && p.engines && p.engines[eng] && p.engines[eng][b.slug] ? p.engines[eng][b.slug] : null; };
+      const iv = (d) => { const f = fig(d); return f && f.intervals && f.intervals.visibility ? f.intervals.visibility.interval : null; };
+      const ch = (d) => { const f = fig(d); return f && f.changes ? f.changes.visibility : null; };
+      return { label: b.self ? `${b.name} (you)` : b.name, color: color(i),
+        values: xs.map((d) => (fig(d) ? fig(d).visibility : null)),
+        low: xs.map((d) => (iv(d) ? iv(d).low : null)),
+        high: xs.map((d) => (iv(d) ? iv(d).high : null)),
+        // Only a significant change is marked; any other movement is noise.
+        marks: xs.map((d) => (ch(d) && ch(d).significant ? fig(d).visibility : null)) };
+    }),
     yLabel: 'visibility',
     valueFmt: pct,
   })));

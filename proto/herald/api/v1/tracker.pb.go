@@ -155,10 +155,13 @@ type Tracker struct {
 	// at the slot: the next host to look runs it late).
 	LastLateMs *int64 `protobuf:"varint,13,opt,name=last_late_ms,json=lastLateMs,proto3,oneof" json:"last_late_ms,omitempty"`
 	// The last slot skipped (credits short), null when none.
-	LastSkip      *TrackerSkip           `protobuf:"bytes,14,opt,name=last_skip,json=lastSkip,proto3" json:"last_skip,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	SelfAliases   []string               `protobuf:"bytes,17,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	LastSkip    *TrackerSkip           `protobuf:"bytes,14,opt,name=last_skip,json=lastSkip,proto3" json:"last_skip,omitempty"`
+	CreatedAt   *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt   *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	SelfAliases []string               `protobuf:"bytes,17,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	// How many times each run asks each prompt on each engine, 1 to 10 and
+	// at most the plan's tracker_samples; null: the plan's.
+	Samples       *int32 `protobuf:"varint,18,opt,name=samples,proto3,oneof" json:"samples,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +315,13 @@ func (x *Tracker) GetSelfAliases() []string {
 	return nil
 }
 
+func (x *Tracker) GetSamples() int32 {
+	if x != nil && x.Samples != nil {
+		return *x.Samples
+	}
+	return 0
+}
+
 type CreateTrackerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Required https URL of the brand's site.
@@ -328,7 +338,10 @@ type CreateTrackerRequest struct {
 	// Default true.
 	Active *bool `protobuf:"varint,6,opt,name=active,proto3,oneof" json:"active,omitempty"`
 	// Extra spellings of the brand.
-	SelfAliases   []string `protobuf:"bytes,7,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	SelfAliases []string `protobuf:"bytes,7,rep,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	// Answers per prompt and engine in each run, 1 to 10 and at most the
+	// plan's tracker_samples; omitted: the plan's.
+	Samples       *int32 `protobuf:"varint,8,opt,name=samples,proto3,oneof" json:"samples,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -410,6 +423,13 @@ func (x *CreateTrackerRequest) GetSelfAliases() []string {
 		return x.SelfAliases
 	}
 	return nil
+}
+
+func (x *CreateTrackerRequest) GetSamples() int32 {
+	if x != nil && x.Samples != nil {
+		return *x.Samples
+	}
+	return 0
 }
 
 type TrackerResponse struct {
@@ -616,8 +636,11 @@ type UpdateTrackerRequest struct {
 	Engines     *structpb.ListValue    `protobuf:"bytes,5,opt,name=engines,proto3" json:"engines,omitempty"`
 	Cadence     *string                `protobuf:"bytes,6,opt,name=cadence,proto3,oneof" json:"cadence,omitempty"`
 	// false pauses the tracker; true resumes it at its next slot.
-	Active        *bool               `protobuf:"varint,7,opt,name=active,proto3,oneof" json:"active,omitempty"`
-	SelfAliases   *structpb.ListValue `protobuf:"bytes,8,opt,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	Active      *bool               `protobuf:"varint,7,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	SelfAliases *structpb.ListValue `protobuf:"bytes,8,opt,name=self_aliases,json=selfAliases,proto3" json:"self_aliases,omitempty"`
+	// 1 to 10 and at most the plan's tracker_samples; 0 goes back to the
+	// plan's.
+	Samples       *int32 `protobuf:"varint,9,opt,name=samples,proto3,oneof" json:"samples,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -706,6 +729,13 @@ func (x *UpdateTrackerRequest) GetSelfAliases() *structpb.ListValue {
 		return x.SelfAliases
 	}
 	return nil
+}
+
+func (x *UpdateTrackerRequest) GetSamples() int32 {
+	if x != nil && x.Samples != nil {
+		return *x.Samples
+	}
+	return 0
 }
 
 type DeleteTrackerRequest struct {
@@ -966,8 +996,10 @@ type GetTrackerTrendResponse struct {
 	Brands *structpb.ListValue `protobuf:"bytes,5,opt,name=brands,proto3" json:"brands,omitempty"`
 	// One point per day with a run (the day's last run):
 	// {day, reportId, trackerId, engines: {engine: {brandSlug: {visibility,
-	// mentionRate, avgPosition, sentiment, shareOfVoice}}}, all: {brandSlug:
-	// {...}}, sourceVisibility}.
+	// mentionRate, avgPosition, sentiment, shareOfVoice, intervals: {figure:
+	// {n, prompts, interval: {low, high} | null, note}}, changes: {figure:
+	// {value, significant, interval, prompts}}}}}, all: {brandSlug: {...}},
+	// sourceVisibility}. Only a change with significant true is a change.
 	Series *structpb.ListValue `protobuf:"bytes,6,opt,name=series,proto3" json:"series,omitempty"`
 	// Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
 	// mentions, sentiment, citations}]}}, newest first.
@@ -1132,7 +1164,7 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\x04tags\x18\x02 \x03(\tR\x04tags\"Q\n" +
 	"\vTrackerSkip\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xbb\x06\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xe6\x06\n" +
 	"\aTracker\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1e\n" +
 	"\n" +
@@ -1156,12 +1188,15 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"created_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12!\n" +
-	"\fself_aliases\x18\x11 \x03(\tR\vselfAliasesB\x0f\n" +
+	"\fself_aliases\x18\x11 \x03(\tR\vselfAliases\x12\x1d\n" +
+	"\asamples\x18\x12 \x01(\x05H\x05R\asamples\x88\x01\x01B\x0f\n" +
 	"\r_slot_weekdayB\x0e\n" +
 	"\f_next_run_atB\x0e\n" +
 	"\f_last_run_atB\x11\n" +
 	"\x0f_last_report_idB\x0f\n" +
-	"\r_last_late_ms\"\xa9\x02\n" +
+	"\r_last_late_msB\n" +
+	"\n" +
+	"\b_samples\"\xd4\x02\n" +
 	"\x14CreateTrackerRequest\x12\x1e\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tR\n" +
@@ -1171,8 +1206,11 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\aengines\x18\x04 \x03(\tR\aengines\x12\x18\n" +
 	"\acadence\x18\x05 \x01(\tR\acadence\x12\x1b\n" +
 	"\x06active\x18\x06 \x01(\bH\x00R\x06active\x88\x01\x01\x12!\n" +
-	"\fself_aliases\x18\a \x03(\tR\vselfAliasesB\t\n" +
-	"\a_active\"t\n" +
+	"\fself_aliases\x18\a \x03(\tR\vselfAliases\x12\x1d\n" +
+	"\asamples\x18\b \x01(\x05H\x01R\asamples\x88\x01\x01B\t\n" +
+	"\a_activeB\n" +
+	"\n" +
+	"\b_samples\"t\n" +
 	"\x0fTrackerResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x120\n" +
 	"\atracker\x18\x02 \x01(\v2\x16.herald.api.v1.TrackerR\atracker\x12\x15\n" +
@@ -1182,7 +1220,7 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x122\n" +
 	"\btrackers\x18\x02 \x03(\v2\x16.herald.api.v1.TrackerR\btrackers\"#\n" +
 	"\x11GetTrackerRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\x96\x03\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\xc1\x03\n" +
 	"\x14UpdateTrackerRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
 	"\n" +
@@ -1193,11 +1231,14 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\aengines\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueR\aengines\x12\x1d\n" +
 	"\acadence\x18\x06 \x01(\tH\x01R\acadence\x88\x01\x01\x12\x1b\n" +
 	"\x06active\x18\a \x01(\bH\x02R\x06active\x88\x01\x01\x12=\n" +
-	"\fself_aliases\x18\b \x01(\v2\x1a.google.protobuf.ListValueR\vselfAliasesB\r\n" +
+	"\fself_aliases\x18\b \x01(\v2\x1a.google.protobuf.ListValueR\vselfAliases\x12\x1d\n" +
+	"\asamples\x18\t \x01(\x05H\x03R\asamples\x88\x01\x01B\r\n" +
 	"\v_websiteurlB\n" +
 	"\n" +
 	"\b_cadenceB\t\n" +
-	"\a_active\"&\n" +
+	"\a_activeB\n" +
+	"\n" +
+	"\b_samples\"&\n" +
 	"\x14DeleteTrackerRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"1\n" +
 	"\x15DeleteTrackerResponse\x12\x18\n" +

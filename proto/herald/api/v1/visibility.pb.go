@@ -634,22 +634,30 @@ type GetReportResponse struct {
 	//
 	//	*GetReportResponse_State
 	StatePresent isGetReportResponse_StatePresent `protobuf_oneof:"state_present"`
-	// The tracker whose run this report is (VISIBILITY.md "Tracking").
+	// The tracker whose run this report is (docs/METRICS.md, "Trackers").
 	//
 	// Types that are valid to be assigned to TrackerIdPresent:
 	//
 	//	*GetReportResponse_TrackerId
 	TrackerIdPresent isGetReportResponse_TrackerIdPresent `protobuf_oneof:"tracker_id_present"`
 	// The version of the mention rules the report's numbers were computed
-	// with (1: before issue 23; 2: VISIBILITY.md's revised rules). A report
+	// with (1: the first mention rules; 2: the revised rules of
+	// docs/METRICS.md). A report
 	// keeps its numbers; `herald visibility rescore` recomputes them.
 	//
 	// Types that are valid to be assigned to ScoringVersionPresent:
 	//
 	//	*GetReportResponse_ScoringVersion
 	ScoringVersionPresent isGetReportResponse_ScoringVersionPresent `protobuf_oneof:"scoring_version_present"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// How many times each prompt was asked on each engine (the plan's
+	// report_samples, or the tracker's samples).
+	//
+	// Types that are valid to be assigned to SamplesPresent:
+	//
+	//	*GetReportResponse_Samples
+	SamplesPresent isGetReportResponse_SamplesPresent `protobuf_oneof:"samples_present"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetReportResponse) Reset() {
@@ -888,6 +896,22 @@ func (x *GetReportResponse) GetScoringVersion() int32 {
 	return 0
 }
 
+func (x *GetReportResponse) GetSamplesPresent() isGetReportResponse_SamplesPresent {
+	if x != nil {
+		return x.SamplesPresent
+	}
+	return nil
+}
+
+func (x *GetReportResponse) GetSamples() int32 {
+	if x != nil {
+		if x, ok := x.SamplesPresent.(*GetReportResponse_Samples); ok {
+			return x.Samples
+		}
+	}
+	return 0
+}
+
 type isGetReportResponse_IdPresent interface {
 	isGetReportResponse_IdPresent()
 }
@@ -1008,6 +1032,16 @@ type GetReportResponse_ScoringVersion struct {
 
 func (*GetReportResponse_ScoringVersion) isGetReportResponse_ScoringVersionPresent() {}
 
+type isGetReportResponse_SamplesPresent interface {
+	isGetReportResponse_SamplesPresent()
+}
+
+type GetReportResponse_Samples struct {
+	Samples int32 `protobuf:"varint,22,opt,name=samples,proto3,oneof"`
+}
+
+func (*GetReportResponse_Samples) isGetReportResponse_SamplesPresent() {}
+
 type Scores struct {
 	state               protoimpl.MessageState    `protogen:"open.v1"`
 	AiVisibility        *AIVisibilityScore        `protobuf:"bytes,1,opt,name=ai_visibility,json=aiVisibility,proto3" json:"ai_visibility,omitempty"`
@@ -1085,9 +1119,15 @@ type SourceVisibilityScore struct {
 	Interpretation *string `protobuf:"bytes,2,opt,name=interpretation,proto3,oneof" json:"interpretation,omitempty"`
 	// The brand's registrable domain.
 	Domain string `protobuf:"bytes,3,opt,name=domain,proto3" json:"domain,omitempty"`
-	// score − the previous run's (tracker runs and refreshes); null for the
-	// first run and other reports.
-	Change        *float64 `protobuf:"fixed64,4,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	// score − the previous run's (tracker runs and refreshes), with its
+	// interval and significance; null for the first run and other reports.
+	Change *Change `protobuf:"bytes,5,opt,name=change,proto3" json:"change,omitempty"`
+	// Answers and prompts the score is computed over, and its 95% interval
+	// (null with interval_note when there is none).
+	N             int64     `protobuf:"varint,6,opt,name=n,proto3" json:"n,omitempty"`
+	Prompts       int64     `protobuf:"varint,7,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Interval      *Interval `protobuf:"bytes,8,opt,name=interval,proto3" json:"interval,omitempty"`
+	IntervalNote  *string   `protobuf:"bytes,9,opt,name=interval_note,json=intervalNote,proto3,oneof" json:"interval_note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1143,11 +1183,243 @@ func (x *SourceVisibilityScore) GetDomain() string {
 	return ""
 }
 
-func (x *SourceVisibilityScore) GetChange() float64 {
-	if x != nil && x.Change != nil {
-		return *x.Change
+func (x *SourceVisibilityScore) GetChange() *Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *SourceVisibilityScore) GetN() int64 {
+	if x != nil {
+		return x.N
 	}
 	return 0
+}
+
+func (x *SourceVisibilityScore) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *SourceVisibilityScore) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *SourceVisibilityScore) GetIntervalNote() string {
+	if x != nil && x.IntervalNote != nil {
+		return *x.IntervalNote
+	}
+	return ""
+}
+
+// Interval is a 95% interval from a bootstrap over prompts.
+type Interval struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Low           float64                `protobuf:"fixed64,1,opt,name=low,proto3" json:"low,omitempty"`
+	High          float64                `protobuf:"fixed64,2,opt,name=high,proto3" json:"high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Interval) Reset() {
+	*x = Interval{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Interval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Interval) ProtoMessage() {}
+
+func (x *Interval) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Interval.ProtoReflect.Descriptor instead.
+func (*Interval) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Interval) GetLow() float64 {
+	if x != nil {
+		return x.Low
+	}
+	return 0
+}
+
+func (x *Interval) GetHigh() float64 {
+	if x != nil {
+		return x.High
+	}
+	return 0
+}
+
+// FigureInterval says how sure a figure is: the answers (n) and prompts
+// it is computed over and its 95% interval, null with a note when there
+// is none (fewer than 5 prompts, or no value).
+type FigureInterval struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	N             int64                  `protobuf:"varint,1,opt,name=n,proto3" json:"n,omitempty"`
+	Prompts       int64                  `protobuf:"varint,2,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Interval      *Interval              `protobuf:"bytes,3,opt,name=interval,proto3" json:"interval,omitempty"`
+	Note          *string                `protobuf:"bytes,4,opt,name=note,proto3,oneof" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FigureInterval) Reset() {
+	*x = FigureInterval{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FigureInterval) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FigureInterval) ProtoMessage() {}
+
+func (x *FigureInterval) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FigureInterval.ProtoReflect.Descriptor instead.
+func (*FigureInterval) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *FigureInterval) GetN() int64 {
+	if x != nil {
+		return x.N
+	}
+	return 0
+}
+
+func (x *FigureInterval) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *FigureInterval) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *FigureInterval) GetNote() string {
+	if x != nil && x.Note != nil {
+		return *x.Note
+	}
+	return ""
+}
+
+// Change is a figure's change since the previous run: value = this run's
+// − the previous run's; interval is the 95% interval of a paired
+// bootstrap over the prompts both runs answered (prompts of them);
+// significant is true only when that interval excludes 0.
+type Change struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Value         float64                `protobuf:"fixed64,1,opt,name=value,proto3" json:"value,omitempty"`
+	Significant   bool                   `protobuf:"varint,2,opt,name=significant,proto3" json:"significant,omitempty"`
+	Interval      *Interval              `protobuf:"bytes,3,opt,name=interval,proto3" json:"interval,omitempty"`
+	Prompts       int64                  `protobuf:"varint,4,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Note          *string                `protobuf:"bytes,5,opt,name=note,proto3,oneof" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Change) Reset() {
+	*x = Change{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Change) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Change) ProtoMessage() {}
+
+func (x *Change) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Change.ProtoReflect.Descriptor instead.
+func (*Change) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *Change) GetValue() float64 {
+	if x != nil {
+		return x.Value
+	}
+	return 0
+}
+
+func (x *Change) GetSignificant() bool {
+	if x != nil {
+		return x.Significant
+	}
+	return false
+}
+
+func (x *Change) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *Change) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *Change) GetNote() string {
+	if x != nil && x.Note != nil {
+		return *x.Note
+	}
+	return ""
 }
 
 type AIVisibilityScore struct {
@@ -1159,16 +1431,24 @@ type AIVisibilityScore struct {
 	// (a number), or null when the engine gave no answer (its answers are
 	// missing, not zeros). Always an object.
 	Providers *structpb.Struct `protobuf:"bytes,3,opt,name=providers,proto3" json:"providers,omitempty"`
-	// score − the previous run's (tracker runs and refreshes); null for the
-	// first run and other reports.
-	Change        *float64 `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// score − the previous run's (tracker runs and refreshes), with its
+	// interval and significance; null for the first run and other reports.
+	Change *Change `protobuf:"bytes,21,opt,name=change,proto3" json:"change,omitempty"`
+	// Answers and prompts the score is computed over, and its 95% interval
+	// (null with interval_note when there is none).
+	N            int64     `protobuf:"varint,22,opt,name=n,proto3" json:"n,omitempty"`
+	Prompts      int64     `protobuf:"varint,23,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Interval     *Interval `protobuf:"bytes,24,opt,name=interval,proto3" json:"interval,omitempty"`
+	IntervalNote *string   `protobuf:"bytes,25,opt,name=interval_note,json=intervalNote,proto3,oneof" json:"interval_note,omitempty"`
+	// The same per engine.
+	ProviderIntervals map[string]*FigureInterval `protobuf:"bytes,26,rep,name=provider_intervals,json=providerIntervals,proto3" json:"provider_intervals,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *AIVisibilityScore) Reset() {
 	*x = AIVisibilityScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1180,7 +1460,7 @@ func (x *AIVisibilityScore) String() string {
 func (*AIVisibilityScore) ProtoMessage() {}
 
 func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[11]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1193,7 +1473,7 @@ func (x *AIVisibilityScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AIVisibilityScore.ProtoReflect.Descriptor instead.
 func (*AIVisibilityScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *AIVisibilityScore) GetScore() float64 {
@@ -1217,11 +1497,46 @@ func (x *AIVisibilityScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
-func (x *AIVisibilityScore) GetChange() float64 {
-	if x != nil && x.Change != nil {
-		return *x.Change
+func (x *AIVisibilityScore) GetChange() *Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *AIVisibilityScore) GetN() int64 {
+	if x != nil {
+		return x.N
 	}
 	return 0
+}
+
+func (x *AIVisibilityScore) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *AIVisibilityScore) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *AIVisibilityScore) GetIntervalNote() string {
+	if x != nil && x.IntervalNote != nil {
+		return *x.IntervalNote
+	}
+	return ""
+}
+
+func (x *AIVisibilityScore) GetProviderIntervals() map[string]*FigureInterval {
+	if x != nil {
+		return x.ProviderIntervals
+	}
+	return nil
 }
 
 type EntityUnderstandingScore struct {
@@ -1232,15 +1547,21 @@ type EntityUnderstandingScore struct {
 	ContentClarityScore float64                `protobuf:"fixed64,4,opt,name=content_clarity_score,json=contentClarityScore,proto3" json:"content_clarity_score,omitempty"`
 	// Every engine the report asked → knowledge score over its probes (a
 	// number), or null when it answered none. Always an object.
-	Providers     *structpb.Struct `protobuf:"bytes,5,opt,name=providers,proto3" json:"providers,omitempty"`
-	Change        *float64         `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	Providers *structpb.Struct `protobuf:"bytes,5,opt,name=providers,proto3" json:"providers,omitempty"`
+	// Never significant: judged from fixed probes, not sampled over prompts.
+	Change *Change `protobuf:"bytes,21,opt,name=change,proto3" json:"change,omitempty"`
+	// n: the probe answers judged; no interval (interval_note says why).
+	N             int64     `protobuf:"varint,22,opt,name=n,proto3" json:"n,omitempty"`
+	Prompts       int64     `protobuf:"varint,23,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Interval      *Interval `protobuf:"bytes,24,opt,name=interval,proto3" json:"interval,omitempty"`
+	IntervalNote  *string   `protobuf:"bytes,25,opt,name=interval_note,json=intervalNote,proto3,oneof" json:"interval_note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EntityUnderstandingScore) Reset() {
 	*x = EntityUnderstandingScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1252,7 +1573,7 @@ func (x *EntityUnderstandingScore) String() string {
 func (*EntityUnderstandingScore) ProtoMessage() {}
 
 func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[12]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1265,7 +1586,7 @@ func (x *EntityUnderstandingScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingScore.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *EntityUnderstandingScore) GetScore() float64 {
@@ -1303,11 +1624,39 @@ func (x *EntityUnderstandingScore) GetProviders() *structpb.Struct {
 	return nil
 }
 
-func (x *EntityUnderstandingScore) GetChange() float64 {
-	if x != nil && x.Change != nil {
-		return *x.Change
+func (x *EntityUnderstandingScore) GetChange() *Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *EntityUnderstandingScore) GetN() int64 {
+	if x != nil {
+		return x.N
 	}
 	return 0
+}
+
+func (x *EntityUnderstandingScore) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *EntityUnderstandingScore) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *EntityUnderstandingScore) GetIntervalNote() string {
+	if x != nil && x.IntervalNote != nil {
+		return *x.IntervalNote
+	}
+	return ""
 }
 
 type ShareOfVoiceScore struct {
@@ -1316,14 +1665,18 @@ type ShareOfVoiceScore struct {
 	Interpretation string                 `protobuf:"bytes,2,opt,name=interpretation,proto3" json:"interpretation,omitempty"`
 	TotalMentions  int64                  `protobuf:"varint,3,opt,name=total_mentions,json=totalMentions,proto3" json:"total_mentions,omitempty"`
 	SelfMentions   int64                  `protobuf:"varint,4,opt,name=self_mentions,json=selfMentions,proto3" json:"self_mentions,omitempty"`
-	Change         *float64               `protobuf:"fixed64,20,opt,name=change,proto3,oneof" json:"change,omitempty"`
+	Change         *Change                `protobuf:"bytes,21,opt,name=change,proto3" json:"change,omitempty"`
+	N              int64                  `protobuf:"varint,22,opt,name=n,proto3" json:"n,omitempty"`
+	Prompts        int64                  `protobuf:"varint,23,opt,name=prompts,proto3" json:"prompts,omitempty"`
+	Interval       *Interval              `protobuf:"bytes,24,opt,name=interval,proto3" json:"interval,omitempty"`
+	IntervalNote   *string                `protobuf:"bytes,25,opt,name=interval_note,json=intervalNote,proto3,oneof" json:"interval_note,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ShareOfVoiceScore) Reset() {
 	*x = ShareOfVoiceScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1335,7 +1688,7 @@ func (x *ShareOfVoiceScore) String() string {
 func (*ShareOfVoiceScore) ProtoMessage() {}
 
 func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[13]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1348,7 +1701,7 @@ func (x *ShareOfVoiceScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShareOfVoiceScore.ProtoReflect.Descriptor instead.
 func (*ShareOfVoiceScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ShareOfVoiceScore) GetScore() float64 {
@@ -1379,11 +1732,39 @@ func (x *ShareOfVoiceScore) GetSelfMentions() int64 {
 	return 0
 }
 
-func (x *ShareOfVoiceScore) GetChange() float64 {
-	if x != nil && x.Change != nil {
-		return *x.Change
+func (x *ShareOfVoiceScore) GetChange() *Change {
+	if x != nil {
+		return x.Change
+	}
+	return nil
+}
+
+func (x *ShareOfVoiceScore) GetN() int64 {
+	if x != nil {
+		return x.N
 	}
 	return 0
+}
+
+func (x *ShareOfVoiceScore) GetPrompts() int64 {
+	if x != nil {
+		return x.Prompts
+	}
+	return 0
+}
+
+func (x *ShareOfVoiceScore) GetInterval() *Interval {
+	if x != nil {
+		return x.Interval
+	}
+	return nil
+}
+
+func (x *ShareOfVoiceScore) GetIntervalNote() string {
+	if x != nil && x.IntervalNote != nil {
+		return *x.IntervalNote
+	}
+	return ""
 }
 
 type ReportDetail struct {
@@ -1401,7 +1782,7 @@ type ReportDetail struct {
 
 func (x *ReportDetail) Reset() {
 	*x = ReportDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1413,7 +1794,7 @@ func (x *ReportDetail) String() string {
 func (*ReportDetail) ProtoMessage() {}
 
 func (x *ReportDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[14]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1426,7 +1807,7 @@ func (x *ReportDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportDetail.ProtoReflect.Descriptor instead.
 func (*ReportDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReportDetail) GetGeo() *Geo {
@@ -1468,7 +1849,7 @@ type SourceRow struct {
 
 func (x *SourceRow) Reset() {
 	*x = SourceRow{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1861,7 @@ func (x *SourceRow) String() string {
 func (*SourceRow) ProtoMessage() {}
 
 func (x *SourceRow) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[15]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1874,7 @@ func (x *SourceRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRow.ProtoReflect.Descriptor instead.
 func (*SourceRow) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SourceRow) GetDomain() string {
@@ -1551,7 +1932,7 @@ type SourceGap struct {
 
 func (x *SourceGap) Reset() {
 	*x = SourceGap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1563,7 +1944,7 @@ func (x *SourceGap) String() string {
 func (*SourceGap) ProtoMessage() {}
 
 func (x *SourceGap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[16]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1576,7 +1957,7 @@ func (x *SourceGap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceGap.ProtoReflect.Descriptor instead.
 func (*SourceGap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SourceGap) GetDomain() string {
@@ -1624,7 +2005,7 @@ type Geo struct {
 
 func (x *Geo) Reset() {
 	*x = Geo{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1636,7 +2017,7 @@ func (x *Geo) String() string {
 func (*Geo) ProtoMessage() {}
 
 func (x *Geo) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[17]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1649,7 +2030,7 @@ func (x *Geo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Geo.ProtoReflect.Descriptor instead.
 func (*Geo) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Geo) GetEntityUnderstanding() *EntityUnderstandingDetail {
@@ -1695,7 +2076,7 @@ type MentionJudging struct {
 
 func (x *MentionJudging) Reset() {
 	*x = MentionJudging{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1707,7 +2088,7 @@ func (x *MentionJudging) String() string {
 func (*MentionJudging) ProtoMessage() {}
 
 func (x *MentionJudging) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[18]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1720,7 +2101,7 @@ func (x *MentionJudging) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MentionJudging.ProtoReflect.Descriptor instead.
 func (*MentionJudging) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *MentionJudging) GetAsked() int64 {
@@ -1769,6 +2150,12 @@ type BrandScore struct {
 	Sentiment *float64 `protobuf:"fixed64,21,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
 	// The same figures per engine.
 	Engines map[string]*BrandEngineFigures `protobuf:"bytes,22,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Per figure (visibility, mentionRate, shareOfVoice, avgPosition,
+	// sentiment): how sure it is.
+	Intervals map[string]*FigureInterval `protobuf:"bytes,23,rep,name=intervals,proto3" json:"intervals,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Per figure: its change since the previous run (tracker runs and
+	// refreshes).
+	Changes map[string]*Change `protobuf:"bytes,24,rep,name=changes,proto3" json:"changes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// For a competitor given by name only: the registrable domain among the
 	// report's sources whose first label is one of its names (Bose ->
 	// bose.com), so that its citations count. Unset when the user gave a
@@ -1780,7 +2167,7 @@ type BrandScore struct {
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1792,7 +2179,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[19]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1805,7 +2192,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *BrandScore) GetName() string {
@@ -1892,6 +2279,20 @@ func (x *BrandScore) GetEngines() map[string]*BrandEngineFigures {
 	return nil
 }
 
+func (x *BrandScore) GetIntervals() map[string]*FigureInterval {
+	if x != nil {
+		return x.Intervals
+	}
+	return nil
+}
+
+func (x *BrandScore) GetChanges() map[string]*Change {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
 func (x *BrandScore) GetInferredDomain() string {
 	if x != nil && x.InferredDomain != nil {
 		return *x.InferredDomain
@@ -1900,20 +2301,22 @@ func (x *BrandScore) GetInferredDomain() string {
 }
 
 type BrandEngineFigures struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Visibility    float64                `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
-	MentionRate   float64                `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
-	Mentions      int64                  `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
-	ShareOfVoice  float64                `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
-	AvgPosition   *float64               `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
-	Sentiment     *float64               `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	state         protoimpl.MessageState     `protogen:"open.v1"`
+	Visibility    float64                    `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
+	MentionRate   float64                    `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	Mentions      int64                      `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
+	ShareOfVoice  float64                    `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
+	AvgPosition   *float64                   `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	Sentiment     *float64                   `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	Intervals     map[string]*FigureInterval `protobuf:"bytes,7,rep,name=intervals,proto3" json:"intervals,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Changes       map[string]*Change         `protobuf:"bytes,8,rep,name=changes,proto3" json:"changes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *BrandEngineFigures) Reset() {
 	*x = BrandEngineFigures{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1925,7 +2328,7 @@ func (x *BrandEngineFigures) String() string {
 func (*BrandEngineFigures) ProtoMessage() {}
 
 func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[20]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1938,7 +2341,7 @@ func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandEngineFigures.ProtoReflect.Descriptor instead.
 func (*BrandEngineFigures) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *BrandEngineFigures) GetVisibility() float64 {
@@ -1983,6 +2386,20 @@ func (x *BrandEngineFigures) GetSentiment() float64 {
 	return 0
 }
 
+func (x *BrandEngineFigures) GetIntervals() map[string]*FigureInterval {
+	if x != nil {
+		return x.Intervals
+	}
+	return nil
+}
+
+func (x *BrandEngineFigures) GetChanges() map[string]*Change {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
 type EngineStatus struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Engine   string                 `protobuf:"bytes,1,opt,name=engine,proto3" json:"engine,omitempty"`
@@ -1997,7 +2414,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2426,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2439,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -2075,7 +2492,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2087,7 +2504,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2100,7 +2517,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -2172,7 +2589,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2184,7 +2601,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2197,7 +2614,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Probe) GetId() string {
@@ -2268,7 +2685,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2280,7 +2697,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2293,7 +2710,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -2332,7 +2749,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2344,7 +2761,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2357,7 +2774,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Gap) GetKind() string {
@@ -2407,7 +2824,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2419,7 +2836,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2432,7 +2849,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -2475,7 +2892,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2487,7 +2904,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2500,7 +2917,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -2534,7 +2951,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2546,7 +2963,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2559,7 +2976,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -2581,7 +2998,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2593,7 +3010,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2606,7 +3023,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -2633,7 +3050,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +3062,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +3075,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -2682,7 +3099,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2694,7 +3111,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2707,7 +3124,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -2756,7 +3173,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2768,7 +3185,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2781,7 +3198,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -2815,7 +3232,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2827,7 +3244,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2840,7 +3257,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -2867,7 +3284,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2879,7 +3296,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2892,7 +3309,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -2957,7 +3374,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
 	"\x10GetReportRequest\x12\x12\n" +
 	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
-	"\bevidence\x18\x02 \x01(\bR\bevidence\"\x84\a\n" +
+	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xb3\a\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
 	"\bis_empty\x18\x02 \x01(\bR\aisEmpty\x12\x10\n" +
@@ -2976,7 +3393,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\n" +
 	"tracker_id\x18\x14 \x01(\tH\n" +
 	"R\ttrackerId\x12)\n" +
-	"\x0fscoring_version\x18\x15 \x01(\x05H\vR\x0escoringVersionB\f\n" +
+	"\x0fscoring_version\x18\x15 \x01(\x05H\vR\x0escoringVersion\x12\x1a\n" +
+	"\asamples\x18\x16 \x01(\x05H\fR\asamplesB\f\n" +
 	"\n" +
 	"id_presentB\x14\n" +
 	"\x12created_at_presentB\x0f\n" +
@@ -2989,41 +3407,78 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x0fanswers_presentB\x0f\n" +
 	"\rstate_presentB\x14\n" +
 	"\x12tracker_id_presentB\x19\n" +
-	"\x17scoring_version_present\"\xc6\x02\n" +
+	"\x17scoring_version_presentB\x11\n" +
+	"\x0fsamples_present\"\xc6\x02\n" +
 	"\x06Scores\x12E\n" +
 	"\rai_visibility\x18\x01 \x01(\v2 .herald.api.v1.AIVisibilityScoreR\faiVisibility\x12Z\n" +
 	"\x14entity_understanding\x18\x02 \x01(\v2'.herald.api.v1.EntityUnderstandingScoreR\x13entityUnderstanding\x12F\n" +
 	"\x0eshare_of_voice\x18\x03 \x01(\v2 .herald.api.v1.ShareOfVoiceScoreR\fshareOfVoice\x12Q\n" +
-	"\x11source_visibility\x18\x14 \x01(\v2$.herald.api.v1.SourceVisibilityScoreR\x10sourceVisibility\"\xad\x01\n" +
+	"\x11source_visibility\x18\x14 \x01(\v2$.herald.api.v1.SourceVisibilityScoreR\x10sourceVisibility\"\xd3\x02\n" +
 	"\x15SourceVisibilityScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
 	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x12\x16\n" +
-	"\x06domain\x18\x03 \x01(\tR\x06domain\x12\x1b\n" +
-	"\x06change\x18\x04 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
-	"\x0f_interpretationB\t\n" +
-	"\a_change\"\xc8\x01\n" +
+	"\x06domain\x18\x03 \x01(\tR\x06domain\x12-\n" +
+	"\x06change\x18\x05 \x01(\v2\x15.herald.api.v1.ChangeR\x06change\x12\f\n" +
+	"\x01n\x18\x06 \x01(\x03R\x01n\x12\x18\n" +
+	"\aprompts\x18\a \x01(\x03R\aprompts\x123\n" +
+	"\binterval\x18\b \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12(\n" +
+	"\rinterval_note\x18\t \x01(\tH\x01R\fintervalNote\x88\x01\x01B\x11\n" +
+	"\x0f_interpretationB\x10\n" +
+	"\x0e_interval_noteJ\x04\b\x04\x10\x05\"0\n" +
+	"\bInterval\x12\x10\n" +
+	"\x03low\x18\x01 \x01(\x01R\x03low\x12\x12\n" +
+	"\x04high\x18\x02 \x01(\x01R\x04high\"\x8f\x01\n" +
+	"\x0eFigureInterval\x12\f\n" +
+	"\x01n\x18\x01 \x01(\x03R\x01n\x12\x18\n" +
+	"\aprompts\x18\x02 \x01(\x03R\aprompts\x123\n" +
+	"\binterval\x18\x03 \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12\x17\n" +
+	"\x04note\x18\x04 \x01(\tH\x00R\x04note\x88\x01\x01B\a\n" +
+	"\x05_note\"\xb1\x01\n" +
+	"\x06Change\x12\x14\n" +
+	"\x05value\x18\x01 \x01(\x01R\x05value\x12 \n" +
+	"\vsignificant\x18\x02 \x01(\bR\vsignificant\x123\n" +
+	"\binterval\x18\x03 \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12\x18\n" +
+	"\aprompts\x18\x04 \x01(\x03R\aprompts\x12\x17\n" +
+	"\x04note\x18\x05 \x01(\tH\x00R\x04note\x88\x01\x01B\a\n" +
+	"\x05_note\"\xbb\x04\n" +
 	"\x11AIVisibilityScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12+\n" +
 	"\x0einterpretation\x18\x02 \x01(\tH\x00R\x0einterpretation\x88\x01\x01\x125\n" +
-	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
-	"\x06change\x18\x14 \x01(\x01H\x01R\x06change\x88\x01\x01B\x11\n" +
-	"\x0f_interpretationB\t\n" +
-	"\a_change\"\x94\x02\n" +
+	"\tproviders\x18\x03 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12-\n" +
+	"\x06change\x18\x15 \x01(\v2\x15.herald.api.v1.ChangeR\x06change\x12\f\n" +
+	"\x01n\x18\x16 \x01(\x03R\x01n\x12\x18\n" +
+	"\aprompts\x18\x17 \x01(\x03R\aprompts\x123\n" +
+	"\binterval\x18\x18 \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12(\n" +
+	"\rinterval_note\x18\x19 \x01(\tH\x01R\fintervalNote\x88\x01\x01\x12f\n" +
+	"\x12provider_intervals\x18\x1a \x03(\v27.herald.api.v1.AIVisibilityScore.ProviderIntervalsEntryR\x11providerIntervals\x1ac\n" +
+	"\x16ProviderIntervalsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x123\n" +
+	"\x05value\x18\x02 \x01(\v2\x1d.herald.api.v1.FigureIntervalR\x05value:\x028\x01B\x11\n" +
+	"\x0f_interpretationB\x10\n" +
+	"\x0e_interval_noteJ\x04\b\x14\x10\x15\"\xba\x03\n" +
 	"\x18EntityUnderstandingScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12'\n" +
 	"\x0fknowledge_score\x18\x03 \x01(\x01R\x0eknowledgeScore\x122\n" +
 	"\x15content_clarity_score\x18\x04 \x01(\x01R\x13contentClarityScore\x125\n" +
-	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12\x1b\n" +
-	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
-	"\a_change\"\xc5\x01\n" +
+	"\tproviders\x18\x05 \x01(\v2\x17.google.protobuf.StructR\tproviders\x12-\n" +
+	"\x06change\x18\x15 \x01(\v2\x15.herald.api.v1.ChangeR\x06change\x12\f\n" +
+	"\x01n\x18\x16 \x01(\x03R\x01n\x12\x18\n" +
+	"\aprompts\x18\x17 \x01(\x03R\aprompts\x123\n" +
+	"\binterval\x18\x18 \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12(\n" +
+	"\rinterval_note\x18\x19 \x01(\tH\x00R\fintervalNote\x88\x01\x01B\x10\n" +
+	"\x0e_interval_noteJ\x04\b\x14\x10\x15\"\xeb\x02\n" +
 	"\x11ShareOfVoiceScore\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12&\n" +
 	"\x0einterpretation\x18\x02 \x01(\tR\x0einterpretation\x12%\n" +
 	"\x0etotal_mentions\x18\x03 \x01(\x03R\rtotalMentions\x12#\n" +
-	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\x12\x1b\n" +
-	"\x06change\x18\x14 \x01(\x01H\x00R\x06change\x88\x01\x01B\t\n" +
-	"\a_change\"\xa3\x01\n" +
+	"\rself_mentions\x18\x04 \x01(\x03R\fselfMentions\x12-\n" +
+	"\x06change\x18\x15 \x01(\v2\x15.herald.api.v1.ChangeR\x06change\x12\f\n" +
+	"\x01n\x18\x16 \x01(\x03R\x01n\x12\x18\n" +
+	"\aprompts\x18\x17 \x01(\x03R\aprompts\x123\n" +
+	"\binterval\x18\x18 \x01(\v2\x17.herald.api.v1.IntervalR\binterval\x12(\n" +
+	"\rinterval_note\x18\x19 \x01(\tH\x00R\fintervalNote\x88\x01\x01B\x10\n" +
+	"\x0e_interval_noteJ\x04\b\x14\x10\x15\"\xa3\x01\n" +
 	"\fReportDetail\x12$\n" +
 	"\x03geo\x18\x01 \x01(\v2\x12.herald.api.v1.GeoR\x03geo\x122\n" +
 	"\asources\x18\x14 \x03(\v2\x18.herald.api.v1.SourceRowR\asources\x129\n" +
@@ -3050,7 +3505,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
 	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
 	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\"\xdf\x04\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\x99\a\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -3066,15 +3521,23 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\x12&\n" +
 	"\favg_position\x18\x14 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
 	"\tsentiment\x18\x15 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12@\n" +
-	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x12,\n" +
+	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x12F\n" +
+	"\tintervals\x18\x17 \x03(\v2(.herald.api.v1.BrandScore.IntervalsEntryR\tintervals\x12@\n" +
+	"\achanges\x18\x18 \x03(\v2&.herald.api.v1.BrandScore.ChangesEntryR\achanges\x12,\n" +
 	"\x0finferred_domain\x18( \x01(\tH\x02R\x0einferredDomain\x88\x01\x01\x1a]\n" +
 	"\fEnginesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
-	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01B\x0f\n" +
+	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01\x1a[\n" +
+	"\x0eIntervalsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x123\n" +
+	"\x05value\x18\x02 \x01(\v2\x1d.herald.api.v1.FigureIntervalR\x05value:\x028\x01\x1aQ\n" +
+	"\fChangesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.herald.api.v1.ChangeR\x05value:\x028\x01B\x0f\n" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
 	"_sentimentB\x12\n" +
-	"\x10_inferred_domain\"\x83\x02\n" +
+	"\x10_inferred_domain\"\xcd\x04\n" +
 	"\x12BrandEngineFigures\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\x01 \x01(\x01R\n" +
@@ -3083,7 +3546,15 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\bmentions\x18\x03 \x01(\x03R\bmentions\x12$\n" +
 	"\x0eshare_of_voice\x18\x04 \x01(\x01R\fshareOfVoice\x12&\n" +
 	"\favg_position\x18\x05 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
-	"\tsentiment\x18\x06 \x01(\x01H\x01R\tsentiment\x88\x01\x01B\x0f\n" +
+	"\tsentiment\x18\x06 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12N\n" +
+	"\tintervals\x18\a \x03(\v20.herald.api.v1.BrandEngineFigures.IntervalsEntryR\tintervals\x12H\n" +
+	"\achanges\x18\b \x03(\v2..herald.api.v1.BrandEngineFigures.ChangesEntryR\achanges\x1a[\n" +
+	"\x0eIntervalsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x123\n" +
+	"\x05value\x18\x02 \x01(\v2\x1d.herald.api.v1.FigureIntervalR\x05value:\x028\x01\x1aQ\n" +
+	"\fChangesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12+\n" +
+	"\x05value\x18\x02 \x01(\v2\x15.herald.api.v1.ChangeR\x05value:\x028\x01B\x0f\n" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
 	"_sentiment\"\x9b\x01\n" +
@@ -3178,7 +3649,7 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
 	(*Competitor)(nil),                // 1: herald.api.v1.Competitor
@@ -3191,92 +3662,120 @@ var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*GetReportResponse)(nil),         // 8: herald.api.v1.GetReportResponse
 	(*Scores)(nil),                    // 9: herald.api.v1.Scores
 	(*SourceVisibilityScore)(nil),     // 10: herald.api.v1.SourceVisibilityScore
-	(*AIVisibilityScore)(nil),         // 11: herald.api.v1.AIVisibilityScore
-	(*EntityUnderstandingScore)(nil),  // 12: herald.api.v1.EntityUnderstandingScore
-	(*ShareOfVoiceScore)(nil),         // 13: herald.api.v1.ShareOfVoiceScore
-	(*ReportDetail)(nil),              // 14: herald.api.v1.ReportDetail
-	(*SourceRow)(nil),                 // 15: herald.api.v1.SourceRow
-	(*SourceGap)(nil),                 // 16: herald.api.v1.SourceGap
-	(*Geo)(nil),                       // 17: herald.api.v1.Geo
-	(*MentionJudging)(nil),            // 18: herald.api.v1.MentionJudging
-	(*BrandScore)(nil),                // 19: herald.api.v1.BrandScore
-	(*BrandEngineFigures)(nil),        // 20: herald.api.v1.BrandEngineFigures
-	(*EngineStatus)(nil),              // 21: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 22: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 23: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 24: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 25: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 26: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 27: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 28: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 29: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 30: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 31: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 32: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 33: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 34: herald.api.v1.GetOneOffReportRequest
-	nil,                               // 35: herald.api.v1.BrandScore.EnginesEntry
-	(*structpb.Value)(nil),            // 36: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),     // 37: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 38: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
+	(*Interval)(nil),                  // 11: herald.api.v1.Interval
+	(*FigureInterval)(nil),            // 12: herald.api.v1.FigureInterval
+	(*Change)(nil),                    // 13: herald.api.v1.Change
+	(*AIVisibilityScore)(nil),         // 14: herald.api.v1.AIVisibilityScore
+	(*EntityUnderstandingScore)(nil),  // 15: herald.api.v1.EntityUnderstandingScore
+	(*ShareOfVoiceScore)(nil),         // 16: herald.api.v1.ShareOfVoiceScore
+	(*ReportDetail)(nil),              // 17: herald.api.v1.ReportDetail
+	(*SourceRow)(nil),                 // 18: herald.api.v1.SourceRow
+	(*SourceGap)(nil),                 // 19: herald.api.v1.SourceGap
+	(*Geo)(nil),                       // 20: herald.api.v1.Geo
+	(*MentionJudging)(nil),            // 21: herald.api.v1.MentionJudging
+	(*BrandScore)(nil),                // 22: herald.api.v1.BrandScore
+	(*BrandEngineFigures)(nil),        // 23: herald.api.v1.BrandEngineFigures
+	(*EngineStatus)(nil),              // 24: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 25: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 26: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 27: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 28: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 29: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 30: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 31: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 32: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 33: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 34: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 35: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 36: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 37: herald.api.v1.GetOneOffReportRequest
+	nil,                               // 38: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
+	nil,                               // 39: herald.api.v1.BrandScore.EnginesEntry
+	nil,                               // 40: herald.api.v1.BrandScore.IntervalsEntry
+	nil,                               // 41: herald.api.v1.BrandScore.ChangesEntry
+	nil,                               // 42: herald.api.v1.BrandEngineFigures.IntervalsEntry
+	nil,                               // 43: herald.api.v1.BrandEngineFigures.ChangesEntry
+	(*structpb.Value)(nil),            // 44: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 46: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 47: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
-	36, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
-	36, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
-	36, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
+	44, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
+	44, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
+	44, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
 	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	36, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
-	37, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	44, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	45, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
 	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	14, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	38, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	27, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	38, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	38, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	11, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	12, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	13, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	17, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	46, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	30, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	46, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	46, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	14, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	15, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	16, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
 	10, // 18: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
-	39, // 19: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	39, // 20: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	17, // 21: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	15, // 22: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
-	16, // 23: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
-	22, // 24: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	19, // 25: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	21, // 26: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	18, // 27: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
-	35, // 28: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
-	23, // 29: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	24, // 30: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	25, // 31: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	26, // 32: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	39, // 33: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	37, // 34: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	32, // 35: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	31, // 36: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	20, // 37: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
-	2,  // 38: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	5,  // 39: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	7,  // 40: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	28, // 41: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	30, // 42: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	34, // 43: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	4,  // 44: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	6,  // 45: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	8,  // 46: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	29, // 47: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	33, // 48: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	8,  // 49: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	44, // [44:50] is the sub-list for method output_type
-	38, // [38:44] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	13, // 19: herald.api.v1.SourceVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 20: herald.api.v1.SourceVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	11, // 21: herald.api.v1.FigureInterval.interval:type_name -> herald.api.v1.Interval
+	11, // 22: herald.api.v1.Change.interval:type_name -> herald.api.v1.Interval
+	47, // 23: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	13, // 24: herald.api.v1.AIVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 25: herald.api.v1.AIVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	38, // 26: herald.api.v1.AIVisibilityScore.provider_intervals:type_name -> herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
+	47, // 27: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	13, // 28: herald.api.v1.EntityUnderstandingScore.change:type_name -> herald.api.v1.Change
+	11, // 29: herald.api.v1.EntityUnderstandingScore.interval:type_name -> herald.api.v1.Interval
+	13, // 30: herald.api.v1.ShareOfVoiceScore.change:type_name -> herald.api.v1.Change
+	11, // 31: herald.api.v1.ShareOfVoiceScore.interval:type_name -> herald.api.v1.Interval
+	20, // 32: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	18, // 33: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	19, // 34: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	25, // 35: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	22, // 36: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	24, // 37: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	21, // 38: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	39, // 39: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	40, // 40: herald.api.v1.BrandScore.intervals:type_name -> herald.api.v1.BrandScore.IntervalsEntry
+	41, // 41: herald.api.v1.BrandScore.changes:type_name -> herald.api.v1.BrandScore.ChangesEntry
+	42, // 42: herald.api.v1.BrandEngineFigures.intervals:type_name -> herald.api.v1.BrandEngineFigures.IntervalsEntry
+	43, // 43: herald.api.v1.BrandEngineFigures.changes:type_name -> herald.api.v1.BrandEngineFigures.ChangesEntry
+	26, // 44: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	27, // 45: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	28, // 46: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	29, // 47: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	47, // 48: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	45, // 49: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	35, // 50: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	34, // 51: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	12, // 52: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	23, // 53: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	12, // 54: herald.api.v1.BrandScore.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 55: herald.api.v1.BrandScore.ChangesEntry.value:type_name -> herald.api.v1.Change
+	12, // 56: herald.api.v1.BrandEngineFigures.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 57: herald.api.v1.BrandEngineFigures.ChangesEntry.value:type_name -> herald.api.v1.Change
+	2,  // 58: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 59: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 60: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	31, // 61: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	33, // 62: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	37, // 63: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 64: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 65: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 66: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	32, // 67: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	36, // 68: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 69: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	64, // [64:70] is the sub-list for method output_type
+	58, // [58:64] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -3297,22 +3796,25 @@ func file_herald_api_v1_visibility_proto_init() {
 		(*GetReportResponse_State)(nil),
 		(*GetReportResponse_TrackerId)(nil),
 		(*GetReportResponse_ScoringVersion)(nil),
+		(*GetReportResponse_Samples)(nil),
 	}
 	file_herald_api_v1_visibility_proto_msgTypes[10].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[11].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[12].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[13].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[19].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[20].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[21].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[14].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[15].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[16].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[22].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[23].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[24].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[26].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   36,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
