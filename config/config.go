@@ -366,6 +366,12 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		if p.RefreshesPer24h < 0 || p.MonthlyAICredits < 0 || p.FreeAudits < 0 || p.Trackers < 0 {
 			return fail("plan."+name, "limits must not be negative")
 		}
+		if p.LogLinesPerDay < 0 {
+			return fail("plan."+name+".log_lines_per_day", "must not be negative (0: no cap)")
+		}
+		if p.LogIPStorage != "" && !slices.Contains(LogIPStorageModes, p.LogIPStorage) {
+			return fail("plan."+name+".log_ip_storage", "unknown mode %q (modes: %s)", p.LogIPStorage, strings.Join(LogIPStorageModes, ", "))
+		}
 		for _, c := range p.TrackerCadences {
 			if !slices.Contains(TrackerCadenceNames, c) {
 				return fail("plan."+name+".tracker_cadences", "unknown cadence %q (cadences: %s)", c, strings.Join(TrackerCadenceNames, ", "))

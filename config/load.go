@@ -50,6 +50,8 @@ type fileSchema struct {
 		JobsQueued         *int      `hcl:"jobs_queued,optional"`
 		Trackers           *int      `hcl:"trackers,optional"`
 		TrackerCadences    *[]string `hcl:"tracker_cadences,optional"`
+		LogLinesPerDay     *int      `hcl:"log_lines_per_day,optional"`
+		LogIPStorage       *string   `hcl:"log_ip_storage,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -160,6 +162,10 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 		setInt(&plan.JobsRunning, p.JobsRunning)
 		setInt(&plan.JobsQueued, p.JobsQueued)
 		setInt(&plan.Trackers, p.Trackers)
+		setInt(&plan.LogLinesPerDay, p.LogLinesPerDay)
+		if p.LogIPStorage != nil {
+			plan.LogIPStorage = *p.LogIPStorage
+		}
 		if p.TrackerCadences != nil {
 			plan.TrackerCadences = *p.TrackerCadences
 		}
@@ -246,7 +252,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
 			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
-			"trackers": &plan.Trackers,
+			"trackers": &plan.Trackers, "log_lines_per_day": &plan.LogLinesPerDay,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

@@ -36,6 +36,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
@@ -330,7 +331,12 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	trackers := visibility.NewTrackerScheduler(reports, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps})
+	ranges, err := traffic.LoadRanges(context.Background(), st)
+	if err != nil {
+		return err
+	}
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps,
+		Plans: planTable, Verifier: crawlers.NewVerifier(ranges, nil), Citations: reports})
 	if err != nil {
 		return err
 	}
@@ -397,6 +403,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Blobs:        blobs,
 		Voices:       voiceAPI,
 		Traffic:      trafficAPI,
+		Crawlers:     traffic.NewCrawlerHandler(trafficSvc),
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,

@@ -66,6 +66,8 @@ type storedPlan struct {
 	// reading a stored version saw trackers = 0 (no plan could track).
 	Trackers        int      `json:"trackers"`
 	TrackerCadences []string `json:"tracker_cadences"`
+	LogLinesPerDay  int      `json:"log_lines_per_day"`
+	LogIPStorage    string   `json:"log_ip_storage"`
 }
 
 type storedBody struct {
@@ -81,7 +83,7 @@ func Encode(s Snapshot) (body, digest string) {
 	for _, name := range slices.Sorted(maps.Keys(s.Plans)) {
 		p := s.Plans[name]
 		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued,
-			p.Trackers, p.TrackerCadences}
+			p.Trackers, p.TrackerCadences, p.LogLinesPerDay, p.LogIPStorage}
 	}
 	if s.Caps != nil {
 		b.Limits = *s.Caps
@@ -101,7 +103,7 @@ func Decode(version int64, body, source string) (Snapshot, error) {
 	for name, p := range b.Plans {
 		s.Plans[name] = config.Plan{PromptsPerReport: p.PromptsPerReport, RefreshesPer24h: p.RefreshesPer24h, MonthlyAICredits: p.MonthlyAICredits,
 			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued,
-			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences}
+			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, LogLinesPerDay: p.LogLinesPerDay, LogIPStorage: p.LogIPStorage}
 	}
 	return s, nil
 }
