@@ -76,9 +76,8 @@ func (s *Store) blockSum(ctx context.Context, table string, keys, values []strin
 		}
 		var b strings.Builder
 		b.WriteString("SELECT " + keyList)
-		coef := ph(sl.coef)
 		for _, v := range values {
-			b.WriteString(", " + v + " * " + coef + " AS " + v)
+			b.WriteString(", " + v + " * " + ph(sl.coef) + " AS " + v)
 		}
 		b.WriteString(" FROM " + table + " WHERE site_id = " + ph(siteID) + " AND span = " + ph(sl.span) +
 			" AND period BETWEEN " + ph(sl.from) + " AND " + ph(sl.to))
