@@ -57,6 +57,18 @@ type logBundle struct {
 	*testBundle
 	secret string
 	cites  *fakeCitations
+	svc    *traffic.Service
+}
+
+func (b *logBundle) service(*testing.T) *traffic.Service { return b.svc }
+
+func (b *logBundle) workspaceID(t *testing.T) string {
+	t.Helper()
+	var ws string
+	if err := storetest.QueryRow(context.Background(), b.store, `SELECT workspace_id FROM traffic_sites WHERE site_key = $1`, b.siteKey()).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
 
 // logSetup is setup with the crawler routes, the shipped ranges, logDNS
@@ -95,7 +107,7 @@ func logSetup(t *testing.T, st *store.Store, maxLines int, ipMode string) *logBu
 	if !strings.HasPrefix(secret, "kis_") {
 		t.Fatalf("ingestSecret %q in %v", secret, b.site)
 	}
-	return &logBundle{testBundle: b, secret: secret, cites: cites}
+	return &logBundle{testBundle: b, secret: secret, cites: cites, svc: svc}
 }
 
 // post sends a log body with a content type and an Authorization header
