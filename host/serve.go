@@ -386,12 +386,14 @@ func buildAPI(b *base, a *areas) http.Handler {
 		visibilityAPI  = visibility.NewHandler(reports)
 		trackerAPI     = visibility.NewTrackerHandler(reports)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
+		crawlerAPI     = traffic.NewCrawlerHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
 		ApprovalKey: mcpApprovalKey(cfg.SecretKey),
 		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
+		Crawlers: crawlerAPI,
 	})
 
 	return api.NewServer(api.Deps{
@@ -403,7 +405,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Blobs:        blobs,
 		Voices:       voiceAPI,
 		Traffic:      trafficAPI,
-		Crawlers:     traffic.NewCrawlerHandler(trafficSvc),
+		Crawlers:     crawlerAPI,
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,
