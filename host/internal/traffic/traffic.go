@@ -68,6 +68,9 @@ type Deps struct {
 	// Citations gives the pages view the engines' citations; nil: no page
 	// is cited.
 	Citations CitationSource
+	// External answers stats from Google Analytics for the sites mapped to
+	// a GA4 property (package analytics); nil: always the script.
+	External External
 }
 
 // Service is the AI traffic domain logic over the store.
@@ -77,6 +80,8 @@ type Service struct {
 	baseURL string
 	quota   *quota.Checker
 	logs    logDeps
+	// external is Deps.External (nil: script only).
+	external External
 
 	mu    sync.Mutex
 	sites map[string]cachedSite // by site key
@@ -113,7 +118,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
-		sites: map[string]cachedSite{}}
+		external: d.External, sites: map[string]cachedSite{}}
 	if err := s.logs.init(d); err != nil {
 		return nil, err
 	}
