@@ -371,6 +371,12 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 				return fail("plan."+name+"."+field, "must be between 1 and %d, got %d", MaxSamples, n)
 			}
 		}
+		if p.LogLinesPerDay < 0 {
+			return fail("plan."+name+".log_lines_per_day", "must not be negative (0: no cap)")
+		}
+		if p.LogIPStorage != "" && !slices.Contains(LogIPStorageModes, p.LogIPStorage) {
+			return fail("plan."+name+".log_ip_storage", "unknown mode %q (modes: %s)", p.LogIPStorage, strings.Join(LogIPStorageModes, ", "))
+		}
 		for _, c := range p.TrackerCadences {
 			if !slices.Contains(TrackerCadenceNames, c) {
 				return fail("plan."+name+".tracker_cadences", "unknown cadence %q (cadences: %s)", c, strings.Join(TrackerCadenceNames, ", "))

@@ -52,6 +52,8 @@ type fileSchema struct {
 		TrackerCadences    *[]string `hcl:"tracker_cadences,optional"`
 		ReportSamples      *int      `hcl:"report_samples,optional"`
 		TrackerSamples     *int      `hcl:"tracker_samples,optional"`
+		LogLinesPerDay     *int      `hcl:"log_lines_per_day,optional"`
+		LogIPStorage       *string   `hcl:"log_ip_storage,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -164,6 +166,10 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 		setInt(&plan.Trackers, p.Trackers)
 		setInt(&plan.ReportSamples, p.ReportSamples)
 		setInt(&plan.TrackerSamples, p.TrackerSamples)
+		setInt(&plan.LogLinesPerDay, p.LogLinesPerDay)
+		if p.LogIPStorage != nil {
+			plan.LogIPStorage = *p.LogIPStorage
+		}
 		if p.TrackerCadences != nil {
 			plan.TrackerCadences = *p.TrackerCadences
 		}
@@ -250,7 +256,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			"prompts_per_report": &plan.PromptsPerReport, "refreshes_per_24h": &plan.RefreshesPer24h,
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
 			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
-			"trackers": &plan.Trackers, "report_samples": &plan.ReportSamples, "tracker_samples": &plan.TrackerSamples,
+			"trackers": &plan.Trackers, "report_samples": &plan.ReportSamples, "tracker_samples": &plan.TrackerSamples, "log_lines_per_day": &plan.LogLinesPerDay,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

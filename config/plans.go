@@ -32,10 +32,20 @@ type Plan struct {
 	// samples narrow every figure's interval. Each answer costs a credit.
 	ReportSamples  int
 	TrackerSamples int
+	// LogLinesPerDay caps the server log lines a site may post per UTC day
+	// (POST /v1/ai-traffic/logs; 429 with Retry-After over it; 0: no cap).
+	LogLinesPerDay int
+	// LogIPStorage is how a crawler hit's IP from a log is stored:
+	// "truncated" (IPv4 /24, IPv6 /48; the default), "hashed", "full" or
+	// "none".
+	LogIPStorage string
 }
 
 // MaxSamples caps report_samples, tracker_samples and a tracker's samples.
 const MaxSamples = 10
+
+// LogIPStorageModes are the values of a plan's log_ip_storage.
+var LogIPStorageModes = []string{"truncated", "hashed", "full", "none"}
 
 // TrackerCadenceNames are the cadences a visibility tracker may run at.
 var TrackerCadenceNames = []string{"daily", "weekly"}
@@ -73,8 +83,16 @@ func DefaultPlans() map[string]Plan {
 		}
 		plans[name] = p
 	}
+	for name, n := range defaultLogLines {
+		p := plans[name]
+		p.LogLinesPerDay, p.LogIPStorage = n, "truncated"
+		plans[name] = p
+	}
 	return plans
 }
+
+// defaultLogLines are the log_lines_per_day of each plan.
+var defaultLogLines = map[string]int{"free": 20000, "pro": 200000, "business": 2000000, "enterprise": 0}
 
 var defaultTrackers = map[string]struct {
 	n        int

@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"keys":       keysCmd,
 	"workspaces": workspacesCmd,
 	"plans":      plansCmd,
+	"crawlers":   crawlersCmd,
 	"plugins":    listPlugins,
 	"finetune":   finetuneCmd,
 	"visibility": visibilityCmd,

@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
@@ -340,7 +341,12 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps, External: analyticsSvc})
+	ranges, err := traffic.LoadRanges(context.Background(), st)
+	if err != nil {
+		return err
+	}
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps, External: analyticsSvc,
+		Plans: planTable, Verifier: crawlers.NewVerifier(ranges, nil), Citations: reports})
 	if err != nil {
 		return err
 	}
@@ -390,12 +396,14 @@ func buildAPI(b *base, a *areas) http.Handler {
 		visibilityAPI  = visibility.NewHandler(reports)
 		trackerAPI     = visibility.NewTrackerHandler(reports)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
+		crawlerAPI     = traffic.NewCrawlerHandler(trafficSvc)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
 		ApprovalKey: mcpApprovalKey(cfg.SecretKey),
 		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
+		Crawlers: crawlerAPI,
 	})
 
 	return api.NewServer(api.Deps{
@@ -407,6 +415,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Blobs:        blobs,
 		Voices:       voiceAPI,
 		Traffic:      trafficAPI,
+		Crawlers:     crawlerAPI,
 		Jobs:         jobs.NewAPIHandler(queue),
 		Generate:     generateAPI,
 		Scheduler:    schedulerAPI,

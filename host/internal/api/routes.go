@@ -67,6 +67,21 @@ func (s *server) routes(mux muxer) {
 	_, collectRPC := apiv1connect.NewAITrafficServiceHandler(tr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxBeaconBytes))...)
 	mux.Handle(apiv1connect.AITrafficServiceCollectProcedure, capBody(traffic.MaxBeaconBytes, collectRPC))
 
+	// AI crawlers from server logs, and the pages view (package traffic,
+	// docs/CRAWLERS.md). The log route takes the raw body in the format its
+	// Content-Type names, authenticated by the site's ingest secret (checked
+	// by the service) or an api-key (verified here when sent).
+	if cr := s.Crawlers; cr != nil {
+		mux.Handle("POST /v1/ai-traffic/logs", restLogs(s, cr.IngestLogs))
+		mux.Handle("POST /v1/ai-traffic/sites/{siteKey}/ingest-secret", rest(s, key, http.StatusOK, cr.RotateIngestSecret))
+		mux.Handle("GET /v1/ai-traffic/pages", rest(s, key, http.StatusOK, cr.GetPages))
+		_, logsRPC := apiv1connect.NewAICrawlerServiceHandler(cr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxLogBytes+1024))...)
+		s.connectService(mux, apiv1connect.AICrawlerServiceName, key, map[string]auth.Policy{
+			apiv1connect.AICrawlerServiceIngestLogsProcedure: auth.APIKeyIfSent,
+		})(apiv1connect.NewAICrawlerServiceHandler(cr, s.connectOptions()...))
+		mux.Handle(apiv1connect.AICrawlerServiceIngestLogsProcedure, logsRPC)
+	}
+
 	// Google Analytics as a traffic source (package analytics). The
 	// callback is public: Google's redirect brings the browser without a
 	// key, and the one-time state names the workspace.

@@ -57,6 +57,9 @@ type Deps struct {
 	Voices apiv1connect.BrandVoiceServiceHandler
 	// Traffic serves /v1/ai-traffic (package traffic).
 	Traffic apiv1connect.AITrafficServiceHandler
+	// Crawlers serves the server-log routes and the pages view (package
+	// traffic); nil: not mounted.
+	Crawlers apiv1connect.AICrawlerServiceHandler
 	// Jobs serves job polling, GET /v1/ai/generate/job/{jobId} (package jobs).
 	Jobs apiv1connect.JobServiceHandler
 	// Generate serves text and image generation (package generate).

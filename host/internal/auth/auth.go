@@ -85,6 +85,10 @@ const (
 	APIKeyOrSession
 	// Public needs nothing.
 	Public
+	// APIKeyIfSent verifies the api-key header when it is sent and lets
+	// the request through without a principal otherwise: the route checks
+	// its own credential then (the log route's ingest secret).
+	APIKeyIfSent
 )
 
 // GenerateKey returns a new API key and the SHA-256 hash to store. The key
@@ -149,6 +153,9 @@ func (a *Authenticator) Authenticate(ctx context.Context, h http.Header, policy 
 	if key := h.Get("api-key"); key != "" {
 		p, err := a.apiKey(ctx, key)
 		return p, err == nil, err
+	}
+	if policy == APIKeyIfSent {
+		return Principal{}, false, nil
 	}
 	if policy == APIKeyOrSession {
 		if authz := h.Get("Authorization"); authz != "" {

@@ -52,6 +52,9 @@ type Deps struct {
 	Content    apiv1connect.ContentServiceHandler
 	Visibility apiv1connect.VisibilityServiceHandler
 	Traffic    apiv1connect.AITrafficServiceHandler
+	// Crawlers gives get_ai_pages (citations, crawler hits, AI visits per
+	// page).
+	Crawlers apiv1connect.AICrawlerServiceHandler
 	// Trackers gives list_trackers and get_tracker.
 	Trackers apiv1connect.TrackerServiceHandler
 }

@@ -68,8 +68,10 @@ type storedPlan struct {
 	TrackerCadences []string `json:"tracker_cadences"`
 	// ReportSamples and TrackerSamples: 0 in versions stored before them
 	// (read as 1).
-	ReportSamples  int `json:"report_samples"`
-	TrackerSamples int `json:"tracker_samples"`
+	ReportSamples  int    `json:"report_samples"`
+	TrackerSamples int    `json:"tracker_samples"`
+	LogLinesPerDay int    `json:"log_lines_per_day"`
+	LogIPStorage   string `json:"log_ip_storage"`
 }
 
 type storedBody struct {
@@ -85,7 +87,7 @@ func Encode(s Snapshot) (body, digest string) {
 	for _, name := range slices.Sorted(maps.Keys(s.Plans)) {
 		p := s.Plans[name]
 		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued,
-			p.Trackers, p.TrackerCadences, p.ReportSamples, p.TrackerSamples}
+			p.Trackers, p.TrackerCadences, p.ReportSamples, p.TrackerSamples, p.LogLinesPerDay, p.LogIPStorage}
 	}
 	if s.Caps != nil {
 		b.Limits = *s.Caps
@@ -105,7 +107,7 @@ func Decode(version int64, body, source string) (Snapshot, error) {
 	for name, p := range b.Plans {
 		s.Plans[name] = config.Plan{PromptsPerReport: p.PromptsPerReport, RefreshesPer24h: p.RefreshesPer24h, MonthlyAICredits: p.MonthlyAICredits,
 			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued,
-			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, ReportSamples: max(1, p.ReportSamples), TrackerSamples: max(1, p.TrackerSamples)}
+			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, ReportSamples: max(1, p.ReportSamples), TrackerSamples: max(1, p.TrackerSamples), LogLinesPerDay: p.LogLinesPerDay, LogIPStorage: p.LogIPStorage}
 	}
 	return s, nil
 }

@@ -77,6 +77,9 @@ func (s *Store) PruneTraffic(ctx context.Context, beforeDay int64) (events, sess
 		}{
 			{&events, `DELETE FROM traffic_events WHERE site_id = $1 AND day < $2 AND id IN
 				(SELECT id FROM traffic_events WHERE site_id = $1 AND day < $2 LIMIT $3)`},
+			// Raw crawler lines from logs are kept as long as raw events.
+			{&events, `DELETE FROM crawler_hits WHERE site_id = $1 AND day < $2 AND id IN
+				(SELECT id FROM crawler_hits WHERE site_id = $1 AND day < $2 LIMIT $3)`},
 			{&sessions, `DELETE FROM traffic_sessions WHERE site_id = $1 AND session_id IN
 				(SELECT session_id FROM traffic_sessions WHERE site_id = $1 AND last_day < $2 LIMIT $3)`},
 		} {

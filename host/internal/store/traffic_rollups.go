@@ -70,6 +70,8 @@ type TrafficRollups struct {
 	// pageview costs one map update, not one per page span.
 	pageDays map[pageDayKey]*TrafficPageDelta
 	crawlers map[crawlerKey]int64
+	// landings are AddLanding's AI visits per page and source.
+	landings map[landingKey]int64
 }
 
 // NewTrafficRollups returns empty rollups.
@@ -195,7 +197,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	if err != nil {
 		return fmt.Errorf("upsert traffic_crawlers: %w", err)
 	}
-	return nil
+	return r.writeLandings(ctx, q, d)
 }
 
 // TrafficDailyRow is one traffic_daily row.

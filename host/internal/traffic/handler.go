@@ -121,5 +121,6 @@ func (h *Handler) site(s Site) *apiv1.AITrafficSite {
 	return &apiv1.AITrafficSite{
 		Id: s.ID, SiteKey: s.SiteKey, Domain: s.Domain, Name: s.Name, IsActive: s.IsActive,
 		Snippet: h.svc.Snippet(s.SiteKey), ScriptUrl: h.svc.ScriptURL(), CreatedAt: apiconv.Timestamp(s.CreatedAt),
+		IngestSecret: s.IngestSecret,
 	}
 }

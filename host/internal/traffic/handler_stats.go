@@ -7,7 +7,8 @@ func statsProto(r Report) *apiv1.GetStatsResponse {
 	out := &apiv1.GetStatsResponse{
 		Source: r.Source, SourceReason: r.SourceReason, PropertyId: r.PropertyID, GoogleAnalyticsConnected: r.GoogleAnalyticsConnected, SiteKey: r.SiteKey, Domain: r.Domain, Days: r.Days, From: r.From, To: r.To,
 		Totals: &apiv1.TrafficTotals{Visits: r.Totals.Visits, AiVisits: r.Totals.AIVisits, AiShare: r.Totals.AIShare,
-			Pageviews: r.Totals.Pageviews, AiPageviews: r.Totals.AIPageviews, CrawlerHits: r.Totals.CrawlerHits},
+			Pageviews: r.Totals.Pageviews, AiPageviews: r.Totals.AIPageviews, CrawlerHits: r.Totals.CrawlerHits,
+			CrawlerHitsClaimed: r.Totals.CrawlerHitsClaimed},
 		Sources:  make([]*apiv1.TrafficSource, 0, len(r.Sources)),
 		Series:   make([]*apiv1.TrafficDay, 0, len(r.Series)),
 		TopPages: make([]*apiv1.TrafficPage, 0, len(r.TopPages)),
@@ -31,7 +32,8 @@ func statsProto(r Report) *apiv1.GetStatsResponse {
 			AvgDurationMs: p.AvgDurationMs})
 	}
 	for _, c := range r.Crawlers {
-		out.Crawlers = append(out.Crawlers, &apiv1.TrafficCrawler{Bot: c.Bot, Operator: c.Operator, Hits: c.Hits})
+		out.Crawlers = append(out.Crawlers, &apiv1.TrafficCrawler{Bot: c.Bot, Operator: c.Operator, Hits: c.Hits,
+			Verified: c.Verified, Claimed: c.Claimed})
 	}
 	return out
 }

@@ -144,6 +144,7 @@ func sessionize(events []store.TrafficEvent, sessions map[store.TrafficSessionKe
 				p := store.TrafficPageDelta{AIPageviews: 1}
 				if visit {
 					p.AIVisits = 1
+					roll.AddLanding(ev.SiteID, store.Day(ev.At), ev.Path, sess.Source)
 				}
 				roll.AddPage(ev.SiteID, store.Day(ev.At), ev.Path, p)
 			}

@@ -81,6 +81,9 @@ type Report struct {
 // Totals counts visits and pageviews over the window.
 type Totals struct {
 	Visits, AIVisits, Pageviews, AIPageviews, CrawlerHits int64
+	// CrawlerHitsClaimed are log crawler hits that failed verification;
+	// CrawlerHits counts the verified ones (and the script's).
+	CrawlerHitsClaimed int64
 	// AIShare is AIVisits / Visits, 0 without visits.
 	AIShare float64
 }
@@ -123,6 +126,8 @@ type Engagement struct {
 type CrawlerStats struct {
 	Bot, Operator string
 	Hits          int64
+	// Verified and Claimed split the hits from server logs.
+	Verified, Claimed int64
 }
 
 // statsSyncWait caps how long Stats waits for the beacons this host has
@@ -175,6 +180,11 @@ func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (Re
 		return Report{}, err
 	}
 	r := buildReport(from, to, daily, pages, crawlers)
+	logHits, err := s.store.CrawlerDaily(ctx, site.ID, from, to)
+	if err != nil {
+		return Report{}, err
+	}
+	addLogCrawlers(&r, from, logHits)
 	r.SiteKey, r.Domain, r.Days = site.SiteKey, site.Domain, days
 	r.GoogleAnalyticsConnected, r.SourceReason = choice.connected, choice.reason
 	return r, nil

@@ -22,8 +22,10 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/deps"
+	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 )
 
 // SiteKeyPrefix starts every site key.
@@ -57,6 +59,15 @@ type Deps struct {
 	// Quota caps the sites of each workspace (config.Limits.MaxSites);
 	// nil: no cap.
 	Quota *quota.Checker
+	// Plans gives a log request's plan (log_lines_per_day,
+	// log_ip_storage); nil: the default plans.
+	Plans *plans.Table
+	// Verifier checks crawler hits from logs; nil: the shipped ranges and
+	// the system's DNS.
+	Verifier *crawlers.Verifier
+	// Citations gives the pages view the engines' citations; nil: no page
+	// is cited.
+	Citations CitationSource
 	// External answers stats from Google Analytics for the sites mapped to
 	// a GA4 property (package analytics); nil: always the script.
 	External External
@@ -68,6 +79,7 @@ type Service struct {
 	writer  *Writer
 	baseURL string
 	quota   *quota.Checker
+	logs    logDeps
 	// external is Deps.External (nil: script only).
 	external External
 
@@ -87,6 +99,8 @@ type Site struct {
 	IsActive                  bool
 	// CreatedAt is epoch milliseconds.
 	CreatedAt int64
+	// IngestSecret is set only when the site was just created.
+	IngestSecret string
 }
 
 // siteOf is the stored site s as the service returns it.
@@ -103,8 +117,12 @@ func New(d Deps) (*Service, error) {
 	); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
-		external: d.External, sites: map[string]cachedSite{}}, nil
+	s := &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
+		external: d.External, sites: map[string]cachedSite{}}
+	if err := s.logs.init(d); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // ScriptURL is where the tracking script is served.
@@ -178,12 +196,18 @@ func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) 
 	if err != nil {
 		return Site{}, false, quota.Err(err)
 	}
+	out := siteOf(site)
+	if created {
+		if out.IngestSecret, err = s.newIngestSecret(ctx, site.ID); err != nil {
+			return Site{}, false, err
+		}
+	}
 	if created && p.Website == "" {
 		if err := s.store.RecordWorkspaceWebsite(ctx, p.WorkspaceID, "https://"+d); err != nil {
 			return Site{}, false, err
 		}
 	}
-	return siteOf(site), created, nil
+	return out, created, nil
 }
 
 // EnsureSite returns the workspace's first site, creating one from the

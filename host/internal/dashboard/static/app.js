@@ -11,6 +11,7 @@ const pages = [
   { id: 'traffic', label: 'AI traffic', load: () => import('./traffic.js') },
   { id: 'visibility', label: 'Visibility', load: () => import('./visibility.js') },
   { id: 'trackers', label: 'Trackers', load: () => import('./trackers.js') },
+  { id: 'pages', label: 'Pages', load: () => import('./pages.js') },
   { id: 'content', label: 'Content', load: () => import('./content.js') },
   { id: 'agent', label: 'Agent', load: () => import('./agent.js') },
   { id: 'schedules', label: 'Scheduled posts', load: () => import('./schedules.js') },

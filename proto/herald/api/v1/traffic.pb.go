@@ -41,7 +41,10 @@ type AITrafficSite struct {
 	// already had the domain and CreateSite returned that site, and in every
 	// other response. REST answers CreateSite with 201 or 200 from it;
 	// Connect clients read it to tell the two cases apart.
-	Created       bool `protobuf:"varint,9,opt,name=created,proto3" json:"created,omitempty"`
+	Created bool `protobuf:"varint,9,opt,name=created,proto3" json:"created,omitempty"`
+	// The site's ingest secret for POST /v1/ai-traffic/logs ("kis_…"): set
+	// only in the answer that created the site; Herald keeps its hash.
+	IngestSecret  string `protobuf:"bytes,10,opt,name=ingest_secret,json=ingestSecret,proto3" json:"ingest_secret,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -137,6 +140,13 @@ func (x *AITrafficSite) GetCreated() bool {
 		return x.Created
 	}
 	return false
+}
+
+func (x *AITrafficSite) GetIngestSecret() string {
+	if x != nil {
+		return x.IngestSecret
+	}
+	return ""
 }
 
 type ListSitesRequest struct {
@@ -633,12 +643,16 @@ type TrafficTotals struct {
 	Visits   int64                  `protobuf:"varint,1,opt,name=visits,proto3" json:"visits,omitempty"`
 	AiVisits int64                  `protobuf:"varint,2,opt,name=ai_visits,json=aiVisits,proto3" json:"ai_visits,omitempty"`
 	// ai_visits / visits, 0 to 1 (0 without visits).
-	AiShare       float64 `protobuf:"fixed64,3,opt,name=ai_share,json=aiShare,proto3" json:"ai_share,omitempty"`
-	Pageviews     int64   `protobuf:"varint,4,opt,name=pageviews,proto3" json:"pageviews,omitempty"`
-	AiPageviews   int64   `protobuf:"varint,5,opt,name=ai_pageviews,json=aiPageviews,proto3" json:"ai_pageviews,omitempty"`
-	CrawlerHits   int64   `protobuf:"varint,6,opt,name=crawler_hits,json=crawlerHits,proto3" json:"crawler_hits,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AiShare     float64 `protobuf:"fixed64,3,opt,name=ai_share,json=aiShare,proto3" json:"ai_share,omitempty"`
+	Pageviews   int64   `protobuf:"varint,4,opt,name=pageviews,proto3" json:"pageviews,omitempty"`
+	AiPageviews int64   `protobuf:"varint,5,opt,name=ai_pageviews,json=aiPageviews,proto3" json:"ai_pageviews,omitempty"`
+	CrawlerHits int64   `protobuf:"varint,6,opt,name=crawler_hits,json=crawlerHits,proto3" json:"crawler_hits,omitempty"`
+	// Crawler hits from server logs whose IP is not the operator's (the
+	// user agent alone says who it is); crawler_hits counts verified hits
+	// and the script's.
+	CrawlerHitsClaimed int64 `protobuf:"varint,7,opt,name=crawler_hits_claimed,json=crawlerHitsClaimed,proto3" json:"crawler_hits_claimed,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *TrafficTotals) Reset() {
@@ -709,6 +723,13 @@ func (x *TrafficTotals) GetAiPageviews() int64 {
 func (x *TrafficTotals) GetCrawlerHits() int64 {
 	if x != nil {
 		return x.CrawlerHits
+	}
+	return 0
+}
+
+func (x *TrafficTotals) GetCrawlerHitsClaimed() int64 {
+	if x != nil {
+		return x.CrawlerHitsClaimed
 	}
 	return 0
 }
@@ -1163,8 +1184,12 @@ type TrafficCrawler struct {
 	// User-agent token, such as "GPTBot".
 	Bot string `protobuf:"bytes,1,opt,name=bot,proto3" json:"bot,omitempty"`
 	// Company behind it, such as "OpenAI".
-	Operator      string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
-	Hits          int64  `protobuf:"varint,3,opt,name=hits,proto3" json:"hits,omitempty"`
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	Hits     int64  `protobuf:"varint,3,opt,name=hits,proto3" json:"hits,omitempty"`
+	// Of the hits from server logs: verified by the operator's ranges or
+	// DNS, and claimed (not counted in hits).
+	Verified      int64 `protobuf:"varint,4,opt,name=verified,proto3" json:"verified,omitempty"`
+	Claimed       int64 `protobuf:"varint,5,opt,name=claimed,proto3" json:"claimed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1216,6 +1241,20 @@ func (x *TrafficCrawler) GetOperator() string {
 func (x *TrafficCrawler) GetHits() int64 {
 	if x != nil {
 		return x.Hits
+	}
+	return 0
+}
+
+func (x *TrafficCrawler) GetVerified() int64 {
+	if x != nil {
+		return x.Verified
+	}
+	return 0
+}
+
+func (x *TrafficCrawler) GetClaimed() int64 {
+	if x != nil {
+		return x.Claimed
 	}
 	return 0
 }
@@ -1420,7 +1459,7 @@ var File_herald_api_v1_traffic_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x02\n" +
+	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
 	"\rAITrafficSite\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\bsite_key\x18\x02 \x01(\tR\asiteKey\x12\x16\n" +
@@ -1432,7 +1471,9 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"script_url\x18\a \x01(\tR\tscriptUrl\x129\n" +
 	"\n" +
 	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x18\n" +
-	"\acreated\x18\t \x01(\bR\acreated\"\x12\n" +
+	"\acreated\x18\t \x01(\bR\acreated\x12#\n" +
+	"\ringest_secret\x18\n" +
+	" \x01(\tR\fingestSecret\"\x12\n" +
 	"\x10ListSitesRequest\"a\n" +
 	"\x11ListSitesResponse\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x122\n" +
@@ -1470,14 +1511,15 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\bcrawlers\x18\r \x03(\v2\x1d.herald.api.v1.TrafficCrawlerR\bcrawlers\x12#\n" +
 	"\rsource_reason\x18\x14 \x01(\tR\fsourceReason\x12\x1f\n" +
 	"\vproperty_id\x18\x15 \x01(\tR\n" +
-	"propertyId\"\xc3\x01\n" +
+	"propertyId\"\xf5\x01\n" +
 	"\rTrafficTotals\x12\x16\n" +
 	"\x06visits\x18\x01 \x01(\x03R\x06visits\x12\x1b\n" +
 	"\tai_visits\x18\x02 \x01(\x03R\baiVisits\x12\x19\n" +
 	"\bai_share\x18\x03 \x01(\x01R\aaiShare\x12\x1c\n" +
 	"\tpageviews\x18\x04 \x01(\x03R\tpageviews\x12!\n" +
 	"\fai_pageviews\x18\x05 \x01(\x03R\vaiPageviews\x12!\n" +
-	"\fcrawler_hits\x18\x06 \x01(\x03R\vcrawlerHits\"\xd6\x01\n" +
+	"\fcrawler_hits\x18\x06 \x01(\x03R\vcrawlerHits\x120\n" +
+	"\x14crawler_hits_claimed\x18\a \x01(\x03R\x12crawlerHitsClaimed\"\xd6\x01\n" +
 	"\rTrafficSource\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
@@ -1510,11 +1552,13 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\x0favg_duration_ms\x18\x02 \x01(\x03R\ravgDurationMs\x12(\n" +
 	"\x10avg_scroll_depth\x18\x03 \x01(\x01R\x0eavgScrollDepth\x12.\n" +
 	"\x13pageviews_per_visit\x18\x04 \x01(\x01R\x11pageviewsPerVisit\x12'\n" +
-	"\x0fengagement_rate\x18\x05 \x01(\x01R\x0eengagementRate\"R\n" +
+	"\x0fengagement_rate\x18\x05 \x01(\x01R\x0eengagementRate\"\x88\x01\n" +
 	"\x0eTrafficCrawler\x12\x10\n" +
 	"\x03bot\x18\x01 \x01(\tR\x03bot\x12\x1a\n" +
 	"\boperator\x18\x02 \x01(\tR\boperator\x12\x12\n" +
-	"\x04hits\x18\x03 \x01(\x03R\x04hits\"\x96\x03\n" +
+	"\x04hits\x18\x03 \x01(\x03R\x04hits\x12\x1a\n" +
+	"\bverified\x18\x04 \x01(\x03R\bverified\x12\x18\n" +
+	"\aclaimed\x18\x05 \x01(\x03R\aclaimed\"\x96\x03\n" +
 	"\x0eCollectRequest\x12\x19\n" +
 	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x12\n" +
 	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1a\n" +
