@@ -79,6 +79,9 @@ type Deps struct {
 	// Trackers serves /v1/visibility/trackers (package visibility); nil
 	// leaves the routes out.
 	Trackers apiv1connect.TrackerServiceHandler
+	// Events serves /v1/events (package events): subscriptions, their
+	// delivery logs, recent events; nil leaves the routes out.
+	Events apiv1connect.EventServiceHandler
 	// MCP serves the Model Context Protocol at /mcp (package mcp); it
 	// authenticates its own requests. nil leaves the route out.
 	MCP http.Handler
