@@ -169,7 +169,7 @@ func TestCreditsLowAndExhaustedHappenOnceAMonthAndNotForARolledBackReservation(t
 			}
 		}
 		_ = s.RefundCredits(ctx, ws, "2026-11", 2) // back to 7, then over 80% again: still once
-		for _, n := range []int{1, 2} {                // 8 (low again: deduplicated), 10 (exhausted)
+		for _, n := range []int{1, 2} {            // 8 (low again: deduplicated), 10 (exhausted)
 			if _, ok, err := s.ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
 				t.Fatal(ok, err)
 			}
