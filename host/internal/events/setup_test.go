@@ -168,3 +168,5 @@ func (b *bundle) advance(d time.Duration) {
 	offset := time.Until(at)
 	b.store.SetClock(func() time.Time { return time.Now().Add(offset) })
 }
+
+func (b *bundle) allowed() []netip.Prefix { return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} }
