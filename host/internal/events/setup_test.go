@@ -169,4 +169,6 @@ func (b *bundle) advance(d time.Duration) {
 	b.store.SetClock(func() time.Time { return time.Now().Add(offset) })
 }
 
-func (b *bundle) allowed() []netip.Prefix { return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")} }
+func (b *bundle) allowed() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+}
