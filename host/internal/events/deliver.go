@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -31,8 +30,11 @@ const maxRetryAfter = 24 * time.Hour
 type DelivererOptions struct {
 	// Host names this host in lease owners.
 	Host string
-	// Workers is how many deliveries are sent at once (default 16).
+	// Workers is how many claim loops run (default 4); each sends its
+	// claim's deliveries at once.
 	Workers int
+	// Batch is the most deliveries one claim takes (default 16).
+	Batch int
 	// Poll is the fallback look for due deliveries (default 1 s).
 	Poll time.Duration
 	// Lease is how long a claim holds a delivery (default 60 s): a host
@@ -62,7 +64,10 @@ type Deliverer struct {
 // NewDeliverer returns the deliverer of svc's subscriptions.
 func NewDeliverer(svc *Service, opt DelivererOptions) *Deliverer {
 	if opt.Workers <= 0 {
-		opt.Workers = 16
+		opt.Workers = 4
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 16
 	}
 	if opt.Poll <= 0 {
 		opt.Poll = time.Second
@@ -142,7 +147,7 @@ func (d *Deliverer) work() {
 	defer timer.Stop()
 	for {
 		woken := d.woken()
-		n, err := d.RunOnce(d.ctx, 4)
+		n, err := d.RunOnce(d.ctx, d.opt.Batch)
 		if err != nil && d.ctx.Err() == nil {
 			d.log.Warn("delivering events failed", "error", err)
 		}
@@ -170,52 +175,52 @@ func (d *Deliverer) work() {
 	}
 }
 
-// RunOnce claims up to n due deliveries, sends them and records the
-// outcomes; it returns how many it sent.
+// RunOnce claims up to n due deliveries, sends them at once and records
+// the outcomes in one transaction; it returns how many it sent.
 func (d *Deliverer) RunOnce(ctx context.Context, n int) (int, error) {
 	st := d.svc.store
 	owner := d.opt.Host + ":" + store.NewID()
 	claimed, err := st.ClaimEventDeliveries(ctx, owner, st.Now()+d.opt.Lease.Milliseconds(), n)
-	if err != nil {
+	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
-	var errs []error
-	for _, c := range claimed {
-		if err := d.deliver(ctx, c); err != nil {
-			errs = append(errs, err)
+	results := make([]store.DeliveryResult, len(claimed))
+	var wg sync.WaitGroup
+	for i, c := range claimed {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = store.DeliveryResult{Claimed: c, Outcome: d.outcome(c, d.attempt(ctx, c))}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return len(claimed), nil // shutting down: the leases hand them back
+	}
+	if err := st.FinishEventDeliveries(context.WithoutCancel(ctx), results); err != nil {
+		return len(claimed), fmt.Errorf("record deliveries: %w", err)
+	}
+	for _, r := range results {
+		if !r.Owned {
+			d.log.Warn("a delivery's lease ended before its outcome was recorded", "delivery", r.Claimed.ID)
+		}
+		if r.Paused {
+			d.log.Warn("event subscription paused", "subscription", r.Claimed.SubscriptionID, "url", r.Claimed.DisplayURL, "reason", r.Outcome.PauseReason)
 		}
 	}
-	return len(claimed), errors.Join(errs...)
+	return len(claimed), nil
 }
 
-func (d *Deliverer) deliver(ctx context.Context, c store.ClaimedDelivery) error {
-	st := d.svc.store
-	sub := store.EventSubscription{ID: c.SubscriptionID, WorkspaceID: c.WorkspaceID, Sealed: c.Sealed}
-	var a attempt
-	sec, err := d.svc.open(sub)
+// attempt sends c once.
+func (d *Deliverer) attempt(ctx context.Context, c store.ClaimedDelivery) attempt {
+	sec, err := d.svc.open(store.EventSubscription{ID: c.SubscriptionID, WorkspaceID: c.WorkspaceID, Sealed: c.Sealed})
 	if err != nil {
-		a = attempt{Err: "the subscription's URL cannot be opened (was HERALD_SECRET_KEY changed?)"}
 		d.log.Error("open event subscription", "subscription", c.SubscriptionID, "error", err)
-	} else {
-		m := message{ID: c.ID, Type: c.EventType, Data: c.Data, Link: c.Link, At: time.UnixMilli(c.EventAt), Format: c.Format, URL: sec.URL}
-		m.Secrets = signingSecrets(sec, c.PreviousUntil, st.Now())
-		a = d.svc.sender.send(ctx, m)
+		return attempt{Err: "the subscription's URL cannot be opened (was HERALD_SECRET_KEY changed?)"}
 	}
-	if ctx.Err() != nil {
-		return nil // shutting down: the lease hands it back
-	}
-	o := d.outcome(c, a)
-	owned, paused, err := st.FinishEventDelivery(context.WithoutCancel(ctx), c, o)
-	if err != nil {
-		return fmt.Errorf("record delivery %s: %w", c.ID, err)
-	}
-	if !owned {
-		d.log.Warn("a delivery's lease ended before its outcome was recorded", "delivery", c.ID)
-	}
-	if paused {
-		d.log.Warn("event subscription paused", "subscription", c.SubscriptionID, "url", c.DisplayURL, "reason", o.PauseReason)
-	}
-	return nil
+	m := message{ID: c.ID, Type: c.EventType, Data: c.Data, Link: c.Link, At: time.UnixMilli(c.EventAt), Format: c.Format, URL: sec.URL}
+	m.Secrets = signingSecrets(sec, c.PreviousUntil, d.svc.store.Now())
+	return d.svc.sender.send(ctx, m)
 }
 
 // signingSecrets are the secrets that sign now: the current one, and the

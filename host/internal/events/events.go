@@ -11,6 +11,7 @@
 package events
 
 import (
+	"net/http"
 	"net/netip"
 	"strings"
 	"time"
@@ -77,7 +78,13 @@ func New(d Deps) (*Service, error) {
 	if sealer, err := destination.NewSealer(d.SecretKey); err == nil {
 		s.sealer = sealer
 	}
-	s.sender = &sender{client: sdk.GuardedHTTPClient(15*time.Second, d.AllowedPrivateCIDRs), baseURL: strings.TrimSuffix(d.BaseURL, "/"), now: s.now}
+	client := sdk.GuardedHTTPClient(15*time.Second, d.AllowedPrivateCIDRs)
+	if t, ok := client.Transport.(*http.Transport); ok {
+		// A claim's deliveries often go to one receiver (a Slack workspace,
+		// one endpoint): keep their connections for the next claim.
+		t.MaxIdleConnsPerHost = 64
+	}
+	s.sender = &sender{client: client, baseURL: strings.TrimSuffix(d.BaseURL, "/"), now: s.now}
 	return s, nil
 }
 

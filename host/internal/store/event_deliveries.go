@@ -145,42 +145,60 @@ type DeliveryOutcome struct {
 	PauseReason  string
 }
 
-// FinishEventDelivery records the outcome of the attempt c claimed and,
-// in the same transaction, the subscription's health: a success clears
+// DeliveryResult is one attempt's outcome to record, and what recording
+// it found.
+type DeliveryResult struct {
+	Claimed ClaimedDelivery
+	Outcome DeliveryOutcome
+	// Owned is false when the attempt no longer owned the delivery
+	// (nothing was written for it); Paused when it paused the
+	// subscription.
+	Owned, Paused bool
+}
+
+// FinishEventDeliveries records the outcomes of a claim's attempts in one
+// transaction and, in it, each subscription's health: a success clears
 // failing_since, a failure sets it when unset and pauses the subscription
-// once it has failed for PauseAfterMs. It reports whether the attempt still
-// owned the delivery (false: nothing written) and whether it paused the
-// subscription.
-func (s *Store) FinishEventDelivery(ctx context.Context, c ClaimedDelivery, o DeliveryOutcome) (owned, paused bool, err error) {
+// once it has failed for PauseAfterMs. An attempt that no longer owns its
+// delivery (lease lost) writes nothing.
+func (s *Store) FinishEventDeliveries(ctx context.Context, results []DeliveryResult) error {
 	now := s.Now()
-	err = s.Tx(ctx, func(q Querier) error {
-		owned, paused = false, false
-		n, err := q.Exec(ctx, `UPDATE event_deliveries SET state = $1, next_attempt_at = $2, response_code = $3, error = $4, last_attempt_at = $5,
+	return s.Tx(ctx, func(q Querier) error {
+		for i := range results {
+			r := &results[i]
+			r.Owned, r.Paused = false, false
+			c, o := r.Claimed, r.Outcome
+			n, err := q.Exec(ctx, `UPDATE event_deliveries SET state = $1, next_attempt_at = $2, response_code = $3, error = $4, last_attempt_at = $5,
 			lease_owner = NULL, lease_until = 0 WHERE id = $6 AND lease_owner = $7 AND attempts = $8`,
-			o.State, o.NextAttemptAt, o.ResponseCode, o.Error, now, c.ID, c.Owner, c.Attempts)
-		if err != nil {
-			return fmt.Errorf("record delivery %s: %w", c.ID, err)
-		}
-		if n == 0 {
-			return nil
-		}
-		owned = true
-		if o.State == DeliveryDelivered {
-			_, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, c.SubscriptionID)
-			return err
-		}
-		if _, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = $1 WHERE id = $2 AND failing_since IS NULL`, now, c.SubscriptionID); err != nil {
-			return err
-		}
-		if o.PauseAfterMs <= 0 {
-			return nil
-		}
-		n, err = q.Exec(ctx, `UPDATE event_subscriptions SET state = 'paused', paused_reason = $1
+				o.State, o.NextAttemptAt, o.ResponseCode, o.Error, now, c.ID, c.Owner, c.Attempts)
+			if err != nil {
+				return fmt.Errorf("record delivery %s: %w", c.ID, err)
+			}
+			if n == 0 {
+				continue
+			}
+			r.Owned = true
+			if o.State == DeliveryDelivered {
+				if _, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, c.SubscriptionID); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = $1 WHERE id = $2 AND failing_since IS NULL`, now, c.SubscriptionID); err != nil {
+				return err
+			}
+			if o.PauseAfterMs <= 0 {
+				continue
+			}
+			n, err = q.Exec(ctx, `UPDATE event_subscriptions SET state = 'paused', paused_reason = $1
 			WHERE id = $2 AND state = 'active' AND failing_since <= $3`, o.PauseReason, c.SubscriptionID, now-o.PauseAfterMs)
-		paused = n == 1
-		return err
+			if err != nil {
+				return err
+			}
+			r.Paused = n == 1
+		}
+		return nil
 	})
-	return owned, paused, err
 }
 
 // NextEventDeliveryAt returns when the earliest pending delivery of an

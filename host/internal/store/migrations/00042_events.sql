@@ -57,6 +57,8 @@ CREATE TABLE event_deliveries (
 );
 CREATE INDEX event_deliveries_due ON event_deliveries (next_attempt_at) WHERE state = 'pending';
 CREATE INDEX event_deliveries_subscription ON event_deliveries (subscription_id, created_at);
+-- A claim reads back what it took by its owner token.
+CREATE INDEX event_deliveries_lease ON event_deliveries (lease_owner) WHERE lease_owner IS NOT NULL;
 
 -- +goose Down
 DROP TABLE event_deliveries;
