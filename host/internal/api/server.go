@@ -82,6 +82,9 @@ type Deps struct {
 	// Events serves /v1/events (package events): subscriptions, their
 	// delivery logs, recent events; nil leaves the routes out.
 	Events apiv1connect.EventServiceHandler
+	// Analytics serves /v1/analytics/google (package analytics); nil
+	// leaves the routes out.
+	Analytics apiv1connect.AnalyticsServiceHandler
 	// MCP serves the Model Context Protocol at /mcp (package mcp); it
 	// authenticates its own requests. nil leaves the route out.
 	MCP http.Handler
