@@ -28,6 +28,9 @@ type Limits struct {
 	// MaxVoices, MaxWebhooks, MaxSites and MaxSchedules cap the objects of
 	// one workspace (schedules: pending ones); 0 means unlimited.
 	MaxVoices, MaxWebhooks, MaxSites, MaxSchedules int
+	// MaxEventSubscriptions caps a workspace's event subscriptions; 0
+	// means unlimited.
+	MaxEventSubscriptions int
 	// MaxNameLength caps names and titles in characters.
 	MaxNameLength int
 	// BlobGracePeriod is how long an unreferenced stored image is kept
@@ -38,38 +41,41 @@ type Limits struct {
 // DefaultLimits are the limits of a host whose configuration sets none.
 func DefaultLimits() Limits {
 	return Limits{
-		MaxConnections:     1024,
-		BodyReadTimeout:    10 * time.Second,
-		CollectReadTimeout: 5 * time.Second,
-		UploadReadTimeout:  60 * time.Second,
-		MaxVoices:          500,
-		MaxWebhooks:        100,
-		MaxSites:           100,
-		MaxSchedules:       10000,
-		MaxNameLength:      200,
-		BlobGracePeriod:    24 * time.Hour,
+		MaxConnections:        1024,
+		BodyReadTimeout:       10 * time.Second,
+		CollectReadTimeout:    5 * time.Second,
+		UploadReadTimeout:     60 * time.Second,
+		MaxVoices:             500,
+		MaxWebhooks:           100,
+		MaxSites:              100,
+		MaxSchedules:          10000,
+		MaxEventSubscriptions: 20,
+		MaxNameLength:         200,
+		BlobGracePeriod:       24 * time.Hour,
 	}
 }
 
 // limitsSchema is the `limits` block of the HCL file.
 type limitsSchema struct {
-	MaxConnections     *int    `hcl:"max_connections,optional"`
-	BodyReadTimeout    *string `hcl:"body_read_timeout,optional"`
-	CollectReadTimeout *string `hcl:"collect_read_timeout,optional"`
-	UploadReadTimeout  *string `hcl:"upload_read_timeout,optional"`
-	MetricsToken       *string `hcl:"metrics_token,optional"`
-	MaxVoices          *int    `hcl:"max_voices,optional"`
-	MaxWebhooks        *int    `hcl:"max_webhooks,optional"`
-	MaxSites           *int    `hcl:"max_sites,optional"`
-	MaxSchedules       *int    `hcl:"max_schedules,optional"`
-	MaxNameLength      *int    `hcl:"max_name_length,optional"`
-	BlobGracePeriod    *string `hcl:"blob_grace_period,optional"`
+	MaxConnections        *int    `hcl:"max_connections,optional"`
+	BodyReadTimeout       *string `hcl:"body_read_timeout,optional"`
+	CollectReadTimeout    *string `hcl:"collect_read_timeout,optional"`
+	UploadReadTimeout     *string `hcl:"upload_read_timeout,optional"`
+	MetricsToken          *string `hcl:"metrics_token,optional"`
+	MaxVoices             *int    `hcl:"max_voices,optional"`
+	MaxWebhooks           *int    `hcl:"max_webhooks,optional"`
+	MaxSites              *int    `hcl:"max_sites,optional"`
+	MaxSchedules          *int    `hcl:"max_schedules,optional"`
+	MaxEventSubscriptions *int    `hcl:"max_event_subscriptions,optional"`
+	MaxNameLength         *int    `hcl:"max_name_length,optional"`
+	BlobGracePeriod       *string `hcl:"blob_grace_period,optional"`
 }
 
 func (l *Limits) ints() map[string]*int {
 	return map[string]*int{
 		"max_connections": &l.MaxConnections, "max_voices": &l.MaxVoices, "max_webhooks": &l.MaxWebhooks,
 		"max_sites": &l.MaxSites, "max_schedules": &l.MaxSchedules, "max_name_length": &l.MaxNameLength,
+		"max_event_subscriptions": &l.MaxEventSubscriptions,
 	}
 }
 
@@ -89,6 +95,7 @@ func (c *Config) applyLimitsFile(s *limitsSchema, pos func(string) (string, int)
 	for field, src := range map[string]*int{
 		"max_connections": s.MaxConnections, "max_voices": s.MaxVoices, "max_webhooks": s.MaxWebhooks,
 		"max_sites": s.MaxSites, "max_schedules": s.MaxSchedules, "max_name_length": s.MaxNameLength,
+		"max_event_subscriptions": s.MaxEventSubscriptions,
 	} {
 		setInt(ints[field], src)
 	}

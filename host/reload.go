@@ -127,7 +127,7 @@ func diffConfig(cur, next *config.Config) (applied, restart []string) {
 
 // withoutCaps is l without the per-workspace caps.
 func withoutCaps(l config.Limits) config.Limits {
-	l.MaxVoices, l.MaxWebhooks, l.MaxSites, l.MaxSchedules, l.MaxNameLength = 0, 0, 0, 0, 0
+	l.MaxVoices, l.MaxWebhooks, l.MaxSites, l.MaxSchedules, l.MaxNameLength, l.MaxEventSubscriptions = 0, 0, 0, 0, 0, 0
 	return l
 }
 

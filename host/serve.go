@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/destination"
+	"github.com/heraldhq/herald/host/internal/events"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
@@ -248,6 +249,8 @@ type areas struct {
 	traffic      *traffic.Service
 	analytics    *analytics.Service
 	agent        *agent.Service
+	events       *events.Service
+	deliverer    *events.Deliverer
 }
 
 // buildAreas builds every area's service on the base, one block per area,
@@ -372,7 +375,24 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	// Events: subscriptions, and the deliverer of the outbox the areas
+	// write (one attempt sequence per delivery across hosts).
+	eventSvc, err := events.New(events.Deps{Store: st, Quota: caps, SecretKey: cfg.SecretKey,
+		AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs, BaseURL: cfg.BaseURL(), Logger: log})
+	if err != nil {
+		return err
+	}
+	hostName, _ := os.Hostname()
+	hostName = fmt.Sprintf("%s-%d", hostName, os.Getpid())
+	var wake *events.RedisWake
+	if cfg.RedisURL != "" {
+		if wake, err = events.NewRedisWake(cfg.RedisURL, "herald", hostName); err != nil {
+			return err
+		}
+	}
+	deliverer := events.NewDeliverer(eventSvc, events.DelivererOptions{Host: hostName, Wake: wake})
 	*a = areas{
+		events: eventSvc, deliverer: deliverer,
 		voices: voices, generator: generator, content: contentSvc, destinations: destinations,
 		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackers: trackers,
 		traffic: trafficSvc, analytics: analyticsSvc, agent: agentSvc,
@@ -397,6 +417,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		trackerAPI     = visibility.NewTrackerHandler(reports)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
 		crawlerAPI     = traffic.NewCrawlerHandler(trafficSvc)
+		eventsAPI      = events.NewHandler(a.events)
 	)
 	mcpServer := heraldmcp.New(heraldmcp.Deps{
 		Auth: authn, Logger: log, Version: version, MaxBodyBytes: cfg.MaxBodyBytes,
@@ -404,6 +425,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
 		Crawlers: crawlerAPI,
+		Events:   eventsAPI,
 	})
 
 	return api.NewServer(api.Deps{
@@ -430,6 +452,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibilityAPI,
 		Trackers:           trackerAPI,
+		Events:             eventsAPI,
 		Analytics:          analytics.NewHandler(a.analytics),
 		MCP:                mcpServer.Handler(),
 	})
@@ -451,6 +474,8 @@ func backgroundParts(b *base, a *areas, sighup lifecycle, web *httpServer) []par
 		{"plans", b.planSync},
 		{"traffic retention", b.retention},
 		{"jobs", b.queue},
+		// Sends the events the areas wrote (stops before the queue).
+		{"event deliverer", a.deliverer},
 		// Publishes schedules that fell due while no host ran and whose
 		// job is gone; the queue itself runs the jobs of the others.
 		{"publisher", a.publisher},

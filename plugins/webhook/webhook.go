@@ -10,17 +10,12 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/sdk"
@@ -76,25 +71,13 @@ func (d *Destination) Validate(_ context.Context, req sdk.ValidateRequest) ([]sd
 }
 
 // decodeSecret returns the HMAC key of a "whsec_<base64>" secret.
-func decodeSecret(secret string) ([]byte, error) {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
-	if err != nil || len(key) == 0 {
-		return nil, fmt.Errorf("secret must be whsec_ followed by base64")
-	}
-	return key, nil
-}
+func decodeSecret(secret string) ([]byte, error) { return sdk.DecodeWebhookSecret(secret) }
 
 // Sign returns the webhook-signature header value for id, timestamp and
-// body under secret ("whsec_…"), as Standard Webhooks defines it.
+// body under secret ("whsec_…"), as Standard Webhooks defines it; it is
+// sdk.SignWebhook, which Herald's event deliveries share.
 func Sign(secret, id string, timestamp int64, body []byte) (string, error) {
-	key, err := decodeSecret(secret)
-	if err != nil {
-		return "", err
-	}
-	mac := hmac.New(sha256.New, key)
-	fmt.Fprintf(mac, "%s.%d.", id, timestamp)
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+	return sdk.SignWebhook(secret, id, timestamp, body)
 }
 
 // payload is the JSON body: the Standard Webhooks envelope around the

@@ -176,6 +176,23 @@ func (s *server) routes(mux muxer) {
 		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(d, s.connectOptions()...))
 	}
 
+	// Events (package events): subscriptions that send the workspace's
+	// events to a URL (Standard Webhooks or Slack), their delivery logs and
+	// the recent events. 400 names an unknown event type or a private
+	// address; another workspace's subscription is 404.
+	if ev := s.Events; ev != nil {
+		mux.Handle("POST /v1/events/subscriptions", rest(s, key, http.StatusCreated, ev.CreateEventSubscription))
+		mux.Handle("GET /v1/events/subscriptions", rest(s, key, http.StatusOK, ev.ListEventSubscriptions))
+		mux.Handle("GET /v1/events/subscriptions/{id}", rest(s, key, http.StatusOK, ev.GetEventSubscription))
+		mux.Handle("DELETE /v1/events/subscriptions/{id}", rest(s, key, http.StatusOK, ev.DeleteEventSubscription))
+		mux.Handle("POST /v1/events/subscriptions/{id}/rotate", rest(s, key, http.StatusOK, ev.RotateEventSecret))
+		mux.Handle("POST /v1/events/subscriptions/{id}/test", rest(s, key, http.StatusOK, ev.TestEventSubscription))
+		mux.Handle("GET /v1/events/subscriptions/{id}/deliveries", rest(s, key, http.StatusOK, ev.ListEventDeliveries))
+		mux.Handle("POST /v1/events/subscriptions/{id}/deliveries/{deliveryId}/redeliver", rest(s, key, http.StatusOK, ev.RedeliverEvent))
+		mux.Handle("GET /v1/events", rest(s, key, http.StatusOK, ev.ListEvents))
+		s.connectService(mux, apiv1connect.EventServiceName, key, nil)(apiv1connect.NewEventServiceHandler(ev, s.connectOptions()...))
+	}
+
 	// The agent (package agent): chat (JSON, or Server-Sent Events with
 	// Accept: text/event-stream), sessions, context, feedback, fine-tuning.
 	if ag := s.Agent; ag != nil {

@@ -82,6 +82,9 @@ type Deps struct {
 	// Trackers serves /v1/visibility/trackers (package visibility); nil
 	// leaves the routes out.
 	Trackers apiv1connect.TrackerServiceHandler
+	// Events serves /v1/events (package events): subscriptions, their
+	// delivery logs, recent events; nil leaves the routes out.
+	Events apiv1connect.EventServiceHandler
 	// Analytics serves /v1/analytics/google (package analytics); nil
 	// leaves the routes out.
 	Analytics apiv1connect.AnalyticsServiceHandler

@@ -27,6 +27,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/destination"
+	"github.com/heraldhq/herald/host/internal/events"
 	"github.com/heraldhq/herald/host/internal/generate"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -148,8 +149,13 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	must(err)
 	must(q.Start(ctx))
 	t.Cleanup(func() { q.Stop(context.Background()) })
+	eventSvc, err := events.New(events.Deps{Store: st, Quota: credits, SecretKey: "dashboard-test-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	b.Serve(t, api.Deps{
-		Store: st, Auth: auth.NewAuthenticator(st, ""),
+		Events: events.NewHandler(eventSvc),
+		Store:  st, Auth: auth.NewAuthenticator(st, ""),
 		MaxBodyBytes: 4 << 20, Blobs: blobs,
 		Voices:       voice.NewHandler(voices),
 		Traffic:      traffic.NewHandler(trafficSvc),

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"strings"
 	"time"
 
@@ -45,9 +44,9 @@ func (in *NewWebhook) validate() error {
 	if in.URL == "" {
 		return apierr.Invalid("url is required")
 	}
-	u, err := url.Parse(in.URL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return apierr.Invalid("url must be an http(s) URL")
+	u, err := ParseWebhookURL(in.URL)
+	if err != nil {
+		return err
 	}
 	if in.Name = strings.TrimSpace(in.Name); in.Name == "" {
 		in.Name = u.Host

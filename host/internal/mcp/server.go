@@ -57,6 +57,8 @@ type Deps struct {
 	Crawlers apiv1connect.AICrawlerServiceHandler
 	// Trackers gives list_trackers and get_tracker.
 	Trackers apiv1connect.TrackerServiceHandler
+	// Events gives list_event_subscriptions and list_recent_events.
+	Events apiv1connect.EventServiceHandler
 }
 
 // Server is the MCP server over the API handlers.

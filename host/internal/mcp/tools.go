@@ -88,6 +88,11 @@ type pagesInput struct {
 	SiteKey string `json:"siteKey,omitempty" jsonschema:"site key (default: the workspace's site)"`
 }
 
+type recentEventsInput struct {
+	Limit *int32  `json:"limit,omitempty" jsonschema:"at most this many events (default 20, at most 100)"`
+	Type  *string `json:"type,omitempty" jsonschema:"only events of this type, e.g. schedule.failed"`
+}
+
 type trackerInput struct {
 	ID string `json:"id" jsonschema:"the tracker's id (list_trackers gives them)"`
 }
@@ -195,6 +200,20 @@ func (s *Server) toolTable() []toolDef {
 				Description: "One visibility tracker by id: its setup, schedule (slot, next run), last run and last skipped slot."},
 				noAsk, func(in trackerInput) (prepared, error) {
 					return prepared{do: invoke(h.GetTracker, &apiv1.GetTrackerRequest{Id: in.ID})}, nil
+				}),
+		)
+	}
+	if h := s.d.Events; h != nil {
+		t = append(t,
+			def(&mcp.Tool{Name: "list_event_subscriptions", Title: "Event subscriptions", Annotations: readOnly,
+				Description: "The URLs (Standard Webhooks or Slack) that receive the workspace's events, the events each wants, and whether it is active or paused."},
+				noAsk, func(noInput) (prepared, error) {
+					return prepared{do: invoke(h.ListEventSubscriptions, &apiv1.ListEventSubscriptionsRequest{})}, nil
+				}),
+			def(&mcp.Tool{Name: "list_recent_events", Title: "Recent events", Annotations: readOnly,
+				Description: "What happened lately in the workspace, newest first: reports completed or failed, tracker runs and significant changes, posts published or failed, connection failures, credits running low; each with its payload and a dashboard link."},
+				noAsk, func(in recentEventsInput) (prepared, error) {
+					return prepared{do: invoke(h.ListEvents, &apiv1.ListEventsRequest{Limit: in.Limit, Type: in.Type})}, nil
 				}),
 		)
 	}

@@ -31,6 +31,9 @@ type Caps struct {
 	Sites      int `json:"max_sites"`
 	Schedules  int `json:"max_schedules"`
 	NameLength int `json:"max_name_length"`
+	// EventSubscriptions is max_event_subscriptions (0 in versions stored
+	// before it existed: unlimited).
+	EventSubscriptions int `json:"max_event_subscriptions,omitempty"`
 }
 
 // CapsOf takes the per-workspace caps out of a limits block (the zero
@@ -39,7 +42,8 @@ func CapsOf(l config.Limits) Caps {
 	if l == (config.Limits{}) {
 		l = config.DefaultLimits()
 	}
-	return Caps{Voices: l.MaxVoices, Webhooks: l.MaxWebhooks, Sites: l.MaxSites, Schedules: l.MaxSchedules, NameLength: l.MaxNameLength}
+	return Caps{Voices: l.MaxVoices, Webhooks: l.MaxWebhooks, Sites: l.MaxSites, Schedules: l.MaxSchedules, NameLength: l.MaxNameLength,
+		EventSubscriptions: l.MaxEventSubscriptions}
 }
 
 // FromConfig is the snapshot a config file proposes: its plan blocks over

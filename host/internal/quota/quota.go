@@ -72,6 +72,8 @@ func (c *Checker) max(kind store.Counted) int {
 		return caps.Sites
 	case store.CountSchedules:
 		return caps.Schedules
+	case store.CountEventSubscriptions:
+		return caps.EventSubscriptions
 	}
 	return 0
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/heraldhq/herald/host/internal/destination"
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
@@ -36,7 +37,9 @@ func (p *Publisher) recordRefusal(ctx context.Context, sc store.Schedule, export
 		return
 	}
 	now := p.deps.Store.Now()
-	err := p.deps.Store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: destination.CheckFailed, Message: sdk.AsError(exportErr).Message})
+	msg := sdk.AsError(exportErr).Message
+	event := catalog.ConnectionFailure(sc.WorkspaceID, catalog.Connection{Destination: sc.ExportTo, Message: msg})
+	err := p.deps.Store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: destination.CheckFailed, Message: msg}, &event)
 	if err != nil {
 		p.deps.Logger.Warn("recording a refused connection failed", "destination", sc.ExportTo, "error", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/blob"
 	"github.com/heraldhq/herald/host/internal/deps"
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
@@ -212,7 +213,8 @@ func (p *Publisher) Reconcile(ctx context.Context) error {
 			if o.JobReason != nil {
 				reason += ": " + *o.JobReason
 			}
-			if err := st.FailUnfinishedSchedule(ctx, o.WorkspaceID, o.ID, reason); err != nil {
+			event := catalog.ScheduleFailure(o.WorkspaceID, catalog.Schedule{ScheduleID: o.ID, Error: reason})
+			if err := st.FailUnfinishedSchedule(ctx, o.WorkspaceID, o.ID, reason, &event); err != nil {
 				return err
 			}
 			continue
@@ -386,8 +388,10 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 	defer cancel()
 	if exportErr == nil {
 		res.ExternalURL = safeExternalURL(p.deps.Logger, sc.ID, sc.ExportTo, res.ExternalURL)
+		event := catalog.SchedulePublish(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo,
+			ExternalID: res.ExternalID, ExternalURL: res.ExternalURL})
 		owned, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{
-			Status: store.SchedulePublished, ExternalID: res.ExternalID, ExternalURL: res.ExternalURL,
+			Status: store.SchedulePublished, ExternalID: res.ExternalID, ExternalURL: res.ExternalURL, Event: &event,
 		})
 		if err != nil {
 			// Left publishing; the retry takes it over and repeats the
@@ -418,7 +422,9 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempt, reason)
 		}
 	}
-	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status, Error: reason}); err != nil {
+	event := catalog.ScheduleFailure(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo, Error: reason,
+		WillRetry: status == store.SchedulePending})
+	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status, Error: reason, Event: &event}); err != nil {
 		return nil, fmt.Errorf("record failure of schedule %s: %w", sc.ID, err)
 	}
 	if status == store.ScheduleFailed {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 )
 
 // Connection is a workspace's stored credentials for one destination.
@@ -62,9 +64,18 @@ type ConnectionCheck struct {
 // SetConnectionCheck records a check of the workspace's connection to
 // destination (a publish refused with 401/403 records "failed"); it does
 // nothing when the connection is gone.
-func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination string, c ConnectionCheck) error {
-	_, err := s.exec(ctx, `UPDATE destination_connections SET checked_at = $1, check_result = $2, check_message = $3, check_account = $4
+// The event (destination.connection.failed), when given, is written in the
+// same transaction when the connection exists.
+func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination string, c ConnectionCheck, event *catalog.Event) error {
+	var e *Event
+	if event != nil {
+		e = EventOf(*event)
+	}
+	_, err := s.emitTx(ctx, func(q Querier) (bool, error) {
+		n, err := q.Exec(ctx, `UPDATE destination_connections SET checked_at = $1, check_result = $2, check_message = $3, check_account = $4
 		WHERE workspace_id = $5 AND destination = $6`, c.At, c.Result, c.Message, c.Account, workspaceID, destination)
+		return n > 0, err
+	}, e)
 	if err != nil {
 		return fmt.Errorf("record the check of the connection to %s: %w", destination, err)
 	}

@@ -4,13 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 )
 
 // ReserveCredits adds n to the workspace's AI credit usage of month when the
 // total stays within limit, atomically, and returns the new total. ok is
 // false (and nothing changes) when the limit would be exceeded.
 func (s *Store) ReserveCredits(ctx context.Context, workspaceID, month string, n, limit int) (used int, ok bool, err error) {
-	return s.ReserveCreditsTx(ctx, s.b, workspaceID, month, n, limit)
+	crossed := false
+	err = s.Tx(ctx, func(q Querier) error {
+		used, ok, err = s.ReserveCreditsTx(ctx, q, workspaceID, month, n, limit)
+		crossed = ok && len(catalog.CreditsCrossed(workspaceID, month, used-n, used, limit)) > 0
+		return err
+	})
+	if crossed {
+		s.EventsCommitted()
+	}
+	return used, ok, err
 }
 
 // ReserveCreditsTx is ReserveCredits inside q's transaction, so a reservation
@@ -28,6 +39,11 @@ func (s *Store) ReserveCreditsTx(ctx context.Context, q Querier, workspaceID, mo
 	}
 	if err != nil {
 		return 0, false, fmt.Errorf("reserve credits: %w", err)
+	}
+	for _, e := range catalog.CreditsCrossed(workspaceID, month, used-n, used, limit) {
+		if _, err := s.EmitEvent(ctx, q, EventOf(e)); err != nil {
+			return 0, false, err
+		}
 	}
 	return used, true, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 )
 
 // Schedule statuses as stored. Pending and draft are the ones a client
@@ -203,6 +205,9 @@ type ScheduleOutcome struct {
 	ExternalURL string
 	// Error is the reason of a failure or of the coming retry.
 	Error string
+	// Event is written with the outcome, in its transaction, when the
+	// attempt still owns the schedule (schedule.published or failed).
+	Event *catalog.Event
 }
 
 // FinishSchedule records the outcome of the attempt that claimed the
@@ -219,13 +224,20 @@ func (s *Store) FinishSchedule(ctx context.Context, workspaceID, id string, atte
 	if o.Status == SchedulePublished {
 		extID, extURL, publishedAt = nullable(o.ExternalID), nullable(o.ExternalURL), &now
 	}
-	n, err := s.exec(ctx, `UPDATE schedules SET status = $1, last_error = COALESCE($2, last_error), external_id = $3, external_url = $4,
+	var event *Event
+	if o.Event != nil {
+		event = EventOf(*o.Event)
+	}
+	owned, err := s.emitTx(ctx, func(q Querier) (bool, error) {
+		n, err := q.Exec(ctx, `UPDATE schedules SET status = $1, last_error = COALESCE($2, last_error), external_id = $3, external_url = $4,
 		published_at = $5, updated_at = $6 WHERE workspace_id = $7 AND id = $8 AND status = $9 AND attempts = $10`,
-		o.Status, lastErr, extID, extURL, publishedAt, now, workspaceID, id, SchedulePublishing, attempt)
+			o.Status, lastErr, extID, extURL, publishedAt, now, workspaceID, id, SchedulePublishing, attempt)
+		return n == 1, err
+	}, event)
 	if err != nil {
 		return false, fmt.Errorf("record outcome of schedule %s: %w", id, err)
 	}
-	return n == 1, nil
+	return owned, nil
 }
 
 func nullable(s string) *string {
@@ -238,9 +250,18 @@ func nullable(s string) *string {
 // FailUnfinishedSchedule marks a pending or publishing schedule failed with
 // reason, whoever holds it; the reconciler uses it when the publish job
 // failed for good without recording an outcome.
-func (s *Store) FailUnfinishedSchedule(ctx context.Context, workspaceID, id, reason string) error {
-	_, err := s.exec(ctx, `UPDATE schedules SET status = $1, last_error = $2, updated_at = $3 WHERE workspace_id = $4 AND id = $5 AND status IN ($6, $7)`,
-		ScheduleFailed, reason, s.Now(), workspaceID, id, SchedulePending, SchedulePublishing)
+// The event (schedule.failed), when given, is written in the same
+// transaction when the schedule was still unfinished.
+func (s *Store) FailUnfinishedSchedule(ctx context.Context, workspaceID, id, reason string, event *catalog.Event) error {
+	var e *Event
+	if event != nil {
+		e = EventOf(*event)
+	}
+	_, err := s.emitTx(ctx, func(q Querier) (bool, error) {
+		n, err := q.Exec(ctx, `UPDATE schedules SET status = $1, last_error = $2, updated_at = $3 WHERE workspace_id = $4 AND id = $5 AND status IN ($6, $7)`,
+			ScheduleFailed, reason, s.Now(), workspaceID, id, SchedulePending, SchedulePublishing)
+		return n > 0, err
+	}, e)
 	if err != nil {
 		return fmt.Errorf("fail schedule %s: %w", id, err)
 	}

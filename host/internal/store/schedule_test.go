@@ -310,10 +310,10 @@ func TestConnectionsAreUpsertedAndScopedByWorkspace(t *testing.T) {
 			t.Fatalf("list: %v", all)
 		}
 		check := store.ConnectionCheck{At: ptr(int64(42)), Result: "failed", Message: "401", Account: "bob"}
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", check); err != nil {
+		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", check, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetConnectionCheck(ctx, "other", "wordpress", store.ConnectionCheck{Result: "ok"}); err != nil {
+		if err := s.SetConnectionCheck(ctx, "other", "wordpress", store.ConnectionCheck{Result: "ok"}, nil); err != nil {
 			t.Fatalf("a check of a missing connection: %v", err)
 		}
 		if c, err := s.GetConnection(ctx, "acme", "wordpress"); err != nil || c.Check.At == nil || *c.Check.At != 42 ||

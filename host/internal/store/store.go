@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -68,6 +69,8 @@ type Store struct {
 	Dialect Dialect
 	b       backend
 	now     func() time.Time
+	// onEvents is called after a commit that wrote events (events.go).
+	onEvents atomic.Pointer[func()]
 }
 
 // Open opens the store: databaseURL selects PostgreSQL/CockroachDB, empty

@@ -164,7 +164,7 @@ func TestWorkspaceScopedMethodsNeverReachAnotherWorkspace(t *testing.T) {
 			return errSkipIntact
 		}},
 		{"FailUnfinishedSchedule", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			return s.FailUnfinishedSchedule(ctx, f.b, f.schedule.ID, "from B")
+			return s.FailUnfinishedSchedule(ctx, f.b, f.schedule.ID, "from B", nil)
 		}},
 		{"SetScheduleJob", func(ctx context.Context, s *store.Store, f *tenancy) error {
 			return s.SetScheduleJob(ctx, nil, f.b, f.schedule.ID, "job-of-b")

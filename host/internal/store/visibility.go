@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 )
 
 // VisibilityReport is a stored AI visibility report. Input, Engines,
@@ -175,14 +177,24 @@ func (s *Store) VisibilityRefreshes(ctx context.Context, workspaceID string, sin
 type ReportUpdate struct {
 	JobID, State, Brands, Site, Result, Error *string
 	CompletedAt                               *int64
+	// Events are written in the update's transaction (report.completed,
+	// report.failed, the tracker's events).
+	Events []catalog.Event
 }
 
 // UpdateVisibilityReport applies u to a report of the workspace.
 func (s *Store) UpdateVisibilityReport(ctx context.Context, workspaceID, id string, u ReportUpdate) error {
-	_, err := s.exec(ctx, `UPDATE visibility_reports SET job_id = COALESCE($3, job_id), state = COALESCE($4, state),
+	events := make([]*Event, len(u.Events))
+	for i, e := range u.Events {
+		events[i] = EventOf(e)
+	}
+	_, err := s.emitTx(ctx, func(q Querier) (bool, error) {
+		n, err := q.Exec(ctx, `UPDATE visibility_reports SET job_id = COALESCE($3, job_id), state = COALESCE($4, state),
 		brands = COALESCE($5, brands), site = COALESCE($6, site), result = COALESCE($7, result), error = COALESCE($8, error),
 		completed_at = COALESCE($9, completed_at) WHERE workspace_id = $1 AND id = $2`,
-		workspaceID, id, u.JobID, u.State, u.Brands, u.Site, u.Result, u.Error, u.CompletedAt)
+			workspaceID, id, u.JobID, u.State, u.Brands, u.Site, u.Result, u.Error, u.CompletedAt)
+		return n == 1, err
+	}, events...)
 	if err != nil {
 		return fmt.Errorf("update visibility report: %w", err)
 	}

@@ -101,7 +101,7 @@ func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
 
 func (s *Service) fail(ctx context.Context, r store.VisibilityReport, cause error) {
 	state, msg := store.ReportFailed, "the report could not be generated: "+cause.Error()
-	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Error: &msg}); err != nil {
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Error: &msg, Events: failureEvents(r, msg)}); err != nil {
 		s.log.Error("mark report failed", "report", r.ID, "error", err)
 	}
 	s.settle(ctx, r)

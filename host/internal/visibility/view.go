@@ -161,7 +161,8 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 	result := mustJSON(c)
 	state := store.ReportCompleted
 	now := s.now().UnixMilli()
-	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Result: &result, CompletedAt: &now}); err != nil {
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Result: &result, CompletedAt: &now,
+		Events: completionEvents(r, c)}); err != nil {
 		return err
 	}
 	s.settle(context.WithoutCancel(ctx), r)

@@ -16,6 +16,7 @@ const pages = [
   { id: 'agent', label: 'Agent', load: () => import('./agent.js') },
   { id: 'schedules', label: 'Scheduled posts', load: () => import('./schedules.js') },
   { id: 'destinations', label: 'Destinations', load: () => import('./destinations.js') },
+  { id: 'notifications', label: 'Notifications', load: () => import('./notifications.js') },
   { id: 'voices', label: 'Brand voices', load: () => import('./voices.js') },
 ];
 const $ = (id) => document.getElementById(id);
