@@ -1,0 +1,112 @@
+package integration_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/heraldhq/herald/integration/harness"
+)
+
+// nginxConf is a throwaway nginx on 127.0.0.1 that logs with the herald
+// format of deploy/nginx (included as shipped) and with plain combined.
+const nginxConf = `daemon off;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 64; }
+http {
+	include %[2]s;
+	client_body_temp_path %[1]s/tmp; proxy_temp_path %[1]s/tmp; fastcgi_temp_path %[1]s/tmp;
+	uwsgi_temp_path %[1]s/tmp; scgi_temp_path %[1]s/tmp;
+	server {
+		listen 127.0.0.1:%[3]d;
+		server_name example.com;
+		access_log %[1]s/access.log herald;
+		access_log %[1]s/combined.log combined;
+		location / { return 200 "ok\n"; }
+	}
+}
+`
+
+// The real nginx writes its access log; `herald logs ship` posts what it
+// wrote, follows the log across a rotation (rename, then nginx's USR1
+// reopen) and sends nothing twice across runs.
+func TestNginxLogShipping(t *testing.T) {
+	t.Parallel()
+	nginx := program(t, "nginx", "nginx")
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "tmp"), 0o755)
+	port := freePort(t)
+	conf := filepath.Join(dir, "nginx.conf")
+	format := filepath.Join(harness.Root(), "deploy", "nginx", "herald-log-format.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, format, port)), 0o644)
+	if out, err := exec.Command(nginx, "-t", "-p", dir, "-c", conf).CombinedOutput(); err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+	srv := startServer(t, port, nil, nginx, "-p", dir, "-c", conf)
+
+	rc := newLogReceiver(t, "kis_nginx-secret", "ks_nginx", "example.com")
+	secret := writeSecret(t, dir, "kis_nginx-secret")
+	log := filepath.Join(dir, "access.log")
+
+	get(t, port, "example.com", "/pricing", uaGPTBot, "")
+	get(t, port, "example.com", "/docs/setup?x=1", uaClaudeBot, "")
+	get(t, port, "www.example.com", "/", uaBrowser, "https://chatgpt.com/")
+	waitFile(t, log, 3)
+	out := ship(t, rc.URL(), "ks_nginx", secret, log, "--state", filepath.Join(dir, "offset"))
+	wantHits(t, rc.Hits(), map[string][]string{
+		uaGPTBot:    {"GET /pricing 200 127.0.0.1 example.com "},
+		uaClaudeBot: {"GET /docs/setup?x=1 200 127.0.0.1 example.com "},
+		uaBrowser:   {"GET / 200 127.0.0.1 www.example.com https://chatgpt.com/"},
+	})
+	if len(rc.Rejected()) != 0 {
+		t.Fatalf("rejected %q\n%s", rc.Rejected(), out)
+	}
+
+	// logrotate's default: rename, then tell nginx to reopen its logs.
+	if err := os.Rename(log, log+".1"); err != nil {
+		t.Fatal(err)
+	}
+	get(t, port, "example.com", "/before-reopen", uaGPTBot, "")
+	waitFile(t, log+".1", 4)
+	if err := srv.Process.Signal(syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(log); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nginx did not reopen its log on USR1")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	get(t, port, "example.com", "/after-reopen", uaClaudeBot, "")
+	waitFile(t, log, 1)
+	ship(t, rc.URL(), "ks_nginx", secret, log, "--state", filepath.Join(dir, "offset"))
+	ship(t, rc.URL(), "ks_nginx", secret, log, "--state", filepath.Join(dir, "offset"))
+	wantHits(t, rc.Hits(), map[string][]string{
+		uaGPTBot:    {"GET /pricing 200 127.0.0.1 example.com ", "GET /before-reopen 200 127.0.0.1 example.com "},
+		uaClaudeBot: {"GET /docs/setup?x=1 200 127.0.0.1 example.com ", "GET /after-reopen 200 127.0.0.1 example.com "},
+		uaBrowser:   {"GET / 200 127.0.0.1 www.example.com https://chatgpt.com/"},
+	})
+
+	// Plain combined (no host field) parses too.
+	combined := filepath.Join(dir, "combined.log")
+	ship(t, rc.URL(), "ks_nginx", secret, combined, "--state", filepath.Join(dir, "offset-combined"))
+	if got := len(rc.Hits()); got != 5+5 || len(rc.Rejected()) != 0 {
+		t.Fatalf("after the combined log: %d hits, rejected %q", got, rc.Rejected())
+	}
+	for _, h := range rc.Hits()[5:] {
+		if h.Host != "" || h.Format != "combined" || !strings.HasPrefix(h.Path, "/") {
+			t.Fatalf("combined hit %+v", h)
+		}
+	}
+}
