@@ -16,7 +16,6 @@ import (
 const caddyfile = `{
 	admin off
 	auto_https off
-	persist_config off
 	storage file_system %[1]s/storage
 }
 import %[2]s
