@@ -111,6 +111,7 @@ func get(t *testing.T, port int, host, path, ua, referrer string) {
 // ship runs `herald logs ship --once` (the real binary) on file.
 func ship(t *testing.T, url, siteKey, secretFile, file string, extra ...string) string {
 	t.Helper()
+	harness.Binary(t) // built before the command's clock starts
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	args := append([]string{"logs", "ship", "--once", "--from-start", "--file", file, "--url", url, "--site-key", siteKey,
