@@ -105,13 +105,52 @@ func TestNginxLogShipping(t *testing.T) {
 		uaBrowser:   {"GET / 200 127.0.0.1 www.example.com https://chatgpt.com/"},
 	})
 
+	// Running as a service: a new line goes within a poll and a batch wait;
+	// SIGTERM stops it cleanly, and a run after it sends nothing again.
+	follow := exec.Command(harness.Binary(t), "logs", "ship", "--file", log, "--url", rc.URL(), "--site-key", "ks_nginx",
+		"--secret-file", secret, "--state", filepath.Join(dir, "offset"), "--poll", "50ms", "--batch-wait", "50ms")
+	var followOut strings.Builder
+	follow.Stdout, follow.Stderr = &followOut, &followOut
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- follow.Wait() }()
+	t.Cleanup(func() { follow.Process.Kill() })
+	get(t, port, "example.com", "/while-following", uaGPTBot, "")
+	for deadline := time.Now().Add(30 * time.Second); len(rc.Hits()) < 6; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the running shipper did not post the new line:\n%s", followOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	follow.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("the shipper exited with %v on SIGTERM:\n%s", err, followOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shipper did not stop on SIGTERM")
+	}
+	if last := rc.Hits()[5]; last.Path != "/while-following" || last.UserAgent != uaGPTBot {
+		t.Fatalf("the running shipper posted %+v", last)
+	}
+	if strings.Contains(followOut.String(), "kis_nginx-secret") {
+		t.Fatalf("the shipper logged the secret:\n%s", followOut.String())
+	}
+	ship(t, rc.URL(), "ks_nginx", secret, log, "--state", filepath.Join(dir, "offset"))
+	if n := len(rc.Hits()); n != 6 {
+		t.Fatalf("a run after the service stopped sent %d lines again", n-6)
+	}
+
 	// Plain combined (no host field) parses too.
 	combined := filepath.Join(dir, "combined.log")
 	ship(t, rc.URL(), "ks_nginx", secret, combined, "--state", filepath.Join(dir, "offset-combined"))
-	if got := len(rc.Hits()); got != 5+5 || len(rc.Rejected()) != 0 {
+	if got := len(rc.Hits()); got != 6+6 || len(rc.Rejected()) != 0 {
 		t.Fatalf("after the combined log: %d hits, rejected %q", got, rc.Rejected())
 	}
-	for _, h := range rc.Hits()[5:] {
+	for _, h := range rc.Hits()[6:] {
 		if h.Host != "" || h.Format != "combined" || !strings.HasPrefix(h.Path, "/") {
 			t.Fatalf("combined hit %+v", h)
 		}

@@ -125,6 +125,9 @@ func (s *Shipper) Run(ctx context.Context) error {
 			if err := SaveState(s.opts.State, s.opts.File, t.Position()); err != nil {
 				return err
 			}
+			if ctx.Err() != nil {
+				return nil
+			}
 			batch, size = batch[:0], 0
 			continue
 		}
@@ -147,7 +150,7 @@ func (s *Shipper) send(ctx context.Context, batch []string) error {
 	ct := ContentType(s.opts.Format, batch)
 	backoff := time.Second
 	for attempt := 1; ; attempt++ {
-		res, err := s.client.Post(ctx, ct, batch)
+		res, err := s.post(ctx, ct, batch)
 		if err == nil {
 			if res.Rejected > 0 {
 				s.log.Warn("lines rejected", "lines", len(batch), "accepted", res.Accepted, "rejected", res.Rejected, "reasons", res.Reasons)
@@ -177,4 +180,32 @@ func (s *Shipper) send(ctx context.Context, batch []string) error {
 			backoff = s.opts.MaxBackoff
 		}
 	}
+}
+
+// stopGrace is how long a batch already under way may take to be answered
+// once the shipper is told to stop: Herald may have stored it, and an
+// answer saves the position, so a restart does not send it again.
+const stopGrace = 5 * time.Second
+
+// post is one attempt; a stop (ctx ending) leaves it stopGrace to finish.
+func (s *Shipper) post(ctx context.Context, ct string, batch []string) (Result, error) {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(stopGrace)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			cancel()
+		}
+	}()
+	return s.client.Post(pctx, ct, batch)
 }

@@ -349,3 +349,30 @@ func TestRetryAfterDate(t *testing.T) {
 		t.Fatalf("nonsense: %v", d)
 	}
 }
+
+// Told to stop while Herald is answering a batch, the shipper waits for the
+// answer and saves the position, so a restart does not send it again.
+func TestShipStopDuringABatchKeepsItsAnswer(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.rc.answer = func(n int, w http.ResponseWriter) bool {
+		cancel()
+		time.Sleep(50 * time.Millisecond) // the stop reaches the shipper mid-request
+		return false
+	}
+	appendLines(t, f.log, "1")
+	s := f.shipper(func(o *Options) { o.Once = false; o.BatchWait = time.Nanosecond })
+	if err := s.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.rc.answer = nil
+	n := f.rc.requests
+	if err := f.ship(nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.rc.requests != n {
+		t.Fatalf("the batch answered during the stop went again: %q", f.rc.batches[len(f.rc.batches)-1])
+	}
+	wantLines(t, f.rc.lines(), "1")
+}
