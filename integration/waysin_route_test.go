@@ -1,9 +1,13 @@
 package integration_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -111,5 +115,40 @@ func TestCloudflareJobFieldsThroughTheRoute(t *testing.T) {
 	ship(t, p.URL, siteKey, writeSecret(t, dir, secret), log, "--format", "ndjson", "--state", filepath.Join(dir, "offset"))
 	if all, _ := crawlerTotals(t, p, siteKey); all != "1" {
 		t.Fatalf("crawler hits %s after the Logpush record, want 1\n%s", all, p.Output())
+	}
+}
+
+// The WordPress plugin's report of a GPTBot request reaches the real route
+// and is stored as a crawler hit.
+func TestWordPressPluginThroughTheRoute(t *testing.T) {
+	t.Parallel()
+	port := freePort(t)
+	root := wordpressSite(t, port)
+	p, siteKey, secret := routeSite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	setup := filepath.Join(harness.Root(), "integration", "testdata", "wordpress", "setup.php")
+	if out, err := exec.CommandContext(ctx, "php", setup, root, p.URL, siteKey, secret).CombinedOutput(); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	startServer(t, port, nil, "php", "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", root)
+	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/?p=1", port), nil)
+	req.Host = fmt.Sprintf("example.com:%d", port)
+	req.Header.Set("User-Agent", uaGPTBot)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	for {
+		if all, _ := crawlerTotals(t, p, siteKey); all == "1" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the route stored no crawler hit from the plugin\n%s", p.Output())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
