@@ -135,7 +135,7 @@ func TestWordPressPluginThroughTheRoute(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/?p=1", port), nil)
 	req.Host = fmt.Sprintf("example.com:%d", port)
 	req.Header.Set("User-Agent", uaGPTBot)
-	res, err := http.DefaultClient.Do(req)
+	res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

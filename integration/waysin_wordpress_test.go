@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,6 +119,13 @@ func wordpressSite(t *testing.T, port int) string {
 	if err := os.Symlink(plugin, filepath.Join(root, "wp-content", "plugins", "herald")); err != nil {
 		t.Fatal(err)
 	}
+	// The test server answers on 127.0.0.1 for example.com: no canonical
+	// redirect (under PHP-FPM WordPress redirects /?p=1 to itself).
+	os.MkdirAll(filepath.Join(root, "wp-content", "mu-plugins"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "wp-content", "mu-plugins", "no-canonical.php"),
+		[]byte("<?php remove_action( 'template_redirect', 'redirect_canonical' );\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(root, "wp-config.php"), []byte(fmt.Sprintf(wpConfig, name, pass, port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +139,101 @@ func wordpressSite(t *testing.T, port int) string {
 // not wait for Herald); the settings page never prints the secret back.
 func TestWordPressPlugin(t *testing.T) {
 	t.Parallel()
+	checkPlugin(t, func(root string, port int) {
+		startServer(t, port, nil, "php", "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", root)
+	})
+}
+
+// The same under nginx and PHP-FPM, the usual production stack, where the
+// plugin finishes the response (fastcgi_finish_request) before it posts.
+func TestWordPressPluginUnderPHPFPM(t *testing.T) {
+	t.Parallel()
+	nginx := program(t, "nginx", "nginx")
+	fpm := program(t, "php-fpm8.2", "php-fpm")
+	checkPlugin(t, func(root string, port int) {
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "tmp"), 0o755)
+		sock := filepath.Join(dir, "fpm.sock")
+		fpmConf := filepath.Join(dir, "php-fpm.conf")
+		os.WriteFile(fpmConf, []byte(fmt.Sprintf(fpmConfig, dir, sock)), 0o644)
+		startFPM(t, fpm, fpmConf, sock)
+		conf := filepath.Join(dir, "nginx.conf")
+		os.WriteFile(conf, []byte(fmt.Sprintf(nginxPHPConf, dir, port, root, sock)), 0o644)
+		startServer(t, port, nil, nginx, "-p", dir, "-c", conf)
+	})
+}
+
+const fpmConfig = `[global]
+error_log = %[1]s/fpm.log
+daemonize = no
+[www]
+listen = %[2]s
+pm = static
+pm.max_children = 2
+clear_env = no
+`
+
+const nginxPHPConf = `daemon off;
+user root;
+worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 64; }
+http {
+	client_body_temp_path %[1]s/tmp; proxy_temp_path %[1]s/tmp; fastcgi_temp_path %[1]s/tmp;
+	uwsgi_temp_path %[1]s/tmp; scgi_temp_path %[1]s/tmp;
+	access_log off;
+	server {
+		listen 127.0.0.1:%[2]d;
+		root %[3]s;
+		index index.php;
+		location / { try_files $uri $uri/ /index.php?$args; }
+		location ~ \.php$ {
+			include /etc/nginx/fastcgi_params;
+			fastcgi_param SCRIPT_FILENAME $document_root$fastcgi_script_name;
+			fastcgi_pass unix:%[4]s;
+		}
+	}
+}
+`
+
+// startFPM runs php-fpm in the foreground (-R: as root, in the test's
+// private temp dir) until the test ends and waits for its socket.
+func startFPM(t *testing.T, fpm, conf, sock string) {
+	t.Helper()
+	cmd := exec.Command(fpm, "-F", "-R", "-y", conf)
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			return
+		}
+		select {
+		case <-done:
+			t.Fatalf("php-fpm exited:\n%s", out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("php-fpm made no socket:\n%s", out)
+		}
+	}
+}
+
+func checkPlugin(t *testing.T, serve func(root string, port int)) {
 	port := freePort(t)
 	root := wordpressSite(t, port)
 	const secret, siteKey = "kis_wp-secret-0123456789abcdef", "ks_wordpress"
@@ -158,7 +261,7 @@ func TestWordPressPlugin(t *testing.T) {
 		}
 	}
 
-	startServer(t, port, nil, "php", "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", root)
+	serve(root, port)
 
 	// The receiver holds its answer until the test has the page.
 	release := make(chan struct{})
@@ -175,14 +278,17 @@ func TestWordPressPlugin(t *testing.T) {
 		req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/?p=1", port), nil)
 		req.Host = fmt.Sprintf("example.com:%d", port)
 		req.Header.Set("User-Agent", ua)
-		res, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+		// Never follow a redirect: example.com must not be looked up.
+		client := &http.Client{Timeout: 30 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer res.Body.Close()
 		b, err := io.ReadAll(res.Body)
 		if err != nil || res.StatusCode != 200 {
-			t.Fatalf("GET /?p=1 as %q: %d %v\n%s", ua, res.StatusCode, err, b)
+			t.Fatalf("GET /?p=1 as %q: %d %v (Location %q)\n%s", ua, res.StatusCode, err, res.Header.Get("Location"), b)
 		}
 		return string(b)
 	}
