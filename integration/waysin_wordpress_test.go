@@ -149,7 +149,11 @@ func TestWordPressPlugin(t *testing.T) {
 func TestWordPressPluginUnderPHPFPM(t *testing.T) {
 	t.Parallel()
 	nginx := program(t, "nginx", "nginx")
-	fpm := program(t, "php-fpm8.2", "php-fpm")
+	fpms, _ := filepath.Glob("/usr/sbin/php-fpm*") // php-fpm8.2 on Debian 12
+	if len(fpms) == 0 {
+		program(t, "php-fpm", "php-fpm")
+	}
+	fpm := fpms[0]
 	checkPlugin(t, func(root string, port int) {
 		dir := t.TempDir()
 		os.Mkdir(filepath.Join(dir, "tmp"), 0o755)
