@@ -32,8 +32,9 @@ func routeSite(t *testing.T) (*harness.Proc, string, string) {
 	return p, site["siteKey"].(string), secret
 }
 
-// crawlerTotals reads the site's stats: AI crawler hits in all and claimed.
-func crawlerTotals(t *testing.T, p *harness.Proc, siteKey string) (all, claimed string) {
+// crawlerTotals reads the site's stats: AI crawler hits verified (the
+// card's figure) and claimed.
+func crawlerTotals(t *testing.T, p *harness.Proc, siteKey string) (verified, claimed string) {
 	t.Helper()
 	status, stats := call(t, "GET", p.URL+"/v1/ai-traffic/stats?days=7&siteKey="+siteKey, p.Key, "")
 	if status != 200 {
@@ -53,8 +54,8 @@ func crawlerTotals(t *testing.T, p *harness.Proc, siteKey string) (all, claimed 
 // reverse name is local, so verification asks no outside resolver.
 
 // The real nginx's log, shipped by the real command to the real route:
-// the two crawler lines are stored (claimed: 127.0.0.1 is no operator's
-// address), the browser's line is accepted and not stored as a hit.
+// the two crawler lines are stored as claimed hits (127.0.0.1 is no
+// operator's address), the browser's line is not stored as a hit.
 func TestNginxLogThroughTheRoute(t *testing.T) {
 	t.Parallel()
 	nginx := program(t, "nginx", "nginx")
@@ -72,8 +73,8 @@ func TestNginxLogThroughTheRoute(t *testing.T) {
 	log := filepath.Join(dir, "access.log")
 	waitFile(t, log, 3)
 	ship(t, p.URL, siteKey, writeSecret(t, dir, secret), log, "--state", filepath.Join(dir, "offset"))
-	if all, claimed := crawlerTotals(t, p, siteKey); all != "2" || claimed != "2" {
-		t.Fatalf("crawler hits %s (claimed %s), want 2 (2)\n%s", all, claimed, p.Output())
+	if verified, claimed := crawlerTotals(t, p, siteKey); verified != "0" || claimed != "2" {
+		t.Fatalf("crawler hits verified %s, claimed %s; want 0 and 2\n%s", verified, claimed, p.Output())
 	}
 }
 
@@ -113,13 +114,13 @@ func TestCloudflareJobFieldsThroughTheRoute(t *testing.T) {
 	log := filepath.Join(dir, "logpush.ndjson")
 	os.WriteFile(log, append(line, '\n'), 0o644)
 	ship(t, p.URL, siteKey, writeSecret(t, dir, secret), log, "--format", "ndjson", "--state", filepath.Join(dir, "offset"))
-	if all, _ := crawlerTotals(t, p, siteKey); all != "1" {
-		t.Fatalf("crawler hits %s after the Logpush record, want 1\n%s", all, p.Output())
+	if verified, claimed := crawlerTotals(t, p, siteKey); verified != "0" || claimed != "1" {
+		t.Fatalf("crawler hits verified %s, claimed %s after the Logpush record; want 0 and 1\n%s", verified, claimed, p.Output())
 	}
 }
 
-// The WordPress plugin's report of a GPTBot request reaches the real route
-// and is stored as a crawler hit.
+// The WordPress plugin's report of a GPTBot request, under nginx and
+// PHP-FPM, reaches the real route and is stored as a (claimed) crawler hit.
 func TestWordPressPluginThroughTheRoute(t *testing.T) {
 	t.Parallel()
 	port := freePort(t)
@@ -131,7 +132,7 @@ func TestWordPressPluginThroughTheRoute(t *testing.T) {
 	if out, err := exec.CommandContext(ctx, "php", setup, root, p.URL, siteKey, secret).CombinedOutput(); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
-	startServer(t, port, nil, "php", "-S", fmt.Sprintf("127.0.0.1:%d", port), "-t", root)
+	serveFPM(t, program(t, "nginx", "nginx"), phpFPM(t), root, port)
 	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://127.0.0.1:%d/?p=1", port), nil)
 	req.Host = fmt.Sprintf("example.com:%d", port)
 	req.Header.Set("User-Agent", uaGPTBot)
@@ -142,7 +143,7 @@ func TestWordPressPluginThroughTheRoute(t *testing.T) {
 	io.Copy(io.Discard, res.Body)
 	res.Body.Close()
 	for {
-		if all, _ := crawlerTotals(t, p, siteKey); all == "1" {
+		if _, claimed := crawlerTotals(t, p, siteKey); claimed == "1" {
 			return
 		}
 		select {

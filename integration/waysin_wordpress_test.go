@@ -149,12 +149,13 @@ func TestWordPressPlugin(t *testing.T) {
 func TestWordPressPluginUnderPHPFPM(t *testing.T) {
 	t.Parallel()
 	nginx := program(t, "nginx", "nginx")
-	fpms, _ := filepath.Glob("/usr/sbin/php-fpm*") // php-fpm8.2 on Debian 12
-	if len(fpms) == 0 {
-		program(t, "php-fpm", "php-fpm")
-	}
-	fpm := fpms[0]
-	checkPlugin(t, func(root string, port int) {
+	fpm := phpFPM(t)
+	checkPlugin(t, func(root string, port int) { serveFPM(t, nginx, fpm, root, port) })
+}
+
+// serveFPM serves the WordPress at root with nginx and PHP-FPM on port.
+func serveFPM(t *testing.T, nginx, fpm, root string, port int) {
+	{
 		dir := t.TempDir()
 		os.Mkdir(filepath.Join(dir, "tmp"), 0o755)
 		sock := filepath.Join(dir, "fpm.sock")
@@ -164,7 +165,7 @@ func TestWordPressPluginUnderPHPFPM(t *testing.T) {
 		conf := filepath.Join(dir, "nginx.conf")
 		os.WriteFile(conf, []byte(fmt.Sprintf(nginxPHPConf, dir, port, root, sock)), 0o644)
 		startServer(t, port, nil, nginx, "-p", dir, "-c", conf)
-	})
+	}
 }
 
 const fpmConfig = `[global]
@@ -200,6 +201,15 @@ http {
 	}
 }
 `
+
+// phpFPM is Debian's PHP-FPM (php-fpm8.2 on Debian 12).
+func phpFPM(t *testing.T) string {
+	fpms, _ := filepath.Glob("/usr/sbin/php-fpm*")
+	if len(fpms) == 0 {
+		program(t, "php-fpm", "php-fpm")
+	}
+	return fpms[0]
+}
 
 // startFPM runs php-fpm in the foreground (-R: as root, in the test's
 // private temp dir) until the test ends and waits for its socket.

@@ -6,9 +6,10 @@
  * route (POST /v1/ai-traffic/logs, a JSON array of line objects).
  *
  * The page is not slowed: under PHP-FPM the response is finished first
- * (fastcgi_finish_request), and the post is non-blocking either way
- * (wp_remote_post with 'blocking' => false: the request is written and the
- * connection closed without waiting for Herald's answer).
+ * (fastcgi_finish_request) and the post then waits for Herald's answer (at
+ * most 5 s, in the FPM worker, after the visitor has the page); elsewhere
+ * the post is non-blocking (wp_remote_post with 'blocking' => false: the
+ * request is written and the connection closed without waiting).
  *
  * @package Herald
  */
@@ -58,8 +59,13 @@ function herald_report_crawler_hit() {
 	if ( null === $line ) {
 		return;
 	}
+	// Under PHP-FPM the visitor has the whole page once the response is
+	// finished, so the post can wait for Herald's answer (a server may
+	// drop a request whose client hung up). Elsewhere it must not wait.
+	$blocking = false;
 	if ( function_exists( 'fastcgi_finish_request' ) ) {
 		fastcgi_finish_request();
+		$blocking = true;
 	}
 	$url = $base . '/v1/ai-traffic/logs';
 	if ( '' !== $key ) {
@@ -68,8 +74,8 @@ function herald_report_crawler_hit() {
 	wp_remote_post(
 		$url,
 		array(
-			'blocking'   => false,
-			'timeout'    => 1,
+			'blocking'   => $blocking,
+			'timeout'    => $blocking ? 5 : 1,
 			'user-agent' => 'herald-wordpress/' . HERALD_PLUGIN_VERSION,
 			'headers'    => array(
 				'Authorization' => 'Bearer ' . $secret,
