@@ -10,7 +10,7 @@
 // key, lifecycle.go the ordered start and stop, reload.go SIGHUP, plans.go
 // the stored plans, httpserver.go the HTTP part. The other subcommands have a
 // file each: migrate.go, keys.go, workspaces.go, plans_cmd.go,
-// plugins_cmd.go, finetune_cmd.go, visibility_cmd.go, mcp.go; bootstrap.go
+// plugins_cmd.go, finetune_cmd.go, visibility_cmd.go, mcp.go, logs_cmd.go; bootstrap.go
 // is the first start's default workspace and key, secretkey.go the
 // HERALD_SECRET_KEY rules, version.go `herald version`.
 package main

@@ -25,6 +25,7 @@ commands:
   finetune  start a workspace's fine-tuning job: herald finetune start --workspace NAME --model MODEL [--voice ID]
   visibility  recompute stored visibility reports under the current mention rules: herald visibility rescore [--workspace NAME]
   plugin    serve a first-party plugin to a host: herald plugin NAME (the host runs this itself)
+  logs      herald logs ship --file ACCESS_LOG --url URL --site-key KEY --secret-file FILE: post a server's access log
   mcp       MCP for desktop assistants: herald mcp --stdio [--url URL] (key in HERALD_API_KEY)
   version   print the version
 
@@ -43,6 +44,7 @@ var commands = map[string]command{
 	"finetune":   finetuneCmd,
 	"visibility": visibilityCmd,
 	"mcp":        mcpStdio,
+	"logs":       logsCmd,
 }
 
 // run is the whole program; tests call it in-process.
