@@ -349,3 +349,22 @@ func TestOverTheDailyLogCapIs429AndNothingIsWritten(t *testing.T) {
 		}
 	})
 }
+
+// A sender that hangs up once its body is sent (a fire-and-forget post)
+// still has its lines stored.
+func TestLinesOfASenderThatHungUpAreStored(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, st *store.Store) {
+		b := logSetup(t, st, 0, "full")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		res, err := b.svc.IngestLogs(ctx, traffic.LogBatch{ContentType: "text/plain", Authorization: "Bearer " + b.secret,
+			Body: []byte(clf("20.171.207.130", "/gone", gptbotUA))})
+		if err != nil || res.CrawlerHits != 1 {
+			t.Fatalf("ingest after hang-up: %+v, %v", res, err)
+		}
+		if n := countRows(t, st, "crawler_hits"); n != 1 {
+			t.Fatalf("%d crawler hits stored, want 1", n)
+		}
+	})
+}

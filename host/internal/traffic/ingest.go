@@ -126,12 +126,22 @@ func (s *Service) logSite(ctx context.Context, b LogBatch) (store.TrafficSite, c
 	return site, plan, nil
 }
 
+// logWriteTimeout bounds a log request's verification and write once its
+// sender is no longer waiting.
+const logWriteTimeout = 30 * time.Second
+
 // IngestLogs reads a batch of log lines of one site, classifies each line
 // with Classify, verifies the AI crawler hits and stores them with their
 // rollups in one transaction. Other bots and visits are counted, not
 // stored: visits come from the tracking script only, so none is counted
 // twice.
 func (s *Service) IngestLogs(ctx context.Context, b LogBatch) (LogResult, error) {
+	// The body is read whole before this runs, so a sender that hangs up
+	// now (a fire-and-forget post, as the WordPress plugin sends from
+	// PHP's built-in server) has said all it will: its lines are still
+	// verified and stored, within logWriteTimeout.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), logWriteTimeout)
+	defer cancel()
 	site, plan, err := s.logSite(ctx, b)
 	if err != nil {
 		return LogResult{}, err
