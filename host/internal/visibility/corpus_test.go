@@ -30,7 +30,7 @@ type corpus struct {
 	} `json:"answers"`
 }
 
-// Targets of issue 23.
+// Targets of the mention corpus.
 const (
 	targetMentionF1     = 0.97
 	targetExactPosition = 0.95
@@ -51,7 +51,7 @@ func TestLabelledCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(c.Answers) < 50 || len(c.BrandSets) < 4 {
-		t.Fatalf("the corpus has %d answers in %d brand sets; issue 23 asks for 50 and 4", len(c.Answers), len(c.BrandSets))
+		t.Fatalf("the corpus has %d answers in %d brand sets; the corpus needs 50 and 4", len(c.Answers), len(c.BrandSets))
 	}
 	var tp, fp, fn, posRight, posAll, citeRight, citeAll int
 	for name, set := range c.BrandSets {

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// The per-brand figures VISIBILITY.md's "Tracking" part adds to every
+// The per-brand figures docs/METRICS.md's "Tracking" part adds to every
 // report: average position and sentiment per brand and per engine, the
 // sources table, source visibility and source gaps, and the change of
 // every score since the previous run. Like the rest of the report they are

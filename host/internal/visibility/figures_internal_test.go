@@ -13,7 +13,7 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// The tracking figures of VISIBILITY.md, to the decimal, on scripted
+// The tracking figures of docs/METRICS.md, to the decimal, on scripted
 // answers: Zentrix (zentrix.co.uk) against Globex (globex.com).
 func trackingFixture() ([]Brand, []string, []Answer) {
 	brands := BuildBrands(SelfBrand("Zentrix", "zentrix.co.uk"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}})

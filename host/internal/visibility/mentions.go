@@ -8,8 +8,8 @@ import (
 )
 
 // ScoringVersion is the version of the mention rules reports are computed
-// with: 1 before issue 23 (aliases anywhere, URLs included), 2 the
-// revised "Mentions and positions" of VISIBILITY.md.
+// with: 1 the first rules (aliases anywhere, URLs included), 2 the
+// revised "Mentions and positions" of docs/METRICS.md.
 const ScoringVersion = 2
 
 // maxJudged is how many sentence-initial occurrences of one brand in one
@@ -17,7 +17,7 @@ const ScoringVersion = 2
 // ones do not count.
 const maxJudged = 3
 
-// Matcher finds tracked brands in answers under VISIBILITY.md's mention
+// Matcher finds tracked brands in answers under docs/METRICS.md's mention
 // rules. Build it once per report: it compiles every alias into one trie
 // of folded characters, so reading an answer is one pass over its prose
 // plus, at each word, a walk bounded by the longest alias.

@@ -9,7 +9,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 )
 
-// Source is one source of an answer (VISIBILITY.md "Sources"): a URL the
+// Source is one source of an answer (docs/METRICS.md "Sources"): a URL the
 // engine returned as a citation, a URL in the text (with or without a
 // scheme) or a domain written in the text, with its registrable domain.
 type Source struct {
@@ -22,7 +22,7 @@ type Source struct {
 // offsets into the text still hold) — and the sources found in the text.
 // One pass over the text: no regular expression, no quadratic scan.
 //
-// Defined as in VISIBILITY.md: a URL is a run starting with http:// or
+// Defined as in docs/METRICS.md: a URL is a run starting with http:// or
 // https://, or a host under a public suffix followed by a path
 // (tasklane.io/pricing) or starting with www.; a bare domain in the prose
 // (usefathom.com) stays in the prose (a mention) and is also a source.

@@ -66,7 +66,7 @@ type Recommendation struct {
 // answers, probes and site checks.
 type Computed struct {
 	// ScoringVersion is the version of the mention rules the numbers were
-	// computed with (absent in reports before issue 23: version 1).
+	// computed with (absent in reports before version 1).
 	ScoringVersion  int              `json:"scoringVersion"`
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`
@@ -112,7 +112,7 @@ func figuresOf(scores []BrandScore) []BrandFigures {
 // versions were recorded.
 func (c Computed) Version() int { return max(1, c.ScoringVersion) }
 
-// HistoryPoint is VISIBILITY.md's history point of a completed report.
+// HistoryPoint is docs/METRICS.md's history point of a completed report.
 func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	ts := createdAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	p := map[string]any{

@@ -47,7 +47,7 @@ type Mention struct {
 	Cited    bool    `json:"cited"`
 }
 
-// Weight is VISIBILITY.md's position weight: 1, 0.75, 0.5, then 0.25; 0
+// Weight is docs/METRICS.md's position weight: 1, 0.75, 0.5, then 0.25; 0
 // when not mentioned (pos 0).
 func Weight(pos int) float64 {
 	switch {
@@ -105,7 +105,7 @@ type EngineStatus struct {
 	Error    *string `json:"error"`
 }
 
-// MentionScores are the mention-based scores of VISIBILITY.md.
+// MentionScores are the mention-based scores of docs/METRICS.md.
 type MentionScores struct {
 	// Visibility is visibility(self); Interpretation nil when no engine
 	// answered.

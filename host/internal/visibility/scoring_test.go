@@ -53,7 +53,7 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	t.Parallel()
 	brands, engines, answers := scripted()
 	ms := visibility.ScoreMentions(brands, engines, answers)
-	// Scoring version 2 (issue 23): initech.io appears in the first answer
+	// Scoring version 2: initech.io appears in the first answer
 	// only inside a URL, so it is cited there but not mentioned (version 1
 	// counted it at position 3); "acme.com" written in the second answer's
 	// prose is a link without a scheme, so Acme is cited there too.
@@ -93,7 +93,7 @@ func TestOverlappingAliasesCountTheLongerOne(t *testing.T) {
 	}
 	// A domain is not found inside a longer domain name.
 	domainOnly := visibility.NewMatcher([]visibility.Brand{{Name: "Q", Slug: "q", Self: true, Domains: []string{"acme.com"}}})
-	// Version 2 (issue 23): a domain inside a URL is no longer a mention
+	// Version 2: a domain inside a URL is no longer a mention
 	// (version 1 counted https://www.acme.com/x); a domain in prose is.
 	for text, want := range map[string]int{"visit acme.com.au": 0, "visit my-acme.com": 0, "visit acme.com.": 1, "https://www.acme.com/x": 0, "blog.acme.com says": 1} {
 		if ms := domainOnly.Mentions(visibility.Answer{Text: text}); len(ms) != want {

@@ -79,7 +79,7 @@ func answerDomains(a Answer) map[string]int {
 }
 
 // ScoreSources computes the sources table, source visibility and source
-// gaps of VISIBILITY.md over the answers (mentions as ScoreMentions
+// gaps of docs/METRICS.md over the answers (mentions as ScoreMentions
 // found them, per answer).
 func ScoreSources(brands []Brand, answers []Answer, mentions [][]Mention) Sources {
 	var out Sources

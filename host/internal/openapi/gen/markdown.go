@@ -68,7 +68,11 @@ func markdown(encoded []byte) ([]byte, error) {
 			if t.Name == "Static" {
 				continue
 			}
-			fmt.Fprintf(&b, "- **%s** `%s %s`", r.op.OperationID, r.method, r.path)
+			name := r.op.OperationID
+			if r.op.AliasOf != "" {
+				name = r.op.AliasOf + " (alias)"
+			}
+			fmt.Fprintf(&b, "- **%s** `%s %s`", name, r.method, r.path)
 			if in := r.op.inputs(doc.Components.Schemas); in != "" {
 				fmt.Fprintf(&b, ": in %s", in)
 			}
@@ -96,6 +100,7 @@ type operation struct {
 	Tags        []string `json:"tags"`
 	Summary     string   `json:"summary"`
 	OperationID string   `json:"operationId"`
+	AliasOf     string   `json:"x-alias-of"`
 	Security    []map[string]any
 	Parameters  []struct {
 		Name string `json:"name"`
