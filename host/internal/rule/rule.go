@@ -156,6 +156,12 @@ func checkString(v string, r *apiv1.Rule, name string, presence bool) error {
 		return nil
 	}
 	if len(r.OneOf) > 0 && !contains(r.OneOf, v) {
+		switch len(r.OneOf) {
+		case 1:
+			return apierr.Invalid("%s must be %s, got %q", name, r.OneOf[0], clip(v))
+		case 2:
+			return apierr.Invalid("%s must be %s or %s, got %q", name, r.OneOf[0], r.OneOf[1], clip(v))
+		}
 		return apierr.Invalid("%s must be one of %s; got %q", name, strings.Join(r.OneOf, ", "), clip(v))
 	}
 	n := utf8.RuneCountInString(v)

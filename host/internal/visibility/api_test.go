@@ -203,7 +203,7 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		`{"websiteurl":"http://example.com"}`:    "websiteurl: http://example.com refused: only https:// URLs are fetched",
-		`{}`:                                     "websiteurl is required (an https:// URL of the brand's site)",
+		`{}`:                                     "websiteurl is required",
 		`{"websiteurl":"https://10.255.255.1/"}`: "websiteurl: 10.255.255.1 refused: it resolves to a private or local address",
 		`{"websiteurl":"https://example.com","prompts":["a","b","c","d"]}`: "prompts: 4 prompts given; the free plan allows 3 per report",
 	} {

@@ -24,7 +24,7 @@
 // identical questions within 10 minutes reuse answers), has the judge grade
 // the probes, then stores the computed result and gives back the credits of
 // answers not obtained. Invariant: a failed engine's answers are missing,
-// never zeros, in every mean. Mentions (scoring version 2, issue 23):
+// never zeros, in every mean. Mentions (scoring version 2):
 // `inputs.go` (competitor forms, `CompetitorInput`, reused by trackers),
 // `prose.go` (URLs, sources lists, `AnswerSources`), `tokens.go` and
 // `fold.go` (one tokenising pass, case and diacritics folded), `mentions.go`
@@ -33,8 +33,8 @@
 // verdicts). At completion the judge decides the pending sentence-initial
 // ordinary-word names (`judge.go`, verdicts in `visibility_answer_mentions`)
 // and the evidence is stored once (`visibility_evidence`); `rescore.go`
-// recomputes stored reports for `herald visibility rescore`. Trackers (issue
-// 26, VISIBILITY.md "Tracking"): `tracker.go` (setup, validation, plan
+// recomputes stored reports for `herald visibility rescore`. Trackers
+// (docs/METRICS.md "Tracking"): `tracker.go` (setup, validation, plan
 // rules), `tracker_slots.go` (slots and `RunDue`; `TrackerScheduler` is the
 // `serve` lifecycle that looks every `visibility { tracker_tick }`),
 // `tracker_handler.go` (`TrackerService`), `trend.go` and `traffic_join.go`
