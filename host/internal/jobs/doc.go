@@ -76,13 +76,13 @@
 //
 // # Metrics
 //
-// Herald_jobs{queue,state} (queue depth across hosts: waiting, delayed,
+// herald_jobs{queue,state} (queue depth across hosts: waiting, delayed,
 // active), herald_jobs_running{queue} (this host), herald_jobs_attempts_total
 // {queue,outcome}, herald_job_attempt_duration_seconds, herald_jobs_rescued_total,
 // herald_jobs_pruned_total, herald_jobs_lease_lost_total{queue} and
 // herald_jobs_store_errors_total.
 //
-// the durable job queue (aiQueue, seoQueue, contentQueue). The `jobs` row is
+// The durable job queue (aiQueue, seoQueue, contentQueue). The `jobs` row is
 // the truth: workers claim batches atomically (`UPDATE … WHERE id IN (SELECT
 // … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING` on PostgreSQL/CockroachDB,
 // the single writer on SQLite), hold a lease renewed every lease/3, and
