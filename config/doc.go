@@ -10,9 +10,9 @@
 // HCL schema, defaults, env overrides, validation with file:line:field
 // errors. `settings.go` is the one table of top-level settings (name, env
 // variable, default, Config field, file field, doc): defaults, the file, the
-// environment and `envOf` follow it, and so does the README's configuration
+// environment and `envOf` follow it, and so does the configuration
 // table (`config/gen`, run by `make generate`, writes it between its
-// markers; `TestREADMEConfigTable` fails when it is stale). Blocks (`plan`,
+// markers; `TestConfigurationTable` fails when it is stale). Blocks (`plan`,
 // `queue`, `plugin`, `model`, `limits`, …) are applied beside it.
 // First-party plugin names and kinds come from `plugins/names`, a list with
 // no plugin code (package `plugins` serves exactly those names; a test there

@@ -26,7 +26,11 @@ func tsClient(t *testing.T) string {
 
 func npx(t *testing.T, dir string, env []string, args ...string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(dir, "node_modules", ".bin", args[0]), args[1:]...)
+	bin := args[0]
+	if bin != "node" {
+		bin = filepath.Join(dir, "node_modules", ".bin", bin)
+	}
+	cmd := exec.Command(bin, args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()

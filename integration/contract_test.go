@@ -237,7 +237,11 @@ func TestTheDocumentsRulesAndTheServerAgree(t *testing.T) {
 		}
 		where := func(f field) string { return fmt.Sprintf("%s %s (%s) %s", op.method, op.path, op.id, f.name) }
 		for _, f := range fields {
-			for _, c := range contractCases(f.s, required[f.name]) {
+			example, hasExample := overrides[f.name]
+			if !hasExample {
+				example = exampleOf(f.s)
+			}
+			for _, c := range contractCases(f.s, required[f.name], example) {
 				declared++
 				status, msg, _ := send(f, c.inside, c.omitInside)
 				if status == 400 && names(msg, f.name) {
@@ -253,6 +257,9 @@ func TestTheDocumentsRulesAndTheServerAgree(t *testing.T) {
 				}
 			}
 			if _, skip := configured[f.name]; skip {
+				continue
+			}
+			if _, skip := configured[op.id+"."+f.name]; skip {
 				continue
 			}
 			for _, bad := range hostile(f.s) {
@@ -348,8 +355,8 @@ func resolve(s *contractSchema, schemas map[string]*contractSchema) *contractSch
 func contractBase(op contractOp, schemas map[string]*contractSchema, overrides map[string]any) (url.Values, map[string]any) {
 	q := url.Values{}
 	for name, s := range op.query {
-		if len(s.Examples) > 0 {
-			q.Set(name, fmt.Sprint(s.Examples[0]))
+		if v := exampleOf(s); v != nil {
+			q.Set(name, fmt.Sprint(v))
 		}
 	}
 	var body map[string]any
@@ -359,8 +366,8 @@ func contractBase(op contractOp, schemas map[string]*contractSchema, overrides m
 			s = resolve(s, schemas)
 			if v, ok := overrides[name]; ok {
 				body[name] = v
-			} else if len(s.Examples) > 0 {
-				body[name] = s.Examples[0]
+			} else if v := exampleOf(s); v != nil {
+				body[name] = v
 			}
 		}
 	}
@@ -373,12 +380,26 @@ type contractCase struct {
 	omitInside, omitOutside bool
 }
 
-// contractCases are the boundary values of each constraint of s.
-func contractCases(s *contractSchema, required bool) []contractCase {
-	var out []contractCase
-	example := any("x")
+// exampleOf is a value the schema accepts: its example, else its first
+// allowed value, else nil.
+func exampleOf(s *contractSchema) any {
 	if len(s.Examples) > 0 {
-		example = s.Examples[0]
+		return s.Examples[0]
+	}
+	for _, e := range s.Enum {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// contractCases are the boundary values of each constraint of s; example
+// is a valid value of the field (nil when it has none).
+func contractCases(s *contractSchema, required bool, example any) []contractCase {
+	var out []contractCase
+	if example == nil {
+		example = "x"
 	}
 	if required {
 		out = append(out, contractCase{rule: "required", inside: example, omitOutside: true})
@@ -392,12 +413,24 @@ func contractCases(s *contractSchema, required bool) []contractCase {
 	if len(enum) > 0 {
 		out = append(out, contractCase{rule: "enum", inside: enum[len(enum)-1], outside: "zz-not-allowed"})
 	}
-	if s.typ() == "string" && len(enum) == 0 && s.Pattern == "" || s.typ() == "string" && s.Pattern == `\S` {
-		if s.MaxLength != nil {
-			out = append(out, contractCase{rule: "maxLength", inside: strings.Repeat("w", *s.MaxLength), outside: strings.Repeat("w", *s.MaxLength+1)})
+	if s.typ() == "string" && len(enum) == 0 {
+		// Lengths are measured on a valid value padded with letters, so
+		// that a pattern or prefix the field also has still holds.
+		base, _ := example.(string)
+		if s.Pattern == `\S` || s.Pattern == "" {
+			base = ""
 		}
-		if s.MinLength != nil && *s.MinLength > 0 && !required {
-			out = append(out, contractCase{rule: "minLength", inside: strings.Repeat("w", *s.MinLength), outside: strings.Repeat("w", *s.MinLength-1)})
+		pad := func(n int) string {
+			if n < len(base) {
+				return base[:n]
+			}
+			return base + strings.Repeat("w", n-len(base))
+		}
+		if s.MaxLength != nil && *s.MaxLength >= len(base) {
+			out = append(out, contractCase{rule: "maxLength", inside: pad(*s.MaxLength), outside: pad(*s.MaxLength + 1)})
+		}
+		if s.MinLength != nil && *s.MinLength > 1 && !required {
+			out = append(out, contractCase{rule: "minLength", inside: pad(*s.MinLength), outside: pad(*s.MinLength - 1)})
 		}
 	}
 	if s.Pattern == `\S` {
@@ -417,9 +450,9 @@ func contractCases(s *contractSchema, required bool) []contractCase {
 		}
 	}
 	if s.typ() == "array" {
-		item := any("w")
-		if s.Items != nil && s.Items.typ() == "" && s.Items.AnyOf == nil {
-			item = "w"
+		var item any = "w"
+		if s.Items != nil && (s.Items.Ref != "" || s.Items.typ() == "object") {
+			item = map[string]any{}
 		}
 		if s.MaxItems != nil {
 			out = append(out, contractCase{rule: "maxItems", inside: repeat(item, *s.MaxItems), outside: repeat(item, *s.MaxItems+1)})
@@ -428,6 +461,9 @@ func contractCases(s *contractSchema, required bool) []contractCase {
 			n := *s.Items.MaxLength
 			out = append(out, contractCase{rule: "items.maxLength", inside: []any{strings.Repeat("w", n)}, outside: []any{strings.Repeat("w", n+1)}})
 		}
+		if s.Items != nil && s.Items.Pattern == `\S` {
+			out = append(out, contractCase{rule: "items not blank", inside: []any{"w"}, outside: []any{" "}})
+		}
 	}
 	return out
 }
@@ -435,7 +471,11 @@ func contractCases(s *contractSchema, required bool) []contractCase {
 func repeat(v any, n int) []any {
 	out := make([]any, n)
 	for i := range out {
-		out[i] = fmt.Sprintf("%v%d", v, i)
+		if str, ok := v.(string); ok {
+			out[i] = fmt.Sprintf("%s%d", str, i)
+		} else {
+			out[i] = v
+		}
 	}
 	return out
 }

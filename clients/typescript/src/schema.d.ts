@@ -1617,6 +1617,7 @@ export interface components {
          *     preflight).
          */
         CollectRequest: {
+            /** @example /pricing */
             path?: string | null;
             referrer?: string | null;
             /**

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -99,6 +100,12 @@ func checkField(m protoreflect.Message, f fieldRule, name string) error {
 					return err
 				}
 			case protoreflect.MessageKind:
+				if s, ok := stringValue(list.Get(i).Message()); ok {
+					if err := checkItem(s, r, elem); err != nil {
+						return err
+					}
+					continue
+				}
 				if err := check(list.Get(i).Message(), elem+"."); err != nil {
 					return err
 				}
@@ -116,9 +123,20 @@ func checkField(m protoreflect.Message, f fieldRule, name string) error {
 		}
 		sub := m.Get(fd).Message()
 		if fd.Message().FullName() == "google.protobuf.ListValue" {
-			n := sub.Get(sub.Descriptor().Fields().ByName("values")).List().Len()
+			values := sub.Get(sub.Descriptor().Fields().ByName("values")).List()
+			n := values.Len()
+			if r.Required && n == 0 {
+				return apierr.Invalid("%s is required", name)
+			}
 			if r.MaxItems != nil && uint32(n) > r.GetMaxItems() {
 				return apierr.Invalid("%s has %d entries; the limit is %d", name, n, r.GetMaxItems())
+			}
+			for i := 0; i < n; i++ {
+				if s, ok := stringValue(values.Get(i).Message()); ok {
+					if err := checkItem(s, r, fmt.Sprintf("%s[%d]", name, i)); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		}
@@ -133,6 +151,9 @@ func checkField(m protoreflect.Message, f fieldRule, name string) error {
 			return apierr.Invalid("%s is required", name)
 		}
 		if !set {
+			if r.Required && fd.HasPresence() {
+				return apierr.Invalid("%s is required", name)
+			}
 			return nil
 		}
 		return checkString(v, r, name, fd.HasPresence())
@@ -155,6 +176,9 @@ func checkString(v string, r *apiv1.Rule, name string, presence bool) error {
 	if v == "" && !presence {
 		return nil
 	}
+	if r.NotBlank && strings.TrimSpace(v) == "" {
+		return apierr.Invalid("%s must not be empty", name)
+	}
 	if len(r.OneOf) > 0 && !contains(r.OneOf, v) {
 		switch len(r.OneOf) {
 		case 1:
@@ -176,6 +200,12 @@ func checkString(v string, r *apiv1.Rule, name string, presence bool) error {
 			return apierr.Invalid("%s: %s://%s refused: only https:// URLs are fetched", name, u.Scheme, clip(u.Host))
 		}
 	}
+	if r.Pattern != "" && v != "" && !compiled(r.Pattern).MatchString(v) {
+		if r.PatternMessage != "" {
+			return apierr.Invalid("%s %s", name, r.PatternMessage)
+		}
+		return apierr.Invalid("%s must match %s; got %q", name, r.Pattern, clip(v))
+	}
 	if len(r.Prefix) > 0 && v != "" {
 		ok := false
 		for _, p := range r.Prefix {
@@ -189,6 +219,9 @@ func checkString(v string, r *apiv1.Rule, name string, presence bool) error {
 }
 
 func checkItem(v string, r *apiv1.Rule, name string) error {
+	if r.ItemsNotBlank && strings.TrimSpace(v) == "" {
+		return apierr.Invalid("%s is empty", name)
+	}
 	if r.MaxItemLen != nil {
 		if n := utf8.RuneCountInString(v); uint32(n) > r.GetMaxItemLen() {
 			return apierr.Invalid("%s is %d characters; the limit is %d", name, n, r.GetMaxItemLen())
@@ -216,6 +249,31 @@ func checkNumber(v float64, r *apiv1.Rule, name string) error {
 	default:
 		return apierr.Invalid("%s must be %s or less, got %s", name, num(hi), num(v))
 	}
+}
+
+// stringValue is the string of a google.protobuf.Value that holds one.
+func stringValue(m protoreflect.Message) (string, bool) {
+	if m.Descriptor().FullName() != "google.protobuf.Value" {
+		return "", false
+	}
+	fd := m.Descriptor().Fields().ByName("string_value")
+	if !m.Has(fd) {
+		return "", false
+	}
+	return m.Get(fd).String(), true
+}
+
+var patterns sync.Map // string → *regexp.Regexp
+
+// compiled is the compiled form of a rule's pattern; a pattern that does
+// not compile is a bug of the proto, caught by the tests of every route.
+func compiled(p string) *regexp.Regexp {
+	if re, ok := patterns.Load(p); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(p)
+	patterns.Store(p, re)
+	return re
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -13,7 +13,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// scripted is the worked example of README.md: two engines, two prompts,
+// scripted is the worked example of docs/GUIDE.md: two engines, two prompts,
 // one engine failing on one prompt.
 func scripted() ([]visibility.Brand, []string, []visibility.Answer) {
 	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"), []string{"Globex Corp", "https://initech.io/", "acme.com"})

@@ -135,19 +135,19 @@ func withRule(s obj, fd protoreflect.FieldDescriptor, r *apiv1.Rule) obj {
 		if r.MaxItems != nil {
 			c["maxItems"] = r.GetMaxItems()
 		}
-		if r.MaxItemLen != nil {
-			items := obj{}
-			for k, v := range c["items"].(obj) {
-				items[k] = v
-			}
-			items["maxLength"] = r.GetMaxItemLen()
-			c["items"] = items
-		}
+		withItems(c, r)
 		return c
 	}
 	if fd.Message() != nil && fd.Message().FullName() == "google.protobuf.ListValue" {
+		if r.Required {
+			c["minItems"] = 1
+		}
 		if r.MaxItems != nil {
 			c["maxItems"] = r.GetMaxItems()
+		}
+		if r.MaxItemLen != nil || r.ItemsNotBlank {
+			c["items"] = obj{}
+			withItems(c, r)
 		}
 		return c
 	}
@@ -165,8 +165,11 @@ func withRule(s obj, fd protoreflect.FieldDescriptor, r *apiv1.Rule) obj {
 	if r.MaxLen != nil && len(r.OneOf) == 0 {
 		target["maxLength"] = r.GetMaxLen()
 	}
-	if r.Required && fd.Kind() == protoreflect.StringKind && len(r.OneOf) == 0 && len(r.Prefix) == 0 {
+	if (r.Required || r.NotBlank) && fd.Kind() == protoreflect.StringKind && len(r.OneOf) == 0 && len(r.Prefix) == 0 && r.Pattern == "" {
 		target["pattern"] = `\S`
+	}
+	if r.Pattern != "" {
+		target["pattern"] = r.Pattern
 	}
 	if len(r.Prefix) > 0 {
 		var alts []string
@@ -191,6 +194,27 @@ func withRule(s obj, fd protoreflect.FieldDescriptor, r *apiv1.Rule) obj {
 		target["examples"] = []any{exampleValue(fd, r.Example)}
 	}
 	return c
+}
+
+// withItems adds the rule's element constraints to the items schema of
+// the list schema c (maxLength of string elements, not blank).
+func withItems(c obj, r *apiv1.Rule) {
+	if r.MaxItemLen == nil && !r.ItemsNotBlank {
+		return
+	}
+	items := obj{}
+	if old, ok := c["items"].(obj); ok {
+		for k, v := range old {
+			items[k] = v
+		}
+	}
+	if r.MaxItemLen != nil {
+		items["maxLength"] = r.GetMaxItemLen()
+	}
+	if r.ItemsNotBlank {
+		items["pattern"] = `\S`
+	}
+	c["items"] = items
 }
 
 // notHTTP matches strings that do not start with http:// in any case.

@@ -1631,11 +1631,11 @@ var File_herald_api_v1_content_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cherald/api/v1/generate.proto\"\xb1\x02\n" +
+	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cherald/api/v1/generate.proto\"\xb3\x02\n" +
 	"\x18CalculateSEOScoreRequest\x12`\n" +
 	"\acontent\x18\x01 \x01(\tBF\x92\xa8\x19B\b\x01 \xa0\x8d\x06R:<h1>Widgets</h1><p>Industrial widgets for every plant.</p>R\acontent\x12\x1d\n" +
-	"\x05title\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xac\x02R\x05title\x12%\n" +
-	"\bkeywords\x18\x03 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\bkeywords\x127\n" +
+	"\x05title\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xac\x02R\x05title\x12'\n" +
+	"\bkeywords\x18\x03 \x03(\tB\v\x92\xa8\x19\a8\x14@\xc8\x01x\x01R\bkeywords\x127\n" +
 	"\x15auto_extract_keywords\x18\x04 \x01(\bH\x00R\x13autoExtractKeywords\x88\x01\x01\x12\x1a\n" +
 	"\blanguage\x18\x05 \x01(\tR\blanguageB\x18\n" +
 	"\x16_auto_extract_keywords\"\xb4\x02\n" +

@@ -55,6 +55,14 @@ type Rule struct {
 	// https://, or a bare host name (https:// is assumed); http:// and other
 	// schemes are refused.
 	Https bool `protobuf:"varint,11,opt,name=https,proto3" json:"https,omitempty"`
+	// A set string matches this regular expression (RE2, whole value:
+	// write ^ and $); pattern_message says it in words ("must be ...").
+	Pattern        string `protobuf:"bytes,12,opt,name=pattern,proto3" json:"pattern,omitempty"`
+	PatternMessage string `protobuf:"bytes,13,opt,name=pattern_message,json=patternMessage,proto3" json:"pattern_message,omitempty"`
+	// A set string holds more than white space.
+	NotBlank bool `protobuf:"varint,14,opt,name=not_blank,json=notBlank,proto3" json:"not_blank,omitempty"`
+	// Each string element of a list holds more than white space.
+	ItemsNotBlank bool `protobuf:"varint,15,opt,name=items_not_blank,json=itemsNotBlank,proto3" json:"items_not_blank,omitempty"`
 	// A valid value, shown in the document and used by the contract tests
 	// to build a request that passes every rule.
 	Example       string `protobuf:"bytes,10,opt,name=example,proto3" json:"example,omitempty"`
@@ -162,6 +170,34 @@ func (x *Rule) GetHttps() bool {
 	return false
 }
 
+func (x *Rule) GetPattern() string {
+	if x != nil {
+		return x.Pattern
+	}
+	return ""
+}
+
+func (x *Rule) GetPatternMessage() string {
+	if x != nil {
+		return x.PatternMessage
+	}
+	return ""
+}
+
+func (x *Rule) GetNotBlank() bool {
+	if x != nil {
+		return x.NotBlank
+	}
+	return false
+}
+
+func (x *Rule) GetItemsNotBlank() bool {
+	if x != nil {
+		return x.ItemsNotBlank
+	}
+	return false
+}
+
 func (x *Rule) GetExample() string {
 	if x != nil {
 		return x.Example
@@ -192,7 +228,7 @@ var File_herald_api_v1_rule_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_rule_proto_rawDesc = "" +
 	"\n" +
-	"\x18herald/api/v1/rule.proto\x12\rherald.api.v1\x1a google/protobuf/descriptor.proto\"\xfb\x02\n" +
+	"\x18herald/api/v1/rule.proto\x12\rherald.api.v1\x1a google/protobuf/descriptor.proto\"\x83\x04\n" +
 	"\x04Rule\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x15\n" +
 	"\x06one_of\x18\x02 \x03(\tR\x05oneOf\x12\x1c\n" +
@@ -205,6 +241,10 @@ const file_herald_api_v1_rule_proto_rawDesc = "" +
 	"maxItemLen\x88\x01\x01\x12\x16\n" +
 	"\x06prefix\x18\t \x03(\tR\x06prefix\x12\x14\n" +
 	"\x05https\x18\v \x01(\bR\x05https\x12\x18\n" +
+	"\apattern\x18\f \x01(\tR\apattern\x12'\n" +
+	"\x0fpattern_message\x18\r \x01(\tR\x0epatternMessage\x12\x1b\n" +
+	"\tnot_blank\x18\x0e \x01(\bR\bnotBlank\x12&\n" +
+	"\x0fitems_not_blank\x18\x0f \x01(\bR\ritemsNotBlank\x12\x18\n" +
 	"\aexample\x18\n" +
 	" \x01(\tR\aexampleB\n" +
 	"\n" +

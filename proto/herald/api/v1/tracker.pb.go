@@ -1161,13 +1161,13 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\f_next_run_atB\x0e\n" +
 	"\f_last_run_atB\x11\n" +
 	"\x0f_last_report_idB\x0f\n" +
-	"\r_last_late_ms\"\xf8\x02\n" +
+	"\r_last_late_ms\"\x84\x03\n" +
 	"\x14CreateTrackerRequest\x12=\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tB\x1d\x92\xa8\x19\x19\b\x01R\x13https://example.comX\x01R\n" +
-	"websiteurl\x12D\n" +
-	"\vcompetitors\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x14R\vcompetitors\x124\n" +
-	"\aprompts\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueR\aprompts\x12 \n" +
+	"websiteurl\x12G\n" +
+	"\vcompetitors\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12=\n" +
+	"\aprompts\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12 \n" +
 	"\aengines\x18\x04 \x03(\tB\x06\x92\xa8\x19\x028\x04R\aengines\x12-\n" +
 	"\acadence\x18\x05 \x01(\tB\x13\x92\xa8\x19\x0f\x12\x05daily\x12\x06weeklyR\acadence\x12\x1b\n" +
 	"\x06active\x18\x06 \x01(\bH\x00R\x06active\x88\x01\x01\x12,\n" +
