@@ -36,7 +36,7 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 		}
 	}
 	d := rest.Data(t)
-	if d["score"] != float64(99) || len(d["assessments"].([]any)) != 20 {
+	if d["score"] != float64(91) || len(d["assessments"].([]any)) != 20 {
 		t.Fatalf("score %v, %d assessments", d["score"], len(d["assessments"].([]any)))
 	}
 	kw := d["keywords"].([]any)[0].(map[string]any)

@@ -21,9 +21,13 @@ type analysis struct {
 	intro     [][]string // sentences of the first paragraph, as words
 	h1s       int
 	totalWds  int
-	textChars int
-	internal  int
-	outbound  int
+	// densityWds are the words the keyphrase density divides by: a
+	// hyphenated word counts as its parts ("u-lock" is two), as Yoast's
+	// density counts them (its text-length check counts "u-lock" once).
+	densityWds int
+	textChars  int
+	internal   int
+	outbound   int
 	// nofollow counts of internal and outbound links.
 	internalNofollow, outboundNofollow int
 	stems                              map[string]string
@@ -62,6 +66,7 @@ func analyze(doc *document, title, lang string) *analysis {
 		ws := words(b.text)
 		a.blockWds = append(a.blockWds, ws)
 		a.totalWds += len(ws)
+		a.densityWds += hyphenParts(ws)
 		a.textChars += len(b.text)
 		if b.kind == kindHeading {
 			if b.level == 1 {
@@ -114,6 +119,15 @@ func analyze(doc *document, title, lang string) *analysis {
 		a.lang = detectLanguage(a.blockWds)
 	}
 	return a
+}
+
+// hyphenParts counts words with a hyphenated word as its parts.
+func hyphenParts(ws []string) int {
+	n := 0
+	for _, w := range ws {
+		n += strings.Count(w, "-") + 1
+	}
+	return n
 }
 
 // linkKind sorts a link: absolute http(s) links are outbound (the scorer

@@ -4,18 +4,16 @@ import "strings"
 
 // Thresholds of the readability assessments (documented in docs/GUIDE.md's table).
 const (
-	fleschGood, fleschOK          = 60.0, 50.0
-	longSentenceWords             = 20
-	longShareGood, longShareOK    = 25.0, 30.0 // % of sentences over longSentenceWords
-	paragraphGood, paragraphOK    = 150, 200   // words in the longest paragraph
-	sectionGood, sectionOK        = 300, 350   // words between subheadings
-	passiveGood, passiveOK        = 10.0, 15.0 // % of sentences
-	transitionGood, transitionOK  = 30.0, 20.0 // % of sentences
-	transitionMinWords            = 200
-	maxSameStarts                 = 2  // sentences in a row with the same start; more is bad
-	minTextChars                  = 50 // less is no text to assess
-	fullPenaltyBad, fullPenaltyOK = 6, 4
-	partPenaltyBad, partPenaltyOK = 4, 2
+	fleschGood, fleschOK         = 60.0, 50.0
+	longSentenceWords            = 20
+	longShareGood, longShareOK   = 25.0, 30.0 // % of sentences over longSentenceWords
+	paragraphGood, paragraphOK   = 150, 200   // words in the longest paragraph
+	sectionGood, sectionOK       = 300, 350   // words between subheadings
+	passiveGood, passiveOK       = 10.0, 15.0 // % of sentences
+	transitionGood, transitionOK = 30.0, 20.0 // % of sentences
+	transitionMinWords           = 200
+	maxSameStarts                = 2  // sentences in a row with the same start; more is bad
+	minTextChars                 = 50 // less is no text to assess
 )
 
 func pct(n, of int) float64 {
@@ -134,8 +132,13 @@ func (a *analysis) readabilityAssessments() (checks []Assessment, insights []Ass
 	} else {
 		add("consecutive-sentences", scoreBad, "%d %s more than %d sentences in a row start with the same word.", runs, plural(runs, "time", "times"), maxSameStarts)
 	}
-	rd.Rating = readabilityLight(checks, l != nil && l.passive != nil && len(l.transitions) > 0)
 	return checks, insights, rd
+}
+
+// fullSupport: the language has every readability check (Yoast's "full
+// support"), so the lenient penalty bands apply.
+func (a *analysis) fullSupport() bool {
+	return a.lang != nil && a.lang.passive != nil && len(a.lang.transitions) > 0
 }
 
 // fleschAssessment rates a reading-ease figure: an insight, counted in
@@ -150,38 +153,6 @@ func fleschAssessment(name string, f float64) Assessment {
 		score, text = scoreOK, "%s %.1f: fairly difficult; shorter sentences and words help."
 	}
 	return assess("flesch-reading-ease", CategoryInsight, score, text, name, f)
-}
-
-// readabilityLight is Yoast's traffic light: penalty points for ok and
-// bad checks, with stricter bands when the language lacks some checks.
-func readabilityLight(checks []Assessment, full bool) string {
-	if len(checks) <= 1 {
-		return Bad
-	}
-	penalty := 0
-	for _, c := range checks {
-		switch c.Rating {
-		case Bad:
-			if full {
-				penalty += 3
-			} else {
-				penalty += 4
-			}
-		case OK:
-			penalty += 2
-		}
-	}
-	badAt, okAt := fullPenaltyBad, fullPenaltyOK
-	if !full {
-		badAt, okAt = partPenaltyBad, partPenaltyOK
-	}
-	switch {
-	case penalty > badAt:
-		return Bad
-	case penalty > okAt:
-		return OK
-	}
-	return Good
 }
 
 func (a *analysis) subheadingDistribution(add func(string, int, string, ...any)) {

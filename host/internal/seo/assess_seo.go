@@ -45,7 +45,7 @@ func (a *analysis) seoAssessments(k keyphrase) []Assessment {
 		add("keyphrase-length", scoreBad, "The keyphrase has %d content words; keep it to %d or fewer.", n, keyphraseGoodWords)
 	}
 	if k.onlyFunction {
-		add("keyphrase-function-words", scoreBad, "The keyphrase %q has only function words; use words that say what the text is about.", k.text)
+		add("keyphrase-function-words", 0, "The keyphrase %q has only function words; use words that say what the text is about.", k.text)
 	}
 
 	// Title: the exact keyphrase at its start is best.
@@ -156,7 +156,7 @@ func (a *analysis) introAssessment(k keyphrase, add func(string, int, string, ..
 func (a *analysis) densityAssessment(k keyphrase, add func(string, int, string, ...any)) {
 	const id = "keyphrase-density"
 	n := a.count(k)
-	words := a.totalWds
+	words := a.densityWds
 	found := "The keyphrase is found %d %s in %d words"
 	times := plural(n, "time", "times")
 	if words < densityShortTextWords {

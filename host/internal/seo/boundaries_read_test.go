@@ -149,7 +149,7 @@ func TestReadabilityLight(t *testing.T) {
 		{"partial, bad and ok (6)", mk(Bad, OK), false, Bad},
 		{"one check only", []Assessment{{Rating: Good}}, true, Bad},
 	} {
-		if got := readabilityLight(c.checks, c.full); got != c.want {
+		if got := lightOf(readabilityScore(c.checks, c.full)); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
@@ -167,7 +167,7 @@ func TestReadabilityLight(t *testing.T) {
 func TestSEOLight(t *testing.T) {
 	t.Parallel()
 	for score, want := range map[int]string{71: Good, 70: OK, 41: OK, 40: Bad, 0: Bad} {
-		if got := seoLight(score); got != want {
+		if got := lightOf(score); got != want {
 			t.Errorf("SEO %d: %s, want %s", score, got, want)
 		}
 	}
@@ -176,10 +176,10 @@ func TestSEOLight(t *testing.T) {
 			t.Errorf("score %d: %s, want %s", score, got, want)
 		}
 	}
-	if got := categoryScore([]Assessment{{Score: -50}, {Score: 9}}); got != 0 {
+	if got := seoScore([]Assessment{{Score: -50}, {Score: 9}}, false); got != 0 {
 		t.Errorf("negative sum: %d, want 0", got)
 	}
-	if got := categoryScore([]Assessment{{Score: 9}, {Score: 6}, {Score: 3}}); got != 67 {
+	if got := seoScore([]Assessment{{Score: 9}, {Score: 6}, {Score: 3}}, false); got != 67 {
 		t.Errorf("9+6+3 of 27: %d, want 67", got)
 	}
 }

@@ -153,10 +153,10 @@ func (a *analysis) count(k keyphrase) int {
 
 // density is occurrences per 100 words, rounded to two decimals.
 func (a *analysis) density(count int) float64 {
-	if a.totalWds == 0 {
+	if a.densityWds == 0 {
 		return 0
 	}
-	return math.Round(float64(count)*10000/float64(a.totalWds)) / 100
+	return math.Round(float64(count)*10000/float64(a.densityWds)) / 100
 }
 
 // lengthFactor weighs density by keyphrase length, as Yoast does: a

@@ -71,8 +71,8 @@ type Assessment struct {
 	Rating   string `json:"rating"`
 	// Score is out of 9 as Yoast scores: above 7 is good, 5–7 ok, 4 or
 	// less bad; keyphrase stuffing (-10, -50) and a very short text
-	// (-10, -20) go below zero. A category's score is the sum as a share of
-	// all 9s, 0–100.
+	// (-10, -20) go below zero. How they add up to a category's score:
+	// SEO.Score and Readability.Score.
 	Score int    `json:"score"`
 	Text  string `json:"text"`
 }
@@ -97,9 +97,12 @@ type Stats struct {
 
 // Readability is the readability summary.
 type Readability struct {
+	// Score is Yoast's readability score: 90, 60 or 30 by the penalty
+	// points of the readability checks (ok 2, bad 3; bad 4 and stricter
+	// bands when the language lacks checks).
 	Score int `json:"score"`
-	// Rating is the traffic light: Yoast's penalty points (ok 2, bad 3;
-	// bad 4 when the language lacks checks) over the readability checks.
+	// Rating is the traffic light of Score: good above 70, ok above 40,
+	// else bad.
 	Rating string `json:"rating"`
 	// FleschReadingEase is the language's Flesch variant (FleschFormula),
 	// 0–100; nil when the language is not supported.
@@ -117,6 +120,9 @@ type Readability struct {
 
 // SEO is the search summary.
 type SEO struct {
+	// Score is Yoast's SEO score: the checks' points as a share of 9 for
+	// each check, 0–100. With a keyphrase the function-word check always
+	// counts, earning nothing unless it warns (as in Yoast).
 	Score int `json:"score"`
 	// Rating is the traffic light: good above 70, ok above 40, else bad.
 	Rating         string  `json:"rating"`
@@ -185,36 +191,12 @@ func Score(in Input) (Result, error) {
 	readChecks, insights, rd := a.readabilityAssessments()
 	res.Readability = rd
 	res.Assessments = append(append(seoChecks, readChecks...), insights...)
-	res.SEO.Score = categoryScore(seoChecks)
-	res.SEO.Rating = seoLight(res.SEO.Score)
-	res.Readability.Score = categoryScore(readChecks)
+	res.SEO.Score = seoScore(seoChecks, keyphrase != "")
+	res.SEO.Rating = lightOf(res.SEO.Score)
+	res.Readability.Score = readabilityScore(readChecks, a.fullSupport())
+	res.Readability.Rating = lightOf(res.Readability.Score)
 	res.Score = int(math.Round(float64(res.SEO.Score+res.Readability.Score) / 2))
 	return res, nil
-}
-
-// SEO light bands of the SEO score (Yoast's).
-const seoGoodAbove, seoOKAbove = 70, 40
-
-func seoLight(score int) string {
-	switch {
-	case score > seoGoodAbove:
-		return Good
-	case score > seoOKAbove:
-		return OK
-	}
-	return Bad
-}
-
-func categoryScore(as []Assessment) int {
-	if len(as) == 0 {
-		return 0
-	}
-	sum := 0
-	for _, a := range as {
-		sum += a.Score
-	}
-	s := int(math.Round(float64(sum) * 100 / float64(scoreGood*len(as))))
-	return min(100, max(0, s))
 }
 
 // ratingOf is Yoast's reading of a score: above 7 good, 5–7 ok, else bad.

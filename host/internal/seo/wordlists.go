@@ -54,7 +54,7 @@ by and large, by contrast, by the same token, by the way, due to, even if, even 
 for example, for instance, for one thing, for the most part, for this reason, from time to time, given that,
 in addition, in any case, in brief, in conclusion, in contrast, in effect, in fact, in general, in other words,
 in particular, in short, in spite of, in summary, in that case, in the end, in the first place, in the meantime,
-in the same way, in turn, in order to, more importantly, most importantly, no doubt, not only, now that, of course,
+in the same way, in turn, in order to, even more, what is more, more importantly, most importantly, no doubt, not only, now that, of course,
 on the contrary, on the other hand, on the whole, once again, only if, owing to, provided that, rather than,
 so as to, so that, sooner or later, such as, that is, that is to say, to begin with, to illustrate, to put it
 differently, to sum up, up to now, with this in mind`)

@@ -24,7 +24,8 @@ wenn dass ob weil damit so dann hier dort was wer wo man`
 const deTransitions = `aber allerdings also anschließend außerdem bevor dadurch daher damit danach dann darum deshalb
 deswegen dennoch doch ebenfalls ebenso endlich erstens folglich gleichzeitig hingegen insbesondere jedoch nachdem
 nämlich obwohl schließlich seitdem sobald sodass sofern somit sondern stattdessen trotzdem während weil wenn
-zudem zuerst zuletzt zunächst zweitens beispielsweise außerdem ferner schließlich letztlich`
+zudem zuerst zuletzt zunächst zweitens beispielsweise außerdem ferner schließlich letztlich
+denn dabei darauf bald`
 
 const deTransitionPhrases = `zum beispiel, im gegensatz dazu, auf der anderen seite, im folgenden, vor allem,
 aus diesem grund, im übrigen, mit anderen worten, zum schluss, im vergleich dazu, nicht nur, so dass`
@@ -34,7 +35,15 @@ const deFirst = `der die das den dem des ein eine einen einem einer eines eins z
 const esFunction = `el la los las un una unos unas y o pero sino que de del a al en con por para sin sobre entre
 hasta desde yo tú él ella nosotros vosotros ellos ellas me te se nos os le les lo mi tu su nuestro es son era eran
 fue fueron ser estar está están estaba ha han había haber muy más menos también no ya como cuando donde quien cual
-este esta estos estas ese esa esos esas si porque aunque`
+este esta estos estas ese esa esos esas si porque aunque cómo qué
+` + esPeriphrasis
+
+// esPeriphrasis are the auxiliaries of Spanish verbal periphrases
+// ("empezar a correr", "puede hacer", "suele llover", "acaba de salir"):
+// they carry tense and aspect, the verb after them the meaning, so a
+// keyphrase's content is the verb they lead to.
+const esPeriphrasis = `empezar empieza empiezan comenzar comienza comienzan poder puede pueden deber debe deben
+soler suele suelen acabar acaba acaban seguir sigue siguen continuar continúa continúan querer quiere quieren`
 
 const esTransitions = `además asimismo también igualmente incluso pero aunque mientras porque pues
 entonces luego después antes finalmente primero segundo tercero consecuentemente así efectivamente

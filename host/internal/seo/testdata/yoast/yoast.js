@@ -5,7 +5,7 @@
 //
 // Input (stdin, JSON): [{name, text, keyword, title, titleWidth, locale}]; the locale
 // (en_US, de_DE, es_ES, fr_FR, it_IT, nl_NL) picks the language's Researcher.
-// Output (stdout, JSON): [{name, seo: {score, results: {id: {score, rating, text}}},
+// Output (stdout, JSON): [{name, seo: {score, comparableScore, results: {id: {score, rating, text}}},
 //                          readability: {...}, research: {...}}]
 "use strict";
 // yoastseo keeps module-level caches (memoized researches) that leak from
@@ -27,15 +27,25 @@ function load() {
   scoreToRating = require("yoastseo/build/scoring/interpreters/scoreToRating").default;
 }
 
-function results(assessor, paper) {
+// results runs an assessor as the analysis worker does and aggregates
+// its results with the assessor's own score aggregator, given every
+// result of an applicable assessment (those without text too: the SEO
+// aggregator counts them). left are identifiers taken out of the
+// comparable score (checks of inputs Herald does not take).
+function results(assessor, paper, left) {
   assessor.assess(paper);
-  const rs = assessor.getValidResults();
+  const all = assessor.results;
   const out = {};
-  for (const r of rs) {
+  for (const r of assessor.getValidResults()) {
     out[r.getIdentifier()] = { score: r.getScore(), rating: scoreToRating(r.getScore()), text: r.getText().replace(/<[^>]+>/g, "") };
   }
-  return { results: out, aggregate: assessor.getScoreAggregator().aggregate(rs) };
+  const agg = assessor.getScoreAggregator();
+  const comparable = all.filter((r) => !left.includes(r.getIdentifier()));
+  return { results: out, score: agg.aggregate(all), comparableScore: agg.aggregate(comparable) };
 }
+
+// Checks of inputs Herald does not take (meta description, slug).
+const yoastOnly = ["metaDescriptionKeyword", "metaDescriptionLength", "slugKeyword"];
 
 function safe(f) {
   try { return f(); } catch (e) { return null; }
@@ -47,10 +57,12 @@ function analyze(a) {
   const Researcher = researcher((a.locale || "en_US").slice(0, 2));
   const researcher_ = new Researcher(paper);
   paper.setTree(build(paper, new LanguageProcessor(researcher_), []));
-  const seo = results(new SEOAssessor(researcher_), paper);
+  const seo = results(new SEOAssessor(researcher_), paper, yoastOnly);
   const contentAssessor = new ContentAssessor(researcher_);
-  const readability = results(contentAssessor, paper);
-  readability.overall = contentAssessor.calculateOverallScore();
+  // The worker tells the readability aggregator the locale: a fully
+  // supported language gets the lenient penalty bands.
+  contentAssessor.getScoreAggregator().setLocale(paper.getLocale());
+  const readability = results(contentAssessor, paper, []);
   const r = (name) => safe(() => researcher_.getResearch(name));
   const sentences = r("countSentencesFromText") || [];
   const passive = r("getPassiveVoiceResult");
