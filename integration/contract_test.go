@@ -94,12 +94,20 @@ var configured = map[string]string{
 	"jobType":      "the job names Herald reserves",
 	"whenToExport": "an ISO-8601 time (the field's format)",
 	"status":       "a schedule's state rules",
+	"prompts":      "the plan's prompts per report, and at least one unless a refresh reuses the last ones",
+	// By operation: rules of one route only.
+	"getStats.siteKey": "required only when the workspace has more than one site",
 }
 
 func TestTheDocumentsRulesAndTheServerAgree(t *testing.T) {
 	t.Parallel()
 	openai := newFakeOpenAI(t, "sk-test")
 	site := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".txt") {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			io.WriteString(w, "We write short, warm sentences. We say you, not users.")
+			return
+		}
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `<html><head><title>Acme | Widgets</title></head><body><h1>Widgets</h1><p>We write short sentences.</p></body></html>`)
 	}))

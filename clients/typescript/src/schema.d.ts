@@ -2563,7 +2563,7 @@ export interface components {
             brandVoiceId?: string | null;
             /**
              * @description Markdown or HTML. Required.
-             * @example <h2>Why widgets</h2><p>They work.</p>
+             * @example <h2>One</h2><p>a</p><h2>Two</h2><p>b</p><h2>Three</h2><p>c</p><h2>Four</h2><p>d</p><h2>Five</h2><p>e</p><h2>Six</h2><p>f</p>
              */
             content: string;
             /** @description Default true: one hero image when images is empty. false: no images. */

@@ -2382,10 +2382,10 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tH\x00R\tsessionId\x88\x01\x01\x120\n" +
 	"\x06blocks\x18\x03 \x03(\v2\x18.herald.api.v1.ChatBlockR\x06blocksB\r\n" +
-	"\v_session_id\"\x93\x01\n" +
-	"\x14CreateSessionRequest\x12{\n" +
+	"\v_session_id\"\xa3\x01\n" +
+	"\x14CreateSessionRequest\x12\x8a\x01\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tB\\\x92\xa8\x19X\b\x01 \x80\x01R\x0es-quickstart-1b\t^[^/?#]*$j6must be at most 128 characters without '/', '?' or '#'R\tsessionId\"\xa0\x01\n" +
+	"session_id\x18\x01 \x01(\tBk\x92\xa8\x19g\b\x01 \x80\x01R\x0es-quickstart-1b\x18^[^/?#]*[^/?#\\s][^/?#]*$j6must be at most 128 characters without '/', '?' or '#'R\tsessionId\"\xa0\x01\n" +
 	"\x15CreateSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +

@@ -1764,10 +1764,10 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x18\n" +
 	"\apurpose\x18\x02 \x01(\tR\apurpose\x12\x10\n" +
 	"\x03alt\x18\x03 \x01(\tR\x03alt\x12\x1a\n" +
-	"\bposition\x18\x04 \x01(\tR\bposition\"\xe2\x03\n" +
+	"\bposition\x18\x04 \x01(\tR\bposition\"\xbc\x04\n" +
 	" ProcessBlogPostWithImagesRequest\x120\n" +
-	"\x05title\x18\x01 \x01(\tB\x1a\x92\xa8\x19\x16\b\x01 \xac\x02R\x0fWidgets in 2026R\x05title\x12K\n" +
-	"\acontent\x18\x02 \x01(\tB1\x92\xa8\x19-\b\x01 \xa0\x8d\x06R%<h2>Why widgets</h2><p>They work.</p>R\acontent\x128\n" +
+	"\x05title\x18\x01 \x01(\tB\x1a\x92\xa8\x19\x16\b\x01 \xac\x02R\x0fWidgets in 2026R\x05title\x12\xa4\x01\n" +
+	"\acontent\x18\x02 \x01(\tB\x89\x01\x92\xa8\x19\x84\x01\b\x01 \xa0\x8d\x06R|<h2>One</h2><p>a</p><h2>Two</h2><p>b</p><h2>Three</h2><p>c</p><h2>Four</h2><p>d</p><h2>Five</h2><p>e</p><h2>Six</h2><p>f</p>R\acontent\x128\n" +
 	"\x06images\x18\x03 \x03(\v2\x18.herald.api.v1.BlogImageB\x06\x92\xa8\x19\x028\x06R\x06images\x12,\n" +
 	"\x0fgenerate_images\x18\x04 \x01(\bH\x00R\x0egenerateImages\x88\x01\x01\x12\x14\n" +
 	"\x05model\x18\x05 \x01(\tR\x05model\x12`\n" +
