@@ -75,7 +75,7 @@ func Example() {
 		}
 	}
 	// Output:
-	// Warm 55
+	// Warm 54
 	// listed: Warm
 }
 
