@@ -67,6 +67,7 @@ bench:
 	go test -run '^$$' -bench ListSchedules -benchtime 500x -count 3 ./host/internal/mcp
 	go test -run '^$$' -bench 'CollectVsBare|Stats10M' -benchtime 1x -count 3 -timeout 30m ./host/internal/traffic
 	go test -run '^$$' -bench CollectPoisoned -benchtime 1x -count 1 -timeout 30m ./host/internal/traffic
+	go test -run '^$$' -bench Stats365 -benchtime 200x -count 3 ./host/internal/analytics
 	go test -run '^$$' -bench RecordTraffic -benchtime 2s -count 3 ./host/internal/store
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/(throughput|drain)' -benchtime 20000x -count 3 ./host/internal/jobs
 	go test -run '^$$' -bench 'BenchmarkQueue/.*/latency' -benchtime 2000x -count 3 ./host/internal/jobs

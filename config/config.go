@@ -126,7 +126,7 @@ type Queue struct {
 type Plugin struct {
 	// Name is how config and routes refer to the plugin.
 	Name string
-	// Kind is "provider" or "destination".
+	// Kind is "provider", "destination" or "analytics".
 	Kind string
 	// Command is the executable; empty means the first-party plugin Name,
 	// served by the herald executable itself (`herald plugin NAME`).
@@ -374,8 +374,8 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Plugins)) {
 		p := c.Plugins[name]
-		if p.Kind != "provider" && p.Kind != "destination" {
-			return fail("plugin."+name+".kind", "%q is not provider or destination", p.Kind)
+		if p.Kind != "provider" && p.Kind != "destination" && p.Kind != "analytics" {
+			return fail("plugin."+name+".kind", "%q is not provider, destination or analytics", p.Kind)
 		}
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
 			return fail("plugin."+name+".sha256", "must be 64 hex digits")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/analytics"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
@@ -244,6 +245,7 @@ type areas struct {
 	reports      *visibility.Service
 	trackers     *visibility.TrackerScheduler
 	traffic      *traffic.Service
+	analytics    *analytics.Service
 	agent        *agent.Service
 }
 
@@ -330,7 +332,15 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	trackers := visibility.NewTrackerScheduler(reports, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps})
+	// Google Analytics through the ga4 analytics source plugin: stats come
+	// from GA4 for the sites mapped to a property.
+	analyticsSvc, err := analytics.New(analytics.Deps{
+		Store: st, Plugin: pluginMgr.Analytics(analytics.PluginName), SecretKey: cfg.SecretKey, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: beacons, BaseURL: cfg.BaseURL(), Quota: caps, External: analyticsSvc})
 	if err != nil {
 		return err
 	}
@@ -359,7 +369,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	*a = areas{
 		voices: voices, generator: generator, content: contentSvc, destinations: destinations,
 		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackers: trackers,
-		traffic: trafficSvc, agent: agentSvc,
+		traffic: trafficSvc, analytics: analyticsSvc, agent: agentSvc,
 	}
 	return nil
 }
@@ -411,6 +421,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibilityAPI,
 		Trackers:           trackerAPI,
+		Analytics:          analytics.NewHandler(a.analytics),
 		MCP:                mcpServer.Handler(),
 	})
 }

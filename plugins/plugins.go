@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/plugins/anthropic"
+	"github.com/heraldhq/herald/plugins/ga4"
 	"github.com/heraldhq/herald/plugins/gemini"
 	"github.com/heraldhq/herald/plugins/linkedin"
 	"github.com/heraldhq/herald/plugins/names"
@@ -30,6 +31,7 @@ type Kind = names.Kind
 const (
 	KindProvider    = names.Provider
 	KindDestination = names.Destination
+	KindAnalytics   = names.Analytics
 )
 
 // registry builds each plugin's ServeOpts lazily, so that serving one plugin
@@ -44,6 +46,7 @@ var registry = map[string]func() sdk.ServeOpts{
 	"webflow":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} },
 	"notion":     func() sdk.ServeOpts { return sdk.ServeOpts{Destination: notion.New()} },
 	"linkedin":   func() sdk.ServeOpts { return sdk.ServeOpts{Destination: linkedin.New()} },
+	"ga4":        func() sdk.ServeOpts { return sdk.ServeOpts{Analytics: ga4.New()} },
 }
 
 // Names returns the names of the first-party plugins, sorted.

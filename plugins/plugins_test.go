@@ -18,7 +18,7 @@ import (
 
 func TestNamesListsEveryFirstPartyPlugin(t *testing.T) {
 	t.Parallel()
-	want := []string{"anthropic", "gemini", "linkedin", "notion", "openai", "perplexity", "webflow", "webhook", "wordpress"}
+	want := []string{"anthropic", "ga4", "gemini", "linkedin", "notion", "openai", "perplexity", "webflow", "webhook", "wordpress"}
 	if got := plugins.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
@@ -47,6 +47,12 @@ func TestEveryPluginDescribesItselfUnderItsName(t *testing.T) {
 				got = info.Name
 			case plugins.KindDestination:
 				info, err := plugintest.InProcessDestination(t, opts.Destination).Info(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = info.Name
+			case plugins.KindAnalytics:
+				info, err := plugintest.InProcessAnalytics(t, opts.Analytics).Info(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}

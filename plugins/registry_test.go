@@ -22,7 +22,8 @@ func TestRegistryServesEveryName(t *testing.T) {
 // pinned to the plugin set names here.
 func TestKindsAreThePluginSetNames(t *testing.T) {
 	t.Parallel()
-	if KindProvider != sdk.ProviderPluginName || KindDestination != sdk.DestinationPluginName {
-		t.Errorf("kinds %q, %q; plugin sets %q, %q", KindProvider, KindDestination, sdk.ProviderPluginName, sdk.DestinationPluginName)
+	if KindProvider != sdk.ProviderPluginName || KindDestination != sdk.DestinationPluginName || KindAnalytics != sdk.AnalyticsPluginName {
+		t.Errorf("kinds %q, %q, %q; plugin sets %q, %q, %q", KindProvider, KindDestination, KindAnalytics,
+			sdk.ProviderPluginName, sdk.DestinationPluginName, sdk.AnalyticsPluginName)
 	}
 }

@@ -19,6 +19,7 @@ const ProtocolVersion = 1
 const (
 	ProviderPluginName    = "provider"
 	DestinationPluginName = "destination"
+	AnalyticsPluginName   = "analytics"
 )
 
 // Handshake is the go-plugin handshake both the host and every plugin use.
@@ -32,12 +33,14 @@ var Handshake = plugin.HandshakeConfig{
 
 // VersionedPlugins returns the plugin sets a host passes to
 // plugin.ClientConfig.VersionedPlugins. Dispensing ProviderPluginName yields
-// a *ProviderClient, DestinationPluginName a *DestinationClient.
+// a *ProviderClient, DestinationPluginName a *DestinationClient,
+// AnalyticsPluginName an *AnalyticsClient.
 func VersionedPlugins() map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
 		ProtocolVersion: {
 			ProviderPluginName:    &ProviderPlugin{},
 			DestinationPluginName: &DestinationPlugin{},
+			AnalyticsPluginName:   &AnalyticsPlugin{},
 		},
 	}
 }
@@ -82,10 +85,31 @@ func (p *DestinationPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, 
 	return NewDestinationClient(conn), nil
 }
 
+// AnalyticsPlugin is the go-plugin plugin.GRPCPlugin for analytics
+// sources. Plugins set Impl and serve it (through [Serve]); hosts leave Impl
+// nil and get an *AnalyticsClient from GRPCClient.
+type AnalyticsPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	// Impl is the analytics source to serve; only the plugin side sets it.
+	Impl AnalyticsSource
+}
+
+// GRPCServer registers Impl on the plugin's gRPC server.
+func (p *AnalyticsPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pluginv1.RegisterAnalyticsSourceServer(s, &analyticsServer{impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns an *AnalyticsClient that calls the plugin over conn.
+func (p *AnalyticsPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *grpc.ClientConn) (any, error) {
+	return NewAnalyticsClient(conn), nil
+}
+
 // Interface guards.
 var (
 	_ plugin.GRPCPlugin = (*ProviderPlugin)(nil)
 	_ plugin.GRPCPlugin = (*DestinationPlugin)(nil)
+	_ plugin.GRPCPlugin = (*AnalyticsPlugin)(nil)
 )
 
 // MaxMessageBytes bounds one gRPC message between host and plugin, both

@@ -9,11 +9,12 @@ import (
 	"github.com/hashicorp/go-plugin"
 )
 
-// ServeOpts says what a plugin executable serves. Set Provider, Destination
-// or both.
+// ServeOpts says what a plugin executable serves. Set Provider, Destination,
+// Analytics, or several.
 type ServeOpts struct {
 	Provider    Provider
 	Destination Destination
+	Analytics   AnalyticsSource
 	// Logger replaces the default logger (JSON on stderr, which go-plugin
 	// relays to the host's log with the plugin's name).
 	Logger hclog.Logger
@@ -58,6 +59,9 @@ func PluginSet(opts ServeOpts) plugin.PluginSet {
 	if opts.Destination != nil {
 		set[DestinationPluginName] = &DestinationPlugin{Impl: opts.Destination}
 	}
+	if opts.Analytics != nil {
+		set[AnalyticsPluginName] = &AnalyticsPlugin{Impl: opts.Analytics}
+	}
 	return set
 }
 
@@ -66,8 +70,8 @@ func PluginSet(opts ServeOpts) plugin.PluginSet {
 // (without the host's handshake), it prints a short explanation and exits.
 // The process exits 0 on SIGTERM or SIGINT, and exits when its host dies.
 func Serve(opts ServeOpts) error {
-	if opts.Provider == nil && opts.Destination == nil {
-		return errors.New("sdk.Serve: nothing to serve: set ServeOpts.Provider or ServeOpts.Destination")
+	if opts.Provider == nil && opts.Destination == nil && opts.Analytics == nil {
+		return errors.New("sdk.Serve: nothing to serve: set ServeOpts.Provider, ServeOpts.Destination or ServeOpts.Analytics")
 	}
 	l := opts.Logger
 	if l == nil {
@@ -92,6 +96,9 @@ func Serve(opts ServeOpts) error {
 
 // ServeProvider serves p; see [Serve].
 func ServeProvider(p Provider) error { return Serve(ServeOpts{Provider: p}) }
+
+// ServeAnalytics serves a; see [Serve].
+func ServeAnalytics(a AnalyticsSource) error { return Serve(ServeOpts{Analytics: a}) }
 
 // ServeDestination serves d; see [Serve].
 func ServeDestination(d Destination) error { return Serve(ServeOpts{Destination: d}) }

@@ -8,7 +8,8 @@ package names
 import "slices"
 
 // Kind is what a plugin serves: the go-plugin plugin set name the host
-// dispenses (sdk.ProviderPluginName, sdk.DestinationPluginName; a test in
+// dispenses (sdk.ProviderPluginName, sdk.DestinationPluginName,
+// sdk.AnalyticsPluginName; a test in
 // package plugins pins them).
 type Kind string
 
@@ -16,6 +17,7 @@ type Kind string
 const (
 	Provider    Kind = "provider"
 	Destination Kind = "destination"
+	Analytics   Kind = "analytics"
 )
 
 // kinds is the one list of first-party plugins.
@@ -31,6 +33,8 @@ var kinds = map[string]Kind{
 	"webflow":    Destination,
 	"notion":     Destination,
 	"linkedin":   Destination,
+	// ga4 reads a site's sessions from Google Analytics 4.
+	"ga4": Analytics,
 }
 
 // Names returns the names of the first-party plugins, sorted.

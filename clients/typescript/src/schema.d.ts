@@ -542,8 +542,13 @@ export interface paths {
                     siteKey?: string;
                     /** @description Lookback in days, 1 to 365; default 30. The window ends today (UTC). */
                     days?: number;
-                    /** @description "script" (or empty): statistics from the tracking script. */
-                    source?: "script";
+                    /**
+                     * @description Empty: Google Analytics when the site is mapped to a GA4 property,
+                     *     else the tracking script. "script" forces the tracking script;
+                     *     "google_analytics" asks for Google Analytics (400 when the site has no
+                     *     property).
+                     */
+                    source?: "script" | "google_analytics";
                 };
                 header?: never;
                 path?: never;
@@ -935,6 +940,106 @@ export interface paths {
          * @description Connect/gRPC: `herald.api.v1.GenerateService/GenerateText`.
          */
         post: operations["generateText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/google": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetGoogleConnection
+         * @description Connect/gRPC: `herald.api.v1.AnalyticsService/GetGoogleConnection`.
+         */
+        get: operations["getGoogleConnection"];
+        /**
+         * ConnectGoogle starts the OAuth flow (redirectUri: answers the consent page address to send the user to), or connects a service-account key at once (serviceAccountKey).
+         * @description ConnectGoogle starts the OAuth flow (redirectUri: answers the consent
+         *     page address to send the user to), or connects a service-account key
+         *     at once (serviceAccountKey).
+         *
+         *     Connect/gRPC: `herald.api.v1.AnalyticsService/ConnectGoogle`.
+         */
+        put: operations["connectGoogle"];
+        post?: never;
+        /**
+         * DisconnectGoogle revokes the tokens at Google and deletes them.
+         * @description DisconnectGoogle revokes the tokens at Google and deletes them.
+         *
+         *     Connect/gRPC: `herald.api.v1.AnalyticsService/DisconnectGoogle`.
+         */
+        delete: operations["disconnectGoogle"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/google/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FinishGoogleConnect takes Google's redirect (code and state) and stores the tokens.
+         * @description FinishGoogleConnect takes Google's redirect (code and state) and
+         *     stores the tokens. A state works once and for 10 minutes.
+         *
+         *     Connect/gRPC: `herald.api.v1.AnalyticsService/FinishGoogleConnect`.
+         */
+        get: operations["finishGoogleConnect"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/google/properties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListGoogleProperties
+         * @description Connect/gRPC: `herald.api.v1.AnalyticsService/ListGoogleProperties`.
+         */
+        get: operations["listGoogleProperties"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/analytics/google/sites/{siteKey}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * SetGoogleSiteProperty maps a tracked site to a GA4 property (an empty propertyId removes the mapping).
+         * @description SetGoogleSiteProperty maps a tracked site to a GA4 property (an empty
+         *     propertyId removes the mapping).
+         *
+         *     Connect/gRPC: `herald.api.v1.AnalyticsService/SetGoogleSiteProperty`.
+         */
+        put: operations["setGoogleSiteProperty"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1682,6 +1787,26 @@ export interface components {
             destination: components["schemas"]["Destination"] | null;
             message: string;
         };
+        ConnectGoogleRequest: {
+            /**
+             * @description Where Google sends the browser back with code and state: an absolute
+             *     http(s) URL registered with the OAuth client (for example the
+             *     dashboard's own address, or /v1/analytics/google/callback).
+             * @example https://example.com/dashboard/
+             */
+            redirectUri?: string | null;
+            /** @description A service account's JSON key, instead of redirectUri (operators). */
+            serviceAccountKey?: string | null;
+        };
+        ConnectGoogleResponse: {
+            /** @description The consent page to send the user to (OAuth flow). */
+            authorizationUrl: string;
+            /** @description The connection, when a service-account key connected at once. */
+            connection: components["schemas"]["GoogleConnection"] | null;
+            message: string;
+            /** @description The one-time state carried by authorizationUrl. */
+            state: string;
+        };
         /** @description ConnectionCheck is one verification of a destination's credentials. */
         ConnectionCheck: {
             /** @description The remote account the credentials belong to, when the remote says. */
@@ -2003,6 +2128,11 @@ export interface components {
             message: string;
             name: string;
         };
+        DisconnectGoogleResponse: {
+            /** @description False when the workspace was not connected. */
+            disconnected: boolean;
+            message: string;
+        };
         EngineStatus: {
             /** Format: int64 */
             answered: number;
@@ -2285,20 +2415,25 @@ export interface components {
             engagement: components["schemas"]["TrafficEngagementSplit"] | null;
             /** @description First and last day of the window, YYYY-MM-DD (UTC). */
             from: string;
+            /** @description True when the workspace has a Google Analytics connection. */
             googleAnalyticsConnected: boolean;
             /**
              * @description Names the site and the window, such as "AI traffic for example.com over
              *     the last 30 days".
              */
             message: string;
+            /** @description The GA4 property the numbers come from, with source google_analytics. */
+            propertyId: string;
             /** @description One point per day of the window, oldest first, zero-filled. */
             series: components["schemas"]["TrafficDay"][];
             siteKey: string;
-            /**
-             * @description Where the numbers come from: always "script" in this release (Google
-             *     Analytics is not connected).
-             */
+            /** @description Where the numbers come from: "script" or "google_analytics". */
             source: string;
+            /**
+             * @description Why source was used, such as "source=script was asked for" or "Google
+             *     Analytics answered 429 (quota): these are the script's stats".
+             */
+            sourceReason: string;
             /** @description AI sources with at least one visit, most visits first. */
             sources: components["schemas"]["TrafficSource"][];
             to: string;
@@ -2337,6 +2472,35 @@ export interface components {
              *     visitsLast7, visitsChange}}}.
              */
             traffic: Record<string, never> | null;
+        };
+        /** @description GoogleConnection is the workspace's Google Analytics connection. */
+        GoogleConnection: {
+            /** @description The Google account (or service account e-mail) that was connected. */
+            account: string;
+            connected: boolean;
+            /** Format: date-time */
+            connectedAt: string | null;
+            message: string;
+            /** @description "oauth" or "service_account"; empty when not connected. */
+            method: string;
+            /** @description The sites mapped to a GA4 property. */
+            sites: components["schemas"]["GoogleSiteProperty"][];
+        };
+        /** @description GoogleProperty is a GA4 property the connection can read. */
+        GoogleProperty: {
+            account: string;
+            accountDisplayName: string;
+            displayName: string;
+            /** @description The numeric id of properties/{id}. */
+            propertyId: string;
+        };
+        /** @description GoogleSiteProperty is a site's GA4 property. */
+        GoogleSiteProperty: {
+            domain: string;
+            message: string;
+            /** @description Empty when the site has no property. */
+            propertyId: string;
+            siteKey: string;
         };
         /**
          * @description ImageUpload is a file uploaded to an agent host; download_url is
@@ -2454,6 +2618,10 @@ export interface components {
         ListDestinationsResponse: {
             destinations: components["schemas"]["Destination"][];
             message: string;
+        };
+        ListGooglePropertiesResponse: {
+            message: string;
+            properties: components["schemas"]["GoogleProperty"][];
         };
         ListOneOffReportsResponse: {
             message: string;
@@ -2802,6 +2970,13 @@ export interface components {
              *     name the brand.
              */
             sourceVisibility: components["schemas"]["SourceVisibilityScore"] | null;
+        };
+        SetGoogleSitePropertyRequest: {
+            /**
+             * @description The GA4 property id (digits); empty removes the mapping.
+             * @example 123456789
+             */
+            propertyId?: string | null;
         };
         SetSessionTrainingRequest: {
             /** @description true: fine-tuning may train on this session; false: it may not. */
@@ -3310,8 +3485,13 @@ export interface operations {
                 siteKey?: string;
                 /** @description Lookback in days, 1 to 365; default 30. The window ends today (UTC). */
                 days?: number;
-                /** @description "script" (or empty): statistics from the tracking script. */
-                source?: "script";
+                /**
+                 * @description Empty: Google Analytics when the site is mapped to a GA4 property,
+                 *     else the tracking script. "script" forces the tracking script;
+                 *     "google_analytics" asks for Google Analytics (400 when the site has no
+                 *     property).
+                 */
+                source?: "script" | "google_analytics";
             };
             header?: never;
             path?: never;
@@ -4188,6 +4368,153 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GenerateTextResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getGoogleConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConnection"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    connectGoogle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectGoogleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectGoogleResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    disconnectGoogle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisconnectGoogleResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    finishGoogleConnect: {
+        parameters: {
+            query: {
+                code?: string;
+                state: string;
+                /** @description Google's error on a refused consent ("access_denied"). */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleConnection"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listGoogleProperties: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListGooglePropertiesResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setGoogleSiteProperty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SetGoogleSitePropertyRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoogleSiteProperty"];
                 };
             };
             "4XX": components["responses"]["Error"];

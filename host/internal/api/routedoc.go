@@ -210,6 +210,7 @@ func docServer() *server {
 			Content:      apiv1connect.UnimplementedContentServiceHandler{},
 			Visibility:   apiv1connect.UnimplementedVisibilityServiceHandler{},
 			Trackers:     apiv1connect.UnimplementedTrackerServiceHandler{},
+			Analytics:    apiv1connect.UnimplementedAnalyticsServiceHandler{},
 		},
 		policies: map[string]auth.Policy{}, servicePolicies: map[string]auth.Policy{}, procedures: map[string]struct{}{},
 	}

@@ -67,6 +67,21 @@ func (s *server) routes(mux muxer) {
 	_, collectRPC := apiv1connect.NewAITrafficServiceHandler(tr, append(s.connectOptions(), connect.WithReadMaxBytes(traffic.MaxBeaconBytes))...)
 	mux.Handle(apiv1connect.AITrafficServiceCollectProcedure, capBody(traffic.MaxBeaconBytes, collectRPC))
 
+	// Google Analytics as a traffic source (package analytics). The
+	// callback is public: Google's redirect brings the browser without a
+	// key, and the one-time state names the workspace.
+	if an := s.Analytics; an != nil {
+		mux.Handle("GET /v1/analytics/google", rest(s, key, http.StatusOK, an.GetGoogleConnection))
+		mux.Handle("PUT /v1/analytics/google", rest(s, key, http.StatusOK, an.ConnectGoogle))
+		mux.Handle("DELETE /v1/analytics/google", rest(s, key, http.StatusOK, an.DisconnectGoogle))
+		mux.Handle("GET /v1/analytics/google/callback", rest(s, auth.Public, http.StatusOK, an.FinishGoogleConnect))
+		mux.Handle("GET /v1/analytics/google/properties", rest(s, key, http.StatusOK, an.ListGoogleProperties))
+		mux.Handle("PUT /v1/analytics/google/sites/{siteKey}", rest(s, key, http.StatusOK, an.SetGoogleSiteProperty))
+		s.connectService(mux, apiv1connect.AnalyticsServiceName, key, map[string]auth.Policy{
+			apiv1connect.AnalyticsServiceFinishGoogleConnectProcedure: auth.Public,
+		})(apiv1connect.NewAnalyticsServiceHandler(an, s.connectOptions()...))
+	}
+
 	// Text and image generation (package generate): text is 200 inline, or
 	// 202 with a job id with useWorker.
 	g := s.Generate

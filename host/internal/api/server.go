@@ -74,6 +74,9 @@ type Deps struct {
 	// Trackers serves /v1/visibility/trackers (package visibility); nil
 	// leaves the routes out.
 	Trackers apiv1connect.TrackerServiceHandler
+	// Analytics serves /v1/analytics/google (package analytics); nil
+	// leaves the routes out.
+	Analytics apiv1connect.AnalyticsServiceHandler
 	// MCP serves the Model Context Protocol at /mcp (package mcp); it
 	// authenticates its own requests. nil leaves the route out.
 	MCP http.Handler

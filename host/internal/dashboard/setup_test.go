@@ -20,6 +20,7 @@ import (
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/analytics"
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -38,6 +39,8 @@ import (
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
+	"github.com/heraldhq/herald/plugins/ga4"
+	"github.com/heraldhq/herald/plugins/ga4/ga4test"
 )
 
 func TestMain(m *testing.M) { pluginhosttest.Main(m) }
@@ -56,6 +59,8 @@ type bundle struct {
 	key     string
 	ws      store.Workspace
 	engines *engines
+	// google is the fake Google the in-process ga4 plugin calls.
+	google *ga4test.Google
 }
 
 func setup(t testing.TB, st *store.Store) *bundle {
@@ -128,7 +133,13 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Close) // after the server: cleanups run last-in first-out
-	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.URL})
+	// Google Analytics through the ga4 plugin (in process) against a fake Google.
+	b.google = ga4test.New(t)
+	ga := ga4.New()
+	must(ga.Configure(ctx, b.google.Settings()))
+	gaSvc, err := analytics.New(analytics.Deps{Store: st, Plugin: ga, SecretKey: "dashboard-test-secret", Logger: hclog.NewNullLogger()})
+	must(err)
+	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.URL, External: gaSvc})
 	must(err)
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: quota.New(st, config.Limits{}).Follow(planTable), Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
@@ -150,6 +161,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Visibility:   visibility.NewHandler(vis),
 		Trackers:     visibility.NewTrackerHandler(vis),
 		Agent:        agent.NewHandler(agentSvc),
+		Analytics:    analytics.NewHandler(gaSvc),
 	})
 	return b
 }

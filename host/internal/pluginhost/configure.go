@@ -24,9 +24,12 @@ func (p *process) configure(h *handle) error {
 	ctx, cancel := context.WithTimeout(context.Background(), min(p.timeout, startTimeout))
 	defer cancel()
 	var c sdk.Configurer
-	if h.provider != nil {
+	switch {
+	case h.provider != nil:
 		c = h.provider
-	} else {
+	case h.analytics != nil:
+		c = h.analytics
+	default:
 		c = h.destination
 	}
 	err := c.Configure(ctx, p.settings)

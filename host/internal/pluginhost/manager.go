@@ -421,6 +421,13 @@ func (m *Manager) Check(ctx context.Context, name string) (string, error) {
 			}
 			return fmt.Sprintf("provider %s (%s): models [%s]", info.Name, info.DisplayName, strings.Join(ids, ", ")), nil
 		}
+		if h.analytics != nil {
+			info, err := h.analytics.Info(ctx)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("analytics %s (%s): oauth: %v; keys [%s]", info.Name, info.DisplayName, info.OAuth, strings.Join(info.KeyFields, ", ")), nil
+		}
 		info, err := h.destination.Info(ctx)
 		if err != nil {
 			return "", err

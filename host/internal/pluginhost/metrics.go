@@ -21,10 +21,11 @@ const (
 	methodCheckConnection
 	methodStartFineTune
 	methodGetFineTune
+	methodAnalytics
 	numMethods
 )
 
-var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export", "CheckConnection", "StartFineTune", "GetFineTune"}
+var methodNames = [numMethods]string{"Info", "GenerateText", "Chat", "GenerateImage", "Validate", "Export", "CheckConnection", "StartFineTune", "GetFineTune", "Analytics"}
 
 func (m method) String() string { return methodNames[m] }
 

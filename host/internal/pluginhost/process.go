@@ -61,7 +61,7 @@ func (e *ChecksumError) Is(target error) bool { return target == ErrChecksumMism
 // on the first call, and again after a crash.
 type process struct {
 	name    string
-	kind    string // sdk.ProviderPluginName or sdk.DestinationPluginName
+	kind    string // sdk.ProviderPluginName, sdk.DestinationPluginName or sdk.AnalyticsPluginName
 	path    string
 	args    []string
 	env     []string
@@ -95,6 +95,7 @@ type handle struct {
 	pid         int
 	provider    *sdk.ProviderClient
 	destination *sdk.DestinationClient
+	analytics   *sdk.AnalyticsClient
 	// healthy is set once a call succeeded on this process; a crash of a
 	// healthy process restarts without backoff.
 	healthy atomic.Bool
@@ -303,6 +304,8 @@ func (p *process) start() (*handle, error) {
 		h.provider = c
 	case *sdk.DestinationClient:
 		h.destination = c
+	case *sdk.AnalyticsClient:
+		h.analytics = c
 	default:
 		client.Kill()
 		return nil, fmt.Errorf("plugin %q: unexpected client %T", p.name, raw)

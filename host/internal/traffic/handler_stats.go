@@ -5,7 +5,7 @@ import apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 // statsProto converts a report to the stats response.
 func statsProto(r Report) *apiv1.GetStatsResponse {
 	out := &apiv1.GetStatsResponse{
-		Source: r.Source, SiteKey: r.SiteKey, Domain: r.Domain, Days: r.Days, From: r.From, To: r.To,
+		Source: r.Source, SourceReason: r.SourceReason, PropertyId: r.PropertyID, GoogleAnalyticsConnected: r.GoogleAnalyticsConnected, SiteKey: r.SiteKey, Domain: r.Domain, Days: r.Days, From: r.From, To: r.To,
 		Totals: &apiv1.TrafficTotals{Visits: r.Totals.Visits, AiVisits: r.Totals.AIVisits, AiShare: r.Totals.AIShare,
 			Pageviews: r.Totals.Pageviews, AiPageviews: r.Totals.AIPageviews, CrawlerHits: r.Totals.CrawlerHits},
 		Sources:  make([]*apiv1.TrafficSource, 0, len(r.Sources)),

@@ -29,7 +29,8 @@ type StatsQuery struct {
 	SiteKeyIfSeveral bool
 	// Days is the lookback; nil means DefaultDays.
 	Days *int32
-	// Source must be "" or "script".
+	// Source is "" (Google Analytics when the site has a property, else
+	// the script), "script" or "google_analytics".
 	Source string
 }
 
@@ -37,9 +38,9 @@ type StatsQuery struct {
 // DefaultDays when it is nil.
 func (q *StatsQuery) validate() error {
 	switch q.Source {
-	case "", "script":
+	case "", SourceScript, SourceGoogleAnalytics:
 	default:
-		return apierr.Invalid("source must be script: Google Analytics is not connected, so stats come from the tracking script")
+		return apierr.Invalid("source must be script or google_analytics (or empty: Google Analytics when the site has a GA4 property), got %q", q.Source)
 	}
 	days := int32(DefaultDays)
 	if q.Days != nil {
@@ -54,11 +55,14 @@ func (q *StatsQuery) validate() error {
 
 // Report is a site's AI traffic over a window of days (the stats route).
 type Report struct {
-	// Source is where the numbers come from: always "script" (Google
-	// Analytics is not connected).
-	Source          string
-	SiteKey, Domain string
-	Days            int32
+	// Source is where the numbers come from: SourceScript or
+	// SourceGoogleAnalytics; SourceReason says why, PropertyID names the
+	// GA4 property, and GoogleAnalyticsConnected whether the workspace is
+	// connected.
+	Source, SourceReason, PropertyID string
+	GoogleAnalyticsConnected         bool
+	SiteKey, Domain                  string
+	Days                             int32
 	// From and To are the window's first and last days, YYYY-MM-DD (UTC).
 	From, To string
 	Totals   Totals
@@ -139,11 +143,25 @@ func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (Re
 	if err != nil {
 		return Report{}, err
 	}
+	to := store.Day(s.store.Now())
+	from := to - int64(days) + 1
+	choice, err := s.fromExternal(ctx, p.WorkspaceID, site, q.Source, from, to)
+	if err != nil {
+		return Report{}, err
+	}
+	if r := choice.report; r != nil {
+		// GA4 does not see crawlers: their hits are Herald's own.
+		crawlers, err := s.store.TrafficCrawlers(ctx, site.ID, from, to)
+		if err != nil {
+			return Report{}, err
+		}
+		addCrawlers(r, from, crawlers)
+		r.SiteKey, r.Domain, r.Days, r.GoogleAnalyticsConnected = site.SiteKey, site.Domain, days, true
+		return *r, nil
+	}
 	sctx, cancel := context.WithTimeout(ctx, statsSyncWait)
 	_ = s.writer.Sync(sctx) // past the wait, the report is read as it stands
 	cancel()
-	to := store.Day(s.store.Now())
-	from := to - int64(days) + 1
 	daily, err := s.store.TrafficDaily(ctx, site.ID, from, to)
 	if err != nil {
 		return Report{}, err
@@ -158,6 +176,7 @@ func (s *Service) Stats(ctx context.Context, p auth.Principal, q StatsQuery) (Re
 	}
 	r := buildReport(from, to, daily, pages, crawlers)
 	r.SiteKey, r.Domain, r.Days = site.SiteKey, site.Domain, days
+	r.GoogleAnalyticsConnected, r.SourceReason = choice.connected, choice.reason
 	return r, nil
 }
 

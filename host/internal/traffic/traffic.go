@@ -50,6 +50,9 @@ type Deps struct {
 	// Quota caps the sites of each workspace (config.Limits.MaxSites);
 	// nil: no cap.
 	Quota *quota.Checker
+	// External answers stats from Google Analytics for the sites mapped to
+	// a GA4 property (package analytics); nil: always the script.
+	External External
 }
 
 // Service is the AI traffic domain logic over the store.
@@ -58,6 +61,8 @@ type Service struct {
 	writer  *Writer
 	baseURL string
 	quota   *quota.Checker
+	// external is Deps.External (nil: script only).
+	external External
 
 	mu    sync.Mutex
 	sites map[string]cachedSite // by site key
@@ -92,7 +97,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	return &Service{store: d.Store, writer: d.Writer, baseURL: strings.TrimRight(d.BaseURL, "/"), quota: d.Quota,
-		sites: map[string]cachedSite{}}, nil
+		external: d.External, sites: map[string]cachedSite{}}, nil
 }
 
 // ScriptURL is where the tracking script is served.

@@ -1,7 +1,9 @@
-// AI traffic: GET /v1/ai-traffic/sites and GET /v1/ai-traffic/stats.
+// AI traffic: GET /v1/ai-traffic/sites and GET /v1/ai-traffic/stats; the
+// Google Analytics panel is ga.js.
 import { get, post } from './api.js';
 import { h, fill, errorBox, fmtNum, fmtPct, fmtDuration, stat, table, palette } from './dom.js';
 import { lineChart, bars } from './chart.js';
+import { gaCard } from './ga.js';
 
 export const title = 'AI traffic';
 const DAYS = [7, 30, 90, 365];
@@ -44,7 +46,7 @@ export async function render(root) {
   const t = s.totals || {};
   const series = s.series || [];
   fill(body, 
-    h('p', { class: 'muted' }, `${s.domain} · ${s.from} to ${s.to} (UTC)`),
+    h('p', { class: 'muted', id: 'traffic-source' }, `${s.domain} · ${s.from} to ${s.to} (UTC) · from ${s.source === 'google_analytics' ? 'Google Analytics' : 'the tracking script'}`),
     h('div', { class: 'stats' },
       stat('AI visits', fmtNum(t.aiVisits), 'stat-ai-visits'),
       stat('Share of all visits', fmtPct(t.aiShare)),
@@ -62,6 +64,7 @@ export async function render(root) {
     h('section', { class: 'card', 'aria-labelledby': 'crawlers-h' }, h('h2', { id: 'crawlers-h' }, 'AI crawler hits'),
       table('Crawler hits by bot', [['Bot', (c) => c.bot], ['Operator', (c) => c.operator], ['Hits', (c) => fmtNum(c.hits)]],
         s.crawlers, 'No AI crawler visited in this period.')),
+    gaCard(site, s, state.days, () => render(root)),
     snippetCard(site),
     h('details', { class: 'card' }, h('summary', {}, 'Track another site'), addSiteForm(root)));
 }

@@ -388,7 +388,10 @@ type GetStatsRequest struct {
 	SiteKey string `protobuf:"bytes,1,opt,name=site_key,json=siteKey,proto3" json:"site_key,omitempty"`
 	// Lookback in days, 1 to 365; default 30. The window ends today (UTC).
 	Days *int32 `protobuf:"varint,2,opt,name=days,proto3,oneof" json:"days,omitempty"`
-	// "script" (or empty): statistics from the tracking script.
+	// Empty: Google Analytics when the site is mapped to a GA4 property,
+	// else the tracking script. "script" forces the tracking script;
+	// "google_analytics" asks for Google Analytics (400 when the site has no
+	// property).
 	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -452,9 +455,9 @@ type GetStatsResponse struct {
 	// Names the site and the window, such as "AI traffic for example.com over
 	// the last 30 days".
 	Message string `protobuf:"bytes,14,opt,name=message,proto3" json:"message,omitempty"`
-	// Where the numbers come from: always "script" in this release (Google
-	// Analytics is not connected).
-	Source                   string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// Where the numbers come from: "script" or "google_analytics".
+	Source string `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// True when the workspace has a Google Analytics connection.
 	GoogleAnalyticsConnected bool   `protobuf:"varint,2,opt,name=google_analytics_connected,json=googleAnalyticsConnected,proto3" json:"google_analytics_connected,omitempty"`
 	SiteKey                  string `protobuf:"bytes,3,opt,name=site_key,json=siteKey,proto3" json:"site_key,omitempty"`
 	Domain                   string `protobuf:"bytes,4,opt,name=domain,proto3" json:"domain,omitempty"`
@@ -471,7 +474,12 @@ type GetStatsResponse struct {
 	TopPages   []*TrafficPage          `protobuf:"bytes,11,rep,name=top_pages,json=topPages,proto3" json:"top_pages,omitempty"`
 	Engagement *TrafficEngagementSplit `protobuf:"bytes,12,opt,name=engagement,proto3" json:"engagement,omitempty"`
 	// AI crawler hits per bot, most hits first.
-	Crawlers      []*TrafficCrawler `protobuf:"bytes,13,rep,name=crawlers,proto3" json:"crawlers,omitempty"`
+	Crawlers []*TrafficCrawler `protobuf:"bytes,13,rep,name=crawlers,proto3" json:"crawlers,omitempty"`
+	// Why source was used, such as "source=script was asked for" or "Google
+	// Analytics answered 429 (quota): these are the script's stats".
+	SourceReason string `protobuf:"bytes,20,opt,name=source_reason,json=sourceReason,proto3" json:"source_reason,omitempty"`
+	// The GA4 property the numbers come from, with source google_analytics.
+	PropertyId    string `protobuf:"bytes,21,opt,name=property_id,json=propertyId,proto3" json:"property_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -602,6 +610,20 @@ func (x *GetStatsResponse) GetCrawlers() []*TrafficCrawler {
 		return x.Crawlers
 	}
 	return nil
+}
+
+func (x *GetStatsResponse) GetSourceReason() string {
+	if x != nil {
+		return x.SourceReason
+	}
+	return ""
+}
+
+func (x *GetStatsResponse) GetPropertyId() string {
+	if x != nil {
+		return x.PropertyId
+	}
+	return ""
 }
 
 // TrafficTotals counts visits (sessions: one browser tab from landing to
@@ -1422,12 +1444,12 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\x12EnsureSiteResponse\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x120\n" +
 	"\x04site\x18\x01 \x01(\v2\x1c.herald.api.v1.AITrafficSiteR\x04site\x12!\n" +
-	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"\x8c\x01\n" +
+	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"\x9e\x01\n" +
 	"\x0fGetStatsRequest\x12\x19\n" +
 	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12/\n" +
-	"\x04days\x18\x02 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\xd0v@H\x00R\x04days\x88\x01\x01\x12$\n" +
-	"\x06source\x18\x03 \x01(\tB\f\x92\xa8\x19\b\x12\x06scriptR\x06sourceB\a\n" +
-	"\x05_days\"\xc9\x04\n" +
+	"\x04days\x18\x02 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\xd0v@H\x00R\x04days\x88\x01\x01\x126\n" +
+	"\x06source\x18\x03 \x01(\tB\x1e\x92\xa8\x19\x1a\x12\x06script\x12\x10google_analyticsR\x06sourceB\a\n" +
+	"\x05_days\"\x8f\x05\n" +
 	"\x10GetStatsResponse\x12\x18\n" +
 	"\amessage\x18\x0e \x01(\tR\amessage\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12<\n" +
@@ -1445,7 +1467,10 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\n" +
 	"engagement\x18\f \x01(\v2%.herald.api.v1.TrafficEngagementSplitR\n" +
 	"engagement\x129\n" +
-	"\bcrawlers\x18\r \x03(\v2\x1d.herald.api.v1.TrafficCrawlerR\bcrawlers\"\xc3\x01\n" +
+	"\bcrawlers\x18\r \x03(\v2\x1d.herald.api.v1.TrafficCrawlerR\bcrawlers\x12#\n" +
+	"\rsource_reason\x18\x14 \x01(\tR\fsourceReason\x12\x1f\n" +
+	"\vproperty_id\x18\x15 \x01(\tR\n" +
+	"propertyId\"\xc3\x01\n" +
 	"\rTrafficTotals\x12\x16\n" +
 	"\x06visits\x18\x01 \x01(\x03R\x06visits\x12\x1b\n" +
 	"\tai_visits\x18\x02 \x01(\x03R\baiVisits\x12\x19\n" +
