@@ -96,7 +96,9 @@ var configured = map[string]string{
 	"status":       "a schedule's state rules",
 	"prompts":      "the plan's prompts per report, and at least one unless a refresh reuses the last ones",
 	// By operation: rules of one route only.
-	"getStats.siteKey": "required only when the workspace has more than one site",
+	"getStats.siteKey":          "required only when the workspace has more than one site",
+	"finishGoogleConnect.code":  "code or error: Google's redirect carries one of them",
+	"connectGoogle.redirectUri": "redirectUri or serviceAccountKey, one of the two",
 }
 
 func TestTheDocumentsRulesAndTheServerAgree(t *testing.T) {
@@ -432,7 +434,11 @@ func contractCases(s *contractSchema, required bool, example any) []contractCase
 			if n < len(base) {
 				return base[:n]
 			}
-			return base + strings.Repeat("w", n-len(base))
+			fill := "w"
+			if base != "" {
+				fill = base[len(base)-1:] // keeps a pattern such as digits
+			}
+			return base + strings.Repeat(fill, n-len(base))
 		}
 		if s.MaxLength != nil && *s.MaxLength >= len(base) {
 			out = append(out, contractCase{rule: "maxLength", inside: pad(*s.MaxLength), outside: pad(*s.MaxLength + 1)})
