@@ -38,7 +38,7 @@ func TestCheckNamesTheFieldOfTheFirstBrokenRule(t *testing.T) {
 		{"a list entry too long", &apiv1.CalculateSEOScoreRequest{Content: "x", Keywords: []string{"a", strings.Repeat("k", 201)}}, "keywords[1] is 201 characters; the limit is 200"},
 		{"http refused", &apiv1.PrefillReportRequest{Websiteurl: "http://example.com/a"}, "websiteurl: http://example.com refused: only https:// URLs are fetched"},
 		{"a bare host is https", &apiv1.PrefillReportRequest{Websiteurl: "example.com"}, ""},
-		{"an optional string set empty", &apiv1.UpdateBrandVoiceRequest{Name: proto.String("")}, "name is 0 characters; it must have at least 1"},
+		{"an optional string set empty", &apiv1.UpdateBrandVoiceRequest{Name: proto.String("")}, "name must not be empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
