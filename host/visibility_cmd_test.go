@@ -41,7 +41,7 @@ func TestVisibilityRescoreRecomputesStoredReports(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rescore: %v\n%s", err, errOut)
 	}
-	if !strings.Contains(out, "aiVisibility 75.0 (scoring v1) -> 100.0 (v2)") || !strings.Contains(out, "Rescored 1 report(s)") {
+	if !strings.Contains(out, "aiVisibility 75.0 (scoring v1) -> 100.0 (v3)") || !strings.Contains(out, "Rescored 1 report(s)") {
 		t.Errorf("rescore output:\n%s", out)
 	}
 	got, err := st.GetVisibilityReport(ctx, ws.ID, r.ID)
@@ -49,7 +49,7 @@ func TestVisibilityRescoreRecomputesStoredReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c visibility.Computed
-	if err := json.Unmarshal([]byte(*got.Result), &c); err != nil || c.ScoringVersion != 2 || c.Scores.AIVisibility.Score != 100 {
+	if err := json.Unmarshal([]byte(*got.Result), &c); err != nil || c.ScoringVersion != visibility.ScoringVersion || c.Scores.AIVisibility.Score != 100 {
 		t.Errorf("rescored result: %s (%v)", *got.Result, err)
 	}
 	if _, _, err := herald(t, dir, "visibility", "rescore", "--workspace", "nope"); err == nil || !strings.Contains(err.Error(), `no workspace "nope"`) {

@@ -63,6 +63,13 @@ func newFakeChatOpenAI(t *testing.T, key string) *httptest.Server {
 				chunk(`[{"index":0,"delta":{},"finish_reason":"stop"}]`),
 			}
 		case len(body.Tools) > 0:
+			// Tool parameters cross the plugin boundary as a Struct: a
+			// required list must arrive as the JSON array of names.
+			if !toolRequires(body.Tools, "calculate_seo_score", "content") {
+				w.WriteHeader(400)
+				io.WriteString(w, `{"error":{"message":"tools[calculate_seo_score].function.parameters.required must be [\"content\"]"}}`)
+				return
+			}
 			events = []string{
 				chunk(`[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_ai_traffic_stats","arguments":"{\"da"}}]},"finish_reason":null}]`),
 				chunk(`[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ys\":30}"}}]},"finish_reason":null}]`),
@@ -82,6 +89,29 @@ func newFakeChatOpenAI(t *testing.T, key string) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// toolRequires reports whether the tool named name is offered with
+// parameters.required equal to want, as OpenAI's function tools carry it.
+func toolRequires(tools []map[string]any, name string, want ...string) bool {
+	for _, tool := range tools {
+		fn, _ := tool["function"].(map[string]any)
+		if tool["type"] != "function" || fn["name"] != name {
+			continue
+		}
+		params, _ := fn["parameters"].(map[string]any)
+		req, _ := params["required"].([]any)
+		if params["type"] != "object" || len(req) != len(want) {
+			return false
+		}
+		for i, r := range req {
+			if r != want[i] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // TestTheAgentCallsATrafficToolThroughThePluginProcess runs the real

@@ -29,7 +29,9 @@ func TestGoogleAnalyticsThroughThePlugin(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("plugin \"ga4\" {\n  kind = \"analytics\"\n  settings = {\n"+settings.String()+"  }\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := harness.Start(t, harness.Options{Env: map[string]string{"HERALD_CONFIG": cfg}})
+	p := harness.Start(t, harness.Options{Env: map[string]string{"HERALD_CONFIG": cfg}, AllowLog: []harness.Allow{
+		{Match: `Google Analytics report failed: .*quota exhausted`, Why: "the fake answers RESOURCE_EXHAUSTED for the second property"},
+	}})
 	status, site := call(t, "POST", p.URL+"/v1/ai-traffic/sites", p.Key, `{"domain":"acme.test"}`)
 	if status != 201 {
 		t.Fatalf("create site: %d %v", status, site)

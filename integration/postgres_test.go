@@ -17,7 +17,7 @@ func TestServeOnPostgres(t *testing.T) {
 	db := testenv.NewSchema(t, testenv.DatabaseURL(t))
 	openai := newFakeOpenAI(t, "sk-test")
 	env := map[string]string{"HERALD_DATABASE_URL": db, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": openai.URL + "/v1"}
-	p := harness.Start(t, harness.Options{Env: env})
+	p := harness.Start(t, harness.Options{Env: env, AllowLog: []harness.Allow{harness.Allow{Match: `HERALD_SECRET_KEY is not set`, Why: "a distributed host without a shared secret key warns at start; these hosts store no credentials"}}})
 	if !strings.HasPrefix(p.Key, "hk_") {
 		t.Fatalf("no key printed:\n%s", p.Output())
 	}
@@ -45,7 +45,7 @@ func TestServeOnPostgres(t *testing.T) {
 		t.Fatalf("image: %d %v", status, body)
 	}
 	url := body["data"].(map[string]any)["url"].(string)
-	other := harness.Start(t, harness.Options{Env: env, Key: p.Key})
+	other := harness.Start(t, harness.Options{Env: env, Key: p.Key, AllowLog: []harness.Allow{harness.Allow{Match: `HERALD_SECRET_KEY is not set`, Why: "a distributed host without a shared secret key warns at start; these hosts store no credentials"}}})
 	res, err := http.Get(other.URL + url[strings.Index(url, "/v1/blobs/"):])
 	if err != nil {
 		t.Fatal(err)

@@ -42,7 +42,9 @@ func TestQueuedJobsSurviveSIGKILLOfHeraldServe(t *testing.T) {
 		"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": slow.URL + "/v1",
 		"HERALD_JOB_LEASE": "2s", "HERALD_JOB_POLL_INTERVAL": "200ms", "HERALD_QUEUE_AIQUEUE_CONCURRENCY": "4",
 	}
-	p := harness.Start(t, harness.Options{Env: env})
+	p := harness.Start(t, harness.Options{Env: env, AllowLog: []harness.Allow{
+		{Match: `rescued jobs with expired leases`, Why: "the test SIGKILLs herald with jobs running"},
+	}})
 
 	const n = 24
 	ids := make([]string, 0, n)

@@ -44,7 +44,9 @@ model "smart" {
 	}
 	write("openai")
 	env := map[string]string{"HERALD_CONFIG": cfg, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": first.URL + "/v1"}
-	p := harness.Start(t, harness.Options{Env: env})
+	p := harness.Start(t, harness.Options{Env: env, AllowLog: []harness.Allow{
+		{Match: `reload on SIGHUP failed; keeping the running configuration`, Why: "the test sends SIGHUP with a broken config on purpose"},
+	}})
 
 	served := func(f *fakeOpenAI) int {
 		f.mu.Lock()

@@ -172,7 +172,9 @@ func withEnv(extra map[string]string) map[string]string {
 // (embedded default, first-party webhook plugin as a subprocess).
 func TestSchedulerPublishesThroughTheWebhookPlugin(t *testing.T) {
 	t.Parallel()
-	p := harness.Start(t, harness.Options{Env: withEnv(nil)})
+	p := harness.Start(t, harness.Options{Env: withEnv(nil), AllowLog: []harness.Allow{
+		{Match: `schedule failed: `, Why: "the receiver answers 400 on purpose: the post fails with its reason"},
+	}})
 	for _, tc := range []struct {
 		name      string
 		answers   []int
@@ -282,7 +284,9 @@ func waitDistinct(t testing.TB, rc *schedReceiver, n int, within time.Duration) 
 // processed once.
 func TestAHostKilledMidPublishPublishesEveryScheduleAfterRestart(t *testing.T) {
 	t.Parallel()
-	p := harness.Start(t, harness.Options{Env: withEnv(map[string]string{"HERALD_JOB_LEASE": "3s"})})
+	p := harness.Start(t, harness.Options{Env: withEnv(map[string]string{"HERALD_JOB_LEASE": "3s"}), AllowLog: []harness.Allow{
+		{Match: `rescued jobs with expired leases|taking over a schedule left publishing`, Why: "herald is killed mid-publish; the restart takes the posts over"},
+	}})
 	rc := newSchedReceiver(t, 100*time.Millisecond)
 	hook := saveReceiver(t, p.URL, p.Key, rc)
 	const n = 100

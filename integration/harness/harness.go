@@ -2,6 +2,17 @@
 // for black-box tests: start `herald serve` on a free loopback port, learn
 // its URL and first API key from its output, stop it with SIGTERM or kill it
 // with SIGKILL, and restart it on the same data.
+//
+// The log rule: a test fails when the server it started logs a warning or
+// an error it did not expect. When the test ends, every line of the
+// process's output (all starts of it, the relayed plugin logs included) at
+// WARN or ERROR level must match one entry of the test's allow list
+// (Options.AllowLog, or Proc.AllowLog for what a later step provokes), and
+// each entry says why that line is expected. A judge that fails silently,
+// a plugin that refuses an option, a job that retries: they all log, and
+// now they all fail the test that caused them. Allow only what the test
+// provokes on purpose (a crash it causes, a fake that answers 500), with
+// the narrowest pattern that names it.
 package harness
 
 import (
@@ -67,6 +78,16 @@ type Options struct {
 	// Key is the API key of a previous start on the same store; the first
 	// start against an empty store prints one and Start records it.
 	Key string
+	// AllowLog lists the WARN and ERROR lines this test expects (see the
+	// package doc); any other such line fails the test when it ends.
+	AllowLog []Allow
+}
+
+// Allow is one expected WARN or ERROR log line: Match is a regular
+// expression searched in the line, Why the reason the test provokes it.
+type Allow struct {
+	Match string
+	Why   string
 }
 
 // Proc is a running `herald serve`.
@@ -85,6 +106,15 @@ type Proc struct {
 	out  *syncBuffer
 	done chan struct{}
 	err  error
+
+	logMu   sync.Mutex
+	outputs []*syncBuffer // one per start, for the log rule
+	allowed []allowRule
+}
+
+type allowRule struct {
+	re  *regexp.Regexp
+	why string
 }
 
 var urlLine = regexp.MustCompile(`serving: url=(\S+)`)
@@ -97,8 +127,68 @@ func Start(t testing.TB, opts Options) *Proc {
 		opts.DataDir = t.TempDir()
 	}
 	p := &Proc{t: t, bin: Binary(t), opts: opts, DataDir: opts.DataDir, Key: opts.Key}
+	for _, a := range opts.AllowLog {
+		p.AllowLog(a.Match, a.Why)
+	}
+	// Registered before the first start's Kill, so it runs after the
+	// process has exited and written everything.
+	t.Cleanup(p.checkLog)
 	p.start()
 	return p
+}
+
+// AllowLog adds an expected WARN or ERROR line (match is a regular
+// expression, why the reason) for the rest of the test: for a step that
+// provokes it, such as killing a plugin.
+func (p *Proc) AllowLog(match, why string) {
+	p.t.Helper()
+	if strings.TrimSpace(why) == "" {
+		p.t.Fatalf("harness: AllowLog(%q) needs the reason the test expects it", match)
+	}
+	re, err := regexp.Compile(match)
+	if err != nil {
+		p.t.Fatalf("harness: AllowLog(%q): %v", match, err)
+	}
+	p.logMu.Lock()
+	p.allowed = append(p.allowed, allowRule{re: re, why: why})
+	p.logMu.Unlock()
+}
+
+// levelLine finds a WARN or ERROR line of hclog's text format ("[WARN] ",
+// "[ERROR]") or its JSON format ("@level":"warn").
+var levelLine = regexp.MustCompile(`\[(WARN|ERROR)\]|"@level":\s*"(warn|error)"`)
+
+// UnexpectedLog returns the WARN and ERROR lines of every start's output
+// that no allow entry matches.
+func (p *Proc) UnexpectedLog() []string {
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	var bad []string
+	for _, out := range p.outputs {
+		for _, line := range strings.Split(out.String(), "\n") {
+			if !levelLine.MatchString(line) {
+				continue
+			}
+			ok := false
+			for _, a := range p.allowed {
+				if a.re.MatchString(line) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				bad = append(bad, line)
+			}
+		}
+	}
+	return bad
+}
+
+func (p *Proc) checkLog() {
+	if bad := p.UnexpectedLog(); len(bad) > 0 {
+		p.t.Errorf("herald logged %d unexpected WARN/ERROR line(s); fix the cause, or allow them with harness.Allow{Match, Why} when the test provokes them:\n%s",
+			len(bad), strings.Join(bad, "\n"))
+	}
 }
 
 func (p *Proc) start() {
@@ -110,6 +200,9 @@ func (p *Proc) start() {
 		env = append(env, k+"="+v)
 	}
 	p.out = &syncBuffer{}
+	p.logMu.Lock()
+	p.outputs = append(p.outputs, p.out)
+	p.logMu.Unlock()
 	p.cmd = exec.Command(p.bin, "serve")
 	p.cmd.Env = env
 	p.cmd.Stdout = p.out

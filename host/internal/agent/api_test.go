@@ -15,6 +15,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -425,4 +426,51 @@ func TestServerSentEventsAreFlushedAsTheyCome(t *testing.T) {
 		t.Fatal("no event before the model finished: the stream is buffered")
 	}
 	close(b.fake.gate)
+}
+
+// The context lists the workspace's recent documents: generated texts
+// (aiQueue jobs), generated blog posts (blog jobs) and the scheduler's
+// drafts, and published posts with their URL, newest first; never another
+// workspace's, and never what is not finished or not a document.
+func TestContextListsTheWorkspacesRecentDocuments(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	ws := b.acmeP.WorkspaceID
+	job := func(id, wsID, queue, name, state, data, result string, at int64) {
+		t.Helper()
+		if _, err := storetest.Exec(ctx, b.store, `INSERT INTO jobs (id, workspace_id, queue, name, state, data, result, max_attempts, run_at, created_at, finished_on)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 3, $8, $8, $8)`, id, wsID, queue, name, state, data, result, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	post := func(id, wsID, status, content string, at int64, url *string) {
+		t.Helper()
+		if _, err := storetest.Exec(ctx, b.store, `INSERT INTO schedules (id, workspace_id, user_id, export_to, status, content, external_url, published_at, created_at, updated_at)
+			VALUES ($1, $2, 'u', 'webhook', $3, $4, $5, $6, $6, $6)`, id, wsID, status, content, url, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := int64(86_400_000)
+	t0 := int64(1_790_000_000_000)
+	job("j-text", ws, "aiQueue", "social_post", "completed", `{"model":"gpt-4o","text":"Write a launch post"}`, `{"text":"## Launch day is here\n\nWe shipped.","model":"gpt-4o"}`, t0)
+	job("j-blog", ws, "contentQueue", agent.BlogJobName, "completed", `{"title":"Ten widget tips"}`, `{"title":"Ten widget tips","content":"..."}`, t0+day)
+	job("j-running", ws, "aiQueue", "text_generation", "active", `{"text":"not yet"}`, `null`, t0+2*day)
+	job("j-improve", ws, "contentQueue", "improve_simple", "completed", `{}`, `{"text":"x"}`, t0+2*day)
+	job("j-other", "another-workspace", "aiQueue", "text_generation", "completed", `{"text":"theirs"}`, `{"text":"Their text"}`, t0+3*day)
+	url := "https://blog.acme.test/widgets"
+	post("s-pub", ws, "published", `{"title":"Widgets, explained","text":"t"}`, t0+4*day, &url)
+	post("s-draft", ws, "draft", `{"text":"A draft without a title\nsecond line"}`, t0+5*day, nil)
+	post("s-pending", ws, "pending", `{"title":"Not yet"}`, t0+6*day, nil)
+	post("s-other", "another-workspace", "published", `{"title":"Theirs"}`, t0+7*day, &url)
+
+	res := b.srv.Do(t, "GET", "/v1/ai/generate/assistant/context", b.acme, "").Want(t, 200)
+	got, _ := json.Marshal(res.Data(t)["documents"])
+	want := `[{"date":"2026-09-26T14:13:20.000Z","id":"s-draft","kind":"blog_draft","link":"/v1/scheduler/s-draft","title":"A draft without a title"},` +
+		`{"date":"2026-09-25T14:13:20.000Z","id":"s-pub","kind":"published_post","link":"https://blog.acme.test/widgets","title":"Widgets, explained"},` +
+		`{"date":"2026-09-22T14:13:20.000Z","id":"j-blog","kind":"blog_draft","link":"/v1/ai/generate/job/j-blog","title":"Ten widget tips"},` +
+		`{"date":"2026-09-21T14:13:20.000Z","id":"j-text","kind":"generated_text","link":"/v1/ai/generate/job/j-text","title":"Launch day is here"}]`
+	if string(got) != want {
+		t.Fatalf("documents =\n%s\nwant\n%s", got, want)
+	}
 }

@@ -21,6 +21,9 @@ type Summary struct {
 	Schedules  ScheduleCounts
 	Used       int
 	Limit      int
+	// Documents are the recent generated texts, blog drafts and
+	// published posts, newest first.
+	Documents []Document
 }
 
 // ContextVoice is a brand voice the caller can use.
@@ -99,6 +102,9 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 	if sum.Used, err = s.store.CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
 		return sum, err
 	}
+	if sum.Documents, err = s.documents(ctx, p.WorkspaceID); err != nil {
+		return sum, err
+	}
 	return sum, nil
 }
 
@@ -116,6 +122,12 @@ func summaryJSON(sum Summary) map[string]any {
 		"schedules":   map[string]any{"pending": sum.Schedules.Pending, "publishedLast30d": sum.Schedules.Published, "failedLast30d": sum.Schedules.Failed},
 		"credits":     map[string]any{"used": sum.Used, "limit": sum.Limit},
 	}
+	docs := make([]map[string]any, 0, len(sum.Documents))
+	for _, d := range sum.Documents {
+		docs = append(docs, map[string]any{"id": d.ID, "title": d.Title, "kind": d.Kind,
+			"date": time.UnixMilli(d.Date).UTC().Format(time.RFC3339), "link": d.Link})
+	}
+	out["documents"] = docs
 	if v := sum.Visibility; v != nil {
 		out["visibility"] = map[string]any{"score": v.Score, "shareOfVoice": v.ShareOfVoice, "understanding": v.Understanding}
 	}

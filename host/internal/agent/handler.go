@@ -148,6 +148,10 @@ func (h *Handler) GetAssistantContext(ctx context.Context, req *connect.Request[
 		Schedules:   &apiv1.ContextSchedules{Pending: sum.Schedules.Pending, PublishedLast30D: sum.Schedules.Published, FailedLast30D: sum.Schedules.Failed},
 		Credits:     &apiv1.ContextCredits{Used: int64(sum.Used), Limit: int64(sum.Limit)},
 	}
+	data.Documents = make([]*apiv1.ContextDocument, 0, len(sum.Documents))
+	for _, d := range sum.Documents {
+		data.Documents = append(data.Documents, &apiv1.ContextDocument{Id: d.ID, Title: d.Title, Kind: d.Kind, Date: apiconv.Timestamp(d.Date), Link: d.Link})
+	}
 	for _, v := range sum.Voices {
 		data.BrandVoices = append(data.BrandVoices, &apiv1.ContextVoice{Id: v.ID, Name: v.Name, Type: v.Type})
 	}

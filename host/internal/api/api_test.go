@@ -109,10 +109,10 @@ func TestBrandVoiceRoutesFollowSpec(t *testing.T) {
 		}
 
 		one := b.Do(t, "GET", "/v1/ai/brand-voice/"+id, b.alice, "").WantMessage(t, 200).Data(t)
-		if got := keysOf(one); got != "content,createdAt,fetchInterval,id,lastFetch,name,type,updatedAt,url" {
+		if got := keysOf(one); got != "content,createdAt,fetchInterval,id,isActive,lastFetch,name,type,updatedAt,url" {
 			t.Fatalf("single fetch fields: %s", got)
 		}
-		if one["content"] != "We write plainly.\nShort sentences." || one["fetchInterval"] != nil || one["lastFetch"] != nil {
+		if one["content"] != "We write plainly.\nShort sentences." || one["fetchInterval"] != nil || one["lastFetch"] != nil || one["isActive"] != true {
 			t.Fatalf("single fetch: %v", one)
 		}
 

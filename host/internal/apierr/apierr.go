@@ -7,6 +7,7 @@ import (
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -67,7 +68,7 @@ func Internal(msg string) *connect.Error {
 // objects of JSON values) to err and returns it; the REST body carries them
 // beside "message" like the fields of New.
 func WithValues(err *connect.Error, values map[string]any) *connect.Error {
-	st, serr := structpb.NewStruct(values)
+	st, serr := apiconv.Struct(values)
 	if serr != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -109,7 +109,7 @@ func (s *Server) toolTable() []toolDef {
 						WhenToExport: in.WhenToExport, Status: in.Status, WebhookId: in.WebhookID, Confirm: in.Confirm,
 						ImageUrl: in.ImageURL, ImageBase64: in.ImageBase64, ImageFileName: in.ImageFileName, ImageMimeType: in.ImageMimeType, ImageAlt: in.ImageAlt}
 					if in.ContentToExport != nil {
-						st, err := structpb.NewStruct(in.ContentToExport)
+						st, err := apiconv.Struct(in.ContentToExport)
 						if err != nil {
 							return prepared{}, errors.New("contentToExport: " + err.Error())
 						}
@@ -140,7 +140,7 @@ func (s *Server) toolTable() []toolDef {
 				askHuman, func(in generateTextInput) (prepared, error) {
 					m := &apiv1.GenerateTextRequest{Text: in.Text, Model: in.Model, BrandVoiceId: in.BrandVoiceID}
 					if in.Options != nil {
-						st, err := structpb.NewStruct(in.Options)
+						st, err := apiconv.Struct(in.Options)
 						if err != nil {
 							return prepared{}, errors.New("options: " + err.Error())
 						}

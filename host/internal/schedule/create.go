@@ -137,6 +137,9 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 		content["imageUrl"] = img.URL
 		maps.Copy(content, meta)
 	}
+	if err := refuseRawImages(content); err != nil {
+		return Schedule{}, err
+	}
 	if err := s.validateWith(ctx, in.ExportTo, in.Status, content, creds); err != nil {
 		return Schedule{}, err
 	}

@@ -114,7 +114,7 @@ func toProto(sc Schedule) *apiv1.Schedule {
 	}
 	var content map[string]any
 	if json.Unmarshal([]byte(sc.Content), &content) == nil {
-		if st, err := structpb.NewStruct(content); err == nil {
+		if st, err := apiconv.Struct(content); err == nil {
 			out.ContentToExport = st
 		}
 	}

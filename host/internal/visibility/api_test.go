@@ -143,7 +143,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		if a1, _ := json.Marshal(answers[1].(map[string]any)["brands"]); !strings.Contains(string(a1), `{"brand":"initech_io","cited":true,"mentioned":false,"name":"initech.io","position":0,"self":false,"weight":0}`) {
 			t.Errorf("answer 1 brands = %s", a1)
 		}
-		if r["scoringVersion"] != float64(2) {
+		if r["scoringVersion"] != float64(3) {
 			t.Errorf("scoringVersion = %v", r["scoringVersion"])
 		}
 		if meta, _ := json.Marshal(r["refreshMeta"]); string(meta) != `{"count":0,"limitPer24h":3,"usedLast24h":0}` {
@@ -161,7 +161,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		p := points[0].(map[string]any)
 		// Version 2 (see above): Initech 0.5 / 4 = 12.5 and 1/6 of the
 		// mentions; Globex 3/6 (version 1: 31.3, 28.6 and 42.9).
-		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 33.3, "understanding": 60, "scoringVersion": 2,
+		for k, want := range map[string]float64{"overall": 50, "self": 50, "shareOfVoice": 33.3, "understanding": 60, "scoringVersion": 3,
 			"comp_globex_corp": 68.8, "sov_comp_globex_corp": 50, "comp_initech_io": 12.5, "sov_comp_initech_io": 16.7} {
 			if p[k] != want {
 				t.Errorf("history %s = %v, want %v", k, p[k], want)

@@ -27,6 +27,9 @@ type Brand struct {
 	// Category is what the brand sells, shown to the judge that decides
 	// whether a sentence-initial ambiguous name names the brand.
 	Category string `json:"category,omitempty"`
+	// InferredDomain is the domain a competitor given by name only got
+	// from the report's sources (InferDomains); it is also in Domains.
+	InferredDomain string `json:"inferredDomain,omitempty"`
 }
 
 // Slug lowercases s and turns every run of non-alphanumerics into one "_",

@@ -28,8 +28,9 @@
 // `inputs.go` (competitor forms, `CompetitorInput`, reused by trackers),
 // `prose.go` (URLs, sources lists, `AnswerSources`), `tokens.go` and
 // `fold.go` (one tokenising pass, case and diacritics folded), `mentions.go`
-// (the `Matcher`: one trie of every alias; ambiguity from `commonwords`),
-// `analysis.go` (per answer every brand: mentioned, position, cited, judge
+// (the `Matcher`: one trie of every alias; ambiguity from `commonwords`), `infer.go` (a
+// name-only competitor's domain from the report's sources, `InferDomains`,
+// applied by `ScoreMentions`), `analysis.go` (per answer every brand: mentioned, position, cited, judge
 // verdicts). At completion the judge decides the pending sentence-initial
 // ordinary-word names (`judge.go`, verdicts in `visibility_answer_mentions`)
 // and the evidence is stored once (`visibility_evidence`); `rescore.go`

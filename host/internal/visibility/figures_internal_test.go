@@ -22,7 +22,7 @@ func trackingFixture() ([]Brand, []string, []Answer) {
 		{Engine: "gpt", Prompt: "p2", Text: "Globex leads; Zentrix follows.",
 			Citations: []Citation{{URL: "https://www.g2.com/globex"}, {URL: "https://g2.com/x"}}},
 		{Engine: "claude", Prompt: "p1", Text: "Avoid Globex. See capterra.com/globex for reviews."},
-		{Engine: "claude", Prompt: "p2", Text: "Globex has had outages; read trustradius.com and capterra.com/x first."},
+		{Engine: "claude", Prompt: "p2", Text: "Globex has had outages; read trustradius.com/reviews and capterra.com/x first."},
 		{Engine: "claude", Prompt: "p3", Error: "the engine failed"},
 	}
 	return brands, []string{"gpt", "claude"}, answers

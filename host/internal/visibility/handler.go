@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -108,7 +109,7 @@ func (h *Handler) GetReportHistory(ctx context.Context, req *connect.Request[api
 	}
 	res := &apiv1.GetReportHistoryResponse{Message: "History fetched", Points: make([]*structpb.Struct, 0, len(points))}
 	for _, pt := range points {
-		st, err := structpb.NewStruct(pt)
+		st, err := apiconv.Struct(pt)
 		if err != nil {
 			return nil, fmt.Errorf("history point: %w", err)
 		}

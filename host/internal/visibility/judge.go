@@ -85,6 +85,9 @@ func (s *Service) judge(ctx context.Context, self Brand, t task, answer string) 
 	res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: judgeSystem, Prompt: prompt, Temperature: &zero,
 		Options: map[string]any{"response_format": judgeSchema}})
 	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("probe judge failed", "probe", t.item, "model", model, "error", err)
+		}
 		return VerdictMissing, judgement{Explanation: "the judge failed: " + engineError(err)}
 	}
 	var out struct {

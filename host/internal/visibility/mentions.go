@@ -8,9 +8,11 @@ import (
 )
 
 // ScoringVersion is the version of the mention rules reports are computed
-// with: 1 the first rules (aliases anywhere, URLs included), 2 the
-// revised "Mentions and positions" of docs/METRICS.md.
-const ScoringVersion = 2
+// with: 1 (aliases anywhere, URLs included), 2 (prose without URLs and
+// sources lists, ambiguous names, the judge), 3 (a bare domain in prose is
+// a mention and not a source; competitors given by name only get a domain
+// inferred from the sources; history's self is visibility(self)).
+const ScoringVersion = 3
 
 // maxJudged is how many sentence-initial occurrences of one brand in one
 // answer go to the judge before the brand's first sure mention; later

@@ -88,7 +88,7 @@ func TestABrandOnlyInAURLOrTheSourcesIsNotMentioned(t *testing.T) {
 		"See tasklane.io/pricing and https://www.g2.com/compare/hubspot-vs-fathom for prices.":                     {"", "tasklane"},
 		"**References:** hubspot.com, Tasklane docs":                                                               {"", "hubspot"},
 		"usefathom.com – similar, simpler. Tasklane too (https://tasklane.io).":                                    {"tasklane@1", "tasklane"},
-		"HubSpot's blog (blog.hubspot.com) says so.":                                                               {"hubspot@1", "hubspot"},
+		"HubSpot's blog (blog.hubspot.com) says so.":                                                               {"hubspot@1", ""}, // a bare domain in prose is a name, no source
 	} {
 		got, cited := mentioned(bs, visibility.Answer{Text: text})
 		if got != want[0] || cited != want[1] {

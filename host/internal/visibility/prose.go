@@ -9,9 +9,11 @@ import (
 	"github.com/heraldhq/herald/host/internal/site"
 )
 
-// Source is one source of an answer (docs/METRICS.md "Sources"): a URL the
-// engine returned as a citation, a URL in the text (with or without a
-// scheme) or a domain written in the text, with its registrable domain.
+// Source is one source of an answer: a URL the engine returned as a
+// citation, or a URL in the text (with a scheme, or a host with a path),
+// or a domain in the answer's sources list, with its registrable domain.
+// A bare domain written in the prose (monday.com is a visual planner) is
+// a name, not a source.
 type Source struct {
 	URL    string `json:"url"`
 	Domain string `json:"domain"`
@@ -25,7 +27,9 @@ type Source struct {
 // Defined as in docs/METRICS.md: a URL is a run starting with http:// or
 // https://, or a host under a public suffix followed by a path
 // (tasklane.io/pricing) or starting with www.; a bare domain in the prose
-// (usefathom.com) stays in the prose (a mention) and is also a source.
+// (usefathom.com) stays in the prose: it is a mention and not a source
+// (it names the brand; it does not say the engine used the site). In the
+// sources list and on [n] source lines a bare domain is a source.
 // The sources list is everything from a line that is only a "Sources",
 // "References" or "Citations" label (any case, markdown heading or bold,
 // optional colon, or the label and a colon followed by the list on the
@@ -62,6 +66,9 @@ func readProse(text string) (string, []Source) {
 	}
 	blank(cut, len(text))
 	scanURLs(text, func(start, end int, host string, bare bool) {
+		if bare && start < cut && (buf == nil || buf[start] == text[start]) {
+			return // a domain written as a name, in the prose
+		}
 		sources = append(sources, Source{URL: text[start:end], Domain: registrable(host)})
 		if !bare {
 			blank(start, end)

@@ -8,8 +8,8 @@ import (
 
 // TestReadProseBlanksURLsAndSourcesListsAndListsTheSources pins
 // docs/METRICS.md "Sources": which runs of an answer are URLs (blanked out
-// of the prose, same byte length) and which are bare domains (kept in
-// the prose), where a sources list starts, and which lines are [n] source
+// of the prose, same byte length, and sources) and which are bare domains
+// (kept in the prose, no source unless in the sources list), where a sources list starts, and which lines are [n] source
 // lines.
 func TestReadProseBlanksURLsAndSourcesListsAndListsTheSources(t *testing.T) {
 	sp := func(n int) string { return strings.Repeat(" ", n) }
@@ -49,14 +49,24 @@ func TestReadProseBlanksURLsAndSourcesListsAndListsTheSources(t *testing.T) {
 		{"[n] without a URL is prose",
 			"[1] see above\n[12\n[123",
 			"[1] see above\n[12\n[123", nil},
-		{"a bare domain stays and is a source, any letters and digits",
+		{"a bare domain in the prose stays and is no source, any letters and digits",
 			"Try AZaz09.com today.",
-			"Try AZaz09.com today.",
-			[]Source{{"AZaz09.com", "azaz09.com"}}},
+			"Try AZaz09.com today.", nil},
+		{"a bare domain as a list item is a name, not a source",
+			"- pipedrive.com — pipeline-first CRM\n- monday.com is a visual planner",
+			"- pipedrive.com — pipeline-first CRM\n- monday.com is a visual planner", nil},
+		{"a bare domain in the sources list is a source",
+			"Tasklane leads.\nSources:\n- tasklane.io\n- asana.com",
+			"Tasklane leads.\n" + sp(8) + "\n" + sp(13) + "\n" + sp(11),
+			[]Source{{"tasklane.io", "tasklane.io"}, {"asana.com", "asana.com"}}},
+		{"a bare domain on an [n] line is a source",
+			"Intro.\n[1] asana.com\nok",
+			"Intro.\n" + sp(13) + "\nok",
+			[]Source{{"asana.com", "asana.com"}}},
 		{"trailing punctuation is not part of a URL or domain",
-			"See https://a.com/x. Or acme.com.",
-			"See " + sp(15) + ". Or acme.com.",
-			[]Source{{"https://a.com/x", "a.com"}, {"acme.com", "acme.com"}}},
+			"See https://a.com/x. Or acme.com/y.",
+			"See " + sp(15) + ". Or " + sp(10) + ".",
+			[]Source{{"https://a.com/x", "a.com"}, {"acme.com/y", "acme.com"}}},
 		{"a host with a path is a URL",
 			"Pricing: tasklane.io/pricing, fine",
 			"Pricing: " + sp(19) + ", fine",

@@ -125,7 +125,9 @@ func HistoryPoint(createdAt time.Time, c Computed) map[string]any {
 	}
 	for _, b := range c.Geo.Brands {
 		if b.Self {
-			p["self"] = b.MentionRate
+			// The same measure as comp_<slug>, so a chart of self
+			// against competitors compares like with like.
+			p["self"] = b.Visibility
 			continue
 		}
 		p["comp_"+b.Slug] = b.Visibility

@@ -94,6 +94,7 @@ type BrandScore struct {
 	ShareOfVoice    float64  `json:"shareOfVoice"`
 	AveragePosition float64  `json:"averagePosition"`
 	Citations       int      `json:"-"`
+	InferredDomain  string   `json:"inferredDomain,omitempty"` // a name-only competitor's domain (InferDomains)
 }
 
 // EngineStatus says how many of an engine's answers are in the report.
@@ -138,6 +139,7 @@ type MentionScores struct {
 // answers at any time. engines fixes the providers listed (an engine
 // with no answer at all is still listed, as missing).
 func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionScores {
+	brands = InferDomains(brands, answers)
 	m := NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
 	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]Mention, len(answers)), Cited: make([][]string, len(answers)),
@@ -221,7 +223,7 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		}
 	}
 	for bi, b := range brands {
-		bs := BrandScore{Name: b.Name, Slug: b.Slug, Self: b.Self, Aliases: b.Aliases, Mentions: per[bi].mentions, Citations: per[bi].cited}
+		bs := BrandScore{Name: b.Name, Slug: b.Slug, Self: b.Self, Aliases: b.Aliases, InferredDomain: b.InferredDomain, Mentions: per[bi].mentions, Citations: per[bi].cited}
 		if answered > 0 {
 			bs.Visibility = round1(100 * per[bi].weight / float64(answered))
 			bs.MentionRate = round1(100 * float64(per[bi].mentions) / float64(answered))

@@ -55,12 +55,13 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	ms := visibility.ScoreMentions(brands, engines, answers)
 	// Scoring version 2: initech.io appears in the first answer
 	// only inside a URL, so it is cited there but not mentioned (version 1
-	// counted it at position 3); "acme.com" written in the second answer's
-	// prose is a link without a scheme, so Acme is cited there too.
+	// counted it at position 3). Version 3: "acme.com" written in the
+	// second answer's prose is a name (no scheme, no path), not a source,
+	// so Acme is not cited there.
 	want := [][]visibility.Mention{
 		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
 			{Brand: "acme", Name: "Acme", Self: true, Position: 2, Weight: 0.75}},
-		{{Brand: "acme", Name: "Acme", Self: true, Position: 1, Weight: 1, Cited: true}},
+		{{Brand: "acme", Name: "Acme", Self: true, Position: 1, Weight: 1}},
 		{{Brand: "globex_corp", Name: "Globex Corp", Position: 1, Weight: 1},
 			{Brand: "initech_io", Name: "initech.io", Position: 2, Weight: 0.75}},
 		nil,
@@ -68,7 +69,7 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	if !reflect.DeepEqual(ms.Mentions, want) {
 		t.Fatalf("mentions =\n%+v\nwant\n%+v", ms.Mentions, want)
 	}
-	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, {"acme"}, {"acme"}, nil}) {
+	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, nil, {"acme"}, nil}) {
 		t.Errorf("cited = %q", ms.Cited)
 	}
 }
@@ -172,7 +173,7 @@ func TestScoresToTheDecimal(t *testing.T) {
 	}
 
 	point, _ := json.Marshal(visibility.HistoryPoint(time.Date(2026, 11, 26, 6, 0, 0, 0, time.UTC), c))
-	wantPoint := `{"comp_globex_corp":66.7,"comp_initech_io":25,"overall":58.3,"scoringVersion":2,"self":66.7,"shareOfVoice":40,` +
+	wantPoint := `{"comp_globex_corp":66.7,"comp_initech_io":25,"overall":58.3,"scoringVersion":3,"self":58.3,"shareOfVoice":40,` +
 		`"sov_comp_globex_corp":40,"sov_comp_initech_io":20,"time":"2026-11-26T06:00:00.000Z","timestamp":"2026-11-26T06:00:00.000Z","understanding":40}`
 	if string(point) != wantPoint {
 		t.Errorf("history point =\n%s\nwant\n%s", point, wantPoint)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -193,8 +194,19 @@ func negativeCue(sents []string, b Brand) string {
 // answer mentions, from the sentences that name it, and applies the
 // negative cues. A brand the judge did not rate (the judge failed) is
 // negative when a cue says so and left out otherwise.
+//
+// A brand whose only occurrences wait for the mention judge (a
+// sentence-initial ordinary word: sentiment is judged as each answer
+// arrives, the mention judge at completion) is rated too: the figures
+// count its sentiment only if the mention judge says it is named.
 func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Brand, a Answer) map[string]Sentiment {
-	ms := NewMatcher(brands).Mentions(a)
+	an := NewMatcher(InferDomains(brands, []Answer{a})).Analyze(a)
+	ms := an.Mentions
+	for _, p := range an.Pending {
+		if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Brand == p.Brand }) {
+			ms = append(ms, Mention{Brand: p.Brand, Name: p.Name})
+		}
+	}
 	if len(ms) == 0 {
 		return map[string]Sentiment{}
 	}

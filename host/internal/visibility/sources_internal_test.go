@@ -77,7 +77,7 @@ func TestSiteCategoryIsTheH1ElseTheTitleTailElseTheDescription(t *testing.T) {
 // lists than answers are read without a self domain or mentions; a
 // source of an answer that names no brand is not a gap.
 func TestScoreSourcesEdges(t *testing.T) {
-	answers := []Answer{{Engine: "gpt", Prompt: "p", Text: "See g2.com for reviews."}}
+	answers := []Answer{{Engine: "gpt", Prompt: "p", Text: "See g2.com/reviews for reviews."}}
 	if got := ScoreSources(nil, answers, nil); got.SelfDomain != "" || got.Answered != 1 || len(got.Table) != 1 || len(got.Gaps) != 0 {
 		t.Errorf("no brands: %+v", got)
 	}

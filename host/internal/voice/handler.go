@@ -100,5 +100,6 @@ func full(v Voice) *apiv1.BrandVoice {
 	return &apiv1.BrandVoice{
 		Id: v.ID, Name: v.Name, Type: v.Type, Url: v.URL, Content: v.Content, FetchInterval: v.FetchInterval,
 		CreatedAt: apiconv.Timestamp(v.CreatedAt), UpdatedAt: apiconv.Timestamp(v.UpdatedAt), LastFetch: lastFetch(v.LastFetch),
+		IsActive: &v.IsActive,
 	}
 }

@@ -123,6 +123,8 @@ type Voice struct {
 	CreatedAt, UpdatedAt int64
 	// LastFetch is the outcome of the latest fetch of URL; nil before one.
 	LastFetch *Fetch
+	// IsActive is false once the voice is deleted (a soft delete).
+	IsActive bool
 }
 
 // Fetch is the outcome of fetching a voice's URL.
@@ -136,7 +138,7 @@ type Fetch struct {
 // fromStore is the stored voice v as the service returns it.
 func fromStore(v store.Voice) Voice {
 	out := Voice{ID: v.ID, Scope: v.Scope, Name: v.Name, Type: v.Type, URL: v.URL, Content: v.Content,
-		ContentLength: v.ContentLength, FetchInterval: v.FetchInterval, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+		ContentLength: v.ContentLength, FetchInterval: v.FetchInterval, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, IsActive: v.IsActive}
 	if f := v.LastFetch; f != nil {
 		out.LastFetch = &Fetch{At: f.At, OK: f.OK, Error: f.Error}
 	}

@@ -408,7 +408,11 @@ type BrandVoice struct {
 	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// Outcome of the latest fetch of url (website and file voices); null
 	// before the first.
-	LastFetch     *BrandVoiceFetch `protobuf:"bytes,20,opt,name=last_fetch,json=lastFetch,proto3" json:"last_fetch,omitempty"`
+	LastFetch *BrandVoiceFetch `protobuf:"bytes,20,opt,name=last_fetch,json=lastFetch,proto3" json:"last_fetch,omitempty"`
+	// False once the voice is deleted (deletion is a soft delete). Returned
+	// by the single fetch (GET /v1/ai/generate/brand-voice/{id} and
+	// /v1/ai/brand-voice/{id}) and by an update.
+	IsActive      *bool `protobuf:"varint,21,opt,name=is_active,json=isActive,proto3,oneof" json:"is_active,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -504,6 +508,13 @@ func (x *BrandVoice) GetLastFetch() *BrandVoiceFetch {
 		return x.LastFetch
 	}
 	return nil
+}
+
+func (x *BrandVoice) GetIsActive() bool {
+	if x != nil && x.IsActive != nil {
+		return *x.IsActive
+	}
+	return false
 }
 
 // BrandVoiceFetch is the outcome of fetching a voice's URL. A failed
@@ -1156,7 +1167,7 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\x04_url\"j\n" +
 	"\x17ListBrandVoicesResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x125\n" +
-	"\x04data\x18\x02 \x03(\v2!.herald.api.v1.BrandVoiceListItemR\x04data\"\xf1\x02\n" +
+	"\x04data\x18\x02 \x03(\v2!.herald.api.v1.BrandVoiceListItemR\x04data\"\xa1\x03\n" +
 	"\n" +
 	"BrandVoice\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -1170,9 +1181,12 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12=\n" +
 	"\n" +
-	"last_fetch\x18\x14 \x01(\v2\x1e.herald.api.v1.BrandVoiceFetchR\tlastFetchB\x06\n" +
+	"last_fetch\x18\x14 \x01(\v2\x1e.herald.api.v1.BrandVoiceFetchR\tlastFetch\x12 \n" +
+	"\tis_active\x18\x15 \x01(\bH\x02R\bisActive\x88\x01\x01B\x06\n" +
 	"\x04_urlB\x11\n" +
-	"\x0f_fetch_interval\"r\n" +
+	"\x0f_fetch_intervalB\f\n" +
+	"\n" +
+	"_is_active\"r\n" +
 	"\x0fBrandVoiceFetch\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x19\n" +

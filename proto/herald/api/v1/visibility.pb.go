@@ -1768,9 +1768,14 @@ type BrandScore struct {
 	// positive) over the answers mentioning the brand; null when none.
 	Sentiment *float64 `protobuf:"fixed64,21,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
 	// The same figures per engine.
-	Engines       map[string]*BrandEngineFigures `protobuf:"bytes,22,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Engines map[string]*BrandEngineFigures `protobuf:"bytes,22,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// For a competitor given by name only: the registrable domain among the
+	// report's sources whose first label is one of its names (Bose ->
+	// bose.com), so that its citations count. Unset when the user gave a
+	// domain or none fits.
+	InferredDomain *string `protobuf:"bytes,40,opt,name=inferred_domain,json=inferredDomain,proto3,oneof" json:"inferred_domain,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *BrandScore) Reset() {
@@ -1885,6 +1890,13 @@ func (x *BrandScore) GetEngines() map[string]*BrandEngineFigures {
 		return x.Engines
 	}
 	return nil
+}
+
+func (x *BrandScore) GetInferredDomain() string {
+	if x != nil && x.InferredDomain != nil {
+		return *x.InferredDomain
+	}
+	return ""
 }
 
 type BrandEngineFigures struct {
@@ -3038,7 +3050,7 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
 	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
 	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\"\x9d\x04\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\xdf\x04\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -3054,13 +3066,15 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x10average_position\x18\t \x01(\x01R\x0faveragePosition\x12&\n" +
 	"\favg_position\x18\x14 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
 	"\tsentiment\x18\x15 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12@\n" +
-	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x1a]\n" +
+	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x12,\n" +
+	"\x0finferred_domain\x18( \x01(\tH\x02R\x0einferredDomain\x88\x01\x01\x1a]\n" +
 	"\fEnginesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
 	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01B\x0f\n" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
-	"_sentiment\"\x83\x02\n" +
+	"_sentimentB\x12\n" +
+	"\x10_inferred_domain\"\x83\x02\n" +
 	"\x12BrandEngineFigures\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\x01 \x01(\x01R\n" +

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/agent"
+	"github.com/heraldhq/herald/host/internal/content"
+)
+
+// The agent lists blog posts by their job name without importing content:
+// the two names must stay one.
+func TestTheAgentKnowsTheBlogJobByName(t *testing.T) {
+	t.Parallel()
+	if agent.BlogJobName != content.JobBlogPost {
+		t.Fatalf("agent.BlogJobName = %q, content.JobBlogPost = %q", agent.BlogJobName, content.JobBlogPost)
+	}
+}
