@@ -48,13 +48,16 @@ generate: tools
 # The OpenAPI document, from the REST route table and the protos' descriptors (with comments).
 	cd proto && buf build --path herald/api -o $(BIN)/herald-api.binpb
 	go run ./host/internal/openapi/gen -descriptors $(BIN)/herald-api.binpb -o host/internal/openapi/openapi.json -md docs/API.md
-# The README's configuration table, from the settings table in config/settings.go.
-	go run ./config/gen README.md
+# The configuration table of docs/CONFIGURATION.md, from the settings table in config/settings.go.
+	go run ./config/gen docs/CONFIGURATION.md
+# The TypeScript client's types, from the OpenAPI document, when its pinned
+# npm packages are installed (cd clients/typescript && npm ci; .ci/run does).
+	if [ -d clients/typescript/node_modules ]; then cd clients/typescript && npm run --silent generate; fi
 
 # Fails when committed generated code differs from what `make generate` produces.
 check-generated: generate
-	git diff --exit-code -- proto sdk/proto host/internal/openapi/openapi.json docs/API.md README.md || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
-	test -z "$$(git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md)" || (git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md; echo "untracked generated files: run make generate and commit" >&2; exit 1)
+	git diff --exit-code -- proto sdk/proto host/internal/openapi/openapi.json docs/API.md docs/CONFIGURATION.md clients/typescript/src/schema.d.ts || (echo "generated code is stale: run make generate and commit" >&2; exit 1)
+	test -z "$$(git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md docs/CONFIGURATION.md clients/typescript/src)" || (git status --porcelain -- proto sdk/proto host/internal/openapi docs/API.md docs/CONFIGURATION.md clients/typescript/src; echo "untracked generated files: run make generate and commit" >&2; exit 1)
 
 # Every benchmark of docs/BENCHMARKS.md, each against its baseline in the same
 # run. Set HERALD_TEST_DATABASE_URL and HERALD_TEST_REDIS_URL to add the

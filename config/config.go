@@ -1,11 +1,3 @@
-// Package config is Herald's configuration: the HCL schema, its defaults,
-// environment overrides and validation. It is public so that operators' tools
-// can read and check the same files the host reads.
-//
-// Load order: defaults, then the HCL file (if any), then HERALD_* environment
-// variables, then Validate. No file and no environment gives the embedded
-// default: SQLite under ./data, in-process signalling, listening on
-// 127.0.0.1:8080.
 package config
 
 import (
@@ -189,7 +181,7 @@ type Router struct {
 	Cooldown time.Duration
 }
 
-// QueueNames lists the job queues SPEC.md names: the queues of
+// QueueNames lists the job queues the API names: the queues of
 // host/internal/jobs (jobs.QueueNames). config is a public package and
 // cannot import host/internal, so host/queues_test.go keeps the two equal.
 var QueueNames = []string{"aiQueue", "seoQueue", "contentQueue"}

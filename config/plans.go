@@ -1,6 +1,6 @@
 package config
 
-// Plan is the set of limits SPEC.md attaches to a workspace's plan.
+// Plan is the set of limits the API attaches to a workspace's plan.
 type Plan struct {
 	// PromptsPerReport caps buyer prompts in a visibility report.
 	PromptsPerReport int

@@ -11,7 +11,7 @@ import (
 // settings is the one table of Herald's top-level settings: each row is
 // the HCL attribute, its environment override, its default, where it lives
 // in Config and in the file schema. Default, applyFile, applyEnv, envOf and
-// the README's configuration table (checked by TestREADMEConfigTable) all
+// the configuration table of docs/CONFIGURATION.md (checked by TestConfigurationTable) all
 // follow it, so a new setting is one row here plus its Config and
 // fileSchema fields. Blocks (plan, queue, plugin, model, visibility,
 // brand_voice, limits) have their own shapes and are applied beside it.
@@ -67,7 +67,7 @@ var settings = []setting{
 // setting is one row of settings.
 type setting struct {
 	name, env string
-	// doc follows the default in the README's table: a remark in
+	// doc follows the default in the configuration table: a remark in
 	// parentheses, or the whole default column when def is nil.
 	doc string
 	// def is the default (nil: the zero value), of the field's type.
@@ -195,7 +195,7 @@ func settingEnv(name string) (string, bool) {
 	return "", false
 }
 
-// formatDefault writes a default as the README shows it ("" for none).
+// formatDefault writes a default as the configuration table shows it ("" for none).
 func formatDefault(v any) string {
 	switch v := v.(type) {
 	case nil:
@@ -214,9 +214,9 @@ func formatDefault(v any) string {
 	}
 }
 
-// Reference is the README's configuration table (its header and one row
+// Reference is the configuration table of docs/CONFIGURATION.md (its header and one row
 // per setting), generated from settings by `make generate` and checked by
-// TestREADMEConfigTable.
+// TestConfigurationTable.
 func Reference() string {
 	var b strings.Builder
 	b.WriteString("| setting | env | default |\n|---|---|---|\n")

@@ -25,7 +25,7 @@ func newHTTPServer(handler http.Handler, ln net.Listener, cfg *config.Config, re
 	srv.Protocols.SetHTTP1(true)
 	srv.Protocols.SetUnencryptedHTTP2(true)
 
-	// Cap open connections (issue 16): over the cap, a 503 and a count in /metrics.
+	// Cap open connections: over the cap, a 503 and a count in /metrics.
 	return &httpServer{srv: srv, ln: api.LimitListener(ln, cfg.Limits.MaxConnections, reg)}
 }
 

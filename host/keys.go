@@ -15,7 +15,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/traffic"
 )
 
-// The operator subcommands of issue 18: API keys and workspaces, with the
+// The operator subcommands of API keys and workspaces, with the
 // ids a session JWT needs (sub = user id, workspace = workspace id).
 
 const keysUsage = `usage:

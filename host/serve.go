@@ -217,7 +217,7 @@ func buildBase(ctx context.Context, cfg *config.Config, log hclog.Logger, st *st
 	if b.slots, err = lease.New(lease.Deps{Store: st, RedisURL: cfg.RedisURL, TTL: cfg.ConcurrencyLease, Logger: log}); err != nil {
 		return nil, err
 	}
-	// Per-workspace counts and name lengths (issue 16), with the caps of
+	// Per-workspace counts and name lengths, with the caps of
 	// the stored plans version.
 	b.caps = quota.New(st, cfg.Limits).Follow(b.planTable)
 	// One guarded fetcher of public pages for website voices and reports.
@@ -282,7 +282,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	tuned := finetune.NewResolver(st, pluginMgr) // ft:<workspace name>, for generation and the agent
 	generator, err := generate.New(generate.Deps{
 		Models: pluginMgr, Queue: queue, Store: st, Quota: caps, Blobs: blobs, Voices: voices, Tuned: tuned,
-		Secrets: configuredSecrets(cfg), // issue 16: provider errors in the log
+		Secrets: configuredSecrets(cfg), // provider errors in the log
 		Logger:  log,
 	})
 	if err != nil {
@@ -302,7 +302,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	scheduler, err := schedule.New(schedule.Deps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
 		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
-		Quota:  caps, // issue 16: per-workspace caps
+		Quota:  caps, // per-workspace caps
 		Logger: log.Named("scheduler"),
 	})
 	if err != nil {
@@ -368,7 +368,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	}
 	// Every area's job handlers, from the one job table, before the queue starts.
 	queue.Mount(jobTable(jobAreas{voices: voices, generate: generator, content: contentSvc, visibility: reports, publisher: publisher}))
-	// Issue 16: schedule images no schedule needs are deleted after the grace.
+	// schedule images no schedule needs are deleted after the grace.
 	sweeper, err := schedule.NewImageSweeper(schedule.ImageSweeperDeps{
 		Images: scheduler, Grace: cfg.Limits.BlobGracePeriod, Interval: time.Hour, Logger: log.Named("scheduler"),
 	})
@@ -445,7 +445,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		Agent:        agent.NewHandler(agentSvc),
 		Content:      contentAPI,
 
-		// Hardening (issue 16): body read deadlines and the metrics token.
+		// Hardening: body read deadlines and the metrics token.
 		BodyReadTimeout:    cfg.Limits.BodyReadTimeout,
 		CollectReadTimeout: cfg.Limits.CollectReadTimeout,
 		UploadReadTimeout:  cfg.Limits.UploadReadTimeout,

@@ -64,7 +64,7 @@ func TestAnswerEnginesAreRoutedByDefault(t *testing.T) {
 			t.Errorf("%s: %v", e.model, body)
 		}
 		status, body = call(t, "POST", bare.URL+"/v1/ai/generate/text", bare.Key, `{"model":"`+e.model+`","text":"hello"}`)
-		// The tenant gets a generic 503 with a request id (issue 16); the
+		// The tenant gets a generic 503 with a request id; the
 		// operator's log says which key to set.
 		if msg, _ := body["message"].(string); status != 503 || strings.Contains(msg, e.keyEnv) || !strings.Contains(msg, "request id") {
 			t.Errorf("%s without a key: %d %v", e.model, status, body)

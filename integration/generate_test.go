@@ -145,7 +145,7 @@ func TestGenerationEndToEndThroughTheOpenAIPlugin(t *testing.T) {
 
 // TestGenerationWithoutProviderCredentialsIsA503WithARequestID: what to
 // set is the operator's business (their log says it); the tenant gets a
-// generic 503 with the request id to quote (issue 16).
+// generic 503 with the request id to quote.
 func TestGenerationWithoutProviderCredentialsIsA503WithARequestID(t *testing.T) {
 	t.Parallel()
 	p := harness.Start(t, harness.Options{Env: map[string]string{"OPENAI_API_KEY": ""}, AllowLog: []harness.Allow{

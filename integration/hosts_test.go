@@ -20,7 +20,7 @@ import (
 	"github.com/heraldhq/herald/internal/testwait"
 )
 
-// Issue 28: two real hosts on one PostgreSQL and one Redis, as in the
+// two real hosts on one PostgreSQL and one Redis, as in the
 // distributed mode. Each test has its own schema; Redis is shared (keys
 // and channels carry workspace ids or only wake hosts up).
 

@@ -14,7 +14,7 @@ import (
 	"github.com/heraldhq/herald/internal/testwait"
 )
 
-// Issue 26, slots across real hosts: two built binaries on one PostgreSQL
+// Slots across real hosts: two built binaries on one PostgreSQL
 // schema and one Redis, looking for due trackers every 200ms. The trackers
 // are SQL fixtures (copies of a tracker created through the API, so their
 // input is what the API stores): 200 API creations would each start a
@@ -203,7 +203,7 @@ func TestTrackerSlotsAcrossTwoHosts(t *testing.T) {
 		}
 	})
 
-	// Issue 26's scale figure, measured (logged, not asserted: the machine
+	// The scale figure, measured (logged, not asserted: the machine
 	// is shared): 1,000 trackers due at one slot, two hosts, how long until
 	// every run has started (claimed, report and job queued).
 	t.Run("1,000 trackers due at one slot across two hosts: time until all started", func(t *testing.T) {

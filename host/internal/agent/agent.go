@@ -1,19 +1,3 @@
-// Package agent is Herald's agent: a chat over the caller's workspace in
-// which the model may call tools (traffic stats, schedules, brand voices,
-// images, and, when wired, visibility reports and SEO scores), each running
-// as the calling user under the same scoping and plan rules as the route
-// behind it. It keeps personal chat sessions as ordered blocks, builds the
-// workspace summary the agent starts from, stores feedback and reports the
-// workspace's fine-tuning job. It implements herald.api.v1.ChatService.
-//
-// A turn is: validate, charge one AI credit, rebuild the session's history
-// as provider messages (trimmed oldest first to the context budget; the
-// system prompt with the summary and the brand voice always stays), then up
-// to MaxToolRounds rounds of model call + tool execution, and last one
-// write of every new block. A turn that fails stores nothing and gives the
-// credit back. Actions with outside effects (schedule_content) are never
-// taken on the model's say-so: the tool returns a proposal whose
-// confirmToken the user sends back.
 package agent
 
 import (

@@ -10,6 +10,19 @@
 // and answers traffic's External with GA4 reports cached per workspace,
 // property and window for CacheTTL. It implements
 // herald.api.v1.AnalyticsService.
+//
+// The package in the map of the code: the connect flow (`connect.go`: a
+// one-time state stored as its SHA-256 with a sealed PKCE verifier, spent
+// before the code is exchanged; or a service-account key), tokens sealed
+// with destination's `Sealer` bound to the workspace and refreshed before
+// they expire (one refresh per workspace per host, `analytics.go`), revoke
+// on disconnect, site → property mappings (`report.go`), and
+// `SiteReport`/`Connected`, traffic's `External`: GA4 reports cached per
+// workspace, property and window (`cache.go`, 10 minutes). Rows are
+// `store/analytics.go` (`analytics_connections`, `analytics_oauth_states`,
+// `analytics_site_properties`). Traffic's `external.go` picks the stats
+// source (script, GA4, or the script with the reason GA4 could not answer)
+// and classifies GA4's rows with the AI-source table (`ClassifySession`).
 package analytics
 
 import (

@@ -9,6 +9,7 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/rule"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -24,6 +25,10 @@ func restCSV(s *server, policy auth.Policy, method unaryMethod[apiv1.GetTrackerT
 		}
 		req := new(apiv1.GetTrackerTrendRequest)
 		if err := s.decode(w, r, req); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := rule.Check(req); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

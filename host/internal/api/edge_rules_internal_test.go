@@ -17,7 +17,7 @@ import (
 
 // The edge's checks reach every kind of field a request has: lists of
 // free-form values, several free-form fields, maps, and the exact bounds
-// (issue 30: mutants of freeform.go, fieldtype.go and rest.go that lived).
+// (mutants of freeform.go, fieldtype.go and rest.go that lived).
 
 // wrapStruct puts inner under n-1 more objects: {"l":{"l":...inner}} is n
 // levels when inner is one.
@@ -88,7 +88,7 @@ func TestFreeFormBoundsCoverListsSeveralFieldsMapsAndTheExactLimits(t *testing.T
 		{"262145 bytes", &apiv1.CreateScheduleRequest{ContentToExport: structOfSize(t, maxFreeFormBytes+1)},
 			"field contentToExport is larger than 262144 bytes"},
 	} {
-		if got := messageOf(t, checkRequest(tc.msg)); got != tc.want {
+		if got := messageOf(t, checkEdge(tc.msg)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -128,7 +128,7 @@ func TestNULIsRefusedInEveryKindOfString(t *testing.T) {
 		// A map of messages (no request has one yet; the walk is the same).
 		{"map of messages", &apiv1.BrandScore{Name: "acme", Engines: map[string]*apiv1.BrandEngineFigures{"gpt": {Mentions: 2}}}, ""},
 	} {
-		if got := messageOf(t, checkRequest(tc.msg)); got != tc.want {
+		if got := messageOf(t, checkEdge(tc.msg)); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
@@ -139,7 +139,7 @@ func TestNULIsRefusedInEveryKindOfString(t *testing.T) {
 		creds[fmt.Sprintf("k%d", i)] = "v"
 	}
 	for range 10 {
-		if got := messageOf(t, checkRequest(&apiv1.ConnectDestinationRequest{Credentials: creds})); got != "field credentials"+nul {
+		if got := messageOf(t, checkEdge(&apiv1.ConnectDestinationRequest{Credentials: creds})); got != "field credentials"+nul {
 			t.Fatalf("one NUL among 21 credentials: %q", got)
 		}
 	}

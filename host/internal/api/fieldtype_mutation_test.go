@@ -157,7 +157,7 @@ func TestWrapperFieldsAndMapsOfMessages(t *testing.T) {
 	}
 	m := withPart("x").(*dynamicpb.Message)
 	m.Mutable(md.Fields().ByName("parts")).Map().Set(protoreflect.ValueOfString("b").MapKey(), protoreflect.ValueOfMessage(deep.GetStructValue().ProtoReflect()))
-	if got := messageOf(t, checkRequest(m)); got != "field parts is nested deeper than 32 levels" {
+	if got := messageOf(t, checkEdge(m)); got != "field parts is nested deeper than 32 levels" {
 		t.Errorf("a too deep part beside a clean one: %q", got)
 	}
 }

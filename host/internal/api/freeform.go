@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/rule"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -27,8 +28,17 @@ var (
 )
 
 // checkRequest applies the edge's checks of a decoded request on both
-// faces: free-form bounds, then NUL bytes.
+// faces: free-form bounds, NUL bytes, then the rules declared on the
+// request's fields.
 func checkRequest(msg proto.Message) error {
+	if err := checkEdge(msg); err != nil {
+		return err
+	}
+	return rule.Check(msg)
+}
+
+// checkEdge is the free-form fields' depth, size and NUL checks.
+func checkEdge(msg proto.Message) error {
 	if err := walkFreeForm(msg.ProtoReflect(), ""); err != nil {
 		return err
 	}

@@ -162,7 +162,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // operatorOnly guards what tells an outsider about the deployment
 // (/metrics, gRPC reflection) with the operator's MetricsToken when one is
-// configured; without one they stay public, as documented in README.
+// configured; without one they stay public, as documented in docs/SECURITY.md.
 func (s *server) operatorOnly(next http.Handler) http.Handler {
 	if s.MetricsToken == "" {
 		return next

@@ -24,6 +24,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jsonenc"
+	"github.com/heraldhq/herald/host/internal/rule"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -52,6 +53,10 @@ func restStatus[Req, Res any](s *server, policy auth.Policy, status func(*Res) i
 		req := new(Req)
 		msg := any(req).(proto.Message)
 		if err := s.decode(w, r, msg); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := rule.Check(msg); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -162,7 +167,8 @@ func readBody(r io.Reader, buf []byte) ([]byte, error) {
 }
 
 // afterBody binds the query string and path values over what the body set,
-// then checks the request.
+// then applies the edge's checks (the declared field rules come after
+// decoding, in the route's handler).
 func afterBody(r *http.Request, m protoreflect.Message, msg proto.Message) error {
 	// After the body: protojson.Unmarshal resets the message.
 	if err := bindQuery(m, r); err != nil {
@@ -173,7 +179,7 @@ func afterBody(r *http.Request, m protoreflect.Message, msg proto.Message) error
 			m.Set(f.fd, protoreflect.ValueOfString(v))
 		}
 	}
-	return checkRequest(msg)
+	return checkEdge(msg)
 }
 
 // msgPlan is what afterBody and walkFreeForm need to know of a message

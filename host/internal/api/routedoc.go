@@ -42,6 +42,15 @@ type RouteDoc struct {
 	Events protoreflect.FullName
 	// ContentType and Summary describe raw routes (no proto messages).
 	ContentType, Summary string
+	// ContentTypes are the media types a raw route may answer, when it
+	// has more than one (a stored object is one of several image types).
+	ContentTypes []string
+	// Operation names a raw route's operation (lowerCamelCase, like the
+	// RPC routes' operation ids).
+	Operation string
+	// AliasOf is "METHOD path" of the route registered first for the same
+	// RPC: this route is an alias of that operation (SPEC's second paths).
+	AliasOf string
 }
 
 // documentedRoute is a REST handler that carries its RouteDoc.
@@ -84,11 +93,15 @@ func withDocOf(inner, h http.Handler) http.Handler {
 
 // rawRoutes documents the /v1 routes that serve no proto message.
 var rawRoutes = map[string]RouteDoc{
-	"GET /v1/ai-traffic/t.js":        {Policy: auth.Public, Statuses: []int{200}, ContentType: "text/javascript", Summary: "The AI traffic tracking script a site embeds."},
-	"OPTIONS /v1/ai-traffic/collect": {Policy: auth.Public, Statuses: []int{204}, Summary: "CORS preflight of the public beacon: any origin may POST."},
-	"GET /v1/blobs/{key}":            {Policy: auth.Public, Statuses: []int{200}, ContentType: "application/octet-stream", Summary: "A stored object (generated image, upload) by its unguessable key."},
-	"GET /v1/openapi.json":           {Policy: auth.Public, Statuses: []int{200}, ContentType: "application/json", Summary: "This OpenAPI document."},
+	"GET /v1/ai-traffic/t.js":        {Operation: "getTrackingScript", Policy: auth.Public, Statuses: []int{200}, ContentType: "text/javascript", Summary: "The AI traffic tracking script a site embeds."},
+	"OPTIONS /v1/ai-traffic/collect": {Operation: "preflightCollect", Policy: auth.Public, Statuses: []int{204}, Summary: "CORS preflight of the public beacon: any origin may POST."},
+	"GET /v1/blobs/{key}":            {Operation: "getBlob", Policy: auth.Public, Statuses: []int{200}, ContentTypes: blobTypes, Summary: "A stored object (generated image, upload) by its unguessable key, served with its own image type."},
+	"GET /v1/openapi.json":           {Operation: "getOpenAPIDocument", Policy: auth.Public, Statuses: []int{200}, ContentType: "application/json", Summary: "This OpenAPI document."},
 }
+
+// blobTypes are the media types the blob store keeps (blob.Put accepts
+// only images of these types).
+var blobTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 type recorder []struct {
 	pattern string
@@ -111,6 +124,7 @@ func Routes() []RouteDoc {
 	var rec recorder
 	s.routes(&rec)
 	var out []RouteDoc
+	firstOf := map[protoreflect.FullName]string{} // RPC → its first route
 	for _, r := range rec {
 		method, path, ok := strings.Cut(r.pattern, " ")
 		if !ok || !strings.HasPrefix(path, "/v1/") {
@@ -130,6 +144,13 @@ func Routes() []RouteDoc {
 			panic(fmt.Sprintf("route %s has no documentation: register it through rest/restStatus or add it to rawRoutes", r.pattern))
 		}
 		doc.Method, doc.Path = method, strings.TrimSuffix(path, "{$}")
+		if doc.Procedure != "" {
+			if first, ok := firstOf[doc.Procedure]; ok {
+				doc.AliasOf = first
+			} else {
+				firstOf[doc.Procedure] = doc.Method + " " + doc.Path
+			}
+		}
 		out = append(out, doc)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -157,7 +157,7 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/scheduler/{$}", rest(s, either, http.StatusOK, sc.ListSchedules))
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
-		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule)) // issue 18
+		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule))
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 	}
 
@@ -169,9 +169,9 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.DisconnectDestination))
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, d.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, d.ListWebhooks))
-		// 409 while pending posts use it; ?force=true fails them (issue 18).
+		// 409 while pending posts use it; ?force=true fails them.
 		mux.Handle("DELETE /v1/webhooks/{id}", rest(s, either, http.StatusOK, d.DeleteWebhook))
-		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, d.TestWebhook)) // issue 18
+		mux.Handle("POST /v1/webhooks/{id}/test", rest(s, either, http.StatusOK, d.TestWebhook))
 		s.connectService(mux, apiv1connect.DestinationServiceName, either, nil)(apiv1connect.NewDestinationServiceHandler(d, s.connectOptions()...))
 		s.connectService(mux, apiv1connect.WebhookServiceName, either, nil)(apiv1connect.NewWebhookServiceHandler(d, s.connectOptions()...))
 	}

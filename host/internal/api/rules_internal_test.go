@@ -14,7 +14,7 @@ import (
 )
 
 // The edge's rules of free-form JSON and of field types, checked in this
-// package (issue 30): they were caught only by other packages' tests.
+// package: they were caught only by other packages' tests.
 
 // nested returns a free-form object n levels deep: {"l":{"l":...{}}}.
 func nested(n int) *structpb.Struct {
@@ -52,15 +52,15 @@ func TestFreeFormJSONDeeperThan32LevelsIsRefused(t *testing.T) {
 	}
 	// Both faces: the decoded message (Connect) and the raw body (REST).
 	ok := &apiv1.CreateScheduleRequest{ExportTo: "webhook", ContentToExport: nested(32)}
-	if err := checkRequest(ok); err != nil {
+	if err := checkEdge(ok); err != nil {
 		t.Errorf("32 levels refused: %v", err)
 	}
 	deep := &apiv1.CreateScheduleRequest{ExportTo: "webhook", ContentToExport: nested(33)}
-	wantInvalid(t, "33 levels", checkRequest(deep), "field contentToExport is nested deeper than 32 levels")
+	wantInvalid(t, "33 levels", checkEdge(deep), "field contentToExport is nested deeper than 32 levels")
 	// A list counts as a level too, and options of the text route are checked the same way.
 	list := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStructValue(nested(32))}})
 	opts := &apiv1.GenerateTextRequest{Model: "m", Text: "t", Options: &structpb.Struct{Fields: map[string]*structpb.Value{"x": list}}}
-	wantInvalid(t, "options 34 levels through a list", checkRequest(opts), "field options is nested deeper than 32 levels")
+	wantInvalid(t, "options 34 levels through a list", checkEdge(opts), "field options is nested deeper than 32 levels")
 
 	if err := restDecode(t, `{"exportTo":"webhook","contentToExport":`+nestedJSON(32)+`}`, &apiv1.CreateScheduleRequest{}); err != nil {
 		t.Errorf("REST, 32 levels refused: %v", err)
@@ -81,20 +81,20 @@ func TestANULInsideAFreeFormObjectIsRefused(t *testing.T) {
 		return &structpb.Struct{Fields: map[string]*structpb.Value{"post": structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{"tags": v}})}}
 	}
 	clean := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStringValue("a"), structpb.NewNumberValue(1)}})
-	if err := checkRequest(&apiv1.CreateScheduleRequest{ExportTo: "webhook", ContentToExport: obj(clean)}); err != nil {
+	if err := checkEdge(&apiv1.CreateScheduleRequest{ExportTo: "webhook", ContentToExport: obj(clean)}); err != nil {
 		t.Fatalf("a clean object refused: %v", err)
 	}
 	inList := structpb.NewListValue(&structpb.ListValue{Values: []*structpb.Value{structpb.NewStringValue("a"), structpb.NewStringValue("b\x00c")}})
-	wantInvalid(t, "NUL in a string of a list", checkRequest(&apiv1.CreateScheduleRequest{ContentToExport: obj(inList)}),
+	wantInvalid(t, "NUL in a string of a list", checkEdge(&apiv1.CreateScheduleRequest{ContentToExport: obj(inList)}),
 		"field contentToExport.post.tags must not contain NUL")
 	inKey := &structpb.Struct{Fields: map[string]*structpb.Value{"ok": structpb.NewStringValue("x"), "bad\x00key": structpb.NewStringValue("x")}}
-	wantInvalid(t, "NUL in a key", checkRequest(&apiv1.CreateScheduleRequest{ContentToExport: inKey}), "field contentToExport must not contain NUL")
+	wantInvalid(t, "NUL in a key", checkEdge(&apiv1.CreateScheduleRequest{ContentToExport: inKey}), "field contentToExport must not contain NUL")
 	inOptions := &apiv1.GenerateTextRequest{Model: "m", Text: "t", Options: &structpb.Struct{Fields: map[string]*structpb.Value{"system": structpb.NewStringValue("\x00")}}}
-	wantInvalid(t, "NUL in options", checkRequest(inOptions), "field options.system must not contain NUL")
+	wantInvalid(t, "NUL in options", checkEdge(inOptions), "field options.system must not contain NUL")
 	wantInvalid(t, "REST, NUL in a nested string", restDecode(t, `{"contentToExport":{"post":{"tags":["a","b\u0000"]}}}`, &apiv1.CreateScheduleRequest{}),
 		"field contentToExport.post.tags must not contain NUL")
 	// Beacons strip rather than refuse (their own rule), so only they pass.
-	if err := checkRequest(&apiv1.CollectRequest{SiteKey: "k\x00"}); err != nil {
+	if err := checkEdge(&apiv1.CollectRequest{SiteKey: "k\x00"}); err != nil {
 		t.Errorf("a beacon with NUL: %v", err)
 	}
 }

@@ -1,8 +1,3 @@
-// Package api is Herald's transport: it serves every herald.api.v1 service
-// as Connect, gRPC and gRPC-Web (with reflection and health) and, through a
-// thin REST adapter, at the exact paths, statuses and JSON shapes of SPEC.md.
-// Both faces call the same methods in the area packages; routes.go lists
-// every route. Business logic never lives here.
 package api
 
 import (
@@ -48,7 +43,7 @@ type Deps struct {
 	Blobs blob.Store
 
 	// The areas' Connect handlers, typed by the generated interfaces so
-	// that the transport names no area (issue 25). Both faces call the same
+	// that the transport names no area. Both faces call the same
 	// methods; nil leaves an area's routes out where noted.
 
 	// Voices serves the brand voices (package voice). Voices, Traffic, Jobs

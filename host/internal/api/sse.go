@@ -6,6 +6,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jsonenc"
+	"github.com/heraldhq/herald/host/internal/rule"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
@@ -26,6 +27,10 @@ func chatRoute(s *server, policy auth.Policy, h ChatHandler) http.Handler {
 		}
 		req := new(apiv1.ChatRequest)
 		if err := s.decode(w, r, req); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if err := rule.Check(req); err != nil {
 			s.writeError(w, r, err)
 			return
 		}

@@ -24,7 +24,7 @@ import (
 )
 
 // The chat route's Server-Sent Events, the Connect face's streaming auth
-// and the trend's CSV download, over stand-in areas (issue 30): the
+// and the trend's CSV download, over stand-in areas: the
 // transport's own rules, whatever the agent and the trackers answer.
 
 // fakeChat answers a chat turn with what stream sends, on both faces.

@@ -26,7 +26,7 @@ import (
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
-// Transport rules of this package checked here (issue 30): the error
+// Transport rules of this package checked here: the error
 // body, Retry-After, the procedures' auth policies, the body deadline, the
 // request id, panics and the request log.
 
@@ -354,7 +354,7 @@ func TestALongHandlerOutlivesTheBodyDeadline(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	for i := range 2 { // the second on the same kept-alive connection
-		res, err := srv.Client().Post(srv.URL+"/v1/ai-traffic/collect", "text/plain", strings.NewReader(`{"siteKey":"k","path":"/"}`))
+		res, err := srv.Client().Post(srv.URL+"/v1/ai-traffic/collect", "text/plain", strings.NewReader(`{"siteKey":"ks_k","path":"/"}`))
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
@@ -376,9 +376,9 @@ func TestRequestMetricsGoToTheirLabelSets(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"ks_k"}`, 202},
 		{"POST", "/v1/ai-traffic/collect", `[1]`, 400},
-		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"k"}`, 202},
+		{"POST", "/v1/ai-traffic/collect", `{"siteKey":"ks_k"}`, 202},
 		{"OPTIONS", "/v1/ai-traffic/collect", ``, 204},
 		{"GET", "/healthz", ``, 200},
 		{"GET", "/nowhere", ``, 404},

@@ -1,6 +1,3 @@
-// Package apiconv holds the few conversions every area's Connect handler
-// shares, so that each is written once: epoch milliseconds to a proto
-// Timestamp and the message of a queued job.
 package apiconv
 
 import (

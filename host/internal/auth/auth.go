@@ -1,7 +1,3 @@
-// Package auth verifies who calls the API: API keys (header api-key) and
-// session JWTs (HS256, Authorization: Bearer), and carries the resulting
-// Principal in the request context. Every resource query is scoped by the
-// Principal's workspace.
 package auth
 
 import (

@@ -1,9 +1,3 @@
-// Package content scores and improves content and prepares blog posts with
-// generated images. Scoring is package seo (no model); improvement calls a
-// text model through package generate, re-scores and validates the result;
-// blog processing runs on contentQueue, generating images through the image
-// route's path (stored in the blob store, paid with AI credits). It
-// implements herald.api.v1.ContentService.
 package content
 
 import (

@@ -1,8 +1,3 @@
-// Package dashboard is Herald's web face for people: a few static pages
-// (HTML, CSS, plain ES modules and a vendored chart library) embedded in
-// the binary and served by the host at / and /dashboard/. The pages sign
-// in with an API key kept in the browser session and read the same REST
-// API any client reads; this package serves files only and holds no rule.
 package dashboard
 
 import (

@@ -69,7 +69,7 @@ func (b *bundle) seedReports(t testing.TB) {
 		{"Globex Corp is the leader; Acme is fine.", "I would pick Globex Corp.", "Initech and Globex.", "Globex Corp, then Initech."},
 		// "The best known is Acme." (not "Acme is …"): acme is an ordinary
 		// word, which at a sentence's start counts only on a judge's
-		// verdict under the mention rules of issue 23.
+		// verdict under the mention rules of scoring version 2.
 		{"Top picks: Acme, Globex Corp and Initech.", "Acme (https://acme.test) is great.", "The best known is Acme.", "Globex Corp is the leader; see https://initech.io/widgets."},
 	}
 	in, _ := json.Marshal(visibility.Input{WebsiteURL: "https://acme.test", Competitors: visibility.ParseCompetitors([]string{"Globex Corp", "https://initech.io"}), Prompts: prompts})

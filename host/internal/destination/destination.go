@@ -1,10 +1,3 @@
-// Package destination is where posts go: each workspace's connections to
-// the destination plugins (GET /v1/destinations, PUT and DELETE
-// /v1/destinations/{name}/connection, in destinations.go) and its saved
-// webhooks (/v1/webhooks, in webhooks.go and webhook_ping.go), with every
-// credential sealed at rest (seal.go). Credentials (credentials.go) opens
-// them for an export: the scheduler checks them when a post is created and
-// the publisher uses them when it exports.
 package destination
 
 import (

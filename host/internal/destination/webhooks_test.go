@@ -60,7 +60,7 @@ func TestWebhookURLsAreShownAndStoredMasked(t *testing.T) {
 	})
 }
 
-// Issue 18: a saved webhook that pending posts use is not deleted behind
+// A saved webhook that pending posts use is not deleted behind
 // their back. DELETE answers 409 listing exactly those posts (not another
 // workspace's, not a draft, published or failed one); ?force=true deletes
 // it and fails them at once with the reason, in one transaction, and their

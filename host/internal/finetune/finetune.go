@@ -1,11 +1,3 @@
-// Package finetune is the one home of fine-tuning on the host side (it has
-// no routes of its own): the Service builds a workspace's training file
-// from its up-rated chat exchanges (TrainingFile), starts a job through a
-// provider plugin (Start, behind `herald finetune start`) and answers the
-// workspace's latest job, refreshed from its provider while unfinished
-// (Latest, behind the agent's getFineTuningJob route); the Resolver routes
-// the model name ft:<workspace name> of a workspace to its newest
-// fine-tuned model (shared by the generation and the agent chat paths).
 package finetune
 
 import (

@@ -1,8 +1,3 @@
-// Package generate runs text and image generation through the models the
-// operator routes to provider plugins: text inline or as an aiQueue job that
-// clients poll, images stored in the blob store at a durable URL and paid
-// for with the workspace's monthly AI credits. It implements
-// herald.api.v1.GenerateService.
 package generate
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// Issue 28.4: a literal plugin setting added by a reload (no key-like
+// A literal plugin setting added by a reload (no key-like
 // shape, so only the list catches it) is redacted from logged provider
 // errors from then on, and the values known at start stay redacted.
 func TestSecretsAddedByAReloadAreRedacted(t *testing.T) {

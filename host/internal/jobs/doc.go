@@ -81,4 +81,37 @@
 // {queue,outcome}, herald_job_attempt_duration_seconds, herald_jobs_rescued_total,
 // herald_jobs_pruned_total, herald_jobs_lease_lost_total{queue} and
 // herald_jobs_store_errors_total.
+//
+// The durable job queue (aiQueue, seoQueue, contentQueue). The `jobs` row is
+// the truth: workers claim batches atomically (`UPDATE … WHERE id IN (SELECT
+// … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING` on PostgreSQL/CockroachDB,
+// the single writer on SQLite), hold a lease renewed every lease/3, and
+// write outcomes in batches guarded by lease owner and attempt number, so a
+// worker that lost its job can never overwrite it. A rescuer returns expired
+// leases to waiting (counting the attempt). Wake-ups travel in-process, or
+// over Redis pub/sub between hosts; polling (`job_poll_interval`) is the
+// fallback, so a Redis outage only adds delay. Delivery is at least once:
+// handlers with outside effects key their idempotency on the job.
+// `jobstest/worker` is a tiny worker program for crash and multi-host tests.
+// Claims are fair across workspaces (a `ROW_NUMBER() OVER (PARTITION BY
+// workspace_id)` rank, rank 1 of everyone before rank 2 of anyone) and
+// honour per-plan caps on running and ready jobs (`store.JobCaps`; over the
+// ready cap an enqueue fails with `*jobs.OverCapError`, which the API turns
+// into 429 + Retry-After). The heartbeat cancels handlers whose lease is
+// lost. Handlers are found by job name, else by the queue's fallback
+// (`RegisterFallback`): that is how a client-named text job (`jobType`) runs
+// on any host. Files: `queue.go` (options, registration, enqueue),
+// `worker.go` (claiming and running), `lease.go` (completions, heartbeat,
+// rescue, prune). On PostgreSQL the claim statement (`store/job_caps.go`,
+// `claimSQL`) finds its candidates and locks them by primary key (`id =
+// ANY(ARRAY(…))`, the lock's readiness test written as `jobNotTaken` so that
+// the planner does not pick the partial index `jobs_ready`); its plans are
+// printed by `HERALD_EXPLAIN_CLAIM=1 go test -run ExplainClaim -v
+// ./host/internal/store`. Its loose scan of the workspaces returns each
+// workspace's oldest ready job in the same step (one index lookup per
+// workspace; SQLite keeps the older form). The fetcher batches: while a
+// backlog lasts, a claim for fewer than half the free slots waits 1 ms
+// (`backlogWait`); while enqueues stream in (a wake-up during a claim that
+// was not full), the next claim starts at least 5 ms after the previous one
+// began (`fetchCooldown`); a lone enqueue is claimed at once.
 package jobs

@@ -12,7 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
-// The queues SPEC.md names.
+// The queues of the API (a job's queue field).
 const (
 	AIQueue      = "aiQueue"
 	SEOQueue     = "seoQueue"

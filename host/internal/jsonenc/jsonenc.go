@@ -1,4 +1,4 @@
-// Package jsonenc renders proto messages as the API's JSON (SPEC.md's
+// Package jsonenc renders proto messages as the API's JSON (the API's documented
 // shapes). The REST face writes every response with it and the MCP face
 // every tool result, so a tool's result reads as the body of the route
 // behind it.
@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// Marshal renders a response message the way SPEC.md shows JSON, which
+// Marshal renders a response message the way the API documents JSON (docs/API.md), which
 // protojson cannot: 64-bit integers as numbers (epoch milliseconds, counts),
 // every field present, unset optional and message fields as null. Field
 // names are the proto JSON names (camelCase, or json_name such as "_id").

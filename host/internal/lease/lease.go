@@ -1,15 +1,3 @@
-// Package lease enforces "at most N at once" rules across hosts: a named
-// set of N slots, each taken by one holder with a lease that expires unless
-// renewed. A host renews the slots it holds every TTL/3 and releases them
-// when done; a host that dies (SIGKILL, a crash, a partition) stops
-// renewing, and its slots free themselves when the lease runs out. There is
-// no counter to leak.
-//
-// With Redis configured the slots are Redis keys (SET NX PX, Redis's clock
-// decides expiry); without, rows of the database's concurrency_leases
-// table, taken by a conditional upsert (the embedded SQLite default is one
-// host, and PostgreSQL/CockroachDB serve several). Every host of a
-// deployment must use the same backend, which the shared config ensures.
 package lease
 
 import (

@@ -14,7 +14,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 )
 
-// The human's approval of a write tool call (issue 22): text from strangers
+// The human's approval of a write tool call: text from strangers
 // reaches MCP clients (traffic stats, schedule errors, report evidence), so
 // a model that obeys it must not publish, cancel or spend credits on its
 // own. A write tool asks the human through the client with an elicitation

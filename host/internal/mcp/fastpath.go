@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The tools/call fast path (issue 29). In stateless mode the SDK serves
+// The tools/call fast path. In stateless mode the SDK serves
 // every POST through a new session: a JSON-RPC connection, its reader and
 // handler goroutines and the hand-offs between them, and three encodings
 // of the result (docs/BENCHMARKS.md, MCP face). That cost 2.6–3.9× the REST

@@ -1,15 +1,3 @@
-// Package mcp is Herald's Model Context Protocol face: AI assistants reach
-// the scheduler, generation, brand voices, SEO scoring, visibility reports
-// and AI traffic as MCP tools and resources, over Streamable HTTP at /mcp
-// (the official Go SDK) or, for desktop clients, over stdio through a thin
-// bridge to a running host (Bridge).
-//
-// It is a face, like the REST and Connect adapters: every tool calls the
-// area package's own API handler (the apiv1connect interface its REST and
-// Connect routes call), so the same proto→domain conversion, validation,
-// plan rules, workspace scoping and error messages apply. Its own rules
-// exist for assistants alone: SPEC's confirm rule of schedule_content, and
-// the human's approval of write tools through the client (approval.go).
 package mcp
 
 import (

@@ -1,10 +1,3 @@
-// Package openapi serves Herald's OpenAPI 3.1 document and a page that
-// renders it. The document is generated, never edited: ./gen writes
-// openapi.json from the REST route table (api.Routes) and the proto
-// descriptors, `make generate` runs it and `make check-generated` fails when
-// the committed file is stale. The page is Redoc's standalone bundle (npm
-// redoc@2.5.2, MIT, see redoc.standalone.js.LICENSE.txt), vendored so that
-// nothing is fetched from a CDN at run time.
 package openapi
 
 import (

@@ -12,7 +12,7 @@ import (
 )
 
 // What the documents promise about responses, read from the committed
-// OpenAPI document and docs/API.md (issue 30): each promise is also what
+// OpenAPI document and docs/API.md: each promise is also what
 // the server does (the tests named beside each case).
 
 type schemaDoc struct {

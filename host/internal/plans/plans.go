@@ -1,8 +1,3 @@
-// Package plans holds the live table of plans (config.Plan by name) and the
-// per-workspace caps that services read at request time, and keeps every
-// host's table on the same stored version (sync.go): an apply (SIGHUP,
-// `herald plans apply`, the first start) stores a new version in the
-// database and every host applies it within seconds.
 package plans
 
 import (

@@ -52,7 +52,7 @@ func TestConcurrentGetSet(t *testing.T) {
 }
 
 // A stored version carries every plan setting: a host reading it applies
-// the trackers and tracker cadences the config set (issue 26), not zero.
+// the trackers and tracker cadences the config set, not zero.
 func TestSnapshotRoundTripKeepsEveryPlanSetting(t *testing.T) {
 	cfg := config.Default()
 	for name, p := range config.DefaultPlans() {

@@ -66,7 +66,7 @@ type storedPlan struct {
 	SchedulerAPIAccess bool `json:"scheduler_api_access"`
 	JobsRunning        int  `json:"jobs_running"`
 	JobsQueued         int  `json:"jobs_queued"`
-	// Trackers and TrackerCadences (issue 26): without them every host
+	// Trackers and TrackerCadences: without them every host
 	// reading a stored version saw trackers = 0 (no plan could track).
 	Trackers        int      `json:"trackers"`
 	TrackerCadences []string `json:"tracker_cadences"`

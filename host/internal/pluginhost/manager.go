@@ -1,14 +1,3 @@
-// Package pluginhost is the host side of Herald's plugins: the Manager starts
-// the configured provider and destination plugins as go-plugin subprocesses
-// (lazily, on their first call), restarts them when they crash, and routes
-// model names to provider deployments with retries, fallbacks and cooldowns.
-//
-// Every plugin runs out of process, first-party ones too: a plugin block
-// without a command runs the host's own executable as `herald plugin NAME`.
-// Calls go over gRPC with AutoMTLS; a pinned SHA-256 is checked before each
-// start. SIGHUP (Manager.Reload) builds a new generation of plugins from the
-// new config: new calls use it, calls in flight finish on the old one, whose
-// processes are killed when its last call returns.
 package pluginhost
 
 import (

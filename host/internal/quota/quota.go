@@ -1,11 +1,3 @@
-// Package quota enforces the plan's rules on a workspace: AI credits
-// (credits.go: Reserve before a provider call, refund on failure) and the
-// per-workspace caps: how many voices,
-// webhooks, sites and waiting schedules a workspace may hold (429 over the
-// cap) and how long a name may be (400). Areas call it from their create
-// methods. The caps come from the stored plans version every host applies
-// (plans.Table, when Follow gave one and it holds caps), else from the
-// host's limits block.
 package quota
 
 import (

@@ -1,20 +1,3 @@
-// Package schedule is Herald's post scheduler (/v1/scheduler): it stores
-// posts with their contentToExport, re-hosts their images in the blob store,
-// and publishes due posts exactly once through the destination plugins with
-// the credentials that package destination keeps.
-//
-// A pending schedule and its publish job (queue contentQueue, run at
-// whenToExport) are written in one transaction, so a schedule is never
-// without a job. The job handler (Publisher) moves the schedule from
-// pending to publishing with a guarded update, so that only one attempt on
-// any host proceeds, exports it with the schedule's id as idempotency key,
-// and records published (with the external id and URL) or failed (with the
-// destination's message). Retryable failures (429, 5xx, unreachable) go
-// back to pending with the reason and retry with backoff or Retry-After.
-// An attempt that died between sending and recording leaves the schedule in
-// publishing; the next attempt takes it over and exports again with the
-// same idempotency key (see Publisher for what each destination does with
-// it). A reconciler gives a new job to any due schedule whose job is gone.
 package schedule
 
 import (

@@ -2,7 +2,7 @@ package seo
 
 import "strings"
 
-// Thresholds of the readability assessments (documented in README's table).
+// Thresholds of the readability assessments (documented in docs/GUIDE.md's table).
 const (
 	fleschGood, fleschOK         = 60.0, 50.0
 	longSentenceWords            = 20

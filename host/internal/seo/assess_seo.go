@@ -1,6 +1,6 @@
 package seo
 
-// Thresholds and scores of the SEO assessments (documented in README's
+// Thresholds and scores of the SEO assessments (documented in docs/GUIDE.md's
 // table). Scores follow Yoast's: above 7 is good, 5–7 ok, 4 or less bad;
 // keyphrase stuffing and a very short text score below zero so they pull
 // the category down, not just fail to add to it.

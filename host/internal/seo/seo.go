@@ -10,6 +10,13 @@
 // from the text or given.
 // Other languages get the language-neutral assessments only; see
 // Result.Readability.Language.
+//
+// The readability/SEO analyser (pure, deterministic, no model): Yoast-style
+// assessments rated good/ok/bad, a Flesch variant and word lists per
+// language, the outline and plain text of Markdown/HTML. Used by `content`
+// (scores, validation) and `voice` (profiles, file text).
+// `TestYoastDifferential` compares it with yoastseo from npm
+// (`testdata/yoast`, installed with `npm ci`).
 package seo
 
 import (

@@ -73,7 +73,7 @@ type Facts struct {
 	LLMsTxt bool
 }
 
-// BrandName is the brand's name per VISIBILITY.md: schema.org Organization
+// BrandName is the brand's name per docs/METRICS.md: schema.org Organization
 // name, else og:site_name, else the title before its first separator, else
 // the registrable domain's first label.
 func (f Facts) BrandName() string {

@@ -1,18 +1,3 @@
-// Package site fetches public web pages that users name (their brand's
-// website) and extracts what Herald needs from them: the main text for
-// brand voices and the site facts (title, description, headings,
-// schema.org entities, robots.txt rules, sitemap, llms.txt) for visibility
-// reports.
-//
-// Every request goes through the SSRF guard of sdk.GuardedHTTPClient (only
-// public addresses, checked on the dialled address, on every redirect too),
-// only over https, with size and time caps, and under Herald's own
-// User-Agent. Pages beyond the one the user gave are fetched only when
-// robots.txt allows HeraldBot to.
-//
-// Errors are *Error values whose Reason says why a page could not be used
-// (http refused, private address, not HTML, too large, unreachable), and
-// whose message is safe to show to the user, so callers map them to a 400.
 package site
 
 import (

@@ -1,12 +1,3 @@
-// Package store is Herald's SQL store: one schema and one set of queries that
-// run on embedded SQLite (modernc.org/sqlite, WAL) and on CockroachDB or
-// PostgreSQL (pgx v5, every transaction through cockroach-go's retry helper).
-//
-// Queries are written once in the dialect both backends accept: $N
-// placeholders, TEXT/BIGINT/BOOLEAN columns, times as epoch milliseconds,
-// JSON as TEXT, ids generated in Go. Where the dialects must differ (row
-// locking), the Store exposes the fragment through a method, never a second
-// query.
 package store
 
 import (

@@ -1,10 +1,3 @@
-// Package traffic tracks visits that AI assistants send to a team's
-// website. A site gets a public key and a script tag; the script (t.js)
-// posts beacons to the public collect route; Classify tells AI visits,
-// AI crawler hits and other bots apart; a group-commit Writer stores each
-// accepted beacon durably before it is answered; stats read daily rollups
-// that are upserted in the same transaction as the events. It implements
-// herald.api.v1.AITrafficService; routes.go maps the REST face onto it.
 package traffic
 
 import (

@@ -20,7 +20,7 @@ import (
 // admit applies the plan rules that count stored rows and writes the
 // report, in one transaction under the workspace's row lock, so
 // concurrent requests on any host take turns between the count and the
-// write (issue 22.3, issue 28), in SPEC's order: 403 free audits used,
+// write, in SPEC's order: 403 free audits used,
 // 403 refresh not on the plan, 403 AI credits short
 // (reserved in the transaction), 429 refreshes in the rolling 24 hours.
 // A refusal writes nothing. It returns the queued job's id.

@@ -36,7 +36,7 @@ func race(t *testing.T, b *bundle, n int, key, body string) map[int]int {
 	return got
 }
 
-// Issue 22.3: the free audit is counted in the transaction that writes the
+// The free audit is counted in the transaction that writes the
 // report, under the workspace's row lock, so 40 concurrent requests of a
 // free workspace (2 audits in testPlans) queue exactly 2, on SQLite and
 // PostgreSQL, and the refused ones reserve no credit.
@@ -63,7 +63,7 @@ func TestConcurrentFreeAuditsQueueExactlyThePlansNumber(t *testing.T) {
 	})
 }
 
-// Issue 22.3: 30 concurrent refreshes on a plan with 3 per 24 hours
+// 30 concurrent refreshes on a plan with 3 per 24 hours
 // (business in testPlans) queue exactly 3; the rest are 429.
 func TestConcurrentRefreshesStayWithinTheWindow(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {

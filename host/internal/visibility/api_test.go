@@ -79,7 +79,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		// 1+1+0.5+1+1 = 4.5/5, claude 0+0+0.5+0+0 = 0.5/5 → 5/10 = 50;
 		// clarity 6/8 = 75 (GPTBot blocked, no llms.txt); understanding
 		// 0.6 × 50 + 0.4 × 75 = 60.
-		// Tracking (issue 26): change is null (not a tracker run or a
+		// Tracking: change is null (not a tracker run or a
 		// refresh); sourceVisibility: example.com is in 1 of the 4
 		// answers' sources (claude's "Acme (https://example.com)") = 25.
 		want := `{"aiVisibility":{"change":null,"interpretation":"moderate","providers":{"broken":null,"claude":50,"gpt":50},"score":50},` +
@@ -125,7 +125,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Errorf("detected entities = %s", ents)
 		}
 		statuses, _ := json.Marshal(geo["engines"])
-		// The provider's own text stays in the operator's log (issue 16).
+		// The provider's own text stays in the operator's log.
 		if !strings.Contains(string(statuses), `{"answered":0,"engine":"broken","error":"the engine failed","missing":2,"planned":2}`) || strings.Contains(string(statuses), "upstream 503") {
 			t.Errorf("engine statuses = %s", statuses)
 		}
@@ -143,7 +143,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Fatalf("%d answers, want 2 prompts × 3 engines", len(answers))
 		}
 		a0, _ := json.Marshal(answers[0])
-		// Issue 23: the evidence also lists every tracked brand (brands).
+		// The evidence also lists every tracked brand (brands).
 		if want := `{"brands":[{"brand":"acme","cited":false,"mentioned":true,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"mentioned":true,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"mentioned":true,"name":"initech.io","position":3,"self":false,"weight":0.5}],"citations":[],"engine":"gpt","mentions":[{"brand":"acme","cited":false,"name":"Acme","position":1,"self":true,"weight":1},{"brand":"globex_corp","cited":false,"name":"Globex Corp","position":2,"self":false,"weight":0.75},{"brand":"initech_io","cited":false,"name":"initech.io","position":3,"self":false,"weight":0.5}],"model":"gpt-v1","prompt":"best widget supplier","text":"Top picks: Acme, Globex Corp and Initech."}`; string(a0) != want {
 			t.Errorf("answer 0 =\n%s\nwant\n%s", a0, want)
 		}
@@ -201,7 +201,7 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	if len(prefill) != 3 || prefill[0] != "best widget supplier" {
 		t.Errorf("prefill prompts = %v (the input first, capped at 3)", prefill)
 	}
-	// Suggested competitors come with their domains (issue 23); a domain
+	// Suggested competitors come with their domains; a domain
 	// that is not one is dropped, the name kept.
 	if c := fmt.Sprint(get(t, res.Body, "prefill.competitors")); c != "[Globex Corp Initech (initech.io)]" {
 		t.Errorf("prefill competitors = %v", c)
@@ -214,7 +214,7 @@ func TestPrefillSuggestsFromTheSiteWithinThePlanLimit(t *testing.T) {
 	}
 	for body, want := range map[string]string{
 		`{"websiteurl":"http://example.com"}`:    "websiteurl: http://example.com refused: only https:// URLs are fetched",
-		`{}`:                                     "websiteurl is required (an https:// URL of the brand's site)",
+		`{}`:                                     "websiteurl is required",
 		`{"websiteurl":"https://10.255.255.1/"}`: "websiteurl: 10.255.255.1 refused: it resolves to a private or local address",
 		`{"websiteurl":"https://example.com","prompts":["a","b","c","d"]}`: "prompts: 4 prompts given; the free plan allows 3 per report",
 	} {

@@ -103,7 +103,7 @@ func BenchmarkScoringVersions(b *testing.B) {
 	})
 }
 
-// BenchmarkMatchingWorstAnswer is issue 22's worst answer: one-letter
+// BenchmarkMatchingWorstAnswer is the worst answer of the matching benchmarks: one-letter
 // words and a competitor "g". Version 1 is quadratic (it compares every
 // occurrence with every accepted one): 15,000 words already take it
 // long; version 2 reads 150,000 (and 100,000 bytes, the stored cap) in

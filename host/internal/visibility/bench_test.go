@@ -90,7 +90,7 @@ func BenchmarkScoring(b *testing.B) {
 }
 
 // BenchmarkEvidenceRead reads a stored report over REST with and without
-// ?evidence=true, the report holding issue 22's worst answer (150,000
+// ?evidence=true, the report holding the worst answer of the matching benchmarks (150,000
 // one-letter words, stored cut to 100,000 bytes) and a competitor "g":
 // the evidence is read as stored at completion, not recomputed. Target:
 // evidence under 50 ms p50.

@@ -52,7 +52,7 @@ func Slug(s string) string {
 }
 
 // SelfBrand builds the brand of the site: its name per site.Facts.BrandName
-// and the aliases of VISIBILITY.md: the name, the domain and the domain's
+// and the aliases of docs/METRICS.md: the name, the domain and the domain's
 // first label.
 func SelfBrand(name, domain string) Brand {
 	b := Brand{Name: name, Slug: Slug(name), Self: true}

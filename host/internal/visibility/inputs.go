@@ -20,7 +20,7 @@ const (
 	MaxDomainChars = 253
 )
 
-// CompetitorInput is one competitor as a user gives it (VISIBILITY.md
+// CompetitorInput is one competitor as a user gives it (docs/METRICS.md
 // "Inputs"): a string — a name ("Globex Corp"), a domain or URL
 // ("globex.com"), or both as "Name (domain)" ("Fathom (usefathom.com)") —
 // or an object {name, domain, aliases[], ambiguous}. Reports, prefill and
@@ -31,7 +31,7 @@ type CompetitorInput struct {
 	// Aliases are more spellings and product names ("GA4").
 	Aliases []string `json:"aliases,omitempty"`
 	// Ambiguous marks every one-word alias of the competitor as an
-	// ordinary word (see VISIBILITY.md "Mentions and positions").
+	// ordinary word (see docs/METRICS.md "Mentions and positions").
 	Ambiguous bool `json:"ambiguous,omitempty"`
 	// Text is the string form as given; empty for the object form. The
 	// input is shown and stored in the form it was given.
@@ -101,7 +101,7 @@ func (c CompetitorInput) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(c))
 }
 
-// UnmarshalJSON reads either form (stored reports before issue 23 hold
+// UnmarshalJSON reads either form (stored reports before scoring version 2 hold
 // strings only).
 func (c *CompetitorInput) UnmarshalJSON(b []byte) error {
 	var s string
@@ -195,7 +195,7 @@ func (c CompetitorInput) Brand() Brand {
 }
 
 // ParseCompetitors reads string forms (the shape of stored inputs before
-// issue 23 and of the SPEC's string[]).
+// scoring version 2 and of the SPEC's string[]).
 func ParseCompetitors(list []string) []CompetitorInput {
 	out := make([]CompetitorInput, 0, len(list))
 	for _, s := range list {

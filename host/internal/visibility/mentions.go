@@ -19,7 +19,7 @@ const ScoringVersion = 3
 // ones do not count.
 const maxJudged = 3
 
-// Matcher finds tracked brands in answers under VISIBILITY.md's mention
+// Matcher finds tracked brands in answers under docs/METRICS.md's mention
 // rules. Build it once per report: it compiles every alias into one trie
 // of folded characters, so reading an answer is one pass over its prose
 // plus, at each word, a walk bounded by the longest alias.

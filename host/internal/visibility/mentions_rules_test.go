@@ -7,7 +7,7 @@ import (
 )
 
 // TestAliasesCapitalsAndQuotesDecideAMention pins how a brand's names
-// match (VISIBILITY.md "Mentions"): every alias counts, not only the
+// match (docs/METRICS.md "Mentions"): every alias counts, not only the
 // first; an ordinary word written in lower case ("notion", "linear" from
 // linear.app) needs its capital; curly and straight apostrophes are one.
 func TestAliasesCapitalsAndQuotesDecideAMention(t *testing.T) {

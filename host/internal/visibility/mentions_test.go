@@ -129,7 +129,7 @@ func TestEveryBrandIsCitedOrNotInEveryAnswer(t *testing.T) {
 
 func TestMatchingIsLinear(t *testing.T) {
 	t.Parallel()
-	// The worst answer of issue 22: 150,000 one-letter words and a
+	// The worst answer of 150,000 one-letter words and a
 	// competitor "g". Version 1 compared every occurrence with every
 	// accepted one (quadratic); now it is one pass.
 	text := strings.Repeat("g ", 150000)

@@ -24,7 +24,7 @@ type Source struct {
 // offsets into the text still hold) — and the sources found in the text.
 // One pass over the text: no regular expression, no quadratic scan.
 //
-// Defined as in VISIBILITY.md: a URL is a run starting with http:// or
+// Defined as in docs/METRICS.md: a URL is a run starting with http:// or
 // https://, or a host under a public suffix followed by a path
 // (tasklane.io/pricing) or starting with www.; a bare domain in the prose
 // (usefathom.com) stays in the prose: it is a mention and not a source

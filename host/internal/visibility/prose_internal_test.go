@@ -7,7 +7,7 @@ import (
 )
 
 // TestReadProseBlanksURLsAndSourcesListsAndListsTheSources pins
-// VISIBILITY.md "Sources": which runs of an answer are URLs (blanked out
+// docs/METRICS.md "Sources": which runs of an answer are URLs (blanked out
 // of the prose, same byte length, and sources) and which are bare domains
 // (kept in the prose, no source unless in the sources list), where a sources list starts, and which lines are [n] source
 // lines.

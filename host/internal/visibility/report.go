@@ -84,7 +84,7 @@ type Recommendation struct {
 // answers, probes and site checks.
 type Computed struct {
 	// ScoringVersion is the version of the mention rules the numbers were
-	// computed with (absent in reports before issue 23: version 1).
+	// computed with (absent in reports before version 1).
 	ScoringVersion  int              `json:"scoringVersion"`
 	Scores          Scores           `json:"scores"`
 	Geo             Geo              `json:"geo"`

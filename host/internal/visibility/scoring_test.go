@@ -13,7 +13,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// scripted is the worked example of README.md: two engines, two prompts,
+// scripted is the worked example of docs/GUIDE.md: two engines, two prompts,
 // one engine failing on one prompt.
 func scripted() ([]visibility.Brand, []string, []visibility.Answer) {
 	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"), []string{"Globex Corp", "https://initech.io/", "acme.com"})
@@ -53,7 +53,7 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	t.Parallel()
 	brands, engines, answers := scripted()
 	ms := visibility.ScoreMentions(brands, engines, answers)
-	// Scoring version 2 (issue 23): initech.io appears in the first answer
+	// Scoring version 2: initech.io appears in the first answer
 	// only inside a URL, so it is cited there but not mentioned (version 1
 	// counted it at position 3). Version 3: "acme.com" written in the
 	// second answer's prose is a name (no scheme, no path), not a source,
@@ -94,7 +94,7 @@ func TestOverlappingAliasesCountTheLongerOne(t *testing.T) {
 	}
 	// A domain is not found inside a longer domain name.
 	domainOnly := visibility.NewMatcher([]visibility.Brand{{Name: "Q", Slug: "q", Self: true, Domains: []string{"acme.com"}}})
-	// Version 2 (issue 23): a domain inside a URL is no longer a mention
+	// Version 2: a domain inside a URL is no longer a mention
 	// (version 1 counted https://www.acme.com/x); a domain in prose is.
 	for text, want := range map[string]int{"visit acme.com.au": 0, "visit my-acme.com": 0, "visit acme.com.": 1, "https://www.acme.com/x": 0, "blog.acme.com says": 1} {
 		if ms := domainOnly.Mentions(visibility.Answer{Text: text}); len(ms) != want {

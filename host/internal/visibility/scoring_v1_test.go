@@ -1,6 +1,6 @@
 package visibility
 
-// The scorer before issue 23 (scoring version 1), kept as the same-run
+// The first scorer (scoring version 1), kept as the same-run
 // baseline of BenchmarkScoringVersions and BenchmarkMatchingWorstAnswer:
 // quadratic on repeated one-letter aliases, URLs matched as mentions.
 

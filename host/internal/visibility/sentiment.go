@@ -12,7 +12,7 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// Sentiment labels and their score bands (VISIBILITY.md).
+// Sentiment labels and their score bands (docs/METRICS.md).
 const (
 	SentimentNegative = "negative" // 0–39
 	SentimentNeutral  = "neutral"  // 40–69

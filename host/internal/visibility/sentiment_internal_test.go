@@ -7,7 +7,7 @@ import (
 )
 
 // TestSentimentBandsAScoreWithoutALabel: 0–39 negative, 40–69 neutral,
-// 70–100 positive (VISIBILITY.md "Sentiment"), clamped to 0–100.
+// 70–100 positive (docs/METRICS.md "Sentiment"), clamped to 0–100.
 func TestSentimentBandsAScoreWithoutALabel(t *testing.T) {
 	cases := []struct {
 		label string

@@ -77,7 +77,7 @@ func (f *fakeEngines) total() int {
 
 var promptAnswers = map[string]map[string]string{
 	"gpt": {
-		// The worst answer of issue 22: 150,000 one-letter words.
+		// The worst answer of 150,000 one-letter words.
 		"worst case":                strings.Repeat("g ", 150000),
 		"best work management tool": "Monday is where many teams start: its boards are flexible. Teams also like Acme.",
 		"best widget supplier":      "Top picks: Acme, Globex Corp and Initech.",

@@ -11,7 +11,7 @@ import (
 )
 
 // EngineSources maps the provider plugin of an engine to the AI traffic
-// source it sends visitors from (VISIBILITY.md).
+// source it sends visitors from (docs/METRICS.md).
 var EngineSources = map[string]string{
 	"openai":     "chatgpt",
 	"perplexity": "perplexity",

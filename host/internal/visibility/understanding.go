@@ -29,7 +29,7 @@ func (p ProbeDef) Fact(f site.Facts, competitors []string) string {
 	return strings.TrimSpace(p.fact(f, competitors))
 }
 
-// Probes are VISIBILITY.md's fixed probes: what the brand is, what it
+// Probes are docs/METRICS.md's fixed probes: what the brand is, what it
 // offers, who it serves, where it is based, its main competitors.
 var Probes = []ProbeDef{
 	{"what", "What is %s (%s)? Answer in two or three sentences.", func(f site.Facts, _ []string) string {
@@ -167,7 +167,7 @@ type Understanding struct {
 	ClarityChecks       []ClarityCheck      `json:"clarityChecks"`
 }
 
-// ClarityChecks runs the site checks of VISIBILITY.md on the crawled facts;
+// ClarityChecks runs the site checks of docs/METRICS.md on the crawled facts;
 // reached is false when the home page could not be fetched (every check
 // then fails, with the reason).
 func ClarityChecks(f site.Facts, reached bool, reason string) []ClarityCheck {

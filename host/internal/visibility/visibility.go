@@ -1,12 +1,3 @@
-// Package visibility runs AI visibility reports: how a brand shows up in
-// answer engines' answers to its buyers' questions, against named
-// competitors, over time (docs/METRICS.md). A report is a
-// seoQueue job that crawls the brand's site (package site), asks every
-// engine every prompt and the entity probes through the provider plugins,
-// has a judge model grade the probe answers against the site's facts, and
-// stores every answer as it arrives. Every score is a pure function of
-// those stored answers (scoring.go), so it can be recomputed and shown
-// with its evidence. It implements herald.api.v1.VisibilityService.
 package visibility
 
 import (

@@ -1,7 +1,3 @@
-// Package voice manages brand voices: stored writing-style profiles made
-// from text, a website or a file, scoped to a team or to one user. It
-// implements herald.api.v1.BrandVoiceService; the REST face reaches the same
-// methods through routes.go.
 package voice
 
 import (

@@ -7,7 +7,7 @@ import { bars, lineChart } from './chart.js';
 
 export const score = (x) => (x == null ? '—' : Number(x).toFixed(1));
 
-// What each score measures (docs: VISIBILITY.md), said once under the cards.
+// What each score measures (docs/METRICS.md), said once under the cards.
 const MEANING = {
   aiVisibility: 'How often and how early the engines name you when buyers ask (0–100).',
   shareOfVoice: 'Your share of all brand mentions in the answers, against the competitors.',

@@ -31,6 +31,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/api"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/rule"
 )
 
 func main() {
@@ -83,6 +84,9 @@ func run(descriptors, out, md string) error {
 
 type obj = map[string]any
 
+// aliasesOf maps "METHOD path" of an operation to its alias routes.
+var aliasesOf map[string][]string
+
 // generator turns route docs into an OpenAPI document, collecting the
 // schemas of the messages it meets.
 type generator struct {
@@ -105,6 +109,12 @@ func build(routes []api.RouteDoc, files *protoregistry.Files) (obj, error) {
 				}
 				g.markResponse(md)
 			}
+		}
+	}
+	aliasesOf = map[string][]string{}
+	for _, r := range routes {
+		if r.AliasOf != "" {
+			aliasesOf[r.AliasOf] = append(aliasesOf[r.AliasOf], r.Method+" "+r.Path)
 		}
 	}
 	paths := obj{}
@@ -201,13 +211,21 @@ func (g *generator) operation(r api.RouteDoc, tags map[string]string, ids map[st
 	}
 	if r.Procedure == "" {
 		op["summary"] = r.Summary
-		op["operationId"] = operationID(r.Method, r.Path, ids)
+		op["operationId"] = operationID(r.Operation, ids)
 		op["tags"] = []string{"Static"}
 		tags["Static"] = staticTagDescription
+		types := r.ContentTypes
+		if r.ContentType != "" {
+			types = append(types, r.ContentType)
+		}
 		for _, st := range r.Statuses {
 			res := obj{"description": http.StatusText(st)}
-			if r.ContentType != "" {
-				res["content"] = obj{r.ContentType: obj{"schema": rawSchema(r.ContentType)}}
+			if len(types) > 0 {
+				content := obj{}
+				for _, ct := range types {
+					content[ct] = obj{"schema": rawSchema(ct)}
+				}
+				res["content"] = content
 			}
 			responses[fmt.Sprint(st)] = res
 		}
@@ -224,11 +242,24 @@ func (g *generator) operation(r api.RouteDoc, tags map[string]string, ids map[st
 	svc := m.Parent().(protoreflect.ServiceDescriptor)
 	tags[string(svc.Name())] = comment(svc)
 	op["tags"] = []string{string(svc.Name())}
-	op["operationId"] = operationID(string(m.Name()), "", ids)
+	id := lowerFirst(string(m.Name()))
 	desc := comment(m)
 	op["summary"] = firstSentence(desc)
 	if desc == "" {
 		op["summary"] = string(m.Name())
+	}
+	if r.AliasOf != "" {
+		// One operation, two paths: the alias has no operation id of its
+		// own (so a generated SDK has one method), and says whose it is.
+		op["x-alias-of"] = id
+		op["summary"] = "Alias of " + id + " (" + r.AliasOf + ")."
+		desc = "The same operation as `" + r.AliasOf + "` (operation " + id + "): same request, same response. " + desc
+	} else {
+		op["operationId"] = operationID(id, ids)
+		if aliases := aliasesOf[r.Method+" "+r.Path]; len(aliases) > 0 {
+			op["x-aliases"] = aliases
+			desc += "\n\nAlso served at " + strings.Join(aliases, ", ") + "."
+		}
 	}
 	desc += fmt.Sprintf("\n\nConnect/gRPC: `%s/%s`.", svc.FullName(), m.Name())
 	op["description"] = strings.TrimSpace(desc)
@@ -247,7 +278,11 @@ func (g *generator) operation(r api.RouteDoc, tags map[string]string, ids map[st
 			if fd.IsList() || fd.IsMap() || fd.Message() != nil {
 				return nil, fmt.Errorf("field %s of %s cannot be a query parameter", fd.Name(), req.FullName())
 			}
-			p := obj{"name": fd.JSONName(), "in": "query", "schema": g.scalar(fd)}
+			r := rule.Of(fd)
+			p := obj{"name": fd.JSONName(), "in": "query", "schema": withRule(g.scalar(fd), fd, r)}
+			if r.GetRequired() {
+				p["required"] = true
+			}
 			if c := comment(fd); c != "" {
 				p["description"] = c
 			}
@@ -308,22 +343,25 @@ func rawSchema(contentType string) obj {
 	return obj{"type": "string", "contentMediaType": contentType}
 }
 
-// operationID is the RPC's name, numbered when several routes (SPEC's
-// aliases) call the same RPC.
-func operationID(name, path string, ids map[string]int) string {
-	if path != "" {
-		name = strings.ToLower(name)
-		for _, part := range strings.FieldsFunc(path, func(r rune) bool { return r == '/' || r == '.' || r == '-' || r == '{' || r == '}' }) {
-			if part != "v1" {
-				name += strings.ToUpper(part[:1]) + part[1:]
-			}
-		}
+// operationID records name, an operation id (lowerCamelCase: the RPC's
+// name, or a raw route's Operation). Ids are unique: aliases carry none,
+// and a duplicate or empty one is a bug of the route table.
+func operationID(name string, ids map[string]int) string {
+	if name == "" {
+		panic("a route without an operation name: give raw routes an Operation")
 	}
 	ids[name]++
-	if n := ids[name]; n > 1 {
-		return fmt.Sprintf("%s%d", name, n)
+	if ids[name] > 1 {
+		panic("operation id " + name + " is used twice")
 	}
 	return name
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 func pathParams(path string) []string {

@@ -49,7 +49,8 @@ func markdown(encoded []byte) ([]byte, error) {
 	b.WriteString("(package `herald.api.v1`), except those of the Static section, which are plain HTTP routes with\n")
 	b.WriteString("no RPC. Auth: `api-key` is the `api-key` header; `api-key or JWT` also takes\n")
 	b.WriteString("`Authorization: Bearer <session JWT>`; `public` needs none. Errors are `{\"message\", ...}` with\n")
-	b.WriteString("the statuses of the README's API conventions.\n\n")
+	b.WriteString("the statuses of the API conventions in docs/GUIDE.md. In a body, `name*` is a required field;\n")
+	b.WriteString("every rule a field keeps (allowed values, lengths, ranges) is in the OpenAPI document.\n\n")
 	for _, t := range doc.Tags {
 		routes := byTag[t.Name]
 		if len(routes) == 0 {
@@ -68,7 +69,11 @@ func markdown(encoded []byte) ([]byte, error) {
 			if t.Name == "Static" {
 				continue
 			}
-			fmt.Fprintf(&b, "- **%s** `%s %s`", r.op.OperationID, r.method, r.path)
+			name := r.op.OperationID
+			if r.op.AliasOf != "" {
+				name = r.op.AliasOf + " (alias)"
+			}
+			fmt.Fprintf(&b, "- **%s** `%s %s`", name, r.method, r.path)
 			if in := r.op.inputs(doc.Components.Schemas); in != "" {
 				fmt.Fprintf(&b, ": in %s", in)
 			}
@@ -96,6 +101,7 @@ type operation struct {
 	Tags        []string `json:"tags"`
 	Summary     string   `json:"summary"`
 	OperationID string   `json:"operationId"`
+	AliasOf     string   `json:"x-alias-of"`
 	Security    []map[string]any
 	Parameters  []struct {
 		Name string `json:"name"`
@@ -118,6 +124,7 @@ type schema struct {
 	Type       any               `json:"type"`
 	Properties map[string]schema `json:"properties"`
 	Items      *schema           `json:"items"`
+	Required   []string          `json:"required"`
 }
 
 func successes(op operation) string {
@@ -148,7 +155,7 @@ func (op operation) inputs(schemas map[string]schema) string {
 		parts = append(parts, fmt.Sprintf("%s `%s`", p.In, p.Name))
 	}
 	if c, ok := op.RequestBody.Content["application/json"]; ok {
-		if fields := fieldList(c.Schema, schemas); fields != "" {
+		if fields := bodyFields(c.Schema, schemas); fields != "" {
 			parts = append(parts, "body "+fields)
 		}
 	}
@@ -174,6 +181,24 @@ func fieldList(s schema, schemas map[string]schema) string {
 		return ""
 	}
 	return "`{" + strings.Join(slices.Sorted(maps.Keys(s.Properties)), ", ") + "}`"
+}
+
+// bodyFields lists a request body's fields, the required ones marked *.
+func bodyFields(s schema, schemas map[string]schema) string {
+	if s.Ref != "" {
+		s = schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+	}
+	if len(s.Properties) == 0 {
+		return ""
+	}
+	var names []string
+	for _, n := range slices.Sorted(maps.Keys(s.Properties)) {
+		if slices.Contains(s.Required, n) {
+			n += "*"
+		}
+		names = append(names, n)
+	}
+	return "`{" + strings.Join(names, ", ") + "}`"
 }
 
 // intro is a service description's prose, without its "REST face:" list

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/heraldhq/herald/host/internal/rule"
+	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 )
 
 // schemaName is the component name of a message: its name inside
@@ -79,6 +85,7 @@ func (g *generator) requestRef(md protoreflect.MessageDescriptor, inPath map[str
 		s["description"] = c
 	}
 	props := obj{}
+	required := []string{}
 	nested := func(m protoreflect.MessageDescriptor) obj { return g.requestRef(m, nil) }
 	for i := 0; i < md.Fields().Len(); i++ {
 		fd := md.Fields().Get(i)
@@ -94,10 +101,135 @@ func (g *generator) requestRef(md protoreflect.MessageDescriptor, inPath map[str
 		default:
 			fs = g.valueSchema(fd, nested)
 		}
+		r := rule.Of(fd)
+		fs = withRule(fs, fd, r)
+		if r.GetRequired() {
+			required = append(required, fd.JSONName())
+			props[fd.JSONName()] = describe(fs, fd)
+			continue
+		}
 		props[fd.JSONName()] = describe(nullable(fs), fd)
 	}
 	s["properties"] = props
+	if len(required) > 0 {
+		s["required"] = required
+	}
 	return ref(name)
+}
+
+// withRule adds the field's declared rule (package rule, the one the
+// server checks) to its schema s.
+func withRule(s obj, fd protoreflect.FieldDescriptor, r *apiv1.Rule) obj {
+	if r == nil {
+		return s
+	}
+	c := obj{}
+	for k, v := range s {
+		c[k] = v
+	}
+	target := c
+	if fd.IsList() {
+		if r.Required {
+			c["minItems"] = 1
+		}
+		if r.MaxItems != nil {
+			c["maxItems"] = r.GetMaxItems()
+		}
+		withItems(c, r)
+		return c
+	}
+	if fd.Message() != nil && fd.Message().FullName() == "google.protobuf.ListValue" {
+		if r.Required {
+			c["minItems"] = 1
+		}
+		if r.MaxItems != nil {
+			c["maxItems"] = r.GetMaxItems()
+		}
+		if r.MaxItemLen != nil || r.ItemsNotBlank {
+			c["items"] = obj{}
+			withItems(c, r)
+		}
+		return c
+	}
+	if len(r.OneOf) > 0 {
+		target["enum"] = slices.Clone(r.OneOf)
+	}
+	minLen := r.MinLen
+	if r.Required && fd.Kind() == protoreflect.StringKind && minLen == nil {
+		one := uint32(1)
+		minLen = &one
+	}
+	if minLen != nil && len(r.OneOf) == 0 {
+		target["minLength"] = *minLen
+	}
+	if r.MaxLen != nil && len(r.OneOf) == 0 {
+		target["maxLength"] = r.GetMaxLen()
+	}
+	if (r.Required || r.NotBlank) && fd.Kind() == protoreflect.StringKind && len(r.OneOf) == 0 && len(r.Prefix) == 0 && r.Pattern == "" {
+		target["pattern"] = `\S`
+	}
+	if r.Pattern != "" {
+		target["pattern"] = r.Pattern
+	}
+	if len(r.Prefix) > 0 {
+		var alts []string
+		for _, p := range r.Prefix {
+			alts = append(alts, regexp.QuoteMeta(p))
+		}
+		target["pattern"] = "^($|" + strings.Join(alts, "|") + ")"
+	}
+	if r.Https {
+		// Not http:// (nor another scheme): a URL with https:// or a
+		// bare host name. Written without look-ahead, which JSON Schema
+		// validators in Go and JavaScript alike accept.
+		target["pattern"] = notHTTP
+	}
+	if r.Min != nil {
+		target["minimum"] = r.GetMin()
+	}
+	if r.Max != nil {
+		target["maximum"] = r.GetMax()
+	}
+	if r.Example != "" {
+		target["examples"] = []any{exampleValue(fd, r.Example)}
+	}
+	return c
+}
+
+// withItems adds the rule's element constraints to the items schema of
+// the list schema c (maxLength of string elements, not blank).
+func withItems(c obj, r *apiv1.Rule) {
+	if r.MaxItemLen == nil && !r.ItemsNotBlank {
+		return
+	}
+	items := obj{}
+	if old, ok := c["items"].(obj); ok {
+		for k, v := range old {
+			items[k] = v
+		}
+	}
+	if r.MaxItemLen != nil {
+		items["maxLength"] = r.GetMaxItemLen()
+	}
+	if r.ItemsNotBlank {
+		items["pattern"] = `\S`
+	}
+	c["items"] = items
+}
+
+// notHTTP matches strings that do not start with http:// in any case.
+const notHTTP = `^($|[^Hh]|[Hh]($|[^Tt])|[Hh][Tt]($|[^Tt])|[Hh][Tt][Tt]($|[^Pp])|[Hh][Tt][Tt][Pp]($|[^:Ss])|[Hh][Tt][Tt][Pp]:($|[^/])|[Hh][Tt][Tt][Pp]:/($|[^/])|[Hh][Tt][Tt][Pp][Ss])`
+
+// exampleValue is a rule's example as the field's JSON type.
+func exampleValue(fd protoreflect.FieldDescriptor, v string) any {
+	switch fd.Kind() {
+	case protoreflect.StringKind, protoreflect.EnumKind, protoreflect.MessageKind:
+		return v
+	case protoreflect.BoolKind:
+		return v == "true"
+	}
+	var n json.Number = json.Number(v)
+	return n
 }
 
 // valueSchema is the schema of one value of fd (an element for lists).

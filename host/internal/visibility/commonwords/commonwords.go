@@ -1,5 +1,5 @@
 // Package commonwords holds the word list that makes a one-word brand
-// alias ambiguous under VISIBILITY.md's mention rules (Linear, Notion,
+// alias ambiguous under docs/METRICS.md's mention rules (Linear, Notion,
 // Close, Nothing, Monday): en.txt, derived by gen.go from Debian's
 // wamerican (SCOWL) and the SUBTLEX-US frequency list, with its
 // provenance in its header.

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen derives en.txt, the English common-word list of the mention rules
-// (VISIBILITY.md "Mentions and positions"), from two maintained sources:
+// (docs/METRICS.md "Mentions and positions"), from two maintained sources:
 //
 //   - Debian's wamerican package (SCOWL, /usr/share/dict/american-english):
 //     its all-lowercase entries are ordinary words, not names; the seven

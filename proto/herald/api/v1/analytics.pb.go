@@ -708,7 +708,7 @@ var File_herald_api_v1_analytics_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_analytics_proto_rawDesc = "" +
 	"\n" +
-	"\x1dherald/api/v1/analytics.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1c\n" +
+	"\x1dherald/api/v1/analytics.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1c\n" +
 	"\x1aGetGoogleConnectionRequest\"\xf4\x01\n" +
 	"\x10GoogleConnection\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1c\n" +
@@ -716,9 +716,9 @@ const file_herald_api_v1_analytics_proto_rawDesc = "" +
 	"\x06method\x18\x03 \x01(\tR\x06method\x12\x18\n" +
 	"\aaccount\x18\x04 \x01(\tR\aaccount\x12=\n" +
 	"\fconnected_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\vconnectedAt\x127\n" +
-	"\x05sites\x18\x06 \x03(\v2!.herald.api.v1.GoogleSitePropertyR\x05sites\"i\n" +
-	"\x14ConnectGoogleRequest\x12!\n" +
-	"\fredirect_uri\x18\x01 \x01(\tR\vredirectUri\x12.\n" +
+	"\x05sites\x18\x06 \x03(\v2!.herald.api.v1.GoogleSitePropertyR\x05sites\"\xa5\x01\n" +
+	"\x14ConnectGoogleRequest\x12]\n" +
+	"\fredirect_uri\x18\x01 \x01(\tB:\x92\xa8\x196 \x80\x10J\bhttps://J\ahttp://R\x1ehttps://example.com/dashboard/R\vredirectUri\x12.\n" +
 	"\x13service_account_key\x18\x02 \x01(\tR\x11serviceAccountKey\"\xb5\x01\n" +
 	"\x15ConnectGoogleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12+\n" +
@@ -726,11 +726,11 @@ const file_herald_api_v1_analytics_proto_rawDesc = "" +
 	"\x05state\x18\x03 \x01(\tR\x05state\x12?\n" +
 	"\n" +
 	"connection\x18\x04 \x01(\v2\x1f.herald.api.v1.GoogleConnectionR\n" +
-	"connection\"\\\n" +
-	"\x1aFinishGoogleConnectRequest\x12\x12\n" +
-	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
-	"\x05state\x18\x02 \x01(\tR\x05state\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\x19\n" +
+	"connection\"\x88\x01\n" +
+	"\x1aFinishGoogleConnectRequest\x12\x1b\n" +
+	"\x04code\x18\x01 \x01(\tB\a\x92\xa8\x19\x03 \x80\x10R\x04code\x12.\n" +
+	"\x05state\x18\x02 \x01(\tB\x18\x92\xa8\x19\x14\b\x01 \x80\x02R\rst_0123456789R\x05state\x12\x1d\n" +
+	"\x05error\x18\x03 \x01(\tB\a\x92\xa8\x19\x03 \x80\x02R\x05error\"\x19\n" +
 	"\x17DisconnectGoogleRequest\"X\n" +
 	"\x18DisconnectGoogleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\"\n" +
@@ -746,10 +746,10 @@ const file_herald_api_v1_analytics_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12=\n" +
 	"\n" +
 	"properties\x18\x02 \x03(\v2\x1d.herald.api.v1.GooglePropertyR\n" +
-	"properties\"Z\n" +
+	"properties\"\xd8\x01\n" +
 	"\x1cSetGoogleSitePropertyRequest\x12\x19\n" +
-	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x1f\n" +
-	"\vproperty_id\x18\x02 \x01(\tR\n" +
+	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x9c\x01\n" +
+	"\vproperty_id\x18\x02 \x01(\tB{\x92\xa8\x19w \x14R\t123456789b\b^[0-9]*$j^must be the digits of a GA4 property (properties/{propertyId}), or empty to remove the mappingR\n" +
 	"propertyId\"\x82\x01\n" +
 	"\x12GoogleSiteProperty\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
@@ -822,6 +822,7 @@ func file_herald_api_v1_analytics_proto_init() {
 	if File_herald_api_v1_analytics_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

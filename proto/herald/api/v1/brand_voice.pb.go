@@ -1138,11 +1138,11 @@ var File_herald_api_v1_brand_voice_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\n" +
-	"\x1fherald/api/v1/brand_voice.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"e\n" +
-	"\x1fCreateBrandVoiceFromTextRequest\x12\x18\n" +
-	"\acontent\x18\x01 \x01(\tR\acontent\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05scope\x18\x03 \x01(\tR\x05scope\"\x91\x01\n" +
+	"\x1fherald/api/v1/brand_voice.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n" +
+	"\x1fCreateBrandVoiceFromTextRequest\x12E\n" +
+	"\acontent\x18\x01 \x01(\tB+\x92\xa8\x19'\b\x01 \xc0\x9a\fR\x1fWe write short, warm sentences.R\acontent\x12\x1b\n" +
+	"\x04name\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x04name\x12*\n" +
+	"\x05scope\x18\x03 \x01(\tB\x14\x92\xa8\x19\x10\x12\x04team\x12\bpersonalR\x05scope\"\x91\x01\n" +
 	"\x11BrandVoiceSummary\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -1191,20 +1191,20 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x0e\n" +
 	"\x02ok\x18\x02 \x01(\bR\x02ok\x12\x19\n" +
 	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
-	"\x06_error\"\xb4\x01\n" +
-	"\"CreateBrandVoiceFromWebsiteRequest\x12\x1e\n" +
+	"\x06_error\"\x97\x02\n" +
+	"\"CreateBrandVoiceFromWebsiteRequest\x12=\n" +
 	"\n" +
-	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12%\n" +
-	"\x0efetch_interval\x18\x03 \x01(\tR\rfetchInterval\x12\x14\n" +
-	"\x05scope\x18\x04 \x01(\tR\x05scope\x12\x1d\n" +
+	"websiteurl\x18\x01 \x01(\tB\x1d\x92\xa8\x19\x19\b\x01R\x13https://example.comX\x01R\n" +
+	"websiteurl\x12\x1b\n" +
+	"\x04name\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x04name\x12J\n" +
+	"\x0efetch_interval\x18\x03 \x01(\tB#\x92\xa8\x19\x1f\x12\x05never\x12\x05daily\x12\x06weekly\x12\amonthlyR\rfetchInterval\x12*\n" +
+	"\x05scope\x18\x04 \x01(\tB\x14\x92\xa8\x19\x10\x12\x04team\x12\bpersonalR\x05scope\x12\x1d\n" +
 	"\n" +
-	"use_worker\x18\x05 \x01(\bR\tuseWorker\"~\n" +
-	"\x1fCreateBrandVoiceFromFileRequest\x12\x12\n" +
-	"\x04file\x18\x01 \x01(\tR\x04file\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05scope\x18\x03 \x01(\tR\x05scope\x12\x1d\n" +
+	"use_worker\x18\x05 \x01(\bR\tuseWorker\"\xc5\x01\n" +
+	"\x1fCreateBrandVoiceFromFileRequest\x12:\n" +
+	"\x04file\x18\x01 \x01(\tB&\x92\xa8\x19\"\b\x01R\x1chttps://example.com/voice.mdX\x01R\x04file\x12\x1b\n" +
+	"\x04name\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x04name\x12*\n" +
+	"\x05scope\x18\x03 \x01(\tB\x14\x92\xa8\x19\x10\x12\x04team\x12\bpersonalR\x05scope\x12\x1d\n" +
 	"\n" +
 	"use_worker\x18\x04 \x01(\bR\tuseWorker\"\x9a\x01\n" +
 	"\"CreateBrandVoiceFromSourceResponse\x12\x18\n" +
@@ -1216,13 +1216,14 @@ const file_herald_api_v1_brand_voice_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"`\n" +
 	"\x15GetBrandVoiceResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12-\n" +
-	"\x04data\x18\x02 \x01(\v2\x19.herald.api.v1.BrandVoiceR\x04data\"\xd4\x01\n" +
+	"\x04data\x18\x02 \x01(\v2\x19.herald.api.v1.BrandVoiceR\x04data\"\xa9\x02\n" +
 	"\x17UpdateBrandVoiceRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
-	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x1d\n" +
-	"\acontent\x18\x03 \x01(\tH\x01R\acontent\x88\x01\x01\x12\x15\n" +
-	"\x03url\x18\x04 \x01(\tH\x02R\x03url\x88\x01\x01\x12*\n" +
-	"\x0efetch_interval\x18\x05 \x01(\tH\x03R\rfetchInterval\x88\x01\x01B\a\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\"\n" +
+	"\x04name\x18\x02 \x01(\tB\t\x92\xa8\x19\x05 \xc8\x01p\x01H\x00R\x04name\x88\x01\x01\x12)\n" +
+	"\acontent\x18\x03 \x01(\tB\n" +
+	"\x92\xa8\x19\x06 \xc0\x9a\fp\x01H\x01R\acontent\x88\x01\x01\x12.\n" +
+	"\x03url\x18\x04 \x01(\tB\x17\x92\xa8\x19\x13J\bhttps://J\ahttp://H\x02R\x03url\x88\x01\x01\x12O\n" +
+	"\x0efetch_interval\x18\x05 \x01(\tB#\x92\xa8\x19\x1f\x12\x05never\x12\x05daily\x12\x06weekly\x12\amonthlyH\x03R\rfetchInterval\x88\x01\x01B\a\n" +
 	"\x05_nameB\n" +
 	"\n" +
 	"\b_contentB\x06\n" +
@@ -1315,6 +1316,7 @@ func file_herald_api_v1_brand_voice_proto_init() {
 	if File_herald_api_v1_brand_voice_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_brand_voice_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_brand_voice_proto_msgTypes[4].OneofWrappers = []any{}
 	file_herald_api_v1_brand_voice_proto_msgTypes[6].OneofWrappers = []any{}

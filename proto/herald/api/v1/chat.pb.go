@@ -2354,12 +2354,12 @@ var File_herald_api_v1_chat_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\n" +
-	"\x18herald/api/v1/chat.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cherald/api/v1/generate.proto\"\xc2\x01\n" +
+	"\x18herald/api/v1/chat.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cherald/api/v1/generate.proto\"\x80\x02\n" +
 	"\vChatRequest\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\x12\"\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12G\n" +
+	"\x04text\x18\x02 \x01(\tB3\x92\xa8\x19/\b\x01 \x80\xfa\x01R'Draft a LinkedIn post about our launch.R\x04text\x12+\n" +
 	"\n" +
-	"session_id\x18\x03 \x01(\tH\x00R\tsessionId\x88\x01\x01\x12)\n" +
+	"session_id\x18\x03 \x01(\tB\a\x92\xa8\x19\x03 \x80\x01H\x00R\tsessionId\x88\x01\x01\x12)\n" +
 	"\x0ebrand_voice_id\x18\x04 \x01(\tH\x01R\fbrandVoiceId\x88\x01\x01\x12\x18\n" +
 	"\aconfirm\x18\x05 \x01(\tR\aconfirmB\r\n" +
 	"\v_session_idB\x11\n" +
@@ -2468,34 +2468,34 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\n" +
 	"updated_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12#\n" +
 	"\rmessage_count\x18\x06 \x01(\x03R\fmessageCount\x12&\n" +
-	"\x0ftraining_opt_in\x18\a \x01(\bR\rtrainingOptIn\")\n" +
-	"\x13ListSessionsRequest\x12\x12\n" +
-	"\x04skip\x18\x01 \x01(\x05R\x04skip\"\x85\x01\n" +
+	"\x0ftraining_opt_in\x18\a \x01(\bR\rtrainingOptIn\"8\n" +
+	"\x13ListSessionsRequest\x12!\n" +
+	"\x04skip\x18\x01 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\x85\x01\n" +
 	"\x14ListSessionsResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12=\n" +
 	"\fchat_history\x18\x02 \x03(\v2\x1a.herald.api.v1.ChatSessionR\vchatHistory\x12\x14\n" +
-	"\x05total\x18\x03 \x01(\x03R\x05total\"-\n" +
-	"\x17GetLatestSessionRequest\x12\x12\n" +
-	"\x04skip\x18\x01 \x01(\x05R\x04skip\"\x99\x01\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"<\n" +
+	"\x17GetLatestSessionRequest\x12!\n" +
+	"\x04skip\x18\x01 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\x99\x01\n" +
 	"\x18GetLatestSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\"\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tH\x00R\tsessionId\x88\x01\x01\x120\n" +
 	"\x06blocks\x18\x03 \x03(\v2\x18.herald.api.v1.ChatBlockR\x06blocksB\r\n" +
-	"\v_session_id\"5\n" +
-	"\x14CreateSessionRequest\x12\x1d\n" +
+	"\v_session_id\"\xa3\x01\n" +
+	"\x14CreateSessionRequest\x12\x8a\x01\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"\xa0\x01\n" +
+	"session_id\x18\x01 \x01(\tBk\x92\xa8\x19g\b\x01 \x80\x01R\x0es-quickstart-1b\x18^[^/?#]*[^/?#\\s][^/?#]*$j6must be at most 128 characters without '/', '?' or '#'R\tsessionId\"\xa0\x01\n" +
 	"\x15CreateSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x02 \x01(\tR\tsessionId\x124\n" +
 	"\asession\x18\x03 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\x12\x18\n" +
-	"\acreated\x18\x04 \x01(\bR\acreated\"F\n" +
+	"\acreated\x18\x04 \x01(\bR\acreated\"U\n" +
 	"\x11GetSessionRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x12\n" +
-	"\x04skip\x18\x02 \x01(\x05R\x04skip\"\xb5\x01\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12!\n" +
+	"\x04skip\x18\x02 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\xb5\x01\n" +
 	"\x12GetSessionResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
@@ -2515,20 +2515,20 @@ const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\x0ftraining_opt_in\x18\x02 \x01(\bR\rtrainingOptIn\"l\n" +
 	"\x1aSetSessionTrainingResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x124\n" +
-	"\asession\x18\x02 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\"\x98\x01\n" +
-	"\x19SubmitChatFeedbackRequest\x12\x1d\n" +
+	"\asession\x18\x02 \x01(\v2\x1a.herald.api.v1.ChatSessionR\asession\"\xd8\x01\n" +
+	"\x19SubmitChatFeedbackRequest\x125\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
-	"\bblock_id\x18\x02 \x01(\tR\ablockId\x12\x16\n" +
-	"\x06rating\x18\x03 \x01(\tR\x06rating\x12\x1d\n" +
-	"\acomment\x18\x04 \x01(\tH\x00R\acomment\x88\x01\x01B\n" +
+	"session_id\x18\x01 \x01(\tB\x16\x92\xa8\x19\x12\b\x01R\x0es-quickstart-1R\tsessionId\x12&\n" +
+	"\bblock_id\x18\x02 \x01(\tB\v\x92\xa8\x19\a\b\x01R\x03b-1R\ablockId\x12(\n" +
+	"\x06rating\x18\x03 \x01(\tB\x10\x92\xa8\x19\f\b\x01\x12\x02up\x12\x04downR\x06rating\x12&\n" +
+	"\acomment\x18\x04 \x01(\tB\a\x92\xa8\x19\x03 \xd0\x0fH\x00R\acomment\x88\x01\x01B\n" +
 	"\n" +
-	"\b_comment\"\xc7\x01\n" +
+	"\b_comment\"\xe2\x01\n" +
 	"\x1fSubmitGenerationFeedbackRequest\x12\x1a\n" +
 	"\x06job_id\x18\x01 \x01(\tH\x00R\x05jobId\x88\x01\x01\x12(\n" +
-	"\rgeneration_id\x18\x02 \x01(\tH\x01R\fgenerationId\x88\x01\x01\x12\x16\n" +
-	"\x06rating\x18\x03 \x01(\tR\x06rating\x12\x1d\n" +
-	"\acomment\x18\x04 \x01(\tH\x02R\acomment\x88\x01\x01B\t\n" +
+	"\rgeneration_id\x18\x02 \x01(\tH\x01R\fgenerationId\x88\x01\x01\x12(\n" +
+	"\x06rating\x18\x03 \x01(\tB\x10\x92\xa8\x19\f\b\x01\x12\x02up\x12\x04downR\x06rating\x12&\n" +
+	"\acomment\x18\x04 \x01(\tB\a\x92\xa8\x19\x03 \xd0\x0fH\x02R\acomment\x88\x01\x01B\t\n" +
 	"\a_job_idB\x10\n" +
 	"\x0e_generation_idB\n" +
 	"\n" +
@@ -2693,6 +2693,7 @@ func file_herald_api_v1_chat_proto_init() {
 	if File_herald_api_v1_chat_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_generate_proto_init()
 	file_herald_api_v1_chat_proto_msgTypes[0].OneofWrappers = []any{}
 	file_herald_api_v1_chat_proto_msgTypes[1].OneofWrappers = []any{}

@@ -1631,11 +1631,11 @@ var File_herald_api_v1_content_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x1cherald/api/v1/generate.proto\"\xd5\x01\n" +
-	"\x18CalculateSEOScoreRequest\x12\x18\n" +
-	"\acontent\x18\x01 \x01(\tR\acontent\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x1a\n" +
-	"\bkeywords\x18\x03 \x03(\tR\bkeywords\x127\n" +
+	"\x1bherald/api/v1/content.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cherald/api/v1/generate.proto\"\xb3\x02\n" +
+	"\x18CalculateSEOScoreRequest\x12`\n" +
+	"\acontent\x18\x01 \x01(\tBF\x92\xa8\x19B\b\x01 \xa0\x8d\x06R:<h1>Widgets</h1><p>Industrial widgets for every plant.</p>R\acontent\x12\x1d\n" +
+	"\x05title\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xac\x02R\x05title\x12'\n" +
+	"\bkeywords\x18\x03 \x03(\tB\v\x92\xa8\x19\a8\x14@\xc8\x01x\x01R\bkeywords\x127\n" +
 	"\x15auto_extract_keywords\x18\x04 \x01(\bH\x00R\x13autoExtractKeywords\x88\x01\x01\x12\x1a\n" +
 	"\blanguage\x18\x05 \x01(\tR\blanguageB\x18\n" +
 	"\x16_auto_extract_keywords\"\xb4\x02\n" +
@@ -1696,11 +1696,11 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x06images\x18\x06 \x01(\x05R\x06images\"b\n" +
 	"\x19CalculateSEOScoreResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12+\n" +
-	"\x04data\x18\x02 \x01(\v2\x17.herald.api.v1.SEOScoreR\x04data\"\xda\x01\n" +
-	"\x1bImproveContentSimpleRequest\x12\x18\n" +
-	"\acontent\x18\x01 \x01(\tR\acontent\x12%\n" +
-	"\x0eimprove_prompt\x18\x02 \x01(\tR\rimprovePrompt\x12\x1f\n" +
-	"\vmetric_type\x18\x03 \x01(\tR\n" +
+	"\x04data\x18\x02 \x01(\v2\x17.herald.api.v1.SEOScoreR\x04data\"\xa5\x02\n" +
+	"\x1bImproveContentSimpleRequest\x12;\n" +
+	"\acontent\x18\x01 \x01(\tB!\x92\xa8\x19\x1d\b\x01 \xa0\x8d\x06R\x15Our widgets are good.R\acontent\x12E\n" +
+	"\x0eimprove_prompt\x18\x02 \x01(\tB\x1e\x92\xa8\x19\x1a\b\x01 \xa0\x1fR\x13Make it friendlier.R\rimprovePrompt\x12'\n" +
+	"\vmetric_type\x18\x03 \x01(\tB\x06\x92\xa8\x19\x02 dR\n" +
 	"metricType\x12\x14\n" +
 	"\x05model\x18\x04 \x01(\tR\x05model\x12$\n" +
 	"\x0ebrand_voice_id\x18\x05 \x01(\tR\fbrandVoiceId\x12\x1d\n" +
@@ -1719,18 +1719,18 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x124\n" +
 	"\x04data\x18\x03 \x01(\v2\x1e.herald.api.v1.ImprovedContentH\x00R\x04dataB\t\n" +
-	"\aoutcome\"\x86\x03\n" +
-	"#ImproveContentWithValidationRequest\x12\x18\n" +
-	"\acontent\x18\x01 \x01(\tR\acontent\x12%\n" +
-	"\x0eimprove_prompt\x18\x02 \x01(\tR\rimprovePrompt\x12\x1a\n" +
-	"\bkeywords\x18\x03 \x03(\tR\bkeywords\x12\x14\n" +
-	"\x05title\x18\x04 \x01(\tR\x05title\x12\x14\n" +
+	"\aoutcome\"\xf6\x03\n" +
+	"#ImproveContentWithValidationRequest\x12;\n" +
+	"\acontent\x18\x01 \x01(\tB!\x92\xa8\x19\x1d\b\x01 \xa0\x8d\x06R\x15Our widgets are good.R\acontent\x12.\n" +
+	"\x0eimprove_prompt\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xa0\x1fR\rimprovePrompt\x12%\n" +
+	"\bkeywords\x18\x03 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\bkeywords\x12\x1d\n" +
+	"\x05title\x18\x04 \x01(\tB\a\x92\xa8\x19\x03 \xac\x02R\x05title\x12\x14\n" +
 	"\x05model\x18\x05 \x01(\tR\x05model\x12$\n" +
-	"\x0ebrand_voice_id\x18\x06 \x01(\tR\fbrandVoiceId\x12 \n" +
-	"\tmin_score\x18\a \x01(\x05H\x00R\bminScore\x88\x01\x01\x12\x1d\n" +
+	"\x0ebrand_voice_id\x18\x06 \x01(\tR\fbrandVoiceId\x128\n" +
+	"\tmin_score\x18\a \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x00\x00Y@H\x00R\bminScore\x88\x01\x01\x12\x1d\n" +
 	"\n" +
-	"use_worker\x18\b \x01(\bR\tuseWorker\x12/\n" +
-	"\x11max_length_change\x18\t \x01(\x05H\x01R\x0fmaxLengthChange\x88\x01\x01\x12\x1a\n" +
+	"use_worker\x18\b \x01(\bR\tuseWorker\x12G\n" +
+	"\x11max_length_change\x18\t \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00@\x8f@H\x01R\x0fmaxLengthChange\x88\x01\x01\x12\x1a\n" +
 	"\blanguage\x18\n" +
 	" \x01(\tR\blanguageB\f\n" +
 	"\n" +
@@ -1764,17 +1764,17 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\x06prompt\x18\x01 \x01(\tR\x06prompt\x12\x18\n" +
 	"\apurpose\x18\x02 \x01(\tR\apurpose\x12\x10\n" +
 	"\x03alt\x18\x03 \x01(\tR\x03alt\x12\x1a\n" +
-	"\bposition\x18\x04 \x01(\tR\bposition\"\xbf\x02\n" +
-	" ProcessBlogPostWithImagesRequest\x12\x14\n" +
-	"\x05title\x18\x01 \x01(\tR\x05title\x12\x18\n" +
-	"\acontent\x18\x02 \x01(\tR\acontent\x120\n" +
-	"\x06images\x18\x03 \x03(\v2\x18.herald.api.v1.BlogImageR\x06images\x12,\n" +
+	"\bposition\x18\x04 \x01(\tR\bposition\"\xbc\x04\n" +
+	" ProcessBlogPostWithImagesRequest\x120\n" +
+	"\x05title\x18\x01 \x01(\tB\x1a\x92\xa8\x19\x16\b\x01 \xac\x02R\x0fWidgets in 2026R\x05title\x12\xa4\x01\n" +
+	"\acontent\x18\x02 \x01(\tB\x89\x01\x92\xa8\x19\x84\x01\b\x01 \xa0\x8d\x06R|<h2>One</h2><p>a</p><h2>Two</h2><p>b</p><h2>Three</h2><p>c</p><h2>Four</h2><p>d</p><h2>Five</h2><p>e</p><h2>Six</h2><p>f</p>R\acontent\x128\n" +
+	"\x06images\x18\x03 \x03(\v2\x18.herald.api.v1.BlogImageB\x06\x92\xa8\x19\x028\x06R\x06images\x12,\n" +
 	"\x0fgenerate_images\x18\x04 \x01(\bH\x00R\x0egenerateImages\x88\x01\x01\x12\x14\n" +
-	"\x05model\x18\x05 \x01(\tR\x05model\x12\x1f\n" +
-	"\vimage_model\x18\x06 \x01(\tR\n" +
+	"\x05model\x18\x05 \x01(\tR\x05model\x12`\n" +
+	"\vimage_model\x18\x06 \x01(\tB?\x92\xa8\x19;\x12\vgpt-image-1\x12\x10gpt-image-1-mini\x12\rgpt-image-1.5\x12\vgpt-image-2R\n" +
 	"imageModel\x12$\n" +
-	"\x0ebrand_voice_id\x18\a \x01(\tR\fbrandVoiceId\x12\x1a\n" +
-	"\bkeywords\x18\b \x03(\tR\bkeywordsB\x12\n" +
+	"\x0ebrand_voice_id\x18\a \x01(\tR\fbrandVoiceId\x12%\n" +
+	"\bkeywords\x18\b \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\bkeywordsB\x12\n" +
 	"\x10_generate_images\"T\n" +
 	"!ProcessBlogPostWithImagesResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
@@ -1859,6 +1859,7 @@ func file_herald_api_v1_content_proto_init() {
 	if File_herald_api_v1_content_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_generate_proto_init()
 	file_herald_api_v1_content_proto_msgTypes[0].OneofWrappers = []any{}
 	file_herald_api_v1_content_proto_msgTypes[2].OneofWrappers = []any{}

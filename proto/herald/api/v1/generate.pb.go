@@ -629,14 +629,15 @@ var File_herald_api_v1_generate_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_generate_proto_rawDesc = "" +
 	"\n" +
-	"\x1cherald/api/v1/generate.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xd2\x01\n" +
-	"\x13GenerateTextRequest\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\x12\x1d\n" +
+	"\x1cherald/api/v1/generate.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x9a\x02\n" +
+	"\x13GenerateTextRequest\x12$\n" +
+	"\x05model\x18\x01 \x01(\tB\x0e\x92\xa8\x19\n" +
+	"\b\x01R\x06gpt-4oR\x05model\x12B\n" +
+	"\x04text\x18\x02 \x01(\tB.\x92\xa8\x19*\b\x01 \xa0\x8d\x06R\"Write a tagline for a widget shop.R\x04text\x12\x1d\n" +
 	"\n" +
 	"use_worker\x18\x03 \x01(\bR\tuseWorker\x121\n" +
-	"\aoptions\x18\x04 \x01(\v2\x17.google.protobuf.StructR\aoptions\x12\x19\n" +
-	"\bjob_type\x18\x05 \x01(\tR\ajobType\x12$\n" +
+	"\aoptions\x18\x04 \x01(\v2\x17.google.protobuf.StructR\aoptions\x12!\n" +
+	"\bjob_type\x18\x05 \x01(\tB\x06\x92\xa8\x19\x02 @R\ajobType\x12$\n" +
 	"\x0ebrand_voice_id\x18\n" +
 	" \x01(\tR\fbrandVoiceId\"3\n" +
 	"\rBrandVoiceRef\x12\x0e\n" +
@@ -659,13 +660,13 @@ const file_herald_api_v1_generate_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x122\n" +
 	"\x04data\x18\x03 \x01(\v2\x1c.herald.api.v1.GeneratedTextH\x00R\x04dataB\t\n" +
-	"\aoutcome\"\x88\x01\n" +
-	"\x14GenerateImageRequest\x12\x12\n" +
-	"\x04text\x18\x01 \x01(\tR\x04text\x12\x14\n" +
-	"\x05model\x18\x02 \x01(\tR\x05model\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\tR\x04size\x12\x18\n" +
-	"\aquality\x18\x04 \x01(\tR\aquality\x12\x18\n" +
-	"\apurpose\x18\x05 \x01(\tR\apurpose\"\x80\x01\n" +
+	"\aoutcome\"\xe7\x02\n" +
+	"\x14GenerateImageRequest\x124\n" +
+	"\x04text\x18\x01 \x01(\tB \x92\xa8\x19\x1c\b\x01 \x80\xfa\x01R\x14A lighthouse at dawnR\x04text\x12U\n" +
+	"\x05model\x18\x02 \x01(\tB?\x92\xa8\x19;\x12\vgpt-image-1\x12\x10gpt-image-1-mini\x12\rgpt-image-1.5\x12\vgpt-image-2R\x05model\x12?\n" +
+	"\x04size\x18\x03 \x01(\tB+\x92\xa8\x19'\x12\t1024x1024\x12\t1536x1024\x12\t1024x1536\x12\x04autoR\x04size\x127\n" +
+	"\aquality\x18\x04 \x01(\tB\x1d\x92\xa8\x19\x19\x12\x03low\x12\x06medium\x12\x04high\x12\x04autoR\aquality\x12H\n" +
+	"\apurpose\x18\x05 \x01(\tB.\x92\xa8\x19*\x12\blinkedin\x12\x04blog\x12\x06square\x12\bportrait\x12\x06customR\apurpose\"\x80\x01\n" +
 	"\x0eGeneratedImage\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x14\n" +
 	"\x05model\x18\x02 \x01(\tR\x05model\x12\x12\n" +
@@ -725,6 +726,7 @@ func file_herald_api_v1_generate_proto_init() {
 	if File_herald_api_v1_generate_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_generate_proto_msgTypes[4].OneofWrappers = []any{
 		(*GenerateTextResponse_JobId)(nil),
 		(*GenerateTextResponse_Data)(nil),

@@ -67,7 +67,7 @@ func (x *GetJobRequest) GetJobId() string {
 	return ""
 }
 
-// Job is the queued job object of SPEC.md.
+// Job is the queued job object of the job polling route.
 type Job struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	JobId string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`

@@ -1963,30 +1963,30 @@ var File_herald_api_v1_scheduler_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\n" +
-	"\x1dherald/api/v1/scheduler.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x83\x01\n" +
+	"\x1dherald/api/v1/scheduler.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x83\x01\n" +
 	"\vImageUpload\x12!\n" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xe6\x04\n" +
-	"\x15CreateScheduleRequest\x12\x1b\n" +
-	"\texport_to\x18\x01 \x01(\tR\bexportTo\x12C\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\x9f\x05\n" +
+	"\x15CreateScheduleRequest\x12,\n" +
+	"\texport_to\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\b\x01R\awebhookR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
 	"\x05title\x18\x03 \x01(\tH\x00R\x05title\x88\x01\x01\x12\x17\n" +
 	"\x04text\x18\x04 \x01(\tH\x01R\x04text\x88\x01\x01\x12\x1d\n" +
 	"\acontent\x18\x05 \x01(\tH\x02R\acontent\x88\x01\x01\x12$\n" +
-	"\x0ewhen_to_export\x18\x06 \x01(\tR\fwhenToExport\x12\x16\n" +
-	"\x06status\x18\a \x01(\tR\x06status\x12\"\n" +
+	"\x0ewhen_to_export\x18\x06 \x01(\tR\fwhenToExport\x12,\n" +
+	"\x06status\x18\a \x01(\tB\x14\x92\xa8\x19\x10\x12\apending\x12\x05draftR\x06status\x12\"\n" +
 	"\n" +
 	"webhook_id\x18\b \x01(\tH\x03R\twebhookId\x88\x01\x01\x12\x1b\n" +
 	"\timage_url\x18\t \x01(\tR\bimageUrl\x12!\n" +
 	"\fimage_base64\x18\n" +
-	" \x01(\tR\vimageBase64\x12&\n" +
-	"\x0fimage_file_name\x18\v \x01(\tR\rimageFileName\x120\n" +
+	" \x01(\tR\vimageBase64\x12/\n" +
+	"\x0fimage_file_name\x18\v \x01(\tB\a\x92\xa8\x19\x03 \xff\x01R\rimageFileName\x120\n" +
 	"\x05image\x18\f \x01(\v2\x1a.herald.api.v1.ImageUploadR\x05image\x12&\n" +
 	"\x0fimage_mime_type\x18\r \x01(\tR\rimageMimeType\x12\x1d\n" +
-	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12\x1b\n" +
-	"\timage_alt\x18\x0f \x01(\tR\bimageAltB\b\n" +
+	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12$\n" +
+	"\timage_alt\x18\x0f \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAltB\b\n" +
 	"\x06_titleB\a\n" +
 	"\x05_textB\n" +
 	"\n" +
@@ -2021,9 +2021,9 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\r_external_url\"g\n" +
 	"\x16CreateScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
-	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"*\n" +
-	"\x14ListSchedulesRequest\x12\x12\n" +
-	"\x04skip\x18\x01 \x01(\x05R\x04skip\"\x80\x01\n" +
+	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"9\n" +
+	"\x14ListSchedulesRequest\x12!\n" +
+	"\x04skip\x18\x01 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\x80\x01\n" +
 	"\x15ListSchedulesResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x127\n" +
 	"\n" +
@@ -2095,9 +2095,9 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"M\n" +
 	"\x1dDisconnectDestinationResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"<\n" +
-	"\x14CreateWebhookRequest\x12\x10\n" +
-	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"y\n" +
+	"\x14CreateWebhookRequest\x12M\n" +
+	"\x03url\x18\x01 \x01(\tB;\x92\xa8\x197\b\x01J\bhttps://J\ahttp://R https://hooks.example.com/heraldR\x03url\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"z\n" +
 	"\aWebhook\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
@@ -2250,6 +2250,7 @@ func file_herald_api_v1_scheduler_proto_init() {
 	if File_herald_api_v1_scheduler_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_scheduler_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[2].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[13].OneofWrappers = []any{}

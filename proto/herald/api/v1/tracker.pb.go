@@ -1158,7 +1158,7 @@ var File_herald_api_v1_tracker_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/tracker.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"7\n" +
+	"\x1bherald/api/v1/tracker.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"7\n" +
 	"\rTrackerPrompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
 	"\x04tags\x18\x02 \x03(\tR\x04tags\"Q\n" +
@@ -1196,18 +1196,18 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\x0f_last_report_idB\x0f\n" +
 	"\r_last_late_msB\n" +
 	"\n" +
-	"\b_samples\"\xd4\x02\n" +
-	"\x14CreateTrackerRequest\x12\x1e\n" +
+	"\b_samples\"\xc7\x03\n" +
+	"\x14CreateTrackerRequest\x12=\n" +
 	"\n" +
-	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x12<\n" +
-	"\vcompetitors\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueR\vcompetitors\x124\n" +
-	"\aprompts\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueR\aprompts\x12\x18\n" +
-	"\aengines\x18\x04 \x03(\tR\aengines\x12\x18\n" +
-	"\acadence\x18\x05 \x01(\tR\acadence\x12\x1b\n" +
-	"\x06active\x18\x06 \x01(\bH\x00R\x06active\x88\x01\x01\x12!\n" +
-	"\fself_aliases\x18\a \x03(\tR\vselfAliases\x12\x1d\n" +
-	"\asamples\x18\b \x01(\x05H\x01R\asamples\x88\x01\x01B\t\n" +
+	"websiteurl\x18\x01 \x01(\tB\x1d\x92\xa8\x19\x19\b\x01R\x13https://example.comX\x01R\n" +
+	"websiteurl\x12G\n" +
+	"\vcompetitors\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12=\n" +
+	"\aprompts\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12 \n" +
+	"\aengines\x18\x04 \x03(\tB\x06\x92\xa8\x19\x028\x04R\aengines\x12-\n" +
+	"\acadence\x18\x05 \x01(\tB\x13\x92\xa8\x19\x0f\x12\x05daily\x12\x06weeklyR\acadence\x12\x1b\n" +
+	"\x06active\x18\x06 \x01(\bH\x00R\x06active\x88\x01\x01\x12,\n" +
+	"\fself_aliases\x18\a \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\x125\n" +
+	"\asamples\x18\b \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\x00$@H\x01R\asamples\x88\x01\x01B\t\n" +
 	"\a_activeB\n" +
 	"\n" +
 	"\b_samples\"t\n" +
@@ -1220,19 +1220,19 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x122\n" +
 	"\btrackers\x18\x02 \x03(\v2\x16.herald.api.v1.TrackerR\btrackers\"#\n" +
 	"\x11GetTrackerRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"\xc1\x03\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x8e\x04\n" +
 	"\x14UpdateTrackerRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12#\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12+\n" +
 	"\n" +
-	"websiteurl\x18\x02 \x01(\tH\x00R\n" +
-	"websiteurl\x88\x01\x01\x12<\n" +
-	"\vcompetitors\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueR\vcompetitors\x124\n" +
-	"\aprompts\x18\x04 \x01(\v2\x1a.google.protobuf.ListValueR\aprompts\x124\n" +
-	"\aengines\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueR\aengines\x12\x1d\n" +
-	"\acadence\x18\x06 \x01(\tH\x01R\acadence\x88\x01\x01\x12\x1b\n" +
-	"\x06active\x18\a \x01(\bH\x02R\x06active\x88\x01\x01\x12=\n" +
-	"\fself_aliases\x18\b \x01(\v2\x1a.google.protobuf.ListValueR\vselfAliases\x12\x1d\n" +
-	"\asamples\x18\t \x01(\x05H\x03R\asamples\x88\x01\x01B\r\n" +
+	"websiteurl\x18\x02 \x01(\tB\x06\x92\xa8\x19\x02X\x01H\x00R\n" +
+	"websiteurl\x88\x01\x01\x12D\n" +
+	"\vcompetitors\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x14R\vcompetitors\x124\n" +
+	"\aprompts\x18\x04 \x01(\v2\x1a.google.protobuf.ListValueR\aprompts\x12<\n" +
+	"\aengines\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x04R\aengines\x122\n" +
+	"\acadence\x18\x06 \x01(\tB\x13\x92\xa8\x19\x0f\x12\x05daily\x12\x06weeklyH\x01R\acadence\x88\x01\x01\x12\x1b\n" +
+	"\x06active\x18\a \x01(\bH\x02R\x06active\x88\x01\x01\x12E\n" +
+	"\fself_aliases\x18\b \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x14R\vselfAliases\x125\n" +
+	"\asamples\x18\t \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x00\x00$@H\x03R\asamples\x88\x01\x01B\r\n" +
 	"\v_websiteurlB\n" +
 	"\n" +
 	"\b_cadenceB\t\n" +
@@ -1247,11 +1247,11 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"E\n" +
 	"\x12RunTrackerResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
-	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"V\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"\x86\x01\n" +
 	"\x16GetTrackerTrendRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
-	"\x04days\x18\x02 \x01(\x05R\x04days\x12\x18\n" +
-	"\aanswers\x18\x03 \x01(\x05R\aanswers\"\xe4\x02\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12*\n" +
+	"\x04days\x18\x02 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\xd0v@R\x04days\x120\n" +
+	"\aanswers\x18\x03 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\x00>@R\aanswers\"\xe4\x02\n" +
 	"\x17GetTrackerTrendResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x120\n" +
 	"\atracker\x18\x02 \x01(\v2\x16.herald.api.v1.TrackerR\atracker\x12\x12\n" +
@@ -1360,6 +1360,7 @@ func file_herald_api_v1_tracker_proto_init() {
 	if File_herald_api_v1_tracker_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_tracker_proto_msgTypes[2].OneofWrappers = []any{}
 	file_herald_api_v1_tracker_proto_msgTypes[3].OneofWrappers = []any{}
 	file_herald_api_v1_tracker_proto_msgTypes[8].OneofWrappers = []any{}

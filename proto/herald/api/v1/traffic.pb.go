@@ -1459,7 +1459,7 @@ var File_herald_api_v1_traffic_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
+	"\x1bherald/api/v1/traffic.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
 	"\rAITrafficSite\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\bsite_key\x18\x02 \x01(\tR\asiteKey\x12\x16\n" +
@@ -1477,19 +1477,19 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\x10ListSitesRequest\"a\n" +
 	"\x11ListSitesResponse\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x122\n" +
-	"\x05sites\x18\x01 \x03(\v2\x1c.herald.api.v1.AITrafficSiteR\x05sites\"?\n" +
-	"\x11CreateSiteRequest\x12\x16\n" +
-	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\x13\n" +
+	"\x05sites\x18\x01 \x03(\v2\x1c.herald.api.v1.AITrafficSiteR\x05sites\"]\n" +
+	"\x11CreateSiteRequest\x12+\n" +
+	"\x06domain\x18\x01 \x01(\tB\x13\x92\xa8\x19\x0f\b\x01R\vexample.comR\x06domain\x12\x1b\n" +
+	"\x04name\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x04name\"\x13\n" +
 	"\x11EnsureSiteRequest\"\x83\x01\n" +
 	"\x12EnsureSiteResponse\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x120\n" +
 	"\x04site\x18\x01 \x01(\v2\x1c.herald.api.v1.AITrafficSiteR\x04site\x12!\n" +
-	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"f\n" +
+	"\fneeds_domain\x18\x02 \x01(\bR\vneedsDomain\"\x9e\x01\n" +
 	"\x0fGetStatsRequest\x12\x19\n" +
-	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x17\n" +
-	"\x04days\x18\x02 \x01(\x05H\x00R\x04days\x88\x01\x01\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06sourceB\a\n" +
+	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12/\n" +
+	"\x04days\x18\x02 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\xd0v@H\x00R\x04days\x88\x01\x01\x126\n" +
+	"\x06source\x18\x03 \x01(\tB\x1e\x92\xa8\x19\x1a\x12\x06script\x12\x10google_analyticsR\x06sourceB\a\n" +
 	"\x05_days\"\x8f\x05\n" +
 	"\x10GetStatsResponse\x12\x18\n" +
 	"\amessage\x18\x0e \x01(\tR\amessage\x12\x16\n" +
@@ -1558,24 +1558,24 @@ const file_herald_api_v1_traffic_proto_rawDesc = "" +
 	"\boperator\x18\x02 \x01(\tR\boperator\x12\x12\n" +
 	"\x04hits\x18\x03 \x01(\x03R\x04hits\x12\x1a\n" +
 	"\bverified\x18\x04 \x01(\x03R\bverified\x12\x18\n" +
-	"\aclaimed\x18\x05 \x01(\x03R\aclaimed\"\x96\x03\n" +
-	"\x0eCollectRequest\x12\x19\n" +
-	"\bsite_key\x18\x01 \x01(\tR\asiteKey\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\x12\x1a\n" +
+	"\aclaimed\x18\x05 \x01(\x03R\aclaimed\"\xe3\x04\n" +
+	"\x0eCollectRequest\x12;\n" +
+	"\bsite_key\x18\x01 \x01(\tB \x92\xa8\x19\x1c\b\x01J\x03ks_R\x13ks_0123456789abcdefR\asiteKey\x12;\n" +
+	"\x04path\x18\x02 \x01(\tB'\x92\xa8\x19# \x80\x10J\x01/J\bhttps://J\ahttp://R\b/pricingR\x04path\x12\x1a\n" +
 	"\breferrer\x18\x03 \x01(\tR\breferrer\x12\x14\n" +
-	"\x05title\x18\x04 \x01(\tR\x05title\x12\x1d\n" +
+	"\x05title\x18\x04 \x01(\tR\x05title\x12o\n" +
 	"\n" +
-	"session_id\x18\x05 \x01(\tR\tsessionId\x12\x1d\n" +
+	"session_id\x18\x05 \x01(\tBP\x92\xa8\x19L \x80\x01b\x11^[A-Za-z0-9._-]*$j4must be at most 128 letters, digits, '-', '_' or '.'R\tsessionId\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\x06 \x01(\tR\tuserAgent\x12\x1d\n" +
 	"\n" +
 	"utm_source\x18\a \x01(\tR\tutmSource\x12\x1d\n" +
 	"\n" +
 	"utm_medium\x18\b \x01(\tR\tutmMedium\x12!\n" +
-	"\futm_campaign\x18\t \x01(\tR\vutmCampaign\x123\n" +
+	"\futm_campaign\x18\t \x01(\tR\vutmCampaign\x12K\n" +
 	"\x13session_duration_ms\x18\n" +
-	" \x01(\x03H\x00R\x11sessionDurationMs\x88\x01\x01\x12&\n" +
-	"\fscroll_depth\x18\v \x01(\x05H\x01R\vscrollDepth\x88\x01\x01B\x16\n" +
+	" \x01(\x03B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00B\x06\xc2AH\x00R\x11sessionDurationMs\x88\x01\x01\x12>\n" +
+	"\fscroll_depth\x18\v \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x00\x00Y@H\x01R\vscrollDepth\x88\x01\x01B\x16\n" +
 	"\x14_session_duration_msB\x0f\n" +
 	"\r_scroll_depth\"\\\n" +
 	"\x0fCollectResponse\x12\x18\n" +
@@ -1660,6 +1660,7 @@ func file_herald_api_v1_traffic_proto_init() {
 	if File_herald_api_v1_traffic_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_traffic_proto_msgTypes[6].OneofWrappers = []any{}
 	file_herald_api_v1_traffic_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}

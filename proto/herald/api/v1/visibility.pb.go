@@ -3330,7 +3330,7 @@ var File_herald_api_v1_visibility_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\n" +
-	"\x1eherald/api/v1/visibility.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa4\x01\n" +
+	"\x1eherald/api/v1/visibility.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa4\x01\n" +
 	"\vReportInput\x12\x1e\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tR\n" +
@@ -3343,14 +3343,14 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12\x18\n" +
 	"\aaliases\x18\x03 \x03(\tR\aaliases\x12\x1c\n" +
-	"\tambiguous\x18\x04 \x01(\bR\tambiguous\"\xad\x01\n" +
-	"\x14PrefillReportRequest\x12\x1e\n" +
+	"\tambiguous\x18\x04 \x01(\bR\tambiguous\"\xeb\x01\n" +
+	"\x14PrefillReportRequest\x12=\n" +
 	"\n" +
-	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x128\n" +
-	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x03 \x03(\tR\aprompts\x12!\n" +
-	"\fself_aliases\x18\x04 \x03(\tR\vselfAliases\"a\n" +
+	"websiteurl\x18\x01 \x01(\tB\x1d\x92\xa8\x19\x19\b\x01R\x13https://example.comX\x01R\n" +
+	"websiteurl\x12C\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12!\n" +
+	"\aprompts\x18\x03 \x03(\tB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12,\n" +
+	"\fself_aliases\x18\x04 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"a\n" +
 	"\vSuggestions\x128\n" +
 	"\vcompetitors\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
 	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xfa\x01\n" +
@@ -3359,21 +3359,21 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\fprompt_limit\x18\x02 \x01(\x03R\vpromptLimit\x120\n" +
 	"\x05input\x18\x03 \x01(\v2\x1a.herald.api.v1.ReportInputR\x05input\x12<\n" +
 	"\vsuggestions\x18\x04 \x01(\v2\x1a.herald.api.v1.SuggestionsR\vsuggestions\x124\n" +
-	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\xdf\x01\n" +
-	"\x13CreateReportRequest\x12\x1e\n" +
+	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\x9b\x02\n" +
+	"\x13CreateReportRequest\x12;\n" +
 	"\n" +
-	"websiteurl\x18\x01 \x01(\tR\n" +
-	"websiteurl\x128\n" +
-	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x03 \x03(\tR\aprompts\x12\x18\n" +
+	"websiteurl\x18\x01 \x01(\tB\x1b\x92\xa8\x19\x17R\x13https://example.comX\x01R\n" +
+	"websiteurl\x12C\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12!\n" +
+	"\aprompts\x18\x03 \x03(\tB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12\x18\n" +
 	"\arefresh\x18\x04 \x01(\bR\arefresh\x12\x17\n" +
-	"\aone_off\x18\x05 \x01(\bR\x06oneOff\x12!\n" +
-	"\fself_aliases\x18\x06 \x03(\tR\vselfAliases\"G\n" +
+	"\aone_off\x18\x05 \x01(\bR\x06oneOff\x12,\n" +
+	"\fself_aliases\x18\x06 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"G\n" +
 	"\x14CreateReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
-	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"B\n" +
-	"\x10GetReportRequest\x12\x12\n" +
-	"\x04sort\x18\x01 \x01(\tR\x04sort\x12\x1a\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"S\n" +
+	"\x10GetReportRequest\x12#\n" +
+	"\x04sort\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\x12\x04desc\x12\x03ascR\x04sort\x12\x1a\n" +
 	"\bevidence\x18\x02 \x01(\bR\bevidence\"\xb3\a\n" +
 	"\x11GetReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x19\n" +
@@ -3602,14 +3602,14 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\vRefreshMeta\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x03R\x05count\x12\"\n" +
 	"\rused_last_24h\x18\x02 \x01(\x03R\vusedLast24h\x12\"\n" +
-	"\rlimit_per_24h\x18\x03 \x01(\x03R\vlimitPer24h\"-\n" +
-	"\x17GetReportHistoryRequest\x12\x12\n" +
-	"\x04days\x18\x01 \x01(\x05R\x04days\"e\n" +
+	"\rlimit_per_24h\x18\x03 \x01(\x03R\vlimitPer24h\"E\n" +
+	"\x17GetReportHistoryRequest\x12*\n" +
+	"\x04days\x18\x01 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\xd0v@R\x04days\"e\n" +
 	"\x18GetReportHistoryResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12/\n" +
-	"\x06points\x18\x02 \x03(\v2\x17.google.protobuf.StructR\x06points\".\n" +
-	"\x18ListOneOffReportsRequest\x12\x12\n" +
-	"\x04skip\x18\x01 \x01(\x05R\x04skip\"\xc5\x01\n" +
+	"\x06points\x18\x02 \x03(\v2\x17.google.protobuf.StructR\x06points\"=\n" +
+	"\x18ListOneOffReportsRequest\x12!\n" +
+	"\x04skip\x18\x01 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\xc5\x01\n" +
 	"\rOneOffSummary\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1e\n" +
 	"\n" +
@@ -3783,6 +3783,7 @@ func file_herald_api_v1_visibility_proto_init() {
 	if File_herald_api_v1_visibility_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_visibility_proto_msgTypes[8].OneofWrappers = []any{
 		(*GetReportResponse_Id)(nil),
 		(*GetReportResponse_CreatedAt)(nil),
