@@ -124,7 +124,8 @@ func TestTheJudgesRunThroughThePluginProcess(t *testing.T) {
 		t.Errorf("positions = %v, want %v", positions, want)
 	}
 	geo := body["report"].(map[string]any)["geo"].(map[string]any)
-	if j := geo["mentionJudging"].(map[string]any); j["asked"] != float64(3) || j["counted"] != float64(2) || j["unjudged"] != float64(0) {
+	if j := geo["mentionJudging"].(map[string]any); j["asked"] != float64(9) || j["counted"] != float64(6) || j["unjudged"] != float64(0) {
+		// three sentences to judge in each of the plan's 3 samples
 		t.Errorf("mentionJudging = %v", j)
 	}
 	figures := map[string]map[string]any{}

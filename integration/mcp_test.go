@@ -41,9 +41,10 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 		t.Fatalf("herald mcp --stdio: %v", err)
 	}
 	defer desktop.Close()
-	// Ten tools plus the trackers' list_trackers and get_tracker.
+	// Ten tools, the trackers' list_trackers and get_tracker, the events'
+	// list_event_subscriptions and list_recent_events, and get_ai_pages.
 	tools, err := desktop.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 12 {
+	if err != nil || len(tools.Tools) != 15 {
 		t.Fatalf("tools over stdio: %v %v", tools, err)
 	}
 	draft := map[string]any{"exportTo": "linkedin", "text": "From the desktop", "status": "draft"}

@@ -1920,7 +1920,7 @@ export interface components {
              * @description The user's message. Required unless confirming.
              * @example Draft a LinkedIn post about our launch.
              */
-            text: string;
+            text?: string | null;
         };
         ChatResponse: {
             data: components["schemas"]["ChatReply"] | null;
@@ -5102,7 +5102,7 @@ export interface operations {
                 /** @description At most this many (default 20, at most 100). */
                 limit?: number;
                 /** @description Only events of this type. */
-                type?: string;
+                type?: "report.completed" | "report.failed" | "tracker.run.completed" | "tracker.changed" | "schedule.published" | "schedule.failed" | "destination.connection.failed" | "destination.connection.expiring" | "credits.low" | "credits.exhausted" | "crawler.first_seen";
             };
             header?: never;
             path?: never;

@@ -55,7 +55,8 @@ func TestAReportRunFromThePageShowsItsEvidence(t *testing.T) {
 			if (document.querySelector('#report-progress progress')) window.sawProgress = true;
 		}).observe(document.body, {subtree: true, childList: true})`),
 		chromedp.Click(chromedp.CSS("#run-report")))
-	p.until("the report is shown", `document.querySelector('#evidence h2')?.textContent === 'Evidence (4 answers)'`)
+	// 2 prompts × 2 engines × 3 samples (the plan's report_samples).
+	p.until("the report is shown", `document.querySelector('#evidence h2')?.textContent === 'Evidence (12 answers)'`)
 	if !eval[bool](t, p.ctx, `window.sawProgress`) {
 		t.Fatal("the job's progress was never shown")
 	}

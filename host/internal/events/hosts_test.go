@@ -66,6 +66,9 @@ func TestTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 	b.recv = recv
 	b.subscribe(t, "standard", catalog.ReportCompleted)
 
+	// A worker sends its claimed batch at once, so at most workers × batch
+	// attempts of host A are in flight when it is killed.
+	const workers, batch = 4, 8
 	prefix := fmt.Sprintf("herald-test-%d", time.Now().UnixNano())
 	host := func(st *store.Store, name string) *events.Deliverer {
 		svc, err := events.New(events.Deps{Store: st, Quota: quota.New(st, config.DefaultLimits()), SecretKey: secretKey,
@@ -77,7 +80,7 @@ func TestTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := events.NewDeliverer(svc, events.DelivererOptions{Host: name, Workers: 4, Lease: 2 * time.Second, Poll: 5 * time.Second, Wake: wake})
+		d := events.NewDeliverer(svc, events.DelivererOptions{Host: name, Workers: workers, Batch: batch, Lease: 2 * time.Second, Poll: 5 * time.Second, Wake: wake})
 		if err := d.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -115,8 +118,8 @@ func TestTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 			twice++
 		}
 	}
-	if twice > 4 { // host A's workers, each with at most one attempt in flight
-		t.Fatalf("%d events arrived twice; only the %d attempts in flight at the kill may", twice, 4)
+	if twice > workers*batch { // host A's workers, each with at most one batch in flight
+		t.Fatalf("%d events arrived twice; only the %d attempts in flight at the kill may", twice, workers*batch)
 	}
 	t.Logf("1000 events, %d arrivals, %d repeated (in flight at the kill)", total, twice)
 }

@@ -73,8 +73,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 			"contentToExport.file holds a base64 data: URL"},
 		{"raw base64 image bytes in contentToExport are refused", `{` + ok + `,"contentToExport":{"title":"t","cover":"` + base64.StdEncoding.EncodeToString(pngBytes) + `"}}`,
 			"contentToExport.cover holds base64 image bytes"},
-		{"an imageAlt over 1,000 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageAlt":"` + strings.Repeat("a", 1001) + `"}`, "imageAlt is longer than 1000 characters"},
-		{"an imageFileName over 255 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageFileName":"` + strings.Repeat("a", 256) + `.png"}`, "imageFileName must be a file name of at most 255 characters"},
+		{"an imageAlt over 1,000 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageAlt":"` + strings.Repeat("a", 1001) + `"}`, "imageAlt is 1001 characters; the limit is 1000"},
+		{"an imageFileName over 255 characters is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageFileName":"` + strings.Repeat("a", 256) + `.png"}`, "imageFileName is 260 characters; the limit is 255"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

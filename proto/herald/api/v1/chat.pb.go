@@ -2354,10 +2354,10 @@ var File_herald_api_v1_chat_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_chat_proto_rawDesc = "" +
 	"\n" +
-	"\x18herald/api/v1/chat.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cherald/api/v1/generate.proto\"\x80\x02\n" +
+	"\x18herald/api/v1/chat.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cherald/api/v1/generate.proto\"\xfe\x01\n" +
 	"\vChatRequest\x12\x14\n" +
-	"\x05model\x18\x01 \x01(\tR\x05model\x12G\n" +
-	"\x04text\x18\x02 \x01(\tB3\x92\xa8\x19/\b\x01 \x80\xfa\x01R'Draft a LinkedIn post about our launch.R\x04text\x12+\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12E\n" +
+	"\x04text\x18\x02 \x01(\tB1\x92\xa8\x19- \x80\xfa\x01R'Draft a LinkedIn post about our launch.R\x04text\x12+\n" +
 	"\n" +
 	"session_id\x18\x03 \x01(\tB\a\x92\xa8\x19\x03 \x80\x01H\x00R\tsessionId\x88\x01\x01\x12)\n" +
 	"\x0ebrand_voice_id\x18\x04 \x01(\tH\x01R\fbrandVoiceId\x88\x01\x01\x12\x18\n" +

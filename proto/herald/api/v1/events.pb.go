@@ -1296,7 +1296,7 @@ var File_herald_api_v1_events_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"\x1aherald/api/v1/events.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"b\n" +
+	"\x1aherald/api/v1/events.proto\x12\rherald.api.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18herald/api/v1/rule.proto\"b\n" +
 	"\x1eCreateEventSubscriptionRequest\x12\x10\n" +
 	"\x03url\x18\x01 \x01(\tR\x03url\x12\x16\n" +
 	"\x06events\x18\x02 \x03(\tR\x06events\x12\x16\n" +
@@ -1386,10 +1386,10 @@ const file_herald_api_v1_events_proto_rawDesc = "" +
 	"\x04data\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x04data\x12\x12\n" +
 	"\x04link\x18\x04 \x01(\tR\x04link\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"Z\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"\xc5\x02\n" +
 	"\x11ListEventsRequest\x12\x19\n" +
-	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x17\n" +
-	"\x04type\x18\x02 \x01(\tH\x01R\x04type\x88\x01\x01B\b\n" +
+	"\x05limit\x18\x01 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12\x81\x02\n" +
+	"\x04type\x18\x02 \x01(\tB\xe7\x01\x92\xa8\x19\xe2\x01\x12\x10report.completed\x12\rreport.failed\x12\x15tracker.run.completed\x12\x0ftracker.changed\x12\x12schedule.published\x12\x0fschedule.failed\x12\x1ddestination.connection.failed\x12\x1fdestination.connection.expiring\x12\vcredits.low\x12\x11credits.exhausted\x12\x12crawler.first_seenH\x01R\x04type\x88\x01\x01B\b\n" +
 	"\x06_limitB\a\n" +
 	"\x05_type\"\\\n" +
 	"\x12ListEventsResponse\x12\x18\n" +
@@ -1490,6 +1490,7 @@ func file_herald_api_v1_events_proto_init() {
 	if File_herald_api_v1_events_proto != nil {
 		return
 	}
+	file_herald_api_v1_rule_proto_init()
 	file_herald_api_v1_events_proto_msgTypes[1].OneofWrappers = []any{}
 	file_herald_api_v1_events_proto_msgTypes[12].OneofWrappers = []any{}
 	file_herald_api_v1_events_proto_msgTypes[13].OneofWrappers = []any{}
