@@ -218,7 +218,8 @@ func buildExternalReport(from, to int64, ext ExternalReport) Report {
 }
 
 // finishReport sets the totals, the per-source list (with names from the
-// table) and the engagement split from the summed rows.
+// table) and the engagement split from the summed rows, for the script's
+// report and a product's alike.
 func finishReport(r *Report, ai, other store.TrafficDailyDelta, bySource map[string]*store.TrafficDailyDelta) {
 	for _, pt := range r.Series {
 		sort.Slice(pt.Sources, func(i, j int) bool {

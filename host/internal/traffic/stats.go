@@ -244,38 +244,7 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 		}
 		bySource[row.Source].Add(row.TrafficDailyDelta)
 	}
-	for _, pt := range series {
-		sort.Slice(pt.Sources, func(i, j int) bool {
-			a, b := pt.Sources[i], pt.Sources[j]
-			if a.Visits != b.Visits {
-				return a.Visits > b.Visits
-			}
-			return a.Source < b.Source
-		})
-	}
-	t := &r.Totals
-	t.Visits, t.AIVisits = ai.Visits+other.Visits, ai.Visits
-	t.Pageviews, t.AIPageviews = ai.Pageviews+other.Pageviews, ai.Pageviews
-	t.AIShare = ratio(t.AIVisits, t.Visits)
-
-	for id, v := range bySource {
-		name := id
-		if src := SourceByID(id); src != nil {
-			name = src.Name
-		}
-		r.Sources = append(r.Sources, SourceStats{
-			Source: id, Name: name, Visits: v.Visits, Pageviews: v.Pageviews, Share: ratio(v.Visits, ai.Visits),
-			AvgDurationMs: perVisit(v.DurationMs, v.Visits), EngagedVisits: v.EngagedVisits,
-		})
-	}
-	sort.Slice(r.Sources, func(i, j int) bool {
-		a, b := r.Sources[i], r.Sources[j]
-		if a.Visits != b.Visits {
-			return a.Visits > b.Visits
-		}
-		return a.Source < b.Source
-	})
-	r.Engagement.AI, r.Engagement.Other = engagement(ai), engagement(other)
+	finishReport(&r, ai, other, bySource)
 
 	for _, p := range pages {
 		r.TopPages = append(r.TopPages, PageStats{Path: p.Path, AIVisits: p.AIVisits, AIPageviews: p.AIPageviews,
@@ -286,7 +255,7 @@ func buildReport(from, to int64, daily []store.TrafficDailyRow, pages []store.Tr
 	for _, c := range crawlers {
 		hits[c.Bot] += c.Hits
 		series[c.Day-from].CrawlerHits += c.Hits
-		t.CrawlerHits += c.Hits
+		r.Totals.CrawlerHits += c.Hits
 	}
 	for bot, n := range hits {
 		op := ""
