@@ -25,7 +25,7 @@
 // writer, blobs, plugin manager, plans table and sync, job queue, leases,
 // quota checker, site fetcher); `buildAreas` (one block per area service,
 // then the job handlers mounted from the job table, `jobs.go`, before the
-// queue starts); `buildAPI` (one Connect handler per area, MCP,
+// queue starts); `buildAPI` (serve_api.go: one Connect handler per area, MCP,
 // `api.NewServer`); `newHTTPServer` (`httpserver.go`); `reloadPart` (SIGHUP,
 // `reload.go`); `backgroundParts`: one ordered list of `lifecycle`s
 // (`lifecycle.go`), started in order and stopped in reverse, so the HTTP
