@@ -31,6 +31,9 @@ type analysis struct {
 	// nofollow counts of internal and outbound links.
 	internalNofollow, outboundNofollow int
 	stems                              map[string]string
+	// typedForms matches the keyphrase only in the forms typed (no
+	// plurals, no inflections), as free Yoast does; see Input.TypedForms.
+	typedForms bool
 }
 
 type sentence struct {

@@ -178,7 +178,7 @@ func (a *analysis) densityAssessment(k keyphrase, add func(string, int, string, 
 		return
 	}
 	maxD := densityMax
-	if a.lang != nil && a.lang.stem != nil && !k.exact {
+	if a.lang != nil && a.lang.stem != nil && !k.exact && !a.typedForms {
 		maxD = densityMaxWordForms
 	}
 	d := float64(n) * 100 / float64(words)

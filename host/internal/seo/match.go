@@ -59,13 +59,19 @@ func (a *analysis) stem(w string) string {
 }
 
 // matches reports whether text word w is a form of the keyphrase's i-th
-// content word.
+// content word (with typed forms only, the word as typed).
 func (a *analysis) matches(k keyphrase, i int, w string) bool {
 	kw := k.content[i]
-	if w == kw || (!k.exact && sameWord(w, kw)) {
+	if w == kw {
 		return true
 	}
-	if k.exact || a.lang == nil || a.lang.stem == nil {
+	if k.exact || a.typedForms {
+		return false
+	}
+	if sameWord(w, kw) {
+		return true
+	}
+	if a.lang == nil || a.lang.stem == nil {
 		return false
 	}
 	// Cheap filter before stemming: forms share their first letters.

@@ -62,6 +62,13 @@ type Input struct {
 	// Language is an ISO 639-1 code of a supported language (Languages);
 	// empty detects it from the text.
 	Language string
+	// TypedForms matches the keyphrase only in the forms typed, as the
+	// free Yoast SEO plugin does: "pricing page" no longer matches
+	// "pricing pages", and the keyphrase density's upper limit is 3%
+	// (weighted) instead of the 3.5% Yoast sets when it matches word
+	// forms. The default (false) matches every word form, as Yoast
+	// Premium does. A quoted keyphrase matches exactly either way.
+	TypedForms bool
 }
 
 // Assessment is one check's outcome.
@@ -158,6 +165,7 @@ func Score(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("language %q is not supported (one of %s)", in.Language, strings.Join(Languages(), ", "))
 	}
 	a := analyze(doc, in.Title, lang)
+	a.typedForms = in.TypedForms
 	var res Result
 	res.Stats = a.stats()
 
