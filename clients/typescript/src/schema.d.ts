@@ -1849,6 +1849,12 @@ export interface components {
             language?: string | null;
             /** @description Title; default the HTML <title> or the first H1. */
             title?: string | null;
+            /**
+             * @description Match the keyphrase in every word form ("pricing pages" for "pricing page"), as Yoast
+             *     Premium does; default true. False matches only the forms typed and keeps the keyphrase
+             *     density under 3% (weighted) instead of 3.5%, as the free Yoast SEO plugin does.
+             */
+            wordForms?: boolean | null;
         };
         CalculateSEOScoreResponse: {
             data: components["schemas"]["SEOScore"] | null;

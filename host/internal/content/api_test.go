@@ -64,6 +64,19 @@ func TestSEOScoreOnBothFaces(t *testing.T) {
 		t.Fatalf("autoExtractKeywords false: %v", d)
 	}
 
+	// Word forms match by default; wordForms false matches only the forms typed.
+	tools := `{"content":"Pick the right tools. A good tool lasts for years.","keywords":["tool"]%s}`
+	for _, c := range []struct {
+		field string
+		want  float64
+	}{{"", 2}, {`,"wordForms":true`, 2}, {`,"wordForms":false`, 1}} {
+		d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, fmt.Sprintf(tools, c.field)).Want(t, 200).Data(t)
+		if n := d["seo"].(map[string]any)["keyphraseCount"]; n != c.want {
+			t.Errorf("keyphrase \"tool\" with %q: found %v times, want %v", c.field, n, c.want)
+		}
+	}
+	b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, `{"content":"x","wordForms":"no"}`).WantError(t, 400, "wordForms")
+
 	// The language is detected, or given; its Flesch variant and lights come back.
 	de := "Der Redaktionsplan hilft dem Team, weil er die Arbeit ordnet. Außerdem sehen alle, was als Nächstes kommt."
 	d = b.rest(t, "/v1/ai/generate/calculate-seo-score", b.alice, jsonBody(map[string]any{"content": de})).Want(t, 200).Data(t)

@@ -26,7 +26,7 @@ func (h *Handler) CalculateSEOScore(ctx context.Context, req *connect.Request[ap
 		return nil, err
 	}
 	m := req.Msg
-	res, err := h.svc.Score(ScoreInput{Content: m.Content, Title: m.Title, Keywords: m.Keywords, AutoExtract: m.AutoExtractKeywords, Language: m.Language})
+	res, err := h.svc.Score(ScoreInput{Content: m.Content, Title: m.Title, Keywords: m.Keywords, AutoExtract: m.AutoExtractKeywords, Language: m.Language, WordForms: m.WordForms})
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,9 @@ type ScoreInput struct {
 	AutoExtract *bool
 	// Language is a supported language code; empty detects it.
 	Language string
+	// WordForms defaults to true when nil; false matches the keyphrase
+	// only in the forms typed (seo.Input.TypedForms).
+	WordForms *bool
 }
 
 func checkLanguage(lang string) error {
@@ -53,7 +56,8 @@ func (s *Service) Score(in ScoreInput) (seo.Result, error) {
 		return seo.Result{}, err
 	}
 	auto := in.AutoExtract == nil || *in.AutoExtract
-	res, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: auto, Language: in.Language})
+	typed := in.WordForms != nil && !*in.WordForms
+	res, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: auto, Language: in.Language, TypedForms: typed})
 	if err != nil {
 		return seo.Result{}, apierr.Invalid("content cannot be parsed: %v", err)
 	}
