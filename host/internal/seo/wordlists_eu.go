@@ -25,7 +25,7 @@ const deTransitions = `aber allerdings also anschließend außerdem bevor dadurc
 deswegen dennoch doch ebenfalls ebenso endlich erstens folglich gleichzeitig hingegen insbesondere jedoch nachdem
 nämlich obwohl schließlich seitdem sobald sodass sofern somit sondern stattdessen trotzdem während weil wenn
 zudem zuerst zuletzt zunächst zweitens beispielsweise außerdem ferner schließlich letztlich
-denn dabei darauf bald`
+denn dabei darauf bald dafür dagegen`
 
 const deTransitionPhrases = `zum beispiel, im gegensatz dazu, auf der anderen seite, im folgenden, vor allem,
 aus diesem grund, im übrigen, mit anderen worten, zum schluss, im vergleich dazu, nicht nur, so dass`

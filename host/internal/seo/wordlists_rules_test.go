@@ -17,6 +17,8 @@ func TestTransitionWordsOfTheLists(t *testing.T) {
 		{"de", "Sie lernen Ihr Fahrrad dabei besser kennen.", true},
 		{"de", "Kurz darauf kam der Zug.", true},
 		{"de", "Und bald wählen Sie längere Touren.", true},
+		{"de", "Neue Geräte haben dagegen mehr Updates.", true},
+		{"de", "Dafür reichen einfache Laptops völlig aus.", true},
 		{"de", "Das Rad steht im Keller.", false},
 		{"en", "Herbs want even more sun.", true},
 		{"en", "What is more, the soil stays warm.", true},

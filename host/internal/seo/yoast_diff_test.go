@@ -86,6 +86,7 @@ var wordFormDifferences = map[string]string{
 	"20-nofollow-links.html SEO light":               "word forms: follows from the SEO score (56 ok, 40 bad)",
 	"21-transitions-plain.txt keyphrase count":       "word forms: \"learning a language as an adult\" with learn/learning",
 	"37-es-correr.html image-alt":                    "word forms: the alt text \"Una mujer corre\" has \"correr\"",
+	"42-de-laptop.md keyphrase count":                "word forms: the simple plural \"Laptops\" (German matches exact words and simple plurals)",
 }
 
 type corpusEntry struct {
