@@ -2949,6 +2949,11 @@ export interface components {
             model?: string | null;
             title?: string | null;
             useWorker?: boolean | null;
+            /**
+             * @description Score before and after matching the keyphrase in every word form; default true. False
+             *     matches only the forms typed, as the free Yoast SEO plugin does (see calculate-seo-score).
+             */
+            wordForms?: boolean | null;
         };
         ImproveContentWithValidationResponse: {
             data?: components["schemas"]["ValidatedImprovement"];

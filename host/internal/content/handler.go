@@ -66,7 +66,7 @@ func (h *Handler) ImproveContentWithValidation(ctx context.Context, req *connect
 		return nil, err
 	}
 	m := req.Msg
-	in := ValidatedInput{Content: m.Content, ImprovePrompt: m.ImprovePrompt, Keywords: m.Keywords, Title: m.Title, Model: m.Model, BrandVoiceID: m.BrandVoiceId, Language: m.Language}
+	in := ValidatedInput{Content: m.Content, ImprovePrompt: m.ImprovePrompt, Keywords: m.Keywords, Title: m.Title, Model: m.Model, BrandVoiceID: m.BrandVoiceId, Language: m.Language, WordForms: m.WordForms}
 	if m.MinScore != nil {
 		v := int(*m.MinScore)
 		in.MinScore = &v

@@ -35,6 +35,9 @@ type ValidatedInput struct {
 	MaxLengthChange *int     `json:"maxLengthChange,omitempty"`
 	// Language scores before and after in one language; empty detects it.
 	Language string `json:"language,omitempty"`
+	// WordForms false scores before and after with the keyphrase's forms
+	// typed only (seo.Input.TypedForms); nil is true.
+	WordForms *bool `json:"wordForms,omitempty"`
 }
 
 func (in *ValidatedInput) validate() error {
@@ -107,7 +110,8 @@ func (s *Service) RunImproveValidated(ctx context.Context, job *jobs.Job) (any, 
 }
 
 func (s *Service) runValidated(ctx context.Context, p auth.Principal, in ValidatedInput) (Validated, error) {
-	before, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: true, Language: in.Language})
+	typed := in.WordForms != nil && !*in.WordForms
+	before, err := seo.Score(seo.Input{Content: in.Content, Title: in.Title, Keywords: in.Keywords, AutoExtract: true, Language: in.Language, TypedForms: typed})
 	if err != nil {
 		return Validated{}, apierr.Invalid("content cannot be parsed: %v", err)
 	}
@@ -147,7 +151,7 @@ func (s *Service) runValidated(ctx context.Context, p auth.Principal, in Validat
 		out.Usage.OutputTokens += res.Usage.OutputTokens
 		out.Usage.TotalTokens += res.Usage.TotalTokens
 		out.Model, out.BrandVoice, out.Attempts, out.Content = res.Model, voice, attempt, text
-		after, err := seo.Score(seo.Input{Content: text, Title: in.Title, Keywords: keywords, Language: lang})
+		after, err := seo.Score(seo.Input{Content: text, Title: in.Title, Keywords: keywords, Language: lang, TypedForms: typed})
 		if err != nil {
 			return Validated{}, apierr.Unavailable("the model's answer cannot be parsed: %v", err)
 		}

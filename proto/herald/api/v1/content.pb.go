@@ -996,7 +996,10 @@ type ImproveContentWithValidationRequest struct {
 	// Allowed change of length in words, percent; default 30.
 	MaxLengthChange *int32 `protobuf:"varint,9,opt,name=max_length_change,json=maxLengthChange,proto3,oneof" json:"max_length_change,omitempty"`
 	// Language of the text for scoring before and after: de, en, es, fr, it or nl; empty detects it.
-	Language      string `protobuf:"bytes,10,opt,name=language,proto3" json:"language,omitempty"`
+	Language string `protobuf:"bytes,10,opt,name=language,proto3" json:"language,omitempty"`
+	// Score before and after matching the keyphrase in every word form; default true. False
+	// matches only the forms typed, as the free Yoast SEO plugin does (see calculate-seo-score).
+	WordForms     *bool `protobuf:"varint,11,opt,name=word_forms,json=wordForms,proto3,oneof" json:"word_forms,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1099,6 +1102,13 @@ func (x *ImproveContentWithValidationRequest) GetLanguage() string {
 		return x.Language
 	}
 	return ""
+}
+
+func (x *ImproveContentWithValidationRequest) GetWordForms() bool {
+	if x != nil && x.WordForms != nil {
+		return *x.WordForms
+	}
+	return false
 }
 
 type ValidationCheck struct {
@@ -1733,7 +1743,7 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x17\n" +
 	"\x06job_id\x18\x02 \x01(\tH\x00R\x05jobId\x124\n" +
 	"\x04data\x18\x03 \x01(\v2\x1e.herald.api.v1.ImprovedContentH\x00R\x04dataB\t\n" +
-	"\aoutcome\"\xf6\x03\n" +
+	"\aoutcome\"\xa9\x04\n" +
 	"#ImproveContentWithValidationRequest\x12;\n" +
 	"\acontent\x18\x01 \x01(\tB!\x92\xa8\x19\x1d\b\x01 \xa0\x8d\x06R\x15Our widgets are good.R\acontent\x12.\n" +
 	"\x0eimprove_prompt\x18\x02 \x01(\tB\a\x92\xa8\x19\x03 \xa0\x1fR\rimprovePrompt\x12%\n" +
@@ -1746,10 +1756,13 @@ const file_herald_api_v1_content_proto_rawDesc = "" +
 	"use_worker\x18\b \x01(\bR\tuseWorker\x12G\n" +
 	"\x11max_length_change\x18\t \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00@\x8f@H\x01R\x0fmaxLengthChange\x88\x01\x01\x12\x1a\n" +
 	"\blanguage\x18\n" +
-	" \x01(\tR\blanguageB\f\n" +
+	" \x01(\tR\blanguage\x12\"\n" +
+	"\n" +
+	"word_forms\x18\v \x01(\bH\x02R\twordForms\x88\x01\x01B\f\n" +
 	"\n" +
 	"_min_scoreB\x14\n" +
-	"\x12_max_length_change\"Q\n" +
+	"\x12_max_length_changeB\r\n" +
+	"\v_word_forms\"Q\n" +
 	"\x0fValidationCheck\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06passed\x18\x02 \x01(\bR\x06passed\x12\x16\n" +
