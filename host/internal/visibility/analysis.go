@@ -145,3 +145,47 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 func citationSources(c Citation) []Source {
 	return AnswerSources(Answer{Citations: []Citation{c}})
 }
+
+// Answer is one prompt answered (or not) by one engine: the stored
+// evidence every score is computed from.
+type Answer struct {
+	Engine    string     `json:"engine"`
+	Prompt    string     `json:"prompt"`
+	Text      string     `json:"text"`
+	Model     string     `json:"model,omitempty"`
+	Citations []Citation `json:"citations"`
+	// Error is set when the engine failed: the answer is missing, not a
+	// zero, and is left out of every mean.
+	Error string `json:"error,omitempty"`
+	// Cached says the answer was reused from an identical question asked
+	// within the cache window.
+	Cached bool `json:"cached,omitempty"`
+	// Truncated says the text was cut to MaxAnswerBytes when stored.
+	Truncated bool `json:"truncated,omitempty"`
+	// Verdicts are the judge's words on sentence-initial occurrences of
+	// ambiguous brand names, stored with the answer so the report
+	// reproduces.
+	Verdicts []MentionVerdict `json:"mentionVerdicts,omitempty"`
+	// Sample is which of the prompt's samples on this engine the answer
+	// is (0 for the first; a run asks each prompt samples times).
+	Sample int `json:"sample,omitempty"`
+}
+
+// Citation is a source the engine returned with its answer.
+type Citation struct {
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+}
+
+// Missing reports whether the engine gave no answer.
+func (a Answer) Missing() bool { return a.Error != "" }
+
+// Mention is a tracked brand found in an answer.
+type Mention struct {
+	Brand    string  `json:"brand"` // slug
+	Name     string  `json:"name"`
+	Self     bool    `json:"self"`
+	Position int     `json:"position"`
+	Weight   float64 `json:"weight"`
+	Cited    bool    `json:"cited"`
+}

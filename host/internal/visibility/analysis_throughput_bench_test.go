@@ -103,8 +103,8 @@ func heraldPass(sets []throughputSet) int {
 		ms := ScoreMentions(s.brands, engines, s.answers)
 		for i, a := range s.answers {
 			for _, m := range ms.Mentions[i] {
-				b := s.brands[brandIndex(s.brands, m.Brand)]
-				if negativeCue(brandSentences(a.Text, b), b) != "" {
+				b := s.brands[BrandIndex(s.brands, m.Brand)]
+				if NegativeCue(BrandSentences(a.Text, b), b) != "" {
 					n++
 				}
 				n++

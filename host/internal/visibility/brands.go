@@ -80,9 +80,9 @@ func CompetitorBrand(raw string) Brand {
 	return ParseCompetitor(raw).Brand()
 }
 
-// competitorDomain reads raw as a URL or a bare domain: it has a scheme, or
+// CompetitorDomain reads raw as a URL or a bare domain: it has a scheme, or
 // no spaces and a dot followed by letters (globex.com, not "Globex Corp").
-func competitorDomain(raw string) (string, bool) {
+func CompetitorDomain(raw string) (string, bool) {
 	if raw == "" || strings.ContainsAny(raw, " \t") {
 		return "", false
 	}
@@ -190,26 +190,11 @@ func itoa(i int) string {
 	return itoa(i/10) + string(rune('0'+i%10))
 }
 
-// buildBrands is the tracked brands of a report: the site's brand (with
-// the user's selfAliases and the site's category) and the competitors.
-func buildBrands(rec siteRecord, in Input) []Brand {
-	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
-	self.Category = siteCategory(rec.Facts)
-	return BuildBrands(self, in.Competitors)
-}
-
-// siteCategory is what the site says it is: its first H1, else the
-// title after its brand part, else its meta description (at most 200
-// characters).
-func siteCategory(f site.Facts) string {
-	c := ""
-	switch {
-	case len(f.H1s) > 0:
-		c = f.H1s[0]
-	case titleTail(f.Title) != "":
-		c = titleTail(f.Title)
-	default:
-		c = f.Description
+func BrandIndex(brands []Brand, slug string) int {
+	for i, b := range brands {
+		if b.Slug == slug {
+			return i
+		}
 	}
-	return excerpt(strings.TrimSpace(c), 200)
+	return 0
 }

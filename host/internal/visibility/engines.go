@@ -103,3 +103,20 @@ func (s *Service) judgeModel(engines []string) string {
 	}
 	return ""
 }
+
+// ProviderByName guesses an engine's provider from its model name, for
+// engines the host's config does not route (tests, renamed aliases).
+func ProviderByName(engine string) string {
+	l := strings.ToLower(engine)
+	switch {
+	case strings.HasPrefix(l, "gpt"), strings.HasPrefix(l, "o1"), strings.HasPrefix(l, "o3"), strings.HasPrefix(l, "o4"), strings.Contains(l, "openai"), strings.Contains(l, "chatgpt"):
+		return "openai"
+	case strings.Contains(l, "claude"), strings.Contains(l, "anthropic"):
+		return "anthropic"
+	case strings.Contains(l, "gemini"):
+		return "gemini"
+	case strings.Contains(l, "sonar"), strings.Contains(l, "perplexity"):
+		return "perplexity"
+	}
+	return ""
+}

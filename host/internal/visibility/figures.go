@@ -43,12 +43,12 @@ type BrandEngineFigures struct {
 	Changes   map[string]Change         `json:"changes,omitempty"`
 }
 
-// mean1 is the mean rounded to one decimal, nil for no values.
-func mean1(sum float64, n int) *float64 {
+// Mean1 is the mean rounded to one decimal, nil for no values.
+func Mean1(sum float64, n int) *float64 {
 	if n == 0 {
 		return nil
 	}
-	v := round1(sum / float64(n))
+	v := Round1(sum / float64(n))
 	return &v
 }
 
@@ -84,7 +84,7 @@ func brandFigures(brands []Brand, engines []string, answers []Answer, mentions [
 			ms = mentions[i]
 		}
 		for _, m := range ms {
-			bi := brandIndex(brands, m.Brand)
+			bi := BrandIndex(brands, m.Brand)
 			for _, x := range []*acc{&overall[bi], &per[a.Engine][bi]} {
 				x.weight += m.Weight
 				x.mentions++
@@ -104,19 +104,19 @@ func brandFigures(brands []Brand, engines []string, answers []Answer, mentions [
 	out := make([]BrandFigures, len(brands))
 	for bi := range brands {
 		f := BrandFigures{
-			AvgPosition: mean1(float64(overall[bi].pos), overall[bi].mentions),
-			Sentiment:   mean1(overall[bi].sentimentSum, overall[bi].sentimentN),
+			AvgPosition: Mean1(float64(overall[bi].pos), overall[bi].mentions),
+			Sentiment:   Mean1(overall[bi].sentimentSum, overall[bi].sentimentN),
 			Engines:     map[string]BrandEngineFigures{},
 		}
 		for e, list := range per {
 			x := list[bi]
-			ef := BrandEngineFigures{Mentions: x.mentions, AvgPosition: mean1(float64(x.pos), x.mentions), Sentiment: mean1(x.sentimentSum, x.sentimentN)}
+			ef := BrandEngineFigures{Mentions: x.mentions, AvgPosition: Mean1(float64(x.pos), x.mentions), Sentiment: Mean1(x.sentimentSum, x.sentimentN)}
 			if n := answeredBy[e]; n > 0 {
-				ef.Visibility = round1(100 * x.weight / float64(n))
-				ef.MentionRate = round1(100 * float64(x.mentions) / float64(n))
+				ef.Visibility = Round1(100 * x.weight / float64(n))
+				ef.MentionRate = Round1(100 * float64(x.mentions) / float64(n))
 			}
 			if t := engineTotal[e]; t > 0 {
-				ef.ShareOfVoice = round1(100 * float64(x.mentions) / float64(t))
+				ef.ShareOfVoice = Round1(100 * float64(x.mentions) / float64(t))
 			}
 			f.Engines[e] = ef
 		}
@@ -137,7 +137,7 @@ func Extend(c *Computed, brands []Brand, engines []string, answers []Answer, sen
 	}
 	figs := brandFigures(brands, engines, answers, mentions, sentiments)
 	for i := range c.Geo.Brands {
-		bi := brandIndex(brands, c.Geo.Brands[i].Slug)
+		bi := BrandIndex(brands, c.Geo.Brands[i].Slug)
 		if bi < len(figs) {
 			c.Geo.Brands[i].AvgPosition = figs[bi].AvgPosition
 			c.Geo.Brands[i].Sentiment = figs[bi].Sentiment
@@ -246,7 +246,7 @@ func changeOf(cur, old float64, ch RunChanges, scope, slug, figure string) *Chan
 	if !ok {
 		c = Change{Note: noteNoPaired}
 	}
-	c.Value = round1(cur - old)
+	c.Value = Round1(cur - old)
 	c.Significant = c.Interval != nil && c.Interval.Excludes0()
 	return &c
 }

@@ -192,7 +192,7 @@ func TestSentimentAvoidAndOutagesAreNegative(t *testing.T) {
 		t.Errorf("the sentiment judge was not asked for a JSON schema response_format")
 	}
 	// The judge's score is kept inside its label's band.
-	if b := band(SentimentNeutral, 95); b.Score != 69 {
+	if b := Band(SentimentNeutral, 95); b.Score != 69 {
 		t.Errorf("neutral 95 → %d, want 69", b.Score)
 	}
 }

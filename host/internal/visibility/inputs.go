@@ -47,12 +47,12 @@ func ParseCompetitor(s string) CompetitorInput {
 	s = strings.Join(strings.Fields(s), " ")
 	c := CompetitorInput{Text: s}
 	if m := nameAndDomain.FindStringSubmatch(s); m != nil {
-		if d, ok := competitorDomain(m[2]); ok {
+		if d, ok := CompetitorDomain(m[2]); ok {
 			c.Name, c.Domain = strings.TrimSpace(m[1]), d
 			return c
 		}
 	}
-	if d, ok := competitorDomain(s); ok {
+	if d, ok := CompetitorDomain(s); ok {
 		c.Domain = d
 		return c
 	}
@@ -79,7 +79,7 @@ func (c CompetitorInput) DisplayName() string {
 	if c.Name != "" {
 		return c.Name
 	}
-	if d, ok := competitorDomain(c.Domain); ok {
+	if d, ok := CompetitorDomain(c.Domain); ok {
 		return d
 	}
 	return c.Domain
@@ -87,7 +87,7 @@ func (c CompetitorInput) DisplayName() string {
 
 // key identifies a competitor for de-duplication.
 func (c CompetitorInput) key() string {
-	d, _ := competitorDomain(c.Domain)
+	d, _ := CompetitorDomain(c.Domain)
 	return strings.ToLower(c.Name) + "|" + d
 }
 
@@ -138,14 +138,14 @@ func (c CompetitorInput) validate(field string) error {
 		if len(c.Domain) > MaxDomainChars {
 			return apierr.Invalid("%s.domain is longer than %d characters", field, MaxDomainChars)
 		}
-		if _, ok := competitorDomain(strings.TrimSpace(c.Domain)); !ok {
+		if _, ok := CompetitorDomain(strings.TrimSpace(c.Domain)); !ok {
 			return apierr.Invalid("%s.domain: %q is not a domain or URL (globex.com, https://globex.com)", field, c.Domain)
 		}
 	}
-	return validateAliases(field+".aliases", c.Aliases)
+	return ValidateAliases(field+".aliases", c.Aliases)
 }
 
-func validateAliases(field string, aliases []string) error {
+func ValidateAliases(field string, aliases []string) error {
 	if len(aliases) > MaxAliases {
 		return apierr.Invalid("%s: %d given; the limit is %d", field, len(aliases), MaxAliases)
 	}
@@ -167,10 +167,10 @@ func (c CompetitorInput) clean() CompetitorInput {
 	}
 	c.Name = strings.Join(strings.Fields(c.Name), " ")
 	c.Domain = strings.TrimSpace(c.Domain)
-	if d, ok := competitorDomain(c.Domain); ok {
+	if d, ok := CompetitorDomain(c.Domain); ok {
 		c.Domain = d
 	}
-	c.Aliases = dedupe(c.Aliases)
+	c.Aliases = Dedupe(c.Aliases)
 	return c
 }
 
@@ -184,7 +184,7 @@ func (c CompetitorInput) Brand() Brand {
 	if c.Name != "" {
 		b.addAlias(c.Name)
 	}
-	if d, ok := competitorDomain(c.Domain); ok {
+	if d, ok := CompetitorDomain(c.Domain); ok {
 		b.Domains = []string{d}
 		b.addAlias(site.FirstLabel(d))
 	}
@@ -293,9 +293,9 @@ func CompetitorValues(list []CompetitorInput) []*structpb.Value {
 	return out
 }
 
-// dedupeCompetitors cleans the list and drops repeats (same name and
+// DedupeCompetitors cleans the list and drops repeats (same name and
 // domain, case-insensitively), keeping the first.
-func dedupeCompetitors(list []CompetitorInput) []CompetitorInput {
+func DedupeCompetitors(list []CompetitorInput) []CompetitorInput {
 	out := []CompetitorInput{}
 	seen := map[string]bool{}
 	for _, c := range list {
@@ -311,12 +311,25 @@ func dedupeCompetitors(list []CompetitorInput) []CompetitorInput {
 	return out
 }
 
-// competitorNames are the competitors' display names (probe facts,
+// CompetitorNames are the competitors' display names (probe facts,
 // prompts).
-func competitorNames(list []CompetitorInput) []string {
+func CompetitorNames(list []CompetitorInput) []string {
 	out := make([]string, 0, len(list))
 	for _, c := range list {
 		out = append(out, c.DisplayName())
+	}
+	return out
+}
+
+func Dedupe(list []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, v := range list {
+		v = strings.Join(strings.Fields(v), " ")
+		if k := strings.ToLower(v); v != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, v)
+		}
 	}
 	return out
 }

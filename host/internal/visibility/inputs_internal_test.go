@@ -57,7 +57,7 @@ func TestCompetitorLimitsAllowExactlyTheLimit(t *testing.T) {
 }
 
 func TestDedupeCompetitorsDropsEmptyEntriesAndKeepsNameOnlyAndDomainOnly(t *testing.T) {
-	got := dedupeCompetitors([]CompetitorInput{{Name: "Globex"}, {Domain: "initech.com"}, {}, {Name: "  "}, {Name: "globex"}})
+	got := DedupeCompetitors([]CompetitorInput{{Name: "Globex"}, {Domain: "initech.com"}, {}, {Name: "  "}, {Name: "globex"}})
 	var shown []string
 	for _, c := range got {
 		shown = append(shown, c.String())

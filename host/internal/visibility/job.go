@@ -195,7 +195,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 			}
 		}
 		for _, pd := range Probes {
-			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, competitorNames(in.Competitors))})
+			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, CompetitorNames(in.Competitors))})
 		}
 	}
 	done := map[string]store.VisibilityAnswer{}
@@ -409,4 +409,28 @@ func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, i
 		return rec, nil, err
 	}
 	return rec, brands, nil
+}
+
+// buildBrands is the tracked brands of a report: the site's brand (with
+// the user's selfAliases and the site's category) and the competitors.
+func buildBrands(rec siteRecord, in Input) []Brand {
+	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
+	self.Category = siteCategory(rec.Facts)
+	return BuildBrands(self, in.Competitors)
+}
+
+// siteCategory is what the site says it is: its first H1, else the
+// title after its brand part, else its meta description (at most 200
+// characters).
+func siteCategory(f site.Facts) string {
+	c := ""
+	switch {
+	case len(f.H1s) > 0:
+		c = f.H1s[0]
+	case titleTail(f.Title) != "":
+		c = titleTail(f.Title)
+	default:
+		c = f.Description
+	}
+	return Excerpt(strings.TrimSpace(c), 200)
 }

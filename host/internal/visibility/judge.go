@@ -80,7 +80,7 @@ func (s *Service) judge(ctx context.Context, self Brand, t task, answer string) 
 		model = t.engine
 	}
 	prompt := fmt.Sprintf("Brand: %s (%s)\nQuestion: %s\nSite fact: %s\nAnswer to grade:\n%s",
-		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, excerpt(answer, 6000))
+		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, Excerpt(answer, 6000))
 	zero := 0.0
 	res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: judgeSystem, Prompt: prompt, Temperature: &zero,
 		Options: map[string]any{"response_format": judgeSchema}})
@@ -205,7 +205,7 @@ func (s *Service) judgeMention(ctx context.Context, model string, req JudgeReque
 		NamesBrand *bool `json:"namesBrand"`
 	}
 	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil || out.NamesBrand == nil {
-		return MentionVerdict{}, fmt.Errorf("the judge's answer is not {\"namesBrand\": bool}: %q", excerpt(res.Text, 200))
+		return MentionVerdict{}, fmt.Errorf("the judge's answer is not {\"namesBrand\": bool}: %q", Excerpt(res.Text, 200))
 	}
 	return MentionVerdict{Brand: req.Brand, Sentence: req.Sentence, Names: *out.NamesBrand, Model: model}, nil
 }

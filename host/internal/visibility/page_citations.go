@@ -25,7 +25,7 @@ func (s *Service) engineOperator(engine string) string {
 		provider = s.engineProvider(engine)
 	}
 	if provider == "" {
-		provider = providerByName(engine)
+		provider = ProviderByName(engine)
 	}
 	return EngineOperators[provider]
 }

@@ -67,8 +67,8 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 	sug = sug.clean()
 	out := Prefilled{PromptLimit: plan.PromptsPerReport, Input: in, Suggested: sug}
 	out.Prefill = Input{
-		Competitors: dedupeCompetitors(append(append([]CompetitorInput{}, in.Competitors...), sug.Competitors...)),
-		Prompts:     dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
+		Competitors: DedupeCompetitors(append(append([]CompetitorInput{}, in.Competitors...), sug.Competitors...)),
+		Prompts:     Dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
 		SelfAliases: in.SelfAliases,
 	}
 	out.Prefill.Competitors = out.Prefill.Competitors[:min(len(out.Prefill.Competitors), MaxCompetitors)]
@@ -78,7 +78,7 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 
 func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Facts, in Input) (Input, error) {
 	facts := fmt.Sprintf("Brand: %s\nDomain: %s\nTitle: %s\nDescription: %s\nHeadings: %s\nProducts: %s\nKnown competitors: %s\nAbout: %s",
-		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), competitorList(in.Competitors), excerpt(f.AboutText, 1500))
+		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), competitorList(in.Competitors), Excerpt(f.AboutText, 1500))
 	schema := map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "prefill", "strict": true, "schema": map[string]any{
 		"type": "object", "additionalProperties": false, "required": []string{"competitors", "prompts"},
 		"properties": map[string]any{
@@ -123,7 +123,7 @@ func suggestedCompetitors(list []json.RawMessage) []CompetitorInput {
 			continue
 		}
 		name := strings.TrimSpace(c.Name)
-		if d, ok := competitorDomain(c.Domain); ok {
+		if d, ok := CompetitorDomain(c.Domain); ok {
 			if name == "" || len(name) > MaxNameChars {
 				out = append(out, ParseCompetitor(d))
 			} else {

@@ -253,3 +253,10 @@ func AnswerSources(a Answer) []Source {
 	_, inText := readProse(a.Text)
 	return append(out, inText...)
 }
+
+func Excerpt(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

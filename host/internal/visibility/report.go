@@ -177,7 +177,7 @@ func recommend(brands []Brand, answers []Answer, ms MentionScores, u Understandi
 		}
 		selfCited, compCited := false, []string{}
 		for _, slug := range ms.Cited[i] {
-			b := brands[brandIndex(brands, slug)]
+			b := brands[BrandIndex(brands, slug)]
 			if b.Self {
 				selfCited = true
 			} else {

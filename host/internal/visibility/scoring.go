@@ -6,50 +6,6 @@ import (
 	"slices"
 )
 
-// Answer is one prompt answered (or not) by one engine: the stored
-// evidence every score is computed from.
-type Answer struct {
-	Engine    string     `json:"engine"`
-	Prompt    string     `json:"prompt"`
-	Text      string     `json:"text"`
-	Model     string     `json:"model,omitempty"`
-	Citations []Citation `json:"citations"`
-	// Error is set when the engine failed: the answer is missing, not a
-	// zero, and is left out of every mean.
-	Error string `json:"error,omitempty"`
-	// Cached says the answer was reused from an identical question asked
-	// within the cache window.
-	Cached bool `json:"cached,omitempty"`
-	// Truncated says the text was cut to MaxAnswerBytes when stored.
-	Truncated bool `json:"truncated,omitempty"`
-	// Verdicts are the judge's words on sentence-initial occurrences of
-	// ambiguous brand names, stored with the answer so the report
-	// reproduces.
-	Verdicts []MentionVerdict `json:"mentionVerdicts,omitempty"`
-	// Sample is which of the prompt's samples on this engine the answer
-	// is (0 for the first; a run asks each prompt samples times).
-	Sample int `json:"sample,omitempty"`
-}
-
-// Citation is a source the engine returned with its answer.
-type Citation struct {
-	URL   string `json:"url"`
-	Title string `json:"title,omitempty"`
-}
-
-// Missing reports whether the engine gave no answer.
-func (a Answer) Missing() bool { return a.Error != "" }
-
-// Mention is a tracked brand found in an answer.
-type Mention struct {
-	Brand    string  `json:"brand"` // slug
-	Name     string  `json:"name"`
-	Self     bool    `json:"self"`
-	Position int     `json:"position"`
-	Weight   float64 `json:"weight"`
-	Cited    bool    `json:"cited"`
-}
-
 // Weight is docs/METRICS.md's position weight: 1, 0.75, 0.5, then 0.25; 0
 // when not mentioned (pos 0).
 func Weight(pos int) float64 {
@@ -67,13 +23,13 @@ func Weight(pos int) float64 {
 	}
 }
 
-// round1 rounds to one decimal, as every score is shown.
-func round1(x float64) float64 { return math.Round(x*10) / 10 }
+// Round1 rounds to one decimal, as every score is shown.
+func Round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 // Interpretation names a score's band: strong (≥ 70), moderate (≥ 40),
 // weak (≥ 15), absent. Bands apply to the score as shown (one decimal).
 func Interpretation(score float64) string {
-	switch s := round1(score); {
+	switch s := Round1(score); {
 	case s >= 70:
 		return "strong"
 	case s >= 40:
@@ -213,7 +169,7 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		ea := byEngine[e]
 		out.Engines = append(out.Engines, ea.status)
 		if ea.n > 0 {
-			v := round1(100 * ea.weight / float64(ea.n))
+			v := Round1(100 * ea.weight / float64(ea.n))
 			out.Providers[e] = &v
 		} else {
 			out.Providers[e] = nil
@@ -228,14 +184,14 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 	for bi, b := range brands {
 		bs := BrandScore{Name: b.Name, Slug: b.Slug, Self: b.Self, Aliases: b.Aliases, InferredDomain: b.InferredDomain, Mentions: per[bi].mentions, Citations: per[bi].cited}
 		if answered > 0 {
-			bs.Visibility = round1(100 * per[bi].weight / float64(answered))
-			bs.MentionRate = round1(100 * float64(per[bi].mentions) / float64(answered))
+			bs.Visibility = Round1(100 * per[bi].weight / float64(answered))
+			bs.MentionRate = Round1(100 * float64(per[bi].mentions) / float64(answered))
 		}
 		if out.TotalMentions > 0 {
-			bs.ShareOfVoice = round1(100 * float64(per[bi].mentions) / float64(out.TotalMentions))
+			bs.ShareOfVoice = Round1(100 * float64(per[bi].mentions) / float64(out.TotalMentions))
 		}
 		if per[bi].mentions > 0 {
-			bs.AveragePosition = round1(float64(per[bi].pos) / float64(per[bi].mentions))
+			bs.AveragePosition = Round1(float64(per[bi].pos) / float64(per[bi].mentions))
 		}
 		out.Brands = append(out.Brands, bs)
 	}
@@ -251,13 +207,4 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		out.Judging.Note = fmt.Sprintf("%d sentence-initial occurrence(s) of brand names that are ordinary words were not decided by a judge model and do not count", out.Judging.Unjudged)
 	}
 	return out
-}
-
-func brandIndex(brands []Brand, slug string) int {
-	for i, b := range brands {
-		if b.Slug == slug {
-			return i
-		}
-	}
-	return 0
 }

@@ -1,15 +1,10 @@
 package visibility
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/heraldhq/herald/sdk"
 )
 
 // Sentiment labels and their score bands (docs/METRICS.md).
@@ -29,36 +24,9 @@ type Sentiment struct {
 	Cue string `json:"cue,omitempty"`
 }
 
-// sentimentSystem asks the judge for the sentiment of each brand.
-const sentimentSystem = `You rate the sentiment of an AI answer engine's answer toward each named brand, from the sentences that name it.
-Reply with one JSON object and nothing else: {"brands": [{"brand": string, "label": "negative" | "neutral" | "positive", "score": integer}]}
-score: negative 0-39, neutral 40-69, positive 70-100. A recommendation to avoid the brand, or reports of outages, breaches,
-lawsuits, poor support or unreliability, are negative. A plain listing without judgement is neutral. Praise or a recommendation is positive.`
-
-// sentimentSchema is the judge's JSON schema, passed as response_format to
-// providers that support structured output.
-var sentimentSchema = map[string]any{
-	"type": "json_schema",
-	"json_schema": map[string]any{
-		"name":   "brand_sentiment",
-		"strict": true,
-		"schema": map[string]any{
-			"type": "object", "additionalProperties": false, "required": []string{"brands"},
-			"properties": map[string]any{"brands": map[string]any{"type": "array", "items": map[string]any{
-				"type": "object", "additionalProperties": false, "required": []string{"brand", "label", "score"},
-				"properties": map[string]any{
-					"brand": map[string]any{"type": "string"},
-					"label": map[string]any{"type": "string", "enum": []string{SentimentNegative, SentimentNeutral, SentimentPositive}},
-					"score": map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
-				},
-			}}},
-		},
-	},
-}
-
-// band clamps a judged score into its label's band; an unknown label is
+// Band clamps a judged score into its label's Band; an unknown label is
 // taken from the score.
-func band(label string, score int) Sentiment {
+func Band(label string, score int) Sentiment {
 	score = max(0, min(100, score))
 	switch label {
 	case SentimentNegative:
@@ -106,9 +74,9 @@ func sentences(text string) []string {
 	return out
 }
 
-// brandSentences are the sentences of text that name b (an alias on word
+// BrandSentences are the sentences of text that name b (an alias on word
 // boundaries, case-folded).
-func brandSentences(text string, b Brand) []string {
+func BrandSentences(text string, b Brand) []string {
 	var out []string
 	for _, s := range sentences(text) {
 		if _, ok := aliasAt(strings.ToLower(s), b); ok {
@@ -149,11 +117,11 @@ func wordBounded(text string, start, end int) bool {
 // than the longest phrase of negativeBefore plus one skipped word.
 const beforeWindow = 160
 
-// negativeCue finds a negative phrase adjacent to a name of b in one of
+// NegativeCue finds a negative phrase adjacent to a name of b in one of
 // its sentences: a phrase of negativeBefore ending right before the name
 // (up to one word between, "avoid using X"), or one of negativeAfter
 // starting right after it.
-func negativeCue(sents []string, b Brand) string {
+func NegativeCue(sents []string, b Brand) string {
 	for _, s := range sents {
 		l := strings.ToLower(s)
 		for off := 0; off < len(l); {
@@ -190,80 +158,8 @@ func negativeCue(sents []string, b Brand) string {
 	return ""
 }
 
-// judgeSentiment asks the judge model for the sentiment of each brand the
-// answer mentions, from the sentences that name it, and applies the
-// negative cues. A brand the judge did not rate (the judge failed) is
-// negative when a cue says so and left out otherwise.
-//
-// A brand whose only occurrences wait for the mention judge (a
-// sentence-initial ordinary word: sentiment is judged as each answer
-// arrives, the mention judge at completion) is rated too: the figures
-// count its sentiment only if the mention judge says it is named.
-func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Brand, a Answer) map[string]Sentiment {
-	an := NewMatcher(InferDomains(brands, []Answer{a})).Analyze(a)
-	ms := an.Mentions
-	for _, p := range an.Pending {
-		if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Brand == p.Brand }) {
-			ms = append(ms, Mention{Brand: p.Brand, Name: p.Name})
-		}
-	}
-	if len(ms) == 0 {
-		return map[string]Sentiment{}
-	}
-	var prompt strings.Builder
-	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
-	sents := map[string][]string{}
-	for _, m := range ms {
-		b := brands[brandIndex(brands, m.Brand)]
-		sents[m.Brand] = brandSentences(a.Text, b)
-		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
-		for _, line := range sents[m.Brand] {
-			fmt.Fprintf(&prompt, "- %s\n", excerpt(line, 1000))
-		}
-	}
-	judged := map[string]Sentiment{}
-	if model != "" {
-		zero := 0.0
-		res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: sentimentSystem, Prompt: prompt.String(),
-			Temperature: &zero, Options: map[string]any{"response_format": sentimentSchema}})
-		if err == nil {
-			var out struct {
-				Brands []struct {
-					Brand string `json:"brand"`
-					Label string `json:"label"`
-					Score int    `json:"score"`
-				} `json:"brands"`
-			}
-			if json.Unmarshal([]byte(jsonObject(res.Text)), &out) == nil {
-				for _, r := range out.Brands {
-					judged[r.Brand] = band(strings.ToLower(strings.TrimSpace(r.Label)), r.Score)
-				}
-			}
-		} else if ctx.Err() == nil {
-			s.log.Warn("sentiment judge failed", "engine", a.Engine, "error", err)
-		}
-	}
-	out := map[string]Sentiment{}
-	for _, m := range ms {
-		b := brands[brandIndex(brands, m.Brand)]
-		j, ok := judged[m.Brand]
-		if cue := negativeCue(sents[m.Brand], b); cue != "" {
-			score := 20
-			if ok && j.Label == SentimentNegative {
-				score = j.Score
-			}
-			out[m.Brand] = Sentiment{Label: SentimentNegative, Score: score, Cue: cue}
-			continue
-		}
-		if ok {
-			out[m.Brand] = j
-		}
-	}
-	return out
-}
-
-// decodeSentiment reads a stored answer's sentiment; nil when not judged.
-func decodeSentiment(raw *string) map[string]Sentiment {
+// DecodeSentiment reads a stored answer's sentiment; nil when not judged.
+func DecodeSentiment(raw *string) map[string]Sentiment {
 	if raw == nil {
 		return nil
 	}

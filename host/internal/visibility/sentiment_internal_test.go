@@ -25,7 +25,7 @@ func TestSentimentBandsAScoreWithoutALabel(t *testing.T) {
 		{SentimentPositive, 10, Sentiment{Label: SentimentPositive, Score: 70}},
 	}
 	for _, c := range cases {
-		if got := band(c.label, c.score); got != c.want {
+		if got := Band(c.label, c.score); got != c.want {
 			t.Errorf("band(%q, %d) = %+v, want %+v", c.label, c.score, got, c.want)
 		}
 	}
@@ -68,7 +68,7 @@ func TestNegativeCueNeedsTheNameOnWordBoundariesAndAdjacentPhrase(t *testing.T) 
 		{"x" + sp + "     Tasklane is down.", "Tasklane is down"},
 	}
 	for _, c := range cases {
-		if got := negativeCue([]string{c.sentence}, b); got != c.want {
+		if got := NegativeCue([]string{c.sentence}, b); got != c.want {
 			t.Errorf("negativeCue(%.40q) = %q, want %q", c.sentence, got, c.want)
 		}
 	}
@@ -77,14 +77,14 @@ func TestNegativeCueNeedsTheNameOnWordBoundariesAndAdjacentPhrase(t *testing.T) 
 func TestDecodeSentimentReadsTheStoredMap(t *testing.T) {
 	raw := `{"Tasklane":{"label":"positive","score":80}}`
 	want := map[string]Sentiment{"Tasklane": {Label: SentimentPositive, Score: 80}}
-	if got := decodeSentiment(&raw); !reflect.DeepEqual(got, want) {
+	if got := DecodeSentiment(&raw); !reflect.DeepEqual(got, want) {
 		t.Errorf("decodeSentiment = %+v, want %+v", got, want)
 	}
 	bad := `{`
-	if got := decodeSentiment(&bad); got != nil {
+	if got := DecodeSentiment(&bad); got != nil {
 		t.Errorf("decodeSentiment(bad) = %+v, want nil", got)
 	}
-	if got := decodeSentiment(nil); got != nil {
+	if got := DecodeSentiment(nil); got != nil {
 		t.Errorf("decodeSentiment(nil) = %+v, want nil", got)
 	}
 }

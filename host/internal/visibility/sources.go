@@ -150,8 +150,8 @@ func ScoreSources(brands []Brand, answers []Answer, mentions [][]Mention) Source
 	for d, x := range per {
 		k := kind[d]
 		row := SourceRow{Domain: d, Kind: k[0], Brand: k[1], Answers: x.answers,
-			Retrieved: round1(100 * float64(x.answers) / float64(out.Answered)),
-			Citations: round1(float64(x.urls) / float64(x.answers))}
+			Retrieved: Round1(100 * float64(x.answers) / float64(out.Answered)),
+			Citations: Round1(float64(x.urls) / float64(x.answers))}
 		if row.Kind == "" {
 			row.Kind = "other"
 		}

@@ -36,7 +36,7 @@ func TestItoaJoinNamesAndJoinQuoted(t *testing.T) {
 // before it.
 func TestCompetitorDomainNeedsALabelBeforeTheDot(t *testing.T) {
 	for in, want := range map[string]bool{"globex.com": true, ".com": false, "globex.": false, "Globex Corp": false, "https://globex.com/x": true} {
-		if _, ok := competitorDomain(in); ok != want {
+		if _, ok := CompetitorDomain(in); ok != want {
 			t.Errorf("competitorDomain(%q) ok = %v, want %v", in, ok, want)
 		}
 	}

@@ -109,13 +109,13 @@ func (t TrackerSetup) clean() TrackerSetup {
 		p.Text = strings.Join(strings.Fields(p.Text), " ")
 		if k := strings.ToLower(p.Text); p.Text != "" && !seen[k] {
 			seen[k] = true
-			p.Tags = dedupe(p.Tags)
+			p.Tags = Dedupe(p.Tags)
 			prompts = append(prompts, p)
 		}
 	}
 	t.Prompts = prompts
-	t.Competitors = dedupeCompetitors(t.Competitors)
-	t.SelfAliases = dedupe(t.SelfAliases)
+	t.Competitors = DedupeCompetitors(t.Competitors)
+	t.SelfAliases = Dedupe(t.SelfAliases)
 	return t
 }
 
@@ -170,7 +170,7 @@ func validateCadence(cadence string, plan config.Plan, planName string) error {
 
 // validateEngines checks engines against the model routes the router knows.
 func (s *Service) validateEngines(engines []string) ([]string, error) {
-	engines = dedupe(engines)
+	engines = Dedupe(engines)
 	if len(engines) > MaxEngines {
 		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
 	}
@@ -424,17 +424,13 @@ func (s *Service) RunTracker(ctx context.Context, p auth.Principal, id string) (
 	return run.jobID, nil
 }
 
-// samplesOf is a plan's samples setting (report_samples or
-// tracker_samples), 1 when unset.
-func samplesOf(n int) int { return max(1, min(config.MaxSamples, n)) }
-
 // validateSamples checks a tracker's own samples: 1 to MaxSamples and at
 // most the plan's tracker_samples.
 func validateSamples(n int, plan config.Plan, planName string) error {
 	if n < 1 || n > config.MaxSamples {
 		return apierr.Invalid("samples must be between 1 and %d, got %d", config.MaxSamples, n)
 	}
-	if limit := samplesOf(plan.TrackerSamples); n > limit {
+	if limit := SamplesOf(plan.TrackerSamples); n > limit {
 		return apierr.Invalid("samples: %d asked; the %s plan allows %d answers per prompt and engine (tracker_samples)", n, planName, limit)
 	}
 	return nil
@@ -444,7 +440,7 @@ func validateSamples(n int, plan config.Plan, planName string) error {
 // run is queued: its own samples, never more than the plan allows now (a
 // plan lowered since applies from the next run on).
 func runSamples(own *int, plan config.Plan) int {
-	n := samplesOf(plan.TrackerSamples)
+	n := SamplesOf(plan.TrackerSamples)
 	if own != nil && *own >= 1 {
 		n = min(n, *own)
 	}

@@ -86,7 +86,7 @@ func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st
 	// By engine and item: samples of one prompt share its text.
 	byKey := map[string]map[string]Sentiment{}
 	for _, a := range rows {
-		byKey[a.Engine+"/"+a.Item] = decodeSentiment(a.Sentiment)
+		byKey[a.Engine+"/"+a.Item] = DecodeSentiment(a.Sentiment)
 	}
 	out := make([]map[string]Sentiment, len(st.answers))
 	for i := range st.answers {

@@ -3,7 +3,6 @@ package visibility
 import (
 	"context"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/site"
@@ -19,23 +18,6 @@ var EngineSources = map[string]string{
 	"anthropic":  "claude",
 }
 
-// providerByName guesses an engine's provider from its model name, for
-// engines the host's config does not route (tests, renamed aliases).
-func providerByName(engine string) string {
-	l := strings.ToLower(engine)
-	switch {
-	case strings.HasPrefix(l, "gpt"), strings.HasPrefix(l, "o1"), strings.HasPrefix(l, "o3"), strings.HasPrefix(l, "o4"), strings.Contains(l, "openai"), strings.Contains(l, "chatgpt"):
-		return "openai"
-	case strings.Contains(l, "claude"), strings.Contains(l, "anthropic"):
-		return "anthropic"
-	case strings.Contains(l, "gemini"):
-		return "gemini"
-	case strings.Contains(l, "sonar"), strings.Contains(l, "perplexity"):
-		return "perplexity"
-	}
-	return ""
-}
-
 // engineSource is the AI traffic source of an engine, "" when none.
 func (s *Service) engineSource(engine string) string {
 	provider := ""
@@ -43,7 +25,7 @@ func (s *Service) engineSource(engine string) string {
 		provider = s.engineProvider(engine)
 	}
 	if provider == "" {
-		provider = providerByName(engine)
+		provider = ProviderByName(engine)
 	}
 	return EngineSources[provider]
 }
@@ -206,14 +188,14 @@ func joinTraffic(siteID, domain string, source func(engine string) string, runs 
 	}
 	for _, e := range engines {
 		sum, n, v := meanOf(j.Days, e)
-		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: mean1(sum, n)}
+		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: Mean1(sum, n)}
 		w := min(7, len(j.Days))
 		fs, fn, fv := meanOf(j.Days[:w], e)
 		ls, ln, lv := meanOf(j.Days[len(j.Days)-w:], e)
-		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: mean1(fs, fn), VisibilityLast7: mean1(ls, ln),
+		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: Mean1(fs, fn), VisibilityLast7: Mean1(ls, ln),
 			VisitsFirst7: fv, VisitsLast7: lv, VisitsChange: lv - fv}
 		if fn > 0 && ln > 0 {
-			x := round1(ls/float64(ln) - fs/float64(fn))
+			x := Round1(ls/float64(ln) - fs/float64(fn))
 			c.VisibilityChange = &x
 		}
 		j.Change[e] = c

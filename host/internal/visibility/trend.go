@@ -261,7 +261,7 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 		}
 		_ = json.Unmarshal([]byte(a.Citations), &ans.Citations)
 		ta := TrendAnswer{ReportID: a.ReportID, At: time.UnixMilli(a.AskedAt).UTC().Format(time.RFC3339), Text: a.Text, Error: ans.Error,
-			Mentions: m.Mentions(ans), Sentiment: decodeSentiment(a.Sentiment), Citations: ans.Citations}
+			Mentions: m.Mentions(ans), Sentiment: DecodeSentiment(a.Sentiment), Citations: ans.Citations}
 		if ta.Mentions == nil {
 			ta.Mentions = []Mention{}
 		}

@@ -87,7 +87,7 @@ func trendFixture(b *testing.B, s *store.Store) (*Service, auth.Principal, strin
 	sent := `{"zentrix":{"label":"positive","score":80},"globex":{"label":"neutral","score":50}}`
 	sents := make([]map[string]Sentiment, len(answers))
 	for i := range sents {
-		sents[i] = decodeSentiment(&sent)
+		sents[i] = DecodeSentiment(&sent)
 	}
 	Extend(&c, brands, engines, answers, sents)
 	result, brandsJSON := mustJSON(c), mustJSON(brands)

@@ -50,7 +50,7 @@ var Probes = []ProbeDef{
 		return joinFacts(parts...)
 	}},
 	{"audience", "Who are the customers of %s (%s)? Who is it for?", func(f site.Facts, _ []string) string {
-		return joinFacts(f.Description, excerpt(f.AboutText, 600))
+		return joinFacts(f.Description, Excerpt(f.AboutText, 600))
 	}},
 	{"location", "Where is %s (%s) based?", func(f site.Facts, _ []string) string {
 		if f.Organization != nil && f.Organization.Address != "" {
@@ -76,13 +76,6 @@ func joinFacts(parts ...string) string {
 		}
 	}
 	return strings.Join(out, " | ")
-}
-
-func excerpt(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // Verdicts of a probe answer.
@@ -233,7 +226,7 @@ func ScoreUnderstanding(engines []string, probes []ProbeResult, checks []Clarity
 	}
 	for _, e := range engines {
 		if perN[e] > 0 {
-			v := round1(100 * perSum[e] / float64(perN[e]))
+			v := Round1(100 * perSum[e] / float64(perN[e]))
 			u.Providers[e] = &v
 		} else {
 			u.Providers[e] = nil
@@ -249,8 +242,8 @@ func ScoreUnderstanding(engines []string, probes []ProbeResult, checks []Clarity
 	if len(checks) > 0 {
 		clarity = 100 * float64(passed) / float64(len(checks))
 	}
-	u.KnowledgeScore, u.ContentClarityScore = round1(knowledge), round1(clarity)
-	u.Score = round1(0.6*knowledge + 0.4*clarity)
+	u.KnowledgeScore, u.ContentClarityScore = Round1(knowledge), Round1(clarity)
+	u.Score = Round1(0.6*knowledge + 0.4*clarity)
 	u.DetectedEntities = detectedEntities(probes)
 	u.Gaps = gaps(probes)
 	return u
@@ -314,7 +307,7 @@ func gaps(probes []ProbeResult) []Gap {
 		}
 		for _, p := range ps {
 			if p.Verdict == VerdictWrong {
-				detail := excerpt(p.Answer, 300)
+				detail := Excerpt(p.Answer, 300)
 				if p.Explanation != nil && *p.Explanation != "" {
 					detail = *p.Explanation
 				}

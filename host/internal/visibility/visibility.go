@@ -185,23 +185,10 @@ type ReportRequest struct {
 // clean trims and de-duplicates (case-insensitively) the lists.
 func (in Input) clean() Input {
 	in.WebsiteURL = strings.TrimSpace(in.WebsiteURL)
-	in.Competitors = dedupeCompetitors(in.Competitors)
-	in.Prompts = dedupe(in.Prompts)
-	in.SelfAliases = dedupe(in.SelfAliases)
+	in.Competitors = DedupeCompetitors(in.Competitors)
+	in.Prompts = Dedupe(in.Prompts)
+	in.SelfAliases = Dedupe(in.SelfAliases)
 	return in
-}
-
-func dedupe(list []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, v := range list {
-		v = strings.Join(strings.Fields(v), " ")
-		if k := strings.ToLower(v); v != "" && !seen[k] {
-			seen[k] = true
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // validateURL checks websiteurl: required, https.
@@ -238,7 +225,7 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 			return err
 		}
 	}
-	return validateAliases("selfAliases", in.SelfAliases)
+	return ValidateAliases("selfAliases", in.SelfAliases)
 }
 
 // plan is the caller's plan (planNamed).
