@@ -13,6 +13,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -33,7 +34,7 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	comps, err := CompetitorsFromValues(req.Msg.Competitors)
+	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +46,8 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 		Message:     "Prefill generated",
 		PromptLimit: int64(out.PromptLimit),
 		Input:       reportInput(out.Input),
-		Suggestions: &apiv1.Suggestions{Competitors: CompetitorValues(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
-		Prefill:     &apiv1.Suggestions{Competitors: CompetitorValues(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
+		Suggestions: &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
+		Prefill:     &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
 	}), nil
 }
 
@@ -57,7 +58,7 @@ func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.C
 		return nil, err
 	}
 	m := req.Msg
-	comps, err := CompetitorsFromValues(m.Competitors)
+	comps, err := analysis.CompetitorsFromValues(m.Competitors)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 }
 
 func reportInput(in Input) *apiv1.ReportInput {
-	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: CompetitorValues(in.Competitors), Prompts: nonNil(in.Prompts), SelfAliases: nonNil(in.SelfAliases)}
+	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: analysis.CompetitorValues(in.Competitors), Prompts: nonNil(in.Prompts), SelfAliases: nonNil(in.SelfAliases)}
 }
 
 func nonNil(s []string) []string {

@@ -13,6 +13,8 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -194,8 +196,8 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				tasks = append(tasks, task{kind: kindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
 			}
 		}
-		for _, pd := range Probes {
-			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, CompetitorNames(in.Competitors))})
+		for _, pd := range scoring.Probes {
+			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, analysis.CompetitorNames(in.Competitors))})
 		}
 	}
 	done := map[string]store.VisibilityAnswer{}
@@ -313,9 +315,9 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		if res.Model != "" {
 			a.Model = &res.Model
 		}
-		cites := make([]Citation, 0, len(res.Citations))
+		cites := make([]analysis.Citation, 0, len(res.Citations))
 		for _, c := range res.Citations {
-			cites = append(cites, Citation{URL: c.URL, Title: c.Title})
+			cites = append(cites, analysis.Citation{URL: c.URL, Title: c.Title})
 		}
 		b, _ := json.Marshal(cites)
 		a.Citations = string(b)
@@ -334,11 +336,11 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 
 // saveSentiment judges a stored prompt answer's sentiment and stores it
 // with the answer.
-func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
 	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
 		return
 	}
-	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
+	a := analysis.Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
 	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
 	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
 	if ctx.Err() != nil {
@@ -373,9 +375,9 @@ func engineError(err error) string {
 
 // siteAndBrands crawls the site once per report (stored for resumes and
 // recomputation) and builds the tracked brands.
-func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, in Input) (siteRecord, []Brand, error) {
+func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, in Input) (siteRecord, []analysis.Brand, error) {
 	var rec siteRecord
-	var brands []Brand
+	var brands []analysis.Brand
 	if r.Site != nil && r.Brands != nil {
 		if err := json.Unmarshal([]byte(*r.Site), &rec); err != nil {
 			return rec, nil, jobs.NoRetry(fmt.Errorf("decode site: %w", err))
@@ -413,10 +415,10 @@ func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, i
 
 // buildBrands is the tracked brands of a report: the site's brand (with
 // the user's selfAliases and the site's category) and the competitors.
-func buildBrands(rec siteRecord, in Input) []Brand {
-	self := SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
+func buildBrands(rec siteRecord, in Input) []analysis.Brand {
+	self := analysis.SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
 	self.Category = siteCategory(rec.Facts)
-	return BuildBrands(self, in.Competitors)
+	return analysis.BuildBrands(self, in.Competitors)
 }
 
 // siteCategory is what the site says it is: its first H1, else the
@@ -432,5 +434,5 @@ func siteCategory(f site.Facts) string {
 	default:
 		c = f.Description
 	}
-	return Excerpt(strings.TrimSpace(c), 200)
+	return analysis.Excerpt(strings.TrimSpace(c), 200)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -29,7 +30,7 @@ var sentimentSchema = map[string]any{
 				"type": "object", "additionalProperties": false, "required": []string{"brand", "label", "score"},
 				"properties": map[string]any{
 					"brand": map[string]any{"type": "string"},
-					"label": map[string]any{"type": "string", "enum": []string{SentimentNegative, SentimentNeutral, SentimentPositive}},
+					"label": map[string]any{"type": "string", "enum": []string{analysis.SentimentNegative, analysis.SentimentNeutral, analysis.SentimentPositive}},
 					"score": map[string]any{"type": "integer", "minimum": 0, "maximum": 100},
 				},
 			}}},
@@ -46,29 +47,29 @@ var sentimentSchema = map[string]any{
 // sentence-initial ordinary word: sentiment is judged as each answer
 // arrives, the mention judge at completion) is rated too: the figures
 // count its sentiment only if the mention judge says it is named.
-func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Brand, a Answer) map[string]Sentiment {
-	an := NewMatcher(InferDomains(brands, []Answer{a})).Analyze(a)
+func (s *Service) judgeSentiment(ctx context.Context, model string, brands []analysis.Brand, a analysis.Answer) map[string]analysis.Sentiment {
+	an := analysis.NewMatcher(analysis.InferDomains(brands, []analysis.Answer{a})).Analyze(a)
 	ms := an.Mentions
 	for _, p := range an.Pending {
-		if !slices.ContainsFunc(ms, func(m Mention) bool { return m.Brand == p.Brand }) {
-			ms = append(ms, Mention{Brand: p.Brand, Name: p.Name})
+		if !slices.ContainsFunc(ms, func(m analysis.Mention) bool { return m.Brand == p.Brand }) {
+			ms = append(ms, analysis.Mention{Brand: p.Brand, Name: p.Name})
 		}
 	}
 	if len(ms) == 0 {
-		return map[string]Sentiment{}
+		return map[string]analysis.Sentiment{}
 	}
 	var prompt strings.Builder
 	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
 	sents := map[string][]string{}
 	for _, m := range ms {
-		b := brands[BrandIndex(brands, m.Brand)]
-		sents[m.Brand] = BrandSentences(a.Text, b)
+		b := brands[analysis.BrandIndex(brands, m.Brand)]
+		sents[m.Brand] = analysis.BrandSentences(a.Text, b)
 		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
 		for _, line := range sents[m.Brand] {
-			fmt.Fprintf(&prompt, "- %s\n", Excerpt(line, 1000))
+			fmt.Fprintf(&prompt, "- %s\n", analysis.Excerpt(line, 1000))
 		}
 	}
-	judged := map[string]Sentiment{}
+	judged := map[string]analysis.Sentiment{}
 	if model != "" {
 		zero := 0.0
 		res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: sentimentSystem, Prompt: prompt.String(),
@@ -83,23 +84,23 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []Bra
 			}
 			if json.Unmarshal([]byte(jsonObject(res.Text)), &out) == nil {
 				for _, r := range out.Brands {
-					judged[r.Brand] = Band(strings.ToLower(strings.TrimSpace(r.Label)), r.Score)
+					judged[r.Brand] = analysis.Band(strings.ToLower(strings.TrimSpace(r.Label)), r.Score)
 				}
 			}
 		} else if ctx.Err() == nil {
 			s.log.Warn("sentiment judge failed", "engine", a.Engine, "error", err)
 		}
 	}
-	out := map[string]Sentiment{}
+	out := map[string]analysis.Sentiment{}
 	for _, m := range ms {
-		b := brands[BrandIndex(brands, m.Brand)]
+		b := brands[analysis.BrandIndex(brands, m.Brand)]
 		j, ok := judged[m.Brand]
-		if cue := NegativeCue(sents[m.Brand], b); cue != "" {
+		if cue := analysis.NegativeCue(sents[m.Brand], b); cue != "" {
 			score := 20
-			if ok && j.Label == SentimentNegative {
+			if ok && j.Label == analysis.SentimentNegative {
 				score = j.Score
 			}
-			out[m.Brand] = Sentiment{Label: SentimentNegative, Score: score, Cue: cue}
+			out[m.Brand] = analysis.Sentiment{Label: analysis.SentimentNegative, Score: score, Cue: cue}
 			continue
 		}
 		if ok {

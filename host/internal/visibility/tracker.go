@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // Cadences of a tracker.
@@ -38,10 +39,10 @@ type TrackerPrompt struct {
 // tagged prompts. Competitors are kept in the form given (strings or
 // objects), as reports keep them.
 type TrackerSetup struct {
-	WebsiteURL  string            `json:"websiteurl"`
-	Competitors []CompetitorInput `json:"competitors"`
-	Prompts     []TrackerPrompt   `json:"prompts"`
-	SelfAliases []string          `json:"selfAliases,omitempty"`
+	WebsiteURL  string                     `json:"websiteurl"`
+	Competitors []analysis.CompetitorInput `json:"competitors"`
+	Prompts     []TrackerPrompt            `json:"prompts"`
+	SelfAliases []string                   `json:"selfAliases,omitempty"`
 }
 
 // TrackerSkip is a slot that did not run, and why.
@@ -90,7 +91,7 @@ type NewTracker struct {
 type TrackerUpdate struct {
 	ID          string
 	WebsiteURL  *string
-	Competitors *[]CompetitorInput
+	Competitors *[]analysis.CompetitorInput
 	Prompts     *[]TrackerPrompt
 	Engines     *[]string
 	Cadence     *string
@@ -109,13 +110,13 @@ func (t TrackerSetup) clean() TrackerSetup {
 		p.Text = strings.Join(strings.Fields(p.Text), " ")
 		if k := strings.ToLower(p.Text); p.Text != "" && !seen[k] {
 			seen[k] = true
-			p.Tags = Dedupe(p.Tags)
+			p.Tags = analysis.Dedupe(p.Tags)
 			prompts = append(prompts, p)
 		}
 	}
 	t.Prompts = prompts
-	t.Competitors = DedupeCompetitors(t.Competitors)
-	t.SelfAliases = Dedupe(t.SelfAliases)
+	t.Competitors = analysis.DedupeCompetitors(t.Competitors)
+	t.SelfAliases = analysis.Dedupe(t.SelfAliases)
 	return t
 }
 
@@ -170,7 +171,7 @@ func validateCadence(cadence string, plan config.Plan, planName string) error {
 
 // validateEngines checks engines against the model routes the router knows.
 func (s *Service) validateEngines(engines []string) ([]string, error) {
-	engines = Dedupe(engines)
+	engines = analysis.Dedupe(engines)
 	if len(engines) > MaxEngines {
 		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -37,7 +38,7 @@ func (h *TrackerHandler) CreateTracker(ctx context.Context, req *connect.Request
 	if err != nil {
 		return nil, err
 	}
-	comps, err := CompetitorsFromValues(m.Competitors.GetValues())
+	comps, err := analysis.CompetitorsFromValues(m.Competitors.GetValues())
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +103,7 @@ func (h *TrackerHandler) UpdateTracker(ctx context.Context, req *connect.Request
 	m := req.Msg
 	u := TrackerUpdate{ID: m.Id, WebsiteURL: m.Websiteurl, Cadence: m.Cadence, Active: m.Active, Samples: intOf(m.Samples)}
 	if m.Competitors != nil {
-		c, err := CompetitorsFromValues(m.Competitors.GetValues())
+		c, err := analysis.CompetitorsFromValues(m.Competitors.GetValues())
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +268,7 @@ func stringsOf(field string, l *structpb.ListValue) ([]string, error) {
 var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
 func trackerProto(t Tracker) (*apiv1.Tracker, error) {
-	comps := &structpb.ListValue{Values: CompetitorValues(t.Setup.Competitors)}
+	comps := &structpb.ListValue{Values: analysis.CompetitorValues(t.Setup.Competitors)}
 	out := &apiv1.Tracker{Id: t.ID, Websiteurl: t.Setup.WebsiteURL, Competitors: comps, Engines: nonNil(t.Engines), Cadence: t.Cadence,
 		Active: t.Active, SlotTime: time.Date(2000, 1, 1, t.SlotMinute/60, t.SlotMinute%60, 0, 0, time.UTC).Format("15:04"),
 		CreatedAt: timestamppb.New(t.CreatedAt), UpdatedAt: timestamppb.New(t.UpdatedAt), SelfAliases: nonNil(t.Setup.SelfAliases)}

@@ -1,10 +1,14 @@
 package visibility
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // A tracker prompt takes up to MaxTags tags of up to MaxTagChars
@@ -54,25 +58,55 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// Position weights: 0 when not mentioned, then 1, 0.75, 0.5, 0.25.
-func TestWeightByPosition(t *testing.T) {
-	for pos, want := range map[int]float64{-1: 0, 0: 0, 1: 1, 2: 0.75, 3: 0.5, 4: 0.25, 9: 0.25} {
-		if got := Weight(pos); got != want {
-			t.Errorf("Weight(%d) = %v, want %v", pos, got, want)
+func TestTrafficJoinCarriesTheLastRunForward(t *testing.T) {
+	const d0 = int64(20000) // epoch day of the window's first day
+	run := func(day int64, vis map[string]float64) trendRun {
+		engines := map[string]scoring.BrandEngineFigures{}
+		for e, v := range vis {
+			engines[e] = scoring.BrandEngineFigures{Visibility: v}
 		}
+		return trendRun{report: store.VisibilityReport{CreatedAt: day*86400000 + 3600000},
+			computed: scoring.Computed{Geo: scoring.Geo{Brands: []scoring.BrandFigures{{BrandScore: scoring.BrandScore{Slug: "zentrix", Self: true}, Engines: engines}}}}}
+	}
+	runs := []trendRun{
+		run(d0-3, map[string]float64{"gpt-4o": 10}), // before the window: carried in
+		run(d0+1, map[string]float64{"gpt-4o": 50, "claude-sonnet": 20, "mystery": 99}),
+		run(d0+4, map[string]float64{"gpt-4o": 70}),
+	}
+	visits := map[int64]map[string]int64{d0 + 1: {"chatgpt": 5}, d0 + 4: {"chatgpt": 7, "perplexity": 9}, d0 + 2: {"claude": 3}}
+	s := &Service{}
+	j := joinTraffic("site", "zentrix.com", s.engineSource, runs, visits, d0, 10)
+	if _, ok := j.Totals["mystery"]; ok {
+		t.Errorf("an engine with no AI traffic source is joined: %s", show(j.Totals))
+	}
+	var gpt, claude []string
+	for _, d := range j.Days {
+		g, c := d.Engines["gpt-4o"], d.Engines["claude-sonnet"]
+		gpt = append(gpt, fmt.Sprintf("%s/%v/%d", show(g.Visibility), g.Carried, g.Visits))
+		claude = append(claude, fmt.Sprintf("%s/%d", show(c.Visibility), c.Visits))
+	}
+	if got := strings.Join(gpt, " "); got != "10/true/0 50/false/5 50/true/0 50/true/0 70/false/7 70/true/0 70/true/0 70/true/0 70/true/0 70/true/0" {
+		t.Errorf("gpt-4o (chatgpt) days = %s", got)
+	}
+	if got := strings.Join(claude, " "); got != "null/0 20/0 20/3 20/0 20/0 20/0 20/0 20/0 20/0 20/0" {
+		t.Errorf("claude-sonnet (claude) days = %s", got)
+	}
+	g := j.Change["gpt-4o"]
+	// First 7 days: (10 + 3×50 + 3×70) / 7 = 52.857; last 7: (50 + 6×70)
+	// / 7 = 67.143; change 14.3. Visits 12 → 7: −5.
+	if g.Source != "chatgpt" || show(g.VisibilityFirst7) != "52.9" || show(g.VisibilityLast7) != "67.1" || show(g.VisibilityChange) != "14.3" ||
+		g.VisitsFirst7 != 12 || g.VisitsLast7 != 7 || g.VisitsChange != -5 {
+		t.Errorf("gpt-4o change = %s", show(g))
+	}
+	if tot := j.Totals["gpt-4o"]; tot.Visits != 12 || show(tot.MeanVisibility) != "58" {
+		t.Errorf("gpt-4o totals = %s, want 12 visits, mean 58", show(tot))
+	}
+	if c := j.Change["claude-sonnet"]; c.Source != "claude" || show(c.VisibilityChange) != "0" || c.VisitsChange != -3 {
+		t.Errorf("claude-sonnet change = %s", show(c))
 	}
 }
 
-// No competitor recommendation without an answer that names or cites a
-// competitor and not the brand: an answer naming only the brand, or no
-// brand, gives none.
-func TestNoCompetitorRecommendationWithoutACompetitor(t *testing.T) {
-	brands := BuildBrands(SelfBrand("Zentrix", "zentrix.co.uk"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}})
-	answers := []Answer{{Engine: "gpt", Prompt: "p1", Text: "Zentrix is good."}, {Engine: "gpt", Prompt: "p2", Text: "Nothing to say here."}}
-	c := Compute(brands, []string{"gpt"}, answers, nil, nil)
-	for _, r := range c.Recommendations {
-		if strings.HasPrefix(r.ID, "competitor-") {
-			t.Errorf("recommendation %s: %q %v", r.ID, r.Title, r.Evidence)
-		}
-	}
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

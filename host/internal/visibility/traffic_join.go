@@ -7,6 +7,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // EngineSources maps the provider plugin of an engine to the AI traffic
@@ -188,14 +189,14 @@ func joinTraffic(siteID, domain string, source func(engine string) string, runs 
 	}
 	for _, e := range engines {
 		sum, n, v := meanOf(j.Days, e)
-		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: Mean1(sum, n)}
+		j.Totals[e] = TrafficTotal{Source: engineSet[e], Visits: v, MeanVisibility: scoring.Mean1(sum, n)}
 		w := min(7, len(j.Days))
 		fs, fn, fv := meanOf(j.Days[:w], e)
 		ls, ln, lv := meanOf(j.Days[len(j.Days)-w:], e)
-		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: Mean1(fs, fn), VisibilityLast7: Mean1(ls, ln),
+		c := TrafficChange{Source: engineSet[e], VisibilityFirst7: scoring.Mean1(fs, fn), VisibilityLast7: scoring.Mean1(ls, ln),
 			VisitsFirst7: fv, VisitsLast7: lv, VisitsChange: lv - fv}
 		if fn > 0 && ln > 0 {
-			x := Round1(ls/float64(ln) - fs/float64(fn))
+			x := scoring.Round1(ls/float64(ln) - fs/float64(fn))
 			c.VisibilityChange = &x
 		}
 		j.Change[e] = c

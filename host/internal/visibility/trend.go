@@ -11,6 +11,8 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // Trend window and drill-down bounds.
@@ -32,8 +34,8 @@ type TrendFigures struct {
 	// Intervals says how sure each figure is; Changes is each figure's
 	// change since the tracker's previous run, significant or not (a
 	// chart marks only the significant ones).
-	Intervals map[string]FigureInterval `json:"intervals,omitempty"`
-	Changes   map[string]Change         `json:"changes,omitempty"`
+	Intervals map[string]scoring.FigureInterval `json:"intervals,omitempty"`
+	Changes   map[string]scoring.Change         `json:"changes,omitempty"`
 }
 
 // TrendPoint is one day of the trend: the day's last run.
@@ -58,13 +60,13 @@ type TrendBrand struct {
 
 // TrendAnswer is one stored answer in a prompt's drill-down.
 type TrendAnswer struct {
-	ReportID  string               `json:"reportId"`
-	At        string               `json:"at"`
-	Text      string               `json:"text"`
-	Error     string               `json:"error,omitempty"`
-	Mentions  []Mention            `json:"mentions"`
-	Sentiment map[string]Sentiment `json:"sentiment"`
-	Citations []Citation           `json:"citations"`
+	ReportID  string                        `json:"reportId"`
+	At        string                        `json:"at"`
+	Text      string                        `json:"text"`
+	Error     string                        `json:"error,omitempty"`
+	Mentions  []analysis.Mention            `json:"mentions"`
+	Sentiment map[string]analysis.Sentiment `json:"sentiment"`
+	Citations []analysis.Citation           `json:"citations"`
 }
 
 // TrendPrompt is a prompt's last answers per engine, newest first.
@@ -90,8 +92,8 @@ type Trend struct {
 // trendRun is a completed run decoded.
 type trendRun struct {
 	report   store.VisibilityReport
-	computed Computed
-	brands   []Brand
+	computed scoring.Computed
+	brands   []analysis.Brand
 }
 
 func decodeRun(r store.VisibilityReport) (trendRun, error) {
@@ -103,10 +105,10 @@ func decodeRun(r store.VisibilityReport) (trendRun, error) {
 	// figures (a result also holds the probes and the recommendations).
 	var part struct {
 		Scores struct {
-			SourceVisibility *SourceVisibilityScore `json:"sourceVisibility"`
+			SourceVisibility *scoring.SourceVisibilityScore `json:"sourceVisibility"`
 		} `json:"scores"`
 		Geo struct {
-			Brands []BrandFigures `json:"brands"`
+			Brands []scoring.BrandFigures `json:"brands"`
 		} `json:"geo"`
 	}
 	if err := json.Unmarshal([]byte(*r.Result), &part); err != nil {
@@ -246,24 +248,24 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 		rank[id] = i
 	}
 	sort.SliceStable(stored, func(i, j int) bool { return rank[stored[i].ReportID] < rank[stored[j].ReportID] })
-	matchers := map[string]*Matcher{}
+	matchers := map[string]*analysis.Matcher{}
 	byPrompt := map[string]map[string][]TrendAnswer{}
 	for _, a := range stored {
 		run := byID[a.ReportID]
 		m := matchers[a.ReportID]
 		if m == nil {
-			m = NewMatcher(run.brands)
+			m = analysis.NewMatcher(run.brands)
 			matchers[a.ReportID] = m
 		}
-		ans := Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Citations: []Citation{}}
+		ans := analysis.Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Citations: []analysis.Citation{}}
 		if a.Error != nil {
 			ans.Error = *a.Error
 		}
 		_ = json.Unmarshal([]byte(a.Citations), &ans.Citations)
 		ta := TrendAnswer{ReportID: a.ReportID, At: time.UnixMilli(a.AskedAt).UTC().Format(time.RFC3339), Text: a.Text, Error: ans.Error,
-			Mentions: m.Mentions(ans), Sentiment: DecodeSentiment(a.Sentiment), Citations: ans.Citations}
+			Mentions: m.Mentions(ans), Sentiment: analysis.DecodeSentiment(a.Sentiment), Citations: ans.Citations}
 		if ta.Mentions == nil {
-			ta.Mentions = []Mention{}
+			ta.Mentions = []analysis.Mention{}
 		}
 		if byPrompt[a.Question] == nil {
 			byPrompt[a.Question] = map[string][]TrendAnswer{}
@@ -284,8 +286,8 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 
 // csvFigures are the figures whose interval and change the CSV carries,
 // with their column names.
-var csvFigures = [][2]string{{FigVisibility, "visibility"}, {FigMentionRate, "mention_rate"}, {FigAvgPosition, "avg_position"},
-	{FigSentiment, "sentiment"}, {FigShareOfVoice, "share_of_voice"}}
+var csvFigures = [][2]string{{scoring.FigVisibility, "visibility"}, {scoring.FigMentionRate, "mention_rate"}, {scoring.FigAvgPosition, "avg_position"},
+	{scoring.FigSentiment, "sentiment"}, {scoring.FigShareOfVoice, "share_of_voice"}}
 
 // CSV is the trend as rows: day, engine ("all" for every answer), brand,
 // the figures, then per figure its interval (<figure>_low, <figure>_high;

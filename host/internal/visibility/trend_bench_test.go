@@ -12,6 +12,8 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // BenchmarkTrackerTrend is the trend of one tracker with 50 prompts × 4
@@ -71,25 +73,25 @@ func trendFixture(b *testing.B, s *store.Store) (*Service, auth.Principal, strin
 	now := time.Now().UTC()
 	svc := &Service{store: s, now: func() time.Time { return now }, log: hclog.NewNullLogger()}
 	engines := []string{"gpt-4o", "claude-sonnet", "gemini-pro", "sonar"}
-	brands := BuildBrands(SelfBrand("Zentrix", "zentrix.com"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech", Domain: "initech.io"}})
+	brands := analysis.BuildBrands(analysis.SelfBrand("Zentrix", "zentrix.com"), []analysis.CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech", Domain: "initech.io"}})
 	setup := TrackerSetup{WebsiteURL: "https://zentrix.com/"}
-	var answers []Answer
+	var answers []analysis.Answer
 	for _, e := range engines {
 		for i := range 50 {
 			text := fmt.Sprintf("For question %d, Globex and Zentrix lead; Initech follows. See https://g2.com/p%d and zentrix.com/pricing.", i, i)
-			answers = append(answers, Answer{Engine: e, Prompt: fmt.Sprintf("prompt %d", i), Text: text})
+			answers = append(answers, analysis.Answer{Engine: e, Prompt: fmt.Sprintf("prompt %d", i), Text: text})
 		}
 	}
 	for i := range 50 {
 		setup.Prompts = append(setup.Prompts, TrackerPrompt{Text: fmt.Sprintf("prompt %d", i), Tags: []string{"bench"}})
 	}
-	c := Compute(brands, engines, answers, nil, nil)
+	c := scoring.Compute(brands, engines, answers, nil, nil)
 	sent := `{"zentrix":{"label":"positive","score":80},"globex":{"label":"neutral","score":50}}`
-	sents := make([]map[string]Sentiment, len(answers))
+	sents := make([]map[string]analysis.Sentiment, len(answers))
 	for i := range sents {
-		sents[i] = DecodeSentiment(&sent)
+		sents[i] = analysis.DecodeSentiment(&sent)
 	}
-	Extend(&c, brands, engines, answers, sents)
+	scoring.Extend(&c, brands, engines, answers, sents)
 	result, brandsJSON := mustJSON(c), mustJSON(brands)
 	row := store.Tracker{WorkspaceID: ws.ID, WebsiteURL: setup.WebsiteURL, Input: mustJSON(setup), Engines: mustJSON(engines), Cadence: CadenceDaily,
 		Active: true, NextRunAt: now.Add(time.Hour).UnixMilli(), CreatedAt: now.AddDate(0, 0, -91).UnixMilli(), UpdatedAt: now.UnixMilli()}

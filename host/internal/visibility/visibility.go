@@ -22,6 +22,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -52,7 +53,6 @@ const (
 	MaxEngines        = 4
 	MaxCompetitors    = 20
 	MaxPromptChars    = 1000
-	MaxNameChars      = 200
 	OneOffPageSize    = 20
 	DefaultCacheTTL   = 10 * time.Minute
 	defaultHistory    = 90
@@ -168,9 +168,9 @@ func New(d Deps) (*Service, error) {
 
 // Input is what a report runs on.
 type Input struct {
-	WebsiteURL  string            `json:"websiteurl"`
-	Competitors []CompetitorInput `json:"competitors"`
-	Prompts     []string          `json:"prompts"`
+	WebsiteURL  string                     `json:"websiteurl"`
+	Competitors []analysis.CompetitorInput `json:"competitors"`
+	Prompts     []string                   `json:"prompts"`
 	// SelfAliases are more spellings of the brand itself.
 	SelfAliases []string `json:"selfAliases,omitempty"`
 }
@@ -185,9 +185,9 @@ type ReportRequest struct {
 // clean trims and de-duplicates (case-insensitively) the lists.
 func (in Input) clean() Input {
 	in.WebsiteURL = strings.TrimSpace(in.WebsiteURL)
-	in.Competitors = DedupeCompetitors(in.Competitors)
-	in.Prompts = Dedupe(in.Prompts)
-	in.SelfAliases = Dedupe(in.SelfAliases)
+	in.Competitors = analysis.DedupeCompetitors(in.Competitors)
+	in.Prompts = analysis.Dedupe(in.Prompts)
+	in.SelfAliases = analysis.Dedupe(in.SelfAliases)
 	return in
 }
 
@@ -221,11 +221,11 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 		return apierr.Invalid("competitors: %d given; the limit is %d", len(in.Competitors), MaxCompetitors)
 	}
 	for i, c := range in.Competitors {
-		if err := c.validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
+		if err := c.Validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
 			return err
 		}
 	}
-	return ValidateAliases("selfAliases", in.SelfAliases)
+	return analysis.ValidateAliases("selfAliases", in.SelfAliases)
 }
 
 // plan is the caller's plan (planNamed).
