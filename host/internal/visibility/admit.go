@@ -13,7 +13,6 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -26,7 +25,7 @@ import (
 // A refusal writes nothing. It returns the queued job's id.
 func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, engines []string) (string, error) {
 	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: req.WebsiteURL,
-		Input: mustJSON(req.Input), Engines: mustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines) * SamplesOf(plan.ReportSamples),
+		Input: MustJSON(req.Input), Engines: MustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines) * SamplesOf(plan.ReportSamples),
 		Samples: SamplesOf(plan.ReportSamples)}
 	var jobID string
 	err := s.store.Tx(ctx, func(q store.Querier) error {
@@ -61,7 +60,7 @@ func (s *Service) admitTx(ctx context.Context, q store.Querier, p auth.Principal
 	if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
 		return "", err
 	}
-	id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
+	id, err := s.queue.EnqueueTx(ctx, q, ReportJob(p.WorkspaceID, report.ID))
 	if err != nil {
 		return "", err
 	}

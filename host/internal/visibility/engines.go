@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // Engines returns the model routes asked: the configured engines (host/serve.go
@@ -119,4 +121,19 @@ func ProviderByName(engine string) string {
 		return "perplexity"
 	}
 	return ""
+}
+
+// ValidateEngines checks engines against the model routes the router knows.
+func (s *Service) ValidateEngines(engines []string) ([]string, error) {
+	engines = analysis.Dedupe(engines)
+	if len(engines) > MaxEngines {
+		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
+	}
+	known := s.models.Models()
+	for i, e := range engines {
+		if !slices.Contains(known, e) && !slices.Contains(s.cfg.Engines, e) {
+			return nil, apierr.Invalid("engines[%d]: %q is not a configured model route", i, e)
+		}
+	}
+	return engines, nil
 }

@@ -20,7 +20,7 @@ import (
 
 // Kinds of stored answers.
 const (
-	kindPrompt = "prompt"
+	KindPrompt = "prompt"
 	kindProbe  = "probe"
 )
 
@@ -112,7 +112,7 @@ func (s *Service) fail(ctx context.Context, r store.VisibilityReport, cause erro
 // settle gives back, once, the credits of answers no engine gave or that
 // came from the cache: a report costs what the engines answered.
 func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
-	answers, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	answers, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		s.log.Error("settle report credits", "report", r.ID, "error", err)
 		return
@@ -193,7 +193,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 			// The samples of a prompt run concurrently, each in its own
 			// slot of the workspace's engine cap.
 			for k := range max(1, r.Samples) {
-				tasks = append(tasks, task{kind: kindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
+				tasks = append(tasks, task{kind: KindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
 			}
 		}
 		for _, pd := range scoring.Probes {
@@ -201,7 +201,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		}
 	}
 	done := map[string]store.VisibilityAnswer{}
-	for _, kind := range []string{kindPrompt, kindProbe} {
+	for _, kind := range []string{KindPrompt, kindProbe} {
 		stored, err := s.store.ListVisibilityAnswers(ctx, ws, r.ID, kind)
 		if err != nil {
 			return err
@@ -237,7 +237,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
 			// Resumed: the answer is kept; only an unjudged probe is judged,
 			// and a prompt answer without its sentiment gets it.
-			if t.kind == kindPrompt && prev.Sentiment == nil && prev.Error == nil {
+			if t.kind == KindPrompt && prev.Sentiment == nil && prev.Error == nil {
 				wg.Add(1)
 				go func(a store.VisibilityAnswer) {
 					defer wg.Done()
@@ -264,7 +264,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				if t.kind == kindProbe {
 					s.judgeAndSave(ctx, brands[0], t, a)
 				}
-				if t.kind == kindPrompt {
+				if t.kind == KindPrompt {
 					s.saveSentiment(ctx, r, brands, engines, a)
 				}
 				report()
@@ -337,7 +337,7 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 // saveSentiment judges a stored prompt answer's sentiment and stores it
 // with the answer.
 func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
-	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
+	if sa.Kind != KindPrompt || sa.Error != nil || sa.Sentiment != nil {
 		return
 	}
 	a := analysis.Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}

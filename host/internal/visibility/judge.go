@@ -182,7 +182,7 @@ func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, s
 			continue
 		}
 		engine, item, _ := strings.Cut(st.keys[i], "/")
-		if err := s.store.SaveAnswerVerdicts(ctx, r.WorkspaceID, r.ID, engine, item, mustJSON(st.answers[i].Verdicts)); err != nil {
+		if err := s.store.SaveAnswerVerdicts(ctx, r.WorkspaceID, r.ID, engine, item, MustJSON(st.answers[i].Verdicts)); err != nil {
 			s.log.Error("store mention verdicts", "report", r.ID, "error", err)
 		}
 	}

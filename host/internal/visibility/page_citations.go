@@ -43,7 +43,7 @@ func (s *Service) PageCitations(ctx context.Context, workspaceID, domain string,
 	}
 	var out []traffic.PageCitation
 	for _, r := range reports {
-		answers, err := s.store.ListVisibilityAnswers(ctx, workspaceID, r.ID, kindPrompt)
+		answers, err := s.store.ListVisibilityAnswers(ctx, workspaceID, r.ID, KindPrompt)
 		if err != nil {
 			return nil, err
 		}

@@ -36,12 +36,12 @@ Reply with one JSON object and nothing else: {"competitors": [{"name": string, "
 func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Prefilled, error) {
 	plan := s.plan(p)
 	in = in.clean()
-	url, err := validateURL(in.WebsiteURL)
+	url, err := ValidateURL(in.WebsiteURL)
 	if err != nil {
 		return Prefilled{}, err
 	}
 	in.WebsiteURL = url
-	if err := in.validate(plan.PromptsPerReport, p.Plan, false); err != nil {
+	if err := in.Validate(plan.PromptsPerReport, p.Plan, false); err != nil {
 		return Prefilled{}, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)

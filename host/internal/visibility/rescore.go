@@ -63,8 +63,8 @@ func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescor
 	// Brands under the current rules ("Name (domain)", selfAliases, the
 	// site's category), from the stored input and site.
 	st.brands = buildBrands(st.site, st.input)
-	brands := mustJSON(st.brands)
-	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, mustJSON(st.evidence())); err != nil {
+	brands := MustJSON(st.brands)
+	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(st.evidence())); err != nil {
 		return res, err
 	}
 	c := st.compute()
@@ -72,7 +72,7 @@ func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescor
 	if err := s.extend(ctx, r, st, &c); err != nil {
 		return res, err
 	}
-	result := mustJSON(c)
+	result := MustJSON(c)
 	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{Brands: &brands, Result: &result}); err != nil {
 		return res, err
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -133,12 +134,12 @@ func (t TrackerSetup) input() Input {
 // prompts within the plan's limit, competitors), plus the tags, and
 // returns it with the URL normalised.
 func (t TrackerSetup) validate(plan config.Plan, planName string) (TrackerSetup, error) {
-	url, err := validateURL(t.WebsiteURL)
+	url, err := ValidateURL(t.WebsiteURL)
 	if err != nil {
 		return t, err
 	}
 	t.WebsiteURL = url
-	if err := t.input().validate(plan.PromptsPerReport, planName, true); err != nil {
+	if err := t.input().Validate(plan.PromptsPerReport, planName, true); err != nil {
 		return t, err
 	}
 	for i, p := range t.Prompts {
@@ -167,21 +168,6 @@ func validateCadence(cadence string, plan config.Plan, planName string) error {
 		return apierr.Invalid("cadence %q is not available on the %s plan (cadences: %s)", cadence, planName, allowed)
 	}
 	return nil
-}
-
-// validateEngines checks engines against the model routes the router knows.
-func (s *Service) validateEngines(engines []string) ([]string, error) {
-	engines = analysis.Dedupe(engines)
-	if len(engines) > MaxEngines {
-		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
-	}
-	known := s.models.Models()
-	for i, e := range engines {
-		if !slices.Contains(known, e) && !slices.Contains(s.cfg.Engines, e) {
-			return nil, apierr.Invalid("engines[%d]: %q is not a configured model route", i, e)
-		}
-	}
-	return engines, nil
 }
 
 // trackerCapError is the answer over the plan's trackers: 403, since only
@@ -241,7 +227,7 @@ func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTr
 	if err := validateCadence(req.Cadence, plan, p.Plan); err != nil {
 		return Tracker{}, "", err
 	}
-	engines, err := s.validateEngines(req.Engines)
+	engines, err := s.ValidateEngines(req.Engines)
 	if err != nil {
 		return Tracker{}, "", err
 	}
@@ -252,7 +238,7 @@ func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTr
 	}
 	active := req.Active == nil || *req.Active
 	now := s.now().UTC()
-	row := store.Tracker{WorkspaceID: p.WorkspaceID, WebsiteURL: setup.WebsiteURL, Input: mustJSON(setup), Engines: mustJSON(nonNil(engines)),
+	row := store.Tracker{WorkspaceID: p.WorkspaceID, WebsiteURL: setup.WebsiteURL, Input: MustJSON(setup), Engines: MustJSON(apiconv.NonNil(engines)),
 		Cadence: req.Cadence, Active: active, SlotMinute: now.Hour()*60 + now.Minute(), SlotWeekday: int(now.Weekday()),
 		CreatedAt: now.UnixMilli(), UpdatedAt: now.UnixMilli(), Samples: req.Samples}
 	row.NextRunAt = nextSlot(row.Cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
@@ -352,7 +338,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 	}
 	engines := cur.Engines
 	if u.Engines != nil {
-		if engines, err = s.validateEngines(*u.Engines); err != nil {
+		if engines, err = s.ValidateEngines(*u.Engines); err != nil {
 			return Tracker{}, err
 		}
 	}
@@ -379,7 +365,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 		next = nextSlot(cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
 	}
 	upd := row
-	upd.WebsiteURL, upd.Input, upd.Engines, upd.Cadence, upd.Active = setup.WebsiteURL, mustJSON(setup), mustJSON(nonNil(engines)), cadence, active
+	upd.WebsiteURL, upd.Input, upd.Engines, upd.Cadence, upd.Active = setup.WebsiteURL, MustJSON(setup), MustJSON(apiconv.NonNil(engines)), cadence, active
 	upd.NextRunAt, upd.UpdatedAt, upd.Samples = next, now.UnixMilli(), samples
 	err = s.store.Tx(ctx, func(q store.Querier) error {
 		return s.store.UpdateTracker(ctx, q, upd, row.Active, plan.Trackers)

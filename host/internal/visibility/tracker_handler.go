@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
@@ -180,19 +181,19 @@ func (h *TrackerHandler) GetTrackerTrend(ctx context.Context, req *connect.Reque
 	if err != nil {
 		return nil, err
 	}
-	out := &apiv1.GetTrackerTrendResponse{Message: "Trend fetched", Tracker: pt, Days: int32(tr.Days), Engines: nonNil(tr.Engines)}
-	if out.Brands, err = listOf(tr.Brands); err != nil {
+	out := &apiv1.GetTrackerTrendResponse{Message: "Trend fetched", Tracker: pt, Days: int32(tr.Days), Engines: apiconv.NonNil(tr.Engines)}
+	if out.Brands, err = apiconv.ListOf(tr.Brands); err != nil {
 		return nil, err
 	}
-	if out.Series, err = listOf(tr.Series); err != nil {
+	if out.Series, err = apiconv.ListOf(tr.Series); err != nil {
 		return nil, err
 	}
-	if out.Prompts, err = listOf(tr.Prompts); err != nil {
+	if out.Prompts, err = apiconv.ListOf(tr.Prompts); err != nil {
 		return nil, err
 	}
 	if tr.Traffic != nil {
 		out.Traffic = &structpb.Struct{}
-		if err := viaJSON(tr.Traffic, out.Traffic); err != nil {
+		if err := apiconv.ViaJSON(tr.Traffic, out.Traffic); err != nil {
 			return nil, err
 		}
 	}
@@ -269,11 +270,11 @@ var weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", 
 
 func trackerProto(t Tracker) (*apiv1.Tracker, error) {
 	comps := &structpb.ListValue{Values: analysis.CompetitorValues(t.Setup.Competitors)}
-	out := &apiv1.Tracker{Id: t.ID, Websiteurl: t.Setup.WebsiteURL, Competitors: comps, Engines: nonNil(t.Engines), Cadence: t.Cadence,
+	out := &apiv1.Tracker{Id: t.ID, Websiteurl: t.Setup.WebsiteURL, Competitors: comps, Engines: apiconv.NonNil(t.Engines), Cadence: t.Cadence,
 		Active: t.Active, SlotTime: time.Date(2000, 1, 1, t.SlotMinute/60, t.SlotMinute%60, 0, 0, time.UTC).Format("15:04"),
-		CreatedAt: timestamppb.New(t.CreatedAt), UpdatedAt: timestamppb.New(t.UpdatedAt), SelfAliases: nonNil(t.Setup.SelfAliases)}
+		CreatedAt: timestamppb.New(t.CreatedAt), UpdatedAt: timestamppb.New(t.UpdatedAt), SelfAliases: apiconv.NonNil(t.Setup.SelfAliases)}
 	for _, p := range t.Setup.Prompts {
-		out.Prompts = append(out.Prompts, &apiv1.TrackerPrompt{Text: p.Text, Tags: nonNil(p.Tags)})
+		out.Prompts = append(out.Prompts, &apiv1.TrackerPrompt{Text: p.Text, Tags: apiconv.NonNil(p.Tags)})
 	}
 	if t.Cadence == CadenceWeekly {
 		wd := weekdays[t.SlotWeekday]

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -53,16 +52,6 @@ type runOutcome struct {
 
 var errSlotTaken = errors.New("tracker slot taken")
 
-// planNamed is the plan named name, else the free plan (a plan the table
-// no longer holds).
-func (s *Service) planNamed(name string) config.Plan {
-	if plan, ok := s.plans.Get(name); ok {
-		return plan
-	}
-	plan, _ := s.plans.Get("free")
-	return plan
-}
-
 // startRun queues a run of the tracker as a report with trackerId: for a
 // slot (slot > 0) after claiming it, by hand or at creation otherwise.
 // The credits are reserved in the same transaction; when they do not
@@ -73,7 +62,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 	if err != nil {
 		return runOutcome{}, fmt.Errorf("tracker %s: %w", row.ID, err)
 	}
-	plan := s.planNamed(planName)
+	plan := s.PlanNamed(planName)
 	t, err := s.tracker(row)
 	if err != nil {
 		return runOutcome{}, err
@@ -127,13 +116,13 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 			out.skip = reason
 			return s.store.RecordTrackerSkip(ctx, q, row.WorkspaceID, row.ID, slot, now.UnixMilli(), reason)
 		}
-		report := &store.VisibilityReport{WorkspaceID: row.WorkspaceID, WebsiteURL: in.WebsiteURL, Input: mustJSON(in),
-			Engines: mustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID,
+		report := &store.VisibilityReport{WorkspaceID: row.WorkspaceID, WebsiteURL: in.WebsiteURL, Input: MustJSON(in),
+			Engines: MustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID,
 			Samples: samples}
 		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
 			return err
 		}
-		jobID, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: row.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
+		jobID, err := s.queue.EnqueueTx(ctx, q, ReportJob(row.WorkspaceID, report.ID))
 		if err != nil {
 			return err
 		}

@@ -81,7 +81,7 @@ func changeRecommendation(c *scoring.Computed) (scoring.Recommendation, bool) {
 // sentimentsOf is the judged sentiment stored with each of st's answers
 // (same order; nil: not judged).
 func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st stored) ([]map[string]analysis.Sentiment, error) {
-	rows, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	rows, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -227,7 +228,7 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 	out := make([]TrendPrompt, 0, len(t.Setup.Prompts))
 	if len(runs) == 0 {
 		for _, p := range t.Setup.Prompts {
-			out = append(out, TrendPrompt{Prompt: p.Text, Tags: nonNil(p.Tags), Engines: map[string][]TrendAnswer{}})
+			out = append(out, TrendPrompt{Prompt: p.Text, Tags: apiconv.NonNil(p.Tags), Engines: map[string][]TrendAnswer{}})
 		}
 		return out, nil
 	}
@@ -279,7 +280,7 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 		if eng == nil {
 			eng = map[string][]TrendAnswer{}
 		}
-		out = append(out, TrendPrompt{Prompt: p.Text, Tags: nonNil(p.Tags), Engines: eng})
+		out = append(out, TrendPrompt{Prompt: p.Text, Tags: apiconv.NonNil(p.Tags), Engines: eng})
 	}
 	return out, nil
 }

@@ -52,7 +52,7 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 	for i, e := range st.engines {
 		rank[e] = i
 	}
-	prompts, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	prompts, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		return st, err
 	}
@@ -153,14 +153,14 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 		return err
 	}
 	s.judgeMentions(ctx, r, st)
-	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, mustJSON(st.evidence())); err != nil {
+	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(st.evidence())); err != nil {
 		return err
 	}
 	c := st.compute()
 	if err := s.extend(ctx, r, st, &c); err != nil { // tracking figures (tracking.go)
 		return err
 	}
-	result := mustJSON(c)
+	result := MustJSON(c)
 	state := store.ReportCompleted
 	now := s.now().UnixMilli()
 	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Result: &result, CompletedAt: &now,
@@ -171,7 +171,7 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 	return nil
 }
 
-func mustJSON(v any) string {
+func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only our own types, which always marshal
@@ -319,7 +319,7 @@ func (s *Service) evidence(ctx context.Context, r store.VisibilityReport) ([]Ans
 	case errors.Is(err, store.ErrNotFound):
 		list = st.evidence()
 		if r.State == store.ReportCompleted {
-			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, mustJSON(list)); err != nil {
+			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(list)); err != nil {
 				return nil, err
 			}
 		}

@@ -191,8 +191,8 @@ func (in Input) clean() Input {
 	return in
 }
 
-// validateURL checks websiteurl: required, https.
-func validateURL(raw string) (string, error) {
+// ValidateURL checks websiteurl: required, https.
+func ValidateURL(raw string) (string, error) {
 	if raw == "" {
 		return "", apierr.Invalid("websiteurl is required (an https:// URL of the brand's site)")
 	}
@@ -203,9 +203,9 @@ func validateURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// validate checks the lists against the plan's prompt limit. requirePrompts
+// Validate checks the lists against the plan's prompt limit. requirePrompts
 // is false for prefill, which suggests them.
-func (in Input) validate(limit int, plan string, requirePrompts bool) error {
+func (in Input) Validate(limit int, plan string, requirePrompts bool) error {
 	if len(in.Prompts) > limit {
 		return apierr.Invalid("prompts: %d prompts given; the %s plan allows %d per report", len(in.Prompts), plan, limit)
 	}
@@ -229,19 +229,19 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 }
 
 // plan is the caller's plan (planNamed).
-func (s *Service) plan(p auth.Principal) config.Plan { return s.planNamed(p.Plan) }
+func (s *Service) plan(p auth.Principal) config.Plan { return s.PlanNamed(p.Plan) }
 
 // validate normalises websiteurl and checks the request (its lists
 // cleaned, a refresh's filled in from the previous report) against the
 // plan's prompt limit: every 400 of a report request but a refresh
 // without a prior report.
 func (r *ReportRequest) validate(limit int, plan string) error {
-	url, err := validateURL(r.WebsiteURL)
+	url, err := ValidateURL(r.WebsiteURL)
 	if err != nil {
 		return err
 	}
 	r.WebsiteURL = url
-	return r.Input.validate(limit, plan, true)
+	return r.Input.Validate(limit, plan, true)
 }
 
 // Queue checks a report request against SPEC's statuses, in the order of
@@ -330,7 +330,22 @@ func creditError(planName string, plan config.Plan, used, cost int) error {
 		cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 }
 
+// ReportJob is the job that runs the report reportID of workspace.
+func ReportJob(workspace, reportID string) jobs.NewJob {
+	return jobs.NewJob{Workspace: workspace, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: reportID}}
+}
+
 // jobData is the stored input of a report job.
 type jobData struct {
 	ReportID string `json:"reportId"`
+}
+
+// PlanNamed is the plan named name, else the free plan (a plan the table
+// no longer holds).
+func (s *Service) PlanNamed(name string) config.Plan {
+	if plan, ok := s.plans.Get(name); ok {
+		return plan
+	}
+	plan, _ := s.plans.Get("free")
+	return plan
 }
