@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/tracker"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -128,6 +129,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
+	trackers, err := tracker.New(tracker.Deps{Store: st, Queue: q, Quota: credits, Plans: planTable, Reports: vis})
+	must(err)
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
 	w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
 	if err != nil {
@@ -165,7 +168,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Scheduler:    schedule.NewHandler(sched),
 		Destinations: destination.NewHandler(dests),
 		Visibility:   visibility.NewHandler(vis),
-		Trackers:     visibility.NewTrackerHandler(vis),
+		Trackers:     tracker.NewHandler(trackers),
 		Agent:        agent.NewHandler(agentSvc),
 		Analytics:    analytics.NewHandler(gaSvc),
 	})

@@ -1,4 +1,4 @@
-package visibility
+package tracker
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
@@ -26,7 +27,7 @@ func (s *Service) engineSource(engine string) string {
 		provider = s.engineProvider(engine)
 	}
 	if provider == "" {
-		provider = ProviderByName(engine)
+		provider = visibility.ProviderByName(engine)
 	}
 	return EngineSources[provider]
 }

@@ -1,106 +1,109 @@
-package visibility
+package tracker
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/deps"
+	"github.com/heraldhq/herald/host/internal/jobs"
+	"github.com/heraldhq/herald/host/internal/plans"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
-// Cadences of a tracker.
-const (
-	CadenceDaily  = "daily"
-	CadenceWeekly = "weekly"
-)
-
-// MaxTags caps a prompt's tags.
-const (
-	MaxTags     = 10
-	MaxTagChars = 50
-)
-
-// TrackerPrompt is a buyer prompt with its tags.
-type TrackerPrompt struct {
-	Text string   `json:"text"`
-	Tags []string `json:"tags,omitempty"`
+// Queue is what trackers need of the job queue (a *jobs.Queue): a run's
+// report job is written in the transaction that claims the slot, then the
+// seoQueue's workers are woken.
+type Queue interface {
+	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
+	Wake(queues ...string)
 }
 
-// TrackerSetup is what a tracker's runs run on: a report's input with
-// tagged prompts. Competitors are kept in the form given (strings or
-// objects), as reports keep them.
-type TrackerSetup struct {
-	WebsiteURL  string                     `json:"websiteurl"`
-	Competitors []analysis.CompetitorInput `json:"competitors"`
-	Prompts     []TrackerPrompt            `json:"prompts"`
-	SelfAliases []string                   `json:"selfAliases,omitempty"`
+// Deps are the dependencies of a Service. Store, Queue, Quota and Reports
+// are required.
+type Deps struct {
+	// Logger: nil logs nothing.
+	Logger hclog.Logger
+	Store  *store.Store
+	Queue  Queue
+	// Quota holds the AI credits a tracker's run reserves.
+	Quota *quota.Checker
+	// Plans gives each plan's tracker limits, read at request time; nil:
+	// config.DefaultPlans. The same table as the report service's.
+	Plans *plans.Table
+	// Now is the clock (tests): the slots and the credits' month come by
+	// it. nil: time.Now.
+	Now func() time.Time
+	// Reports is the report service a run is a report of: its engines,
+	// plans and report job.
+	Reports *visibility.Service
+	// EngineProvider names the provider plugin of an engine (its model
+	// route's first deployment), for the trend's engine → AI traffic
+	// source mapping; nil or "": guessed from the model name.
+	EngineProvider func(engine string) string
+	// HostID names this host in the tracker slots it claims (default
+	// hostname:pid).
+	HostID string
 }
 
-// TrackerSkip is a slot that did not run, and why.
-type TrackerSkip struct {
-	At     time.Time
-	Reason string
+// Service runs visibility trackers: stored report setups run at their
+// slot, and their trend.
+type Service struct {
+	store   *store.Store
+	queue   Queue
+	quota   *quota.Checker
+	reports *visibility.Service
+	log     hclog.Logger
+	now     func() time.Time
+	hostID  string
+	// engineProvider: see Deps.EngineProvider.
+	engineProvider func(string) string
 }
 
-// Tracker is a stored report setup run at its slot.
-type Tracker struct {
-	ID      string
-	Setup   TrackerSetup
-	Engines []string
-	Cadence string
-	Active  bool
-	// SlotMinute is the minute of the UTC day of the slot, SlotWeekday its
-	// weekday (weekly).
-	SlotMinute  int
-	SlotWeekday time.Weekday
-	// NextRunAt is nil while paused.
-	NextRunAt    *time.Time
-	LastRunAt    *time.Time
-	LastReportID string
-	LastLate     *time.Duration
-	LastSkip     *TrackerSkip
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	// Samples is the tracker's own answers per prompt and engine; nil:
-	// the plan's tracker_samples.
-	Samples *int
+// New returns the Service, or an error naming each required dependency
+// missing.
+func New(d Deps) (*Service, error) {
+	if err := deps.Check("tracker",
+		deps.Need("Store", d.Store == nil),
+		deps.Need("Queue", d.Queue == nil),
+		deps.Need("Quota", d.Quota == nil),
+		deps.Need("Reports", d.Reports == nil),
+	); err != nil {
+		return nil, err
+	}
+	s := &Service{store: d.Store, queue: d.Queue, reports: d.Reports,
+		log: deps.Logger(d.Logger, "tracker"), now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	table := d.Plans
+	if table == nil {
+		table = plans.New(nil)
+	}
+	s.quota = d.Quota.Follow(table).WithClock(s.now).WithLogger(s.log)
+	if s.hostID == "" {
+		host, _ := os.Hostname()
+		s.hostID = fmt.Sprintf("%s:%d", host, os.Getpid())
+	}
+	return s, nil
 }
 
-// NewTracker asks for a tracker.
-type NewTracker struct {
-	Setup   TrackerSetup
-	Engines []string
-	Cadence string
-	// Active defaults to true.
-	Active *bool
-	// Samples lowers the plan's tracker_samples for this tracker; nil:
-	// the plan's.
-	Samples *int
-}
-
-// TrackerUpdate changes the fields that are not nil.
-type TrackerUpdate struct {
-	ID          string
-	WebsiteURL  *string
-	Competitors *[]analysis.CompetitorInput
-	Prompts     *[]TrackerPrompt
-	Engines     *[]string
-	Cadence     *string
-	Active      *bool
-	SelfAliases *[]string
-	// Samples: 0 goes back to the plan's.
-	Samples *int
-}
+// plan is the caller's plan.
+func (s *Service) plan(p auth.Principal) config.Plan { return s.reports.PlanNamed(p.Plan) }
 
 // clean trims and de-duplicates the setup's lists.
 func (t TrackerSetup) clean() TrackerSetup {
@@ -122,8 +125,8 @@ func (t TrackerSetup) clean() TrackerSetup {
 }
 
 // input is the report input of a run.
-func (t TrackerSetup) input() Input {
-	in := Input{WebsiteURL: t.WebsiteURL, Competitors: t.Competitors, Prompts: make([]string, len(t.Prompts)), SelfAliases: t.SelfAliases}
+func (t TrackerSetup) input() visibility.Input {
+	in := visibility.Input{WebsiteURL: t.WebsiteURL, Competitors: t.Competitors, Prompts: make([]string, len(t.Prompts)), SelfAliases: t.SelfAliases}
 	for i, p := range t.Prompts {
 		in.Prompts[i] = p.Text
 	}
@@ -134,7 +137,7 @@ func (t TrackerSetup) input() Input {
 // prompts within the plan's limit, competitors), plus the tags, and
 // returns it with the URL normalised.
 func (t TrackerSetup) validate(plan config.Plan, planName string) (TrackerSetup, error) {
-	url, err := ValidateURL(t.WebsiteURL)
+	url, err := visibility.ValidateURL(t.WebsiteURL)
 	if err != nil {
 		return t, err
 	}
@@ -227,7 +230,7 @@ func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTr
 	if err := validateCadence(req.Cadence, plan, p.Plan); err != nil {
 		return Tracker{}, "", err
 	}
-	engines, err := s.ValidateEngines(req.Engines)
+	engines, err := s.reports.ValidateEngines(req.Engines)
 	if err != nil {
 		return Tracker{}, "", err
 	}
@@ -238,7 +241,7 @@ func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTr
 	}
 	active := req.Active == nil || *req.Active
 	now := s.now().UTC()
-	row := store.Tracker{WorkspaceID: p.WorkspaceID, WebsiteURL: setup.WebsiteURL, Input: MustJSON(setup), Engines: MustJSON(apiconv.NonNil(engines)),
+	row := store.Tracker{WorkspaceID: p.WorkspaceID, WebsiteURL: setup.WebsiteURL, Input: visibility.MustJSON(setup), Engines: visibility.MustJSON(apiconv.NonNil(engines)),
 		Cadence: req.Cadence, Active: active, SlotMinute: now.Hour()*60 + now.Minute(), SlotWeekday: int(now.Weekday()),
 		CreatedAt: now.UnixMilli(), UpdatedAt: now.UnixMilli(), Samples: req.Samples}
 	row.NextRunAt = nextSlot(row.Cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
@@ -338,7 +341,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 	}
 	engines := cur.Engines
 	if u.Engines != nil {
-		if engines, err = s.ValidateEngines(*u.Engines); err != nil {
+		if engines, err = s.reports.ValidateEngines(*u.Engines); err != nil {
 			return Tracker{}, err
 		}
 	}
@@ -365,7 +368,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 		next = nextSlot(cadence, row.SlotMinute, time.Weekday(row.SlotWeekday), now).UnixMilli()
 	}
 	upd := row
-	upd.WebsiteURL, upd.Input, upd.Engines, upd.Cadence, upd.Active = setup.WebsiteURL, MustJSON(setup), MustJSON(apiconv.NonNil(engines)), cadence, active
+	upd.WebsiteURL, upd.Input, upd.Engines, upd.Cadence, upd.Active = setup.WebsiteURL, visibility.MustJSON(setup), visibility.MustJSON(apiconv.NonNil(engines)), cadence, active
 	upd.NextRunAt, upd.UpdatedAt, upd.Samples = next, now.UnixMilli(), samples
 	err = s.store.Tx(ctx, func(q store.Querier) error {
 		return s.store.UpdateTracker(ctx, q, upd, row.Active, plan.Trackers)
@@ -417,7 +420,7 @@ func validateSamples(n int, plan config.Plan, planName string) error {
 	if n < 1 || n > config.MaxSamples {
 		return apierr.Invalid("samples must be between 1 and %d, got %d", config.MaxSamples, n)
 	}
-	if limit := SamplesOf(plan.TrackerSamples); n > limit {
+	if limit := visibility.SamplesOf(plan.TrackerSamples); n > limit {
 		return apierr.Invalid("samples: %d asked; the %s plan allows %d answers per prompt and engine (tracker_samples)", n, planName, limit)
 	}
 	return nil
@@ -427,7 +430,7 @@ func validateSamples(n int, plan config.Plan, planName string) error {
 // run is queued: its own samples, never more than the plan allows now (a
 // plan lowered since applies from the next run on).
 func runSamples(own *int, plan config.Plan) int {
-	n := SamplesOf(plan.TrackerSamples)
+	n := visibility.SamplesOf(plan.TrackerSamples)
 	if own != nil && *own >= 1 {
 		n = min(n, *own)
 	}

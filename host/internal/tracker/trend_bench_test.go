@@ -1,4 +1,4 @@
-package visibility
+package tracker
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
@@ -92,8 +93,8 @@ func trendFixture(b *testing.B, s *store.Store) (*Service, auth.Principal, strin
 		sents[i] = analysis.DecodeSentiment(&sent)
 	}
 	scoring.Extend(&c, brands, engines, answers, sents)
-	result, brandsJSON := MustJSON(c), MustJSON(brands)
-	row := store.Tracker{WorkspaceID: ws.ID, WebsiteURL: setup.WebsiteURL, Input: MustJSON(setup), Engines: MustJSON(engines), Cadence: CadenceDaily,
+	result, brandsJSON := visibility.MustJSON(c), visibility.MustJSON(brands)
+	row := store.Tracker{WorkspaceID: ws.ID, WebsiteURL: setup.WebsiteURL, Input: visibility.MustJSON(setup), Engines: visibility.MustJSON(engines), Cadence: CadenceDaily,
 		Active: true, NextRunAt: now.Add(time.Hour).UnixMilli(), CreatedAt: now.AddDate(0, 0, -91).UnixMilli(), UpdatedAt: now.UnixMilli()}
 	if err := s.Tx(ctx, func(q store.Querier) error { return s.CreateTracker(ctx, q, &row, 1000) }); err != nil {
 		b.Fatal(err)
@@ -101,13 +102,13 @@ func trendFixture(b *testing.B, s *store.Store) (*Service, auth.Principal, strin
 	for d := 89; d >= 0; d-- {
 		at := now.AddDate(0, 0, -d).Add(-time.Minute).UnixMilli()
 		done := at + 1000
-		r := &store.VisibilityReport{WorkspaceID: ws.ID, WebsiteURL: setup.WebsiteURL, Input: "{}", Engines: MustJSON(engines), State: store.ReportCompleted,
+		r := &store.VisibilityReport{WorkspaceID: ws.ID, WebsiteURL: setup.WebsiteURL, Input: "{}", Engines: visibility.MustJSON(engines), State: store.ReportCompleted,
 			Brands: &brandsJSON, Result: &result, CreditsMonth: "2026-01", CreatedAt: at, CompletedAt: &done, TrackerID: &row.ID}
 		if err := s.CreateVisibilityReport(ctx, nil, r); err != nil {
 			b.Fatal(err)
 		}
 		for _, a := range answers {
-			sa := store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: ws.ID, Kind: KindPrompt, Engine: a.Engine, Item: a.Prompt[len("prompt "):],
+			sa := store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: ws.ID, Kind: visibility.KindPrompt, Engine: a.Engine, Item: a.Prompt[len("prompt "):],
 				Question: a.Prompt, Text: a.Text, AskedAt: at, Sentiment: &sent, CreatedAt: at}
 			if err := s.SaveVisibilityAnswer(ctx, &sa); err != nil {
 				b.Fatal(err)

@@ -1,4 +1,4 @@
-package visibility
+package tracker
 
 import (
 	"bytes"
@@ -18,18 +18,18 @@ import (
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
 
-// TrackerHandler serves TrackerService on both API faces.
-type TrackerHandler struct {
+// Handler serves TrackerService on both API faces.
+type Handler struct {
 	svc *Service
 }
 
-var _ apiv1connect.TrackerServiceHandler = (*TrackerHandler)(nil)
+var _ apiv1connect.TrackerServiceHandler = (*Handler)(nil)
 
-// NewTrackerHandler returns the API handler of svc's trackers.
-func NewTrackerHandler(svc *Service) *TrackerHandler { return &TrackerHandler{svc: svc} }
+// NewHandler returns the API handler of svc's trackers.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // CreateTracker stores a tracker and starts its first run (REST 201).
-func (h *TrackerHandler) CreateTracker(ctx context.Context, req *connect.Request[apiv1.CreateTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
+func (h *Handler) CreateTracker(ctx context.Context, req *connect.Request[apiv1.CreateTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (h *TrackerHandler) CreateTracker(ctx context.Context, req *connect.Request
 }
 
 // ListTrackers lists the workspace's trackers.
-func (h *TrackerHandler) ListTrackers(ctx context.Context, _ *connect.Request[apiv1.ListTrackersRequest]) (*connect.Response[apiv1.ListTrackersResponse], error) {
+func (h *Handler) ListTrackers(ctx context.Context, _ *connect.Request[apiv1.ListTrackersRequest]) (*connect.Response[apiv1.ListTrackersResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ func (h *TrackerHandler) ListTrackers(ctx context.Context, _ *connect.Request[ap
 }
 
 // GetTracker returns one tracker.
-func (h *TrackerHandler) GetTracker(ctx context.Context, req *connect.Request[apiv1.GetTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
+func (h *Handler) GetTracker(ctx context.Context, req *connect.Request[apiv1.GetTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -96,7 +96,7 @@ func (h *TrackerHandler) GetTracker(ctx context.Context, req *connect.Request[ap
 }
 
 // UpdateTracker changes the fields present.
-func (h *TrackerHandler) UpdateTracker(ctx context.Context, req *connect.Request[apiv1.UpdateTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
+func (h *Handler) UpdateTracker(ctx context.Context, req *connect.Request[apiv1.UpdateTrackerRequest]) (*connect.Response[apiv1.TrackerResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -143,7 +143,7 @@ func (h *TrackerHandler) UpdateTracker(ctx context.Context, req *connect.Request
 }
 
 // DeleteTracker removes a tracker; its runs stay in the history.
-func (h *TrackerHandler) DeleteTracker(ctx context.Context, req *connect.Request[apiv1.DeleteTrackerRequest]) (*connect.Response[apiv1.DeleteTrackerResponse], error) {
+func (h *Handler) DeleteTracker(ctx context.Context, req *connect.Request[apiv1.DeleteTrackerRequest]) (*connect.Response[apiv1.DeleteTrackerResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func (h *TrackerHandler) DeleteTracker(ctx context.Context, req *connect.Request
 }
 
 // RunTracker queues a run now (REST 202 {message, jobId}).
-func (h *TrackerHandler) RunTracker(ctx context.Context, req *connect.Request[apiv1.RunTrackerRequest]) (*connect.Response[apiv1.RunTrackerResponse], error) {
+func (h *Handler) RunTracker(ctx context.Context, req *connect.Request[apiv1.RunTrackerRequest]) (*connect.Response[apiv1.RunTrackerResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (h *TrackerHandler) RunTracker(ctx context.Context, req *connect.Request[ap
 }
 
 // GetTrackerTrend returns the tracker's trend.
-func (h *TrackerHandler) GetTrackerTrend(ctx context.Context, req *connect.Request[apiv1.GetTrackerTrendRequest]) (*connect.Response[apiv1.GetTrackerTrendResponse], error) {
+func (h *Handler) GetTrackerTrend(ctx context.Context, req *connect.Request[apiv1.GetTrackerTrendRequest]) (*connect.Response[apiv1.GetTrackerTrendResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (h *TrackerHandler) GetTrackerTrend(ctx context.Context, req *connect.Reque
 }
 
 // ExportTrackerTrend returns the trend as CSV (REST: text/csv).
-func (h *TrackerHandler) ExportTrackerTrend(ctx context.Context, req *connect.Request[apiv1.GetTrackerTrendRequest]) (*connect.Response[apiv1.ExportTrackerTrendResponse], error) {
+func (h *Handler) ExportTrackerTrend(ctx context.Context, req *connect.Request[apiv1.GetTrackerTrendRequest]) (*connect.Response[apiv1.ExportTrackerTrendResponse], error) {
 	p, err := auth.Caller(ctx)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package visibility
+package tracker
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility"
 )
 
 // Slots. A tracker's slot is its creation time of day (UTC, to the
@@ -62,7 +63,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 	if err != nil {
 		return runOutcome{}, fmt.Errorf("tracker %s: %w", row.ID, err)
 	}
-	plan := s.PlanNamed(planName)
+	plan := s.reports.PlanNamed(planName)
 	t, err := s.tracker(row)
 	if err != nil {
 		return runOutcome{}, err
@@ -70,7 +71,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 	in := t.Setup.input()
 	engines := t.Engines
 	if len(engines) == 0 {
-		engines = s.Engines()
+		engines = s.reports.Engines()
 	}
 	// The samples are fixed now, with the plan of now: a plan lowered
 	// while a run is under way changes the next run, not that one.
@@ -116,13 +117,13 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 			out.skip = reason
 			return s.store.RecordTrackerSkip(ctx, q, row.WorkspaceID, row.ID, slot, now.UnixMilli(), reason)
 		}
-		report := &store.VisibilityReport{WorkspaceID: row.WorkspaceID, WebsiteURL: in.WebsiteURL, Input: MustJSON(in),
-			Engines: MustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID,
+		report := &store.VisibilityReport{WorkspaceID: row.WorkspaceID, WebsiteURL: in.WebsiteURL, Input: visibility.MustJSON(in),
+			Engines: visibility.MustJSON(engines), CreditsMonth: month, CreditsReserved: cost, CreatedAt: now.UnixMilli(), TrackerID: &row.ID,
 			Samples: samples}
 		if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
 			return err
 		}
-		jobID, err := s.queue.EnqueueTx(ctx, q, ReportJob(row.WorkspaceID, report.ID))
+		jobID, err := s.queue.EnqueueTx(ctx, q, visibility.ReportJob(row.WorkspaceID, report.ID))
 		if err != nil {
 			return err
 		}
@@ -191,8 +192,8 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 	}
 }
 
-// TrackerScheduler runs due trackers every tick between Start and Stop.
-type TrackerScheduler struct {
+// Scheduler runs due trackers every tick between Start and Stop.
+type Scheduler struct {
 	svc  *Service
 	tick time.Duration
 	log  hclog.Logger
@@ -203,17 +204,17 @@ type TrackerScheduler struct {
 	Ticked chan int
 }
 
-// NewTrackerScheduler returns the scheduler of svc's trackers; tick 0 is
+// NewScheduler returns the scheduler of svc's trackers; tick 0 is
 // DefaultTrackerTick.
-func NewTrackerScheduler(svc *Service, tick time.Duration) *TrackerScheduler {
+func NewScheduler(svc *Service, tick time.Duration) *Scheduler {
 	if tick <= 0 {
 		tick = DefaultTrackerTick
 	}
-	return &TrackerScheduler{svc: svc, tick: tick, log: svc.log.Named("trackers")}
+	return &Scheduler{svc: svc, tick: tick, log: svc.log.Named("trackers")}
 }
 
 // Start looks for due trackers at once and then every tick.
-func (ts *TrackerScheduler) Start(context.Context) error {
+func (ts *Scheduler) Start(context.Context) error {
 	stop, done := make(chan struct{}), make(chan struct{})
 	ts.stop, ts.done = stop, done
 	go func() {
@@ -252,7 +253,7 @@ func (ts *TrackerScheduler) Start(context.Context) error {
 
 // Stop ends the loop; a look in progress is cancelled (a slot claimed in a
 // transaction that did not commit stays due for the next host).
-func (ts *TrackerScheduler) Stop(ctx context.Context) error {
+func (ts *Scheduler) Stop(ctx context.Context) error {
 	if ts.stop == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package visibility
+package tracker
 
 import (
 	"encoding/json"
