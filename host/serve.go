@@ -331,13 +331,6 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	trackerSvc, err := tracker.New(tracker.Deps{
-		Store: st, Queue: queue, Quota: caps, Plans: planTable, Logger: log, Reports: reports, EngineProvider: engineProvider,
-	})
-	if err != nil {
-		return err
-	}
-	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
 	// Google Analytics through the ga4 analytics source plugin: stats come
@@ -357,6 +350,13 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	trackerSvc, err := tracker.New(tracker.Deps{
+		Store: st, Queue: queue, Quota: caps, Plans: planTable, Logger: log, Reports: reports, Traffic: trafficSvc, EngineProvider: engineProvider,
+	})
+	if err != nil {
+		return err
+	}
+	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
 	tuning, err := finetune.New(finetune.Deps{Store: st, Plugins: pluginMgr, Logger: log})
 	if err != nil {
 		return err

@@ -129,8 +129,6 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
-	trackers, err := tracker.New(tracker.Deps{Store: st, Queue: q, Quota: credits, Plans: planTable, Reports: vis})
-	must(err)
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
 	w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
 	if err != nil {
@@ -156,6 +154,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	trackers, err := tracker.New(tracker.Deps{Store: st, Queue: q, Quota: credits, Plans: planTable, Reports: vis, Traffic: trafficSvc})
+	must(err)
 	b.Serve(t, api.Deps{
 		Events: events.NewHandler(eventSvc),
 		Store:  st, Auth: auth.NewAuthenticator(st, ""),

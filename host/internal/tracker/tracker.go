@@ -33,6 +33,13 @@ type Queue interface {
 	Wake(queues ...string)
 }
 
+// Traffic is what the trend needs of AI traffic (a *traffic.Service): the
+// visits per day and source of the workspace's site on a domain, siteID ""
+// when it tracks none.
+type Traffic interface {
+	DailyVisits(ctx context.Context, workspaceID, domain string, firstDay int64, days int) (siteID string, visits map[int64]map[string]int64, err error)
+}
+
 // Deps are the dependencies of a Service. Store, Queue, Quota and Reports
 // are required.
 type Deps struct {
@@ -55,6 +62,9 @@ type Deps struct {
 	// route's first deployment), for the trend's engine → AI traffic
 	// source mapping; nil or "": guessed from the model name.
 	EngineProvider func(engine string) string
+	// Traffic joins a trend with the visits AI engines sent; nil: trends
+	// have no traffic join.
+	Traffic Traffic
 	// HostID names this host in the tracker slots it claims (default
 	// hostname:pid).
 	HostID string
@@ -67,6 +77,7 @@ type Service struct {
 	queue   Queue
 	quota   *quota.Checker
 	reports *visibility.Service
+	traffic Traffic
 	log     hclog.Logger
 	now     func() time.Time
 	hostID  string
@@ -85,7 +96,7 @@ func New(d Deps) (*Service, error) {
 	); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, queue: d.Queue, reports: d.Reports,
+	s := &Service{store: d.Store, queue: d.Queue, reports: d.Reports, traffic: d.Traffic,
 		log: deps.Logger(d.Logger, "tracker"), now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider}
 	if s.now == nil {
 		s.now = time.Now

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/site"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
@@ -84,37 +83,19 @@ func (s *Service) trafficJoin(ctx context.Context, ws string, t Tracker, prior *
 		return nil, nil
 	}
 	domain := site.RegistrableDomain(u.Hostname())
-	sites, err := s.store.ListTrafficSites(ctx, ws)
-	if err != nil {
-		return nil, err
-	}
-	var tracked *store.TrafficSite
-	for i := range sites {
-		if site.RegistrableDomain(sites[i].Domain) == domain {
-			tracked = &sites[i]
-			break
-		}
-	}
-	if tracked == nil {
+	if s.traffic == nil {
 		return nil, nil
 	}
 	firstDay := start.Unix() / 86400
-	rows, err := s.store.TrafficDaily(ctx, tracked.ID, firstDay, firstDay+int64(days)-1)
-	if err != nil {
+	siteID, visits, err := s.traffic.DailyVisits(ctx, ws, domain, firstDay, days)
+	if err != nil || siteID == "" {
 		return nil, err
-	}
-	visits := map[int64]map[string]int64{}
-	for _, r := range rows {
-		if visits[r.Day] == nil {
-			visits[r.Day] = map[string]int64{}
-		}
-		visits[r.Day][r.Source] += r.Visits
 	}
 	all := runs
 	if prior != nil {
 		all = append([]trendRun{*prior}, runs...)
 	}
-	return joinTraffic(tracked.ID, domain, s.engineSource, all, visits, firstDay, days), nil
+	return joinTraffic(siteID, domain, s.engineSource, all, visits, firstDay, days), nil
 }
 
 // joinTraffic is the pure part of the join: runs oldest first (a run

@@ -12,6 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/host/internal/visibility/scoring"
@@ -72,7 +73,16 @@ func trendFixture(b *testing.B, s *store.Store) (*Service, auth.Principal, strin
 		b.Fatal(err)
 	}
 	now := time.Now().UTC()
-	svc := &Service{store: s, now: func() time.Time { return now }, log: hclog.NewNullLogger()}
+	w, err := traffic.NewWriter(ctx, s, traffic.WriterOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Close)
+	visits, err := traffic.New(traffic.Deps{Store: s, Writer: w, BaseURL: "http://herald.test"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := &Service{store: s, traffic: visits, now: func() time.Time { return now }, log: hclog.NewNullLogger()}
 	engines := []string{"gpt-4o", "claude-sonnet", "gemini-pro", "sonar"}
 	brands := analysis.BuildBrands(analysis.SelfBrand("Zentrix", "zentrix.com"), []analysis.CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech", Domain: "initech.io"}})
 	setup := TrackerSetup{WebsiteURL: "https://zentrix.com/"}

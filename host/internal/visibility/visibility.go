@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -83,8 +82,8 @@ type Deps struct {
 	// Plans gives each plan's report limits, read at request time (a
 	// reload may Set it); nil: config.DefaultPlans.
 	Plans *plans.Table
-	// Now is the clock (tests): slots of trackers and the credits' month
-	// come by it too. nil: time.Now.
+	// Now is the clock (tests): the credits' month comes by it too. nil:
+	// time.Now.
 	Now func() time.Time
 
 	Models Models
@@ -98,12 +97,9 @@ type Deps struct {
 	// (default 10 minutes).
 	CacheTTL time.Duration
 	// EngineProvider names the provider plugin of an engine (its model
-	// route's first deployment), for the trend's engine → AI traffic
-	// source mapping; nil or "": guessed from the model name.
+	// route's first deployment), for the operator of the engine a page
+	// citation came from; nil or "": guessed from the model name.
 	EngineProvider func(engine string) string
-	// HostID names this host in the tracker slots it claims (default
-	// hostname:pid).
-	HostID string
 }
 
 // Service runs visibility reports for both API faces.
@@ -119,7 +115,6 @@ type Service struct {
 	log    hclog.Logger
 	ttl    time.Duration
 	now    func() time.Time
-	hostID string
 	// engineProvider: see Deps.EngineProvider.
 	engineProvider func(string) string
 
@@ -141,11 +136,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
-		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
-	if s.hostID == "" {
-		name, _ := os.Hostname()
-		s.hostID = fmt.Sprintf("%s:%d", name, os.Getpid())
-	}
+		log: d.Logger, ttl: d.CacheTTL, now: d.Now, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
 	if s.plans == nil {
 		s.plans = plans.New(nil)
 	}
