@@ -160,7 +160,7 @@ func (h *Handler) RunTracker(ctx context.Context, req *connect.Request[apiv1.Run
 	if err != nil {
 		return nil, err
 	}
-	jobID, err := h.svc.RunTracker(ctx, p, req.Msg.Id)
+	jobID, err := h.svc.QueueRun(ctx, p, req.Msg.Id)
 	if err != nil {
 		return nil, err
 	}

@@ -156,10 +156,10 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 	return out, nil
 }
 
-// RunDue runs every tracker whose slot has come (by the service's clock):
+// QueueDue runs every tracker whose slot has come (by the service's clock):
 // each slot claimed by exactly one host. It returns how many slots this
 // host claimed (run or skipped).
-func (s *Service) RunDue(ctx context.Context) (int, error) {
+func (s *Service) QueueDue(ctx context.Context) (int, error) {
 	now := s.now().UTC()
 	claimed := 0
 	for {
@@ -231,7 +231,7 @@ func (ts *Scheduler) Start(context.Context) error {
 		t := time.NewTicker(ts.tick)
 		defer t.Stop()
 		for {
-			n, err := ts.svc.RunDue(ctx)
+			n, err := ts.svc.QueueDue(ctx)
 			if err != nil && ctx.Err() == nil {
 				ts.log.Error("run due trackers", "error", err)
 			}

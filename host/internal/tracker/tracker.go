@@ -405,9 +405,9 @@ func (s *Service) DeleteTracker(ctx context.Context, p auth.Principal, id string
 	return err
 }
 
-// RunTracker starts a run now (any cadence, paused or not), paid like a
+// QueueRun starts a run now (any cadence, paused or not), paid like a
 // report: 403 when the credits do not cover it (recorded as lastSkip).
-func (s *Service) RunTracker(ctx context.Context, p auth.Principal, id string) (string, error) {
+func (s *Service) QueueRun(ctx context.Context, p auth.Principal, id string) (string, error) {
 	row, err := s.store.GetTracker(ctx, p.WorkspaceID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", apierr.NotFound("tracker %s not found", id)

@@ -70,7 +70,7 @@ func (s *Service) workspaceSlots(ws string) (chan struct{}, func()) {
 	}
 }
 
-// RunReport runs (or resumes) the report of a JobName job. Answers
+// RunReport runs (or resumes) the report of a JobReport job. Answers
 // already stored are not asked again; a retry after a crash picks up where
 // the last attempt stopped.
 func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {

@@ -333,7 +333,7 @@ func (b *bundle) start(t testing.TB) {
 		t.Fatal(err)
 	}
 	// The report job, as host/jobs.go mounts it.
-	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobReport, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

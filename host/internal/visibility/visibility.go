@@ -37,9 +37,9 @@ type Crawler interface {
 	Crawl(ctx context.Context, url string) (site.Site, error)
 }
 
-// JobName is the seoQueue job of a report, run by Service.RunReport with
+// JobReport is the seoQueue job of a report, run by Service.RunReport with
 // ReportJobOptions (host/jobs.go mounts it).
-const JobName = "seo_site_report"
+const JobReport = "seo_site_report"
 
 // ReportJobOptions are the report job's: a report asks many engines, so
 // one attempt may run long, and a retry resumes from the answers stored
@@ -123,7 +123,7 @@ type Service struct {
 }
 
 // New returns the Service, or an error naming each required dependency
-// missing. Its report job (JobName, RunReport) is mounted by the host's
+// missing. Its report job (JobReport, RunReport) is mounted by the host's
 // job table, not here.
 func New(d Deps) (*Service, error) {
 	if err := deps.Check("visibility",
@@ -323,7 +323,7 @@ func creditError(planName string, plan config.Plan, used, cost int) error {
 
 // ReportJob is the job that runs the report reportID of workspace.
 func ReportJob(workspace, reportID string) jobs.NewJob {
-	return jobs.NewJob{Workspace: workspace, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: reportID}}
+	return jobs.NewJob{Workspace: workspace, Queue: jobs.SEOQueue, Name: JobReport, Data: jobData{ReportID: reportID}}
 }
 
 // jobData is the stored input of a report job.
