@@ -17,21 +17,12 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/deps"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
-
-// Queue is what trackers need of the job queue (a *jobs.Queue): a run's
-// report job is written in the transaction that claims the slot, then the
-// seoQueue's workers are woken.
-type Queue interface {
-	EnqueueTx(ctx context.Context, tx store.Querier, j jobs.NewJob) (string, error)
-	Wake(queues ...string)
-}
 
 // Traffic is what the trend needs of AI traffic (a *traffic.Service): the
 // visits per day and source of the workspace's site on a domain, siteID ""
@@ -46,7 +37,8 @@ type Deps struct {
 	// Logger: nil logs nothing.
 	Logger hclog.Logger
 	Store  *store.Store
-	Queue  Queue
+	// Queue takes a run's report job (the reports' Queue).
+	Queue visibility.Queue
 	// Quota holds the AI credits a tracker's run reserves.
 	Quota *quota.Checker
 	// Plans gives each plan's tracker limits, read at request time; nil:
@@ -74,7 +66,7 @@ type Deps struct {
 // slot, and their trend.
 type Service struct {
 	store   *store.Store
-	queue   Queue
+	queue   visibility.Queue
 	quota   *quota.Checker
 	reports *visibility.Service
 	traffic Traffic
