@@ -26,7 +26,7 @@ func reportCPU(b *testing.B, start time.Duration) {
 // corpusAnswers are the labelled corpus's answers repeated to n, with the
 // brands of every brand set tracked at once (22 brands).
 func corpusAnswers(tb testing.TB, n int) ([]analysis.Brand, []analysis.Answer) {
-	raw, err := os.ReadFile("testdata/mentions_corpus.json")
+	raw, err := os.ReadFile("../analysis/testdata/mentions_corpus.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
