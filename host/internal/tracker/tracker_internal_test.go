@@ -1,10 +1,12 @@
 package tracker
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -109,4 +111,50 @@ func TestTrafficJoinCarriesTheLastRunForward(t *testing.T) {
 func show(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// fakeTraffic answers DailyVisits for one site and records what it was
+// asked.
+type fakeTraffic struct {
+	siteID, asked string
+	visits        map[int64]map[string]int64
+}
+
+func (f *fakeTraffic) DailyVisits(_ context.Context, workspaceID, domain string, firstDay int64, days int) (string, map[int64]map[string]int64, error) {
+	f.asked = fmt.Sprintf("%s %s %d %d", workspaceID, domain, firstDay, days)
+	if domain != "zentrix.com" {
+		return "", nil, nil
+	}
+	return f.siteID, f.visits, nil
+}
+
+// The trend's join asks traffic for the tracked domain's visits over the
+// window and joins them; a domain traffic does not track, or no Traffic,
+// gives no join.
+func TestTheTrendAsksTrafficForTheTrackedDomain(t *testing.T) {
+	const d0 = int64(20000)
+	start := time.Unix(d0*86400, 0).UTC()
+	runs := []trendRun{{report: store.VisibilityReport{CreatedAt: (d0+1)*86400000 + 3600000},
+		computed: scoring.Computed{Geo: scoring.Geo{Brands: []scoring.BrandFigures{{BrandScore: scoring.BrandScore{Slug: "zentrix", Self: true},
+			Engines: map[string]scoring.BrandEngineFigures{"gpt-4o": {Visibility: 40}}}}}}}}
+	f := &fakeTraffic{siteID: "site-1", visits: map[int64]map[string]int64{d0 + 1: {"chatgpt": 6}}}
+	s := &Service{traffic: f}
+	tr := Tracker{Setup: TrackerSetup{WebsiteURL: "https://www.zentrix.com/pricing"}}
+	j, err := s.trafficJoin(context.Background(), "ws-1", tr, nil, runs, start, 3)
+	if err != nil || j == nil {
+		t.Fatalf("join = %v, %v", j, err)
+	}
+	if f.asked != "ws-1 zentrix.com 20000 3" {
+		t.Errorf("traffic asked %q, want the workspace, the registrable domain and the window", f.asked)
+	}
+	if e := j.Days[1].Engines["gpt-4o"]; j.SiteID != "site-1" || e.Visits != 6 || show(e.Visibility) != "40" {
+		t.Errorf("join = %s", show(j))
+	}
+	tr.Setup.WebsiteURL = "https://globex.com/"
+	if j, err := s.trafficJoin(context.Background(), "ws-1", tr, nil, runs, start, 3); j != nil || err != nil {
+		t.Errorf("an untracked domain joins: %s, %v", show(j), err)
+	}
+	if j, err := (&Service{}).trafficJoin(context.Background(), "ws-1", tr, nil, runs, start, 3); j != nil || err != nil {
+		t.Errorf("no Traffic joins: %s, %v", show(j), err)
+	}
 }
