@@ -454,7 +454,7 @@ func TestContextListsTheWorkspacesRecentDocuments(t *testing.T) {
 	day := int64(86_400_000)
 	t0 := int64(1_790_000_000_000)
 	job("j-text", ws, "aiQueue", "social_post", "completed", `{"model":"gpt-4o","text":"Write a launch post"}`, `{"text":"## Launch day is here\n\nWe shipped.","model":"gpt-4o"}`, t0)
-	job("j-blog", ws, "contentQueue", agent.BlogJobName, "completed", `{"title":"Ten widget tips"}`, `{"title":"Ten widget tips","content":"..."}`, t0+day)
+	job("j-blog", ws, "contentQueue", agent.JobBlogPost, "completed", `{"title":"Ten widget tips"}`, `{"title":"Ten widget tips","content":"..."}`, t0+day)
 	job("j-running", ws, "aiQueue", "text_generation", "active", `{"text":"not yet"}`, `null`, t0+2*day)
 	job("j-improve", ws, "contentQueue", "improve_simple", "completed", `{}`, `{"text":"x"}`, t0+2*day)
 	job("j-other", "another-workspace", "aiQueue", "text_generation", "completed", `{"text":"theirs"}`, `{"text":"Their text"}`, t0+3*day)

@@ -17,10 +17,10 @@ const (
 	DocumentPublished = "published_post" // a post the scheduler published
 )
 
-// BlogJobName is the contentQueue job that writes a blog post (content's
+// JobBlogPost is the contentQueue job that writes a blog post (content's
 // JobBlogPost; agent does not import content, and a test in host/ pins
 // the two equal).
-const BlogJobName = "blog_post_with_images"
+const JobBlogPost = "blog_post_with_images"
 
 // contextDocuments is how many documents the context lists.
 const contextDocuments = 10
@@ -42,7 +42,7 @@ type Document struct {
 // documents lists the workspace's newest generated texts, blog drafts and
 // published posts, newest first.
 func (s *Service) documents(ctx context.Context, workspaceID string) ([]Document, error) {
-	jobs, err := s.store.RecentGeneratedJobs(ctx, workspaceID, []string{BlogJobName}, contextDocuments)
+	jobs, err := s.store.RecentGeneratedJobs(ctx, workspaceID, []string{JobBlogPost}, contextDocuments)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 func prompts(n int) string {
@@ -246,7 +246,7 @@ func TestClarityChecksOnLocalSites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checks := visibility.ClarityChecks(st.Facts, true, "")
+			checks := scoring.ClarityChecks(st.Facts, true, "")
 			var failed []string
 			for _, c := range checks {
 				if !c.Passed {
@@ -256,12 +256,12 @@ func TestClarityChecksOnLocalSites(t *testing.T) {
 			if strings.Join(failed, " ") != tc.failed {
 				t.Errorf("failed checks = %q, want %q", failed, tc.failed)
 			}
-			if u := visibility.ScoreUnderstanding(nil, nil, checks); u.ContentClarityScore != tc.clarity {
+			if u := scoring.ScoreUnderstanding(nil, nil, checks); u.ContentClarityScore != tc.clarity {
 				t.Errorf("clarity = %v, want %v", u.ContentClarityScore, tc.clarity)
 			}
 		})
 	}
-	down := visibility.ClarityChecks(site.Facts{}, false, "example.com is unreachable")
+	down := scoring.ClarityChecks(site.Facts{}, false, "example.com is unreachable")
 	for _, c := range down {
 		if c.Passed || !strings.Contains(c.Detail, "example.com is unreachable") {
 			t.Errorf("an unreachable site passed %+v", c)

@@ -375,10 +375,10 @@ func (s *Service) enqueueCreate(ctx context.Context, d createJobData) (string, e
 	return id, nil
 }
 
-// JobOptions are the options of JobCreate and JobRefresh: one attempt
+// SourceJobOptions are the options of JobCreate and JobRefresh: one attempt
 // (a failed fetch is an outcome, not a reason to fetch again), five
 // minutes.
-var JobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
+var SourceJobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
 
 // RunCreate runs a JobCreate job: it creates the website or file voice
 // that QueueWebsite or QueueFile queued, and returns its Summary.

@@ -183,8 +183,8 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 // voiceJobs are the voice rows of the host's job table (host/jobs.go).
 func voiceJobs(svc *voice.Service) []jobs.Route {
 	return []jobs.Route{
-		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.JobOptions},
-		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.SourceJobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.SourceJobOptions},
 	}
 }
 
