@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
 	"time"
 
 	"connectrpc.com/connect"
@@ -94,7 +95,7 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 		}
 	}
 	since := s.now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
-	counts, err := s.store.CountSchedules(ctx, p.WorkspaceID, since)
+	counts, err := agentstore.New(s.store).CountSchedules(ctx, p.WorkspaceID, since)
 	if err != nil {
 		return sum, err
 	}

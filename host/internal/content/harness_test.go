@@ -2,6 +2,7 @@ package content_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sync"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func (b *bundle) connectCall(t *testing.T, method, key, body string) apitest.Res
 }
 
 // waitJob polls the job until it finishes.
-func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
+func (b *bundle) waitJob(t *testing.T, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }

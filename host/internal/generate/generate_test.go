@@ -3,6 +3,7 @@ package generate_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"sync"
 	"testing"
@@ -206,7 +207,7 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 	}
 }
 
-func waitJob(t *testing.T, q *jobs.Queue, ws, id string) store.Job {
+func waitJob(t *testing.T, q *jobs.Queue, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, q, ws, id, 15*time.Second)
 }

@@ -95,7 +95,7 @@
 // `jobstest/worker` is a tiny worker program for crash and multi-host tests.
 // Claims are fair across workspaces (a `ROW_NUMBER() OVER (PARTITION BY
 // workspace_id)` rank, rank 1 of everyone before rank 2 of anyone) and
-// honour per-plan caps on running and ready jobs (`store.JobCaps`; over the
+// honour per-plan caps on running and ready jobs (`jobstore.JobCaps`; over the
 // ready cap an enqueue fails with `*jobs.OverCapError`, which the API turns
 // into 429 + Retry-After). The heartbeat cancels handlers whose lease is
 // lost. Handlers are found by job name, else by the queue's fallback

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"slices"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 	q, err := jobs.New(jobs.Options{
 		Store: s, RedisURL: url, RedisPrefix: prefix,
 		Concurrency: map[string]int{jobs.AIQueue: 8},
-		Caps:        store.JobCaps{Default: store.JobCap{Running: 4, Queued: 200}},
+		Caps:        jobstore.JobCaps{Default: jobstore.JobCap{Running: 4, Queued: 200}},
 	})
 	if err != nil {
 		b.Fatal(err)

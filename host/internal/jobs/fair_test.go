@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 	"time"
 
@@ -72,7 +73,7 @@ func TestLostLeaseCancelsTheHandler(t *testing.T) {
 					t.Fatalf("handler context cause: %v, want ErrLeaseLost", cause)
 				}
 				// The outcome of the lost attempt is not recorded over the new owner's.
-				j, err := b.store.GetJob(context.Background(), ws, id)
+				j, err := jobstore.New(b.store).GetJob(context.Background(), ws, id)
 				if err != nil || j.State != store.JobActive || str(j.LeaseOwner) != "thief" {
 					t.Fatalf("job after the lost attempt: %+v %v", j, err)
 				}
@@ -86,7 +87,7 @@ func TestEnqueueBeyondTheQueuedCapFails(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
-			o.Caps = store.JobCaps{Default: store.JobCap{Queued: 2}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Queued: 2}}
 			o.CapRetryAfter = 7 * time.Second
 		})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
@@ -107,7 +108,7 @@ func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
-			o.Caps = store.JobCaps{Default: store.JobCap{Queued: 1}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Queued: 1}}
 		})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		var over *jobs.OverCapError
@@ -116,7 +117,7 @@ func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
 		}
 		// A reload raises the cap: the next enqueue passes, and the one
 		// after it meets the new cap.
-		q.SetCaps(store.JobCaps{Default: store.JobCap{Queued: 2}})
+		q.SetCaps(jobstore.JobCaps{Default: jobstore.JobCap{Queued: 2}})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
 		if !errors.As(err, &over) || over.Cap != 2 {
@@ -131,7 +132,7 @@ func TestAFloodingWorkspaceLeavesRoomForOthers(t *testing.T) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
 			o.Concurrency = map[string]int{jobs.AIQueue: 2}
-			o.Caps = store.JobCaps{Default: store.JobCap{Running: 1}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Running: 1}}
 		})
 		release := make(chan struct{})
 		t.Cleanup(func() { close(release) })

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -50,7 +51,7 @@ func (s *APIHandler) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJ
 	return connect.NewResponse(s.toProto(j)), nil
 }
 
-func (s *APIHandler) toProto(j store.Job) *apiv1.Job {
+func (s *APIHandler) toProto(j jobstore.Job) *apiv1.Job {
 	state := j.State
 	// A delayed job whose run time has come is simply waiting for a worker.
 	if state == store.JobDelayed && j.RunAt <= s.q.store.Now() {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"math/rand/v2"
 	"time"
 
@@ -93,7 +94,7 @@ func (j *Job) Progress(ctx context.Context, progress int, partial any) error {
 		}
 		text = &s
 	}
-	err := j.q.store.UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
+	err := jobstore.New(j.q.store).UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
 	if errors.Is(err, store.ErrNotFound) {
 		if j.a != nil {
 			j.q.loseLease(j.a)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"net"
 	"os"
 	"os/exec"
@@ -160,14 +161,14 @@ func startWorker(t *testing.T, b backend, args ...string) *worker {
 
 // waitAllFinished waits until no job of the store is waiting, delayed or
 // active, and returns the jobs.
-func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]store.Job {
+func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]jobstore.Job {
 	t.Helper()
-	var out map[string]store.Job
+	var out map[string]jobstore.Job
 	unfinished := 0
 	err := testwait.Until(90*time.Second, func() bool {
-		out, unfinished = map[string]store.Job{}, 0
+		out, unfinished = map[string]jobstore.Job{}, 0
 		for _, id := range ids {
-			j, err := s.GetJob(context.Background(), ws, id)
+			j, err := jobstore.New(s).GetJob(context.Background(), ws, id)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"os"
 	"slices"
 	"strings"
@@ -99,12 +100,12 @@ func enqueue(t *testing.T, q *jobs.Queue, j jobs.NewJob) string {
 
 // waitFor polls the job row until cond holds: the outcome is written after
 // the handler returns, and the row is what clients see.
-func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(store.Job) bool) store.Job {
+func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(jobstore.Job) bool) jobstore.Job {
 	t.Helper()
-	var j store.Job
+	var j jobstore.Job
 	err := testwait.Until(30*time.Second, func() bool {
 		var err error
-		j, err = s.GetJob(context.Background(), ws, id)
+		j, err = jobstore.New(s).GetJob(context.Background(), ws, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			t.Fatal(err)
 		}
@@ -116,8 +117,8 @@ func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(sto
 	return j
 }
 
-func inState(state string) func(store.Job) bool {
-	return func(j store.Job) bool { return j.State == state }
+func inState(state string) func(jobstore.Job) bool {
+	return func(j jobstore.Job) bool { return j.State == state }
 }
 
 func fixedBackoff(d time.Duration) func(int) time.Duration {
@@ -253,7 +254,7 @@ func TestQueue(t *testing.T) {
 			last := enqueue(t, producer, jobs.NewJob{Name: "count", MaxAttempts: 1})
 			// A worker that died: it claimed both jobs and its lease ran out.
 			now := b.store.Now()
-			if claimed, err := b.store.ClaimJobs(ctx, jobs.AIQueue, "dead-worker", 10, now, now-1); err != nil || len(claimed) != 2 {
+			if claimed, err := jobstore.New(b.store).ClaimJobs(ctx, jobs.AIQueue, "dead-worker", 10, now, now-1); err != nil || len(claimed) != 2 {
 				t.Fatalf("claim: %v %v", claimed, err)
 			}
 			q := b.queue(t, func(o *jobs.Options) { o.RescueInterval = 20 * time.Millisecond })
@@ -284,7 +285,7 @@ func TestQueue(t *testing.T) {
 			<-started
 			first := waitFor(t, b.store, id, "active", inState(jobs.StateActive))
 			// Wait until the lease has been renewed past its first expiry.
-			waitFor(t, b.store, id, "renewed", func(j store.Job) bool {
+			waitFor(t, b.store, id, "renewed", func(j jobstore.Job) bool {
 				return j.LeaseUntil != nil && *j.LeaseUntil > *first.LeaseUntil+100
 			})
 			close(release)
@@ -404,7 +405,7 @@ func TestQueue(t *testing.T) {
 			if err := a.Stop(ctx); err != nil {
 				t.Fatal(err)
 			}
-			j, err := b.store.GetJob(context.Background(), ws, id)
+			j, err := jobstore.New(b.store).GetJob(context.Background(), ws, id)
 			if err != nil || j.State != jobs.StateWaiting || j.AttemptsMade != 0 || j.LeaseOwner != nil || j.FailedReason != nil {
 				t.Fatalf("handed back job: %+v %v", j, err)
 			}

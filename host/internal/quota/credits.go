@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"time"
 
 	"connectrpc.com/connect"
@@ -51,7 +52,7 @@ func (c *Checker) Plan(ctx context.Context, p auth.Principal) (string, config.Pl
 	name := p.Plan
 	if name == "" {
 		var err error
-		if name, err = c.store.WorkspacePlan(ctx, p.WorkspaceID); err != nil {
+		if name, err = voicestore.New(c.store).WorkspacePlan(ctx, p.WorkspaceID); err != nil {
 			return "", config.Plan{}, fmt.Errorf("workspace plan: %w", err)
 		}
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/events/catalog"
@@ -186,16 +187,16 @@ func TestARefusedConnectionWritesItsEventOnlyWhenTheConnectionExists(t *testing.
 		ctx := context.Background()
 		subscribe(t, s, "acme", catalog.ConnectionFailed)
 		e := catalog.ConnectionFailure("acme", catalog.Connection{Destination: "wordpress", Message: "401"})
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", store.ConnectionCheck{Result: "failed"}, &e); err != nil {
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "acme", "wordpress", destinationstore.ConnectionCheck{Result: "failed"}, &e); err != nil {
 			t.Fatal(err)
 		}
 		if types, _ := eventsOf(t, s, "acme"); len(types) != 0 {
 			t.Fatalf("a missing connection reported %v", types)
 		}
-		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "x"}); err != nil {
+		if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", store.ConnectionCheck{Result: "failed"}, &e); err != nil {
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "acme", "wordpress", destinationstore.ConnectionCheck{Result: "failed"}, &e); err != nil {
 			t.Fatal(err)
 		}
 		if types, n := eventsOf(t, s, "acme"); !sameTypes(types, catalog.ConnectionFailed) || n != 1 {

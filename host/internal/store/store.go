@@ -182,3 +182,15 @@ func (s *Store) Capped(ctx context.Context, kind Counted, workspaceID string, ca
 func (s *Store) EmitTx(ctx context.Context, change func(q Querier) (bool, error), events ...*Event) (bool, error) {
 	return s.emitTx(ctx, change, events...)
 }
+
+// Job states as stored in the jobs table (the job queue's typed states
+// convert to and from these). JobDelayed is a job waiting out a retry
+// backoff or a run time in the future; once its run time has passed it is
+// claimable like a waiting job.
+const (
+	JobWaiting   = "waiting"
+	JobDelayed   = "delayed"
+	JobActive    = "active"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+)

@@ -3,6 +3,7 @@ package voice_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +80,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","useWorker":true}`).WantError(t, 403, "credit")
 		b.srv.Do(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/"}`).WantError(t, 403, "credit")
 		text := b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", free, `{"content":"We keep it short."}`).Want(t, 201).Data(t)["id"].(string)
-		if v, _ := s.GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {
+		if v, _ := voicestore.New(s).GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {
 			t.Fatalf("text voice without credits: %q", v.Content)
 		}
 		b.clock.add(25 * time.Hour)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"path"
 	"slices"
 	"sort"
@@ -177,9 +178,9 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	content, _ := s.profile(ctx, paid, name, text)
 	now := s.deps.Now()
 	url, interval := in.URL, in.FetchInterval
-	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
+	v := voicestore.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
-		LastFetch: &store.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
+		LastFetch: &voicestore.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
 	return s.create(ctx, v, paid)
 }
 
@@ -329,8 +330,8 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	}
 	content, _ := s.profile(ctx, paid, name, text)
 	url := in.URL
-	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
-		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
+	v := voicestore.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
+		Content: capText(content), SourceText: &text, LastFetch: &voicestore.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
 	return s.create(ctx, v, paid)
 }
 

@@ -4,19 +4,19 @@ package jobstest
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/jobs"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/internal/testwait"
 )
 
 // WaitFinished waits until the workspace's job id is completed or failed,
 // as clients see it, and returns it. It fails t after timeout.
-func WaitFinished(t testing.TB, q *jobs.Queue, workspace, id string, timeout time.Duration) store.Job {
+func WaitFinished(t testing.TB, q *jobs.Queue, workspace, id string, timeout time.Duration) jobstore.Job {
 	t.Helper()
-	var j store.Job
+	var j jobstore.Job
 	finished := func() bool {
 		var err error
 		if j, err = q.Get(context.Background(), workspace, id); err != nil {

@@ -1,9 +1,10 @@
-package store
+package agentstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // ChatSession is one personal agent conversation.
@@ -73,17 +74,17 @@ func scanChatSession(r interface{ Scan(...any) error }) (ChatSession, error) {
 }
 
 // CreateChatSession stores a new empty session; an id already used by
-// anyone is ErrConflict.
+// anyone is store.ErrConflict.
 func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 	if c.ID == "" {
-		c.ID = NewID()
+		c.ID = store.NewID()
 	}
-	now := s.Now()
+	now := s.db.Now()
 	c.CreatedAt, c.UpdatedAt, c.MessageCount = now, now, 0
-	_, err := s.exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+	_, err := s.db.Exec(ctx, `INSERT INTO chat_sessions (`+chatSessionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		c.ID, c.WorkspaceID, c.UserID, c.Title, c.Model, c.MessageCount, c.CreatedAt, c.UpdatedAt, c.TrainingOptIn)
-	if s.IsConflict(err) {
-		return ErrConflict
+	if s.db.IsConflict(err) {
+		return store.ErrConflict
 	}
 	if err != nil {
 		return fmt.Errorf("create chat session: %w", err)
@@ -91,20 +92,20 @@ func (s *Store) CreateChatSession(ctx context.Context, c *ChatSession) error {
 	return nil
 }
 
-// GetChatSession returns the user's own session; any other is ErrNotFound.
+// GetChatSession returns the user's own session; any other is store.ErrNotFound.
 func (s *Store) GetChatSession(ctx context.Context, workspaceID, userID, id string) (ChatSession, error) {
-	return scanChatSession(s.queryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
+	return scanChatSession(s.db.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id))
 }
 
 // SetChatSessionTraining sets whether the user's own session may be used
-// to fine-tune the workspace's model; any other session is ErrNotFound.
+// to fine-tune the workspace's model; any other session is store.ErrNotFound.
 func (s *Store) SetChatSessionTraining(ctx context.Context, workspaceID, userID, id string, optIn bool) error {
-	n, err := s.exec(ctx, `UPDATE chat_sessions SET training_opt_in = $4 WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id, optIn)
+	n, err := s.db.Exec(ctx, `UPDATE chat_sessions SET training_opt_in = $4 WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id, optIn)
 	if err != nil {
 		return fmt.Errorf("set chat session training: %w", err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
@@ -113,13 +114,13 @@ func (s *Store) SetChatSessionTraining(ctx context.Context, workspaceID, userID,
 // client-generated id is never given to two sessions.
 func (s *Store) ChatSessionExists(ctx context.Context, id string) (bool, error) {
 	var n int
-	err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE id = $1`, id).Scan(&n)
+	err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE id = $1`, id).Scan(&n)
 	return n > 0, err
 }
 
 // LatestChatSession returns the user's most recently updated session.
 func (s *Store) LatestChatSession(ctx context.Context, workspaceID, userID string) (ChatSession, error) {
-	return scanChatSession(s.queryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+	return scanChatSession(s.db.QueryRow(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
 		ORDER BY updated_at DESC, id DESC LIMIT 1`, workspaceID, userID))
 }
 
@@ -127,10 +128,10 @@ func (s *Store) LatestChatSession(ctx context.Context, workspaceID, userID strin
 // updated first, and their total.
 func (s *Store) ListChatSessions(ctx context.Context, workspaceID, userID string, skip, limit int) ([]ChatSession, int, error) {
 	var total int
-	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2`, workspaceID, userID).Scan(&total); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2`, workspaceID, userID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count chat sessions: %w", err)
 	}
-	rows, err := s.query(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
+	rows, err := s.db.Query(ctx, `SELECT `+chatSessionColumns+` FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2
 		ORDER BY updated_at DESC, id DESC LIMIT $3 OFFSET $4`, workspaceID, userID, limit, skip)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list chat sessions: %w", err)
@@ -149,13 +150,13 @@ func (s *Store) ListChatSessions(ctx context.Context, workspaceID, userID string
 
 // DeleteChatSession removes the user's session with its blocks.
 func (s *Store) DeleteChatSession(ctx context.Context, workspaceID, userID, id string) error {
-	return s.Tx(ctx, func(q Querier) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
 		n, err := q.Exec(ctx, `DELETE FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`, workspaceID, userID, id)
 		if err != nil {
 			return fmt.Errorf("delete chat session: %w", err)
 		}
 		if n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		if _, err := q.Exec(ctx, `DELETE FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2`, workspaceID, id); err != nil {
 			return fmt.Errorf("delete chat blocks: %w", err)
@@ -177,9 +178,9 @@ func scanChatBlock(r interface{ Scan(...any) error }) (ChatBlock, error) {
 // sends them), counts them, sets the session's model when model
 // is not empty and its title when it has none yet.
 func (s *Store) AppendChatBlocks(ctx context.Context, workspaceID, userID, sessionID, title, model string, blocks []ChatBlock) error {
-	return s.Tx(ctx, func(q Querier) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
 		var curTitle, curModel string
-		err := q.QueryRow(ctx, `SELECT title, model FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`+s.ForUpdate(),
+		err := q.QueryRow(ctx, `SELECT title, model FROM chat_sessions WHERE workspace_id = $1 AND user_id = $2 AND id = $3`+s.db.ForUpdate(),
 			workspaceID, userID, sessionID).Scan(&curTitle, &curModel)
 		if err != nil {
 			return err
@@ -188,13 +189,13 @@ func (s *Store) AppendChatBlocks(ctx context.Context, workspaceID, userID, sessi
 		if err := q.QueryRow(ctx, `SELECT COALESCE(MAX(seq), 0) FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2`, workspaceID, sessionID).Scan(&next); err != nil {
 			return fmt.Errorf("next block: %w", err)
 		}
-		now := s.Now()
+		now := s.db.Now()
 		for i := range blocks {
 			b := &blocks[i]
 			next++
 			b.SessionID, b.Seq = sessionID, next
 			if b.ID == "" {
-				b.ID = NewID()
+				b.ID = store.NewID()
 			}
 			if b.CreatedAt == 0 {
 				b.CreatedAt = now
@@ -225,7 +226,7 @@ const maxChatBlockKeys = 256
 // with its latest feedback. The caller has checked that the session is
 // the user's.
 func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID string, skip, limit int) ([]ChatBlock, error) {
-	rows, err := s.query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+	rows, err := s.db.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
 		ORDER BY seq DESC LIMIT $3 OFFSET $4`, workspaceID, sessionID, limit, skip)
 	if err != nil {
 		return nil, fmt.Errorf("list chat blocks: %w", err)
@@ -239,9 +240,9 @@ func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID strin
 		ids[i] = b.ID
 	}
 	latest := map[string]*Feedback{}
-	err = inList(s.Dialect, []any{workspaceID}, ids, maxChatBlockKeys, func(list string, args []any) error {
-		fb, err := s.query(ctx, `SELECT id, user_id, target_id, rating, comment, created_at FROM feedback
-			WHERE workspace_id = `+placeholder(s.Dialect, 1)+` AND target_kind = 'chat_block' AND target_id IN (`+list+`)
+	err = store.InList(s.db.Dialect, []any{workspaceID}, ids, maxChatBlockKeys, func(list string, args []any) error {
+		fb, err := s.db.Query(ctx, `SELECT id, user_id, target_id, rating, comment, created_at FROM feedback
+			WHERE workspace_id = `+store.Placeholder(s.db.Dialect, 1)+` AND target_kind = 'chat_block' AND target_id IN (`+list+`)
 			ORDER BY created_at, id`, args...)
 		if err != nil {
 			return err
@@ -268,7 +269,7 @@ func (s *Store) ListChatBlocks(ctx context.Context, workspaceID, sessionID strin
 // RecentChatBlocks returns the last limit blocks of a session, oldest
 // first: the history a new message is answered with.
 func (s *Store) RecentChatBlocks(ctx context.Context, workspaceID, sessionID string, limit int) ([]ChatBlock, error) {
-	rows, err := s.query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
+	rows, err := s.db.Query(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
 		ORDER BY seq DESC LIMIT $3`, workspaceID, sessionID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chat history: %w", err)
@@ -280,7 +281,7 @@ func (s *Store) RecentChatBlocks(ctx context.Context, workspaceID, sessionID str
 	return out, err
 }
 
-func collectChatBlocks(rows Rows) ([]ChatBlock, error) {
+func collectChatBlocks(rows store.Rows) ([]ChatBlock, error) {
 	defer rows.Close()
 	var out []ChatBlock
 	for rows.Next() {
@@ -295,20 +296,20 @@ func collectChatBlocks(rows Rows) ([]ChatBlock, error) {
 
 // ClaimProposal marks the proposal with token in the user's session as
 // confirmed and returns it. It succeeds once per token: a second claim is
-// ErrAlreadyConfirmed, an unknown token (or another session's) ErrNotFound.
+// ErrAlreadyConfirmed, an unknown token (or another session's) store.ErrNotFound.
 func (s *Store) ClaimProposal(ctx context.Context, workspaceID, sessionID, token string) (ChatBlock, error) {
 	var b ChatBlock
-	err := s.Tx(ctx, func(q Querier) error {
+	err := s.db.Tx(ctx, func(q store.Querier) error {
 		var err error
 		b, err = scanChatBlock(q.QueryRow(ctx, `SELECT `+chatBlockColumns+` FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2
-			AND confirm_token = $3 AND type = 'proposal'`+s.ForUpdate(), workspaceID, sessionID, token))
+			AND confirm_token = $3 AND type = 'proposal'`+s.db.ForUpdate(), workspaceID, sessionID, token))
 		if err != nil {
 			return err
 		}
 		if b.ConfirmedAt != nil {
 			return ErrAlreadyConfirmed
 		}
-		now := s.Now()
+		now := s.db.Now()
 		n, err := q.Exec(ctx, `UPDATE chat_blocks SET confirmed_at = $4 WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3 AND confirmed_at IS NULL`,
 			workspaceID, sessionID, token, now)
 		if err != nil {
@@ -326,7 +327,7 @@ func (s *Store) ClaimProposal(ctx context.Context, workspaceID, sessionID, token
 // ReleaseProposal undoes ClaimProposal after the action failed, so that the
 // user may confirm again.
 func (s *Store) ReleaseProposal(ctx context.Context, workspaceID, sessionID, token string) error {
-	_, err := s.exec(ctx, `UPDATE chat_blocks SET confirmed_at = NULL WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3`, workspaceID, sessionID, token)
+	_, err := s.db.Exec(ctx, `UPDATE chat_blocks SET confirmed_at = NULL WHERE workspace_id = $1 AND session_id = $2 AND confirm_token = $3`, workspaceID, sessionID, token)
 	return err
 }
 
@@ -334,15 +335,15 @@ func (s *Store) ReleaseProposal(ctx context.Context, workspaceID, sessionID, tok
 // sessions.
 func (s *Store) ChatBlockOwned(ctx context.Context, workspaceID, userID, sessionID, blockID string) (bool, error) {
 	var n int
-	err := s.queryRow(ctx, `SELECT COUNT(*) FROM chat_blocks b JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
+	err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM chat_blocks b JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
 		WHERE b.workspace_id = $1 AND c.user_id = $2 AND b.session_id = $3 AND b.id = $4`, workspaceID, userID, sessionID, blockID).Scan(&n)
 	return n > 0, err
 }
 
 // InsertFeedback stores one rating; ID and time are set.
 func (s *Store) InsertFeedback(ctx context.Context, f *Feedback) error {
-	f.ID, f.CreatedAt = NewID(), s.Now()
-	_, err := s.exec(ctx, `INSERT INTO feedback (id, workspace_id, user_id, target_kind, target_id, rating, comment, created_at)
+	f.ID, f.CreatedAt = store.NewID(), s.db.Now()
+	_, err := s.db.Exec(ctx, `INSERT INTO feedback (id, workspace_id, user_id, target_kind, target_id, rating, comment, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, f.ID, f.WorkspaceID, f.UserID, f.TargetKind, f.TargetID, f.Rating, f.Comment, f.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("insert feedback: %w", err)
@@ -353,9 +354,9 @@ func (s *Store) InsertFeedback(ctx context.Context, f *Feedback) error {
 // RecordGeneration stores an inline generation so that it can be rated and
 // returns its id.
 func (s *Store) RecordGeneration(ctx context.Context, workspaceID, userID, model string) (string, error) {
-	id := NewID()
-	_, err := s.exec(ctx, `INSERT INTO generations (id, workspace_id, user_id, model, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		id, workspaceID, userID, model, s.Now())
+	id := store.NewID()
+	_, err := s.db.Exec(ctx, `INSERT INTO generations (id, workspace_id, user_id, model, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		id, workspaceID, userID, model, s.db.Now())
 	if err != nil {
 		return "", fmt.Errorf("record generation: %w", err)
 	}
@@ -365,7 +366,7 @@ func (s *Store) RecordGeneration(ctx context.Context, workspaceID, userID, model
 // GenerationExists reports whether the workspace has generation id.
 func (s *Store) GenerationExists(ctx context.Context, workspaceID, id string) (bool, error) {
 	var n int
-	err := s.queryRow(ctx, `SELECT COUNT(*) FROM generations WHERE workspace_id = $1 AND id = $2`, workspaceID, id).Scan(&n)
+	err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM generations WHERE workspace_id = $1 AND id = $2`, workspaceID, id).Scan(&n)
 	return n > 0, err
 }
 
@@ -379,7 +380,7 @@ type ScheduleCounts struct {
 // published or failed since (epoch ms).
 func (s *Store) CountSchedules(ctx context.Context, workspaceID string, since int64) (ScheduleCounts, error) {
 	var c ScheduleCounts
-	err := s.queryRow(ctx, `SELECT
+	err := s.db.QueryRow(ctx, `SELECT
 		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'published' AND updated_at >= $2 THEN 1 ELSE 0 END), 0),
 		COALESCE(SUM(CASE WHEN status = 'failed' AND updated_at >= $2 THEN 1 ELSE 0 END), 0)
@@ -389,3 +390,9 @@ func (s *Store) CountSchedules(ctx context.Context, workspaceID string, since in
 	}
 	return c, nil
 }
+
+// Store reads and writes the agent's tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the agent's queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

@@ -1,8 +1,9 @@
-package store
+package voicestore
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // VoiceKey names a voice across workspaces (refresh work).
@@ -13,7 +14,7 @@ type VoiceKey struct {
 // RecordVoiceFetch stores the outcome of fetching a voice's URL and when it
 // is due next (nil: not refreshed). On success content and sourceText
 // replace the voice's and updated_at moves; on failure they stay as they
-// were (nil). ErrNotFound when the voice is gone.
+// were (nil). store.ErrNotFound when the voice is gone.
 func (s *Store) RecordVoiceFetch(ctx context.Context, workspaceID, id string, f VoiceFetch, content, sourceText *string, next *int64) error {
 	var fetchErr *string
 	if f.Error != "" {
@@ -22,25 +23,25 @@ func (s *Store) RecordVoiceFetch(ctx context.Context, workspaceID, id string, f 
 	var n int64
 	var err error
 	if content != nil {
-		n, err = s.exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6,
+		n, err = s.db.Exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6,
 			content = $7, source_text = $8, updated_at = $9 WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`,
-			workspaceID, id, f.At, f.OK, fetchErr, next, *content, sourceText, s.Now())
+			workspaceID, id, f.At, f.OK, fetchErr, next, *content, sourceText, s.db.Now())
 	} else {
-		n, err = s.exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6
+		n, err = s.db.Exec(ctx, `UPDATE brand_voices SET last_fetch_at = $3, last_fetch_ok = $4, last_fetch_error = $5, next_fetch_at = $6
 			WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id, f.At, f.OK, fetchErr, next)
 	}
 	if err != nil {
 		return fmt.Errorf("record voice fetch: %w", err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
 
 // SetVoiceNextFetch sets when a voice is due for re-fetching (nil: never).
 func (s *Store) SetVoiceNextFetch(ctx context.Context, workspaceID, id string, next *int64) error {
-	_, err := s.exec(ctx, `UPDATE brand_voices SET next_fetch_at = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, id, next)
+	_, err := s.db.Exec(ctx, `UPDATE brand_voices SET next_fetch_at = $3 WHERE workspace_id = $1 AND id = $2`, workspaceID, id, next)
 	if err != nil {
 		return fmt.Errorf("schedule voice fetch: %w", err)
 	}
@@ -53,7 +54,7 @@ func (s *Store) SetVoiceNextFetch(ctx context.Context, workspaceID, id string, n
 // voice. This is the one query across workspaces: the refresher works for
 // all of them, and every later read and write names the workspace.
 func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit int) ([]VoiceKey, error) {
-	rows, err := s.query(ctx, `SELECT workspace_id, id, next_fetch_at FROM brand_voices
+	rows, err := s.db.Query(ctx, `SELECT workspace_id, id, next_fetch_at FROM brand_voices
 		WHERE next_fetch_at IS NOT NULL AND next_fetch_at <= $1 AND is_active = TRUE ORDER BY next_fetch_at LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, fmt.Errorf("due voices: %w", err)
@@ -77,7 +78,7 @@ func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit
 	}
 	var out []VoiceKey
 	for _, d := range found {
-		n, err := s.exec(ctx, `UPDATE brand_voices SET next_fetch_at = $4 WHERE workspace_id = $1 AND id = $2 AND next_fetch_at = $3`,
+		n, err := s.db.Exec(ctx, `UPDATE brand_voices SET next_fetch_at = $4 WHERE workspace_id = $1 AND id = $2 AND next_fetch_at = $3`,
 			d.key.WorkspaceID, d.key.ID, d.at, leaseUntil)
 		if err != nil {
 			return out, fmt.Errorf("claim voice: %w", err)
@@ -92,5 +93,5 @@ func (s *Store) ClaimDueVoices(ctx context.Context, now, leaseUntil int64, limit
 // GetWorkspaceVoice returns an active voice of the workspace whatever its
 // scope (the refresher acts for the voice's owner).
 func (s *Store) GetWorkspaceVoice(ctx context.Context, workspaceID, id string) (Voice, error) {
-	return scanVoice(s.queryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id))
+	return scanVoice(s.db.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE workspace_id = $1 AND id = $2 AND is_active = TRUE`, workspaceID, id))
 }

@@ -1,22 +1,12 @@
-package store
+package jobstore
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 	"slices"
 	"strings"
-)
-
-// Job states as stored. JobDelayed is a job waiting out a retry backoff or a
-// run time in the future; once its run time has passed it is claimable like
-// a waiting job.
-const (
-	JobWaiting   = "waiting"
-	JobDelayed   = "delayed"
-	JobActive    = "active"
-	JobCompleted = "completed"
-	JobFailed    = "failed"
 )
 
 // Job is a stored queued job. Data and Result hold JSON text.
@@ -46,7 +36,7 @@ type Job struct {
 type JobOutcome struct {
 	ID      string
 	Attempt int
-	// State is JobCompleted, JobFailed or JobDelayed (retry at RunAt).
+	// State is store.JobCompleted, store.JobFailed or JobDelayed (retry at RunAt).
 	State  string
 	Result *string
 	// Reason is the failure message of a failed or retried attempt.
@@ -71,7 +61,7 @@ func scanJob(r interface{ Scan(...any) error }) (Job, error) {
 	return j, err
 }
 
-func scanJobs(rows Rows, err error) ([]Job, error) {
+func scanJobs(rows store.Rows, err error) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +81,11 @@ func scanJobs(rows Rows, err error) ([]Job, error) {
 // so that jobs commit atomically with other rows). Each job needs ID,
 // WorkspaceID, Queue, Name, State (waiting or delayed), Data, MaxAttempts,
 // RunAt and CreatedAt.
-func (s *Store) InsertJobs(ctx context.Context, q Querier, jobs []Job) error {
+func (s *Store) InsertJobs(ctx context.Context, q store.Querier, jobs []Job) error {
 	if q == nil {
-		q = s.b
+		q = s.db
 	}
-	err := insertRows(ctx, q, s.Dialect, `INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `, 9, len(jobs),
+	err := store.InsertRows(ctx, q, s.db.Dialect, `INSERT INTO jobs (id, workspace_id, queue, name, state, data, max_attempts, run_at, created_at) VALUES `, 9, len(jobs),
 		func(args []any, i int) []any {
 			j := jobs[i]
 			return append(args, j.ID, j.WorkspaceID, j.Queue, j.Name, j.State, j.Data, j.MaxAttempts, j.RunAt, j.CreatedAt)
@@ -123,15 +113,15 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 	var done []JobOutcome
 	recorded := 0
 	for _, o := range outcomes {
-		if o.State == JobCompleted {
+		if o.State == store.JobCompleted {
 			done = append(done, o)
 			continue
 		}
 		var finished *int64
-		if o.State == JobFailed {
+		if o.State == store.JobFailed {
 			finished = &now
 		}
-		n, err := s.exec(ctx, `UPDATE jobs SET state = $1, run_at = $2, failed_reason = $3, finished_on = $4, lease_owner = NULL, lease_until = NULL
+		n, err := s.db.Exec(ctx, `UPDATE jobs SET state = $1, run_at = $2, failed_reason = $3, finished_on = $4, lease_owner = NULL, lease_until = NULL
 			WHERE id = $5 AND attempts_made = $6 AND lease_owner = $7 AND state = 'active'`,
 			o.State, o.RunAt, o.Reason, finished, o.ID, o.Attempt, owner)
 		if err != nil {
@@ -141,7 +131,7 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 	}
 	// Each row carries the finish time and the owner too, so that every
 	// parameter is written in order (see placeholder).
-	c, err := valuesRows(ctx, s.b, s.Dialect, `WITH done (id, attempt, result, finished, owner) AS (VALUES `,
+	c, err := store.ValuesRows(ctx, s.db, s.db.Dialect, `WITH done (id, attempt, result, finished, owner) AS (VALUES `,
 		[]string{"TEXT", "INTEGER", "TEXT", "BIGINT", "TEXT"}, len(done),
 		func(args []any, i int) []any {
 			o := done[i]
@@ -157,16 +147,16 @@ func (s *Store) FinishJobs(ctx context.Context, owner string, now int64, outcome
 }
 
 // UpdateJobProgress writes progress and, when partial is not nil, a partial
-// result of an attempt that owner still holds. ErrNotFound when the lease
+// result of an attempt that owner still holds. store.ErrNotFound when the lease
 // is lost.
 func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt, progress int, partial *string) error {
-	n, err := s.exec(ctx, `UPDATE jobs SET progress = $1, result = COALESCE($2, result)
+	n, err := s.db.Exec(ctx, `UPDATE jobs SET progress = $1, result = COALESCE($2, result)
 		WHERE id = $3 AND attempts_made = $4 AND lease_owner = $5 AND state = 'active'`, progress, partial, id, attempt, owner)
 	if err != nil {
 		return fmt.Errorf("update progress of job %s: %w", id, err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
@@ -176,8 +166,8 @@ func (s *Store) UpdateJobProgress(ctx context.Context, owner, id string, attempt
 // (rescued after expiring, then perhaps claimed by another worker).
 func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string, until int64) ([]string, error) {
 	var extended []string
-	err := inList(s.Dialect, []any{until, owner}, ids, maxJobKeys, func(list string, args []any) error {
-		rows, err := s.query(ctx, `UPDATE jobs SET lease_until = `+placeholder(s.Dialect, 1)+` WHERE lease_owner = `+placeholder(s.Dialect, 2)+
+	err := store.InList(s.db.Dialect, []any{until, owner}, ids, maxJobKeys, func(list string, args []any) error {
+		rows, err := s.db.Query(ctx, `UPDATE jobs SET lease_until = `+store.Placeholder(s.db.Dialect, 1)+` WHERE lease_owner = `+store.Placeholder(s.db.Dialect, 2)+
 			` AND state = 'active' AND id IN (`+list+`) RETURNING id`, args...)
 		if err != nil {
 			return err
@@ -196,9 +186,9 @@ func (s *Store) ExtendJobLeases(ctx context.Context, owner string, ids []string,
 // fail. It returns the queues of the released jobs.
 func (s *Store) ReleaseJobs(ctx context.Context, owner string, ids []string, now int64) ([]string, error) {
 	var queues []string
-	err := inList(s.Dialect, []any{now, owner}, ids, maxJobKeys, func(list string, args []any) error {
-		rows, err := s.query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = `+placeholder(s.Dialect, 1)+
-			`, lease_owner = NULL, lease_until = NULL WHERE lease_owner = `+placeholder(s.Dialect, 2)+` AND state = 'active' AND id IN (`+list+`) RETURNING queue`, args...)
+	err := store.InList(s.db.Dialect, []any{now, owner}, ids, maxJobKeys, func(list string, args []any) error {
+		rows, err := s.db.Query(ctx, `UPDATE jobs SET state = 'waiting', attempts_made = attempts_made - 1, run_at = `+store.Placeholder(s.db.Dialect, 1)+
+			`, lease_owner = NULL, lease_until = NULL WHERE lease_owner = `+store.Placeholder(s.db.Dialect, 2)+` AND state = 'active' AND id IN (`+list+`) RETURNING queue`, args...)
 		if err != nil {
 			return err
 		}
@@ -211,7 +201,7 @@ func (s *Store) ReleaseJobs(ctx context.Context, owner string, ids []string, now
 	return queues, nil
 }
 
-func appendStrings(out []string, rows Rows) ([]string, error) {
+func appendStrings(out []string, rows store.Rows) ([]string, error) {
 	defer rows.Close()
 	for rows.Next() {
 		var s string
@@ -232,11 +222,11 @@ type RescuedJob struct {
 // (their worker died or lost the database) to waiting, or to failed with
 // reason when the lost attempt was the last one. The lost attempt counts.
 func (s *Store) RescueJobs(ctx context.Context, now int64, reason string, limit int) ([]RescuedJob, error) {
-	rows, err := s.query(ctx, `UPDATE jobs SET
+	rows, err := s.db.Query(ctx, `UPDATE jobs SET
 			state = CASE WHEN attempts_made >= max_attempts THEN 'failed' ELSE 'waiting' END,
 			finished_on = CASE WHEN attempts_made >= max_attempts THEN CAST($1 AS BIGINT) ELSE NULL END,
 			failed_reason = $2, run_at = $1, lease_owner = NULL, lease_until = NULL
-		WHERE id IN (SELECT id FROM jobs WHERE state = 'active' AND lease_until < $1 LIMIT $3`+s.SkipLocked()+`)
+		WHERE id IN (SELECT id FROM jobs WHERE state = 'active' AND lease_until < $1 LIMIT $3`+s.db.SkipLocked()+`)
 		RETURNING id, queue, state`, now, reason, limit)
 	if err != nil {
 		return nil, fmt.Errorf("rescue jobs: %w", err)
@@ -257,16 +247,16 @@ func (s *Store) RescueJobs(ctx context.Context, now int64, reason string, limit 
 // or nil when there is none.
 func (s *Store) NextJobRunAt(ctx context.Context, queue string) (*int64, error) {
 	var at *int64
-	if err := s.queryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE queue = $1 AND `+jobReady, queue).Scan(&at); err != nil {
+	if err := s.db.QueryRow(ctx, `SELECT MIN(run_at) FROM jobs WHERE queue = $1 AND `+jobReady, queue).Scan(&at); err != nil {
 		return nil, fmt.Errorf("next run time of %s: %w", queue, err)
 	}
 	return at, nil
 }
 
-// GetJob returns a job of the workspace, or ErrNotFound (also for a job of
+// GetJob returns a job of the workspace, or store.ErrNotFound (also for a job of
 // another workspace).
 func (s *Store) GetJob(ctx context.Context, workspaceID, id string) (Job, error) {
-	j, err := scanJob(s.queryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
+	j, err := scanJob(s.db.QueryRow(ctx, `SELECT `+jobColumns+` FROM jobs WHERE id = $1 AND workspace_id = $2`, id, workspaceID))
 	if err != nil {
 		return j, fmt.Errorf("get job %s: %w", id, err)
 	}
@@ -276,7 +266,7 @@ func (s *Store) GetJob(ctx context.Context, workspaceID, id string) (Job, error)
 // PruneJobs deletes up to limit completed or failed jobs that finished
 // before cutoff and returns how many it deleted.
 func (s *Store) PruneJobs(ctx context.Context, cutoff int64, limit int) (int, error) {
-	n, err := s.exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN ('completed', 'failed') AND finished_on < $1 LIMIT $2)`, cutoff, limit)
+	n, err := s.db.Exec(ctx, `DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE state IN ('completed', 'failed') AND finished_on < $1 LIMIT $2)`, cutoff, limit)
 	if err != nil {
 		return 0, fmt.Errorf("prune jobs: %w", err)
 	}
@@ -292,7 +282,7 @@ type JobCount struct {
 // CountUnfinishedJobs counts waiting, delayed and active jobs by queue and
 // state: the queue depth operators watch.
 func (s *Store) CountUnfinishedJobs(ctx context.Context) ([]JobCount, error) {
-	rows, err := s.query(ctx, `SELECT queue, state, COUNT(*) FROM jobs WHERE state IN ('waiting', 'delayed', 'active') GROUP BY queue, state`)
+	rows, err := s.db.Query(ctx, `SELECT queue, state, COUNT(*) FROM jobs WHERE state IN ('waiting', 'delayed', 'active') GROUP BY queue, state`)
 	if err != nil {
 		return nil, fmt.Errorf("count jobs: %w", err)
 	}
@@ -307,3 +297,9 @@ func (s *Store) CountUnfinishedJobs(ctx context.Context) ([]JobCount, error) {
 	}
 	return out, rows.Err()
 }
+
+// Store reads and writes the job queue's tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the job queue's queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

@@ -1,9 +1,10 @@
-package store_test
+package jobstore_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"slices"
 	"sync"
 	"testing"
@@ -14,14 +15,14 @@ import (
 
 func insertJobs(t *testing.T, s *store.Store, n int, runAt func(i int) int64) []string {
 	t.Helper()
-	rows := make([]store.Job, n)
+	rows := make([]jobstore.Job, n)
 	ids := make([]string, n)
 	for i := range rows {
 		ids[i] = store.NewID()
-		rows[i] = store.Job{ID: ids[i], WorkspaceID: "ws", Queue: "aiQueue", Name: "n", State: store.JobWaiting,
+		rows[i] = jobstore.Job{ID: ids[i], WorkspaceID: "ws", Queue: "aiQueue", Name: "n", State: store.JobWaiting,
 			Data: fmt.Sprintf(`{"i":%d}`, i), MaxAttempts: 2, RunAt: runAt(i), CreatedAt: 1}
 	}
-	if err := s.InsertJobs(context.Background(), nil, rows); err != nil {
+	if err := jobstore.New(s).InsertJobs(context.Background(), nil, rows); err != nil {
 		t.Fatal(err)
 	}
 	return ids
@@ -42,7 +43,7 @@ func TestConcurrentClaimsNeverShareAJob(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					claimed, err := s.ClaimJobs(context.Background(), "aiQueue", owner, 37, 100, 1000)
+					claimed, err := jobstore.New(s).ClaimJobs(context.Background(), "aiQueue", owner, 37, 100, 1000)
 					if err != nil {
 						errs <- err
 						return
@@ -80,18 +81,18 @@ func TestJobOutcomesAreGuardedByLeaseAndAttempt(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		ids := insertJobs(t, s, 3, func(i int) int64 { return int64(10 + i) })
-		claimed, err := s.ClaimJobs(ctx, "aiQueue", "me", 10, 100, 1000)
+		claimed, err := jobstore.New(s).ClaimJobs(ctx, "aiQueue", "me", 10, 100, 1000)
 		if err != nil || len(claimed) != 3 || claimed[0].ID != ids[0] || claimed[2].ID != ids[2] {
 			t.Fatalf("claim in run-time order: %+v %v", claimed, err)
 		}
-		if err := s.UpdateJobProgress(ctx, "me", ids[0], 1, 30, ptr(`{"part":1}`)); err != nil {
+		if err := jobstore.New(s).UpdateJobProgress(ctx, "me", ids[0], 1, 30, ptr(`{"part":1}`)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.UpdateJobProgress(ctx, "someone-else", ids[0], 1, 40, nil); !errors.Is(err, store.ErrNotFound) {
+		if err := jobstore.New(s).UpdateJobProgress(ctx, "someone-else", ids[0], 1, 40, nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("progress by another owner: %v", err)
 		}
 		reason := "boom"
-		n, err := s.FinishJobs(ctx, "me", 200, []store.JobOutcome{
+		n, err := jobstore.New(s).FinishJobs(ctx, "me", 200, []jobstore.JobOutcome{
 			{ID: ids[0], Attempt: 1, State: store.JobCompleted, Result: ptr(`{"ok":true}`)},
 			{ID: ids[1], Attempt: 2, State: store.JobCompleted}, // stale attempt: ignored
 			{ID: ids[2], Attempt: 1, State: store.JobDelayed, Reason: &reason, RunAt: 500},
@@ -99,25 +100,25 @@ func TestJobOutcomesAreGuardedByLeaseAndAttempt(t *testing.T) {
 		if err != nil || n != 2 {
 			t.Fatalf("finish: %d %v", n, err)
 		}
-		j0, _ := s.GetJob(ctx, "ws", ids[0])
+		j0, _ := jobstore.New(s).GetJob(ctx, "ws", ids[0])
 		if j0.State != store.JobCompleted || *j0.Result != `{"ok":true}` || j0.Progress != 100 || *j0.FinishedOn != 200 || j0.LeaseOwner != nil {
 			t.Fatalf("completed: %+v", j0)
 		}
-		j1, _ := s.GetJob(ctx, "ws", ids[1])
+		j1, _ := jobstore.New(s).GetJob(ctx, "ws", ids[1])
 		if j1.State != store.JobActive {
 			t.Fatalf("stale outcome was recorded: %+v", j1)
 		}
-		j2, _ := s.GetJob(ctx, "ws", ids[2])
+		j2, _ := jobstore.New(s).GetJob(ctx, "ws", ids[2])
 		if j2.State != store.JobDelayed || j2.RunAt != 500 || *j2.FailedReason != "boom" || j2.FinishedOn != nil {
 			t.Fatalf("delayed: %+v", j2)
 		}
-		if at, err := s.NextJobRunAt(ctx, "aiQueue"); err != nil || at == nil || *at != 500 {
+		if at, err := jobstore.New(s).NextJobRunAt(ctx, "aiQueue"); err != nil || at == nil || *at != 500 {
 			t.Fatalf("next run: %v %v", at, err)
 		}
-		if got, _ := s.ClaimJobs(ctx, "aiQueue", "me", 10, 499, 2000); len(got) != 0 {
+		if got, _ := jobstore.New(s).ClaimJobs(ctx, "aiQueue", "me", 10, 499, 2000); len(got) != 0 {
 			t.Fatalf("claimed a job before its run time: %+v", got)
 		}
-		if _, err := s.GetJob(ctx, "other-ws", ids[0]); !errors.Is(err, store.ErrNotFound) {
+		if _, err := jobstore.New(s).GetJob(ctx, "other-ws", ids[0]); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace: %v", err)
 		}
 	})
@@ -128,38 +129,38 @@ func TestLeasesAreExtendedReleasedAndRescued(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		ids := insertJobs(t, s, 3, func(i int) int64 { return int64(10 + i) })
-		if _, err := s.ClaimJobs(ctx, "aiQueue", "me", 10, 100, 1000); err != nil {
+		if _, err := jobstore.New(s).ClaimJobs(ctx, "aiQueue", "me", 10, 100, 1000); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.ExtendJobLeases(ctx, "me", append(ids[:2:2], ids[2]+"-gone"), 5000); err != nil || !slices.Equal(sorted(got), sorted(ids[:2])) {
+		if got, err := jobstore.New(s).ExtendJobLeases(ctx, "me", append(ids[:2:2], ids[2]+"-gone"), 5000); err != nil || !slices.Equal(sorted(got), sorted(ids[:2])) {
 			t.Fatalf("extend: %v %v", got, err)
 		}
-		queues, err := s.ReleaseJobs(ctx, "me", ids[1:2], 150)
+		queues, err := jobstore.New(s).ReleaseJobs(ctx, "me", ids[1:2], 150)
 		if err != nil || len(queues) != 1 || queues[0] != "aiQueue" {
 			t.Fatalf("release: %v %v", queues, err)
 		}
-		released, _ := s.GetJob(ctx, "ws", ids[1])
+		released, _ := jobstore.New(s).GetJob(ctx, "ws", ids[1])
 		if released.State != store.JobWaiting || released.AttemptsMade != 0 || released.RunAt != 150 || released.LeaseOwner != nil {
 			t.Fatalf("released: %+v", released)
 		}
 		// ids[2] keeps its lease of 1000; ids[0] was extended to 5000.
-		rescued, err := s.RescueJobs(ctx, 2000, "lease expired", 10)
+		rescued, err := jobstore.New(s).RescueJobs(ctx, 2000, "lease expired", 10)
 		if err != nil || len(rescued) != 1 || rescued[0].ID != ids[2] || rescued[0].State != store.JobWaiting {
 			t.Fatalf("rescue: %+v %v", rescued, err)
 		}
 		// Second loss of ids[2] is its last attempt (max 2): it fails.
-		if got, err := s.ClaimJobs(ctx, "aiQueue", "me", 10, 2001, 2500); err != nil || len(got) != 2 {
+		if got, err := jobstore.New(s).ClaimJobs(ctx, "aiQueue", "me", 10, 2001, 2500); err != nil || len(got) != 2 {
 			t.Fatalf("reclaim: %+v %v", got, err)
 		}
-		rescued, err = s.RescueJobs(ctx, 3000, "lease expired", 10)
+		rescued, err = jobstore.New(s).RescueJobs(ctx, 3000, "lease expired", 10)
 		if err != nil || len(rescued) != 2 {
 			t.Fatalf("rescue: %+v %v", rescued, err)
 		}
-		j2, _ := s.GetJob(ctx, "ws", ids[2])
+		j2, _ := jobstore.New(s).GetJob(ctx, "ws", ids[2])
 		if j2.State != store.JobFailed || j2.AttemptsMade != 2 || *j2.FailedReason != "lease expired" || *j2.FinishedOn != 3000 {
 			t.Fatalf("rescued after last attempt: %+v", j2)
 		}
-		counts, err := s.CountUnfinishedJobs(ctx)
+		counts, err := jobstore.New(s).CountUnfinishedJobs(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,10 +171,10 @@ func TestLeasesAreExtendedReleasedAndRescued(t *testing.T) {
 		if len(got) != 2 || got["aiQueue/waiting"] != 1 || got["aiQueue/active"] != 1 {
 			t.Fatalf("counts: %v", got)
 		}
-		if n, err := s.PruneJobs(ctx, 3001, 100); err != nil || n != 1 {
+		if n, err := jobstore.New(s).PruneJobs(ctx, 3001, 100); err != nil || n != 1 {
 			t.Fatalf("prune: %d %v", n, err)
 		}
-		if _, err := s.GetJob(ctx, "ws", ids[2]); !errors.Is(err, store.ErrNotFound) {
+		if _, err := jobstore.New(s).GetJob(ctx, "ws", ids[2]); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("pruned job: %v", err)
 		}
 	})
@@ -184,3 +185,5 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+func ptr[T any](v T) *T { return &v }

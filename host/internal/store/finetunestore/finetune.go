@@ -1,9 +1,10 @@
-package store
+package finetunestore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // TunedModel is a workspace's newest fine-tuned model: the job that
@@ -15,10 +16,10 @@ type TunedModel struct {
 }
 
 // LatestTunedModel returns the model of the workspace's newest succeeded
-// fine-tuning job, or ErrNotFound when no job of the workspace succeeded.
+// fine-tuning job, or store.ErrNotFound when no job of the workspace succeeded.
 func (s *Store) LatestTunedModel(ctx context.Context, workspaceID string) (TunedModel, error) {
 	var m TunedModel
-	err := s.queryRow(ctx, `SELECT w.name, j.provider, j.fine_tuned_model FROM fine_tuning_jobs j
+	err := s.db.QueryRow(ctx, `SELECT w.name, j.provider, j.fine_tuned_model FROM fine_tuning_jobs j
 		JOIN workspaces w ON w.id = j.workspace_id
 		WHERE j.workspace_id = $1 AND j.status = 'succeeded' AND j.fine_tuned_model IS NOT NULL AND j.fine_tuned_model <> ''
 		ORDER BY j.created_at DESC, j.id DESC LIMIT 1`, workspaceID).Scan(&m.WorkspaceName, &m.Provider, &m.Model)
@@ -38,12 +39,12 @@ const fineTuneColumns = `id, workspace_id, provider, provider_job_id, base_model
 // InsertFineTuningJob stores a started job; ID and time are set when empty.
 func (s *Store) InsertFineTuningJob(ctx context.Context, j *FineTuningJob) error {
 	if j.ID == "" {
-		j.ID = NewID()
+		j.ID = store.NewID()
 	}
 	if j.CreatedAt == 0 {
-		j.CreatedAt = s.Now()
+		j.CreatedAt = s.db.Now()
 	}
-	_, err := s.exec(ctx, `INSERT INTO fine_tuning_jobs (`+fineTuneColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+	_, err := s.db.Exec(ctx, `INSERT INTO fine_tuning_jobs (`+fineTuneColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		j.ID, j.WorkspaceID, j.Provider, j.ProviderJobID, j.BaseModel, j.Status, j.FineTunedModel, j.Error, j.CreatedAt, j.FinishedAt)
 	if err != nil {
 		return fmt.Errorf("insert fine-tuning job: %w", err)
@@ -54,14 +55,14 @@ func (s *Store) InsertFineTuningJob(ctx context.Context, j *FineTuningJob) error
 // LatestFineTuningJob returns the workspace's newest fine-tuning job.
 func (s *Store) LatestFineTuningJob(ctx context.Context, workspaceID string) (FineTuningJob, error) {
 	var j FineTuningJob
-	err := s.queryRow(ctx, `SELECT `+fineTuneColumns+` FROM fine_tuning_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, workspaceID).
+	err := s.db.QueryRow(ctx, `SELECT `+fineTuneColumns+` FROM fine_tuning_jobs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1`, workspaceID).
 		Scan(&j.ID, &j.WorkspaceID, &j.Provider, &j.ProviderJobID, &j.BaseModel, &j.Status, &j.FineTunedModel, &j.Error, &j.CreatedAt, &j.FinishedAt)
 	return j, err
 }
 
 // UpdateFineTuningJob stores a job's refreshed status.
 func (s *Store) UpdateFineTuningJob(ctx context.Context, j FineTuningJob) error {
-	_, err := s.exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
+	_, err := s.db.Exec(ctx, `UPDATE fine_tuning_jobs SET status = $3, fine_tuned_model = $4, error = $5, finished_at = $6
 		WHERE workspace_id = $1 AND id = $2`, j.WorkspaceID, j.ID, j.Status, j.FineTunedModel, j.Error, j.FinishedAt)
 	if err != nil {
 		return fmt.Errorf("update fine-tuning job: %w", err)
@@ -80,7 +81,7 @@ type Exchange struct {
 // owner opted in (training_opt_in) are read. Contents are the blocks' JSON
 // values as stored.
 func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exchange, error) {
-	rows, err := s.query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
+	rows, err := s.db.Query(ctx, `SELECT f.rating, b.id, b.session_id, b.seq, b.content FROM feedback f
 		JOIN chat_blocks b ON b.id = f.target_id AND b.workspace_id = f.workspace_id
 		JOIN chat_sessions c ON c.id = b.session_id AND c.workspace_id = b.workspace_id
 		WHERE f.workspace_id = $1 AND f.target_kind = 'chat_block' AND b.role = 'assistant' AND b.type = 'text'
@@ -121,9 +122,9 @@ func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exc
 			continue
 		}
 		var user string
-		err := s.queryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
+		err := s.db.QueryRow(ctx, `SELECT content FROM chat_blocks WHERE workspace_id = $1 AND session_id = $2 AND seq < $3
 			AND role = 'user' AND type = 'text' ORDER BY seq DESC LIMIT 1`, workspaceID, r.session, r.seq).Scan(&user)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -133,3 +134,9 @@ func (s *Store) UpRatedExchanges(ctx context.Context, workspaceID string) ([]Exc
 	}
 	return out, nil
 }
+
+// Store reads and writes the fine-tuning tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the fine-tuning queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

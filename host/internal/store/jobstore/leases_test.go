@@ -1,7 +1,8 @@
-package store_test
+package jobstore_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ func TestConcurrencyLeases(t *testing.T) {
 		s.SetClock(func() time.Time { return time.UnixMilli(now) })
 		take := func(name string, slots int, holder string) (int, bool) {
 			t.Helper()
-			slot, ok, err := s.TakeLease(ctx, name, slots, holder, 1000)
+			slot, ok, err := jobstore.New(s).TakeLease(ctx, name, slots, holder, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func TestConcurrencyLeases(t *testing.T) {
 				t.Fatalf("round %d: a ninth lease of 8 slots: slot %d", round, slot)
 			}
 			for slot, holder := range seen {
-				if err := s.ReleaseLease(ctx, "all", slot, holder); err != nil {
+				if err := jobstore.New(s).ReleaseLease(ctx, "all", slot, holder); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -64,10 +65,10 @@ func TestConcurrencyLeases(t *testing.T) {
 		if _, ok := take("one", 1, "b"); ok {
 			t.Fatal("a lease was taken 1 ms before it expired")
 		}
-		if ok, err := s.RenewLease(ctx, "one", 0, "a", 1000); err != nil || !ok {
+		if ok, err := jobstore.New(s).RenewLease(ctx, "one", 0, "a", 1000); err != nil || !ok {
 			t.Fatalf("renew by the holder: %v %v", ok, err)
 		}
-		if ok, err := s.RenewLease(ctx, "one", 0, "b", 1000); err != nil || ok {
+		if ok, err := jobstore.New(s).RenewLease(ctx, "one", 0, "b", 1000); err != nil || ok {
 			t.Fatalf("renew by another holder: %v %v", ok, err)
 		}
 		now += 999
@@ -78,17 +79,17 @@ func TestConcurrencyLeases(t *testing.T) {
 		if slot, ok := take("one", 1, "b"); !ok || slot != 0 {
 			t.Fatalf("an expired lease: %d %v, want taken", slot, ok)
 		}
-		if ok, err := s.RenewLease(ctx, "one", 0, "a", 1000); err != nil || ok {
+		if ok, err := jobstore.New(s).RenewLease(ctx, "one", 0, "a", 1000); err != nil || ok {
 			t.Fatalf("renew by the holder whose lease was taken: %v %v", ok, err)
 		}
 		// Releasing by a holder who lost the slot frees nothing.
-		if err := s.ReleaseLease(ctx, "one", 0, "a"); err != nil {
+		if err := jobstore.New(s).ReleaseLease(ctx, "one", 0, "a"); err != nil {
 			t.Fatal(err)
 		}
 		if _, ok := take("one", 1, "c"); ok {
 			t.Fatal("a release by the previous holder freed the slot")
 		}
-		if err := s.ReleaseLease(ctx, "one", 0, "b"); err != nil {
+		if err := jobstore.New(s).ReleaseLease(ctx, "one", 0, "b"); err != nil {
 			t.Fatal(err)
 		}
 		if slot, ok := take("one", 1, "c"); !ok || slot != 0 {

@@ -1,8 +1,9 @@
-package store
+package destinationstore
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/events/catalog"
@@ -24,9 +25,9 @@ type Connection struct {
 // PutConnection creates or replaces the workspace's connection to a
 // destination.
 func (s *Store) PutConnection(ctx context.Context, c *Connection) error {
-	now := s.Now()
+	now := s.db.Now()
 	c.CreatedAt, c.UpdatedAt = now, now
-	_, err := s.exec(ctx, `INSERT INTO destination_connections (workspace_id, destination, sealed, fields, created_at, updated_at, checked_at, check_result, check_message, check_account)
+	_, err := s.db.Exec(ctx, `INSERT INTO destination_connections (workspace_id, destination, sealed, fields, created_at, updated_at, checked_at, check_result, check_message, check_account)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (workspace_id, destination) DO UPDATE SET sealed = excluded.sealed, fields = excluded.fields, updated_at = excluded.updated_at,
 			checked_at = excluded.checked_at, check_result = excluded.check_result, check_message = excluded.check_message, check_account = excluded.check_account`,
@@ -67,11 +68,11 @@ type ConnectionCheck struct {
 // The event (destination.connection.failed), when given, is written in the
 // same transaction when the connection exists.
 func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination string, c ConnectionCheck, event *catalog.Event) error {
-	var e *Event
+	var e *store.Event
 	if event != nil {
-		e = EventOf(*event)
+		e = store.EventOf(*event)
 	}
-	_, err := s.emitTx(ctx, func(q Querier) (bool, error) {
+	_, err := s.db.EmitTx(ctx, func(q store.Querier) (bool, error) {
 		n, err := q.Exec(ctx, `UPDATE destination_connections SET checked_at = $1, check_result = $2, check_message = $3, check_account = $4
 		WHERE workspace_id = $5 AND destination = $6`, c.At, c.Result, c.Message, c.Account, workspaceID, destination)
 		return n > 0, err
@@ -83,14 +84,14 @@ func (s *Store) SetConnectionCheck(ctx context.Context, workspaceID, destination
 }
 
 // GetConnection returns the workspace's connection to destination, or
-// ErrNotFound.
+// store.ErrNotFound.
 func (s *Store) GetConnection(ctx context.Context, workspaceID, destination string) (Connection, error) {
-	return scanConnection(s.queryRow(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination))
+	return scanConnection(s.db.QueryRow(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination))
 }
 
 // ListConnections returns the workspace's connections by destination name.
 func (s *Store) ListConnections(ctx context.Context, workspaceID string) (map[string]Connection, error) {
-	rows, err := s.query(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1`, workspaceID)
+	rows, err := s.db.Query(ctx, `SELECT `+connectionColumns+` FROM destination_connections WHERE workspace_id = $1`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("list connections: %w", err)
 	}
@@ -107,14 +108,20 @@ func (s *Store) ListConnections(ctx context.Context, workspaceID string) (map[st
 }
 
 // DeleteConnection removes the workspace's connection to destination;
-// ErrNotFound when there is none.
+// store.ErrNotFound when there is none.
 func (s *Store) DeleteConnection(ctx context.Context, workspaceID, destination string) error {
-	n, err := s.exec(ctx, `DELETE FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination)
+	n, err := s.db.Exec(ctx, `DELETE FROM destination_connections WHERE workspace_id = $1 AND destination = $2`, workspaceID, destination)
 	if err != nil {
 		return fmt.Errorf("delete connection to %s: %w", destination, err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
+
+// Store reads and writes the destination connections' tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the destination connections' queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

@@ -1,8 +1,9 @@
-package store
+package analyticsstore
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // AnalyticsConnection is a workspace's connection to a web analytics source
@@ -20,12 +21,12 @@ const analyticsConnectionColumns = `workspace_id, source, method, account, seale
 // PutAnalyticsConnection creates or replaces the workspace's connection to
 // c.Source (a reconnect keeps the first CreatedAt).
 func (s *Store) PutAnalyticsConnection(ctx context.Context, c *AnalyticsConnection) error {
-	now := s.Now()
+	now := s.db.Now()
 	c.UpdatedAt = now
 	if c.CreatedAt == 0 {
 		c.CreatedAt = now
 	}
-	_, err := s.exec(ctx, `INSERT INTO analytics_connections (`+analyticsConnectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	_, err := s.db.Exec(ctx, `INSERT INTO analytics_connections (`+analyticsConnectionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (workspace_id, source) DO UPDATE SET method = excluded.method, account = excluded.account, sealed = excluded.sealed,
 			expires_at = excluded.expires_at, updated_at = excluded.updated_at`,
 		c.WorkspaceID, c.Source, c.Method, c.Account, c.Sealed, c.ExpiresAt, c.CreatedAt, now)
@@ -40,8 +41,8 @@ func (s *Store) PutAnalyticsConnection(ctx context.Context, c *AnalyticsConnecti
 // (updated_at unchanged), so a refresh racing a disconnect or a reconnect
 // never brings old credentials back. It reports whether it wrote.
 func (s *Store) UpdateAnalyticsCredentials(ctx context.Context, c AnalyticsConnection, sealed string, expiresAt int64) (bool, error) {
-	n, err := s.exec(ctx, `UPDATE analytics_connections SET sealed = $1, expires_at = $2, updated_at = $3
-		WHERE workspace_id = $4 AND source = $5 AND updated_at = $6`, sealed, expiresAt, max(s.Now(), c.UpdatedAt+1), c.WorkspaceID, c.Source, c.UpdatedAt)
+	n, err := s.db.Exec(ctx, `UPDATE analytics_connections SET sealed = $1, expires_at = $2, updated_at = $3
+		WHERE workspace_id = $4 AND source = $5 AND updated_at = $6`, sealed, expiresAt, max(s.db.Now(), c.UpdatedAt+1), c.WorkspaceID, c.Source, c.UpdatedAt)
 	if err != nil {
 		return false, fmt.Errorf("store refreshed %s analytics credentials: %w", c.Source, err)
 	}
@@ -49,24 +50,24 @@ func (s *Store) UpdateAnalyticsCredentials(ctx context.Context, c AnalyticsConne
 }
 
 // GetAnalyticsConnection returns the workspace's connection to source, or
-// ErrNotFound.
+// store.ErrNotFound.
 func (s *Store) GetAnalyticsConnection(ctx context.Context, workspaceID, source string) (AnalyticsConnection, error) {
 	var c AnalyticsConnection
-	err := s.queryRow(ctx, `SELECT `+analyticsConnectionColumns+` FROM analytics_connections WHERE workspace_id = $1 AND source = $2`,
+	err := s.db.QueryRow(ctx, `SELECT `+analyticsConnectionColumns+` FROM analytics_connections WHERE workspace_id = $1 AND source = $2`,
 		workspaceID, source).Scan(&c.WorkspaceID, &c.Source, &c.Method, &c.Account, &c.Sealed, &c.ExpiresAt, &c.CreatedAt, &c.UpdatedAt)
 	return c, err
 }
 
 // DeleteAnalyticsConnection removes the workspace's connection to source
-// and its site mappings in one transaction; ErrNotFound when there is none.
+// and its site mappings in one transaction; store.ErrNotFound when there is none.
 func (s *Store) DeleteAnalyticsConnection(ctx context.Context, workspaceID, source string) error {
-	return s.Tx(ctx, func(q Querier) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
 		n, err := q.Exec(ctx, `DELETE FROM analytics_connections WHERE workspace_id = $1 AND source = $2`, workspaceID, source)
 		if err != nil {
 			return fmt.Errorf("delete the %s analytics connection: %w", source, err)
 		}
 		if n == 0 {
-			return ErrNotFound
+			return store.ErrNotFound
 		}
 		if _, err := q.Exec(ctx, `DELETE FROM analytics_site_properties WHERE workspace_id = $1 AND source = $2`, workspaceID, source); err != nil {
 			return fmt.Errorf("delete the %s site properties: %w", source, err)
@@ -85,11 +86,11 @@ type AnalyticsState struct {
 
 // PutAnalyticsState stores a new state and drops the expired ones.
 func (s *Store) PutAnalyticsState(ctx context.Context, st AnalyticsState) error {
-	now := s.Now()
-	if _, err := s.exec(ctx, `DELETE FROM analytics_oauth_states WHERE expires_at <= $1`, now); err != nil {
+	now := s.db.Now()
+	if _, err := s.db.Exec(ctx, `DELETE FROM analytics_oauth_states WHERE expires_at <= $1`, now); err != nil {
 		return fmt.Errorf("prune analytics states: %w", err)
 	}
-	_, err := s.exec(ctx, `INSERT INTO analytics_oauth_states (state_hash, workspace_id, source, sealed_verifier, redirect_uri, expires_at, created_at)
+	_, err := s.db.Exec(ctx, `INSERT INTO analytics_oauth_states (state_hash, workspace_id, source, sealed_verifier, redirect_uri, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, st.StateHash, st.WorkspaceID, st.Source, st.SealedVerifier, st.RedirectURI, st.ExpiresAt, now)
 	if err != nil {
 		return fmt.Errorf("store analytics state: %w", err)
@@ -99,21 +100,21 @@ func (s *Store) PutAnalyticsState(ctx context.Context, st AnalyticsState) error 
 
 // ClaimAnalyticsState takes the state of hash once: it is deleted as it is
 // read, so a second claim (a replayed redirect) finds nothing. An expired
-// state, or none, is ErrNotFound.
+// state, or none, is store.ErrNotFound.
 func (s *Store) ClaimAnalyticsState(ctx context.Context, hash string) (AnalyticsState, error) {
 	var st AnalyticsState
-	err := s.queryRow(ctx, `SELECT state_hash, workspace_id, source, sealed_verifier, redirect_uri, expires_at, created_at
+	err := s.db.QueryRow(ctx, `SELECT state_hash, workspace_id, source, sealed_verifier, redirect_uri, expires_at, created_at
 		FROM analytics_oauth_states WHERE state_hash = $1`, hash).
 		Scan(&st.StateHash, &st.WorkspaceID, &st.Source, &st.SealedVerifier, &st.RedirectURI, &st.ExpiresAt, &st.CreatedAt)
 	if err != nil {
 		return AnalyticsState{}, err
 	}
-	n, err := s.exec(ctx, `DELETE FROM analytics_oauth_states WHERE state_hash = $1`, hash)
+	n, err := s.db.Exec(ctx, `DELETE FROM analytics_oauth_states WHERE state_hash = $1`, hash)
 	if err != nil {
 		return AnalyticsState{}, fmt.Errorf("claim analytics state: %w", err)
 	}
-	if n == 0 || st.ExpiresAt <= s.Now() {
-		return AnalyticsState{}, ErrNotFound
+	if n == 0 || st.ExpiresAt <= s.db.Now() {
+		return AnalyticsState{}, store.ErrNotFound
 	}
 	return st, nil
 }
@@ -127,15 +128,15 @@ type AnalyticsSiteProperty struct {
 // source; an empty propertyID removes the mapping.
 func (s *Store) SetAnalyticsSiteProperty(ctx context.Context, workspaceID, source, siteID, propertyID string) error {
 	if propertyID == "" {
-		_, err := s.exec(ctx, `DELETE FROM analytics_site_properties WHERE workspace_id = $1 AND source = $2 AND site_id = $3`, workspaceID, source, siteID)
+		_, err := s.db.Exec(ctx, `DELETE FROM analytics_site_properties WHERE workspace_id = $1 AND source = $2 AND site_id = $3`, workspaceID, source, siteID)
 		if err != nil {
 			return fmt.Errorf("remove site property: %w", err)
 		}
 		return nil
 	}
-	_, err := s.exec(ctx, `INSERT INTO analytics_site_properties (site_id, source, workspace_id, property_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+	_, err := s.db.Exec(ctx, `INSERT INTO analytics_site_properties (site_id, source, workspace_id, property_id, updated_at) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (site_id, source) DO UPDATE SET property_id = excluded.property_id, updated_at = excluded.updated_at
-		WHERE analytics_site_properties.workspace_id = excluded.workspace_id`, siteID, source, workspaceID, propertyID, s.Now())
+		WHERE analytics_site_properties.workspace_id = excluded.workspace_id`, siteID, source, workspaceID, propertyID, s.db.Now())
 	if err != nil {
 		return fmt.Errorf("set site property: %w", err)
 	}
@@ -145,7 +146,7 @@ func (s *Store) SetAnalyticsSiteProperty(ctx context.Context, workspaceID, sourc
 // AnalyticsSiteProperties lists the workspace's sites mapped to a property
 // of source, by site key.
 func (s *Store) AnalyticsSiteProperties(ctx context.Context, workspaceID, source string) ([]AnalyticsSiteProperty, error) {
-	rows, err := s.query(ctx, `SELECT p.site_id, t.site_key, t.domain, p.property_id FROM analytics_site_properties p
+	rows, err := s.db.Query(ctx, `SELECT p.site_id, t.site_key, t.domain, p.property_id FROM analytics_site_properties p
 		JOIN traffic_sites t ON t.id = p.site_id AND t.workspace_id = p.workspace_id
 		WHERE p.workspace_id = $1 AND p.source = $2 ORDER BY t.site_key`, workspaceID, source)
 	if err != nil {
@@ -164,10 +165,16 @@ func (s *Store) AnalyticsSiteProperties(ctx context.Context, workspaceID, source
 }
 
 // AnalyticsSitePropertyOf returns the property of source mapped to the
-// workspace's site, or ErrNotFound.
+// workspace's site, or store.ErrNotFound.
 func (s *Store) AnalyticsSitePropertyOf(ctx context.Context, workspaceID, source, siteID string) (string, error) {
 	var id string
-	err := s.queryRow(ctx, `SELECT property_id FROM analytics_site_properties WHERE workspace_id = $1 AND source = $2 AND site_id = $3`,
+	err := s.db.QueryRow(ctx, `SELECT property_id FROM analytics_site_properties WHERE workspace_id = $1 AND source = $2 AND site_id = $3`,
 		workspaceID, source, siteID).Scan(&id)
 	return id, err
 }
+
+// Store reads and writes the analytics tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the analytics queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

@@ -1,9 +1,10 @@
-package store_test
+package plansstore_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/plansstore"
 	"sync"
 	"testing"
 	"time"
@@ -19,22 +20,22 @@ func TestPlanVersionsAreAddedOnlyWhenTheBodyChanges(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		s.SetClock(func() time.Time { return time.UnixMilli(5000) })
-		if n, err := s.LatestPlanVersionNumber(ctx); err != nil || n != 0 {
+		if n, err := plansstore.New(s).LatestPlanVersionNumber(ctx); err != nil || n != 0 {
 			t.Fatalf("no versions: %d %v, want 0", n, err)
 		}
-		if _, err := s.LatestPlanVersion(ctx); !errors.Is(err, store.ErrNotFound) {
+		if _, err := plansstore.New(s).LatestPlanVersion(ctx); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("no versions: %v, want ErrNotFound", err)
 		}
-		add := func(body, digest string, onlyIfNone bool) (store.PlanVersion, bool) {
+		add := func(body, digest string, onlyIfNone bool) (plansstore.PlanVersion, bool) {
 			t.Helper()
-			v, created, err := s.AddPlanVersion(ctx, body, digest, "test", onlyIfNone)
+			v, created, err := plansstore.New(s).AddPlanVersion(ctx, body, digest, "test", onlyIfNone)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return v, created
 		}
 		v, created := add("a", "da", true) // a first start seeds
-		if !created || v != (store.PlanVersion{Version: 1, Body: "a", Digest: "da", Source: "test", CreatedAt: 5000}) {
+		if !created || v != (plansstore.PlanVersion{Version: 1, Body: "a", Digest: "da", Source: "test", CreatedAt: 5000}) {
 			t.Fatalf("seed: %+v %v", v, created)
 		}
 		if v, created := add("b", "db", true); created || v.Version != 1 || v.Digest != "da" {
@@ -46,10 +47,10 @@ func TestPlanVersionsAreAddedOnlyWhenTheBodyChanges(t *testing.T) {
 		if v, created := add("b", "db", false); !created || v.Version != 2 || v.Body != "b" {
 			t.Fatalf("a new digest: %+v %v, want version 2", v, created)
 		}
-		if n, err := s.LatestPlanVersionNumber(ctx); err != nil || n != 2 {
+		if n, err := plansstore.New(s).LatestPlanVersionNumber(ctx); err != nil || n != 2 {
 			t.Fatalf("latest number: %d %v, want 2", n, err)
 		}
-		if v, err := s.LatestPlanVersion(ctx); err != nil || v.Version != 2 || v.Body != "b" || v.Digest != "db" {
+		if v, err := plansstore.New(s).LatestPlanVersion(ctx); err != nil || v.Version != 2 || v.Body != "b" || v.Digest != "db" {
 			t.Fatalf("latest: %+v %v", v, err)
 		}
 	})
@@ -69,7 +70,7 @@ func TestConcurrentPlanVersionsGetConsecutiveNumbers(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				d := fmt.Sprint("d", i)
-				_, _, err := s.AddPlanVersion(ctx, d, d, "test", false)
+				_, _, err := plansstore.New(s).AddPlanVersion(ctx, d, d, "test", false)
 				errs <- err
 			}()
 		}
@@ -80,7 +81,7 @@ func TestConcurrentPlanVersionsGetConsecutiveNumbers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got, err := s.LatestPlanVersionNumber(ctx); err != nil || got != n {
+		if got, err := plansstore.New(s).LatestPlanVersionNumber(ctx); err != nil || got != n {
 			t.Fatalf("after %d concurrent adds: version %d %v", n, got, err)
 		}
 	})

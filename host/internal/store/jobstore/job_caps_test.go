@@ -1,9 +1,10 @@
-package store_test
+package jobstore_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -12,20 +13,20 @@ import (
 
 func addJobs(t *testing.T, s *store.Store, ws string, n int, runAt int64) []string {
 	t.Helper()
-	rows := make([]store.Job, n)
+	rows := make([]jobstore.Job, n)
 	ids := make([]string, n)
 	for i := range rows {
 		ids[i] = store.NewID()
-		rows[i] = store.Job{ID: ids[i], WorkspaceID: ws, Queue: "aiQueue", Name: "n", State: store.JobWaiting,
+		rows[i] = jobstore.Job{ID: ids[i], WorkspaceID: ws, Queue: "aiQueue", Name: "n", State: store.JobWaiting,
 			Data: "{}", MaxAttempts: 1, RunAt: runAt + int64(i), CreatedAt: 1}
 	}
-	if err := s.InsertJobs(context.Background(), nil, rows); err != nil {
+	if err := jobstore.New(s).InsertJobs(context.Background(), nil, rows); err != nil {
 		t.Fatal(err)
 	}
 	return ids
 }
 
-func workspacesOf(jobs []store.Job) map[string]int {
+func workspacesOf(jobs []jobstore.Job) map[string]int {
 	out := map[string]int{}
 	for _, j := range jobs {
 		out[j.WorkspaceID]++
@@ -49,7 +50,7 @@ func claimTakesEveryWorkspaceInTurn(t *testing.T, backlog bool) {
 		addJobs(t, s, "flood", 60, 10) // older than everyone else's
 		b := addJobs(t, s, "b", 2, 500)
 		c := addJobs(t, s, "c", 1, 900)
-		got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 3, 1000, 2000, store.JobCaps{}, backlog)
+		got, err := jobstore.New(s).ClaimJobsCapped(ctx, "aiQueue", "me", 3, 1000, 2000, jobstore.JobCaps{}, backlog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func claimTakesEveryWorkspaceInTurn(t *testing.T, backlog bool) {
 		if got[1].ID != b[0] || got[2].ID != c[0] {
 			t.Fatalf("first claim: %s, %s; want b's oldest then c's", got[1].ID, got[2].ID)
 		}
-		got, err = s.ClaimJobsCapped(ctx, "aiQueue", "me", 2, 1000, 2000, store.JobCaps{}, backlog)
+		got, err = jobstore.New(s).ClaimJobsCapped(ctx, "aiQueue", "me", 2, 1000, 2000, jobstore.JobCaps{}, backlog)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,8 +80,8 @@ func TestClaimLeavesWorkspacesAtTheirRunningCap(t *testing.T) {
 		}
 		addJobs(t, s, "free-ws", 10, 10)
 		addJobs(t, s, pro.ID, 10, 10)
-		caps := store.JobCaps{Default: store.JobCap{Running: 2}, ByPlan: map[string]store.JobCap{"pro": {Running: 3}, "free": {Running: 1}}}
-		got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, false)
+		caps := jobstore.JobCaps{Default: jobstore.JobCap{Running: 2}, ByPlan: map[string]jobstore.JobCap{"pro": {Running: 3}, "free": {Running: 1}}}
+		got, err := jobstore.New(s).ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,14 +89,14 @@ func TestClaimLeavesWorkspacesAtTheirRunningCap(t *testing.T) {
 			t.Fatalf("claimed %v, want 2 of the workspace without a row (default cap) and 3 of the pro one", w)
 		}
 		// At the cap, nothing more is claimed until a job finishes.
-		if got, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true); err != nil || len(got) != 0 {
+		if got, err := jobstore.New(s).ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true); err != nil || len(got) != 0 {
 			t.Fatalf("claim at the cap: %d jobs, %v", len(got), err)
 		}
-		done := []store.JobOutcome{{ID: got[0].ID, Attempt: 1, State: store.JobCompleted}}
-		if _, err := s.FinishJobs(ctx, "me", 1100, done); err != nil {
+		done := []jobstore.JobOutcome{{ID: got[0].ID, Attempt: 1, State: store.JobCompleted}}
+		if _, err := jobstore.New(s).FinishJobs(ctx, "me", 1100, done); err != nil {
 			t.Fatal(err)
 		}
-		again, err := s.ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true)
+		again, err := jobstore.New(s).ClaimJobsCapped(ctx, "aiQueue", "me", 50, 1000, 2000, caps, true)
 		if err != nil || len(again) != 1 || again[0].WorkspaceID != got[0].WorkspaceID {
 			t.Fatalf("after one finished: %v %v, want one job of %s", workspacesOf(again), err, got[0].WorkspaceID)
 		}
@@ -106,42 +107,42 @@ func TestInsertRefusesJobsOverTheQueuedCap(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		caps := store.JobCaps{Default: store.JobCap{Queued: 3}}
-		job := func(ws string, runAt int64) store.Job {
-			return store.Job{ID: store.NewID(), WorkspaceID: ws, Queue: "aiQueue", Name: "n", State: store.JobWaiting,
+		caps := jobstore.JobCaps{Default: jobstore.JobCap{Queued: 3}}
+		job := func(ws string, runAt int64) jobstore.Job {
+			return jobstore.Job{ID: store.NewID(), WorkspaceID: ws, Queue: "aiQueue", Name: "n", State: store.JobWaiting,
 				Data: "{}", MaxAttempts: 1, RunAt: runAt, CreatedAt: 1}
 		}
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10), job("a", 10)}, 100, caps); err != nil {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 10), job("a", 10)}, 100, caps); err != nil {
 			t.Fatal(err)
 		}
 		// Two more would make four.
-		err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10), job("a", 10)}, 100, caps)
-		var capErr *store.ErrJobCap
+		err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 10), job("a", 10)}, 100, caps)
+		var capErr *jobstore.ErrJobCap
 		if !errors.As(err, &capErr) || capErr.Workspace != "a" || capErr.Cap != 3 {
 			t.Fatalf("over the cap: %v, want ErrJobCap for a with cap 3", err)
 		}
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10)}, 100, caps); err != nil {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 10)}, 100, caps); err != nil {
 			t.Fatalf("the third job: %v", err)
 		}
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10)}, 100, caps); !errors.As(err, &capErr) {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 10)}, 100, caps); !errors.As(err, &capErr) {
 			t.Fatalf("the fourth job: %v, want ErrJobCap", err)
 		}
 		// Jobs that run later and other workspaces are not affected.
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 5000), job("b", 10)}, 100, caps); err != nil {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 5000), job("b", 10)}, 100, caps); err != nil {
 			t.Fatal(err)
 		}
 		// A claimed job leaves the queue and makes room.
-		if _, err := s.ClaimJobs(ctx, "aiQueue", "me", 1, 100, 1000); err != nil {
+		if _, err := jobstore.New(s).ClaimJobs(ctx, "aiQueue", "me", 1, 100, 1000); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 10)}, 100, caps); err != nil {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 10)}, 100, caps); err != nil {
 			t.Fatalf("after a claim: %v", err)
 		}
 		// A job that runs now is ready at once and counts against the cap.
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 100)}, 100, caps); !errors.As(err, &capErr) {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 100)}, 100, caps); !errors.As(err, &capErr) {
 			t.Fatalf("a fourth job due now: %v, want ErrJobCap", err)
 		}
-		if err := s.InsertJobsCapped(ctx, nil, []store.Job{job("a", 101)}, 100, caps); err != nil {
+		if err := jobstore.New(s).InsertJobsCapped(ctx, nil, []jobstore.Job{job("a", 101)}, 100, caps); err != nil {
 			t.Fatalf("a job due 1 ms from now: %v", err)
 		}
 	})

@@ -1,8 +1,9 @@
-package store
+package jobstore
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 	"slices"
 	"strings"
 )
@@ -55,16 +56,16 @@ func (c JobCaps) capExpr(ws string, pick func(JobCap) int, args []any) (string, 
 	slices.Sort(plans)
 	if len(plans) == 0 {
 		args = append(args, value(pick(c.Default)))
-		return "CAST(" + param(len(args)) + " AS BIGINT)", args
+		return "CAST(" + store.Param(len(args)) + " AS BIGINT)", args
 	}
 	var b strings.Builder
 	b.WriteString("CASE (SELECT plan FROM workspaces WHERE workspaces.id = " + ws + ")")
 	for _, p := range plans {
 		args = append(args, p, value(pick(c.ByPlan[p])))
-		b.WriteString(" WHEN CAST(" + param(len(args)-1) + " AS TEXT) THEN CAST(" + param(len(args)) + " AS BIGINT)")
+		b.WriteString(" WHEN CAST(" + store.Param(len(args)-1) + " AS TEXT) THEN CAST(" + store.Param(len(args)) + " AS BIGINT)")
 	}
 	args = append(args, value(pick(c.Default)))
-	b.WriteString(" ELSE CAST(" + param(len(args)) + " AS BIGINT) END")
+	b.WriteString(" ELSE CAST(" + store.Param(len(args)) + " AS BIGINT) END")
 	return b.String(), args
 }
 
@@ -78,7 +79,7 @@ func pickQueued(c JobCap) int  { return c.Queued }
 // come before any rank-2 job, so a workspace with a thousand queued jobs
 // delays another workspace's job by at most one claim. Jobs come back in
 // run-time order. Concurrent claimers never get the same job: SKIP LOCKED
-// on CockroachDB/PostgreSQL, the single writer on SQLite.
+// on CockroachDB/PostgreSQL, the single writer on store.SQLite.
 func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64) ([]Job, error) {
 	return s.ClaimJobsCapped(ctx, queue, owner, limit, now, leaseUntil, JobCaps{}, false)
 }
@@ -91,7 +92,7 @@ func (s *Store) ClaimJobs(ctx context.Context, queue, owner string, limit int, n
 // complex statement) with a short one. Both are fair.
 func (s *Store) ClaimJobsCapped(ctx context.Context, queue, owner string, limit int, now, leaseUntil int64, caps JobCaps, backlog bool) ([]Job, error) {
 	query, args := s.claimSQL(queue, owner, limit, now, leaseUntil, caps, backlog)
-	jobs, err := scanJobs(s.query(ctx, query, args...))
+	jobs, err := scanJobs(s.db.Query(ctx, query, args...))
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs of %s: %w", queue, err)
 	}
@@ -138,7 +139,7 @@ func (s *Store) claimSQL(queue, owner string, limit int, now, leaseUntil int64, 
 				SELECT id, workspace_id, run_at, ROW_NUMBER() OVER (PARTITION BY workspace_id ORDER BY run_at, id) AS rn
 				FROM (`+candidates+`) c) r
 			`+capped+`
-			ORDER BY r.rn, r.run_at, r.id LIMIT $5`) + s.SkipLocked() + `)
+			ORDER BY r.rn, r.run_at, r.id LIMIT $5`) + s.db.SkipLocked() + `)
 		RETURNING ` + jobColumns, args
 }
 
@@ -149,12 +150,12 @@ func (s *Store) claimSQL(queue, owner string, limit int, now, leaseUntil int64, 
 // index (queue, workspace_id, run_at, id). On PostgreSQL each step of it
 // returns the next workspace's oldest row itself, one index probe per
 // workspace with ready jobs, and the candidates carry the columns the
-// ranking needs. SQLite has no LATERAL: a step finds the next workspace,
+// ranking needs. store.SQLite has no LATERAL: a step finds the next workspace,
 // a second probe its oldest row, and the ranking reads the rows again by
 // id.
 func (s *Store) fairCandidates(ready, full string) string {
 	head := `SELECT id, workspace_id, run_at FROM jobs WHERE ` + ready + full + ` ORDER BY run_at, id LIMIT $5`
-	if s.Dialect == Postgres {
+	if s.db.Dialect == store.Postgres {
 		oldest := `SELECT id, workspace_id, run_at FROM jobs WHERE ` + ready
 		return `WITH RECURSIVE ws (id, workspace_id, run_at) AS (
 				(` + oldest + ` ORDER BY workspace_id, run_at, id LIMIT 1)
@@ -195,9 +196,9 @@ func (e *ErrJobCap) Error() string {
 // against the cap until they fall due. The check and the insert are not one
 // transaction, so concurrent inserts may pass the cap by a few jobs: it
 // bounds a flood, it is not a quota.
-func (s *Store) InsertJobsCapped(ctx context.Context, q Querier, jobs []Job, now int64, caps JobCaps) error {
+func (s *Store) InsertJobsCapped(ctx context.Context, q store.Querier, jobs []Job, now int64, caps JobCaps) error {
 	if q == nil {
-		q = s.b
+		q = s.db
 	}
 	if !caps.any(pickQueued) {
 		return s.InsertJobs(ctx, q, jobs)
@@ -244,7 +245,7 @@ func (s *Store) idIn(sub string) string {
 	// jobNotTaken, not jobReady, in the same statement for the same reason:
 	// with jobReady the planner matched the partial index jobs_ready and
 	// scanned it whole, filtering by id (190 ms of the claim above).
-	if s.Dialect == Postgres {
+	if s.db.Dialect == store.Postgres {
 		return "id = ANY(ARRAY(" + sub + "))"
 	}
 	return "id IN (" + sub + ")"

@@ -1,8 +1,9 @@
-package store_test
+package jobstore_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"os"
 	"strings"
 	"testing"
@@ -24,18 +25,18 @@ func TestExplainClaim(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.Postgres(t)
 	now := s.Now()
-	var js []store.Job
+	var js []jobstore.Job
 	for i := range 10000 {
-		js = append(js, store.Job{ID: store.NewID(), WorkspaceID: fmt.Sprintf("ws-%d", i%100), Queue: "aiQueue", Name: "noop", State: store.JobWaiting, Data: "{}", MaxAttempts: 3, RunAt: now, CreatedAt: now})
+		js = append(js, jobstore.Job{ID: store.NewID(), WorkspaceID: fmt.Sprintf("ws-%d", i%100), Queue: "aiQueue", Name: "noop", State: store.JobWaiting, Data: "{}", MaxAttempts: 3, RunAt: now, CreatedAt: now})
 	}
 	for i := 0; i < len(js); i += 500 {
-		if err := s.InsertJobs(ctx, nil, js[i:i+500]); err != nil {
+		if err := jobstore.New(s).InsertJobs(ctx, nil, js[i:i+500]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, n := range []int{1, 100} {
 		for _, backlog := range []bool{false, true} {
-			out, err := s.ExplainClaim(ctx, n, now+1000, backlog)
+			out, err := jobstore.New(s).ExplainClaim(ctx, n, now+1000, backlog)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,9 @@
-package store
+package voicestore
 
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store"
 	"unicode/utf8"
 )
 
@@ -77,13 +78,13 @@ func scanVoice(r interface{ Scan(...any) error }) (Voice, error) {
 }
 
 // CreateVoice stores a new active voice; ID and times are set when empty.
-// With a Cap it is an *OverCapError, and nothing is written, when the
+// With a store.Cap it is an *store.OverCapError, and nothing is written, when the
 // workspace already holds cap.Max voices (checked in the same transaction).
-func (s *Store) CreateVoice(ctx context.Context, v *Voice, caps ...Cap) error {
+func (s *Store) CreateVoice(ctx context.Context, v *Voice, caps ...store.Cap) error {
 	if v.ID == "" {
-		v.ID = NewID()
+		v.ID = store.NewID()
 	}
-	now := s.Now()
+	now := s.db.Now()
 	v.CreatedAt, v.UpdatedAt, v.IsActive = now, now, true
 	v.ContentLength = utf8.RuneCountInString(v.Content)
 	var fetchAt *int64
@@ -95,7 +96,7 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice, caps ...Cap) error {
 			fetchErr = &f.Error
 		}
 	}
-	err := s.capped(ctx, CountVoices, v.WorkspaceID, caps, func(q Querier) error {
+	err := s.db.Capped(ctx, store.CountVoices, v.WorkspaceID, caps, func(q store.Querier) error {
 		_, err := q.Exec(ctx, `INSERT INTO brand_voices (`+voiceColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
 			v.ID, v.WorkspaceID, v.UserID, v.Scope, v.Name, v.Type, v.URL, v.Content, v.FetchInterval, v.IsActive, v.CreatedAt, v.UpdatedAt,
 			v.SourceText, fetchAt, fetchOK, fetchErr, v.NextFetchAt)
@@ -110,7 +111,7 @@ func (s *Store) CreateVoice(ctx context.Context, v *Voice, caps ...Cap) error {
 // ListVoices returns the active voices the user can see, newest first,
 // without their content (ContentLength is set) or fetch interval.
 func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]Voice, error) {
-	rows, err := s.query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
+	rows, err := s.db.Query(ctx, `SELECT `+voiceListColumns+` FROM brand_voices WHERE `+voiceVisible+` ORDER BY created_at DESC, id DESC`, workspaceID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list voices: %w", err)
 	}
@@ -127,16 +128,16 @@ func (s *Store) ListVoices(ctx context.Context, workspaceID, userID string) ([]V
 	return out, rows.Err()
 }
 
-// GetVoice returns an active voice the user can see, or ErrNotFound.
+// GetVoice returns an active voice the user can see, or store.ErrNotFound.
 func (s *Store) GetVoice(ctx context.Context, workspaceID, userID, id string) (Voice, error) {
-	return scanVoice(s.queryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
+	return scanVoice(s.db.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
 }
 
 // UpdateVoice applies u to an active voice the user can see and returns the
-// result, or ErrNotFound.
+// result, or store.ErrNotFound.
 func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string, u VoiceUpdate) (Voice, error) {
 	var out Voice
-	err := s.Tx(ctx, func(q Querier) error {
+	err := s.db.Tx(ctx, func(q store.Querier) error {
 		v, err := scanVoice(q.QueryRow(ctx, `SELECT `+voiceColumns+` FROM brand_voices WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id))
 		if err != nil {
 			return err
@@ -156,7 +157,7 @@ func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string,
 		if u.SourceText != nil {
 			v.SourceText = u.SourceText
 		}
-		v.UpdatedAt = s.Now()
+		v.UpdatedAt = s.db.Now()
 		v.ContentLength = utf8.RuneCountInString(v.Content)
 		if _, err := q.Exec(ctx, `UPDATE brand_voices SET name = $1, content = $2, url = $3, fetch_interval = $4, updated_at = $5, source_text = $8 WHERE id = $6 AND workspace_id = $7`,
 			v.Name, v.Content, v.URL, v.FetchInterval, v.UpdatedAt, v.ID, workspaceID, v.SourceText); err != nil {
@@ -169,14 +170,20 @@ func (s *Store) UpdateVoice(ctx context.Context, workspaceID, userID, id string,
 }
 
 // DeactivateVoice soft-deletes a voice the user can see: the row stays with
-// is_active false. ErrNotFound when there is no such active voice.
+// is_active false. store.ErrNotFound when there is no such active voice.
 func (s *Store) DeactivateVoice(ctx context.Context, workspaceID, userID, id string) error {
-	n, err := s.exec(ctx, `UPDATE brand_voices SET is_active = FALSE, updated_at = $4 WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id, s.Now())
+	n, err := s.db.Exec(ctx, `UPDATE brand_voices SET is_active = FALSE, updated_at = $4 WHERE `+voiceVisible+` AND id = $3`, workspaceID, userID, id, s.db.Now())
 	if err != nil {
 		return fmt.Errorf("delete voice: %w", err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return store.ErrNotFound
 	}
 	return nil
 }
+
+// Store reads and writes the voice area's tables of the one schema.
+type Store struct{ db *store.Store }
+
+// New returns the voice queries on db.
+func New(db *store.Store) *Store { return &Store{db: db} }

@@ -1,4 +1,4 @@
-package store
+package jobstore
 
 import (
 	"context"
@@ -17,9 +17,9 @@ func (s *Store) TakeLease(ctx context.Context, name string, slots int, holder st
 	if slots <= 0 {
 		return 0, false, nil
 	}
-	now := s.Now()
+	now := s.db.Now()
 	held := make([]bool, slots)
-	rows, err := s.query(ctx, `SELECT slot FROM concurrency_leases WHERE name = $1 AND expires_at > $2 AND slot < $3`, name, now, slots)
+	rows, err := s.db.Query(ctx, `SELECT slot FROM concurrency_leases WHERE name = $1 AND expires_at > $2 AND slot < $3`, name, now, slots)
 	if err != nil {
 		return 0, false, fmt.Errorf("read leases %s: %w", name, err)
 	}
@@ -43,11 +43,11 @@ func (s *Store) TakeLease(ctx context.Context, name string, slots int, holder st
 		if held[n] {
 			continue
 		}
-		got, err := s.exec(ctx, `INSERT INTO concurrency_leases (name, slot, holder, expires_at) VALUES ($1, $2, $3, $4)
+		got, err := s.db.Exec(ctx, `INSERT INTO concurrency_leases (name, slot, holder, expires_at) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (name, slot) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 			WHERE concurrency_leases.expires_at <= $5`, name, n, holder, now+ttlMillis, now)
 		if err != nil {
-			if s.IsConflict(err) {
+			if s.db.IsConflict(err) {
 				continue
 			}
 			return 0, false, fmt.Errorf("take lease %s/%d: %w", name, n, err)
@@ -62,8 +62,8 @@ func (s *Store) TakeLease(ctx context.Context, name string, slots int, holder st
 // RenewLease extends holder's lease of slot to now + ttlMillis; false when
 // holder no longer holds it (it expired and another took it).
 func (s *Store) RenewLease(ctx context.Context, name string, slot int, holder string, ttlMillis int64) (bool, error) {
-	n, err := s.exec(ctx, `UPDATE concurrency_leases SET expires_at = $4 WHERE name = $1 AND slot = $2 AND holder = $3`,
-		name, slot, holder, s.Now()+ttlMillis)
+	n, err := s.db.Exec(ctx, `UPDATE concurrency_leases SET expires_at = $4 WHERE name = $1 AND slot = $2 AND holder = $3`,
+		name, slot, holder, s.db.Now()+ttlMillis)
 	if err != nil {
 		return false, fmt.Errorf("renew lease %s/%d: %w", name, slot, err)
 	}
@@ -72,7 +72,7 @@ func (s *Store) RenewLease(ctx context.Context, name string, slot int, holder st
 
 // ReleaseLease frees holder's slot (nothing when holder lost it).
 func (s *Store) ReleaseLease(ctx context.Context, name string, slot int, holder string) error {
-	if _, err := s.exec(ctx, `DELETE FROM concurrency_leases WHERE name = $1 AND slot = $2 AND holder = $3`, name, slot, holder); err != nil {
+	if _, err := s.db.Exec(ctx, `DELETE FROM concurrency_leases WHERE name = $1 AND slot = $2 AND holder = $3`, name, slot, holder); err != nil {
 		return fmt.Errorf("release lease %s/%d: %w", name, slot, err)
 	}
 	return nil

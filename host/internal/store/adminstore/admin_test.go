@@ -1,8 +1,9 @@
-package store_test
+package adminstore_test
 
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/adminstore"
 	"testing"
 	"time"
 
@@ -28,16 +29,16 @@ func TestAdminKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		all, err := s.ListAPIKeys(ctx, "")
+		all, err := adminstore.New(s).ListAPIKeys(ctx, "")
 		if err != nil || len(all) != 2 {
 			t.Fatalf("all keys: %v %+v", err, all)
 		}
-		onlyA, err := s.ListAPIKeys(ctx, a.ID)
+		onlyA, err := adminstore.New(s).ListAPIKeys(ctx, a.ID)
 		if err != nil || len(onlyA) != 1 || onlyA[0].ID != "ka" || onlyA[0].UserEmail != "u@a.test" {
 			t.Fatalf("keys of a: %v %+v", err, onlyA)
 		}
 		next := &store.APIKey{Prefix: "hk_n", Hash: "hn"}
-		if err := s.RevokeAPIKey(ctx, "kb", next); err != nil {
+		if err := adminstore.New(s).RevokeAPIKey(ctx, "kb", next); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := s.PrincipalByKeyHash(ctx, "hb"); !errors.Is(err, store.ErrNotFound) {
@@ -47,7 +48,7 @@ func TestAdminKeys(t *testing.T) {
 		if err != nil || p.Workspace.ID != b.ID || p.UserID != ub.ID {
 			t.Fatalf("rotated key: %+v %v", p, err)
 		}
-		if err := s.RevokeAPIKey(ctx, "kb", nil); !errors.Is(err, store.ErrNotFound) {
+		if err := adminstore.New(s).RevokeAPIKey(ctx, "kb", nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("revoke twice: %v, want ErrNotFound", err)
 		}
 		// A creation time given is kept, a missing one is the store's now.
@@ -57,7 +58,7 @@ func TestAdminKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		keys, err := s.ListAPIKeys(ctx, a.ID)
+		keys, err := adminstore.New(s).ListAPIKeys(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +71,10 @@ func TestAdminKeys(t *testing.T) {
 		if next.ID == "" {
 			t.Fatal("the rotated key has no id")
 		}
-		if err := s.RevokeAPIKey(ctx, next.ID, &store.APIKey{ID: "kc", Prefix: "hk_c", Hash: "hc"}); err != nil {
+		if err := adminstore.New(s).RevokeAPIKey(ctx, next.ID, &store.APIKey{ID: "kc", Prefix: "hk_c", Hash: "hc"}); err != nil {
 			t.Fatal(err)
 		}
-		keys, err = s.ListAPIKeys(ctx, b.ID)
+		keys, err = adminstore.New(s).ListAPIKeys(ctx, b.ID)
 		var active []string
 		for _, k := range keys {
 			if k.RevokedAt == 0 {
@@ -83,7 +84,7 @@ func TestAdminKeys(t *testing.T) {
 		if err != nil || len(active) != 1 || active[0] != "kc" {
 			t.Fatalf("unrevoked keys of b after a rotation to kc: %v %v", active, err)
 		}
-		ws, err := s.ListWorkspaces(ctx)
+		ws, err := adminstore.New(s).ListWorkspaces(ctx)
 		if err != nil || len(ws) != 2 || ws[1].Name != "b" || ws[1].ActiveKeys != 1 || ws[1].Users != 1 {
 			t.Fatalf("workspaces: %v %+v", err, ws)
 		}
