@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/redis/go-redis/v9"
-
 )
 
 // DefaultPollInterval is how often a host looks for a newer stored version
