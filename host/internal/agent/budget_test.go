@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func (b *bundle) beacon(t *testing.T, path string) {
 
 func (b *bundle) creditsUsed(t *testing.T) int {
 	t.Helper()
-	used, err := b.store.CreditsUsed(context.Background(), b.acmeP.WorkspaceID, b.quota.Month())
+	used, err := creditstore.New(b.store).CreditsUsed(context.Background(), b.acmeP.WorkspaceID, b.quota.Month())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/heraldhq/herald/host/internal/store/agentstore"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"time"
 
 	"connectrpc.com/connect"
@@ -100,7 +101,7 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 		return sum, err
 	}
 	sum.Schedules = ScheduleCounts{Pending: counts.Pending, Published: counts.Published, Failed: counts.Failed}
-	if sum.Used, err = s.store.CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
+	if sum.Used, err = creditstore.New(s.store).CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
 		return sum, err
 	}
 	if sum.Documents, err = s.documents(ctx, p.WorkspaceID); err != nil {

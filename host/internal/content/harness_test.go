@@ -2,6 +2,7 @@ package content_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sync"
 	"testing"
@@ -170,7 +171,7 @@ func (b *bundle) waitJob(t *testing.T, ws, id string) jobstore.Job {
 
 func (b *bundle) creditsUsed(t *testing.T, p auth.Principal) int {
 	t.Helper()
-	n, err := b.store.CreditsUsed(context.Background(), p.WorkspaceID, time.Now().UTC().Format("2006-01"))
+	n, err := creditstore.New(b.store).CreditsUsed(context.Background(), p.WorkspaceID, time.Now().UTC().Format("2006-01"))
 	if err != nil {
 		t.Fatal(err)
 	}

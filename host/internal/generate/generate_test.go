@@ -3,6 +3,7 @@ package generate_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"sync"
@@ -346,7 +347,7 @@ func TestImagesUsePresetsAndSpendOneCreditEachOnlyOnSuccess(t *testing.T) {
 			t.Fatalf("non-image bytes: %v", err)
 		}
 		b.router.image = nil
-		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 0 {
+		if used, _ := creditstore.New(s).CreditsUsed(ctx, b.p.WorkspaceID, month); used != 0 {
 			t.Fatalf("failed requests spent %d credits", used)
 		}
 
@@ -365,7 +366,7 @@ func TestImagesUsePresetsAndSpendOneCreditEachOnlyOnSuccess(t *testing.T) {
 		if code(err) != connect.CodePermissionDenied || !strings.Contains(err.Error(), "credit") {
 			t.Fatalf("over the allowance: %v", err)
 		}
-		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 2 {
+		if used, _ := creditstore.New(s).CreditsUsed(ctx, b.p.WorkspaceID, month); used != 2 {
 			t.Fatalf("credits used: %d", used)
 		}
 	})

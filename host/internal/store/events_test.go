@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestCreditsLowAndExhaustedHappenOnceAMonthAndNotForARolledBackReservation(t
 		// back leaves no event.
 		boom := errors.New("the report could not be queued")
 		_ = s.Tx(ctx, func(q store.Querier) error {
-			if _, _, err := s.ReserveCreditsTx(ctx, q, ws, "2026-11", 9, 10); err != nil {
+			if _, _, err := creditstore.New(s).ReserveCreditsTx(ctx, q, ws, "2026-11", 9, 10); err != nil {
 				return err
 			}
 			return boom
@@ -165,13 +166,13 @@ func TestCreditsLowAndExhaustedHappenOnceAMonthAndNotForARolledBackReservation(t
 			t.Fatalf("rolled back reservation left %v", types)
 		}
 		for _, n := range []int{7, 1, 1} { // 7: below 80%; 8: low; 9: nothing new
-			if _, ok, err := s.ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
 				t.Fatal(ok, err)
 			}
 		}
-		_ = s.RefundCredits(ctx, ws, "2026-11", 2) // back to 7, then over 80% again: still once
-		for _, n := range []int{1, 2} {            // 8 (low again: deduplicated), 10 (exhausted)
-			if _, ok, err := s.ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
+		_ = creditstore.New(s).RefundCredits(ctx, ws, "2026-11", 2) // back to 7, then over 80% again: still once
+		for _, n := range []int{1, 2} {                             // 8 (low again: deduplicated), 10 (exhausted)
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
 				t.Fatal(ok, err)
 			}
 		}

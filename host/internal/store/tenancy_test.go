@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"github.com/heraldhq/herald/host/internal/store/voicestore"
@@ -247,13 +248,13 @@ func TestWorkspaceScopedMethodsNeverReachAnotherWorkspace(t *testing.T) {
 			return nil
 		}},
 		{"ReserveCredits", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			if _, ok, err := s.ReserveCredits(ctx, f.a, "2026-11", 1, 1); !ok || err != nil {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, f.a, "2026-11", 1, 1); !ok || err != nil {
 				return fmt.Errorf("A's reservation: %v %v", ok, err)
 			}
-			if used, err := s.CreditsUsed(ctx, f.b, "2026-11"); err != nil || used != 0 {
+			if used, err := creditstore.New(s).CreditsUsed(ctx, f.b, "2026-11"); err != nil || used != 0 {
 				return fmt.Errorf("B's credits used after A spent one: %d, %v", used, err)
 			}
-			if _, ok, err := s.ReserveCredits(ctx, f.b, "2026-11", 1, 1); !ok || err != nil {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, f.b, "2026-11", 1, 1); !ok || err != nil {
 				return fmt.Errorf("B's own reservation refused after A spent its allowance: %v %v", ok, err)
 			}
 			return nil

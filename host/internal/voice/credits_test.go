@@ -3,6 +3,7 @@ package voice_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		month := b.clock.Now().UTC().Format("2006-01")
 		used := func() int {
 			t.Helper()
-			n, err := s.CreditsUsed(ctx, ws.ID, month)
+			n, err := creditstore.New(s).CreditsUsed(ctx, ws.ID, month)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		b.model.mu.Unlock()
 
 		// The month's credits are spent.
-		if _, ok, err := s.ReserveCredits(ctx, ws.ID, month, 25-used(), 25); !ok || err != nil {
+		if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws.ID, month, 25-used(), 25); !ok || err != nil {
 			t.Fatal("could not spend the rest", err)
 		}
 		calls := b.modelCalls()
