@@ -16,7 +16,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -241,10 +240,7 @@ func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 // connectError keeps API errors and replaces anything else with a generic
 // internal error after logging it.
 func (s *server) connectError(ctx context.Context, procedure string, err error) error {
-	var overCap *jobs.OverCapError
-	if errors.As(err, &overCap) {
-		ce := connect.NewError(connect.CodeResourceExhausted, overCap)
-		ce.Meta().Set("Retry-After", retryAfterSeconds(overCap.RetryAfter))
+	if ce, ok := overCapError(err); ok {
 		return ce
 	}
 	var ce *connect.Error

@@ -90,7 +90,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 			defer wg.Done()
 			for floodCtx.Err() == nil {
 				_, err := q.Enqueue(floodCtx, jobs.NewJob{Workspace: "a", Queue: jobs.AIQueue, Name: "work"})
-				var over *jobs.OverCapError
+				var over *store.OverCapError
 				if errors.As(err, &over) {
 					capOnce.Do(func() { close(atCap) })
 					// A impatient client: it retries after 10 ms, not

@@ -93,8 +93,8 @@ func TestEnqueueBeyondTheQueuedCapFails(t *testing.T) {
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
-		var over *jobs.OverCapError
-		if !errors.As(err, &over) || over.RetryAfter != 7*time.Second || over.Cap != 2 || over.Queue != jobs.AIQueue {
+		var over *store.OverCapError
+		if !errors.As(err, &over) || over.RetryAfter != 7*time.Second || over.Max != 2 || over.Queue != jobs.AIQueue {
 			t.Fatalf("third enqueue: %v, want OverCapError (cap 2, retry after 7s)", err)
 		}
 		// Another workspace, and the same one on another queue, still enqueue.
@@ -111,7 +111,7 @@ func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
 			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Queued: 1}}
 		})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
-		var over *jobs.OverCapError
+		var over *store.OverCapError
 		if _, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"}); !errors.As(err, &over) {
 			t.Fatalf("second enqueue under a queued cap of 1: %v, want OverCapError", err)
 		}
@@ -120,7 +120,7 @@ func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
 		q.SetCaps(jobstore.JobCaps{Default: jobstore.JobCap{Queued: 2}})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
-		if !errors.As(err, &over) || over.Cap != 2 {
+		if !errors.As(err, &over) || over.Max != 2 {
 			t.Fatalf("third enqueue: %v, want OverCapError with cap 2", err)
 		}
 	})

@@ -235,15 +235,3 @@ func marshalObject(v any) (string, error) {
 	b, err := json.Marshal(map[string]json.RawMessage{"value": raw})
 	return string(b), err
 }
-
-// OverCapError refuses an enqueue: the workspace already has Cap ready jobs
-// in Queue (Options.Caps). The API answers 429 with RetryAfter.
-type OverCapError struct {
-	Workspace, Queue string
-	Cap              int
-	RetryAfter       time.Duration
-}
-
-func (e *OverCapError) Error() string {
-	return fmt.Sprintf("too many queued jobs: the workspace already has %d waiting in %s; retry later", e.Cap, e.Queue)
-}

@@ -92,10 +92,10 @@ type Options struct {
 	PruneInterval time.Duration
 	// Caps bound each workspace's running and ready jobs per queue, by
 	// plan: a claim skips a workspace at its Running cap, an enqueue beyond
-	// its Queued cap fails with *OverCapError. Zero: no caps. SetCaps
+	// its Queued cap fails with *store.OverCapError. Zero: no caps. SetCaps
 	// replaces them on a running Queue.
 	Caps jobstore.JobCaps
-	// CapRetryAfter is the Retry-After of an *OverCapError. Zero:
+	// CapRetryAfter is the Retry-After of an *store.OverCapError. Zero:
 	// DefaultCapRetryAfter.
 	CapRetryAfter time.Duration
 	// Logger receives the queue's logs. Nil: no logs.
@@ -363,13 +363,13 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Querier, j NewJob) (stri
 	return rows[0].ID, nil
 }
 
-// insert stores rows, refusing them with *OverCapError when a workspace is
+// insert stores rows, refusing them with *store.OverCapError when a workspace is
 // at its Queued cap.
 func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []jobstore.Job) error {
 	err := jobstore.New(q.store).InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
 	var capErr *jobstore.ErrJobCap
 	if errors.As(err, &capErr) {
-		return &OverCapError{Workspace: capErr.Workspace, Queue: capErr.Queue, Cap: int(capErr.Cap), RetryAfter: q.opts.CapRetryAfter}
+		return &store.OverCapError{Kind: "ready jobs", Max: int(capErr.Cap), Workspace: capErr.Workspace, Queue: capErr.Queue, RetryAfter: q.opts.CapRetryAfter}
 	}
 	return err
 }
