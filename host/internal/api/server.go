@@ -10,7 +10,6 @@ import (
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -131,18 +130,6 @@ func NewServer(d Deps) http.Handler {
 	s.mountAlways()
 	mux := http.NewServeMux()
 	s.routes(mux)
-	mux.Handle("GET /metrics", s.operatorOnly(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry})))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeMessage(w, http.StatusOK, "ok", nil)
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := d.Store.Ping(r.Context()); err != nil {
-			s.log.Warn("not ready: store unreachable", "error", err)
-			writeMessage(w, http.StatusServiceUnavailable, "store unreachable", nil)
-			return
-		}
-		writeMessage(w, http.StatusOK, "ready", nil)
-	})
 	return s.middleware(jsonFallbacks(mux))
 }
 
