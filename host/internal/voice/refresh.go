@@ -157,7 +157,9 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old voi
 	if err := s.sourcesReady(); err != nil {
 		return nil, nil, err
 	}
-	var in interface{ validate() error }
+	var in interface {
+		validate(names *quota.Checker) error
+	}
 	website := NewWebsite{URL: *u.URL, Scope: old.Scope}
 	file := NewFile{URL: *u.URL, Scope: old.Scope}
 	if old.Type == "website" {
@@ -165,7 +167,7 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old voi
 	} else {
 		in = &file
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return nil, nil, apierr.Invalid("url: %s", message(err))
 	}
 	paid, err := s.reserveProfile(ctx, p)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"path"
 	"slices"
@@ -62,7 +63,7 @@ type NewFile struct {
 	URL, Name, Scope string
 }
 
-func (in *NewWebsite) validate() error {
+func (in *NewWebsite) validate(names *quota.Checker) error {
 	if strings.TrimSpace(in.URL) == "" {
 		return apierr.Invalid("websiteurl is required")
 	}
@@ -82,10 +83,10 @@ func (in *NewWebsite) validate() error {
 	if serr != nil {
 		return serr
 	}
-	return checkName(strings.TrimSpace(in.Name))
+	return names.Name("name", strings.TrimSpace(in.Name))
 }
 
-func (in *NewFile) validate() error {
+func (in *NewFile) validate(names *quota.Checker) error {
 	if strings.TrimSpace(in.URL) == "" {
 		return apierr.Invalid("file is required")
 	}
@@ -102,7 +103,7 @@ func (in *NewFile) validate() error {
 	if serr != nil {
 		return serr
 	}
-	return checkName(strings.TrimSpace(in.Name))
+	return names.Name("name", strings.TrimSpace(in.Name))
 }
 
 func (s *Service) sourcesReady() error {
@@ -284,11 +285,13 @@ func jsonStrings(v any, out []string) []string {
 // fetches sources and that the workspace has room for one more voice (the
 // cap is enforced again atomically at the insert), then reserves the
 // profile's credit: a 403 without one.
-func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interface{ validate() error }) (charge, error) {
+func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interface {
+	validate(names *quota.Checker) error
+}) (charge, error) {
 	if err := s.sourcesReady(); err != nil {
 		return nil, err
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return nil, err
 	}
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
@@ -299,11 +302,13 @@ func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interfa
 
 // admitQueued is admitSourced for a voice created in a job: the input and
 // the month's credits are checked now, the credit is reserved by the job.
-func (s *Service) admitQueued(ctx context.Context, p auth.Principal, in interface{ validate() error }) error {
+func (s *Service) admitQueued(ctx context.Context, p auth.Principal, in interface {
+	validate(names *quota.Checker) error
+}) error {
 	if err := s.sourcesReady(); err != nil {
 		return err
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return err
 	}
 	return s.checkCredits(ctx, p)

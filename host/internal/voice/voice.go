@@ -153,7 +153,7 @@ type NewText struct {
 
 // validate checks a text voice and fills in the defaults: the team scope,
 // and a name made of the content's first words.
-func (in *NewText) validate() error {
+func (in *NewText) validate(names *quota.Checker) error {
 	in.Content = strings.TrimSpace(in.Content)
 	if in.Content == "" {
 		return apierr.Invalid("content is required")
@@ -169,12 +169,12 @@ func (in *NewText) validate() error {
 	if in.Name == "" {
 		in.Name = defaultName(in.Content)
 	}
-	return checkName(in.Name)
+	return names.Name("name", in.Name)
 }
 
 // CreateFromText stores a voice built from raw text.
 func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (Voice, error) {
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return Voice{}, err
 	}
 	content, name, scope := in.Content, in.Name, in.Scope
@@ -240,7 +240,7 @@ type Update struct {
 }
 
 // validate checks a partial update and trims its name and content.
-func (u *Update) validate() error {
+func (u *Update) validate(names *quota.Checker) error {
 	if u.Name == nil && u.Content == nil && u.URL == nil && u.FetchInterval == nil {
 		return apierr.Invalid("nothing to update: send at least one of name, content, url, fetchInterval")
 	}
@@ -249,7 +249,7 @@ func (u *Update) validate() error {
 		if name == "" {
 			return apierr.Invalid("name must not be empty")
 		}
-		if err := checkName(name); err != nil {
+		if err := names.Name("name", name); err != nil {
 			return err
 		}
 		u.Name = &name
@@ -275,7 +275,7 @@ func (u *Update) validate() error {
 
 // Update applies a partial update and returns the voice as Get would.
 func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (Voice, error) {
-	if err := u.validate(); err != nil {
+	if err := u.validate(s.quota); err != nil {
 		return Voice{}, err
 	}
 	old, err := voicestore.New(s.store).GetVoice(ctx, p.WorkspaceID, p.UserID, id)
@@ -344,13 +344,6 @@ func checkScope(scope string) (string, error) {
 func checkContent(content string) error {
 	if n := utf8.RuneCountInString(content); n > MaxContentChars {
 		return apierr.Invalid("content is %d characters; the limit is %d", n, MaxContentChars)
-	}
-	return nil
-}
-
-func checkName(name string) error {
-	if n := utf8.RuneCountInString(name); n > MaxNameChars {
-		return apierr.Invalid("name is %d characters; the limit is %d", n, MaxNameChars)
 	}
 	return nil
 }
