@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/heraldhq/herald/host/internal/store/agentstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -61,6 +62,16 @@ type Scheduler interface {
 	Create(ctx context.Context, p auth.Principal, in schedule.NewSchedule) (schedule.Schedule, error)
 	// Check runs Create's checks of the request itself, for a proposal.
 	Check(in schedule.NewSchedule) error
+	// CountsSince and RecentPosts feed the context summary.
+	CountsSince(ctx context.Context, workspaceID string, since int64) (store.ScheduleCounts, error)
+	RecentPosts(ctx context.Context, workspaceID string, limit int) ([]store.Schedule, error)
+}
+
+// Jobs reads the workspace's jobs (*jobs.Queue): one job for feedback,
+// the recent generated texts for the context summary.
+type Jobs interface {
+	Get(ctx context.Context, workspace, id string) (jobstore.Job, error)
+	RecentGenerated(ctx context.Context, workspace string, contentNames []string, limit int) ([]jobstore.FinishedJob, error)
 }
 
 // Voices reads the brand voices the caller can see (*voice.Service).
@@ -104,6 +115,7 @@ type Deps struct {
 	Models     Models
 	Traffic    Traffic
 	Scheduler  Scheduler
+	Jobs       Jobs
 	Voices     Voices
 	Images     Images
 	Visibility VisibilityFunc
@@ -130,6 +142,7 @@ type Service struct {
 	models        Models
 	traffic       Traffic
 	scheduler     Scheduler
+	jobs          Jobs
 	voices        Voices
 	images        Images
 	visibility    VisibilityFunc
@@ -178,7 +191,7 @@ func New(d Deps) (*Service, error) {
 	log := d.Logger.Named("agent")
 	s := &Service{
 		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
-		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, voices: d.Voices, images: d.Images,
+		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
 		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"github.com/heraldhq/herald/host/internal/store/agentstore"
-	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -83,7 +82,10 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in G
 		return "", err
 	}
 	if in.JobID != "" {
-		_, err := jobstore.New(s.store).GetJob(ctx, p.WorkspaceID, in.JobID)
+		err := store.ErrNotFound // a service built without the job queue knows no job
+		if s.jobs != nil {
+			_, err = s.jobs.Get(ctx, p.WorkspaceID, in.JobID)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return "", apierr.NotFound("job %s not found", in.JobID)
 		}

@@ -434,3 +434,10 @@ func (q *Queue) rows(js []NewJob) ([]jobstore.Job, error) {
 	}
 	return rows, nil
 }
+
+// RecentGenerated returns the workspace's newest completed jobs that
+// generated text (every AIQueue job and the ContentQueue jobs named in
+// contentNames), newest first, at most limit.
+func (q *Queue) RecentGenerated(ctx context.Context, workspace string, contentNames []string, limit int) ([]jobstore.FinishedJob, error) {
+	return jobstore.New(q.store).RecentGeneratedJobs(ctx, workspace, contentNames, limit)
+}

@@ -151,3 +151,8 @@ func (c *Checker) CheckCredits(ctx context.Context, p auth.Principal, n int) err
 	}
 	return nil
 }
+
+// Used returns the AI credits the workspace has used this month.
+func (c *Checker) Used(ctx context.Context, workspaceID string) (int, error) {
+	return creditstore.New(c.store).CreditsUsed(ctx, workspaceID, c.Month())
+}

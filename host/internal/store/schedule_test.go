@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/heraldhq/herald/host/internal/store/agentstore"
 	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sync"
@@ -244,8 +243,8 @@ func TestCountSchedulesByState(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := agentstore.New(s).CountSchedules(ctx, "acme", 1000)
-		if err != nil || got != (agentstore.ScheduleCounts{Pending: 2, Published: 1, Failed: 1}) {
+		got, err := s.ScheduleCountsSince(ctx, "acme", 1000)
+		if err != nil || got != (store.ScheduleCounts{Pending: 2, Published: 1, Failed: 1}) {
 			t.Fatalf("CountSchedules since 1000 = %+v %v", got, err)
 		}
 	})

@@ -370,27 +370,6 @@ func (s *Store) GenerationExists(ctx context.Context, workspaceID, id string) (b
 	return n > 0, err
 }
 
-// ScheduleCounts are a workspace's schedules by state for the agent's
-// context: pending now, published and failed since a time.
-type ScheduleCounts struct {
-	Pending, Published, Failed int64
-}
-
-// CountSchedules counts the workspace's pending schedules, and those
-// published or failed since (epoch ms).
-func (s *Store) CountSchedules(ctx context.Context, workspaceID string, since int64) (ScheduleCounts, error) {
-	var c ScheduleCounts
-	err := s.db.QueryRow(ctx, `SELECT
-		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'published' AND updated_at >= $2 THEN 1 ELSE 0 END), 0),
-		COALESCE(SUM(CASE WHEN status = 'failed' AND updated_at >= $2 THEN 1 ELSE 0 END), 0)
-		FROM schedules WHERE workspace_id = $1`, workspaceID, since).Scan(&c.Pending, &c.Published, &c.Failed)
-	if err != nil {
-		return c, fmt.Errorf("count schedules: %w", err)
-	}
-	return c, nil
-}
-
 // Store reads and writes the agent's tables of the one schema.
 type Store struct{ db *store.Store }
 

@@ -1,4 +1,4 @@
-package store
+package jobstore
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (s *Store) RecentGeneratedJobs(ctx context.Context, workspaceID string, con
 	if in != "" {
 		cond = `(queue = 'aiQueue' OR (queue = 'contentQueue' AND name IN (` + in + `)))`
 	}
-	rows, err := s.query(ctx, `SELECT id, queue, name, data, result, COALESCE(finished_on, created_at) FROM jobs
+	rows, err := s.db.Query(ctx, `SELECT id, queue, name, data, result, COALESCE(finished_on, created_at) FROM jobs
 		WHERE workspace_id = $1 AND state = 'completed' AND `+cond+`
 		ORDER BY COALESCE(finished_on, created_at) DESC, id DESC LIMIT $2`, args...)
 	if err != nil {
@@ -46,27 +46,6 @@ func (s *Store) RecentGeneratedJobs(ctx context.Context, workspaceID string, con
 			return nil, fmt.Errorf("recent generated jobs: %w", err)
 		}
 		out = append(out, j)
-	}
-	return out, rows.Err()
-}
-
-// RecentPosts returns the workspace's newest drafts and published posts
-// of the scheduler, most recently changed first, at most limit.
-func (s *Store) RecentPosts(ctx context.Context, workspaceID string, limit int) ([]Schedule, error) {
-	rows, err := s.query(ctx, `SELECT `+scheduleColumns+` FROM schedules
-		WHERE workspace_id = $1 AND status IN ('draft', 'published')
-		ORDER BY updated_at DESC, id DESC LIMIT $2`, workspaceID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("recent posts: %w", err)
-	}
-	defer rows.Close()
-	var out []Schedule
-	for rows.Next() {
-		sc, err := scanSchedule(rows)
-		if err != nil {
-			return nil, fmt.Errorf("recent posts: %w", err)
-		}
-		out = append(out, sc)
 	}
 	return out, rows.Err()
 }
