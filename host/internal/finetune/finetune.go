@@ -71,7 +71,7 @@ func (j Job) row() finetunestore.FineTuningJob {
 
 // finished reports whether a job's status can no longer change.
 func finished(status string) bool {
-	return status == "succeeded" || status == "failed" || status == "cancelled"
+	return status == sdk.FineTuneSucceeded || status == sdk.FineTuneFailed || status == sdk.FineTuneCancelled
 }
 
 // Latest returns the workspace's latest fine-tuning job, or nil. An

@@ -23,14 +23,24 @@ const (
 // QueueNames lists every queue a Queue serves.
 var QueueNames = []string{AIQueue, SEOQueue, ContentQueue}
 
-// Job states, as GET /v1/ai/generate/job/{jobId} reports them.
+// State is a job's state, as GET /v1/ai/generate/job/{jobId} reports it.
+// The store keeps it as text (StateOf converts a stored row's).
+type State string
+
+// The job states.
 const (
-	StateWaiting   = store.JobWaiting
-	StateDelayed   = store.JobDelayed
-	StateActive    = store.JobActive
-	StateCompleted = store.JobCompleted
-	StateFailed    = store.JobFailed
+	StateWaiting   State = store.JobWaiting
+	StateDelayed   State = store.JobDelayed
+	StateActive    State = store.JobActive
+	StateCompleted State = store.JobCompleted
+	StateFailed    State = store.JobFailed
 )
+
+// StateOf is the state of a stored job.
+func StateOf(j jobstore.Job) State { return State(j.State) }
+
+// Finished reports whether a job in state s can no longer change.
+func (s State) Finished() bool { return s == StateCompleted || s == StateFailed }
 
 // Defaults of HandlerOptions.
 const (

@@ -173,7 +173,7 @@ func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]jobs
 				t.Fatal(err)
 			}
 			out[id] = j
-			if j.State != jobs.StateCompleted && j.State != jobs.StateFailed {
+			if jobs.StateOf(j) != jobs.StateCompleted && jobs.StateOf(j) != jobs.StateFailed {
 				unfinished++
 			}
 		}
@@ -243,7 +243,7 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 			rescued := 0
 			for _, id := range ids {
 				j := final[id]
-				if j.State != jobs.StateCompleted || perJob[id] < 1 {
+				if jobs.StateOf(j) != jobs.StateCompleted || perJob[id] < 1 {
 					t.Fatalf("job %s: %+v, %d runs", id, j, perJob[id])
 				}
 				if j.AttemptsMade > 1 {
@@ -277,7 +277,7 @@ func TestTwoHostsRunEveryJobExactlyOnce(t *testing.T) {
 		}
 	}
 	for _, id := range ids {
-		if final[id].State != jobs.StateCompleted || final[id].AttemptsMade != 1 {
+		if jobs.StateOf(final[id]) != jobs.StateCompleted || final[id].AttemptsMade != 1 {
 			t.Fatalf("job %s: %+v", id, final[id])
 		}
 	}
@@ -354,7 +354,7 @@ func TestRedisOutageDelaysJobsButLosesNone(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for id, j := range final {
-		if j.State != jobs.StateCompleted || ran[id] != 1 {
+		if jobs.StateOf(j) != jobs.StateCompleted || ran[id] != 1 {
 			t.Fatalf("job %s: %+v, ran %d times", id, j, ran[id])
 		}
 	}

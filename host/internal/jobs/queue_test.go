@@ -117,8 +117,8 @@ func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(job
 	return j
 }
 
-func inState(state string) func(jobstore.Job) bool {
-	return func(j jobstore.Job) bool { return j.State == state }
+func inState(state jobs.State) func(jobstore.Job) bool {
+	return func(j jobstore.Job) bool { return jobs.StateOf(j) == state }
 }
 
 func fixedBackoff(d time.Duration) func(int) time.Duration {
@@ -309,7 +309,7 @@ func TestQueue(t *testing.T) {
 			id := enqueue(t, q, jobs.NewJob{Name: "report"})
 			<-reported
 			j, err := q.Get(context.Background(), ws, id)
-			if err != nil || j.State != jobs.StateActive || j.Progress != 40 || str(j.Result) != `{"draft":"first"}` {
+			if err != nil || jobs.StateOf(j) != jobs.StateActive || j.Progress != 40 || str(j.Result) != `{"draft":"first"}` {
 				t.Fatalf("active job: %+v %v", j, err)
 			}
 			close(release)
@@ -357,7 +357,7 @@ func TestQueue(t *testing.T) {
 			start(t, q)
 			runAt := time.Now().Add(300 * time.Millisecond)
 			id := enqueue(t, q, jobs.NewJob{Name: "later", RunAt: runAt})
-			if j, err := q.Get(context.Background(), ws, id); err != nil || j.State != jobs.StateDelayed {
+			if j, err := q.Get(context.Background(), ws, id); err != nil || jobs.StateOf(j) != jobs.StateDelayed {
 				t.Fatalf("just enqueued: %+v %v", j, err)
 			}
 			// The poll interval is a minute: only the due-time timer can start it.
@@ -385,7 +385,7 @@ func TestQueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Stop returns after the outcome is written.
-			if j, err := q.Get(context.Background(), ws, id); err != nil || j.State != jobs.StateCompleted {
+			if j, err := q.Get(context.Background(), ws, id); err != nil || jobs.StateOf(j) != jobs.StateCompleted {
 				t.Fatalf("after stop: %+v %v", j, err)
 			}
 		}},
@@ -406,7 +406,7 @@ func TestQueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			j, err := jobstore.New(b.store).GetJob(context.Background(), ws, id)
-			if err != nil || j.State != jobs.StateWaiting || j.AttemptsMade != 0 || j.LeaseOwner != nil || j.FailedReason != nil {
+			if err != nil || jobs.StateOf(j) != jobs.StateWaiting || j.AttemptsMade != 0 || j.LeaseOwner != nil || j.FailedReason != nil {
 				t.Fatalf("handed back job: %+v %v", j, err)
 			}
 			other := b.queue(t)
@@ -436,7 +436,7 @@ func TestQueue(t *testing.T) {
 				_, err := q.Get(context.Background(), ws, done)
 				return errors.Is(err, store.ErrNotFound)
 			})
-			if j, err := q.Get(context.Background(), ws, later); err != nil || j.State != jobs.StateDelayed {
+			if j, err := q.Get(context.Background(), ws, later); err != nil || jobs.StateOf(j) != jobs.StateDelayed {
 				t.Fatalf("unfinished job pruned: %+v %v", j, err)
 			}
 		}},

@@ -22,7 +22,7 @@ func WaitFinished(t testing.TB, q *jobs.Queue, workspace, id string, timeout tim
 		if j, err = q.Get(context.Background(), workspace, id); err != nil {
 			t.Fatal(err)
 		}
-		return j.State == jobs.StateCompleted || j.State == jobs.StateFailed
+		return jobs.StateOf(j).Finished()
 	}
 	if err := testwait.Until(timeout, finished); err != nil {
 		t.Fatalf("job %s still %s", id, j.State)
