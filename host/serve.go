@@ -362,7 +362,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		return err
 	}
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
+		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler, Jobs: queue,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
 		FineTune: tuning, Tuned: tuned,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"io"
 	"net/http"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/heraldhq/herald/host/internal/agent"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -334,7 +334,7 @@ func TestFineTuningJobIsNullUntilOneExists(t *testing.T) {
 		t.Fatalf("no job: %s", res.Raw)
 	}
 	ft := "ft:gpt-4o:acme"
-	if err := b.store.InsertFineTuningJob(context.Background(), &store.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai",
+	if err := finetunestore.New(b.store).InsertFineTuningJob(context.Background(), &finetunestore.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai",
 		ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: &ft}); err != nil {
 		t.Fatal(err)
 	}

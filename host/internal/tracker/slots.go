@@ -134,7 +134,7 @@ func (s *Service) startRun(ctx context.Context, row store.Tracker, slot int64, n
 		return s.store.RecordTrackerRun(ctx, q, row.WorkspaceID, row.ID, slot, report.ID, now.UnixMilli(), late)
 	}
 	err = s.store.Tx(ctx, func(q store.Querier) error { return attempt(ctx, q, "") })
-	var overCap *jobs.OverCapError
+	var overCap *store.OverCapError
 	if slot > 0 && errors.As(err, &overCap) {
 		// The workspace's queue is full: the slot is spent, and says why.
 		err = s.store.Tx(ctx, func(q store.Querier) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strconv"
 	"strings"
@@ -182,7 +183,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Errorf("history times %v %v, report createdAt %v", p["timestamp"], p["time"], r["createdAt"])
 		}
 		// Credits: 2 prompts × 3 engines reserved, the 2 missing given back.
-		used, err := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01"))
+		used, err := creditstore.New(s).CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01"))
 		if err != nil || used != 4 {
 			t.Errorf("credits used = %d (%v), want 4", used, err)
 		}

@@ -3,6 +3,7 @@ package visibility_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strings"
 	"sync"
@@ -231,8 +232,8 @@ func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
 		ctx := context.Background()
 		b.clock.advance(7 * 24 * time.Hour)
 		month := b.clock.now().UTC().Format("2006-01")
-		used, _ := s.CreditsUsed(ctx, b.proID, month)
-		if _, ok, err := s.ReserveCredits(ctx, b.proID, month, 40-used, 40); err != nil || !ok {
+		used, _ := creditstore.New(s).CreditsUsed(ctx, b.proID, month)
+		if _, ok, err := creditstore.New(s).ReserveCredits(ctx, b.proID, month, 40-used, 40); err != nil || !ok {
 			t.Fatalf("reserve: %v %v", ok, err)
 		}
 		if c, err := b.trackers.QueueDue(ctx); c != 1 || err != nil {

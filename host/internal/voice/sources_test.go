@@ -3,6 +3,7 @@ package voice_test
 import (
 	"context"
 	"crypto/x509"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -188,7 +189,7 @@ func voiceJobs(svc *voice.Service) []jobs.Route {
 	}
 }
 
-func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
+func (b *bundle) waitJob(t *testing.T, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
