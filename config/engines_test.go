@@ -29,6 +29,8 @@ func TestAnswerEngineModelsRouteToTheirPlugins(t *testing.T) {
 		"claude-sonnet-4-5": "anthropic", "claude-haiku-4-5": "anthropic",
 		"gemini-2.5-flash": "gemini", "gemini-2.5-pro": "gemini",
 		"sonar": "perplexity", "sonar-pro": "perplexity",
+		"grok-4": "xai", "deepseek-chat": "deepseek", "mistral-medium-latest": "mistral",
+		"google-ai-overview": "serpapi", "google-ai-mode": "serpapi",
 	} {
 		m := c.Models[model]
 		if len(m.Deployments) != 1 || m.Deployments[0].Provider != provider || c.Plugins[provider].Kind != "provider" || c.Plugins[provider].Command != "" {
