@@ -2427,6 +2427,12 @@ export interface components {
             error: string | null;
             /** Format: int64 */
             missing: number;
+            /**
+             * Format: int64
+             * @description Prompts the engine showed no answer for (a Google search without an
+             *     AI Overview): neither answered nor missing, left out of every mean.
+             */
+            noAnswer: number;
             /** Format: int64 */
             planned: number;
         };

@@ -7,6 +7,12 @@ import (
 	"github.com/heraldhq/herald/config"
 )
 
+// MaxListedEngines is how many engines a tracker may name: every answer
+// engine Herald has a plugin for (ChatGPT, Claude, Gemini, Perplexity,
+// Grok, DeepSeek, Mistral, Google's AI Overviews and AI Mode) and one more.
+// Only the default is capped at MaxEngines.
+const MaxListedEngines = 10
+
 // Engines returns the model routes asked: the configured engines (host/serve.go
 // fills them with DefaultEngines when config names none), else every chat
 // model route the router knows (image models left out), sorted, at most 4.

@@ -58,7 +58,7 @@ func (s *Service) judgeAndSave(ctx context.Context, self Brand, t task, a store.
 	var verdict string
 	var j judgement
 	switch {
-	case a.Error != nil:
+	case a.Error != nil, a.Outcome == store.AnswerNoAnswer:
 		verdict = VerdictMissing
 	case fact == "":
 		verdict = VerdictUnverifiable

@@ -16,6 +16,8 @@ var EngineOperators = map[string]string{
 	"anthropic":  "Anthropic",
 	"perplexity": "Perplexity",
 	"gemini":     "Google",
+	"serpapi":    "Google",
+	"mistral":    "Mistral",
 }
 
 // engineOperator is the crawler operator of an engine, "" when unknown.

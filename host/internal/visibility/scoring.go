@@ -29,6 +29,10 @@ type Answer struct {
 	// Sample is which of the prompt's samples on this engine the answer
 	// is (0 for the first; a run asks each prompt samples times).
 	Sample int `json:"sample,omitempty"`
+	// NoAnswer says the engine showed no answer for the prompt (a Google
+	// search without an AI Overview): no text, left out of every mean like
+	// a missing answer, and counted apart from failures.
+	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.
@@ -37,8 +41,9 @@ type Citation struct {
 	Title string `json:"title,omitempty"`
 }
 
-// Missing reports whether the engine gave no answer.
-func (a Answer) Missing() bool { return a.Error != "" }
+// Missing reports whether the engine gave no answer: it failed, or it
+// showed none for the prompt (NoAnswer).
+func (a Answer) Missing() bool { return a.Error != "" || a.NoAnswer }
 
 // Mention is a tracked brand found in an answer.
 type Mention struct {
@@ -102,10 +107,13 @@ type BrandScore struct {
 
 // EngineStatus says how many of an engine's answers are in the report.
 type EngineStatus struct {
-	Engine   string  `json:"engine"`
-	Planned  int     `json:"planned"`
-	Answered int     `json:"answered"`
-	Missing  int     `json:"missing"`
+	Engine   string `json:"engine"`
+	Planned  int    `json:"planned"`
+	Answered int    `json:"answered"`
+	Missing  int    `json:"missing"`
+	// NoAnswer counts the prompts the engine showed no answer for (no AI
+	// Overview on the search), apart from Missing (failures).
+	NoAnswer int     `json:"noAnswer"`
 	Error    *string `json:"error"`
 }
 
@@ -173,6 +181,10 @@ func ScoreMentions(brands []Brand, engines []string, answers []Answer) MentionSc
 		e.status.Planned++
 		an := m.Analyze(a)
 		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
+		if a.NoAnswer && a.Error == "" {
+			e.status.NoAnswer++
+			continue
+		}
 		if a.Missing() {
 			e.status.Missing++
 			msg := a.Error

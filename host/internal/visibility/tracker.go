@@ -171,8 +171,8 @@ func validateCadence(cadence string, plan config.Plan, planName string) error {
 // validateEngines checks engines against the model routes the router knows.
 func (s *Service) validateEngines(engines []string) ([]string, error) {
 	engines = dedupe(engines)
-	if len(engines) > MaxEngines {
-		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
+	if len(engines) > MaxListedEngines {
+		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxListedEngines)
 	}
 	known := s.models.Models()
 	for i, e := range engines {

@@ -17,6 +17,13 @@ var EngineSources = map[string]string{
 	"perplexity": "perplexity",
 	"gemini":     "gemini",
 	"anthropic":  "claude",
+	"xai":        "grok",
+	"deepseek":   "deepseek",
+	"mistral":    "mistral",
+	// Google's AI Overviews and AI Mode send visitors as Google search
+	// referrals, which the AI-traffic source table does not count as AI
+	// (docs/ENGINES.md): the join lists the engine with no AI visits.
+	"serpapi": "google",
 }
 
 // providerByName guesses an engine's provider from its model name, for
@@ -32,6 +39,14 @@ func providerByName(engine string) string {
 		return "gemini"
 	case strings.Contains(l, "sonar"), strings.Contains(l, "perplexity"):
 		return "perplexity"
+	case strings.Contains(l, "grok"):
+		return "xai"
+	case strings.Contains(l, "deepseek"):
+		return "deepseek"
+	case strings.Contains(l, "mistral"):
+		return "mistral"
+	case strings.Contains(l, "google-ai"), strings.Contains(l, "ai-overview"):
+		return "serpapi"
 	}
 	return ""
 }
