@@ -89,6 +89,7 @@ var (
 // OPENAI_BASE_URL.
 var OpenAI = Deployment{
 	Name: "openai", DisplayName: "OpenAI (or compatible)", APIKeyEnv: APIKeyEnv, BaseURLEnv: BaseURLEnv, Images: true, FineTuning: true,
+	MaxConcurrency: 16,
 	Models: []sdk.Model{
 		{ID: "gpt-5", Capabilities: chatCaps},
 		{ID: "gpt-5-mini", Capabilities: chatCaps},
