@@ -2308,7 +2308,7 @@ export interface components {
             cadence?: "daily" | "weekly" | null;
             /** @description Names, domains or URLs, or objects {name, domain, aliases[]}. */
             competitors?: unknown[] | null;
-            /** @description Model routes to ask (at most 4); empty: the configured engines. */
+            /** @description Model routes to ask (at most 10); empty: the configured engines. */
             engines?: string[] | null;
             /**
              * @description Required: strings, or objects {text, tags[]}; at most the plan's
