@@ -144,9 +144,9 @@ func cite(engine, question string) string {
 // Retry-After: 2 to the first request of rateLimited, mistral is down when
 // outage, and the google search of noOverview shows no AI Overview.
 type eightFakes struct {
-	openai                                                   *judgeFake
+	openai                                                    *judgeFake
 	openaiAPI, claude, gemini, sonar, grok, deepseek, mistral *engineAPI
-	serp                                                     *engineAPI
+	serp                                                      *engineAPI
 }
 
 func (f eightFakes) all() map[string]*engineAPI {
