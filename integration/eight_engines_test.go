@@ -232,16 +232,16 @@ func startEightFakes(t *testing.T, delay time.Duration, rateLimited, noOverview 
 	return f
 }
 
-// acmeSite is the tracked brand's site over https, and its CA's file.
-func acmeSite(t *testing.T) (string, string) {
+// tlsSite serves html at / over https and returns its URL and the file of
+// its test CA, for SSL_CERT_FILE.
+func tlsSite(t *testing.T, html string) (string, string) {
 	site := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
 		}
 		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `<html><head><title>Acme | CRM</title><meta name="description" content="A CRM for small teams.">
-<script type="application/ld+json">{"@type":"Organization","name":"Acme"}</script></head><body><h1>CRM</h1></body></html>`)
+		io.WriteString(w, html)
 	}))
 	t.Cleanup(site.Close)
 	ca := filepath.Join(t.TempDir(), "ca.pem")
@@ -249,6 +249,12 @@ func acmeSite(t *testing.T) (string, string) {
 		t.Fatal(err)
 	}
 	return site.URL, ca
+}
+
+// acmeSite is the tracked brand's site.
+func acmeSite(t *testing.T) (string, string) {
+	return tlsSite(t, `<html><head><title>Acme | CRM</title><meta name="description" content="A CRM for small teams.">
+<script type="application/ld+json">{"@type":"Organization","name":"Acme"}</script></head><body><h1>CRM</h1></body></html>`)
 }
 
 // eightHost starts herald with the eight engines routed to the fakes and
