@@ -236,7 +236,7 @@ var ProviderKeyEnv = map[string]string{
 	"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
 	"gemini": "GEMINI_API_KEY", "perplexity": "PERPLEXITY_API_KEY",
 	"xai": "XAI_API_KEY", "deepseek": "DEEPSEEK_API_KEY", "mistral": "MISTRAL_API_KEY",
-	"serpapi": "SERPAPI_API_KEY",
+	"serpapi": "SERPAPI_API_KEY", "dataforseo": "DATAFORSEO_LOGIN",
 }
 
 // DefaultEngineModels are the routes a visibility report asks by default,

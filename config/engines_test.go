@@ -71,3 +71,22 @@ model "sonar-pro" {
 		t.Errorf("the default sonar route was lost: %+v", c.Models["sonar"])
 	}
 }
+
+// TestGoogleAIOverviewsWithAFallback loads the block docs/ENGINES.md
+// shows: Google's AI Overviews through DataForSEO, SerpApi behind it.
+func TestGoogleAIOverviewsWithAFallback(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(write(t, `
+model "google-ai-overview" {
+  deployment { provider = "dataforseo" }
+  deployment { provider = "serpapi" }
+}
+`), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Models["google-ai-overview"]
+	if len(m.Deployments) != 2 || m.Deployments[0].Provider != "dataforseo" || m.Deployments[1].Provider != "serpapi" || c.Plugins["dataforseo"].Kind != "provider" {
+		t.Errorf("google-ai-overview = %+v", m)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/plugins/anthropic"
+	"github.com/heraldhq/herald/plugins/dataforseo"
 	"github.com/heraldhq/herald/plugins/ga4"
 	"github.com/heraldhq/herald/plugins/gemini"
 	"github.com/heraldhq/herald/plugins/linkedin"
@@ -46,6 +47,7 @@ var registry = map[string]func() sdk.ServeOpts{
 	"deepseek":   func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.DeepSeek)} },
 	"mistral":    func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Mistral)} },
 	"serpapi":    func() sdk.ServeOpts { return sdk.ServeOpts{Provider: serpapi.New()} },
+	"dataforseo": func() sdk.ServeOpts { return sdk.ServeOpts{Provider: dataforseo.New()} },
 	"webhook":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} },
 	"wordpress":  func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} },
 	"webflow":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} },

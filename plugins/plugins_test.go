@@ -18,7 +18,7 @@ import (
 
 func TestNamesListsEveryFirstPartyPlugin(t *testing.T) {
 	t.Parallel()
-	want := []string{"anthropic", "deepseek", "ga4", "gemini", "linkedin", "mistral", "notion", "openai", "perplexity", "serpapi", "webflow", "webhook", "wordpress", "xai"}
+	want := []string{"anthropic", "dataforseo", "deepseek", "ga4", "gemini", "linkedin", "mistral", "notion", "openai", "perplexity", "serpapi", "webflow", "webhook", "wordpress", "xai"}
 	if got := plugins.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}

@@ -34,12 +34,15 @@ var kinds = map[string]Kind{
 	"deepseek": Provider,
 	"mistral":  Provider,
 	// serpapi reads Google's AI Overviews and AI Mode through SerpApi.
-	"serpapi":   Provider,
-	"webhook":   Destination,
-	"wordpress": Destination,
-	"webflow":   Destination,
-	"notion":    Destination,
-	"linkedin":  Destination,
+	"serpapi": Provider,
+	// dataforseo reads the same two through DataForSEO (not routed by
+	// default: an operator routes the google-ai-* models to it).
+	"dataforseo": Provider,
+	"webhook":    Destination,
+	"wordpress":  Destination,
+	"webflow":    Destination,
+	"notion":     Destination,
+	"linkedin":   Destination,
 	// ga4 reads a site's sessions from Google Analytics 4.
 	"ga4": Analytics,
 }

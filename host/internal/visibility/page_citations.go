@@ -17,6 +17,7 @@ var EngineOperators = map[string]string{
 	"perplexity": "Perplexity",
 	"gemini":     "Google",
 	"serpapi":    "Google",
+	"dataforseo": "Google",
 	"mistral":    "Mistral",
 }
 

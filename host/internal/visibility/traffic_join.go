@@ -23,7 +23,8 @@ var EngineSources = map[string]string{
 	// Google's AI Overviews and AI Mode send visitors as Google search
 	// referrals, which the AI-traffic source table does not count as AI
 	// (docs/ENGINES.md): the join lists the engine with no AI visits.
-	"serpapi": "google",
+	"serpapi":    "google",
+	"dataforseo": "google",
 }
 
 // providerByName guesses an engine's provider from its model name, for
