@@ -3,6 +3,7 @@ package dataforseo
 import (
 	"strings"
 
+	"github.com/heraldhq/herald/plugins/internal/provider"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -53,24 +54,13 @@ func answer(model string, ov item) sdk.TextResponse {
 	if text == "" {
 		return sdk.TextResponse{Model: model, FinishReason: sdk.FinishNoAnswer}
 	}
-	out := sdk.TextResponse{Text: text, Model: model, FinishReason: "stop"}
-	seen := map[string]bool{}
-	add := func(refs []reference) {
-		for _, r := range refs {
-			if r.URL == "" || seen[r.URL] {
-				continue
-			}
-			seen[r.URL] = true
-			title := r.Title
-			if title == "" {
-				title = r.Source
-			}
-			out.Citations = append(out.Citations, sdk.Citation{URL: r.URL, Title: title})
-		}
-	}
-	add(ov.References)
+	var cites provider.Citations
+	refs := ov.References
 	for _, el := range ov.Items {
-		add(el.References)
+		refs = append(refs, el.References...)
 	}
-	return out
+	for _, r := range refs {
+		cites.Add(r.URL, r.Title, r.Source)
+	}
+	return sdk.TextResponse{Text: text, Model: model, FinishReason: "stop", Citations: cites.List()}
 }

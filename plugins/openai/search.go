@@ -7,32 +7,9 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 
+	"github.com/heraldhq/herald/plugins/internal/provider"
 	"github.com/heraldhq/herald/sdk"
 )
-
-// citationList collects citations, each URL once, in order; a later title
-// fills a citation that has none.
-type citationList struct {
-	out   []sdk.Citation
-	index map[string]int
-}
-
-func (c *citationList) add(url, title string) {
-	if url == "" {
-		return
-	}
-	if c.index == nil {
-		c.index = map[string]int{}
-	}
-	if i, ok := c.index[url]; ok {
-		if c.out[i].Title == "" {
-			c.out[i].Title = title
-		}
-		return
-	}
-	c.index[url] = len(c.out)
-	c.out = append(c.out, sdk.Citation{URL: url, Title: title})
-}
 
 // searchTools are the deployment's server-side tools, as the request sends
 // them ([{"type": "web_search"}, ...]).
@@ -98,7 +75,7 @@ func (p *Provider) responsesAnswer(ctx context.Context, client oai.Client, req s
 		return sdk.TextResponse{}, p.mapError("responses", err)
 	}
 	var text strings.Builder
-	var cites citationList
+	var cites provider.Citations
 	for _, item := range res.Output {
 		if item.Type != "message" {
 			continue
@@ -110,7 +87,7 @@ func (p *Provider) responsesAnswer(ctx context.Context, client oai.Client, req s
 			text.WriteString(c.Text)
 			for _, a := range c.Annotations {
 				if a.Type == "url_citation" {
-					cites.add(a.URL, a.Title)
+					cites.Add(a.URL, a.Title, "")
 				}
 			}
 		}
@@ -118,14 +95,14 @@ func (p *Provider) responsesAnswer(ctx context.Context, client oai.Client, req s
 	// The annotations are the sources the answer cites, in its order; the
 	// full list adds what the search read without citing.
 	for _, u := range res.Citations {
-		cites.add(u, "")
+		cites.Add(u, "", "")
 	}
 	finish := "stop"
 	if res.Status != "" && res.Status != "completed" {
 		finish = res.Status
 	}
 	return sdk.TextResponse{
-		Text: text.String(), Model: res.Model, FinishReason: finish, Citations: cites.out,
+		Text: text.String(), Model: res.Model, FinishReason: finish, Citations: cites.List(),
 		Usage: sdk.Usage{InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens, TotalTokens: res.Usage.TotalTokens},
 	}, nil
 }
@@ -181,7 +158,7 @@ func (p *Provider) conversationsAnswer(ctx context.Context, client oai.Client, r
 	}
 	out := sdk.TextResponse{FinishReason: "stop", Usage: sdk.Usage{InputTokens: res.Usage.PromptTokens, OutputTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}}
 	var text strings.Builder
-	var cites citationList
+	var cites provider.Citations
 	for _, o := range res.Outputs {
 		if o.Type != "message.output" {
 			continue
@@ -203,10 +180,10 @@ func (p *Provider) conversationsAnswer(ctx context.Context, client oai.Client, r
 			case "text":
 				text.WriteString(c.Text)
 			case "tool_reference":
-				cites.add(c.URL, c.Title)
+				cites.Add(c.URL, c.Title, "")
 			}
 		}
 	}
-	out.Text, out.Citations = text.String(), cites.out
+	out.Text, out.Citations = text.String(), cites.List()
 	return out, nil
 }

@@ -3,6 +3,7 @@ package serpapi
 import (
 	"strings"
 
+	"github.com/heraldhq/herald/plugins/internal/provider"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -61,20 +62,11 @@ func answer(model string, blocks []textBlock, refs []reference, markdown string)
 	if text == "" {
 		return sdk.TextResponse{Model: model, FinishReason: sdk.FinishNoAnswer}
 	}
-	out := sdk.TextResponse{Text: text, Model: model, FinishReason: "stop"}
-	seen := map[string]bool{}
+	var cites provider.Citations
 	for _, r := range refs {
-		if r.Link == "" || seen[r.Link] {
-			continue
-		}
-		seen[r.Link] = true
-		title := r.Title
-		if title == "" {
-			title = r.Source
-		}
-		out.Citations = append(out.Citations, sdk.Citation{URL: r.Link, Title: title})
+		cites.Add(r.Link, r.Title, r.Source)
 	}
-	return out
+	return sdk.TextResponse{Text: text, Model: model, FinishReason: "stop", Citations: cites.List()}
 }
 
 // writeBlocks renders blocks as plain text: paragraphs apart, list items
