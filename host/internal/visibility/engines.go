@@ -99,13 +99,34 @@ func isNonChat(name string) bool {
 	return false
 }
 
-// judgeModel is the configured judge, else the first engine.
+// searchOnlyProviders serve engines that read a search result page
+// (Google's AI Overviews and AI Mode): they answer a question, but no
+// language model behind them can judge one.
+var searchOnlyProviders = map[string]bool{"serpapi": true, "dataforseo": true}
+
+// canJudge reports whether an engine is a language model that can serve
+// as a judge.
+func (s *Service) canJudge(engine string) bool {
+	provider := ""
+	if s.engineProvider != nil {
+		provider = s.engineProvider(engine)
+	}
+	if provider == "" {
+		provider = providerByName(engine)
+	}
+	return !searchOnlyProviders[provider]
+}
+
+// judgeModel is the configured judge, else the first engine that can
+// judge.
 func (s *Service) judgeModel(engines []string) string {
 	if s.cfg.JudgeModel != "" {
 		return s.cfg.JudgeModel
 	}
-	if len(engines) > 0 {
-		return engines[0]
+	for _, e := range engines {
+		if s.canJudge(e) {
+			return e
+		}
 	}
 	return ""
 }

@@ -78,6 +78,12 @@ func (s *Service) judge(ctx context.Context, self Brand, t task, answer string) 
 	model := s.cfg.JudgeModel
 	if model == "" {
 		model = t.engine
+		if !s.canJudge(model) {
+			model = s.judgeModel(s.Engines())
+		}
+	}
+	if model == "" {
+		return VerdictMissing, judgement{Explanation: "no engine of this report can judge a probe answer: set visibility.judge_model"}
 	}
 	prompt := fmt.Sprintf("Brand: %s (%s)\nQuestion: %s\nSite fact: %s\nAnswer to grade:\n%s",
 		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, excerpt(answer, 6000))
