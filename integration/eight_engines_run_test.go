@@ -101,6 +101,21 @@ func TestEightEnginesReportAndTracker(t *testing.T) {
 	if engines, _ := trend["engines"].([]any); len(engines) != len(eightEngines) {
 		t.Errorf("trend engines = %v, want the eight", trend["engines"])
 	}
+	// The trend's drill-down says which answers were none.
+	noAnswer := map[string]bool{}
+	for _, pr := range trend["prompts"].([]any) {
+		m := pr.(map[string]any)
+		for engine, answers := range m["engines"].(map[string]any) {
+			for _, a := range answers.([]any) {
+				if a.(map[string]any)["noAnswer"] == true {
+					noAnswer[engine+"/"+m["prompt"].(string)] = true
+				}
+			}
+		}
+	}
+	if len(noAnswer) != 1 || !noAnswer["google-ai-overview/"+factories] {
+		t.Errorf("trend no-answers = %v, want google-ai-overview/%s", noAnswer, factories)
+	}
 }
 
 // checkEightEngineRun checks one run's report: per engine, what it

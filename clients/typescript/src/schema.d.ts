@@ -2837,7 +2837,8 @@ export interface components {
             message: string;
             /**
              * @description Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
-             *     mentions, sentiment, citations}]}}, newest first.
+             *     mentions, sentiment, citations, error (the engine failed), noAnswer
+             *     (it showed no answer, such as no AI Overview)}]}}, newest first.
              */
             prompts: unknown[] | null;
             /**

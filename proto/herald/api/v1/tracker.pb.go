@@ -1002,7 +1002,8 @@ type GetTrackerTrendResponse struct {
 	// sourceVisibility}. Only a change with significant true is a change.
 	Series *structpb.ListValue `protobuf:"bytes,6,opt,name=series,proto3" json:"series,omitempty"`
 	// Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
-	// mentions, sentiment, citations}]}}, newest first.
+	// mentions, sentiment, citations, error (the engine failed), noAnswer
+	// (it showed no answer, such as no AI Overview)}]}}, newest first.
 	Prompts *structpb.ListValue `protobuf:"bytes,7,opt,name=prompts,proto3" json:"prompts,omitempty"`
 	// The visibility-and-visits series when the workspace tracks the same
 	// domain in AI traffic, else null: {siteId, domain, days: [{day,
