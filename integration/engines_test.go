@@ -29,10 +29,10 @@ func fakeEngine(t *testing.T, path, header, value, answer string) *httptest.Serv
 }
 
 // TestAnswerEnginesAreRoutedByDefault checks that the default config routes
-// the Claude, Gemini, Sonar, Grok, DeepSeek and Mistral models to their
-// first-party plugins (and Google's AI Overviews to serpapi), which the host runs as subprocesses that read
-// their keys and base URLs from its environment; without a key the route
-// answers 503 naming the variable to set.
+// the Claude, Gemini, Sonar, Grok, DeepSeek and Mistral models (and
+// Google's AI Overviews) to their first-party plugins, which the host runs
+// as subprocesses that read their keys and base URLs from its environment;
+// without a key the route answers 503 naming the variable to set.
 func TestAnswerEnginesAreRoutedByDefault(t *testing.T) {
 	t.Parallel()
 	claude := fakeEngine(t, "/v1/messages", "X-Api-Key", "sk-ant-it",
