@@ -235,6 +235,8 @@ func firstPartyPlugins() map[string]string {
 var ProviderKeyEnv = map[string]string{
 	"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY",
 	"gemini": "GEMINI_API_KEY", "perplexity": "PERPLEXITY_API_KEY",
+	"xai": "XAI_API_KEY", "deepseek": "DEEPSEEK_API_KEY", "mistral": "MISTRAL_API_KEY",
+	"serpapi": "SERPAPI_API_KEY", "dataforseo": "DATAFORSEO_LOGIN",
 }
 
 // DefaultEngineModels are the routes a visibility report asks by default,
@@ -254,6 +256,23 @@ var EngineModels = map[string][]string{
 	"anthropic":  {"claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-1"},
 	"gemini":     {"gemini-2.5-flash", "gemini-2.5-pro", "gemini-2.5-flash-lite"},
 	"perplexity": {"sonar", "sonar-pro", "sonar-reasoning-pro"},
+	"xai":        {"grok-4", "grok-4-fast", "grok-3-mini"},
+	"deepseek":   {"deepseek-chat", "deepseek-reasoner"},
+	"mistral":    {"mistral-medium-latest", "mistral-large-latest", "mistral-small-latest"},
+	// Google's answers read from its result pages through SerpApi: the AI
+	// Overview above the results, and AI Mode.
+	"serpapi": {"google-ai-overview", "google-ai-mode"},
+}
+
+// OffEngines are answer engines Herald knows and cannot ask, each with
+// the reason: no provider offers a documented API for their answers, and
+// Herald does not scrape consumer websites. Naming one in visibility
+// engines is a configuration error that gives the reason.
+var OffEngines = map[string]string{
+	"copilot": "Microsoft offers no API that returns Copilot's consumer answers: the Bing Search APIs " +
+		"(and their Copilot answers) were retired in August 2025, the Microsoft 365 Copilot APIs answer " +
+		"over a tenant's own work data, and Azure's Grounding with Bing Search gives an agent Bing " +
+		"results under Azure's models, not Copilot's answer; Herald does not scrape copilot.microsoft.com",
 }
 
 // Embedded reports whether the config runs on the embedded SQLite store.
@@ -418,6 +437,11 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		return fail("visibility.concurrency", "must be between 1 and 256, got %d", c.Visibility.Concurrency)
 	}
 	for _, e := range append(slices.Clone(c.Visibility.Engines), c.Visibility.JudgeModel) {
+		if why, off := OffEngines[e]; off {
+			if _, routed := c.Models[e]; !routed {
+				return fail("visibility", "engine %q is off: %s", e, why)
+			}
+		}
 		if _, ok := c.Models[e]; e != "" && !ok {
 			return fail("visibility", "model %q is not a configured model route", e)
 		}

@@ -29,6 +29,8 @@ func TestAnswerEngineModelsRouteToTheirPlugins(t *testing.T) {
 		"claude-sonnet-4-5": "anthropic", "claude-haiku-4-5": "anthropic",
 		"gemini-2.5-flash": "gemini", "gemini-2.5-pro": "gemini",
 		"sonar": "perplexity", "sonar-pro": "perplexity",
+		"grok-4": "xai", "deepseek-chat": "deepseek", "mistral-medium-latest": "mistral",
+		"google-ai-overview": "serpapi", "google-ai-mode": "serpapi",
 	} {
 		m := c.Models[model]
 		if len(m.Deployments) != 1 || m.Deployments[0].Provider != provider || c.Plugins[provider].Kind != "provider" || c.Plugins[provider].Command != "" {
@@ -67,5 +69,24 @@ model "sonar-pro" {
 	}
 	if c.Models["sonar"].Deployments[0].Provider != "perplexity" {
 		t.Errorf("the default sonar route was lost: %+v", c.Models["sonar"])
+	}
+}
+
+// TestGoogleAIOverviewsWithAFallback loads the block docs/ENGINES.md
+// shows: Google's AI Overviews through DataForSEO, SerpApi behind it.
+func TestGoogleAIOverviewsWithAFallback(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(write(t, `
+model "google-ai-overview" {
+  deployment { provider = "dataforseo" }
+  deployment { provider = "serpapi" }
+}
+`), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Models["google-ai-overview"]
+	if len(m.Deployments) != 2 || m.Deployments[0].Provider != "dataforseo" || m.Deployments[1].Provider != "serpapi" || c.Plugins["dataforseo"].Kind != "provider" {
+		t.Errorf("google-ai-overview = %+v", m)
 	}
 }

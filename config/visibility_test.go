@@ -23,8 +23,9 @@ func TestVisibilityBlock(t *testing.T) {
 		t.Fatalf("default visibility = %+v", d)
 	}
 	for body, want := range map[string]string{
-		"visibility {\n  engines = [\"ghost\"]\n}\n": "visibility: model \"ghost\" is not a configured model route",
-		"visibility {\n  concurrency = 0\n}\n":       "visibility.concurrency: must be between 1 and 256",
+		"visibility {\n  engines = [\"ghost\"]\n}\n":   "visibility: model \"ghost\" is not a configured model route",
+		"visibility {\n  concurrency = 0\n}\n":         "visibility.concurrency: must be between 1 and 256",
+		"visibility {\n  engines = [\"copilot\"]\n}\n": "visibility: engine \"copilot\" is off: Microsoft offers no API that returns Copilot's consumer answers",
 	} {
 		if _, err := config.Load(write(t, body), env(nil)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", body, err, want)

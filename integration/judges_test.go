@@ -1,13 +1,7 @@
 package integration_test
 
 import (
-	"encoding/pem"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -28,23 +22,10 @@ const (
 // plausibleSite serves the brand's home page over https and returns its
 // URL and a CA file that trusts it.
 func plausibleSite(t *testing.T) (string, string) {
-	site := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `<html><head><title>Plausible | Privacy-friendly web analytics</title>
+	return tlsSite(t, `<html><head><title>Plausible | Privacy-friendly web analytics</title>
 <meta name="description" content="Simple, privacy-friendly web analytics without cookies.">
 <script type="application/ld+json">{"@type":"Organization","name":"Plausible","address":"Tallinn, Estonia"}</script></head>
 <body><h1>Privacy-friendly web analytics</h1></body></html>`)
-	}))
-	t.Cleanup(site.Close)
-	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: site.Certificate().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return site.URL, ca
 }
 
 // TestTheJudgesRunThroughThePluginProcess runs every judge of a

@@ -10,12 +10,14 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/plugins/anthropic"
+	"github.com/heraldhq/herald/plugins/dataforseo"
 	"github.com/heraldhq/herald/plugins/ga4"
 	"github.com/heraldhq/herald/plugins/gemini"
 	"github.com/heraldhq/herald/plugins/linkedin"
 	"github.com/heraldhq/herald/plugins/names"
 	"github.com/heraldhq/herald/plugins/notion"
 	"github.com/heraldhq/herald/plugins/openai"
+	"github.com/heraldhq/herald/plugins/serpapi"
 	"github.com/heraldhq/herald/plugins/webflow"
 	"github.com/heraldhq/herald/plugins/webhook"
 	"github.com/heraldhq/herald/plugins/wordpress"
@@ -41,6 +43,11 @@ var registry = map[string]func() sdk.ServeOpts{
 	"anthropic":  func() sdk.ServeOpts { return sdk.ServeOpts{Provider: anthropic.New()} },
 	"gemini":     func() sdk.ServeOpts { return sdk.ServeOpts{Provider: gemini.New()} },
 	"perplexity": func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Perplexity)} },
+	"xai":        func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.XAI)} },
+	"deepseek":   func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.DeepSeek)} },
+	"mistral":    func() sdk.ServeOpts { return sdk.ServeOpts{Provider: openai.NewDeployment(openai.Mistral)} },
+	"serpapi":    func() sdk.ServeOpts { return sdk.ServeOpts{Provider: serpapi.New()} },
+	"dataforseo": func() sdk.ServeOpts { return sdk.ServeOpts{Provider: dataforseo.New()} },
 	"webhook":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webhook.New()} },
 	"wordpress":  func() sdk.ServeOpts { return sdk.ServeOpts{Destination: wordpress.New()} },
 	"webflow":    func() sdk.ServeOpts { return sdk.ServeOpts{Destination: webflow.New()} },

@@ -18,7 +18,7 @@ import (
 
 func TestNamesListsEveryFirstPartyPlugin(t *testing.T) {
 	t.Parallel()
-	want := []string{"anthropic", "ga4", "gemini", "linkedin", "notion", "openai", "perplexity", "webflow", "webhook", "wordpress"}
+	want := []string{"anthropic", "dataforseo", "deepseek", "ga4", "gemini", "linkedin", "mistral", "notion", "openai", "perplexity", "serpapi", "webflow", "webhook", "wordpress", "xai"}
 	if got := plugins.Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}

@@ -121,6 +121,12 @@ type TextResponse struct {
 	Citations []Citation
 }
 
+// FinishNoAnswer is the FinishReason of a TextResponse whose engine showed
+// no answer for the prompt, such as a Google search without an AI Overview:
+// Text is empty, and the host records the outcome as such (not as an
+// answer that names nothing, nor as a failure).
+const FinishNoAnswer = "no_answer"
+
 // Citation is one source an answer engine cited.
 type Citation struct {
 	URL   string

@@ -52,6 +52,8 @@ const webSearchMaxUses = 5
 // Provider talks to the Anthropic Messages API.
 type Provider struct {
 	httpClient *http.Client
+	// limit caps the requests in flight (ANTHROPIC_MAX_CONCURRENCY, default 8).
+	limit *provider.Limiter
 
 	mu      sync.RWMutex
 	apiKey  string
@@ -61,6 +63,7 @@ type Provider struct {
 // New returns the provider configured from the environment.
 func New() *Provider {
 	return &Provider{
+		limit:      provider.NewLimiter("ANTHROPIC_MAX_CONCURRENCY", 8),
 		httpClient: &http.Client{Timeout: 10 * time.Minute},
 		apiKey:     os.Getenv(APIKeyEnv),
 		baseURL:    os.Getenv(BaseURLEnv),
@@ -194,6 +197,11 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 	if req.Model == "" || req.Prompt == "" {
 		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "anthropic: model and prompt are required")
 	}
+	release, err := p.limit.Acquire(ctx)
+	if err != nil {
+		return sdk.TextResponse{}, sdk.RequestError("anthropic", err)
+	}
+	defer release()
 	client, err := p.client()
 	if err != nil {
 		return sdk.TextResponse{}, err

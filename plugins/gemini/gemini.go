@@ -43,6 +43,8 @@ const (
 // Provider talks to the Gemini Developer API.
 type Provider struct {
 	httpClient *http.Client
+	// limit caps the requests in flight (GEMINI_MAX_CONCURRENCY, default 8).
+	limit *provider.Limiter
 
 	mu      sync.RWMutex
 	apiKey  string
@@ -52,6 +54,7 @@ type Provider struct {
 // New returns the provider configured from the environment.
 func New() *Provider {
 	return &Provider{
+		limit:      provider.NewLimiter("GEMINI_MAX_CONCURRENCY", 8),
 		httpClient: &http.Client{Timeout: 10 * time.Minute, Transport: retryAfterTransport{base: http.DefaultTransport}},
 		apiKey:     os.Getenv(APIKeyEnv),
 		baseURL:    os.Getenv(BaseURLEnv),
@@ -236,6 +239,11 @@ func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.T
 	if req.Model == "" || req.Prompt == "" {
 		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "gemini: model and prompt are required")
 	}
+	release, err := p.limit.Acquire(ctx)
+	if err != nil {
+		return sdk.TextResponse{}, sdk.RequestError("gemini", err)
+	}
+	defer release()
 	client, err := p.client(ctx)
 	if err != nil {
 		return sdk.TextResponse{}, err

@@ -28,6 +28,16 @@ var kinds = map[string]Kind{
 	// perplexity is the openai plugin's code as a second deployment, with
 	// its own key (PERPLEXITY_API_KEY) and base URL.
 	"perplexity": Provider,
+	// xai, deepseek and mistral are the openai plugin's code too, each
+	// with its own key, base URL and (xai, mistral) search API.
+	"xai":      Provider,
+	"deepseek": Provider,
+	"mistral":  Provider,
+	// serpapi reads Google's AI Overviews and AI Mode through SerpApi.
+	"serpapi": Provider,
+	// dataforseo reads the same two through DataForSEO (not routed by
+	// default: an operator routes the google-ai-* models to it).
+	"dataforseo": Provider,
 	"webhook":    Destination,
 	"wordpress":  Destination,
 	"webflow":    Destination,

@@ -5,6 +5,7 @@ import (
 
 	oai "github.com/openai/openai-go/v3"
 
+	"github.com/heraldhq/herald/plugins/internal/provider"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -14,21 +15,7 @@ import (
 // url_citation annotations on the message. A title found in any of them
 // fills a citation that lacks one.
 func citations(resp *oai.ChatCompletion) []sdk.Citation {
-	var out []sdk.Citation
-	index := map[string]int{}
-	add := func(url, title string) {
-		if url == "" {
-			return
-		}
-		if i, ok := index[url]; ok {
-			if out[i].Title == "" {
-				out[i].Title = title
-			}
-			return
-		}
-		index[url] = len(out)
-		out = append(out, sdk.Citation{URL: url, Title: title})
-	}
+	var c provider.Citations
 	// openai-go does not model Perplexity's extra fields; read them from
 	// the response's raw JSON.
 	var extra struct {
@@ -42,17 +29,17 @@ func citations(resp *oai.ChatCompletion) []sdk.Citation {
 		_ = json.Unmarshal([]byte(raw), &extra)
 	}
 	for _, u := range extra.Citations {
-		add(u, "")
+		c.Add(u, "", "")
 	}
 	for _, r := range extra.SearchResults {
-		add(r.URL, r.Title)
+		c.Add(r.URL, r.Title, "")
 	}
 	if len(resp.Choices) > 0 {
 		for _, a := range resp.Choices[0].Message.Annotations {
 			if a.Type == "url_citation" {
-				add(a.URLCitation.URL, a.URLCitation.Title)
+				c.Add(a.URLCitation.URL, a.URLCitation.Title, "")
 			}
 		}
 	}
-	return out
+	return c.List()
 }

@@ -65,6 +65,18 @@ type Deployment struct {
 	// FineTuning reports whether the service has the files and
 	// fine-tuning jobs APIs ([Provider.StartFineTune]).
 	FineTuning bool
+	// Search is the API GenerateText answers through with web search on
+	// (engines.go); SearchTools are the server-side tools it sends.
+	Search      SearchAPI
+	SearchTools []string
+	// MaxConcurrency caps the requests in flight at once (0: no cap);
+	// NAME_MAX_CONCURRENCY in the plugin's environment overrides it.
+	MaxConcurrency int
+}
+
+// ConcurrencyEnv is the variable that overrides d.MaxConcurrency.
+func (d Deployment) ConcurrencyEnv() string {
+	return strings.ToUpper(d.Name) + "_MAX_CONCURRENCY"
 }
 
 var (
@@ -77,6 +89,7 @@ var (
 // OPENAI_BASE_URL.
 var OpenAI = Deployment{
 	Name: "openai", DisplayName: "OpenAI (or compatible)", APIKeyEnv: APIKeyEnv, BaseURLEnv: BaseURLEnv, Images: true, FineTuning: true,
+	MaxConcurrency: 16,
 	Models: []sdk.Model{
 		{ID: "gpt-5", Capabilities: chatCaps},
 		{ID: "gpt-5-mini", Capabilities: chatCaps},
@@ -94,7 +107,7 @@ var OpenAI = Deployment{
 // https://api.perplexity.ai and searches the web for every answer.
 var Perplexity = Deployment{
 	Name: "perplexity", DisplayName: "Perplexity Sonar", APIKeyEnv: "PERPLEXITY_API_KEY", BaseURLEnv: "PERPLEXITY_BASE_URL",
-	DefaultBaseURL: "https://api.perplexity.ai",
+	DefaultBaseURL: "https://api.perplexity.ai", MaxConcurrency: 8,
 	// Sonar has no function calling.
 	Models: []sdk.Model{
 		{ID: "sonar", Capabilities: sonarCaps},
@@ -107,6 +120,7 @@ var Perplexity = Deployment{
 type Provider struct {
 	httpClient *http.Client
 	d          Deployment
+	limit      *provider.Limiter
 
 	mu      sync.RWMutex
 	apiKey  string
@@ -126,6 +140,7 @@ func NewDeployment(d Deployment) *Provider {
 	return &Provider{
 		httpClient: &http.Client{Timeout: 10 * time.Minute},
 		d:          d,
+		limit:      provider.NewLimiter(d.ConcurrencyEnv(), d.MaxConcurrency),
 		apiKey:     os.Getenv(d.APIKeyEnv),
 		baseURL:    base,
 	}
@@ -226,10 +241,20 @@ func (p *Provider) redact(msg string) string {
 	return strings.ReplaceAll(msg, key, "[redacted]")
 }
 
-// GenerateText answers one prompt with one chat completion.
+// GenerateText answers one prompt with one chat completion, or through the
+// deployment's search API (engines.go), within the deployment's
+// concurrency cap.
 func (p *Provider) GenerateText(ctx context.Context, req sdk.TextRequest) (sdk.TextResponse, error) {
 	if req.Model == "" || req.Prompt == "" {
 		return sdk.TextResponse{}, sdk.Errorf(sdk.CodeInvalidArgument, "openai: model and prompt are required")
+	}
+	release, err := p.limit.Acquire(ctx)
+	if err != nil {
+		return sdk.TextResponse{}, sdk.RequestError(p.d.Name, err)
+	}
+	defer release()
+	if p.searching(req) {
+		return p.generateWithSearch(ctx, req)
 	}
 	client, err := p.client()
 	if err != nil {

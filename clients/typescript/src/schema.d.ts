@@ -2314,7 +2314,7 @@ export interface components {
             cadence?: "daily" | "weekly" | null;
             /** @description Names, domains or URLs, or objects {name, domain, aliases[]}. */
             competitors?: unknown[] | null;
-            /** @description Model routes to ask (at most 4); empty: the configured engines. */
+            /** @description Model routes to ask (at most 10); empty: the configured engines. */
             engines?: string[] | null;
             /**
              * @description Required: strings, or objects {text, tags[]}; at most the plan's
@@ -2433,6 +2433,12 @@ export interface components {
             error: string | null;
             /** Format: int64 */
             missing: number;
+            /**
+             * Format: int64
+             * @description Prompts the engine showed no answer for (a Google search without an
+             *     AI Overview): neither answered nor missing, left out of every mean.
+             */
+            noAnswer: number;
             /** Format: int64 */
             planned: number;
         };
@@ -2837,7 +2843,8 @@ export interface components {
             message: string;
             /**
              * @description Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
-             *     mentions, sentiment, citations}]}}, newest first.
+             *     mentions, sentiment, citations, error (the engine failed), noAnswer
+             *     (it showed no answer, such as no AI Overview)}]}}, newest first.
              */
             prompts: unknown[] | null;
             /**

@@ -17,6 +17,14 @@ var EngineSources = map[string]string{
 	"perplexity": "perplexity",
 	"gemini":     "gemini",
 	"anthropic":  "claude",
+	"xai":        "grok",
+	"deepseek":   "deepseek",
+	"mistral":    "mistral",
+	// Google's AI Overviews and AI Mode send visitors as Google search
+	// referrals, which the AI-traffic source table does not count as AI
+	// (docs/ENGINES.md): the join lists the engine with no AI visits.
+	"serpapi":    "google",
+	"dataforseo": "google",
 }
 
 // engineSource is the AI traffic source of an engine, "" when none.

@@ -68,6 +68,9 @@ type TrendAnswer struct {
 	Mentions  []analysis.Mention            `json:"mentions"`
 	Sentiment map[string]analysis.Sentiment `json:"sentiment"`
 	Citations []analysis.Citation           `json:"citations"`
+	// NoAnswer says the engine showed no answer (a search without an AI
+	// Overview).
+	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
 // TrendPrompt is a prompt's last answers per engine, newest first.
@@ -264,7 +267,7 @@ func (s *Service) drillDown(ctx context.Context, ws string, t Tracker, runs []tr
 		}
 		_ = json.Unmarshal([]byte(a.Citations), &ans.Citations)
 		ta := TrendAnswer{ReportID: a.ReportID, At: time.UnixMilli(a.AskedAt).UTC().Format(time.RFC3339), Text: a.Text, Error: ans.Error,
-			Mentions: m.Mentions(ans), Sentiment: analysis.DecodeSentiment(a.Sentiment), Citations: ans.Citations}
+			Mentions: m.Mentions(ans), Sentiment: analysis.DecodeSentiment(a.Sentiment), Citations: ans.Citations, NoAnswer: a.Outcome == store.AnswerNoAnswer}
 		if ta.Mentions == nil {
 			ta.Mentions = []analysis.Mention{}
 		}

@@ -23,14 +23,16 @@ type Source struct {
 // (and a test case in classify_test.go) when it starts sending traffic;
 // stats learn its name from this table.
 var Sources = []Source{
-	{ID: "chatgpt", Name: "ChatGPT", Hosts: []string{"chatgpt.com", "chat.openai.com"}, UTM: []string{"chatgpt.com", "chatgpt", "chat.openai.com", "openai"}},
+	{ID: "chatgpt", Name: "ChatGPT", Hosts: []string{"chatgpt.com", "chat.openai.com", "labs.openai.com"}, UTM: []string{"chatgpt.com", "chatgpt", "chat.openai.com", "openai"}},
 	{ID: "perplexity", Name: "Perplexity", Hosts: []string{"perplexity.ai"}, UTM: []string{"perplexity", "perplexity.ai"}},
 	{ID: "claude", Name: "Claude", Hosts: []string{"claude.ai"}, UTM: []string{"claude", "claude.ai", "anthropic"}},
 	{ID: "gemini", Name: "Gemini", Hosts: []string{"gemini.google.com", "bard.google.com"}, UTM: []string{"gemini", "gemini.google.com", "bard"}},
-	{ID: "copilot", Name: "Microsoft Copilot", Hosts: []string{"copilot.microsoft.com", "m365.cloud.microsoft", "copilot.cloud.microsoft", "edgeservices.bing.com"},
-		UTM: []string{"copilot", "copilot.microsoft.com", "m365.cloud.microsoft"}},
+	{ID: "copilot", Name: "Microsoft Copilot", Hosts: []string{"copilot.microsoft.com", "m365.cloud.microsoft", "copilot.cloud.microsoft", "edgeservices.bing.com", "copilot.com"},
+		UTM: []string{"copilot", "copilot.microsoft.com", "m365.cloud.microsoft", "copilot.com"}},
 	{ID: "deepseek", Name: "DeepSeek", Hosts: []string{"chat.deepseek.com"}, UTM: []string{"deepseek", "chat.deepseek.com"}},
-	{ID: "grok", Name: "Grok", Hosts: []string{"grok.com"}, UTM: []string{"grok", "grok.com"}},
+	// Grok also answers inside X, under x.com/i/grok (twitter.com/i/grok
+	// before the rename); the rest of x.com is social traffic, not AI.
+	{ID: "grok", Name: "Grok", Hosts: []string{"grok.com", "x.com/i/grok", "twitter.com/i/grok"}, UTM: []string{"grok", "grok.com"}},
 	{ID: "mistral", Name: "Le Chat (Mistral)", Hosts: []string{"chat.mistral.ai"}, UTM: []string{"mistral", "chat.mistral.ai", "lechat"}},
 	{ID: "meta", Name: "Meta AI", Hosts: []string{"meta.ai"}, UTM: []string{"meta.ai", "metaai"}},
 	{ID: "you", Name: "You.com", Hosts: []string{"you.com"}, UTM: []string{"you.com"}},
@@ -40,6 +42,10 @@ var Sources = []Source{
 	{ID: "notebooklm", Name: "NotebookLM", Hosts: []string{"notebooklm.google.com"}, UTM: []string{"notebooklm"}},
 	{ID: "qwen", Name: "Qwen Chat", Hosts: []string{"chat.qwen.ai"}, UTM: []string{"qwen", "chat.qwen.ai"}},
 	{ID: "duckai", Name: "Duck.ai", Hosts: []string{"duck.ai"}, UTM: []string{"duck.ai"}},
+	{ID: "iask", Name: "iAsk", Hosts: []string{"iask.ai"}, UTM: []string{"iask", "iask.ai"}},
+	// Baidu's assistant: ERNIE Bot (yiyan.baidu.com) and the AI answers of
+	// chat.baidu.com; baidu.com search itself is not an AI.
+	{ID: "baidu", Name: "ERNIE Bot (Baidu)", Hosts: []string{"yiyan.baidu.com", "chat.baidu.com"}, UTM: []string{"yiyan.baidu.com", "chat.baidu.com", "ernie"}},
 }
 
 // Crawler is an AI company's crawler or user-triggered fetcher.

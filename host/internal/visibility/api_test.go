@@ -127,7 +127,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 		}
 		statuses, _ := json.Marshal(geo["engines"])
 		// The provider's own text stays in the operator's log.
-		if !strings.Contains(string(statuses), `{"answered":0,"engine":"broken","error":"the engine failed","missing":2,"planned":2}`) || strings.Contains(string(statuses), "upstream 503") {
+		if !strings.Contains(string(statuses), `{"answered":0,"engine":"broken","error":"the engine failed","missing":2,"noAnswer":0,"planned":2}`) || strings.Contains(string(statuses), "upstream 503") {
 			t.Errorf("engine statuses = %s", statuses)
 		}
 		recs, _ := json.Marshal(r["recommendations"])

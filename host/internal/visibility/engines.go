@@ -9,6 +9,12 @@ import (
 	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
+// MaxListedEngines is how many engines a tracker may name: every answer
+// engine Herald has a plugin for (ChatGPT, Claude, Gemini, Perplexity,
+// Grok, DeepSeek, Mistral, Google's AI Overviews and AI Mode) and one more.
+// Only the default is capped at MaxEngines.
+const MaxListedEngines = 10
+
 // Engines returns the model routes asked: the configured engines (host/serve.go
 // fills them with DefaultEngines when config names none), else every chat
 // model route the router knows (image models left out), sorted, at most 4.
@@ -95,13 +101,34 @@ func isNonChat(name string) bool {
 	return false
 }
 
-// judgeModel is the configured judge, else the first engine.
+// searchOnlyProviders serve engines that read a search result page
+// (Google's AI Overviews and AI Mode): they answer a question, but no
+// language model behind them can judge one.
+var searchOnlyProviders = map[string]bool{"serpapi": true, "dataforseo": true}
+
+// canJudge reports whether an engine is a language model that can serve
+// as a judge.
+func (s *Service) canJudge(engine string) bool {
+	provider := ""
+	if s.engineProvider != nil {
+		provider = s.engineProvider(engine)
+	}
+	if provider == "" {
+		provider = ProviderByName(engine)
+	}
+	return !searchOnlyProviders[provider]
+}
+
+// judgeModel is the configured judge, else the first engine that can
+// judge.
 func (s *Service) judgeModel(engines []string) string {
 	if s.cfg.JudgeModel != "" {
 		return s.cfg.JudgeModel
 	}
-	if len(engines) > 0 {
-		return engines[0]
+	for _, e := range engines {
+		if s.canJudge(e) {
+			return e
+		}
 	}
 	return ""
 }
@@ -119,6 +146,14 @@ func ProviderByName(engine string) string {
 		return "gemini"
 	case strings.Contains(l, "sonar"), strings.Contains(l, "perplexity"):
 		return "perplexity"
+	case strings.Contains(l, "grok"):
+		return "xai"
+	case strings.Contains(l, "deepseek"):
+		return "deepseek"
+	case strings.Contains(l, "mistral"):
+		return "mistral"
+	case strings.Contains(l, "google-ai"), strings.Contains(l, "ai-overview"):
+		return "serpapi"
 	}
 	return ""
 }
@@ -126,8 +161,8 @@ func ProviderByName(engine string) string {
 // ValidateEngines checks engines against the model routes the router knows.
 func (s *Service) ValidateEngines(engines []string) ([]string, error) {
 	engines = analysis.Dedupe(engines)
-	if len(engines) > MaxEngines {
-		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
+	if len(engines) > MaxListedEngines {
+		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxListedEngines)
 	}
 	known := s.models.Models()
 	for i, e := range engines {

@@ -287,7 +287,7 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 	a := store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: r.WorkspaceID, Kind: t.kind, Engine: t.engine, Item: t.item, Question: t.question}
 	since := s.now().Add(-s.ttl).UnixMilli()
 	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, r.ID, t.kind, t.engine, t.question, since, t.sample); err == nil {
-		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt = c.Text, c.Model, c.Citations, true, c.AskedAt
+		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt, a.Outcome = c.Text, c.Model, c.Citations, true, c.AskedAt, c.Outcome
 		return a, s.save(ctx, &a)
 	}
 	actx, cancel := context.WithTimeout(ctx, answerTimeout)
@@ -302,6 +302,9 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		a.Error = &msg
 		s.log.Warn("engine failed", "report", r.ID, "engine", t.engine, "error", err)
 	} else {
+		if res.FinishReason == sdk.FinishNoAnswer {
+			a.Outcome = store.AnswerNoAnswer
+		}
 		a.Text = res.Text
 		truncated := false
 		a.Text, truncated = capAnswer(a.Text)
@@ -337,7 +340,7 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 // saveSentiment judges a stored prompt answer's sentiment and stores it
 // with the answer.
 func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
-	if sa.Kind != KindPrompt || sa.Error != nil || sa.Sentiment != nil {
+	if sa.Kind != KindPrompt || sa.Error != nil || sa.Sentiment != nil || sa.Outcome == store.AnswerNoAnswer {
 		return
 	}
 	a := analysis.Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}

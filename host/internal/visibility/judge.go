@@ -60,7 +60,7 @@ func (s *Service) judgeAndSave(ctx context.Context, self analysis.Brand, t task,
 	var verdict string
 	var j judgement
 	switch {
-	case a.Error != nil:
+	case a.Error != nil, a.Outcome == store.AnswerNoAnswer:
 		verdict = scoring.VerdictMissing
 	case fact == "":
 		verdict = scoring.VerdictUnverifiable
@@ -80,6 +80,12 @@ func (s *Service) judge(ctx context.Context, self analysis.Brand, t task, answer
 	model := s.cfg.JudgeModel
 	if model == "" {
 		model = t.engine
+		if !s.canJudge(model) {
+			model = s.judgeModel(s.Engines())
+		}
+	}
+	if model == "" {
+		return scoring.VerdictMissing, judgement{Explanation: "no engine of this report can judge a probe answer: set visibility.judge_model"}
 	}
 	prompt := fmt.Sprintf("Brand: %s (%s)\nQuestion: %s\nSite fact: %s\nAnswer to grade:\n%s",
 		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, analysis.Excerpt(answer, 6000))

@@ -17,6 +17,9 @@ var EngineOperators = map[string]string{
 	"anthropic":  "Anthropic",
 	"perplexity": "Perplexity",
 	"gemini":     "Google",
+	"serpapi":    "Google",
+	"dataforseo": "Google",
+	"mistral":    "Mistral",
 }
 
 // engineOperator is the crawler operator of an engine, "" when unknown.

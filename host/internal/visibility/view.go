@@ -89,6 +89,7 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		if a.Error != nil {
 			ans.Error = *a.Error
 		}
+		ans.NoAnswer = a.Outcome == store.AnswerNoAnswer
 		_ = json.Unmarshal([]byte(a.Citations), &ans.Citations)
 		st.answers = append(st.answers, ans)
 	}

@@ -169,6 +169,10 @@ type Answer struct {
 	// Sample is which of the prompt's samples on this engine the answer
 	// is (0 for the first; a run asks each prompt samples times).
 	Sample int `json:"sample,omitempty"`
+	// NoAnswer says the engine showed no answer for the prompt (a Google
+	// search without an AI Overview): no text, left out of every mean like
+	// a missing answer, and counted apart from failures.
+	NoAnswer bool `json:"noAnswer,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.
@@ -177,8 +181,9 @@ type Citation struct {
 	Title string `json:"title,omitempty"`
 }
 
-// Missing reports whether the engine gave no answer.
-func (a Answer) Missing() bool { return a.Error != "" }
+// Missing reports whether the engine gave no answer: it failed, or it
+// showed none for the prompt (NoAnswer).
+func (a Answer) Missing() bool { return a.Error != "" || a.NoAnswer }
 
 // Mention is a tracked brand found in an answer.
 type Mention struct {

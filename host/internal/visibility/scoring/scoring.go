@@ -43,10 +43,13 @@ type BrandScore struct {
 
 // EngineStatus says how many of an engine's answers are in the report.
 type EngineStatus struct {
-	Engine   string  `json:"engine"`
-	Planned  int     `json:"planned"`
-	Answered int     `json:"answered"`
-	Missing  int     `json:"missing"`
+	Engine   string `json:"engine"`
+	Planned  int    `json:"planned"`
+	Answered int    `json:"answered"`
+	Missing  int    `json:"missing"`
+	// NoAnswer counts the prompts the engine showed no answer for (no AI
+	// Overview on the search), apart from Missing (failures).
+	NoAnswer int     `json:"noAnswer"`
 	Error    *string `json:"error"`
 }
 
@@ -114,6 +117,10 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		e.status.Planned++
 		an := m.Analyze(a)
 		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
+		if a.NoAnswer && a.Error == "" {
+			e.status.NoAnswer++
+			continue
+		}
 		if a.Missing() {
 			e.status.Missing++
 			msg := a.Error

@@ -154,7 +154,7 @@ func TestScoresToTheDecimal(t *testing.T) {
 		t.Errorf("brands =\n%s\nwant\n%s", bs, wantBrands)
 	}
 	es, _ := json.Marshal(c.Geo.Engines)
-	if want := `[{"engine":"gpt","planned":2,"answered":2,"missing":0,"error":null},{"engine":"claude","planned":2,"answered":1,"missing":1,"error":"claude: rate limited"}]`; string(es) != want {
+	if want := `[{"engine":"gpt","planned":2,"answered":2,"missing":0,"noAnswer":0,"error":null},{"engine":"claude","planned":2,"answered":1,"missing":1,"noAnswer":0,"error":"claude: rate limited"}]`; string(es) != want {
 		t.Errorf("engines = %s, want %s", es, want)
 	}
 

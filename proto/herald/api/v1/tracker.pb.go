@@ -331,7 +331,7 @@ type CreateTrackerRequest struct {
 	// Required: strings, or objects {text, tags[]}; at most the plan's
 	// prompts_per_report.
 	Prompts *structpb.ListValue `protobuf:"bytes,3,opt,name=prompts,proto3" json:"prompts,omitempty"`
-	// Model routes to ask (at most 4); empty: the configured engines.
+	// Model routes to ask (at most 10); empty: the configured engines.
 	Engines []string `protobuf:"bytes,4,rep,name=engines,proto3" json:"engines,omitempty"`
 	// daily or weekly (default daily); the plan's tracker_cadences.
 	Cadence string `protobuf:"bytes,5,opt,name=cadence,proto3" json:"cadence,omitempty"`
@@ -1002,7 +1002,8 @@ type GetTrackerTrendResponse struct {
 	// sourceVisibility}. Only a change with significant true is a change.
 	Series *structpb.ListValue `protobuf:"bytes,6,opt,name=series,proto3" json:"series,omitempty"`
 	// Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
-	// mentions, sentiment, citations}]}}, newest first.
+	// mentions, sentiment, citations, error (the engine failed), noAnswer
+	// (it showed no answer, such as no AI Overview)}]}}, newest first.
 	Prompts *structpb.ListValue `protobuf:"bytes,7,opt,name=prompts,proto3" json:"prompts,omitempty"`
 	// The visibility-and-visits series when the workspace tracks the same
 	// domain in AI traffic, else null: {siteId, domain, days: [{day,
@@ -1203,7 +1204,8 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"websiteurl\x12G\n" +
 	"\vcompetitors\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12=\n" +
 	"\aprompts\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12 \n" +
-	"\aengines\x18\x04 \x03(\tB\x06\x92\xa8\x19\x028\x04R\aengines\x12-\n" +
+	"\aengines\x18\x04 \x03(\tB\x06\x92\xa8\x19\x028\n" +
+	"R\aengines\x12-\n" +
 	"\acadence\x18\x05 \x01(\tB\x13\x92\xa8\x19\x0f\x12\x05daily\x12\x06weeklyR\acadence\x12\x1b\n" +
 	"\x06active\x18\x06 \x01(\bH\x00R\x06active\x88\x01\x01\x12,\n" +
 	"\fself_aliases\x18\a \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\x125\n" +
@@ -1228,7 +1230,8 @@ const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"websiteurl\x88\x01\x01\x12D\n" +
 	"\vcompetitors\x18\x03 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x14R\vcompetitors\x124\n" +
 	"\aprompts\x18\x04 \x01(\v2\x1a.google.protobuf.ListValueR\aprompts\x12<\n" +
-	"\aengines\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x04R\aengines\x122\n" +
+	"\aengines\x18\x05 \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\n" +
+	"R\aengines\x122\n" +
 	"\acadence\x18\x06 \x01(\tB\x13\x92\xa8\x19\x0f\x12\x05daily\x12\x06weeklyH\x01R\acadence\x88\x01\x01\x12\x1b\n" +
 	"\x06active\x18\a \x01(\bH\x02R\x06active\x88\x01\x01\x12E\n" +
 	"\fself_aliases\x18\b \x01(\v2\x1a.google.protobuf.ListValueB\x06\x92\xa8\x19\x028\x14R\vselfAliases\x125\n" +

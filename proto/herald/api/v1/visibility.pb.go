@@ -2407,7 +2407,10 @@ type EngineStatus struct {
 	Answered int64                  `protobuf:"varint,3,opt,name=answered,proto3" json:"answered,omitempty"`
 	Missing  int64                  `protobuf:"varint,4,opt,name=missing,proto3" json:"missing,omitempty"`
 	// The last error of a missing answer.
-	Error         *string `protobuf:"bytes,5,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	Error *string `protobuf:"bytes,5,opt,name=error,proto3,oneof" json:"error,omitempty"`
+	// Prompts the engine showed no answer for (a Google search without an
+	// AI Overview): neither answered nor missing, left out of every mean.
+	NoAnswer      int64 `protobuf:"varint,6,opt,name=no_answer,json=noAnswer,proto3" json:"no_answer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2475,6 +2478,13 @@ func (x *EngineStatus) GetError() string {
 		return *x.Error
 	}
 	return ""
+}
+
+func (x *EngineStatus) GetNoAnswer() int64 {
+	if x != nil {
+		return x.NoAnswer
+	}
+	return 0
 }
 
 type EntityUnderstandingDetail struct {
@@ -3557,13 +3567,14 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x15.herald.api.v1.ChangeR\x05value:\x028\x01B\x0f\n" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
-	"_sentiment\"\x9b\x01\n" +
+	"_sentiment\"\xb8\x01\n" +
 	"\fEngineStatus\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12\x18\n" +
 	"\aplanned\x18\x02 \x01(\x03R\aplanned\x12\x1a\n" +
 	"\banswered\x18\x03 \x01(\x03R\banswered\x12\x18\n" +
 	"\amissing\x18\x04 \x01(\x03R\amissing\x12\x19\n" +
-	"\x05error\x18\x05 \x01(\tH\x00R\x05error\x88\x01\x01B\b\n" +
+	"\x05error\x18\x05 \x01(\tH\x00R\x05error\x88\x01\x01\x12\x1b\n" +
+	"\tno_answer\x18\x06 \x01(\x03R\bnoAnswerB\b\n" +
 	"\x06_error\"\xf4\x02\n" +
 	"\x19EntityUnderstandingDetail\x12\x14\n" +
 	"\x05score\x18\x01 \x01(\x01R\x05score\x12'\n" +
