@@ -36,6 +36,8 @@ type NewSchedule struct {
 
 	// when is WhenToExport parsed by validate; nil when empty.
 	when *time.Time
+	// status is Status parsed by validate.
+	status Status
 }
 
 // validate holds the request's own checks (no I/O): destinations are the
@@ -52,13 +54,11 @@ func (in *NewSchedule) validate(destinations []string) error {
 	if !slices.Contains(destinations, in.ExportTo) {
 		return apierr.Invalid("exportTo %q is not a configured destination (configured: %s)", in.ExportTo, strings.Join(destinations, ", "))
 	}
-	switch in.Status {
-	case "":
-		in.Status = store.SchedulePending
-	case store.SchedulePending, store.ScheduleDraft:
-	default:
+	st, ok := ParseStatus(in.Status)
+	if !ok {
 		return apierr.Invalid("status must be pending or draft, got %q", in.Status)
 	}
+	in.status = st
 	if in.Content == nil && in.Title == nil && in.Text == nil && in.Body == nil {
 		return apierr.Invalid("contentToExport is required unless title, text or content is passed")
 	}
@@ -69,7 +69,7 @@ func (in *NewSchedule) validate(destinations []string) error {
 			return apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z or 2030-01-02T17:04:05+02:00", in.WhenToExport)
 		}
 		in.when = &t
-	} else if in.Status == store.SchedulePending {
+	} else if in.status == StatusPending {
 		return apierr.Invalid("whenToExport is required unless status is draft")
 	}
 	return nil
@@ -140,7 +140,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 	if err := refuseRawImages(content); err != nil {
 		return Schedule{}, err
 	}
-	if err := s.validateWith(ctx, in.ExportTo, in.Status, content, creds); err != nil {
+	if err := s.validateWith(ctx, in.ExportTo, in.status, content, creds); err != nil {
 		return Schedule{}, err
 	}
 	body, err := marshalContent(content)
@@ -148,7 +148,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 		return Schedule{}, err
 	}
 	sc := store.Schedule{
-		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.Status,
+		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.status.stored(),
 		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
 	}
 	if err := s.insert(ctx, &sc); err != nil {
@@ -162,7 +162,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
 	err := s.store.Tx(ctx, func(q store.Querier) error {
 		sc.ID, sc.JobID = store.NewID(), nil
-		if sc.Status == store.SchedulePending {
+		if statusOf(sc.Status) == StatusPending {
 			jobID, err := s.queue.EnqueueTx(ctx, q, publishJob(sc.WorkspaceID, sc.ID, *sc.WhenToExport))
 			if err != nil {
 				return fmt.Errorf("enqueue publish job: %w", err)
@@ -174,7 +174,7 @@ func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
 	if err != nil {
 		return quota.Err(err)
 	}
-	if sc.Status == store.SchedulePending {
+	if statusOf(sc.Status) == StatusPending {
 		s.queue.Wake(jobs.ContentQueue)
 	}
 	return nil
@@ -184,7 +184,7 @@ func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
 // contentToExport keys are a 400 naming them; credential problems are a 400
 // telling how to connect, except for drafts, which may be written before
 // the destination is connected.
-func (s *Service) validateWith(ctx context.Context, dest, status string, content map[string]any, creds map[string]string) error {
+func (s *Service) validateWith(ctx context.Context, dest string, status Status, content map[string]any, creds map[string]string) error {
 	problems, err := s.dests.Validate(ctx, dest, sdk.ValidateRequest{Content: content, Credentials: creds})
 	if err != nil {
 		return destination.PluginError(dest, "validate", err)
@@ -202,7 +202,7 @@ func (s *Service) validateWith(ctx context.Context, dest, status string, content
 		return apierr.WithList(apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; "))),
 			"missingKeys", keys)
 	}
-	if len(credMsgs) > 0 && status == store.SchedulePending {
+	if len(credMsgs) > 0 && status == StatusPending {
 		how := "connect it with PUT /v1/destinations/" + dest + "/connection"
 		if dest == WebhookDestination {
 			how = "check the saved webhook"

@@ -102,7 +102,7 @@ func (h *Handler) DeleteSchedule(ctx context.Context, req *connect.Request[apiv1
 
 func toProto(sc Schedule) *apiv1.Schedule {
 	out := &apiv1.Schedule{
-		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status, WebhookId: sc.WebhookID,
+		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status.String(), WebhookId: sc.WebhookID,
 		CreatedAt: apiconv.Timestamp(sc.CreatedAt), UpdatedAt: apiconv.Timestamp(sc.UpdatedAt), Attempts: int32(sc.Attempts),
 		LastError: sc.LastError, ExternalId: sc.ExternalID, ExternalUrl: sc.ExternalURL,
 	}

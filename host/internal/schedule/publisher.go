@@ -262,10 +262,10 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 		return nil, err
 	}
 	var ok bool
-	switch sc.Status {
-	case store.SchedulePending:
+	switch statusOf(sc.Status) {
+	case StatusPending:
 		sc, ok, err = st.ClaimSchedule(ctx, job.Workspace, sc.ID)
-	case store.SchedulePublishing:
+	case StatusPublishing:
 		// The attempt that claimed it never recorded an outcome: its host
 		// died or lost its lease. Take over and export again with the same
 		// idempotency key.
@@ -391,7 +391,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 		event := catalog.SchedulePublish(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo,
 			ExternalID: res.ExternalID, ExternalURL: res.ExternalURL})
 		owned, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{
-			Status: store.SchedulePublished, ExternalID: res.ExternalID, ExternalURL: res.ExternalURL, Event: &event,
+			Status: StatusPublished.stored(), ExternalID: res.ExternalID, ExternalURL: res.ExternalURL, Event: &event,
 		})
 		if err != nil {
 			// Left publishing; the retry takes it over and repeats the
@@ -405,7 +405,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 			}
 			p.deps.Logger.Info("schedule published", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts)
 		}
-		return map[string]string{"status": store.SchedulePublished, "externalId": res.ExternalID, "externalUrl": res.ExternalURL}, nil
+		return map[string]string{"status": StatusPublished.stored(), "externalId": res.ExternalID, "externalUrl": res.ExternalURL}, nil
 	}
 
 	reason, retry, after := p.classify(exportErr)
@@ -415,19 +415,19 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 		return nil, exportErr
 	}
 	last := job.Attempt >= job.MaxAttempts
-	status := store.SchedulePending
+	status := StatusPending
 	if !retry || last {
-		status = store.ScheduleFailed
+		status = StatusFailed
 		if retry {
 			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempt, reason)
 		}
 	}
 	event := catalog.ScheduleFailure(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo, Error: reason,
-		WillRetry: status == store.SchedulePending})
-	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status, Error: reason, Event: &event}); err != nil {
+		WillRetry: status == StatusPending})
+	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status.stored(), Error: reason, Event: &event}); err != nil {
 		return nil, fmt.Errorf("record failure of schedule %s: %w", sc.ID, err)
 	}
-	if status == store.ScheduleFailed {
+	if status == StatusFailed {
 		p.outc.WithLabelValues(sc.ExportTo, "failed").Inc()
 		p.deps.Logger.Warn("schedule failed", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
 		return nil, jobs.NoRetry(fmt.Errorf("export schedule %s to %s: %s", sc.ID, sc.ExportTo, reason))

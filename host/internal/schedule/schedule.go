@@ -62,20 +62,10 @@ type Credentials interface {
 	Credentials(ctx context.Context, e destination.Export) (map[string]string, error)
 }
 
-// Statuses of a schedule.
-const (
-	StatusDraft      = store.ScheduleDraft
-	StatusPending    = store.SchedulePending
-	StatusPublishing = store.SchedulePublishing
-	StatusPublished  = store.SchedulePublished
-	StatusFailed     = store.ScheduleFailed
-	StatusCancelled  = store.ScheduleCancelled
-)
-
 // Results of Delete: a pending post is cancelled, a draft or failed one
 // removed.
 const (
-	Cancelled = store.ScheduleCancelled
+	Cancelled = string(StatusCancelled)
 	Removed   = "removed"
 )
 
@@ -85,7 +75,7 @@ type Schedule struct {
 	ID          string
 	WorkspaceID string
 	ExportTo    string
-	Status      string
+	Status      Status
 	// WhenToExport is nil for a draft saved without a time.
 	WhenToExport *int64
 	WebhookID    *string
@@ -103,7 +93,7 @@ type Schedule struct {
 // fromStore is the schedule of a stored row.
 func fromStore(sc store.Schedule) Schedule {
 	return Schedule{
-		ID: sc.ID, WorkspaceID: sc.WorkspaceID, ExportTo: sc.ExportTo, Status: sc.Status, WhenToExport: sc.WhenToExport,
+		ID: sc.ID, WorkspaceID: sc.WorkspaceID, ExportTo: sc.ExportTo, Status: statusOf(sc.Status), WhenToExport: sc.WhenToExport,
 		WebhookID: sc.WebhookID, Content: sc.Content, Attempts: sc.Attempts, LastError: sc.LastError,
 		ExternalID: sc.ExternalID, ExternalURL: sc.ExternalURL, PublishedAt: sc.PublishedAt,
 		CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt,
@@ -213,7 +203,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (stri
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", apierr.NotFound("schedule %s not found", id)
-	case errors.Is(err, store.ErrScheduleBusy) && before.Status == store.SchedulePublished:
+	case errors.Is(err, store.ErrScheduleBusy) && statusOf(before.Status) == StatusPublished:
 		return "", apierr.Conflict("schedule %s is already published; it cannot be cancelled", id)
 	case errors.Is(err, store.ErrScheduleBusy):
 		return "", apierr.Conflict("schedule %s is being published right now; it cannot be cancelled", id)
