@@ -299,14 +299,14 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
 		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		Quota:  caps, // per-workspace caps
-		Logger: log.Named("scheduler"),
+		Logger: log.Named("scheduler"), RepeatAhead: cfg.SchedulerRepeatAhead,
 	})
 	if err != nil {
 		return err
 	}
 	publisher, err := schedule.NewPublisher(schedule.PublisherDeps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs, Credentials: destinations, Logger: log.Named("scheduler"),
-	}, schedule.PublisherOptions{Registerer: reg})
+	}, schedule.PublisherOptions{Registerer: reg, RepeatAhead: cfg.SchedulerRepeatAhead, ReconcileInterval: cfg.SchedulerReconcileInterval})
 	if err != nil {
 		return err
 	}

@@ -158,6 +158,16 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
 		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule))
+		// Calendar (posts by day in tz), previews, repeat rules and posts
+		// to several destinations; 403 over the plan's post_destinations.
+		mux.Handle("GET /v1/scheduler/calendar", rest(s, either, http.StatusOK, sc.GetCalendar))
+		mux.Handle("POST /v1/scheduler/preview", rest(s, either, http.StatusOK, sc.PreviewPost))
+		mux.Handle("DELETE /v1/scheduler/rules/{id}", rest(s, either, http.StatusOK, sc.CancelRepeatRule))
+		mux.Handle("POST /v1/posts", rest(s, either, http.StatusOK, sc.CreatePost))
+		mux.Handle("GET /v1/posts/{id}", rest(s, either, http.StatusOK, sc.GetPost))
+		mux.Handle("DELETE /v1/posts/{id}", rest(s, either, http.StatusOK, sc.DeletePost))
+		mux.Handle("POST /v1/posts/{id}/retry", rest(s, either, http.StatusOK, sc.RetryPost))
+		mux.Handle("POST /v1/posts/{id}/move", rest(s, either, http.StatusOK, sc.MovePost))
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 	}
 

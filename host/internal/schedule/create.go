@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/destination"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -94,90 +91,21 @@ func (in NewSchedule) content() map[string]any {
 // proposing it.
 func (s *Service) Check(in NewSchedule) error { return in.validate(s.destinationNames()) }
 
-// Create validates and stores a schedule; a pending one gets its publish
-// job in the same transaction.
-func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (_ Schedule, err error) {
+// Create validates and stores a schedule, as a post to one destination; a
+// pending one gets its publish job in the same transaction.
+func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (Schedule, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return Schedule{}, err
 	}
 	if err := in.validate(s.destinationNames()); err != nil {
 		return Schedule{}, err
 	}
-	if err := s.quota.Room(ctx, store.CountSchedules, p.WorkspaceID); err != nil {
-		return Schedule{}, err
-	}
-	var when *int64
-	if in.when != nil {
-		if err := checkWhen(*in.when, time.UnixMilli(s.store.Now())); err != nil {
-			return Schedule{}, err
-		}
-		ms := in.when.UnixMilli()
-		when = &ms
-	}
-	creds, err := s.creds.ExportCredentials(ctx, destination.Export{Workspace: p.WorkspaceID, Destination: in.ExportTo, WebhookID: in.WebhookID})
+	plan, _ := s.plans.Get(p.Plan)
+	post, err := s.createPost(ctx, p, []NewSchedule{in}, in.Image, nil, plan)
 	if err != nil {
 		return Schedule{}, err
 	}
-	content := in.content()
-	meta := map[string]any{}
-	if err := imageMeta(in.Image, meta); err != nil {
-		return Schedule{}, err
-	}
-	img, err := s.hostImage(ctx, p.WorkspaceID, in.Image, content)
-	if err != nil {
-		return Schedule{}, err
-	}
-	// A create refused after its image was stored leaves nothing behind.
-	defer func() {
-		if err != nil && img.Key != nil {
-			s.dropImage(context.WithoutCancel(ctx), *img.Key)
-		}
-	}()
-	if img.URL != "" {
-		content["imageUrl"] = img.URL
-		maps.Copy(content, meta)
-	}
-	if err := refuseRawImages(content); err != nil {
-		return Schedule{}, err
-	}
-	if err := s.validateWith(ctx, in.ExportTo, in.status, content, creds); err != nil {
-		return Schedule{}, err
-	}
-	body, err := marshalContent(content)
-	if err != nil {
-		return Schedule{}, err
-	}
-	sc := store.Schedule{
-		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.status.stored(),
-		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
-	}
-	if err := s.insert(ctx, &sc); err != nil {
-		return Schedule{}, err
-	}
-	return fromStore(sc), nil
-}
-
-// insert stores sc and, when it is pending, its publish job, in one
-// transaction.
-func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
-	err := s.store.Tx(ctx, func(q store.Querier) error {
-		sc.ID, sc.JobID = store.NewID(), nil
-		if statusOf(sc.Status) == StatusPending {
-			jobID, err := s.queue.EnqueueTx(ctx, q, publishJob(sc.WorkspaceID, sc.ID, *sc.WhenToExport))
-			if err != nil {
-				return fmt.Errorf("enqueue publish job: %w", err)
-			}
-			sc.JobID = &jobID
-		}
-		return s.store.InsertSchedule(ctx, q, sc, s.quota.Cap(store.CountSchedules))
-	})
-	if err != nil {
-		return quota.Err(err)
-	}
-	if statusOf(sc.Status) == StatusPending {
-		s.queue.Wake(jobs.ContentQueue)
-	}
-	return nil
+	return post.Schedules[0], nil
 }
 
 // validateWith runs the destination plugin's Validate. Missing or bad

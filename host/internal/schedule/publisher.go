@@ -52,6 +52,9 @@ type PublisherOptions struct {
 	// ReconcileInterval is how often due schedules without a live job are
 	// looked for (default 30s); it also runs at Start.
 	ReconcileInterval time.Duration
+	// RepeatAhead is how far ahead repeat rules' occurrences are created
+	// (default RepeatAhead).
+	RepeatAhead time.Duration
 	// Registerer receives the publisher's metrics; nil: not registered.
 	Registerer prometheus.Registerer
 }
@@ -123,6 +126,9 @@ func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
+	}
+	if o.RepeatAhead <= 0 {
+		o.RepeatAhead = RepeatAhead
 	}
 	if o.ReconcileInterval <= 0 {
 		o.ReconcileInterval = 30 * time.Second
@@ -197,11 +203,17 @@ func (p *Publisher) Stop(ctx context.Context) error {
 // errRequeuedElsewhere rolls back a requeue that another reconciler made first.
 var errRequeuedElsewhere = errors.New("schedule requeued by another reconciler")
 
-// Reconcile gives a new publish job to every due unfinished schedule whose
-// job is missing or completed, and fails those whose job failed for good
-// without recording an outcome.
+// Reconcile creates the repeat rules' occurrences due within RepeatAhead,
+// gives a new publish job to every due unfinished schedule whose job is
+// missing or completed, and fails those whose job failed for good without
+// recording an outcome.
 func (p *Publisher) Reconcile(ctx context.Context) error {
 	st, q := p.deps.Store, p.deps.Queue
+	if n, err := p.createDueOccurrences(ctx); err != nil {
+		return fmt.Errorf("create repeat occurrences: %w", err)
+	} else if n > 0 {
+		q.Wake(jobs.ContentQueue)
+	}
 	orphans, err := st.OrphanSchedules(ctx, st.Now(), 500)
 	if err != nil {
 		return err
@@ -260,6 +272,10 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if sc.JobID != nil && *sc.JobID != job.ID {
+		// The post was moved (or retried) since: its current job publishes it.
+		return map[string]string{"skipped": "the schedule has another publish job"}, nil
 	}
 	var ok bool
 	switch statusOf(sc.Status) {

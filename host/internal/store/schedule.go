@@ -45,14 +45,16 @@ type Schedule struct {
 	PublishedAt  *int64
 	CreatedAt    int64
 	UpdatedAt    int64
+	// PostID is the post the schedule is one destination of.
+	PostID *string
 }
 
-const scheduleColumns = `id, workspace_id, user_id, export_to, status, when_to_export, webhook_id, content, image_key, job_id, attempts, last_error, external_id, external_url, claimed_at, published_at, created_at, updated_at`
+const scheduleColumns = `id, workspace_id, user_id, export_to, status, when_to_export, webhook_id, content, image_key, job_id, attempts, last_error, external_id, external_url, claimed_at, published_at, created_at, updated_at, post_id`
 
 func scanSchedule(r interface{ Scan(...any) error }) (Schedule, error) {
 	var s Schedule
 	err := r.Scan(&s.ID, &s.WorkspaceID, &s.UserID, &s.ExportTo, &s.Status, &s.WhenToExport, &s.WebhookID, &s.Content, &s.ImageKey,
-		&s.JobID, &s.Attempts, &s.LastError, &s.ExternalID, &s.ExternalURL, &s.ClaimedAt, &s.PublishedAt, &s.CreatedAt, &s.UpdatedAt)
+		&s.JobID, &s.Attempts, &s.LastError, &s.ExternalID, &s.ExternalURL, &s.ClaimedAt, &s.PublishedAt, &s.CreatedAt, &s.UpdatedAt, &s.PostID)
 	return s, err
 }
 
@@ -79,9 +81,9 @@ func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule, cap
 		sc.CreatedAt = now
 	}
 	sc.UpdatedAt = sc.CreatedAt
-	_, err := q.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+	_, err := q.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 		sc.ID, sc.WorkspaceID, sc.UserID, sc.ExportTo, sc.Status, sc.WhenToExport, sc.WebhookID, sc.Content, sc.ImageKey,
-		sc.JobID, sc.Attempts, sc.LastError, sc.ExternalID, sc.ExternalURL, sc.ClaimedAt, sc.PublishedAt, sc.CreatedAt, sc.UpdatedAt)
+		sc.JobID, sc.Attempts, sc.LastError, sc.ExternalID, sc.ExternalURL, sc.ClaimedAt, sc.PublishedAt, sc.CreatedAt, sc.UpdatedAt, sc.PostID)
 	if err != nil {
 		return fmt.Errorf("create schedule: %w", err)
 	}

@@ -52,6 +52,30 @@ const (
 	// SchedulerServiceRetryScheduleProcedure is the fully-qualified name of the SchedulerService's
 	// RetrySchedule RPC.
 	SchedulerServiceRetryScheduleProcedure = "/herald.api.v1.SchedulerService/RetrySchedule"
+	// SchedulerServiceCreatePostProcedure is the fully-qualified name of the SchedulerService's
+	// CreatePost RPC.
+	SchedulerServiceCreatePostProcedure = "/herald.api.v1.SchedulerService/CreatePost"
+	// SchedulerServiceGetPostProcedure is the fully-qualified name of the SchedulerService's GetPost
+	// RPC.
+	SchedulerServiceGetPostProcedure = "/herald.api.v1.SchedulerService/GetPost"
+	// SchedulerServiceDeletePostProcedure is the fully-qualified name of the SchedulerService's
+	// DeletePost RPC.
+	SchedulerServiceDeletePostProcedure = "/herald.api.v1.SchedulerService/DeletePost"
+	// SchedulerServiceRetryPostProcedure is the fully-qualified name of the SchedulerService's
+	// RetryPost RPC.
+	SchedulerServiceRetryPostProcedure = "/herald.api.v1.SchedulerService/RetryPost"
+	// SchedulerServiceMovePostProcedure is the fully-qualified name of the SchedulerService's MovePost
+	// RPC.
+	SchedulerServiceMovePostProcedure = "/herald.api.v1.SchedulerService/MovePost"
+	// SchedulerServiceGetCalendarProcedure is the fully-qualified name of the SchedulerService's
+	// GetCalendar RPC.
+	SchedulerServiceGetCalendarProcedure = "/herald.api.v1.SchedulerService/GetCalendar"
+	// SchedulerServicePreviewPostProcedure is the fully-qualified name of the SchedulerService's
+	// PreviewPost RPC.
+	SchedulerServicePreviewPostProcedure = "/herald.api.v1.SchedulerService/PreviewPost"
+	// SchedulerServiceCancelRepeatRuleProcedure is the fully-qualified name of the SchedulerService's
+	// CancelRepeatRule RPC.
+	SchedulerServiceCancelRepeatRuleProcedure = "/herald.api.v1.SchedulerService/CancelRepeatRule"
 	// DestinationServiceListDestinationsProcedure is the fully-qualified name of the
 	// DestinationService's ListDestinations RPC.
 	DestinationServiceListDestinationsProcedure = "/herald.api.v1.DestinationService/ListDestinations"
@@ -84,6 +108,24 @@ type SchedulerServiceClient interface {
 	// RetrySchedule puts a failed schedule back to pending, to be exported now
 	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
 	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
+	// CreatePost stores one post with a schedule per destination, each with
+	// its own variant of contentToExport, published and retried on its own.
+	CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error)
+	GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// DeletePost cancels the post's pending schedules and removes its drafts
+	// and failed ones.
+	DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// RetryPost retries every failed schedule of the post.
+	RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// MovePost gives the post's pending and draft schedules a new time.
+	MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// GetCalendar lists the workspace's posts by day in a time zone.
+	GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error)
+	// PreviewPost renders what each destination would receive and lists
+	// what it would refuse, storing nothing.
+	PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error)
+	// CancelRepeatRule stops a repeat rule; its created occurrences stay.
+	CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error)
 }
 
 // NewSchedulerServiceClient constructs a client for the herald.api.v1.SchedulerService service. By
@@ -130,16 +172,76 @@ func NewSchedulerServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
 			connect.WithClientOptions(opts...),
 		),
+		createPost: connect.NewClient[v1.CreatePostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceCreatePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("CreatePost")),
+			connect.WithClientOptions(opts...),
+		),
+		getPost: connect.NewClient[v1.GetPostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceGetPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("GetPost")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		deletePost: connect.NewClient[v1.GetPostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceDeletePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("DeletePost")),
+			connect.WithIdempotency(connect.IdempotencyIdempotent),
+			connect.WithClientOptions(opts...),
+		),
+		retryPost: connect.NewClient[v1.RetryScheduleRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceRetryPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("RetryPost")),
+			connect.WithClientOptions(opts...),
+		),
+		movePost: connect.NewClient[v1.RetryScheduleRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceMovePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("MovePost")),
+			connect.WithClientOptions(opts...),
+		),
+		getCalendar: connect.NewClient[v1.GetCalendarRequest, v1.GetCalendarResponse](
+			httpClient,
+			baseURL+SchedulerServiceGetCalendarProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("GetCalendar")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		previewPost: connect.NewClient[v1.CreatePostRequest, v1.PreviewPostResponse](
+			httpClient,
+			baseURL+SchedulerServicePreviewPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("PreviewPost")),
+			connect.WithClientOptions(opts...),
+		),
+		cancelRepeatRule: connect.NewClient[v1.GetPostRequest, v1.CancelRepeatRuleResponse](
+			httpClient,
+			baseURL+SchedulerServiceCancelRepeatRuleProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("CancelRepeatRule")),
+			connect.WithIdempotency(connect.IdempotencyIdempotent),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // schedulerServiceClient implements SchedulerServiceClient.
 type schedulerServiceClient struct {
-	createSchedule *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
-	listSchedules  *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
-	getSchedule    *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
-	deleteSchedule *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
-	retrySchedule  *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
+	createSchedule   *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
+	listSchedules    *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
+	getSchedule      *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
+	deleteSchedule   *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+	retrySchedule    *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
+	createPost       *connect.Client[v1.CreatePostRequest, v1.PostResponse]
+	getPost          *connect.Client[v1.GetPostRequest, v1.PostResponse]
+	deletePost       *connect.Client[v1.GetPostRequest, v1.PostResponse]
+	retryPost        *connect.Client[v1.RetryScheduleRequest, v1.PostResponse]
+	movePost         *connect.Client[v1.RetryScheduleRequest, v1.PostResponse]
+	getCalendar      *connect.Client[v1.GetCalendarRequest, v1.GetCalendarResponse]
+	previewPost      *connect.Client[v1.CreatePostRequest, v1.PreviewPostResponse]
+	cancelRepeatRule *connect.Client[v1.GetPostRequest, v1.CancelRepeatRuleResponse]
 }
 
 // CreateSchedule calls herald.api.v1.SchedulerService.CreateSchedule.
@@ -167,6 +269,46 @@ func (c *schedulerServiceClient) RetrySchedule(ctx context.Context, req *connect
 	return c.retrySchedule.CallUnary(ctx, req)
 }
 
+// CreatePost calls herald.api.v1.SchedulerService.CreatePost.
+func (c *schedulerServiceClient) CreatePost(ctx context.Context, req *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.createPost.CallUnary(ctx, req)
+}
+
+// GetPost calls herald.api.v1.SchedulerService.GetPost.
+func (c *schedulerServiceClient) GetPost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.getPost.CallUnary(ctx, req)
+}
+
+// DeletePost calls herald.api.v1.SchedulerService.DeletePost.
+func (c *schedulerServiceClient) DeletePost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.deletePost.CallUnary(ctx, req)
+}
+
+// RetryPost calls herald.api.v1.SchedulerService.RetryPost.
+func (c *schedulerServiceClient) RetryPost(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.retryPost.CallUnary(ctx, req)
+}
+
+// MovePost calls herald.api.v1.SchedulerService.MovePost.
+func (c *schedulerServiceClient) MovePost(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.movePost.CallUnary(ctx, req)
+}
+
+// GetCalendar calls herald.api.v1.SchedulerService.GetCalendar.
+func (c *schedulerServiceClient) GetCalendar(ctx context.Context, req *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error) {
+	return c.getCalendar.CallUnary(ctx, req)
+}
+
+// PreviewPost calls herald.api.v1.SchedulerService.PreviewPost.
+func (c *schedulerServiceClient) PreviewPost(ctx context.Context, req *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error) {
+	return c.previewPost.CallUnary(ctx, req)
+}
+
+// CancelRepeatRule calls herald.api.v1.SchedulerService.CancelRepeatRule.
+func (c *schedulerServiceClient) CancelRepeatRule(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error) {
+	return c.cancelRepeatRule.CallUnary(ctx, req)
+}
+
 // SchedulerServiceHandler is an implementation of the herald.api.v1.SchedulerService service.
 type SchedulerServiceHandler interface {
 	CreateSchedule(context.Context, *connect.Request[v1.CreateScheduleRequest]) (*connect.Response[v1.CreateScheduleResponse], error)
@@ -176,6 +318,24 @@ type SchedulerServiceHandler interface {
 	// RetrySchedule puts a failed schedule back to pending, to be exported now
 	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
 	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
+	// CreatePost stores one post with a schedule per destination, each with
+	// its own variant of contentToExport, published and retried on its own.
+	CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error)
+	GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// DeletePost cancels the post's pending schedules and removes its drafts
+	// and failed ones.
+	DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// RetryPost retries every failed schedule of the post.
+	RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// MovePost gives the post's pending and draft schedules a new time.
+	MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// GetCalendar lists the workspace's posts by day in a time zone.
+	GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error)
+	// PreviewPost renders what each destination would receive and lists
+	// what it would refuse, storing nothing.
+	PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error)
+	// CancelRepeatRule stops a repeat rule; its created occurrences stay.
+	CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error)
 }
 
 // NewSchedulerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -218,6 +378,58 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 		connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
 		connect.WithHandlerOptions(opts...),
 	)
+	schedulerServiceCreatePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceCreatePostProcedure,
+		svc.CreatePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("CreatePost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceGetPostHandler := connect.NewUnaryHandler(
+		SchedulerServiceGetPostProcedure,
+		svc.GetPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("GetPost")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceDeletePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceDeletePostProcedure,
+		svc.DeletePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("DeletePost")),
+		connect.WithIdempotency(connect.IdempotencyIdempotent),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceRetryPostHandler := connect.NewUnaryHandler(
+		SchedulerServiceRetryPostProcedure,
+		svc.RetryPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("RetryPost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceMovePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceMovePostProcedure,
+		svc.MovePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("MovePost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceGetCalendarHandler := connect.NewUnaryHandler(
+		SchedulerServiceGetCalendarProcedure,
+		svc.GetCalendar,
+		connect.WithSchema(schedulerServiceMethods.ByName("GetCalendar")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServicePreviewPostHandler := connect.NewUnaryHandler(
+		SchedulerServicePreviewPostProcedure,
+		svc.PreviewPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("PreviewPost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceCancelRepeatRuleHandler := connect.NewUnaryHandler(
+		SchedulerServiceCancelRepeatRuleProcedure,
+		svc.CancelRepeatRule,
+		connect.WithSchema(schedulerServiceMethods.ByName("CancelRepeatRule")),
+		connect.WithIdempotency(connect.IdempotencyIdempotent),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.SchedulerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SchedulerServiceCreateScheduleProcedure:
@@ -230,6 +442,22 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 			schedulerServiceDeleteScheduleHandler.ServeHTTP(w, r)
 		case SchedulerServiceRetryScheduleProcedure:
 			schedulerServiceRetryScheduleHandler.ServeHTTP(w, r)
+		case SchedulerServiceCreatePostProcedure:
+			schedulerServiceCreatePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceGetPostProcedure:
+			schedulerServiceGetPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceDeletePostProcedure:
+			schedulerServiceDeletePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceRetryPostProcedure:
+			schedulerServiceRetryPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceMovePostProcedure:
+			schedulerServiceMovePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceGetCalendarProcedure:
+			schedulerServiceGetCalendarHandler.ServeHTTP(w, r)
+		case SchedulerServicePreviewPostProcedure:
+			schedulerServicePreviewPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceCancelRepeatRuleProcedure:
+			schedulerServiceCancelRepeatRuleHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -257,6 +485,38 @@ func (UnimplementedSchedulerServiceHandler) DeleteSchedule(context.Context, *con
 
 func (UnimplementedSchedulerServiceHandler) RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetrySchedule is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.CreatePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.GetPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.DeletePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetryPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.MovePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.GetCalendar is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.PreviewPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.CancelRepeatRule is not implemented"))
 }
 
 // DestinationServiceClient is a client for the herald.api.v1.DestinationService service.
