@@ -120,7 +120,7 @@ func (s *Store) Calendar(ctx context.Context, workspaceID string, from, to int64
 	rows, err := s.query(ctx, `SELECT p.id, p.title, p.when_to_export, p.rule_id, s.id, s.export_to, s.status
 		FROM posts p JOIN schedules s ON s.post_id = p.id
 		WHERE p.workspace_id = $1 AND p.when_to_export >= $2 AND p.when_to_export < $3
-		ORDER BY p.when_to_export, p.id, s.created_at, s.id LIMIT $4`, workspaceID, from, to, limit)
+		ORDER BY p.when_to_export, p.id LIMIT $4`, workspaceID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("read the calendar: %w", err)
 	}
