@@ -30,6 +30,9 @@ type Config struct {
 	RedisURL string
 	// SecretKey encrypts stored credentials (HERALD_SECRET_KEY).
 	SecretKey string
+	// LinkedIn is the LinkedIn app that connects workspaces with OAuth
+	// 2.0 (HERALD_LINKEDIN_*); without a client id it is off.
+	LinkedIn LinkedInApp
 	// JWTSecret is the HS256 secret of session JWTs (HERALD_JWT_SECRET).
 	JWTSecret string
 	// AllowedPrivateCIDRs are private or loopback ranges that outbound
@@ -448,4 +451,11 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		}
 	}
 	return nil
+}
+
+// LinkedInApp is a LinkedIn app's OAuth 2.0 settings.
+type LinkedInApp struct {
+	ClientID, ClientSecret, RedirectURL string
+	// OAuthURL and APIURL are LinkedIn's (tests point them at fakes).
+	OAuthURL, APIURL string
 }

@@ -22,6 +22,11 @@ type fileSchema struct {
 	DatabaseURL                *string   `hcl:"database_url,optional"`
 	RedisURL                   *string   `hcl:"redis_url,optional"`
 	SecretKey                  *string   `hcl:"secret_key,optional"`
+	LinkedInClientID           *string   `hcl:"linkedin_client_id,optional"`
+	LinkedInClientSecret       *string   `hcl:"linkedin_client_secret,optional"`
+	LinkedInRedirectURL        *string   `hcl:"linkedin_redirect_url,optional"`
+	LinkedInOAuthURL           *string   `hcl:"linkedin_oauth_url,optional"`
+	LinkedInAPIURL             *string   `hcl:"linkedin_api_url,optional"`
 	JWTSecret                  *string   `hcl:"jwt_secret,optional"`
 	AllowedPrivateCIDRs        *[]string `hcl:"allowed_private_cidrs,optional"`
 	LogFormat                  *string   `hcl:"log_format,optional"`

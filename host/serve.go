@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
+	"github.com/heraldhq/herald/sdk"
 )
 
 // serve is `herald serve`: it builds the host in named steps, each
@@ -291,6 +292,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	destinations, err := destination.New(destination.Deps{
 		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: planTable,
 		Quota: caps, Logger: log.Named("destinations"),
+		LinkedIn: cfg.LinkedIn, HTTPClient: sdk.GuardedHTTPClient(30*time.Second, cfg.AllowedPrivateCIDRs),
 	})
 	if err != nil {
 		return err

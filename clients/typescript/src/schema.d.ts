@@ -1107,6 +1107,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{name}/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FinishOAuth is the redirect target: it consumes the state once and exchanges the code for the workspace that started the flow.
+         * @description FinishOAuth is the redirect target: it consumes the state once and
+         *     exchanges the code for the workspace that started the flow.
+         *
+         *     Connect/gRPC: `herald.api.v1.DestinationService/FinishOAuth`.
+         */
+        get: operations["finishOAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{name}/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * StartOAuth begins connecting with OAuth 2.0 (linkedin): open authorization_url in the browser within expires_at.
+         * @description StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+         *     authorization_url in the browser within expires_at.
+         *
+         *     Connect/gRPC: `herald.api.v1.DestinationService/StartOAuth`.
+         */
+        post: operations["startOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -2616,12 +2662,24 @@ export interface components {
             /** @description Set when the plugin could not be asked for its description. */
             error: string | null;
             /**
+             * Format: date-time
+             * @description When the connection's access token expires, when known (OAuth);
+             *     refreshable says Herald refreshes it before then.
+             */
+            expiresAt: string | null;
+            /**
              * @description The last check of the stored credentials against the remote; absent
              *     when not connected.
              */
             lastCheck: components["schemas"]["ConnectionCheck"] | null;
             name: string;
+            /**
+             * @description Whether this destination connects with OAuth on this host
+             *     (POST /v1/destinations/{name}/oauth/start).
+             */
+            oauth: boolean;
             optionalKeys: string[];
+            refreshable: boolean;
             /** @description contentToExport keys an export needs, and the others it reads. */
             requiredKeys: string[];
         };
@@ -2815,6 +2873,10 @@ export interface components {
             provider: string;
             /** @description queued, running, succeeded, failed or cancelled. */
             status: string;
+        };
+        FinishOAuthResponse: {
+            message: string;
+            name: string;
         };
         Gap: {
             detail: string;
@@ -3803,6 +3865,13 @@ export interface components {
             prompts: number;
             /** Format: double */
             score: number;
+        };
+        StartOAuthRequest: Record<string, never>;
+        StartOAuthResponse: {
+            authorizationUrl: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            message: string;
         };
         SubmitChatFeedbackRequest: {
             /** @example b-1 */
@@ -5424,6 +5493,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DisconnectDestinationResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    finishOAuth: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                /** @description Set by LinkedIn when the member declined. */
+                error?: string;
+                errorDescription?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinishOAuthResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    startOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StartOAuthRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartOAuthResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -177,6 +177,10 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, d.ListDestinations))
 		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.ConnectDestination))
 		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.DisconnectDestination))
+		// OAuth (linkedin): the callback is public, LinkedIn redirects the
+		// member's browser to it; its one-use state names the workspace.
+		mux.Handle("POST /v1/destinations/{name}/oauth/start", rest(s, either, http.StatusOK, d.StartOAuth))
+		mux.Handle("GET /v1/destinations/{name}/oauth/callback", rest(s, auth.Public, http.StatusOK, d.FinishOAuth))
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, d.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, d.ListWebhooks))
 		// 409 while pending posts use it; ?force=true fails them.

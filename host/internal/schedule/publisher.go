@@ -209,6 +209,13 @@ var errRequeuedElsewhere = errors.New("schedule requeued by another reconciler")
 // recording an outcome.
 func (p *Publisher) Reconcile(ctx context.Context) error {
 	st, q := p.deps.Store, p.deps.Queue
+	if a, ok := p.deps.Credentials.(interface {
+		AnnounceExpiring(context.Context) (int, error)
+	}); ok {
+		if _, err := a.AnnounceExpiring(ctx); err != nil {
+			p.deps.Logger.Warn("announcing expiring connections failed", "error", err)
+		}
+	}
 	if n, err := p.createDueOccurrences(ctx); err != nil {
 		return fmt.Errorf("create repeat occurrences: %w", err)
 	} else if n > 0 {

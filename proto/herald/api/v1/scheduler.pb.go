@@ -2044,6 +2044,239 @@ func (x *RetryScheduleResponse) GetSchedule() *Schedule {
 	return nil
 }
 
+type StartOAuthRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartOAuthRequest) Reset() {
+	*x = StartOAuthRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartOAuthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartOAuthRequest) ProtoMessage() {}
+
+func (x *StartOAuthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartOAuthRequest.ProtoReflect.Descriptor instead.
+func (*StartOAuthRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StartOAuthRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type StartOAuthResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Message          string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	AuthorizationUrl string                 `protobuf:"bytes,2,opt,name=authorization_url,json=authorizationUrl,proto3" json:"authorization_url,omitempty"`
+	ExpiresAt        *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *StartOAuthResponse) Reset() {
+	*x = StartOAuthResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartOAuthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartOAuthResponse) ProtoMessage() {}
+
+func (x *StartOAuthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartOAuthResponse.ProtoReflect.Descriptor instead.
+func (*StartOAuthResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *StartOAuthResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *StartOAuthResponse) GetAuthorizationUrl() string {
+	if x != nil {
+		return x.AuthorizationUrl
+	}
+	return ""
+}
+
+func (x *StartOAuthResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+type FinishOAuthRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Code  string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	State string                 `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// Set by LinkedIn when the member declined.
+	Error            string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorDescription string `protobuf:"bytes,5,opt,name=error_description,json=errorDescription,proto3" json:"error_description,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *FinishOAuthRequest) Reset() {
+	*x = FinishOAuthRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishOAuthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishOAuthRequest) ProtoMessage() {}
+
+func (x *FinishOAuthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishOAuthRequest.ProtoReflect.Descriptor instead.
+func (*FinishOAuthRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *FinishOAuthRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetErrorDescription() string {
+	if x != nil {
+		return x.ErrorDescription
+	}
+	return ""
+}
+
+type FinishOAuthResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishOAuthResponse) Reset() {
+	*x = FinishOAuthResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishOAuthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishOAuthResponse) ProtoMessage() {}
+
+func (x *FinishOAuthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishOAuthResponse.ProtoReflect.Descriptor instead.
+func (*FinishOAuthResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *FinishOAuthResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *FinishOAuthResponse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // CredentialField describes one credential a destination needs.
 type CredentialField struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2058,7 +2291,7 @@ type CredentialField struct {
 
 func (x *CredentialField) Reset() {
 	*x = CredentialField{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2070,7 +2303,7 @@ func (x *CredentialField) String() string {
 func (*CredentialField) ProtoMessage() {}
 
 func (x *CredentialField) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2083,7 +2316,7 @@ func (x *CredentialField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CredentialField.ProtoReflect.Descriptor instead.
 func (*CredentialField) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CredentialField) GetName() string {
@@ -2143,14 +2376,21 @@ type Destination struct {
 	Error *string `protobuf:"bytes,11,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	// The last check of the stored credentials against the remote; absent
 	// when not connected.
-	LastCheck     *ConnectionCheck `protobuf:"bytes,12,opt,name=last_check,json=lastCheck,proto3" json:"last_check,omitempty"`
+	LastCheck *ConnectionCheck `protobuf:"bytes,12,opt,name=last_check,json=lastCheck,proto3" json:"last_check,omitempty"`
+	// When the connection's access token expires, when known (OAuth);
+	// refreshable says Herald refreshes it before then.
+	ExpiresAt   *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	Refreshable bool                   `protobuf:"varint,14,opt,name=refreshable,proto3" json:"refreshable,omitempty"`
+	// Whether this destination connects with OAuth on this host
+	// (POST /v1/destinations/{name}/oauth/start).
+	Oauth         bool `protobuf:"varint,15,opt,name=oauth,proto3" json:"oauth,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Destination) Reset() {
 	*x = Destination{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2162,7 +2402,7 @@ func (x *Destination) String() string {
 func (*Destination) ProtoMessage() {}
 
 func (x *Destination) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2175,7 +2415,7 @@ func (x *Destination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Destination.ProtoReflect.Descriptor instead.
 func (*Destination) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Destination) GetName() string {
@@ -2262,6 +2502,27 @@ func (x *Destination) GetLastCheck() *ConnectionCheck {
 	return nil
 }
 
+func (x *Destination) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *Destination) GetRefreshable() bool {
+	if x != nil {
+		return x.Refreshable
+	}
+	return false
+}
+
+func (x *Destination) GetOauth() bool {
+	if x != nil {
+		return x.Oauth
+	}
+	return false
+}
+
 // ConnectionCheck is one verification of a destination's credentials.
 type ConnectionCheck struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2280,7 +2541,7 @@ type ConnectionCheck struct {
 
 func (x *ConnectionCheck) Reset() {
 	*x = ConnectionCheck{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2553,7 @@ func (x *ConnectionCheck) String() string {
 func (*ConnectionCheck) ProtoMessage() {}
 
 func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2566,7 @@ func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionCheck.ProtoReflect.Descriptor instead.
 func (*ConnectionCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ConnectionCheck) GetCheckedAt() *timestamppb.Timestamp {
@@ -2344,7 +2605,7 @@ type ListDestinationsRequest struct {
 
 func (x *ListDestinationsRequest) Reset() {
 	*x = ListDestinationsRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2356,7 +2617,7 @@ func (x *ListDestinationsRequest) String() string {
 func (*ListDestinationsRequest) ProtoMessage() {}
 
 func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2369,7 +2630,7 @@ func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsRequest.ProtoReflect.Descriptor instead.
 func (*ListDestinationsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{31}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{35}
 }
 
 type ListDestinationsResponse struct {
@@ -2382,7 +2643,7 @@ type ListDestinationsResponse struct {
 
 func (x *ListDestinationsResponse) Reset() {
 	*x = ListDestinationsResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2394,7 +2655,7 @@ func (x *ListDestinationsResponse) String() string {
 func (*ListDestinationsResponse) ProtoMessage() {}
 
 func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2407,7 +2668,7 @@ func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsResponse.ProtoReflect.Descriptor instead.
 func (*ListDestinationsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{32}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListDestinationsResponse) GetMessage() string {
@@ -2438,7 +2699,7 @@ type ConnectDestinationRequest struct {
 
 func (x *ConnectDestinationRequest) Reset() {
 	*x = ConnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2450,7 +2711,7 @@ func (x *ConnectDestinationRequest) String() string {
 func (*ConnectDestinationRequest) ProtoMessage() {}
 
 func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2463,7 +2724,7 @@ func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{33}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ConnectDestinationRequest) GetName() string {
@@ -2497,7 +2758,7 @@ type ConnectDestinationResponse struct {
 
 func (x *ConnectDestinationResponse) Reset() {
 	*x = ConnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2509,7 +2770,7 @@ func (x *ConnectDestinationResponse) String() string {
 func (*ConnectDestinationResponse) ProtoMessage() {}
 
 func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2522,7 +2783,7 @@ func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{34}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ConnectDestinationResponse) GetMessage() string {
@@ -2548,7 +2809,7 @@ type DisconnectDestinationRequest struct {
 
 func (x *DisconnectDestinationRequest) Reset() {
 	*x = DisconnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2560,7 +2821,7 @@ func (x *DisconnectDestinationRequest) String() string {
 func (*DisconnectDestinationRequest) ProtoMessage() {}
 
 func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2573,7 +2834,7 @@ func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{35}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DisconnectDestinationRequest) GetName() string {
@@ -2593,7 +2854,7 @@ type DisconnectDestinationResponse struct {
 
 func (x *DisconnectDestinationResponse) Reset() {
 	*x = DisconnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2605,7 +2866,7 @@ func (x *DisconnectDestinationResponse) String() string {
 func (*DisconnectDestinationResponse) ProtoMessage() {}
 
 func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2618,7 +2879,7 @@ func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{36}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DisconnectDestinationResponse) GetMessage() string {
@@ -2647,7 +2908,7 @@ type CreateWebhookRequest struct {
 
 func (x *CreateWebhookRequest) Reset() {
 	*x = CreateWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2659,7 +2920,7 @@ func (x *CreateWebhookRequest) String() string {
 func (*CreateWebhookRequest) ProtoMessage() {}
 
 func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2672,7 +2933,7 @@ func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookRequest.ProtoReflect.Descriptor instead.
 func (*CreateWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{37}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateWebhookRequest) GetUrl() string {
@@ -2703,7 +2964,7 @@ type Webhook struct {
 
 func (x *Webhook) Reset() {
 	*x = Webhook{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2715,7 +2976,7 @@ func (x *Webhook) String() string {
 func (*Webhook) ProtoMessage() {}
 
 func (x *Webhook) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2728,7 +2989,7 @@ func (x *Webhook) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Webhook.ProtoReflect.Descriptor instead.
 func (*Webhook) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{38}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Webhook) GetId() string {
@@ -2771,7 +3032,7 @@ type CreateWebhookResponse struct {
 
 func (x *CreateWebhookResponse) Reset() {
 	*x = CreateWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2783,7 +3044,7 @@ func (x *CreateWebhookResponse) String() string {
 func (*CreateWebhookResponse) ProtoMessage() {}
 
 func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2796,7 +3057,7 @@ func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookResponse.ProtoReflect.Descriptor instead.
 func (*CreateWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{39}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateWebhookResponse) GetMessage() string {
@@ -2828,7 +3089,7 @@ type ListWebhooksRequest struct {
 
 func (x *ListWebhooksRequest) Reset() {
 	*x = ListWebhooksRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +3101,7 @@ func (x *ListWebhooksRequest) String() string {
 func (*ListWebhooksRequest) ProtoMessage() {}
 
 func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +3114,7 @@ func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksRequest.ProtoReflect.Descriptor instead.
 func (*ListWebhooksRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{40}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{44}
 }
 
 type ListWebhooksResponse struct {
@@ -2866,7 +3127,7 @@ type ListWebhooksResponse struct {
 
 func (x *ListWebhooksResponse) Reset() {
 	*x = ListWebhooksResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2878,7 +3139,7 @@ func (x *ListWebhooksResponse) String() string {
 func (*ListWebhooksResponse) ProtoMessage() {}
 
 func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2891,7 +3152,7 @@ func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksResponse.ProtoReflect.Descriptor instead.
 func (*ListWebhooksResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{41}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListWebhooksResponse) GetMessage() string {
@@ -2922,7 +3183,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2934,7 +3195,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2947,7 +3208,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{42}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -2974,7 +3235,7 @@ type DeleteWebhookResponse struct {
 
 func (x *DeleteWebhookResponse) Reset() {
 	*x = DeleteWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2986,7 +3247,7 @@ func (x *DeleteWebhookResponse) String() string {
 func (*DeleteWebhookResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2999,7 +3260,7 @@ func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{43}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DeleteWebhookResponse) GetMessage() string {
@@ -3025,7 +3286,7 @@ type TestWebhookRequest struct {
 
 func (x *TestWebhookRequest) Reset() {
 	*x = TestWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3037,7 +3298,7 @@ func (x *TestWebhookRequest) String() string {
 func (*TestWebhookRequest) ProtoMessage() {}
 
 func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3050,7 +3311,7 @@ func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestWebhookRequest.ProtoReflect.Descriptor instead.
 func (*TestWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{44}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *TestWebhookRequest) GetId() string {
@@ -3074,7 +3335,7 @@ type TestWebhookResponse struct {
 
 func (x *TestWebhookResponse) Reset() {
 	*x = TestWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3086,7 +3347,7 @@ func (x *TestWebhookResponse) String() string {
 func (*TestWebhookResponse) ProtoMessage() {}
 
 func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3099,7 +3360,7 @@ func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestWebhookResponse.ProtoReflect.Descriptor instead.
 func (*TestWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{45}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *TestWebhookResponse) GetMessage() string {
@@ -3315,13 +3576,29 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x0ewhen_to_export\x18\x02 \x01(\tR\fwhenToExport\"f\n" +
 	"\x15RetryScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
-	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"\x91\x01\n" +
+	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"'\n" +
+	"\x11StartOAuthRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x96\x01\n" +
+	"\x12StartOAuthResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12+\n" +
+	"\x11authorization_url\x18\x02 \x01(\tR\x10authorizationUrl\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x95\x01\n" +
+	"\x12FinishOAuthRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12+\n" +
+	"\x11error_description\x18\x05 \x01(\tR\x10errorDescription\"C\n" +
+	"\x13FinishOAuthResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x91\x01\n" +
 	"\x0fCredentialField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
 	"\x06secret\x18\x03 \x01(\bR\x06secret\x12\x1a\n" +
 	"\brequired\x18\x04 \x01(\bR\brequired\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x03\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xf1\x04\n" +
 	"\vDestination\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12#\n" +
@@ -3337,7 +3614,11 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	" \x01(\tR\vconnectWith\x12\x19\n" +
 	"\x05error\x18\v \x01(\tH\x00R\x05error\x88\x01\x01\x12=\n" +
 	"\n" +
-	"last_check\x18\f \x01(\v2\x1e.herald.api.v1.ConnectionCheckR\tlastCheckB\b\n" +
+	"last_check\x18\f \x01(\v2\x1e.herald.api.v1.ConnectionCheckR\tlastCheck\x129\n" +
+	"\n" +
+	"expires_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12 \n" +
+	"\vrefreshable\x18\x0e \x01(\bR\vrefreshable\x12\x14\n" +
+	"\x05oauth\x18\x0f \x01(\bR\x05oauthB\b\n" +
 	"\x06_error\"\x98\x01\n" +
 	"\x0fConnectionCheck\x129\n" +
 	"\n" +
@@ -3412,11 +3693,14 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\bMovePost\x12#.herald.api.v1.RetryScheduleRequest\x1a\x1b.herald.api.v1.PostResponse\x12Y\n" +
 	"\vGetCalendar\x12!.herald.api.v1.GetCalendarRequest\x1a\".herald.api.v1.GetCalendarResponse\"\x03\x90\x02\x01\x12S\n" +
 	"\vPreviewPost\x12 .herald.api.v1.CreatePostRequest\x1a\".herald.api.v1.PreviewPostResponse\x12_\n" +
-	"\x10CancelRepeatRule\x12\x1d.herald.api.v1.GetPostRequest\x1a'.herald.api.v1.CancelRepeatRuleResponse\"\x03\x90\x02\x022\xe7\x02\n" +
+	"\x10CancelRepeatRule\x12\x1d.herald.api.v1.GetPostRequest\x1a'.herald.api.v1.CancelRepeatRuleResponse\"\x03\x90\x02\x022\x90\x04\n" +
 	"\x12DestinationService\x12h\n" +
 	"\x10ListDestinations\x12&.herald.api.v1.ListDestinationsRequest\x1a'.herald.api.v1.ListDestinationsResponse\"\x03\x90\x02\x01\x12n\n" +
 	"\x12ConnectDestination\x12(.herald.api.v1.ConnectDestinationRequest\x1a).herald.api.v1.ConnectDestinationResponse\"\x03\x90\x02\x02\x12w\n" +
-	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\x81\x03\n" +
+	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x02\x12Q\n" +
+	"\n" +
+	"StartOAuth\x12 .herald.api.v1.StartOAuthRequest\x1a!.herald.api.v1.StartOAuthResponse\x12T\n" +
+	"\vFinishOAuth\x12!.herald.api.v1.FinishOAuthRequest\x1a\".herald.api.v1.FinishOAuthResponse2\x81\x03\n" +
 	"\x0eWebhookService\x12Z\n" +
 	"\rCreateWebhook\x12#.herald.api.v1.CreateWebhookRequest\x1a$.herald.api.v1.CreateWebhookResponse\x12\\\n" +
 	"\fListWebhooks\x12\".herald.api.v1.ListWebhooksRequest\x1a#.herald.api.v1.ListWebhooksResponse\"\x03\x90\x02\x01\x12_\n" +
@@ -3435,7 +3719,7 @@ func file_herald_api_v1_scheduler_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_scheduler_proto_rawDescData
 }
 
-var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 47)
+var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*PostDestination)(nil),               // 0: herald.api.v1.PostDestination
 	(*RepeatRule)(nil),                    // 1: herald.api.v1.RepeatRule
@@ -3465,113 +3749,123 @@ var file_herald_api_v1_scheduler_proto_goTypes = []any{
 	(*DeleteScheduleResponse)(nil),        // 25: herald.api.v1.DeleteScheduleResponse
 	(*RetryScheduleRequest)(nil),          // 26: herald.api.v1.RetryScheduleRequest
 	(*RetryScheduleResponse)(nil),         // 27: herald.api.v1.RetryScheduleResponse
-	(*CredentialField)(nil),               // 28: herald.api.v1.CredentialField
-	(*Destination)(nil),                   // 29: herald.api.v1.Destination
-	(*ConnectionCheck)(nil),               // 30: herald.api.v1.ConnectionCheck
-	(*ListDestinationsRequest)(nil),       // 31: herald.api.v1.ListDestinationsRequest
-	(*ListDestinationsResponse)(nil),      // 32: herald.api.v1.ListDestinationsResponse
-	(*ConnectDestinationRequest)(nil),     // 33: herald.api.v1.ConnectDestinationRequest
-	(*ConnectDestinationResponse)(nil),    // 34: herald.api.v1.ConnectDestinationResponse
-	(*DisconnectDestinationRequest)(nil),  // 35: herald.api.v1.DisconnectDestinationRequest
-	(*DisconnectDestinationResponse)(nil), // 36: herald.api.v1.DisconnectDestinationResponse
-	(*CreateWebhookRequest)(nil),          // 37: herald.api.v1.CreateWebhookRequest
-	(*Webhook)(nil),                       // 38: herald.api.v1.Webhook
-	(*CreateWebhookResponse)(nil),         // 39: herald.api.v1.CreateWebhookResponse
-	(*ListWebhooksRequest)(nil),           // 40: herald.api.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),          // 41: herald.api.v1.ListWebhooksResponse
-	(*DeleteWebhookRequest)(nil),          // 42: herald.api.v1.DeleteWebhookRequest
-	(*DeleteWebhookResponse)(nil),         // 43: herald.api.v1.DeleteWebhookResponse
-	(*TestWebhookRequest)(nil),            // 44: herald.api.v1.TestWebhookRequest
-	(*TestWebhookResponse)(nil),           // 45: herald.api.v1.TestWebhookResponse
-	nil,                                   // 46: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	(*structpb.Struct)(nil),               // 47: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 48: google.protobuf.Timestamp
+	(*StartOAuthRequest)(nil),             // 28: herald.api.v1.StartOAuthRequest
+	(*StartOAuthResponse)(nil),            // 29: herald.api.v1.StartOAuthResponse
+	(*FinishOAuthRequest)(nil),            // 30: herald.api.v1.FinishOAuthRequest
+	(*FinishOAuthResponse)(nil),           // 31: herald.api.v1.FinishOAuthResponse
+	(*CredentialField)(nil),               // 32: herald.api.v1.CredentialField
+	(*Destination)(nil),                   // 33: herald.api.v1.Destination
+	(*ConnectionCheck)(nil),               // 34: herald.api.v1.ConnectionCheck
+	(*ListDestinationsRequest)(nil),       // 35: herald.api.v1.ListDestinationsRequest
+	(*ListDestinationsResponse)(nil),      // 36: herald.api.v1.ListDestinationsResponse
+	(*ConnectDestinationRequest)(nil),     // 37: herald.api.v1.ConnectDestinationRequest
+	(*ConnectDestinationResponse)(nil),    // 38: herald.api.v1.ConnectDestinationResponse
+	(*DisconnectDestinationRequest)(nil),  // 39: herald.api.v1.DisconnectDestinationRequest
+	(*DisconnectDestinationResponse)(nil), // 40: herald.api.v1.DisconnectDestinationResponse
+	(*CreateWebhookRequest)(nil),          // 41: herald.api.v1.CreateWebhookRequest
+	(*Webhook)(nil),                       // 42: herald.api.v1.Webhook
+	(*CreateWebhookResponse)(nil),         // 43: herald.api.v1.CreateWebhookResponse
+	(*ListWebhooksRequest)(nil),           // 44: herald.api.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),          // 45: herald.api.v1.ListWebhooksResponse
+	(*DeleteWebhookRequest)(nil),          // 46: herald.api.v1.DeleteWebhookRequest
+	(*DeleteWebhookResponse)(nil),         // 47: herald.api.v1.DeleteWebhookResponse
+	(*TestWebhookRequest)(nil),            // 48: herald.api.v1.TestWebhookRequest
+	(*TestWebhookResponse)(nil),           // 49: herald.api.v1.TestWebhookResponse
+	nil,                                   // 50: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	(*structpb.Struct)(nil),               // 51: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 52: google.protobuf.Timestamp
 }
 var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
-	47, // 0: herald.api.v1.PostDestination.content_to_export:type_name -> google.protobuf.Struct
+	51, // 0: herald.api.v1.PostDestination.content_to_export:type_name -> google.protobuf.Struct
 	0,  // 1: herald.api.v1.CreatePostRequest.destinations:type_name -> herald.api.v1.PostDestination
-	47, // 2: herald.api.v1.CreatePostRequest.content_to_export:type_name -> google.protobuf.Struct
+	51, // 2: herald.api.v1.CreatePostRequest.content_to_export:type_name -> google.protobuf.Struct
 	1,  // 3: herald.api.v1.CreatePostRequest.repeat:type_name -> herald.api.v1.RepeatRule
-	48, // 4: herald.api.v1.Post.when_to_export:type_name -> google.protobuf.Timestamp
+	52, // 4: herald.api.v1.Post.when_to_export:type_name -> google.protobuf.Timestamp
 	18, // 5: herald.api.v1.Post.schedules:type_name -> herald.api.v1.Schedule
-	48, // 6: herald.api.v1.Post.created_at:type_name -> google.protobuf.Timestamp
-	48, // 7: herald.api.v1.Post.updated_at:type_name -> google.protobuf.Timestamp
+	52, // 6: herald.api.v1.Post.created_at:type_name -> google.protobuf.Timestamp
+	52, // 7: herald.api.v1.Post.updated_at:type_name -> google.protobuf.Timestamp
 	3,  // 8: herald.api.v1.PostResponse.post:type_name -> herald.api.v1.Post
 	4,  // 9: herald.api.v1.PostResponse.outcomes:type_name -> herald.api.v1.PostOutcome
-	48, // 10: herald.api.v1.CalendarPost.when_to_export:type_name -> google.protobuf.Timestamp
+	52, // 10: herald.api.v1.CalendarPost.when_to_export:type_name -> google.protobuf.Timestamp
 	8,  // 11: herald.api.v1.CalendarPost.destinations:type_name -> herald.api.v1.CalendarDestination
 	9,  // 12: herald.api.v1.CalendarDay.posts:type_name -> herald.api.v1.CalendarPost
 	10, // 13: herald.api.v1.GetCalendarResponse.days:type_name -> herald.api.v1.CalendarDay
-	47, // 14: herald.api.v1.PreviewDestination.content_to_export:type_name -> google.protobuf.Struct
+	51, // 14: herald.api.v1.PreviewDestination.content_to_export:type_name -> google.protobuf.Struct
 	12, // 15: herald.api.v1.PreviewDestination.problems:type_name -> herald.api.v1.PreviewProblem
 	13, // 16: herald.api.v1.PreviewPostResponse.destinations:type_name -> herald.api.v1.PreviewDestination
-	47, // 17: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
+	51, // 17: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
 	16, // 18: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
-	48, // 19: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
-	47, // 20: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
-	48, // 21: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	48, // 22: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	48, // 23: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
+	52, // 19: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
+	51, // 20: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
+	52, // 21: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	52, // 22: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	52, // 23: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
 	18, // 24: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	3,  // 25: herald.api.v1.CreateScheduleResponse.post:type_name -> herald.api.v1.Post
 	18, // 26: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
 	18, // 27: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
 	18, // 28: herald.api.v1.RetryScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
-	28, // 29: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
-	48, // 30: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
-	30, // 31: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
-	48, // 32: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
-	29, // 33: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
-	46, // 34: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	29, // 35: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
-	48, // 36: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	38, // 37: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
-	38, // 38: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
-	17, // 39: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
-	20, // 40: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
-	22, // 41: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
-	24, // 42: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
-	26, // 43: herald.api.v1.SchedulerService.RetrySchedule:input_type -> herald.api.v1.RetryScheduleRequest
-	2,  // 44: herald.api.v1.SchedulerService.CreatePost:input_type -> herald.api.v1.CreatePostRequest
-	6,  // 45: herald.api.v1.SchedulerService.GetPost:input_type -> herald.api.v1.GetPostRequest
-	6,  // 46: herald.api.v1.SchedulerService.DeletePost:input_type -> herald.api.v1.GetPostRequest
-	26, // 47: herald.api.v1.SchedulerService.RetryPost:input_type -> herald.api.v1.RetryScheduleRequest
-	26, // 48: herald.api.v1.SchedulerService.MovePost:input_type -> herald.api.v1.RetryScheduleRequest
-	7,  // 49: herald.api.v1.SchedulerService.GetCalendar:input_type -> herald.api.v1.GetCalendarRequest
-	2,  // 50: herald.api.v1.SchedulerService.PreviewPost:input_type -> herald.api.v1.CreatePostRequest
-	6,  // 51: herald.api.v1.SchedulerService.CancelRepeatRule:input_type -> herald.api.v1.GetPostRequest
-	31, // 52: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
-	33, // 53: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
-	35, // 54: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
-	37, // 55: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
-	40, // 56: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
-	42, // 57: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
-	44, // 58: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
-	19, // 59: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
-	21, // 60: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
-	23, // 61: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
-	25, // 62: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
-	27, // 63: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
-	5,  // 64: herald.api.v1.SchedulerService.CreatePost:output_type -> herald.api.v1.PostResponse
-	5,  // 65: herald.api.v1.SchedulerService.GetPost:output_type -> herald.api.v1.PostResponse
-	5,  // 66: herald.api.v1.SchedulerService.DeletePost:output_type -> herald.api.v1.PostResponse
-	5,  // 67: herald.api.v1.SchedulerService.RetryPost:output_type -> herald.api.v1.PostResponse
-	5,  // 68: herald.api.v1.SchedulerService.MovePost:output_type -> herald.api.v1.PostResponse
-	11, // 69: herald.api.v1.SchedulerService.GetCalendar:output_type -> herald.api.v1.GetCalendarResponse
-	14, // 70: herald.api.v1.SchedulerService.PreviewPost:output_type -> herald.api.v1.PreviewPostResponse
-	15, // 71: herald.api.v1.SchedulerService.CancelRepeatRule:output_type -> herald.api.v1.CancelRepeatRuleResponse
-	32, // 72: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
-	34, // 73: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
-	36, // 74: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
-	39, // 75: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
-	41, // 76: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
-	43, // 77: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
-	45, // 78: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
-	59, // [59:79] is the sub-list for method output_type
-	39, // [39:59] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	52, // 29: herald.api.v1.StartOAuthResponse.expires_at:type_name -> google.protobuf.Timestamp
+	32, // 30: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
+	52, // 31: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
+	34, // 32: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
+	52, // 33: herald.api.v1.Destination.expires_at:type_name -> google.protobuf.Timestamp
+	52, // 34: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
+	33, // 35: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
+	50, // 36: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	33, // 37: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
+	52, // 38: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	42, // 39: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
+	42, // 40: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
+	17, // 41: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
+	20, // 42: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
+	22, // 43: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
+	24, // 44: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
+	26, // 45: herald.api.v1.SchedulerService.RetrySchedule:input_type -> herald.api.v1.RetryScheduleRequest
+	2,  // 46: herald.api.v1.SchedulerService.CreatePost:input_type -> herald.api.v1.CreatePostRequest
+	6,  // 47: herald.api.v1.SchedulerService.GetPost:input_type -> herald.api.v1.GetPostRequest
+	6,  // 48: herald.api.v1.SchedulerService.DeletePost:input_type -> herald.api.v1.GetPostRequest
+	26, // 49: herald.api.v1.SchedulerService.RetryPost:input_type -> herald.api.v1.RetryScheduleRequest
+	26, // 50: herald.api.v1.SchedulerService.MovePost:input_type -> herald.api.v1.RetryScheduleRequest
+	7,  // 51: herald.api.v1.SchedulerService.GetCalendar:input_type -> herald.api.v1.GetCalendarRequest
+	2,  // 52: herald.api.v1.SchedulerService.PreviewPost:input_type -> herald.api.v1.CreatePostRequest
+	6,  // 53: herald.api.v1.SchedulerService.CancelRepeatRule:input_type -> herald.api.v1.GetPostRequest
+	35, // 54: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
+	37, // 55: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
+	39, // 56: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
+	28, // 57: herald.api.v1.DestinationService.StartOAuth:input_type -> herald.api.v1.StartOAuthRequest
+	30, // 58: herald.api.v1.DestinationService.FinishOAuth:input_type -> herald.api.v1.FinishOAuthRequest
+	41, // 59: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
+	44, // 60: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
+	46, // 61: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
+	48, // 62: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
+	19, // 63: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
+	21, // 64: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
+	23, // 65: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
+	25, // 66: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
+	27, // 67: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
+	5,  // 68: herald.api.v1.SchedulerService.CreatePost:output_type -> herald.api.v1.PostResponse
+	5,  // 69: herald.api.v1.SchedulerService.GetPost:output_type -> herald.api.v1.PostResponse
+	5,  // 70: herald.api.v1.SchedulerService.DeletePost:output_type -> herald.api.v1.PostResponse
+	5,  // 71: herald.api.v1.SchedulerService.RetryPost:output_type -> herald.api.v1.PostResponse
+	5,  // 72: herald.api.v1.SchedulerService.MovePost:output_type -> herald.api.v1.PostResponse
+	11, // 73: herald.api.v1.SchedulerService.GetCalendar:output_type -> herald.api.v1.GetCalendarResponse
+	14, // 74: herald.api.v1.SchedulerService.PreviewPost:output_type -> herald.api.v1.PreviewPostResponse
+	15, // 75: herald.api.v1.SchedulerService.CancelRepeatRule:output_type -> herald.api.v1.CancelRepeatRuleResponse
+	36, // 76: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
+	38, // 77: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
+	40, // 78: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
+	29, // 79: herald.api.v1.DestinationService.StartOAuth:output_type -> herald.api.v1.StartOAuthResponse
+	31, // 80: herald.api.v1.DestinationService.FinishOAuth:output_type -> herald.api.v1.FinishOAuthResponse
+	43, // 81: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
+	45, // 82: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
+	47, // 83: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
+	49, // 84: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
+	63, // [63:85] is the sub-list for method output_type
+	41, // [41:63] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_scheduler_proto_init() }
@@ -3587,16 +3881,16 @@ func file_herald_api_v1_scheduler_proto_init() {
 	file_herald_api_v1_scheduler_proto_msgTypes[13].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[17].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[18].OneofWrappers = []any{}
-	file_herald_api_v1_scheduler_proto_msgTypes[29].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[33].OneofWrappers = []any{}
-	file_herald_api_v1_scheduler_proto_msgTypes[42].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[37].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[46].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_scheduler_proto_rawDesc), len(file_herald_api_v1_scheduler_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   47,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

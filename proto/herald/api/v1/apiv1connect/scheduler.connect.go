@@ -85,6 +85,12 @@ const (
 	// DestinationServiceDisconnectDestinationProcedure is the fully-qualified name of the
 	// DestinationService's DisconnectDestination RPC.
 	DestinationServiceDisconnectDestinationProcedure = "/herald.api.v1.DestinationService/DisconnectDestination"
+	// DestinationServiceStartOAuthProcedure is the fully-qualified name of the DestinationService's
+	// StartOAuth RPC.
+	DestinationServiceStartOAuthProcedure = "/herald.api.v1.DestinationService/StartOAuth"
+	// DestinationServiceFinishOAuthProcedure is the fully-qualified name of the DestinationService's
+	// FinishOAuth RPC.
+	DestinationServiceFinishOAuthProcedure = "/herald.api.v1.DestinationService/FinishOAuth"
 	// WebhookServiceCreateWebhookProcedure is the fully-qualified name of the WebhookService's
 	// CreateWebhook RPC.
 	WebhookServiceCreateWebhookProcedure = "/herald.api.v1.WebhookService/CreateWebhook"
@@ -524,6 +530,12 @@ type DestinationServiceClient interface {
 	ListDestinations(context.Context, *connect.Request[v1.ListDestinationsRequest]) (*connect.Response[v1.ListDestinationsResponse], error)
 	ConnectDestination(context.Context, *connect.Request[v1.ConnectDestinationRequest]) (*connect.Response[v1.ConnectDestinationResponse], error)
 	DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error)
+	// StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+	// authorization_url in the browser within expires_at.
+	StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error)
+	// FinishOAuth is the redirect target: it consumes the state once and
+	// exchanges the code for the workspace that started the flow.
+	FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error)
 }
 
 // NewDestinationServiceClient constructs a client for the herald.api.v1.DestinationService service.
@@ -558,6 +570,18 @@ func NewDestinationServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		startOAuth: connect.NewClient[v1.StartOAuthRequest, v1.StartOAuthResponse](
+			httpClient,
+			baseURL+DestinationServiceStartOAuthProcedure,
+			connect.WithSchema(destinationServiceMethods.ByName("StartOAuth")),
+			connect.WithClientOptions(opts...),
+		),
+		finishOAuth: connect.NewClient[v1.FinishOAuthRequest, v1.FinishOAuthResponse](
+			httpClient,
+			baseURL+DestinationServiceFinishOAuthProcedure,
+			connect.WithSchema(destinationServiceMethods.ByName("FinishOAuth")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -566,6 +590,8 @@ type destinationServiceClient struct {
 	listDestinations      *connect.Client[v1.ListDestinationsRequest, v1.ListDestinationsResponse]
 	connectDestination    *connect.Client[v1.ConnectDestinationRequest, v1.ConnectDestinationResponse]
 	disconnectDestination *connect.Client[v1.DisconnectDestinationRequest, v1.DisconnectDestinationResponse]
+	startOAuth            *connect.Client[v1.StartOAuthRequest, v1.StartOAuthResponse]
+	finishOAuth           *connect.Client[v1.FinishOAuthRequest, v1.FinishOAuthResponse]
 }
 
 // ListDestinations calls herald.api.v1.DestinationService.ListDestinations.
@@ -583,11 +609,27 @@ func (c *destinationServiceClient) DisconnectDestination(ctx context.Context, re
 	return c.disconnectDestination.CallUnary(ctx, req)
 }
 
+// StartOAuth calls herald.api.v1.DestinationService.StartOAuth.
+func (c *destinationServiceClient) StartOAuth(ctx context.Context, req *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error) {
+	return c.startOAuth.CallUnary(ctx, req)
+}
+
+// FinishOAuth calls herald.api.v1.DestinationService.FinishOAuth.
+func (c *destinationServiceClient) FinishOAuth(ctx context.Context, req *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error) {
+	return c.finishOAuth.CallUnary(ctx, req)
+}
+
 // DestinationServiceHandler is an implementation of the herald.api.v1.DestinationService service.
 type DestinationServiceHandler interface {
 	ListDestinations(context.Context, *connect.Request[v1.ListDestinationsRequest]) (*connect.Response[v1.ListDestinationsResponse], error)
 	ConnectDestination(context.Context, *connect.Request[v1.ConnectDestinationRequest]) (*connect.Response[v1.ConnectDestinationResponse], error)
 	DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error)
+	// StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+	// authorization_url in the browser within expires_at.
+	StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error)
+	// FinishOAuth is the redirect target: it consumes the state once and
+	// exchanges the code for the workspace that started the flow.
+	FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error)
 }
 
 // NewDestinationServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -618,6 +660,18 @@ func NewDestinationServiceHandler(svc DestinationServiceHandler, opts ...connect
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	destinationServiceStartOAuthHandler := connect.NewUnaryHandler(
+		DestinationServiceStartOAuthProcedure,
+		svc.StartOAuth,
+		connect.WithSchema(destinationServiceMethods.ByName("StartOAuth")),
+		connect.WithHandlerOptions(opts...),
+	)
+	destinationServiceFinishOAuthHandler := connect.NewUnaryHandler(
+		DestinationServiceFinishOAuthProcedure,
+		svc.FinishOAuth,
+		connect.WithSchema(destinationServiceMethods.ByName("FinishOAuth")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.DestinationService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case DestinationServiceListDestinationsProcedure:
@@ -626,6 +680,10 @@ func NewDestinationServiceHandler(svc DestinationServiceHandler, opts ...connect
 			destinationServiceConnectDestinationHandler.ServeHTTP(w, r)
 		case DestinationServiceDisconnectDestinationProcedure:
 			destinationServiceDisconnectDestinationHandler.ServeHTTP(w, r)
+		case DestinationServiceStartOAuthProcedure:
+			destinationServiceStartOAuthHandler.ServeHTTP(w, r)
+		case DestinationServiceFinishOAuthProcedure:
+			destinationServiceFinishOAuthHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -645,6 +703,14 @@ func (UnimplementedDestinationServiceHandler) ConnectDestination(context.Context
 
 func (UnimplementedDestinationServiceHandler) DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.DisconnectDestination is not implemented"))
+}
+
+func (UnimplementedDestinationServiceHandler) StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.StartOAuth is not implemented"))
+}
+
+func (UnimplementedDestinationServiceHandler) FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.FinishOAuth is not implemented"))
 }
 
 // WebhookServiceClient is a client for the herald.api.v1.WebhookService service.
