@@ -50,6 +50,11 @@ func (s *Service) DeletePost(ctx context.Context, p auth.Principal, id string) (
 // when, or now), each as POST /v1/scheduler/{id}/retry does; the others are
 // left. 409 when none is failed.
 func (s *Service) RetryPost(ctx context.Context, p auth.Principal, id, when string) (Post, []PostOutcome, error) {
+	if strings.TrimSpace(when) != "" {
+		if _, err := ParseTime(when); err != nil {
+			return Post{}, nil, apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z", when)
+		}
+	}
 	post, err := s.GetPost(ctx, p, id)
 	if err != nil {
 		return Post{}, nil, err
@@ -62,9 +67,6 @@ func (s *Service) RetryPost(ctx context.Context, p auth.Principal, id, when stri
 			continue
 		}
 		if _, err := s.Retry(ctx, p, sc.ID, when); err != nil {
-			if strings.Contains(errMessage(err), "ISO-8601") {
-				return Post{}, nil, err
-			}
 			out = append(out, PostOutcome{ScheduleID: sc.ID, Result: "left: " + errMessage(err)})
 			continue
 		}
