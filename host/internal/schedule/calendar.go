@@ -96,12 +96,17 @@ func (s *Service) Calendar(ctx context.Context, p auth.Principal, from, to, tz s
 			post, sts = nil, nil
 		}
 	}
+	// Entries come in time order: a new day starts when one passes the
+	// end of the current day in loc (found once per day, not per post).
+	var dayEnd int64
 	for _, e := range entries {
 		if post == nil || post.ID != e.PostID {
 			flush()
-			date := time.UnixMilli(e.WhenToExport).In(loc).Format(time.DateOnly)
-			if day == nil || day.Date != date {
-				out.Days = append(out.Days, CalendarDay{Date: date})
+			if day == nil || e.WhenToExport >= dayEnd {
+				t := time.UnixMilli(e.WhenToExport).In(loc)
+				y, m, d := t.Date()
+				dayEnd = time.Date(y, m, d+1, 0, 0, 0, 0, loc).UnixMilli()
+				out.Days = append(out.Days, CalendarDay{Date: t.Format(time.DateOnly)})
 				day = &out.Days[len(out.Days)-1]
 			}
 			post = &CalendarPost{ID: e.PostID, Title: e.Title, WhenToExport: e.WhenToExport, RuleID: e.RuleID}
