@@ -2496,17 +2496,17 @@ export interface components {
             /** @description Destination payload; required unless title, text or content is passed. */
             contentToExport?: Record<string, never> | null;
             /**
-             * @description Destination id (a configured destination plugin). Required, here or in
-             *     export_to_list. On the REST face exportTo may also be a list of
-             *     destination ids: one post with a schedule per destination (it is read
-             *     into export_to_list).
+             * @description Destination id (a configured destination plugin). Required. On the REST
+             *     face exportTo may also be a list of destination ids: one post with a
+             *     schedule per destination (read as export_to_list, with its first id
+             *     as export_to).
              * @example webhook
              */
-            exportTo?: string | null;
+            exportTo: string;
             /**
              * @description Several destinations: one post with a schedule per destination, each
              *     with the same contentToExport (POST /v1/posts takes a variant per
-             *     destination). Set instead of export_to.
+             *     destination). export_to is then its first id.
              */
             exportToList?: string[] | null;
             image?: components["schemas"]["ImageUpload"] | null;

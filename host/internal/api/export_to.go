@@ -10,7 +10,8 @@ import (
 // exportToList lets the scheduler's create route take exportTo as a list
 // of destinations as well as one destination id: a body whose exportTo is
 // a JSON array is decoded with that array as exportToList (the message's
-// list field) and exportTo left empty. Any other body is returned as is.
+// list field) and its first element as exportTo (so the field's declared
+// rule, required, holds for both forms). Any other body is returned as is.
 func exportToList(body []byte, _ *apiv1.CreateScheduleRequest) []byte {
 	if !bytes.Contains(body, []byte(`"exportTo"`)) && !bytes.Contains(body, []byte(`"export_to"`)) {
 		return body
@@ -24,8 +25,15 @@ func exportToList(body []byte, _ *apiv1.CreateScheduleRequest) []byte {
 		if !ok || jsonKind(bytes.TrimSpace(raw)) != "array" {
 			continue
 		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) != nil {
+			return body
+		}
 		delete(fields, key)
 		fields["exportToList"] = raw
+		if len(list) > 0 {
+			fields["exportTo"] = list[0]
+		}
 		out, err := json.Marshal(fields)
 		if err != nil {
 			return body

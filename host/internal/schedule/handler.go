@@ -146,7 +146,7 @@ func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.
 // the same contentToExport for each destination (webhookId, when given,
 // names the saved webhook of the webhook destination).
 func (h *Handler) createForList(ctx context.Context, p auth.Principal, m *apiv1.CreateScheduleRequest) (*connect.Response[apiv1.CreateScheduleResponse], error) {
-	if m.ExportTo != "" {
+	if m.ExportTo != "" && m.ExportTo != m.ExportToList[0] {
 		return nil, apierr.Invalid("exportTo: give one destination or a list, not both")
 	}
 	in := NewPost{Title: m.Title, Text: m.Text, Body: m.Content, WhenToExport: m.WhenToExport, Status: m.Status, Confirm: m.Confirm,

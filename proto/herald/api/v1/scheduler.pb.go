@@ -1226,10 +1226,10 @@ func (x *ImageUpload) GetFileName() string {
 
 type CreateScheduleRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Destination id (a configured destination plugin). Required, here or in
-	// export_to_list. On the REST face exportTo may also be a list of
-	// destination ids: one post with a schedule per destination (it is read
-	// into export_to_list).
+	// Destination id (a configured destination plugin). Required. On the REST
+	// face exportTo may also be a list of destination ids: one post with a
+	// schedule per destination (read as export_to_list, with its first id
+	// as export_to).
 	ExportTo string `protobuf:"bytes,1,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
 	// Destination payload; required unless title, text or content is passed.
 	ContentToExport *structpb.Struct `protobuf:"bytes,2,opt,name=content_to_export,json=contentToExport,proto3" json:"content_to_export,omitempty"`
@@ -1257,7 +1257,7 @@ type CreateScheduleRequest struct {
 	ImageAlt string `protobuf:"bytes,15,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
 	// Several destinations: one post with a schedule per destination, each
 	// with the same contentToExport (POST /v1/posts takes a variant per
-	// destination). Set instead of export_to.
+	// destination). export_to is then its first id.
 	ExportToList  []string `protobuf:"bytes,16,rep,name=export_to_list,json=exportToList,proto3" json:"export_to_list,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3493,9 +3493,9 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xc3\x05\n" +
-	"\x15CreateScheduleRequest\x12*\n" +
-	"\texport_to\x18\x01 \x01(\tB\r\x92\xa8\x19\tR\awebhookR\bexportTo\x12C\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xc5\x05\n" +
+	"\x15CreateScheduleRequest\x12,\n" +
+	"\texport_to\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\b\x01R\awebhookR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
 	"\x05title\x18\x03 \x01(\tH\x00R\x05title\x88\x01\x01\x12\x17\n" +
 	"\x04text\x18\x04 \x01(\tH\x01R\x04text\x88\x01\x01\x12\x1d\n" +
