@@ -30,6 +30,9 @@ type Config struct {
 	RedisURL string
 	// SecretKey encrypts stored credentials (HERALD_SECRET_KEY).
 	SecretKey string
+	// LinkedIn is the LinkedIn app that connects workspaces with OAuth
+	// 2.0 (HERALD_LINKEDIN_*); without a client id it is off.
+	LinkedIn LinkedInApp
 	// JWTSecret is the HS256 secret of session JWTs (HERALD_JWT_SECRET).
 	JWTSecret string
 	// AllowedPrivateCIDRs are private or loopback ranges that outbound
@@ -60,6 +63,13 @@ type Config struct {
 	// lease; the jobs of a crashed host run elsewhere after it
 	// (HERALD_JOB_LEASE).
 	JobLease time.Duration
+	// SchedulerRepeatAhead is how long before they are due a repeat rule's
+	// occurrences are created (HERALD_SCHEDULER_REPEAT_AHEAD).
+	SchedulerRepeatAhead time.Duration
+	// SchedulerReconcileInterval is how often a host creates due repeat
+	// occurrences and requeues due posts whose job is gone
+	// (HERALD_SCHEDULER_RECONCILE_INTERVAL).
+	SchedulerReconcileInterval time.Duration
 	// ConcurrencyLease is how long a host holds a slot of an "at most N at
 	// once" rule across hosts (the engine calls of a workspace's reports)
 	// without renewing it; the slots of a crashed host free after it
@@ -360,6 +370,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	if c.JobPollInterval < 10*time.Millisecond {
 		return fail("job_poll_interval", "must be at least 10ms, got %s", c.JobPollInterval)
 	}
+	if c.SchedulerRepeatAhead < time.Second || c.SchedulerReconcileInterval < 100*time.Millisecond {
+		return fail("scheduler_repeat_ahead", "scheduler_repeat_ahead must be at least 1s and scheduler_reconcile_interval at least 100ms")
+	}
 	if c.JobLease < time.Second {
 		return fail("job_lease", "must be at least 1s, got %s", c.JobLease)
 	}
@@ -381,6 +394,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 			if n < 1 || n > MaxSamples {
 				return fail("plan."+name+"."+field, "must be between 1 and %d, got %d", MaxSamples, n)
 			}
+		}
+		if p.PostDestinations < 0 || p.RepeatHorizonDays < 0 {
+			return fail("plan."+name, "post_destinations and repeat_horizon_days must not be negative (0: the default)")
 		}
 		if p.LogLinesPerDay < 0 {
 			return fail("plan."+name+".log_lines_per_day", "must not be negative (0: no cap)")
@@ -459,4 +475,11 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 		}
 	}
 	return nil
+}
+
+// LinkedInApp is a LinkedIn app's OAuth 2.0 settings.
+type LinkedInApp struct {
+	ClientID, ClientSecret, RedirectURL string
+	// OAuthURL and APIURL are LinkedIn's (tests point them at fakes).
+	OAuthURL, APIURL string
 }

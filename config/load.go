@@ -16,30 +16,37 @@ import (
 // fileSchema mirrors the HCL file. Pointers tell "unset" from zero so that a
 // file overrides only what it names.
 type fileSchema struct {
-	Listen              *string   `hcl:"listen,optional"`
-	DataDir             *string   `hcl:"data_dir,optional"`
-	PublicURL           *string   `hcl:"public_url,optional"`
-	DatabaseURL         *string   `hcl:"database_url,optional"`
-	RedisURL            *string   `hcl:"redis_url,optional"`
-	SecretKey           *string   `hcl:"secret_key,optional"`
-	JWTSecret           *string   `hcl:"jwt_secret,optional"`
-	AllowedPrivateCIDRs *[]string `hcl:"allowed_private_cidrs,optional"`
-	LogFormat           *string   `hcl:"log_format,optional"`
-	LogLevel            *string   `hcl:"log_level,optional"`
-	MaxBodyBytes        *int64    `hcl:"max_body_bytes,optional"`
-	ShutdownTimeout     *string   `hcl:"shutdown_timeout,optional"`
-	JobRetention        *string   `hcl:"job_retention,optional"`
-	TrafficRetention    *string   `hcl:"traffic_retention,optional"`
-	JobPollInterval     *string   `hcl:"job_poll_interval,optional"`
-	JobLease            *string   `hcl:"job_lease,optional"`
-	ConcurrencyLease    *string   `hcl:"concurrency_lease,optional"`
-	PluginCallTimeout   *string   `hcl:"plugin_call_timeout,optional"`
-	ModelRetries        *int      `hcl:"model_retries,optional"`
-	ModelRetryBackoff   *string   `hcl:"model_retry_backoff,optional"`
-	ModelMaxRetryAfter  *string   `hcl:"model_max_retry_after,optional"`
-	ModelAllowedFails   *int      `hcl:"model_allowed_fails,optional"`
-	ModelCooldown       *string   `hcl:"model_cooldown,optional"`
-	Plans               []struct {
+	Listen                     *string   `hcl:"listen,optional"`
+	DataDir                    *string   `hcl:"data_dir,optional"`
+	PublicURL                  *string   `hcl:"public_url,optional"`
+	DatabaseURL                *string   `hcl:"database_url,optional"`
+	RedisURL                   *string   `hcl:"redis_url,optional"`
+	SecretKey                  *string   `hcl:"secret_key,optional"`
+	LinkedInClientID           *string   `hcl:"linkedin_client_id,optional"`
+	LinkedInClientSecret       *string   `hcl:"linkedin_client_secret,optional"`
+	LinkedInRedirectURL        *string   `hcl:"linkedin_redirect_url,optional"`
+	LinkedInOAuthURL           *string   `hcl:"linkedin_oauth_url,optional"`
+	LinkedInAPIURL             *string   `hcl:"linkedin_api_url,optional"`
+	JWTSecret                  *string   `hcl:"jwt_secret,optional"`
+	AllowedPrivateCIDRs        *[]string `hcl:"allowed_private_cidrs,optional"`
+	LogFormat                  *string   `hcl:"log_format,optional"`
+	LogLevel                   *string   `hcl:"log_level,optional"`
+	MaxBodyBytes               *int64    `hcl:"max_body_bytes,optional"`
+	ShutdownTimeout            *string   `hcl:"shutdown_timeout,optional"`
+	JobRetention               *string   `hcl:"job_retention,optional"`
+	TrafficRetention           *string   `hcl:"traffic_retention,optional"`
+	JobPollInterval            *string   `hcl:"job_poll_interval,optional"`
+	JobLease                   *string   `hcl:"job_lease,optional"`
+	SchedulerRepeatAhead       *string   `hcl:"scheduler_repeat_ahead,optional"`
+	SchedulerReconcileInterval *string   `hcl:"scheduler_reconcile_interval,optional"`
+	ConcurrencyLease           *string   `hcl:"concurrency_lease,optional"`
+	PluginCallTimeout          *string   `hcl:"plugin_call_timeout,optional"`
+	ModelRetries               *int      `hcl:"model_retries,optional"`
+	ModelRetryBackoff          *string   `hcl:"model_retry_backoff,optional"`
+	ModelMaxRetryAfter         *string   `hcl:"model_max_retry_after,optional"`
+	ModelAllowedFails          *int      `hcl:"model_allowed_fails,optional"`
+	ModelCooldown              *string   `hcl:"model_cooldown,optional"`
+	Plans                      []struct {
 		Name               string    `hcl:"name,label"`
 		PromptsPerReport   *int      `hcl:"prompts_per_report,optional"`
 		RefreshesPer24h    *int      `hcl:"refreshes_per_24h,optional"`
@@ -54,6 +61,8 @@ type fileSchema struct {
 		TrackerSamples     *int      `hcl:"tracker_samples,optional"`
 		LogLinesPerDay     *int      `hcl:"log_lines_per_day,optional"`
 		LogIPStorage       *string   `hcl:"log_ip_storage,optional"`
+		PostDestinations   *int      `hcl:"post_destinations,optional"`
+		RepeatHorizonDays  *int      `hcl:"repeat_horizon_days,optional"`
 	} `hcl:"plan,block"`
 	Queues []struct {
 		Name        string `hcl:"name,label"`
@@ -167,6 +176,8 @@ func (c *Config) applyFile(fs *fileSchema, getenv func(string) string, pos func(
 		setInt(&plan.ReportSamples, p.ReportSamples)
 		setInt(&plan.TrackerSamples, p.TrackerSamples)
 		setInt(&plan.LogLinesPerDay, p.LogLinesPerDay)
+		setInt(&plan.PostDestinations, p.PostDestinations)
+		setInt(&plan.RepeatHorizonDays, p.RepeatHorizonDays)
 		if p.LogIPStorage != nil {
 			plan.LogIPStorage = *p.LogIPStorage
 		}
@@ -257,6 +268,7 @@ func (c *Config) applyEnv(getenv func(string) string) error {
 			"monthly_ai_credits": &plan.MonthlyAICredits, "free_audits": &plan.FreeAudits,
 			"jobs_running": &plan.JobsRunning, "jobs_queued": &plan.JobsQueued,
 			"trackers": &plan.Trackers, "report_samples": &plan.ReportSamples, "tracker_samples": &plan.TrackerSamples, "log_lines_per_day": &plan.LogLinesPerDay,
+			"post_destinations": &plan.PostDestinations, "repeat_horizon_days": &plan.RepeatHorizonDays,
 		} {
 			key := envOf("plan." + name + "." + field)
 			if v := getenv(key); v != "" {

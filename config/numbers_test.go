@@ -14,10 +14,10 @@ import (
 func TestThePlanNumbersUsersSee(t *testing.T) {
 	t.Parallel()
 	want := map[string]config.Plan{
-		"free":       {PromptsPerReport: 5, RefreshesPer24h: 0, MonthlyAICredits: 25, FreeAudits: 1, SchedulerAPIAccess: false, JobsRunning: 2, JobsQueued: 100, Trackers: 0, TrackerCadences: []string{}, ReportSamples: 1, TrackerSamples: 1, LogLinesPerDay: 20000, LogIPStorage: "truncated"},
-		"pro":        {PromptsPerReport: 25, RefreshesPer24h: 3, MonthlyAICredits: 500, FreeAudits: 0, SchedulerAPIAccess: false, JobsRunning: 4, JobsQueued: 500, Trackers: 3, TrackerCadences: []string{"weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 200000, LogIPStorage: "truncated"},
-		"business":   {PromptsPerReport: 50, RefreshesPer24h: 10, MonthlyAICredits: 2000, FreeAudits: 0, SchedulerAPIAccess: true, JobsRunning: 8, JobsQueued: 2000, Trackers: 10, TrackerCadences: []string{"daily", "weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 2000000, LogIPStorage: "truncated"},
-		"enterprise": {PromptsPerReport: 200, RefreshesPer24h: 50, MonthlyAICredits: 20000, FreeAudits: 0, SchedulerAPIAccess: true, JobsRunning: 16, JobsQueued: 10000, Trackers: 100, TrackerCadences: []string{"daily", "weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 0, LogIPStorage: "truncated"},
+		"free":       {PromptsPerReport: 5, RefreshesPer24h: 0, MonthlyAICredits: 25, FreeAudits: 1, SchedulerAPIAccess: false, JobsRunning: 2, JobsQueued: 100, Trackers: 0, TrackerCadences: []string{}, ReportSamples: 1, TrackerSamples: 1, LogLinesPerDay: 20000, LogIPStorage: "truncated", PostDestinations: 2, RepeatHorizonDays: 31},
+		"pro":        {PromptsPerReport: 25, RefreshesPer24h: 3, MonthlyAICredits: 500, FreeAudits: 0, SchedulerAPIAccess: false, JobsRunning: 4, JobsQueued: 500, Trackers: 3, TrackerCadences: []string{"weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 200000, LogIPStorage: "truncated", PostDestinations: 3, RepeatHorizonDays: 92},
+		"business":   {PromptsPerReport: 50, RefreshesPer24h: 10, MonthlyAICredits: 2000, FreeAudits: 0, SchedulerAPIAccess: true, JobsRunning: 8, JobsQueued: 2000, Trackers: 10, TrackerCadences: []string{"daily", "weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 2000000, LogIPStorage: "truncated", PostDestinations: 10, RepeatHorizonDays: 366},
+		"enterprise": {PromptsPerReport: 200, RefreshesPer24h: 50, MonthlyAICredits: 20000, FreeAudits: 0, SchedulerAPIAccess: true, JobsRunning: 16, JobsQueued: 10000, Trackers: 100, TrackerCadences: []string{"daily", "weekly"}, ReportSamples: 3, TrackerSamples: 3, LogLinesPerDay: 0, LogIPStorage: "truncated", PostDestinations: 25, RepeatHorizonDays: 731},
 	}
 	got := config.DefaultPlans()
 	if len(got) != len(want) {

@@ -39,7 +39,21 @@ type Plan struct {
 	// "truncated" (IPv4 /24, IPv6 /48; the default), "hashed", "full" or
 	// "none".
 	LogIPStorage string
+	// PostDestinations caps the destinations of one post (0: the
+	// default of DefaultPostDestinations).
+	PostDestinations int
+	// RepeatHorizonDays is how far ahead a repeat rule may end: a rule
+	// without an end, or ending later, is refused (0: the default of
+	// DefaultRepeatHorizonDays).
+	RepeatHorizonDays int
 }
+
+// Defaults of a plan's post_destinations and repeat_horizon_days, for plans
+// (and stored plan versions) that do not set them.
+const (
+	DefaultPostDestinations  = 5
+	DefaultRepeatHorizonDays = 366
+)
 
 // MaxSamples caps report_samples, tracker_samples and a tracker's samples.
 const MaxSamples = 10
@@ -83,6 +97,11 @@ func DefaultPlans() map[string]Plan {
 		}
 		plans[name] = p
 	}
+	for name, d := range defaultPosts {
+		p := plans[name]
+		p.PostDestinations, p.RepeatHorizonDays = d[0], d[1]
+		plans[name] = p
+	}
 	for name, n := range defaultLogLines {
 		p := plans[name]
 		p.LogLinesPerDay, p.LogIPStorage = n, "truncated"
@@ -90,6 +109,10 @@ func DefaultPlans() map[string]Plan {
 	}
 	return plans
 }
+
+// defaultPosts are the post_destinations and repeat_horizon_days of each
+// plan.
+var defaultPosts = map[string][2]int{"free": {2, 31}, "pro": {3, 92}, "business": {10, 366}, "enterprise": {25, 731}}
 
 // defaultLogLines are the log_lines_per_day of each plan.
 var defaultLogLines = map[string]int{"free": 20000, "pro": 200000, "business": 2000000, "enterprise": 0}

@@ -38,6 +38,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
+	"github.com/heraldhq/herald/sdk"
 )
 
 // serve is `herald serve`: it builds the host in named steps, each
@@ -293,6 +294,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	destinations, err := destination.New(destination.Deps{
 		Store: st, Plugins: pluginMgr, SecretKey: cfg.SecretKey, Plans: planTable,
 		Quota: caps, Logger: log.Named("destinations"),
+		LinkedIn: cfg.LinkedIn, HTTPClient: sdk.GuardedHTTPClient(30*time.Second, cfg.AllowedPrivateCIDRs),
 	})
 	if err != nil {
 		return err
@@ -301,14 +303,14 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
 		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
 		Quota:  caps, // per-workspace caps
-		Logger: log.Named("scheduler"),
+		Logger: log.Named("scheduler"), RepeatAhead: cfg.SchedulerRepeatAhead,
 	})
 	if err != nil {
 		return err
 	}
 	publisher, err := schedule.NewPublisher(schedule.PublisherDeps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Blobs: blobs, Credentials: destinations, Logger: log.Named("scheduler"),
-	}, schedule.PublisherOptions{Registerer: reg})
+	}, schedule.PublisherOptions{Registerer: reg, RepeatAhead: cfg.SchedulerRepeatAhead, ReconcileInterval: cfg.SchedulerReconcileInterval})
 	if err != nil {
 		return err
 	}

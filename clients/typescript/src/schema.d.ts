@@ -1107,6 +1107,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/destinations/{name}/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * FinishOAuth is the redirect target: it consumes the state once and exchanges the code for the workspace that started the flow.
+         * @description FinishOAuth is the redirect target: it consumes the state once and
+         *     exchanges the code for the workspace that started the flow.
+         *
+         *     Connect/gRPC: `herald.api.v1.DestinationService/FinishOAuth`.
+         */
+        get: operations["finishOAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/destinations/{name}/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * StartOAuth begins connecting with OAuth 2.0 (linkedin): open authorization_url in the browser within expires_at.
+         * @description StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+         *     authorization_url in the browser within expires_at.
+         *
+         *     Connect/gRPC: `herald.api.v1.DestinationService/StartOAuth`.
+         */
+        post: operations["startOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1287,6 +1333,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CreatePost stores one post with a schedule per destination, each with its own variant of contentToExport, published and retried on its own.
+         * @description CreatePost stores one post with a schedule per destination, each with
+         *     its own variant of contentToExport, published and retried on its own.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/CreatePost`.
+         */
+        post: operations["createPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetPost
+         * @description Connect/gRPC: `herald.api.v1.SchedulerService/GetPost`.
+         */
+        get: operations["getPost"];
+        put?: never;
+        post?: never;
+        /**
+         * DeletePost cancels the post's pending schedules and removes its drafts and failed ones.
+         * @description DeletePost cancels the post's pending schedules and removes its drafts
+         *     and failed ones.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/DeletePost`.
+         */
+        delete: operations["deletePost"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MovePost gives the post's pending and draft schedules a new time.
+         * @description MovePost gives the post's pending and draft schedules a new time.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/MovePost`.
+         */
+        post: operations["movePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/posts/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * RetryPost retries every failed schedule of the post.
+         * @description RetryPost retries every failed schedule of the post.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/RetryPost`.
+         */
+        post: operations["retryPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler": {
         parameters: {
             query?: never;
@@ -1355,6 +1495,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduler/calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetCalendar lists the workspace's posts by day in a time zone.
+         * @description GetCalendar lists the workspace's posts by day in a time zone.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/GetCalendar`.
+         */
+        get: operations["getCalendar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/create": {
         parameters: {
             query?: never;
@@ -1370,6 +1532,51 @@ export interface paths {
          */
         post: operations["createSchedule"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * PreviewPost renders what each destination would receive and lists what it would refuse, storing nothing.
+         * @description PreviewPost renders what each destination would receive and lists
+         *     what it would refuse, storing nothing.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/PreviewPost`.
+         */
+        post: operations["previewPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/scheduler/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * CancelRepeatRule stops a repeat rule; its created occurrences stay.
+         * @description CancelRepeatRule stops a repeat rule; its created occurrences stay.
+         *
+         *     Connect/gRPC: `herald.api.v1.SchedulerService/CancelRepeatRule`.
+         */
+        delete: operations["cancelRepeatRule"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1860,6 +2067,29 @@ export interface components {
             data: components["schemas"]["SEOScore"] | null;
             message: string;
         };
+        CalendarDay: {
+            /** @description 2030-01-01 in the calendar's time zone. */
+            date: string;
+            posts: components["schemas"]["CalendarPost"][];
+        };
+        CalendarDestination: {
+            exportTo: string;
+            scheduleId: string;
+            status: string;
+        };
+        CalendarPost: {
+            destinations: components["schemas"]["CalendarDestination"][];
+            id: string;
+            ruleId: string | null;
+            status: string;
+            title: string;
+            /** Format: date-time */
+            whenToExport: string | null;
+        };
+        CancelRepeatRuleResponse: {
+            id: string;
+            message: string;
+        };
         /**
          * @description Change is a figure's change since the previous run: value = this run's
          *     − the previous run's; interval is the 95% interval of a paired
@@ -2213,6 +2443,31 @@ export interface components {
             secret: string;
             subscription: components["schemas"]["EventSubscription"] | null;
         };
+        CreatePostRequest: {
+            confirm?: boolean | null;
+            content?: string | null;
+            /** @description The post's payload; each destination's variant is merged over it. */
+            contentToExport?: Record<string, never> | null;
+            /** @description One to the plan's post_destinations. */
+            destinations?: components["schemas"]["PostDestination"][] | null;
+            imageAlt?: string | null;
+            /**
+             * @description The post's image (https URL kept, data: URL re-hosted once for all
+             *     destinations).
+             */
+            imageUrl?: string | null;
+            /** @description Repeats the post; each occurrence is a post of its own. */
+            repeat?: components["schemas"]["RepeatRule"] | null;
+            /**
+             * @description "pending" (default) or "draft".
+             * @enum {string|null}
+             */
+            status?: "pending" | "draft" | null;
+            text?: string | null;
+            title?: string | null;
+            /** @description ISO-8601 with any offset; required unless status is draft. */
+            whenToExport?: string | null;
+        };
         CreateReportRequest: {
             /**
              * @description Each a string (a name such as "Globex Corp", a domain or URL such as
@@ -2247,10 +2502,19 @@ export interface components {
             /** @description Destination payload; required unless title, text or content is passed. */
             contentToExport?: Record<string, never> | null;
             /**
-             * @description Destination id (a configured destination plugin). Required.
+             * @description Destination id (a configured destination plugin). Required. On the REST
+             *     face exportTo may also be a list of destination ids: one post with a
+             *     schedule per destination (read as export_to_list, with its first id
+             *     as export_to).
              * @example webhook
              */
             exportTo: string;
+            /**
+             * @description Several destinations: one post with a schedule per destination, each
+             *     with the same contentToExport (POST /v1/posts takes a variant per
+             *     destination). export_to is then its first id.
+             */
+            exportToList?: string[] | null;
             image?: components["schemas"]["ImageUpload"] | null;
             /**
              * @description Alternative text of the image (stored as contentToExport.imageAlt);
@@ -2278,6 +2542,9 @@ export interface components {
         };
         CreateScheduleResponse: {
             message: string;
+            /** @description The post, when exportTo was a list. */
+            post: components["schemas"]["Post"] | null;
+            /** @description The first (or only) destination's schedule. */
             schedule: components["schemas"]["Schedule"] | null;
         };
         CreateSessionRequest: {
@@ -2401,12 +2668,24 @@ export interface components {
             /** @description Set when the plugin could not be asked for its description. */
             error: string | null;
             /**
+             * Format: date-time
+             * @description When the connection's access token expires, when known (OAuth);
+             *     refreshable says Herald refreshes it before then.
+             */
+            expiresAt: string | null;
+            /**
              * @description The last check of the stored credentials against the remote; absent
              *     when not connected.
              */
             lastCheck: components["schemas"]["ConnectionCheck"] | null;
             name: string;
+            /**
+             * @description Whether this destination connects with OAuth on this host
+             *     (POST /v1/destinations/{name}/oauth/start).
+             */
+            oauth: boolean;
             optionalKeys: string[];
+            refreshable: boolean;
             /** @description contentToExport keys an export needs, and the others it reads. */
             requiredKeys: string[];
         };
@@ -2607,6 +2886,10 @@ export interface components {
             /** @description queued, running, succeeded, failed or cancelled. */
             status: string;
         };
+        FinishOAuthResponse: {
+            message: string;
+            name: string;
+        };
         Gap: {
             detail: string;
             engines: string[];
@@ -2732,6 +3015,13 @@ export interface components {
         GetBrandVoiceResponse: {
             data: components["schemas"]["BrandVoice"] | null;
             message: string;
+        };
+        GetCalendarResponse: {
+            days: components["schemas"]["CalendarDay"][];
+            message: string;
+            /** @description More than 20,000 schedules fell in the range; the first are shown. */
+            truncated: boolean;
+            tz: string;
         };
         GetEventSubscriptionResponse: {
             message: string;
@@ -3100,6 +3390,52 @@ export interface components {
             state: string;
             websiteurl: string;
         };
+        /** @description Post is a planned post and its schedules, one per destination. */
+        Post: {
+            /** Format: date-time */
+            createdAt: string | null;
+            id: string;
+            /** @description The repeat rule this post is an occurrence of. */
+            ruleId: string | null;
+            schedules: components["schemas"]["Schedule"][];
+            /**
+             * @description draft, pending, publishing, published, failed, cancelled when every
+             *     schedule agrees; otherwise publishing (some still to go),
+             *     partially_failed (some published, some failed) or failed.
+             */
+            status: string;
+            title: string;
+            /** Format: date-time */
+            updatedAt: string | null;
+            /** Format: date-time */
+            whenToExport: string | null;
+        };
+        /** @description PostDestination is one destination of a post and its variant. */
+        PostDestination: {
+            /**
+             * @description This destination's variant, merged over the post's contentToExport
+             *     (its own title, text, content, imageUrl...).
+             */
+            contentToExport?: Record<string, never> | null;
+            /**
+             * @description Destination id (a configured destination plugin). Required.
+             * @example linkedin
+             */
+            exportTo: string;
+            /** @description A saved webhook of the workspace; required when exportTo is webhook. */
+            webhookId?: string | null;
+        };
+        /** @description PostOutcome is what a post-wide action did to one schedule. */
+        PostOutcome: {
+            /** @description cancelled, removed, retried, moved, or "left: <why>". */
+            result: string;
+            scheduleId: string;
+        };
+        PostResponse: {
+            message: string;
+            outcomes: components["schemas"]["PostOutcome"][];
+            post: components["schemas"]["Post"] | null;
+        };
         PrefillReportRequest: {
             /**
              * @description Seed competitors: strings (a name, a domain or URL, or
@@ -3127,6 +3463,29 @@ export interface components {
             /** Format: int64 */
             promptLimit: number;
             suggestions: components["schemas"]["Suggestions"] | null;
+        };
+        /** @description PreviewDestination is what one destination would receive. */
+        PreviewDestination: {
+            /** @description contentToExport as it would be sent (variant merged). */
+            contentToExport: Record<string, never> | null;
+            exportTo: string;
+            /** @description Empty when the destination would accept the post. */
+            problems: components["schemas"]["PreviewProblem"][];
+            /** @description The text as the destination shows it (LinkedIn: the commentary). */
+            rendered: string;
+            webhookId: string | null;
+        };
+        PreviewPostResponse: {
+            destinations: components["schemas"]["PreviewDestination"][];
+            message: string;
+            /** @description Whether every destination would accept the post. */
+            ok: boolean;
+        };
+        /** @description PreviewProblem is something a destination would refuse. */
+        PreviewProblem: {
+            /** @description The contentToExport key or credential at fault. */
+            key: string;
+            message: string;
         };
         /**
          * @description Probe is one entity probe answered by one engine and judged against the
@@ -3191,6 +3550,41 @@ export interface components {
              * @description Refreshes used in the last 24 hours and the plan's allowance.
              */
             usedLast24h: number;
+        };
+        /**
+         * @description RepeatRule repeats a post: daily, weekly on weekdays, or monthly on a
+         *     day, at the wall-clock time of whenToExport in time_zone (so 9:00 stays
+         *     9:00 across daylight saving changes), until a date or for a count.
+         */
+        RepeatRule: {
+            /**
+             * Format: int32
+             * @description Number of occurrences (1 to 1000).
+             */
+            count?: number | null;
+            /**
+             * @description "daily", "weekly" or "monthly".
+             * @enum {string|null}
+             */
+            frequency?: "daily" | "weekly" | "monthly" | null;
+            /**
+             * Format: int32
+             * @description Monthly: 1 to 31 (default: the day of whenToExport); months without
+             *     that day are skipped.
+             */
+            monthDay?: number | null;
+            /**
+             * @description IANA time zone, such as Europe/Berlin. Required.
+             * @example Europe/Berlin
+             */
+            timeZone?: string | null;
+            /**
+             * @description Last date (2030-12-31, in time_zone) or time; this or count is required,
+             *     within the plan's repeat_horizon_days.
+             */
+            until?: string | null;
+            /** @description Weekly: "mon" to "sun" (default: the weekday of whenToExport). */
+            weekdays?: string[] | null;
         };
         ReportDetail: {
             geo: components["schemas"]["Geo"] | null;
@@ -3376,6 +3770,8 @@ export interface components {
             id: string;
             /** @description Why the last attempt failed (the destination's message), if it did. */
             lastError: string | null;
+            /** @description The post this schedule is one destination of. */
+            postId: string | null;
             /** Format: date-time */
             publishedAt: string | null;
             /** @description draft, pending, publishing, published, failed or cancelled. */
@@ -3487,6 +3883,13 @@ export interface components {
             prompts: number;
             /** Format: double */
             score: number;
+        };
+        StartOAuthRequest: Record<string, never>;
+        StartOAuthResponse: {
+            authorizationUrl: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            message: string;
         };
         SubmitChatFeedbackRequest: {
             /** @example b-1 */
@@ -5114,6 +5517,64 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    finishOAuth: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                /** @description Set by LinkedIn when the member declined. */
+                error?: string;
+                errorDescription?: string;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinishOAuthResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    startOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StartOAuthRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StartOAuthResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -5371,6 +5832,136 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreatePostRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deletePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    movePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetryScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    retryPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RetryScheduleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     listSchedules: {
         parameters: {
             query?: {
@@ -5390,6 +5981,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListSchedulesResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getCalendar: {
+        parameters: {
+            query?: {
+                /** @description First day (2030-01-01, in tz) or ISO-8601 time. Required. */
+                from?: string;
+                /**
+                 * @description Last day (inclusive) or ISO-8601 time (exclusive); at most 100 days
+                 *     after from. Required.
+                 */
+                to?: string;
+                /** @description IANA time zone the days are in (default UTC). */
+                tz?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCalendarResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];
@@ -5416,6 +6039,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateScheduleResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    previewPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreatePostRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewPostResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    cancelRepeatRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelRepeatRuleResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -117,6 +117,9 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, msg proto.Messag
 				}
 				return apierr.Invalid("field %s is nested deeper than %d levels", field, maxJSONDepth)
 			}
+			if c, ok := msg.(*apiv1.CreateScheduleRequest); ok {
+				body = exportToList(body, c)
+			}
 			if err := decodeOptions.Unmarshal(body, msg); err != nil {
 				if field := fieldTypeError(body, m.Descriptor()); field != "" {
 					return apierr.Invalid("%s", field)

@@ -159,6 +159,16 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.GetSchedule))
 		mux.Handle("DELETE /v1/scheduler/{id}", rest(s, either, http.StatusOK, sc.DeleteSchedule))
 		mux.Handle("POST /v1/scheduler/{id}/retry", rest(s, either, http.StatusOK, sc.RetrySchedule))
+		// Calendar (posts by day in tz), previews, repeat rules and posts
+		// to several destinations; 403 over the plan's post_destinations.
+		mux.Handle("GET /v1/scheduler/calendar", rest(s, either, http.StatusOK, sc.GetCalendar))
+		mux.Handle("POST /v1/scheduler/preview", rest(s, either, http.StatusOK, sc.PreviewPost))
+		mux.Handle("DELETE /v1/scheduler/rules/{id}", rest(s, either, http.StatusOK, sc.CancelRepeatRule))
+		mux.Handle("POST /v1/posts", rest(s, either, http.StatusOK, sc.CreatePost))
+		mux.Handle("GET /v1/posts/{id}", rest(s, either, http.StatusOK, sc.GetPost))
+		mux.Handle("DELETE /v1/posts/{id}", rest(s, either, http.StatusOK, sc.DeletePost))
+		mux.Handle("POST /v1/posts/{id}/retry", rest(s, either, http.StatusOK, sc.RetryPost))
+		mux.Handle("POST /v1/posts/{id}/move", rest(s, either, http.StatusOK, sc.MovePost))
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 	}
 
@@ -168,6 +178,10 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/destinations", rest(s, either, http.StatusOK, d.ListDestinations))
 		mux.Handle("PUT /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.ConnectDestination))
 		mux.Handle("DELETE /v1/destinations/{name}/connection", rest(s, either, http.StatusOK, d.DisconnectDestination))
+		// OAuth (linkedin): the callback is public, LinkedIn redirects the
+		// member's browser to it; its one-use state names the workspace.
+		mux.Handle("POST /v1/destinations/{name}/oauth/start", rest(s, either, http.StatusOK, d.StartOAuth))
+		mux.Handle("GET /v1/destinations/{name}/oauth/callback", rest(s, auth.Public, http.StatusOK, d.FinishOAuth))
 		mux.Handle("POST /v1/webhooks", rest(s, either, http.StatusCreated, d.CreateWebhook))
 		mux.Handle("GET /v1/webhooks", rest(s, either, http.StatusOK, d.ListWebhooks))
 		// 409 while pending posts use it; ?force=true fails them.

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"strings"
+
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -72,6 +73,10 @@ func (s *Service) ExportCredentials(ctx context.Context, e Export) (map[string]s
 	if errors.Is(err, store.ErrNotFound) {
 		return map[string]string{}, nil
 	}
+	var expired ErrConnectionExpired
+	if errors.As(err, &expired) {
+		return nil, apierr.Invalid("exportTo: %s", expired.Error())
+	}
 	return creds, err
 }
 
@@ -81,7 +86,8 @@ var ErrNoWebhook = errors.New("the schedule names no webhook")
 // Credentials returns the opened credentials of an export: the saved
 // webhook's url and secret for webhook, the stored connection's otherwise.
 // Errors: ErrNoSecretKey (checked first), ErrNoWebhook, store.ErrNotFound
-// for a webhook or connection that is gone.
+// for a webhook or connection that is gone, ErrConnectionExpired for a
+// connection whose token expired and cannot be refreshed.
 func (s *Service) Credentials(ctx context.Context, e Export) (map[string]string, error) {
 	if s.sealer == nil {
 		return nil, ErrNoSecretKey
@@ -116,7 +122,11 @@ func (s *Service) connectionCredentials(ctx context.Context, workspace, dest str
 	if err != nil {
 		return nil, err
 	}
-	return openCredentials(sealer, c.Sealed, connectionAAD(workspace, dest))
+	creds, err := openCredentials(sealer, c.Sealed, connectionAAD(workspace, dest))
+	if err != nil {
+		return nil, err
+	}
+	return s.fresh(ctx, workspace, dest, creds)
 }
 
 func openCredentials(sealer *Sealer, sealed, aad string) (map[string]string, error) {

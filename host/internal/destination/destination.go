@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/deps"
@@ -48,6 +51,11 @@ type Deps struct {
 	// SecretKey seals credentials (HERALD_SECRET_KEY); empty refuses to
 	// store or open any.
 	SecretKey string
+	// LinkedIn is the app LinkedIn connects with OAuth through (zero: off).
+	LinkedIn config.LinkedInApp
+	// HTTPClient calls LinkedIn's OAuth endpoints (nil: a guarded client
+	// that reaches public addresses only).
+	HTTPClient *http.Client
 }
 
 // Service keeps the workspaces' destination connections and saved webhooks.
@@ -58,6 +66,9 @@ type Service struct {
 	plans  *plans.Table
 	quota  *quota.Checker
 	log    hclog.Logger
+
+	linkedin config.LinkedInApp
+	http     *http.Client
 }
 
 // New returns the destination service; the error names each missing
@@ -71,7 +82,10 @@ func New(d Deps) (*Service, error) {
 	); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger}
+	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger, linkedin: d.LinkedIn, http: d.HTTPClient}
+	if s.http == nil {
+		s.http = sdk.GuardedHTTPClient(30*time.Second, nil)
+	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -31,6 +32,12 @@ type DestinationView struct {
 	Check Check
 	// Err is set when the plugin could not describe itself.
 	Err string
+	// ExpiresAt is when the connection's access token expires (epoch ms;
+	// 0: not known); Refreshable that Herald refreshes it before then.
+	ExpiresAt   int64
+	Refreshable bool
+	// OAuth: the destination connects with OAuth on this host.
+	OAuth bool
 }
 
 // ListDestinations describes every configured destination and whether the
@@ -64,7 +71,12 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]Des
 			}
 		} else if c, ok := conns[name]; ok {
 			v.Connected, v.ConnectedFields, v.ConnectedAt, v.Check = true, c.Fields, c.UpdatedAt, Check(c.Check)
+			if e, err := destinationstore.New(s.store).GetConnectionExpiry(ctx, p.WorkspaceID, name); err == nil && e.ExpiresAt != nil {
+				v.ExpiresAt = *e.ExpiresAt
+				v.Refreshable = e.RefreshExpiresAt != nil && *e.RefreshExpiresAt > *e.ExpiresAt
+			}
 		}
+		v.OAuth = name == OAuthDestination && s.linkedin.ClientID != ""
 		out = append(out, v)
 	}
 	return out, nil
@@ -159,6 +171,10 @@ func (s *Service) Connect(ctx context.Context, p auth.Principal, in NewConnectio
 	sort.Strings(fields)
 	c := &destinationstore.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: destinationstore.ConnectionCheck(check)}
 	if err := destinationstore.New(s.store).PutConnection(ctx, c); err != nil {
+		return DestinationView{}, err
+	}
+	// A pasted token has no known expiry: it replaces an OAuth one's.
+	if err := destinationstore.New(s.store).SetConnectionExpiry(ctx, p.WorkspaceID, name, nil, nil); err != nil {
 		return DestinationView{}, err
 	}
 	return DestinationView{Info: info, Connected: true, ConnectedFields: fields, ConnectedAt: c.UpdatedAt, Check: check, ConnectWith: "PUT /v1/destinations/" + name + "/connection"}, nil

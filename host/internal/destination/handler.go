@@ -148,6 +148,10 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 	if v.Err != "" {
 		d.Error = &v.Err
 	}
+	if v.ExpiresAt != 0 {
+		d.ExpiresAt = apiconv.Timestamp(v.ExpiresAt)
+	}
+	d.Refreshable, d.Oauth = v.Refreshable, v.OAuth
 	if v.Check.Result != "" {
 		d.LastCheck = &apiv1.ConnectionCheck{Result: v.Check.Result, Message: v.Check.Message, Account: v.Check.Account}
 		if v.Check.At != nil {
@@ -159,4 +163,30 @@ func destinationProto(v DestinationView) *apiv1.Destination {
 
 func webhookProto(w Webhook) *apiv1.Webhook {
 	return &apiv1.Webhook{Id: w.ID, Name: w.Name, Url: w.DisplayURL, CreatedAt: apiconv.Timestamp(w.CreatedAt)}
+}
+
+// StartOAuth begins an OAuth connection (POST
+// /v1/destinations/{name}/oauth/start).
+func (h *Handler) StartOAuth(ctx context.Context, req *connect.Request[apiv1.StartOAuthRequest]) (*connect.Response[apiv1.StartOAuthResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, expires, err := h.svc.StartOAuth(ctx, p, req.Msg.Name)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.StartOAuthResponse{Message: "Open the authorization URL to connect", AuthorizationUrl: u,
+		ExpiresAt: apiconv.Timestamp(expires.UnixMilli())}), nil
+}
+
+// FinishOAuth is the OAuth redirect target (GET
+// /v1/destinations/{name}/oauth/callback, public: the state names the
+// workspace).
+func (h *Handler) FinishOAuth(ctx context.Context, req *connect.Request[apiv1.FinishOAuthRequest]) (*connect.Response[apiv1.FinishOAuthResponse], error) {
+	m := req.Msg
+	if _, err := h.svc.FinishOAuth(ctx, m.Name, m.Code, m.State, m.Error); err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.FinishOAuthResponse{Message: "Destination connected: you can close this page", Name: m.Name}), nil
 }

@@ -2,10 +2,11 @@ package destination_test
 
 import (
 	"context"
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 
 	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
 	"github.com/heraldhq/herald/host/internal/store/storetest"

@@ -2,12 +2,13 @@ package destination
 
 import (
 	"context"
-	"github.com/heraldhq/herald/host/internal/weburl"
 	"net"
 	"net/netip"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/weburl"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/sdk"

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/schedule"
 )
 
 // toolDef is one row of the tool table: the tool and how to register it
@@ -136,7 +137,7 @@ func invoke[Req, Res any](method func(context.Context, *connect.Request[Req]) (*
 func scheduleSummary(in scheduleInput) string {
 	var b strings.Builder
 	when := in.WhenToExport
-	if in.Status == "draft" {
+	if st, _ := schedule.ParseStatus(in.Status); st == schedule.StatusDraft {
 		when = "saved as a draft, not published"
 	} else if when == "" {
 		when = "(no time given)"

@@ -76,6 +76,10 @@ type storedPlan struct {
 	TrackerSamples int    `json:"tracker_samples"`
 	LogLinesPerDay int    `json:"log_lines_per_day"`
 	LogIPStorage   string `json:"log_ip_storage"`
+	// PostDestinations and RepeatHorizonDays: 0 in versions stored before
+	// them (read as the defaults).
+	PostDestinations  int `json:"post_destinations"`
+	RepeatHorizonDays int `json:"repeat_horizon_days"`
 }
 
 type storedBody struct {
@@ -91,7 +95,8 @@ func Encode(s Snapshot) (body, digest string) {
 	for _, name := range slices.Sorted(maps.Keys(s.Plans)) {
 		p := s.Plans[name]
 		b.Plans[name] = storedPlan{p.PromptsPerReport, p.RefreshesPer24h, p.MonthlyAICredits, p.FreeAudits, p.SchedulerAPIAccess, p.JobsRunning, p.JobsQueued,
-			p.Trackers, p.TrackerCadences, p.ReportSamples, p.TrackerSamples, p.LogLinesPerDay, p.LogIPStorage}
+			p.Trackers, p.TrackerCadences, p.ReportSamples, p.TrackerSamples, p.LogLinesPerDay, p.LogIPStorage,
+			p.PostDestinations, p.RepeatHorizonDays}
 	}
 	if s.Caps != nil {
 		b.Limits = *s.Caps
@@ -111,7 +116,8 @@ func Decode(version int64, body, source string) (Snapshot, error) {
 	for name, p := range b.Plans {
 		s.Plans[name] = config.Plan{PromptsPerReport: p.PromptsPerReport, RefreshesPer24h: p.RefreshesPer24h, MonthlyAICredits: p.MonthlyAICredits,
 			FreeAudits: p.FreeAudits, SchedulerAPIAccess: p.SchedulerAPIAccess, JobsRunning: p.JobsRunning, JobsQueued: p.JobsQueued,
-			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, ReportSamples: max(1, p.ReportSamples), TrackerSamples: max(1, p.TrackerSamples), LogLinesPerDay: p.LogLinesPerDay, LogIPStorage: p.LogIPStorage}
+			Trackers: p.Trackers, TrackerCadences: p.TrackerCadences, ReportSamples: max(1, p.ReportSamples), TrackerSamples: max(1, p.TrackerSamples), LogLinesPerDay: p.LogLinesPerDay, LogIPStorage: p.LogIPStorage,
+			PostDestinations: p.PostDestinations, RepeatHorizonDays: p.RepeatHorizonDays}
 	}
 	return s, nil
 }

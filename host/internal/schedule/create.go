@@ -3,7 +3,6 @@ package schedule
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,9 +12,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/destination"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/quota"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -36,6 +33,8 @@ type NewSchedule struct {
 
 	// when is WhenToExport parsed by validate; nil when empty.
 	when *time.Time
+	// status is Status parsed by validate.
+	status Status
 }
 
 // validate holds the request's own checks (no I/O): destinations are the
@@ -52,13 +51,11 @@ func (in *NewSchedule) validate(destinations []string) error {
 	if !slices.Contains(destinations, in.ExportTo) {
 		return apierr.Invalid("exportTo %q is not a configured destination (configured: %s)", in.ExportTo, strings.Join(destinations, ", "))
 	}
-	switch in.Status {
-	case "":
-		in.Status = store.SchedulePending
-	case store.SchedulePending, store.ScheduleDraft:
-	default:
+	st, ok := ParseStatus(in.Status)
+	if !ok {
 		return apierr.Invalid("status must be pending or draft, got %q", in.Status)
 	}
+	in.status = st
 	if in.Content == nil && in.Title == nil && in.Text == nil && in.Body == nil {
 		return apierr.Invalid("contentToExport is required unless title, text or content is passed")
 	}
@@ -69,7 +66,7 @@ func (in *NewSchedule) validate(destinations []string) error {
 			return apierr.Invalid("whenToExport %q is not an ISO-8601 time such as 2030-01-02T15:04:05Z or 2030-01-02T17:04:05+02:00", in.WhenToExport)
 		}
 		in.when = &t
-	} else if in.Status == store.SchedulePending {
+	} else if in.status == StatusPending {
 		return apierr.Invalid("whenToExport is required unless status is draft")
 	}
 	return nil
@@ -94,97 +91,28 @@ func (in NewSchedule) content() map[string]any {
 // proposing it.
 func (s *Service) Check(in NewSchedule) error { return in.validate(s.destinationNames()) }
 
-// Create validates and stores a schedule; a pending one gets its publish
-// job in the same transaction.
-func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (_ Schedule, err error) {
+// Create validates and stores a schedule, as a post to one destination; a
+// pending one gets its publish job in the same transaction.
+func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) (Schedule, error) {
 	if err := quota.SchedulerAPI(s.plans, p); err != nil {
 		return Schedule{}, err
 	}
 	if err := in.validate(s.destinationNames()); err != nil {
 		return Schedule{}, err
 	}
-	if err := s.quota.Room(ctx, store.CountSchedules, p.WorkspaceID); err != nil {
-		return Schedule{}, err
-	}
-	var when *int64
-	if in.when != nil {
-		if err := checkWhen(*in.when, time.UnixMilli(s.store.Now())); err != nil {
-			return Schedule{}, err
-		}
-		ms := in.when.UnixMilli()
-		when = &ms
-	}
-	creds, err := s.creds.ExportCredentials(ctx, destination.Export{Workspace: p.WorkspaceID, Destination: in.ExportTo, WebhookID: in.WebhookID})
+	plan, _ := s.plans.Get(p.Plan)
+	post, err := s.createPost(ctx, p, []NewSchedule{in}, in.Image, nil, plan)
 	if err != nil {
 		return Schedule{}, err
 	}
-	content := in.content()
-	meta := map[string]any{}
-	if err := imageMeta(in.Image, meta); err != nil {
-		return Schedule{}, err
-	}
-	img, err := s.hostImage(ctx, p.WorkspaceID, in.Image, content)
-	if err != nil {
-		return Schedule{}, err
-	}
-	// A create refused after its image was stored leaves nothing behind.
-	defer func() {
-		if err != nil && img.Key != nil {
-			s.dropImage(context.WithoutCancel(ctx), *img.Key)
-		}
-	}()
-	if img.URL != "" {
-		content["imageUrl"] = img.URL
-		maps.Copy(content, meta)
-	}
-	if err := refuseRawImages(content); err != nil {
-		return Schedule{}, err
-	}
-	if err := s.validateWith(ctx, in.ExportTo, in.Status, content, creds); err != nil {
-		return Schedule{}, err
-	}
-	body, err := marshalContent(content)
-	if err != nil {
-		return Schedule{}, err
-	}
-	sc := store.Schedule{
-		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.Status,
-		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
-	}
-	if err := s.insert(ctx, &sc); err != nil {
-		return Schedule{}, err
-	}
-	return fromStore(sc), nil
-}
-
-// insert stores sc and, when it is pending, its publish job, in one
-// transaction.
-func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
-	err := s.store.Tx(ctx, func(q store.Querier) error {
-		sc.ID, sc.JobID = store.NewID(), nil
-		if sc.Status == store.SchedulePending {
-			jobID, err := s.queue.EnqueueTx(ctx, q, publishJob(sc.WorkspaceID, sc.ID, *sc.WhenToExport))
-			if err != nil {
-				return fmt.Errorf("enqueue publish job: %w", err)
-			}
-			sc.JobID = &jobID
-		}
-		return s.store.InsertSchedule(ctx, q, sc, s.quota.Cap(store.CountSchedules))
-	})
-	if err != nil {
-		return quota.Err(err)
-	}
-	if sc.Status == store.SchedulePending {
-		s.queue.Wake(jobs.ContentQueue)
-	}
-	return nil
+	return post.Schedules[0], nil
 }
 
 // validateWith runs the destination plugin's Validate. Missing or bad
 // contentToExport keys are a 400 naming them; credential problems are a 400
 // telling how to connect, except for drafts, which may be written before
 // the destination is connected.
-func (s *Service) validateWith(ctx context.Context, dest, status string, content map[string]any, creds map[string]string) error {
+func (s *Service) validateWith(ctx context.Context, dest string, status Status, content map[string]any, creds map[string]string) error {
 	problems, err := s.dests.Validate(ctx, dest, sdk.ValidateRequest{Content: content, Credentials: creds})
 	if err != nil {
 		return destination.PluginError(dest, "validate", err)
@@ -202,7 +130,7 @@ func (s *Service) validateWith(ctx context.Context, dest, status string, content
 		return apierr.WithList(apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("contentToExport is not valid for %s: %s", dest, strings.Join(keyMsgs, "; "))),
 			"missingKeys", keys)
 	}
-	if len(credMsgs) > 0 && status == store.SchedulePending {
+	if len(credMsgs) > 0 && status == StatusPending {
 		how := "connect it with PUT /v1/destinations/" + dest + "/connection"
 		if dest == WebhookDestination {
 			how = "check the saved webhook"

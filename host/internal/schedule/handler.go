@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/heraldhq/herald/host/internal/apiconv"
+	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -30,6 +31,9 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 		return nil, err
 	}
 	m := req.Msg
+	if len(m.ExportToList) > 0 {
+		return h.createForList(ctx, p, m)
+	}
 	in := NewSchedule{
 		ExportTo: m.ExportTo, Title: m.Title, Text: m.Text, Body: m.Content,
 		WhenToExport: m.WhenToExport, Status: m.Status, WebhookID: m.WebhookId, Confirm: m.Confirm,
@@ -102,9 +106,9 @@ func (h *Handler) DeleteSchedule(ctx context.Context, req *connect.Request[apiv1
 
 func toProto(sc Schedule) *apiv1.Schedule {
 	out := &apiv1.Schedule{
-		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status, WebhookId: sc.WebhookID,
+		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status.String(), WebhookId: sc.WebhookID,
 		CreatedAt: apiconv.Timestamp(sc.CreatedAt), UpdatedAt: apiconv.Timestamp(sc.UpdatedAt), Attempts: int32(sc.Attempts),
-		LastError: sc.LastError, ExternalId: sc.ExternalID, ExternalUrl: sc.ExternalURL,
+		LastError: sc.LastError, ExternalId: sc.ExternalID, ExternalUrl: sc.ExternalURL, PostId: sc.PostID,
 	}
 	if sc.WhenToExport != nil {
 		out.WhenToExport = apiconv.Timestamp(*sc.WhenToExport)
@@ -136,4 +140,37 @@ func (h *Handler) RetrySchedule(ctx context.Context, req *connect.Request[apiv1.
 		return nil, err
 	}
 	return connect.NewResponse(&apiv1.RetryScheduleResponse{Message: "Schedule queued for another attempt", Schedule: toProto(sc)}), nil
+}
+
+// createForList is the create route with exportTo as a list: one post with
+// the same contentToExport for each destination (webhookId, when given,
+// names the saved webhook of the webhook destination).
+func (h *Handler) createForList(ctx context.Context, p auth.Principal, m *apiv1.CreateScheduleRequest) (*connect.Response[apiv1.CreateScheduleResponse], error) {
+	if m.ExportTo != "" && m.ExportTo != m.ExportToList[0] {
+		return nil, apierr.Invalid("exportTo: give one destination or a list, not both")
+	}
+	in := NewPost{Title: m.Title, Text: m.Text, Body: m.Content, WhenToExport: m.WhenToExport, Status: m.Status, Confirm: m.Confirm,
+		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType, Alt: m.ImageAlt}}
+	if m.ContentToExport != nil {
+		in.Content = m.ContentToExport.AsMap()
+	}
+	if img := m.Image; img != nil {
+		in.Image.Upload = &Upload{DownloadURL: img.DownloadUrl, FileID: img.FileId, MIMEType: img.MimeType, FileName: img.FileName}
+	}
+	for _, name := range m.ExportToList {
+		d := PostDestination{ExportTo: name}
+		if name == WebhookDestination {
+			d.WebhookID = m.WebhookId
+		}
+		in.Destinations = append(in.Destinations, d)
+	}
+	post, err := h.svc.CreatePost(ctx, p, in)
+	if err != nil {
+		return nil, err
+	}
+	msg := "Post scheduled"
+	if post.Status == PostDraft {
+		msg = "Draft saved"
+	}
+	return connect.NewResponse(&apiv1.CreateScheduleResponse{Message: msg, Schedule: toProto(post.Schedules[0]), Post: postToProto(post)}), nil
 }

@@ -22,6 +22,10 @@ func (p *Publisher) credentials(ctx context.Context, sc store.Schedule) (map[str
 		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "the schedule names no webhook")
 	case errors.Is(err, store.ErrNotFound) && sc.ExportTo == WebhookDestination:
 		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "webhook %s was deleted", *sc.WebhookID)
+	case errors.As(err, new(destination.ErrConnectionExpired)):
+		// Before any attempt: the destination is not called with a token
+		// that can no longer work.
+		return nil, sdk.Errorf(sdk.CodeUnauthenticated, "%s", err.Error())
 	case errors.Is(err, store.ErrNotFound):
 		return nil, sdk.Errorf(sdk.CodeInvalidArgument, "this workspace is not connected to %s: PUT /v1/destinations/%s/connection", sc.ExportTo, sc.ExportTo)
 	}

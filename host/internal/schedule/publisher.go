@@ -52,6 +52,9 @@ type PublisherOptions struct {
 	// ReconcileInterval is how often due schedules without a live job are
 	// looked for (default 30s); it also runs at Start.
 	ReconcileInterval time.Duration
+	// RepeatAhead is how far ahead repeat rules' occurrences are created
+	// (default RepeatAhead).
+	RepeatAhead time.Duration
 	// Registerer receives the publisher's metrics; nil: not registered.
 	Registerer prometheus.Registerer
 }
@@ -123,6 +126,9 @@ func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Minute
+	}
+	if o.RepeatAhead <= 0 {
+		o.RepeatAhead = RepeatAhead
 	}
 	if o.ReconcileInterval <= 0 {
 		o.ReconcileInterval = 30 * time.Second
@@ -197,11 +203,24 @@ func (p *Publisher) Stop(ctx context.Context) error {
 // errRequeuedElsewhere rolls back a requeue that another reconciler made first.
 var errRequeuedElsewhere = errors.New("schedule requeued by another reconciler")
 
-// Reconcile gives a new publish job to every due unfinished schedule whose
-// job is missing or completed, and fails those whose job failed for good
-// without recording an outcome.
+// Reconcile creates the repeat rules' occurrences due within RepeatAhead,
+// gives a new publish job to every due unfinished schedule whose job is
+// missing or completed, and fails those whose job failed for good without
+// recording an outcome.
 func (p *Publisher) Reconcile(ctx context.Context) error {
 	st, q := p.deps.Store, p.deps.Queue
+	if a, ok := p.deps.Credentials.(interface {
+		AnnounceExpiring(context.Context) (int, error)
+	}); ok {
+		if _, err := a.AnnounceExpiring(ctx); err != nil {
+			p.deps.Logger.Warn("announcing expiring connections failed", "error", err)
+		}
+	}
+	if n, err := p.createDueOccurrences(ctx); err != nil {
+		return fmt.Errorf("create repeat occurrences: %w", err)
+	} else if n > 0 {
+		q.Wake(jobs.ContentQueue)
+	}
 	orphans, err := st.OrphanSchedules(ctx, st.Now(), 500)
 	if err != nil {
 		return err
@@ -261,11 +280,15 @@ func (p *Publisher) Work(ctx context.Context, job *jobs.Job) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sc.JobID != nil && *sc.JobID != job.ID {
+		// The post was moved (or retried) since: its current job publishes it.
+		return map[string]string{"skipped": "the schedule has another publish job"}, nil
+	}
 	var ok bool
-	switch sc.Status {
-	case store.SchedulePending:
+	switch statusOf(sc.Status) {
+	case StatusPending:
 		sc, ok, err = st.ClaimSchedule(ctx, job.Workspace, sc.ID)
-	case store.SchedulePublishing:
+	case StatusPublishing:
 		// The attempt that claimed it never recorded an outcome: its host
 		// died or lost its lease. Take over and export again with the same
 		// idempotency key.
@@ -391,7 +414,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 		event := catalog.SchedulePublish(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo,
 			ExternalID: res.ExternalID, ExternalURL: res.ExternalURL})
 		owned, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{
-			Status: store.SchedulePublished, ExternalID: res.ExternalID, ExternalURL: res.ExternalURL, Event: &event,
+			Status: StatusPublished.stored(), ExternalID: res.ExternalID, ExternalURL: res.ExternalURL, Event: &event,
 		})
 		if err != nil {
 			// Left publishing; the retry takes it over and repeats the
@@ -405,7 +428,7 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 			}
 			p.deps.Logger.Info("schedule published", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts)
 		}
-		return map[string]string{"status": store.SchedulePublished, "externalId": res.ExternalID, "externalUrl": res.ExternalURL}, nil
+		return map[string]string{"status": StatusPublished.stored(), "externalId": res.ExternalID, "externalUrl": res.ExternalURL}, nil
 	}
 
 	reason, retry, after := p.classify(exportErr)
@@ -415,19 +438,19 @@ func (p *Publisher) record(ctx context.Context, job *jobs.Job, sc store.Schedule
 		return nil, exportErr
 	}
 	last := job.Attempt >= job.MaxAttempts
-	status := store.SchedulePending
+	status := StatusPending
 	if !retry || last {
-		status = store.ScheduleFailed
+		status = StatusFailed
 		if retry {
 			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempt, reason)
 		}
 	}
 	event := catalog.ScheduleFailure(sc.WorkspaceID, catalog.Schedule{ScheduleID: sc.ID, Destination: sc.ExportTo, Error: reason,
-		WillRetry: status == store.SchedulePending})
-	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status, Error: reason, Event: &event}); err != nil {
+		WillRetry: status == StatusPending})
+	if _, err := st.FinishSchedule(wctx, sc.WorkspaceID, sc.ID, sc.Attempts, store.ScheduleOutcome{Status: status.stored(), Error: reason, Event: &event}); err != nil {
 		return nil, fmt.Errorf("record failure of schedule %s: %w", sc.ID, err)
 	}
-	if status == store.ScheduleFailed {
+	if status == StatusFailed {
 		p.outc.WithLabelValues(sc.ExportTo, "failed").Inc()
 		p.deps.Logger.Warn("schedule failed", "schedule", sc.ID, "destination", sc.ExportTo, "attempt", sc.Attempts, "reason", reason)
 		return nil, jobs.NoRetry(fmt.Errorf("export schedule %s to %s: %s", sc.ID, sc.ExportTo, reason))

@@ -31,7 +31,7 @@ func (s *Service) Retry(ctx context.Context, p auth.Principal, id, when string) 
 	} else if err != nil {
 		return Schedule{}, err
 	}
-	if sc.Status != store.ScheduleFailed {
+	if statusOf(sc.Status) != StatusFailed {
 		return Schedule{}, apierr.Conflict("schedule %s is %s: only a failed schedule can be retried", id, sc.Status)
 	}
 	at := s.store.Now()

@@ -62,20 +62,10 @@ type Credentials interface {
 	Credentials(ctx context.Context, e destination.Export) (map[string]string, error)
 }
 
-// Statuses of a schedule.
-const (
-	StatusDraft      = store.ScheduleDraft
-	StatusPending    = store.SchedulePending
-	StatusPublishing = store.SchedulePublishing
-	StatusPublished  = store.SchedulePublished
-	StatusFailed     = store.ScheduleFailed
-	StatusCancelled  = store.ScheduleCancelled
-)
-
 // Results of Delete: a pending post is cancelled, a draft or failed one
 // removed.
 const (
-	Cancelled = store.ScheduleCancelled
+	Cancelled = string(StatusCancelled)
 	Removed   = "removed"
 )
 
@@ -85,7 +75,7 @@ type Schedule struct {
 	ID          string
 	WorkspaceID string
 	ExportTo    string
-	Status      string
+	Status      Status
 	// WhenToExport is nil for a draft saved without a time.
 	WhenToExport *int64
 	WebhookID    *string
@@ -98,15 +88,17 @@ type Schedule struct {
 	PublishedAt *int64
 	CreatedAt   int64
 	UpdatedAt   int64
+	// PostID is the post the schedule is one destination of.
+	PostID *string
 }
 
 // fromStore is the schedule of a stored row.
 func fromStore(sc store.Schedule) Schedule {
 	return Schedule{
-		ID: sc.ID, WorkspaceID: sc.WorkspaceID, ExportTo: sc.ExportTo, Status: sc.Status, WhenToExport: sc.WhenToExport,
+		ID: sc.ID, WorkspaceID: sc.WorkspaceID, ExportTo: sc.ExportTo, Status: statusOf(sc.Status), WhenToExport: sc.WhenToExport,
 		WebhookID: sc.WebhookID, Content: sc.Content, Attempts: sc.Attempts, LastError: sc.LastError,
 		ExternalID: sc.ExternalID, ExternalURL: sc.ExternalURL, PublishedAt: sc.PublishedAt,
-		CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt,
+		CreatedAt: sc.CreatedAt, UpdatedAt: sc.UpdatedAt, PostID: sc.PostID,
 	}
 }
 
@@ -126,6 +118,9 @@ type Deps struct {
 	Blobs        blob.Store
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
+	// RepeatAhead is how long before they are due a new repeat rule's
+	// occurrences are created (default RepeatAhead).
+	RepeatAhead time.Duration
 }
 
 // Service implements the scheduler for both API faces.
@@ -139,6 +134,7 @@ type Service struct {
 	fetch *http.Client
 	log   hclog.Logger
 	quota *quota.Checker
+	ahead time.Duration
 }
 
 // New returns the scheduler service; the error names each missing
@@ -153,7 +149,10 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
 		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
-		log:   d.Logger, quota: d.Quota,
+		log:   d.Logger, quota: d.Quota, ahead: d.RepeatAhead,
+	}
+	if s.ahead <= 0 {
+		s.ahead = RepeatAhead
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -213,7 +212,7 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (stri
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return "", apierr.NotFound("schedule %s not found", id)
-	case errors.Is(err, store.ErrScheduleBusy) && before.Status == store.SchedulePublished:
+	case errors.Is(err, store.ErrScheduleBusy) && statusOf(before.Status) == StatusPublished:
 		return "", apierr.Conflict("schedule %s is already published; it cannot be cancelled", id)
 	case errors.Is(err, store.ErrScheduleBusy):
 		return "", apierr.Conflict("schedule %s is being published right now; it cannot be cancelled", id)
@@ -225,6 +224,11 @@ func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) (stri
 	// image goes with it; a cancelled post's is swept after the grace.
 	if result == Removed && before.ImageKey != nil {
 		s.dropImage(ctx, *before.ImageKey)
+	}
+	if result == Removed && before.PostID != nil {
+		if err := s.store.DropEmptyPost(ctx, p.WorkspaceID, *before.PostID); err != nil {
+			s.log.Warn("remove an empty post", "post", *before.PostID, "error", err)
+		}
 	}
 	return result, nil
 }

@@ -45,14 +45,16 @@ type Schedule struct {
 	PublishedAt  *int64
 	CreatedAt    int64
 	UpdatedAt    int64
+	// PostID is the post the schedule is one destination of.
+	PostID *string
 }
 
-const scheduleColumns = `id, workspace_id, user_id, export_to, status, when_to_export, webhook_id, content, image_key, job_id, attempts, last_error, external_id, external_url, claimed_at, published_at, created_at, updated_at`
+const scheduleColumns = `id, workspace_id, user_id, export_to, status, when_to_export, webhook_id, content, image_key, job_id, attempts, last_error, external_id, external_url, claimed_at, published_at, created_at, updated_at, post_id`
 
 func scanSchedule(r interface{ Scan(...any) error }) (Schedule, error) {
 	var s Schedule
 	err := r.Scan(&s.ID, &s.WorkspaceID, &s.UserID, &s.ExportTo, &s.Status, &s.WhenToExport, &s.WebhookID, &s.Content, &s.ImageKey,
-		&s.JobID, &s.Attempts, &s.LastError, &s.ExternalID, &s.ExternalURL, &s.ClaimedAt, &s.PublishedAt, &s.CreatedAt, &s.UpdatedAt)
+		&s.JobID, &s.Attempts, &s.LastError, &s.ExternalID, &s.ExternalURL, &s.ClaimedAt, &s.PublishedAt, &s.CreatedAt, &s.UpdatedAt, &s.PostID)
 	return s, err
 }
 
@@ -79,9 +81,9 @@ func (s *Store) InsertSchedule(ctx context.Context, q Querier, sc *Schedule, cap
 		sc.CreatedAt = now
 	}
 	sc.UpdatedAt = sc.CreatedAt
-	_, err := q.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+	_, err := q.Exec(ctx, `INSERT INTO schedules (`+scheduleColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 		sc.ID, sc.WorkspaceID, sc.UserID, sc.ExportTo, sc.Status, sc.WhenToExport, sc.WebhookID, sc.Content, sc.ImageKey,
-		sc.JobID, sc.Attempts, sc.LastError, sc.ExternalID, sc.ExternalURL, sc.ClaimedAt, sc.PublishedAt, sc.CreatedAt, sc.UpdatedAt)
+		sc.JobID, sc.Attempts, sc.LastError, sc.ExternalID, sc.ExternalURL, sc.ClaimedAt, sc.PublishedAt, sc.CreatedAt, sc.UpdatedAt, sc.PostID)
 	if err != nil {
 		return fmt.Errorf("create schedule: %w", err)
 	}
@@ -354,4 +356,46 @@ func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int)
 		out = append(out, o)
 	}
 	return out, rows.Err()
+}
+
+// RecentPosts returns the workspace's newest drafts and published posts
+// of the scheduler, most recently changed first, at most limit.
+func (s *Store) RecentPosts(ctx context.Context, workspaceID string, limit int) ([]Schedule, error) {
+	rows, err := s.query(ctx, `SELECT `+scheduleColumns+` FROM schedules
+		WHERE workspace_id = $1 AND status IN ('draft', 'published')
+		ORDER BY updated_at DESC, id DESC LIMIT $2`, workspaceID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent posts: %w", err)
+	}
+	defer rows.Close()
+	var out []Schedule
+	for rows.Next() {
+		sc, err := scanSchedule(rows)
+		if err != nil {
+			return nil, fmt.Errorf("recent posts: %w", err)
+		}
+		out = append(out, sc)
+	}
+	return out, rows.Err()
+}
+
+// ScheduleCounts are a workspace's schedules by state for the agent's
+// context: pending now, published and failed since a time.
+type ScheduleCounts struct {
+	Pending, Published, Failed int64
+}
+
+// ScheduleCountsSince counts the workspace's pending schedules, and those
+// published or failed since (epoch ms).
+func (s *Store) ScheduleCountsSince(ctx context.Context, workspaceID string, since int64) (ScheduleCounts, error) {
+	var c ScheduleCounts
+	err := s.queryRow(ctx, `SELECT
+		COALESCE(SUM(CASE WHEN status = 'pending' THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'published' AND updated_at >= $2 THEN 1 ELSE 0 END), 0),
+		COALESCE(SUM(CASE WHEN status = 'failed' AND updated_at >= $2 THEN 1 ELSE 0 END), 0)
+		FROM schedules WHERE workspace_id = $1`, workspaceID, since).Scan(&c.Pending, &c.Published, &c.Failed)
+	if err != nil {
+		return c, fmt.Errorf("count schedules: %w", err)
+	}
+	return c, nil
 }

@@ -15,6 +15,7 @@ const pages = [
   { id: 'content', label: 'Content', load: () => import('./content.js') },
   { id: 'agent', label: 'Agent', load: () => import('./agent.js') },
   { id: 'schedules', label: 'Scheduled posts', load: () => import('./schedules.js') },
+  { id: 'calendar', label: 'Calendar', load: () => import('./calendar.js') },
   { id: 'destinations', label: 'Destinations', load: () => import('./destinations.js') },
   { id: 'notifications', label: 'Notifications', load: () => import('./notifications.js') },
   { id: 'voices', label: 'Brand voices', load: () => import('./voices.js') },

@@ -3,7 +3,9 @@
 // webhooks created (secret shown once), tested and deleted.
 // Routes: GET /v1/destinations, PUT and DELETE
 // /v1/destinations/{name}/connection, GET and POST /v1/webhooks,
-// POST /v1/webhooks/{id}/test, DELETE /v1/webhooks/{id}(?force=true).
+// POST /v1/webhooks/{id}/test, DELETE /v1/webhooks/{id}(?force=true);
+// POST /v1/destinations/{name}/oauth/start for a destination this host
+// connects with OAuth (LinkedIn), whose connection shows its expiry.
 import { get, put, post, del } from './api.js';
 import { h, fill, errorBox, fmtTime, table, field, copyButton } from './dom.js';
 
@@ -31,7 +33,13 @@ function checkLine(d) {
     const what = { ok: `Last check${when}: accepted`, failed: `Last check${when}: refused`, skipped: 'Saved without a check', unsupported: 'This destination cannot be checked' }[c.result] || `Last check: ${c.result}`;
     parts.push(`${what}${c.account ? ` (account: ${c.account})` : ''}${c.message ? ` — ${c.message}` : ''}.`);
   }
-  return h('p', { class: c && c.result === 'failed' ? 'error-text' : 'muted', 'data-last-check': c ? c.result : '' }, parts.join(' '));
+  if (d.expiresAt) {
+    const days = Math.floor((new Date(d.expiresAt) - Date.now()) / 86400000);
+    parts.push(days < 0 ? `The token expired on ${fmtTime(d.expiresAt)}: connect again.`
+      : `The token expires on ${fmtTime(d.expiresAt)}${d.refreshable ? ' (Herald refreshes it before then)' : days <= 7 ? ': connect again soon' : ''}.`);
+  }
+  const late = d.expiresAt && !d.refreshable && new Date(d.expiresAt) - Date.now() < 7 * 86400000;
+  return h('p', { class: (c && c.result === 'failed') || late ? 'error-text' : 'muted', 'data-last-check': c ? c.result : '' }, parts.join(' '));
 }
 
 // destinationCard is the connection form of one destination: one input per
@@ -75,9 +83,16 @@ function destinationCard(root, d) {
       if (fresh) fill(fresh, h('p', { class: 'ok' }, 'Disconnected.'));
     } catch (err) { fill(status, errorBox(err)); }
   } }, 'Disconnect') : null;
+  const oauth = d.oauth ? h('p', {}, h('button', { type: 'button', id: `dest-oauth-${d.name}`, onclick: async () => {
+    try {
+      const r = await post(`/v1/destinations/${encodeURIComponent(d.name)}/oauth/start`, {});
+      window.open(r.authorizationUrl, '_blank', 'noopener');
+      fill(status, h('p', { class: 'muted' }, `Finish in the ${d.displayName || d.name} window, then reload this page.`));
+    } catch (err) { fill(status, errorBox(err)); }
+  } }, `${d.connected ? 'Reconnect' : 'Connect'} with ${d.displayName || d.name}`), h('span', { class: 'muted' }, ' or paste a token below.')) : null;
   return h('section', { class: 'card', id: `dest-${d.name}`, 'aria-labelledby': `dest-h-${d.name}` }, heading,
     d.error ? h('p', { class: 'error-text' }, d.error) : null,
-    checkLine(d),
+    checkLine(d), oauth,
     !(d.credentials || []).length ? h('p', { class: 'muted' }, 'This destination needs no credentials.')
       : d.connected ? [h('div', { class: 'row' }, disconnect), h('details', {}, h('summary', {}, 'Replace the credentials'), form)] : form,
     status);

@@ -1,6 +1,7 @@
 // Scheduled posts: GET /v1/scheduler, DELETE /v1/scheduler/{id},
-// POST /v1/scheduler/create, with GET /v1/destinations and GET /v1/webhooks
-// for the destination picker.
+// POST /v1/scheduler/create (exportTo a list when several destinations are
+// chosen), POST /v1/scheduler/preview beside the editor, with
+// GET /v1/destinations and GET /v1/webhooks for the destination picker.
 import { get, post, del } from './api.js';
 import { h, fill, errorBox, fmtTime, table } from './dom.js';
 
@@ -76,12 +77,13 @@ function readImage(file) {
 }
 
 function createForm(root, dests, hooks) {
-  const dest = h('select', { id: 'exportTo', name: 'exportTo', required: true },
+  const dest = h('select', { id: 'exportTo', name: 'exportTo', required: true, multiple: true, size: Math.min(6, Math.max(2, dests.length)) },
     dests.map((d) => h('option', { value: d.name }, `${d.displayName || d.name}${d.name === 'webhook' || d.connected ? '' : ' (not connected)'}`)));
   const hook = h('select', { id: 'webhookId', name: 'webhookId' },
     hooks.length ? hooks.map((w) => h('option', { value: w.id }, `${w.name || w.url} (${w.url})`)) : h('option', { value: '' }, 'No saved webhook'));
   const hookRow = h('div', { class: 'field' }, h('label', { for: 'webhookId' }, 'Webhook'), hook);
-  const syncHook = () => { hookRow.hidden = dest.value !== 'webhook'; };
+  const chosen = () => [...dest.selectedOptions].map((o) => o.value);
+  const syncHook = () => { hookRow.hidden = !chosen().includes('webhook'); };
   dest.addEventListener('change', syncHook);
   const titleIn = h('input', { id: 'title', name: 'title', required: true, maxlength: 500 });
   const text = h('textarea', { id: 'text', name: 'text', rows: 5 });
@@ -115,8 +117,9 @@ function createForm(root, dests, hooks) {
   const form = h('form', { id: 'create-form', class: 'stack', onsubmit: async (e) => {
     e.preventDefault();
     fill(err, );
-    const body = { exportTo: dest.value, title: titleIn.value, text: text.value };
-    if (dest.value === 'webhook') body.webhookId = hook.value;
+    const picked = chosen();
+    const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value };
+    if (picked.includes('webhook')) body.webhookId = hook.value;
     if (draft.checked) body.status = 'draft';
     if (when.value) body.whenToExport = new Date(when.value).toISOString();
     const f = image.files[0];
@@ -151,7 +154,19 @@ function createForm(root, dests, hooks) {
   h('div', { class: 'field' }, h('label', { for: 'image' }, 'Image (PNG, JPEG, GIF or WebP)'), image, preview),
   h('div', { class: 'field' }, h('label', { for: 'imageAlt' }, 'Image alt text'), alt),
   err,
-  h('button', { type: 'submit' }, 'Schedule'));
+  h('p', { class: 'controls' }, h('button', { type: 'submit' }, 'Schedule'), ' ',
+    h('button', { type: 'button', class: 'secondary', id: 'preview-button', onclick: async () => {
+      const destinations = chosen().map((name) => (name === 'webhook' ? { exportTo: name, webhookId: hook.value } : { exportTo: name }));
+      try {
+        const r = await post('/v1/scheduler/preview', { destinations, title: titleIn.value, text: text.value, content: text.value,
+          imageUrl: draftImage || undefined, whenToExport: when.value ? new Date(when.value).toISOString() : undefined });
+        fill(previewPane, h('h3', {}, r.ok ? 'Every destination would accept it' : 'Some destinations would refuse it'),
+          (r.destinations || []).map((d) => h('div', { class: 'preview-destination' }, h('h4', {}, d.exportTo),
+            h('pre', { class: 'preview-text' }, d.rendered || ''),
+            (d.problems || []).length ? h('ul', { class: 'error-text' }, d.problems.map((p) => h('li', {}, `${p.key}: ${p.message}`))) : h('p', { class: 'ok' }, 'Accepted.'))));
+      } catch (x) { fill(previewPane, errorBox(x)); }
+    } }, 'Preview')));
+  const previewPane = h('aside', { id: 'preview-pane', class: 'preview-pane', 'aria-live': 'polite' });
   syncHook();
-  return form;
+  return h('div', { class: 'editor-with-preview' }, form, previewPane);
 }

@@ -8,6 +8,7 @@ package catalog
 import (
 	"encoding/json"
 	"net/url"
+	"strconv"
 )
 
 // The event types a subscription may name.
@@ -160,6 +161,13 @@ type Connection struct {
 	Message string `json:"message,omitempty"`
 	// ExpiresAt is the known expiry, epoch ms (expiring only).
 	ExpiresAt int64 `json:"expiresAt,omitempty"`
+}
+
+// ConnectionExpiry is destination.connection.expiring, written once per
+// connection and expiry.
+func ConnectionExpiry(ws string, c Connection) Event {
+	return Event{WorkspaceID: ws, Type: ConnectionExpiring, Data: c, Link: link("destinations", ""),
+		DedupeKey: ConnectionExpiring + ":" + c.Destination + ":" + strconv.FormatInt(c.ExpiresAt, 10)}
 }
 
 // ConnectionFailure is destination.connection.failed.

@@ -38,6 +38,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
+	"github.com/heraldhq/herald/sdk"
 )
 
 // Main is the TestMain of a package that uses the harness (it serves the
@@ -75,6 +76,8 @@ type Options struct {
 	SecretKey string
 	NoCIDRs   bool
 	Limits    config.Limits
+	// LinkedIn is the OAuth app of the destination service (a fake's URLs).
+	LinkedIn config.LinkedInApp
 }
 
 // Setup builds the harness over s; Options default to the test secret key.
@@ -116,7 +119,8 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 	}
 	planTable := plans.New(nil)
 	caps := quota.New(s, opt.Limits).Follow(planTable)
-	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: planTable, Quota: caps})
+	b.Dest, err = destination.New(destination.Deps{Store: s, Plugins: Plugins(t), SecretKey: opt.SecretKey, Plans: planTable, Quota: caps,
+		LinkedIn: opt.LinkedIn, HTTPClient: sdk.GuardedHTTPClient(10*time.Second, cidrs)})
 	if err != nil {
 		t.Fatal(err)
 	}

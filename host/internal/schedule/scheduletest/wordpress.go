@@ -1,6 +1,7 @@
 package scheduletest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
@@ -28,6 +29,7 @@ type FakeWordPress struct {
 	refuse  bool // answer 401 to every call
 	link    string
 	uploads []Upload
+	posts   []string // the titles of the posts created
 }
 
 // Upload is one media upload the fake received.
@@ -65,7 +67,12 @@ func NewFakeWordPress(t testing.TB) *FakeWordPress {
 			w.WriteHeader(http.StatusCreated)
 			_, _ = io.WriteString(w, `{"id":77}`)
 		case "POST /wp-json/wp/v2/posts":
+			var body struct {
+				Title string `json:"title"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
 			f.mu.Lock()
+			f.posts = append(f.posts, body.Title)
 			link := f.link
 			f.mu.Unlock()
 			w.WriteHeader(http.StatusCreated)
@@ -125,6 +132,13 @@ func (f *FakeWordPress) Uploads() []Upload {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Upload(nil), f.uploads...)
+}
+
+// Posts returns the titles of the posts created, in order.
+func (f *FakeWordPress) Posts() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.posts...)
 }
 
 // Refuse makes every later call answer 401.

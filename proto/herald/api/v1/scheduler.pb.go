@@ -23,6 +23,1137 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// PostDestination is one destination of a post and its variant.
+type PostDestination struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Destination id (a configured destination plugin). Required.
+	ExportTo string `protobuf:"bytes,1,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
+	// A saved webhook of the workspace; required when exportTo is webhook.
+	WebhookId *string `protobuf:"bytes,2,opt,name=webhook_id,json=webhookId,proto3,oneof" json:"webhook_id,omitempty"`
+	// This destination's variant, merged over the post's contentToExport
+	// (its own title, text, content, imageUrl...).
+	ContentToExport *structpb.Struct `protobuf:"bytes,3,opt,name=content_to_export,json=contentToExport,proto3" json:"content_to_export,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PostDestination) Reset() {
+	*x = PostDestination{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostDestination) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostDestination) ProtoMessage() {}
+
+func (x *PostDestination) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostDestination.ProtoReflect.Descriptor instead.
+func (*PostDestination) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PostDestination) GetExportTo() string {
+	if x != nil {
+		return x.ExportTo
+	}
+	return ""
+}
+
+func (x *PostDestination) GetWebhookId() string {
+	if x != nil && x.WebhookId != nil {
+		return *x.WebhookId
+	}
+	return ""
+}
+
+func (x *PostDestination) GetContentToExport() *structpb.Struct {
+	if x != nil {
+		return x.ContentToExport
+	}
+	return nil
+}
+
+// RepeatRule repeats a post: daily, weekly on weekdays, or monthly on a
+// day, at the wall-clock time of whenToExport in time_zone (so 9:00 stays
+// 9:00 across daylight saving changes), until a date or for a count.
+type RepeatRule struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "daily", "weekly" or "monthly".
+	Frequency string `protobuf:"bytes,1,opt,name=frequency,proto3" json:"frequency,omitempty"`
+	// Weekly: "mon" to "sun" (default: the weekday of whenToExport).
+	Weekdays []string `protobuf:"bytes,2,rep,name=weekdays,proto3" json:"weekdays,omitempty"`
+	// Monthly: 1 to 31 (default: the day of whenToExport); months without
+	// that day are skipped.
+	MonthDay int32 `protobuf:"varint,3,opt,name=month_day,json=monthDay,proto3" json:"month_day,omitempty"`
+	// IANA time zone, such as Europe/Berlin. Required.
+	TimeZone string `protobuf:"bytes,4,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	// Last date (2030-12-31, in time_zone) or time; this or count is required,
+	// within the plan's repeat_horizon_days.
+	Until string `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	// Number of occurrences (1 to 1000).
+	Count         int32 `protobuf:"varint,6,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RepeatRule) Reset() {
+	*x = RepeatRule{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RepeatRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RepeatRule) ProtoMessage() {}
+
+func (x *RepeatRule) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RepeatRule.ProtoReflect.Descriptor instead.
+func (*RepeatRule) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RepeatRule) GetFrequency() string {
+	if x != nil {
+		return x.Frequency
+	}
+	return ""
+}
+
+func (x *RepeatRule) GetWeekdays() []string {
+	if x != nil {
+		return x.Weekdays
+	}
+	return nil
+}
+
+func (x *RepeatRule) GetMonthDay() int32 {
+	if x != nil {
+		return x.MonthDay
+	}
+	return 0
+}
+
+func (x *RepeatRule) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
+func (x *RepeatRule) GetUntil() string {
+	if x != nil {
+		return x.Until
+	}
+	return ""
+}
+
+func (x *RepeatRule) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+type CreatePostRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One to the plan's post_destinations.
+	Destinations []*PostDestination `protobuf:"bytes,1,rep,name=destinations,proto3" json:"destinations,omitempty"`
+	// The post's payload; each destination's variant is merged over it.
+	ContentToExport *structpb.Struct `protobuf:"bytes,2,opt,name=content_to_export,json=contentToExport,proto3" json:"content_to_export,omitempty"`
+	Title           *string          `protobuf:"bytes,3,opt,name=title,proto3,oneof" json:"title,omitempty"`
+	Text            *string          `protobuf:"bytes,4,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	Content         *string          `protobuf:"bytes,5,opt,name=content,proto3,oneof" json:"content,omitempty"`
+	// ISO-8601 with any offset; required unless status is draft.
+	WhenToExport string `protobuf:"bytes,6,opt,name=when_to_export,json=whenToExport,proto3" json:"when_to_export,omitempty"`
+	// "pending" (default) or "draft".
+	Status string `protobuf:"bytes,7,opt,name=status,proto3" json:"status,omitempty"`
+	// The post's image (https URL kept, data: URL re-hosted once for all
+	// destinations).
+	ImageUrl string `protobuf:"bytes,8,opt,name=image_url,json=imageUrl,proto3" json:"image_url,omitempty"`
+	ImageAlt string `protobuf:"bytes,9,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
+	Confirm  *bool  `protobuf:"varint,10,opt,name=confirm,proto3,oneof" json:"confirm,omitempty"`
+	// Repeats the post; each occurrence is a post of its own.
+	Repeat        *RepeatRule `protobuf:"bytes,11,opt,name=repeat,proto3" json:"repeat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePostRequest) Reset() {
+	*x = CreatePostRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePostRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePostRequest) ProtoMessage() {}
+
+func (x *CreatePostRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePostRequest.ProtoReflect.Descriptor instead.
+func (*CreatePostRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CreatePostRequest) GetDestinations() []*PostDestination {
+	if x != nil {
+		return x.Destinations
+	}
+	return nil
+}
+
+func (x *CreatePostRequest) GetContentToExport() *structpb.Struct {
+	if x != nil {
+		return x.ContentToExport
+	}
+	return nil
+}
+
+func (x *CreatePostRequest) GetTitle() string {
+	if x != nil && x.Title != nil {
+		return *x.Title
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetContent() string {
+	if x != nil && x.Content != nil {
+		return *x.Content
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetWhenToExport() string {
+	if x != nil {
+		return x.WhenToExport
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetImageUrl() string {
+	if x != nil {
+		return x.ImageUrl
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetImageAlt() string {
+	if x != nil {
+		return x.ImageAlt
+	}
+	return ""
+}
+
+func (x *CreatePostRequest) GetConfirm() bool {
+	if x != nil && x.Confirm != nil {
+		return *x.Confirm
+	}
+	return false
+}
+
+func (x *CreatePostRequest) GetRepeat() *RepeatRule {
+	if x != nil {
+		return x.Repeat
+	}
+	return nil
+}
+
+// Post is a planned post and its schedules, one per destination.
+type Post struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Title string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	// draft, pending, publishing, published, failed, cancelled when every
+	// schedule agrees; otherwise publishing (some still to go),
+	// partially_failed (some published, some failed) or failed.
+	Status       string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	WhenToExport *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=when_to_export,json=whenToExport,proto3" json:"when_to_export,omitempty"`
+	Schedules    []*Schedule            `protobuf:"bytes,5,rep,name=schedules,proto3" json:"schedules,omitempty"`
+	// The repeat rule this post is an occurrence of.
+	RuleId        *string                `protobuf:"bytes,6,opt,name=rule_id,json=ruleId,proto3,oneof" json:"rule_id,omitempty"`
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Post) Reset() {
+	*x = Post{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Post) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Post) ProtoMessage() {}
+
+func (x *Post) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Post.ProtoReflect.Descriptor instead.
+func (*Post) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Post) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Post) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *Post) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *Post) GetWhenToExport() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WhenToExport
+	}
+	return nil
+}
+
+func (x *Post) GetSchedules() []*Schedule {
+	if x != nil {
+		return x.Schedules
+	}
+	return nil
+}
+
+func (x *Post) GetRuleId() string {
+	if x != nil && x.RuleId != nil {
+		return *x.RuleId
+	}
+	return ""
+}
+
+func (x *Post) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Post) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+// PostOutcome is what a post-wide action did to one schedule.
+type PostOutcome struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	ScheduleId string                 `protobuf:"bytes,1,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	// cancelled, removed, retried, moved, or "left: <why>".
+	Result        string `protobuf:"bytes,2,opt,name=result,proto3" json:"result,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostOutcome) Reset() {
+	*x = PostOutcome{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostOutcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostOutcome) ProtoMessage() {}
+
+func (x *PostOutcome) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostOutcome.ProtoReflect.Descriptor instead.
+func (*PostOutcome) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PostOutcome) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+func (x *PostOutcome) GetResult() string {
+	if x != nil {
+		return x.Result
+	}
+	return ""
+}
+
+type PostResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Post          *Post                  `protobuf:"bytes,2,opt,name=post,proto3" json:"post,omitempty"`
+	Outcomes      []*PostOutcome         `protobuf:"bytes,3,rep,name=outcomes,proto3" json:"outcomes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PostResponse) Reset() {
+	*x = PostResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PostResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PostResponse) ProtoMessage() {}
+
+func (x *PostResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PostResponse.ProtoReflect.Descriptor instead.
+func (*PostResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *PostResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PostResponse) GetPost() *Post {
+	if x != nil {
+		return x.Post
+	}
+	return nil
+}
+
+func (x *PostResponse) GetOutcomes() []*PostOutcome {
+	if x != nil {
+		return x.Outcomes
+	}
+	return nil
+}
+
+type GetPostRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPostRequest) Reset() {
+	*x = GetPostRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPostRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPostRequest) ProtoMessage() {}
+
+func (x *GetPostRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPostRequest.ProtoReflect.Descriptor instead.
+func (*GetPostRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetPostRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type GetCalendarRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// First day (2030-01-01, in tz) or ISO-8601 time. Required.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// Last day (inclusive) or ISO-8601 time (exclusive); at most 100 days
+	// after from. Required.
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// IANA time zone the days are in (default UTC).
+	Tz            string `protobuf:"bytes,3,opt,name=tz,proto3" json:"tz,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCalendarRequest) Reset() {
+	*x = GetCalendarRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCalendarRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCalendarRequest) ProtoMessage() {}
+
+func (x *GetCalendarRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCalendarRequest.ProtoReflect.Descriptor instead.
+func (*GetCalendarRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetCalendarRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *GetCalendarRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *GetCalendarRequest) GetTz() string {
+	if x != nil {
+		return x.Tz
+	}
+	return ""
+}
+
+type CalendarDestination struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ScheduleId    string                 `protobuf:"bytes,1,opt,name=schedule_id,json=scheduleId,proto3" json:"schedule_id,omitempty"`
+	ExportTo      string                 `protobuf:"bytes,2,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
+	Status        string                 `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CalendarDestination) Reset() {
+	*x = CalendarDestination{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CalendarDestination) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CalendarDestination) ProtoMessage() {}
+
+func (x *CalendarDestination) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CalendarDestination.ProtoReflect.Descriptor instead.
+func (*CalendarDestination) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CalendarDestination) GetScheduleId() string {
+	if x != nil {
+		return x.ScheduleId
+	}
+	return ""
+}
+
+func (x *CalendarDestination) GetExportTo() string {
+	if x != nil {
+		return x.ExportTo
+	}
+	return ""
+}
+
+func (x *CalendarDestination) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+type CalendarPost struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Title         string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	WhenToExport  *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=when_to_export,json=whenToExport,proto3" json:"when_to_export,omitempty"`
+	Status        string                 `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	RuleId        *string                `protobuf:"bytes,5,opt,name=rule_id,json=ruleId,proto3,oneof" json:"rule_id,omitempty"`
+	Destinations  []*CalendarDestination `protobuf:"bytes,6,rep,name=destinations,proto3" json:"destinations,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CalendarPost) Reset() {
+	*x = CalendarPost{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CalendarPost) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CalendarPost) ProtoMessage() {}
+
+func (x *CalendarPost) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CalendarPost.ProtoReflect.Descriptor instead.
+func (*CalendarPost) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CalendarPost) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CalendarPost) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *CalendarPost) GetWhenToExport() *timestamppb.Timestamp {
+	if x != nil {
+		return x.WhenToExport
+	}
+	return nil
+}
+
+func (x *CalendarPost) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *CalendarPost) GetRuleId() string {
+	if x != nil && x.RuleId != nil {
+		return *x.RuleId
+	}
+	return ""
+}
+
+func (x *CalendarPost) GetDestinations() []*CalendarDestination {
+	if x != nil {
+		return x.Destinations
+	}
+	return nil
+}
+
+type CalendarDay struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 2030-01-01 in the calendar's time zone.
+	Date          string          `protobuf:"bytes,1,opt,name=date,proto3" json:"date,omitempty"`
+	Posts         []*CalendarPost `protobuf:"bytes,2,rep,name=posts,proto3" json:"posts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CalendarDay) Reset() {
+	*x = CalendarDay{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CalendarDay) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CalendarDay) ProtoMessage() {}
+
+func (x *CalendarDay) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CalendarDay.ProtoReflect.Descriptor instead.
+func (*CalendarDay) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CalendarDay) GetDate() string {
+	if x != nil {
+		return x.Date
+	}
+	return ""
+}
+
+func (x *CalendarDay) GetPosts() []*CalendarPost {
+	if x != nil {
+		return x.Posts
+	}
+	return nil
+}
+
+type GetCalendarResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Tz      string                 `protobuf:"bytes,2,opt,name=tz,proto3" json:"tz,omitempty"`
+	Days    []*CalendarDay         `protobuf:"bytes,3,rep,name=days,proto3" json:"days,omitempty"`
+	// More than 20,000 schedules fell in the range; the first are shown.
+	Truncated     bool `protobuf:"varint,4,opt,name=truncated,proto3" json:"truncated,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCalendarResponse) Reset() {
+	*x = GetCalendarResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCalendarResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCalendarResponse) ProtoMessage() {}
+
+func (x *GetCalendarResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCalendarResponse.ProtoReflect.Descriptor instead.
+func (*GetCalendarResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *GetCalendarResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *GetCalendarResponse) GetTz() string {
+	if x != nil {
+		return x.Tz
+	}
+	return ""
+}
+
+func (x *GetCalendarResponse) GetDays() []*CalendarDay {
+	if x != nil {
+		return x.Days
+	}
+	return nil
+}
+
+func (x *GetCalendarResponse) GetTruncated() bool {
+	if x != nil {
+		return x.Truncated
+	}
+	return false
+}
+
+// PreviewProblem is something a destination would refuse.
+type PreviewProblem struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The contentToExport key or credential at fault.
+	Key           string `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewProblem) Reset() {
+	*x = PreviewProblem{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewProblem) ProtoMessage() {}
+
+func (x *PreviewProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewProblem.ProtoReflect.Descriptor instead.
+func (*PreviewProblem) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PreviewProblem) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *PreviewProblem) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// PreviewDestination is what one destination would receive.
+type PreviewDestination struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ExportTo  string                 `protobuf:"bytes,1,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
+	WebhookId *string                `protobuf:"bytes,2,opt,name=webhook_id,json=webhookId,proto3,oneof" json:"webhook_id,omitempty"`
+	// contentToExport as it would be sent (variant merged).
+	ContentToExport *structpb.Struct `protobuf:"bytes,3,opt,name=content_to_export,json=contentToExport,proto3" json:"content_to_export,omitempty"`
+	// The text as the destination shows it (LinkedIn: the commentary).
+	Rendered string `protobuf:"bytes,4,opt,name=rendered,proto3" json:"rendered,omitempty"`
+	// Empty when the destination would accept the post.
+	Problems      []*PreviewProblem `protobuf:"bytes,5,rep,name=problems,proto3" json:"problems,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewDestination) Reset() {
+	*x = PreviewDestination{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewDestination) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewDestination) ProtoMessage() {}
+
+func (x *PreviewDestination) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewDestination.ProtoReflect.Descriptor instead.
+func (*PreviewDestination) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *PreviewDestination) GetExportTo() string {
+	if x != nil {
+		return x.ExportTo
+	}
+	return ""
+}
+
+func (x *PreviewDestination) GetWebhookId() string {
+	if x != nil && x.WebhookId != nil {
+		return *x.WebhookId
+	}
+	return ""
+}
+
+func (x *PreviewDestination) GetContentToExport() *structpb.Struct {
+	if x != nil {
+		return x.ContentToExport
+	}
+	return nil
+}
+
+func (x *PreviewDestination) GetRendered() string {
+	if x != nil {
+		return x.Rendered
+	}
+	return ""
+}
+
+func (x *PreviewDestination) GetProblems() []*PreviewProblem {
+	if x != nil {
+		return x.Problems
+	}
+	return nil
+}
+
+type PreviewPostResponse struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	Message      string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Destinations []*PreviewDestination  `protobuf:"bytes,2,rep,name=destinations,proto3" json:"destinations,omitempty"`
+	// Whether every destination would accept the post.
+	Ok            bool `protobuf:"varint,3,opt,name=ok,proto3" json:"ok,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewPostResponse) Reset() {
+	*x = PreviewPostResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewPostResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewPostResponse) ProtoMessage() {}
+
+func (x *PreviewPostResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewPostResponse.ProtoReflect.Descriptor instead.
+func (*PreviewPostResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PreviewPostResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *PreviewPostResponse) GetDestinations() []*PreviewDestination {
+	if x != nil {
+		return x.Destinations
+	}
+	return nil
+}
+
+func (x *PreviewPostResponse) GetOk() bool {
+	if x != nil {
+		return x.Ok
+	}
+	return false
+}
+
+type CancelRepeatRuleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Id            string                 `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelRepeatRuleResponse) Reset() {
+	*x = CancelRepeatRuleResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelRepeatRuleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelRepeatRuleResponse) ProtoMessage() {}
+
+func (x *CancelRepeatRuleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelRepeatRuleResponse.ProtoReflect.Descriptor instead.
+func (*CancelRepeatRuleResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CancelRepeatRuleResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CancelRepeatRuleResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
 // ImageUpload is a file uploaded to an agent host; download_url is
 // temporary, so it is fetched when the schedule is created.
 type ImageUpload struct {
@@ -37,7 +1168,7 @@ type ImageUpload struct {
 
 func (x *ImageUpload) Reset() {
 	*x = ImageUpload{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[0]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -49,7 +1180,7 @@ func (x *ImageUpload) String() string {
 func (*ImageUpload) ProtoMessage() {}
 
 func (x *ImageUpload) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[0]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -62,7 +1193,7 @@ func (x *ImageUpload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImageUpload.ProtoReflect.Descriptor instead.
 func (*ImageUpload) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{0}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ImageUpload) GetDownloadUrl() string {
@@ -95,7 +1226,10 @@ func (x *ImageUpload) GetFileName() string {
 
 type CreateScheduleRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Destination id (a configured destination plugin). Required.
+	// Destination id (a configured destination plugin). Required. On the REST
+	// face exportTo may also be a list of destination ids: one post with a
+	// schedule per destination (read as export_to_list, with its first id
+	// as export_to).
 	ExportTo string `protobuf:"bytes,1,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
 	// Destination payload; required unless title, text or content is passed.
 	ContentToExport *structpb.Struct `protobuf:"bytes,2,opt,name=content_to_export,json=contentToExport,proto3" json:"content_to_export,omitempty"`
@@ -120,14 +1254,18 @@ type CreateScheduleRequest struct {
 	Confirm *bool `protobuf:"varint,14,opt,name=confirm,proto3,oneof" json:"confirm,omitempty"`
 	// Alternative text of the image (stored as contentToExport.imageAlt);
 	// destinations default it to the title.
-	ImageAlt      string `protobuf:"bytes,15,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
+	ImageAlt string `protobuf:"bytes,15,opt,name=image_alt,json=imageAlt,proto3" json:"image_alt,omitempty"`
+	// Several destinations: one post with a schedule per destination, each
+	// with the same contentToExport (POST /v1/posts takes a variant per
+	// destination). export_to is then its first id.
+	ExportToList  []string `protobuf:"bytes,16,rep,name=export_to_list,json=exportToList,proto3" json:"export_to_list,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateScheduleRequest) Reset() {
 	*x = CreateScheduleRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[1]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -139,7 +1277,7 @@ func (x *CreateScheduleRequest) String() string {
 func (*CreateScheduleRequest) ProtoMessage() {}
 
 func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[1]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -152,7 +1290,7 @@ func (x *CreateScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateScheduleRequest.ProtoReflect.Descriptor instead.
 func (*CreateScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{1}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateScheduleRequest) GetExportTo() string {
@@ -260,6 +1398,13 @@ func (x *CreateScheduleRequest) GetImageAlt() string {
 	return ""
 }
 
+func (x *CreateScheduleRequest) GetExportToList() []string {
+	if x != nil {
+		return x.ExportToList
+	}
+	return nil
+}
+
 // Schedule is a stored post. The first nine fields are SPEC's; the others
 // report the publisher's progress.
 type Schedule struct {
@@ -281,16 +1426,18 @@ type Schedule struct {
 	// Why the last attempt failed (the destination's message), if it did.
 	LastError *string `protobuf:"bytes,11,opt,name=last_error,json=lastError,proto3,oneof" json:"last_error,omitempty"`
 	// What the destination created, once published.
-	ExternalId    *string                `protobuf:"bytes,12,opt,name=external_id,json=externalId,proto3,oneof" json:"external_id,omitempty"`
-	ExternalUrl   *string                `protobuf:"bytes,13,opt,name=external_url,json=externalUrl,proto3,oneof" json:"external_url,omitempty"`
-	PublishedAt   *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	ExternalId  *string                `protobuf:"bytes,12,opt,name=external_id,json=externalId,proto3,oneof" json:"external_id,omitempty"`
+	ExternalUrl *string                `protobuf:"bytes,13,opt,name=external_url,json=externalUrl,proto3,oneof" json:"external_url,omitempty"`
+	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
+	// The post this schedule is one destination of.
+	PostId        *string `protobuf:"bytes,15,opt,name=post_id,json=postId,proto3,oneof" json:"post_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Schedule) Reset() {
 	*x = Schedule{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[2]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +1449,7 @@ func (x *Schedule) String() string {
 func (*Schedule) ProtoMessage() {}
 
 func (x *Schedule) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[2]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +1462,7 @@ func (x *Schedule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Schedule.ProtoReflect.Descriptor instead.
 func (*Schedule) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{2}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Schedule) GetId() string {
@@ -416,17 +1563,27 @@ func (x *Schedule) GetPublishedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Schedule) GetPostId() string {
+	if x != nil && x.PostId != nil {
+		return *x.PostId
+	}
+	return ""
+}
+
 type CreateScheduleResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	Schedule      *Schedule              `protobuf:"bytes,2,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Message string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// The first (or only) destination's schedule.
+	Schedule *Schedule `protobuf:"bytes,2,opt,name=schedule,proto3" json:"schedule,omitempty"`
+	// The post, when exportTo was a list.
+	Post          *Post `protobuf:"bytes,3,opt,name=post,proto3" json:"post,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateScheduleResponse) Reset() {
 	*x = CreateScheduleResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[3]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -438,7 +1595,7 @@ func (x *CreateScheduleResponse) String() string {
 func (*CreateScheduleResponse) ProtoMessage() {}
 
 func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[3]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -451,7 +1608,7 @@ func (x *CreateScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateScheduleResponse.ProtoReflect.Descriptor instead.
 func (*CreateScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{3}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateScheduleResponse) GetMessage() string {
@@ -468,6 +1625,13 @@ func (x *CreateScheduleResponse) GetSchedule() *Schedule {
 	return nil
 }
 
+func (x *CreateScheduleResponse) GetPost() *Post {
+	if x != nil {
+		return x.Post
+	}
+	return nil
+}
+
 type ListSchedulesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Items to skip; pages are 20 items.
@@ -478,7 +1642,7 @@ type ListSchedulesRequest struct {
 
 func (x *ListSchedulesRequest) Reset() {
 	*x = ListSchedulesRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[4]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +1654,7 @@ func (x *ListSchedulesRequest) String() string {
 func (*ListSchedulesRequest) ProtoMessage() {}
 
 func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[4]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +1667,7 @@ func (x *ListSchedulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSchedulesRequest.ProtoReflect.Descriptor instead.
 func (*ListSchedulesRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{4}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListSchedulesRequest) GetSkip() int32 {
@@ -525,7 +1689,7 @@ type ListSchedulesResponse struct {
 
 func (x *ListSchedulesResponse) Reset() {
 	*x = ListSchedulesResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[5]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -537,7 +1701,7 @@ func (x *ListSchedulesResponse) String() string {
 func (*ListSchedulesResponse) ProtoMessage() {}
 
 func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[5]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -550,7 +1714,7 @@ func (x *ListSchedulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSchedulesResponse.ProtoReflect.Descriptor instead.
 func (*ListSchedulesResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{5}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListSchedulesResponse) GetMessage() string {
@@ -583,7 +1747,7 @@ type GetScheduleRequest struct {
 
 func (x *GetScheduleRequest) Reset() {
 	*x = GetScheduleRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[6]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -595,7 +1759,7 @@ func (x *GetScheduleRequest) String() string {
 func (*GetScheduleRequest) ProtoMessage() {}
 
 func (x *GetScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[6]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -608,7 +1772,7 @@ func (x *GetScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleRequest.ProtoReflect.Descriptor instead.
 func (*GetScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{6}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetScheduleRequest) GetId() string {
@@ -628,7 +1792,7 @@ type GetScheduleResponse struct {
 
 func (x *GetScheduleResponse) Reset() {
 	*x = GetScheduleResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[7]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -640,7 +1804,7 @@ func (x *GetScheduleResponse) String() string {
 func (*GetScheduleResponse) ProtoMessage() {}
 
 func (x *GetScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[7]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -653,7 +1817,7 @@ func (x *GetScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleResponse.ProtoReflect.Descriptor instead.
 func (*GetScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{7}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetScheduleResponse) GetMessage() string {
@@ -679,7 +1843,7 @@ type DeleteScheduleRequest struct {
 
 func (x *DeleteScheduleRequest) Reset() {
 	*x = DeleteScheduleRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[8]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +1855,7 @@ func (x *DeleteScheduleRequest) String() string {
 func (*DeleteScheduleRequest) ProtoMessage() {}
 
 func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[8]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +1868,7 @@ func (x *DeleteScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteScheduleRequest.ProtoReflect.Descriptor instead.
 func (*DeleteScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{8}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DeleteScheduleRequest) GetId() string {
@@ -726,7 +1890,7 @@ type DeleteScheduleResponse struct {
 
 func (x *DeleteScheduleResponse) Reset() {
 	*x = DeleteScheduleResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[9]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -738,7 +1902,7 @@ func (x *DeleteScheduleResponse) String() string {
 func (*DeleteScheduleResponse) ProtoMessage() {}
 
 func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[9]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -751,7 +1915,7 @@ func (x *DeleteScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteScheduleResponse.ProtoReflect.Descriptor instead.
 func (*DeleteScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *DeleteScheduleResponse) GetMessage() string {
@@ -786,7 +1950,7 @@ type RetryScheduleRequest struct {
 
 func (x *RetryScheduleRequest) Reset() {
 	*x = RetryScheduleRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -798,7 +1962,7 @@ func (x *RetryScheduleRequest) String() string {
 func (*RetryScheduleRequest) ProtoMessage() {}
 
 func (x *RetryScheduleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[10]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -811,7 +1975,7 @@ func (x *RetryScheduleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryScheduleRequest.ProtoReflect.Descriptor instead.
 func (*RetryScheduleRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RetryScheduleRequest) GetId() string {
@@ -838,7 +2002,7 @@ type RetryScheduleResponse struct {
 
 func (x *RetryScheduleResponse) Reset() {
 	*x = RetryScheduleResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +2014,7 @@ func (x *RetryScheduleResponse) String() string {
 func (*RetryScheduleResponse) ProtoMessage() {}
 
 func (x *RetryScheduleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[11]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +2027,7 @@ func (x *RetryScheduleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryScheduleResponse.ProtoReflect.Descriptor instead.
 func (*RetryScheduleResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RetryScheduleResponse) GetMessage() string {
@@ -880,6 +2044,239 @@ func (x *RetryScheduleResponse) GetSchedule() *Schedule {
 	return nil
 }
 
+type StartOAuthRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartOAuthRequest) Reset() {
+	*x = StartOAuthRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartOAuthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartOAuthRequest) ProtoMessage() {}
+
+func (x *StartOAuthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartOAuthRequest.ProtoReflect.Descriptor instead.
+func (*StartOAuthRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StartOAuthRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type StartOAuthResponse struct {
+	state            protoimpl.MessageState `protogen:"open.v1"`
+	Message          string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	AuthorizationUrl string                 `protobuf:"bytes,2,opt,name=authorization_url,json=authorizationUrl,proto3" json:"authorization_url,omitempty"`
+	ExpiresAt        *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *StartOAuthResponse) Reset() {
+	*x = StartOAuthResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartOAuthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartOAuthResponse) ProtoMessage() {}
+
+func (x *StartOAuthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartOAuthResponse.ProtoReflect.Descriptor instead.
+func (*StartOAuthResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *StartOAuthResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *StartOAuthResponse) GetAuthorizationUrl() string {
+	if x != nil {
+		return x.AuthorizationUrl
+	}
+	return ""
+}
+
+func (x *StartOAuthResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+type FinishOAuthRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Code  string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	State string                 `protobuf:"bytes,3,opt,name=state,proto3" json:"state,omitempty"`
+	// Set by LinkedIn when the member declined.
+	Error            string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorDescription string `protobuf:"bytes,5,opt,name=error_description,json=errorDescription,proto3" json:"error_description,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *FinishOAuthRequest) Reset() {
+	*x = FinishOAuthRequest{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishOAuthRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishOAuthRequest) ProtoMessage() {}
+
+func (x *FinishOAuthRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishOAuthRequest.ProtoReflect.Descriptor instead.
+func (*FinishOAuthRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *FinishOAuthRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *FinishOAuthRequest) GetErrorDescription() string {
+	if x != nil {
+		return x.ErrorDescription
+	}
+	return ""
+}
+
+type FinishOAuthResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishOAuthResponse) Reset() {
+	*x = FinishOAuthResponse{}
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishOAuthResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishOAuthResponse) ProtoMessage() {}
+
+func (x *FinishOAuthResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishOAuthResponse.ProtoReflect.Descriptor instead.
+func (*FinishOAuthResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *FinishOAuthResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *FinishOAuthResponse) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // CredentialField describes one credential a destination needs.
 type CredentialField struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -894,7 +2291,7 @@ type CredentialField struct {
 
 func (x *CredentialField) Reset() {
 	*x = CredentialField{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -906,7 +2303,7 @@ func (x *CredentialField) String() string {
 func (*CredentialField) ProtoMessage() {}
 
 func (x *CredentialField) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[12]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -919,7 +2316,7 @@ func (x *CredentialField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CredentialField.ProtoReflect.Descriptor instead.
 func (*CredentialField) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CredentialField) GetName() string {
@@ -979,14 +2376,21 @@ type Destination struct {
 	Error *string `protobuf:"bytes,11,opt,name=error,proto3,oneof" json:"error,omitempty"`
 	// The last check of the stored credentials against the remote; absent
 	// when not connected.
-	LastCheck     *ConnectionCheck `protobuf:"bytes,12,opt,name=last_check,json=lastCheck,proto3" json:"last_check,omitempty"`
+	LastCheck *ConnectionCheck `protobuf:"bytes,12,opt,name=last_check,json=lastCheck,proto3" json:"last_check,omitempty"`
+	// When the connection's access token expires, when known (OAuth);
+	// refreshable says Herald refreshes it before then.
+	ExpiresAt   *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	Refreshable bool                   `protobuf:"varint,14,opt,name=refreshable,proto3" json:"refreshable,omitempty"`
+	// Whether this destination connects with OAuth on this host
+	// (POST /v1/destinations/{name}/oauth/start).
+	Oauth         bool `protobuf:"varint,15,opt,name=oauth,proto3" json:"oauth,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Destination) Reset() {
 	*x = Destination{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -998,7 +2402,7 @@ func (x *Destination) String() string {
 func (*Destination) ProtoMessage() {}
 
 func (x *Destination) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[13]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1011,7 +2415,7 @@ func (x *Destination) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Destination.ProtoReflect.Descriptor instead.
 func (*Destination) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *Destination) GetName() string {
@@ -1098,6 +2502,27 @@ func (x *Destination) GetLastCheck() *ConnectionCheck {
 	return nil
 }
 
+func (x *Destination) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *Destination) GetRefreshable() bool {
+	if x != nil {
+		return x.Refreshable
+	}
+	return false
+}
+
+func (x *Destination) GetOauth() bool {
+	if x != nil {
+		return x.Oauth
+	}
+	return false
+}
+
 // ConnectionCheck is one verification of a destination's credentials.
 type ConnectionCheck struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1116,7 +2541,7 @@ type ConnectionCheck struct {
 
 func (x *ConnectionCheck) Reset() {
 	*x = ConnectionCheck{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1128,7 +2553,7 @@ func (x *ConnectionCheck) String() string {
 func (*ConnectionCheck) ProtoMessage() {}
 
 func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[14]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1141,7 +2566,7 @@ func (x *ConnectionCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectionCheck.ProtoReflect.Descriptor instead.
 func (*ConnectionCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ConnectionCheck) GetCheckedAt() *timestamppb.Timestamp {
@@ -1180,7 +2605,7 @@ type ListDestinationsRequest struct {
 
 func (x *ListDestinationsRequest) Reset() {
 	*x = ListDestinationsRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +2617,7 @@ func (x *ListDestinationsRequest) String() string {
 func (*ListDestinationsRequest) ProtoMessage() {}
 
 func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[15]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +2630,7 @@ func (x *ListDestinationsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsRequest.ProtoReflect.Descriptor instead.
 func (*ListDestinationsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{35}
 }
 
 type ListDestinationsResponse struct {
@@ -1218,7 +2643,7 @@ type ListDestinationsResponse struct {
 
 func (x *ListDestinationsResponse) Reset() {
 	*x = ListDestinationsResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +2655,7 @@ func (x *ListDestinationsResponse) String() string {
 func (*ListDestinationsResponse) ProtoMessage() {}
 
 func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[16]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +2668,7 @@ func (x *ListDestinationsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDestinationsResponse.ProtoReflect.Descriptor instead.
 func (*ListDestinationsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{16}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListDestinationsResponse) GetMessage() string {
@@ -1274,7 +2699,7 @@ type ConnectDestinationRequest struct {
 
 func (x *ConnectDestinationRequest) Reset() {
 	*x = ConnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +2711,7 @@ func (x *ConnectDestinationRequest) String() string {
 func (*ConnectDestinationRequest) ProtoMessage() {}
 
 func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[17]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +2724,7 @@ func (x *ConnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{17}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ConnectDestinationRequest) GetName() string {
@@ -1333,7 +2758,7 @@ type ConnectDestinationResponse struct {
 
 func (x *ConnectDestinationResponse) Reset() {
 	*x = ConnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +2770,7 @@ func (x *ConnectDestinationResponse) String() string {
 func (*ConnectDestinationResponse) ProtoMessage() {}
 
 func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[18]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +2783,7 @@ func (x *ConnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*ConnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{18}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ConnectDestinationResponse) GetMessage() string {
@@ -1384,7 +2809,7 @@ type DisconnectDestinationRequest struct {
 
 func (x *DisconnectDestinationRequest) Reset() {
 	*x = DisconnectDestinationRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1396,7 +2821,7 @@ func (x *DisconnectDestinationRequest) String() string {
 func (*DisconnectDestinationRequest) ProtoMessage() {}
 
 func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[19]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1409,7 +2834,7 @@ func (x *DisconnectDestinationRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationRequest.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{19}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *DisconnectDestinationRequest) GetName() string {
@@ -1429,7 +2854,7 @@ type DisconnectDestinationResponse struct {
 
 func (x *DisconnectDestinationResponse) Reset() {
 	*x = DisconnectDestinationResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1441,7 +2866,7 @@ func (x *DisconnectDestinationResponse) String() string {
 func (*DisconnectDestinationResponse) ProtoMessage() {}
 
 func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[20]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1454,7 +2879,7 @@ func (x *DisconnectDestinationResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisconnectDestinationResponse.ProtoReflect.Descriptor instead.
 func (*DisconnectDestinationResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{20}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *DisconnectDestinationResponse) GetMessage() string {
@@ -1483,7 +2908,7 @@ type CreateWebhookRequest struct {
 
 func (x *CreateWebhookRequest) Reset() {
 	*x = CreateWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1495,7 +2920,7 @@ func (x *CreateWebhookRequest) String() string {
 func (*CreateWebhookRequest) ProtoMessage() {}
 
 func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[21]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1508,7 +2933,7 @@ func (x *CreateWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookRequest.ProtoReflect.Descriptor instead.
 func (*CreateWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *CreateWebhookRequest) GetUrl() string {
@@ -1539,7 +2964,7 @@ type Webhook struct {
 
 func (x *Webhook) Reset() {
 	*x = Webhook{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1551,7 +2976,7 @@ func (x *Webhook) String() string {
 func (*Webhook) ProtoMessage() {}
 
 func (x *Webhook) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[22]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1564,7 +2989,7 @@ func (x *Webhook) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Webhook.ProtoReflect.Descriptor instead.
 func (*Webhook) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *Webhook) GetId() string {
@@ -1607,7 +3032,7 @@ type CreateWebhookResponse struct {
 
 func (x *CreateWebhookResponse) Reset() {
 	*x = CreateWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +3044,7 @@ func (x *CreateWebhookResponse) String() string {
 func (*CreateWebhookResponse) ProtoMessage() {}
 
 func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[23]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1632,7 +3057,7 @@ func (x *CreateWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateWebhookResponse.ProtoReflect.Descriptor instead.
 func (*CreateWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *CreateWebhookResponse) GetMessage() string {
@@ -1664,7 +3089,7 @@ type ListWebhooksRequest struct {
 
 func (x *ListWebhooksRequest) Reset() {
 	*x = ListWebhooksRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1676,7 +3101,7 @@ func (x *ListWebhooksRequest) String() string {
 func (*ListWebhooksRequest) ProtoMessage() {}
 
 func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[24]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1689,7 +3114,7 @@ func (x *ListWebhooksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksRequest.ProtoReflect.Descriptor instead.
 func (*ListWebhooksRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{44}
 }
 
 type ListWebhooksResponse struct {
@@ -1702,7 +3127,7 @@ type ListWebhooksResponse struct {
 
 func (x *ListWebhooksResponse) Reset() {
 	*x = ListWebhooksResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +3139,7 @@ func (x *ListWebhooksResponse) String() string {
 func (*ListWebhooksResponse) ProtoMessage() {}
 
 func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[25]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +3152,7 @@ func (x *ListWebhooksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListWebhooksResponse.ProtoReflect.Descriptor instead.
 func (*ListWebhooksResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ListWebhooksResponse) GetMessage() string {
@@ -1758,7 +3183,7 @@ type DeleteWebhookRequest struct {
 
 func (x *DeleteWebhookRequest) Reset() {
 	*x = DeleteWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1770,7 +3195,7 @@ func (x *DeleteWebhookRequest) String() string {
 func (*DeleteWebhookRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[26]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1783,7 +3208,7 @@ func (x *DeleteWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DeleteWebhookRequest) GetId() string {
@@ -1810,7 +3235,7 @@ type DeleteWebhookResponse struct {
 
 func (x *DeleteWebhookResponse) Reset() {
 	*x = DeleteWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1822,7 +3247,7 @@ func (x *DeleteWebhookResponse) String() string {
 func (*DeleteWebhookResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[27]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1835,7 +3260,7 @@ func (x *DeleteWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DeleteWebhookResponse) GetMessage() string {
@@ -1861,7 +3286,7 @@ type TestWebhookRequest struct {
 
 func (x *TestWebhookRequest) Reset() {
 	*x = TestWebhookRequest{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +3298,7 @@ func (x *TestWebhookRequest) String() string {
 func (*TestWebhookRequest) ProtoMessage() {}
 
 func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[28]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +3311,7 @@ func (x *TestWebhookRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestWebhookRequest.ProtoReflect.Descriptor instead.
 func (*TestWebhookRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *TestWebhookRequest) GetId() string {
@@ -1910,7 +3335,7 @@ type TestWebhookResponse struct {
 
 func (x *TestWebhookResponse) Reset() {
 	*x = TestWebhookResponse{}
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1922,7 +3347,7 @@ func (x *TestWebhookResponse) String() string {
 func (*TestWebhookResponse) ProtoMessage() {}
 
 func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_scheduler_proto_msgTypes[29]
+	mi := &file_herald_api_v1_scheduler_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1935,7 +3360,7 @@ func (x *TestWebhookResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TestWebhookResponse.ProtoReflect.Descriptor instead.
 func (*TestWebhookResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_scheduler_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *TestWebhookResponse) GetMessage() string {
@@ -1963,12 +3388,112 @@ var File_herald_api_v1_scheduler_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\n" +
-	"\x1dherald/api/v1/scheduler.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x83\x01\n" +
+	"\x1dherald/api/v1/scheduler.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb8\x01\n" +
+	"\x0fPostDestination\x12-\n" +
+	"\texport_to\x18\x01 \x01(\tB\x10\x92\xa8\x19\f\b\x01R\blinkedinR\bexportTo\x12\"\n" +
+	"\n" +
+	"webhook_id\x18\x02 \x01(\tH\x00R\twebhookId\x88\x01\x01\x12C\n" +
+	"\x11content_to_export\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExportB\r\n" +
+	"\v_webhook_id\"\xdf\x01\n" +
+	"\n" +
+	"RepeatRule\x12:\n" +
+	"\tfrequency\x18\x01 \x01(\tB\x1c\x92\xa8\x19\x18\x12\x05daily\x12\x06weekly\x12\amonthlyR\tfrequency\x12\x1a\n" +
+	"\bweekdays\x18\x02 \x03(\tR\bweekdays\x12\x1b\n" +
+	"\tmonth_day\x18\x03 \x01(\x05R\bmonthDay\x120\n" +
+	"\ttime_zone\x18\x04 \x01(\tB\x13\x92\xa8\x19\x0fR\rEurope/BerlinR\btimeZone\x12\x14\n" +
+	"\x05until\x18\x05 \x01(\tR\x05until\x12\x14\n" +
+	"\x05count\x18\x06 \x01(\x05R\x05count\"\x83\x04\n" +
+	"\x11CreatePostRequest\x12B\n" +
+	"\fdestinations\x18\x01 \x03(\v2\x1e.herald.api.v1.PostDestinationR\fdestinations\x12C\n" +
+	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
+	"\x05title\x18\x03 \x01(\tH\x00R\x05title\x88\x01\x01\x12\x17\n" +
+	"\x04text\x18\x04 \x01(\tH\x01R\x04text\x88\x01\x01\x12\x1d\n" +
+	"\acontent\x18\x05 \x01(\tH\x02R\acontent\x88\x01\x01\x12$\n" +
+	"\x0ewhen_to_export\x18\x06 \x01(\tR\fwhenToExport\x12,\n" +
+	"\x06status\x18\a \x01(\tB\x14\x92\xa8\x19\x10\x12\apending\x12\x05draftR\x06status\x12\x1b\n" +
+	"\timage_url\x18\b \x01(\tR\bimageUrl\x12$\n" +
+	"\timage_alt\x18\t \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAlt\x12\x1d\n" +
+	"\aconfirm\x18\n" +
+	" \x01(\bH\x03R\aconfirm\x88\x01\x01\x121\n" +
+	"\x06repeat\x18\v \x01(\v2\x19.herald.api.v1.RepeatRuleR\x06repeatB\b\n" +
+	"\x06_titleB\a\n" +
+	"\x05_textB\n" +
+	"\n" +
+	"\b_contentB\n" +
+	"\n" +
+	"\b_confirm\"\xdd\x02\n" +
+	"\x04Post\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12@\n" +
+	"\x0ewhen_to_export\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\fwhenToExport\x125\n" +
+	"\tschedules\x18\x05 \x03(\v2\x17.herald.api.v1.ScheduleR\tschedules\x12\x1c\n" +
+	"\arule_id\x18\x06 \x01(\tH\x00R\x06ruleId\x88\x01\x01\x129\n" +
+	"\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\n" +
+	"\n" +
+	"\b_rule_id\"F\n" +
+	"\vPostOutcome\x12\x1f\n" +
+	"\vschedule_id\x18\x01 \x01(\tR\n" +
+	"scheduleId\x12\x16\n" +
+	"\x06result\x18\x02 \x01(\tR\x06result\"\x89\x01\n" +
+	"\fPostResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12'\n" +
+	"\x04post\x18\x02 \x01(\v2\x13.herald.api.v1.PostR\x04post\x126\n" +
+	"\boutcomes\x18\x03 \x03(\v2\x1a.herald.api.v1.PostOutcomeR\boutcomes\" \n" +
+	"\x0eGetPostRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"H\n" +
+	"\x12GetCalendarRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x0e\n" +
+	"\x02tz\x18\x03 \x01(\tR\x02tz\"k\n" +
+	"\x13CalendarDestination\x12\x1f\n" +
+	"\vschedule_id\x18\x01 \x01(\tR\n" +
+	"scheduleId\x12\x1b\n" +
+	"\texport_to\x18\x02 \x01(\tR\bexportTo\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\"\x80\x02\n" +
+	"\fCalendarPost\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12@\n" +
+	"\x0ewhen_to_export\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\fwhenToExport\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\tR\x06status\x12\x1c\n" +
+	"\arule_id\x18\x05 \x01(\tH\x00R\x06ruleId\x88\x01\x01\x12F\n" +
+	"\fdestinations\x18\x06 \x03(\v2\".herald.api.v1.CalendarDestinationR\fdestinationsB\n" +
+	"\n" +
+	"\b_rule_id\"T\n" +
+	"\vCalendarDay\x12\x12\n" +
+	"\x04date\x18\x01 \x01(\tR\x04date\x121\n" +
+	"\x05posts\x18\x02 \x03(\v2\x1b.herald.api.v1.CalendarPostR\x05posts\"\x8d\x01\n" +
+	"\x13GetCalendarResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
+	"\x02tz\x18\x02 \x01(\tR\x02tz\x12.\n" +
+	"\x04days\x18\x03 \x03(\v2\x1a.herald.api.v1.CalendarDayR\x04days\x12\x1c\n" +
+	"\ttruncated\x18\x04 \x01(\bR\ttruncated\"<\n" +
+	"\x0ePreviewProblem\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x80\x02\n" +
+	"\x12PreviewDestination\x12\x1b\n" +
+	"\texport_to\x18\x01 \x01(\tR\bexportTo\x12\"\n" +
+	"\n" +
+	"webhook_id\x18\x02 \x01(\tH\x00R\twebhookId\x88\x01\x01\x12C\n" +
+	"\x11content_to_export\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x1a\n" +
+	"\brendered\x18\x04 \x01(\tR\brendered\x129\n" +
+	"\bproblems\x18\x05 \x03(\v2\x1d.herald.api.v1.PreviewProblemR\bproblemsB\r\n" +
+	"\v_webhook_id\"\x86\x01\n" +
+	"\x13PreviewPostResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12E\n" +
+	"\fdestinations\x18\x02 \x03(\v2!.herald.api.v1.PreviewDestinationR\fdestinations\x12\x0e\n" +
+	"\x02ok\x18\x03 \x01(\bR\x02ok\"D\n" +
+	"\x18CancelRepeatRuleResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\x83\x01\n" +
 	"\vImageUpload\x12!\n" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\x9f\x05\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xc5\x05\n" +
 	"\x15CreateScheduleRequest\x12,\n" +
 	"\texport_to\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\b\x01R\awebhookR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
@@ -1986,14 +3511,15 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x05image\x18\f \x01(\v2\x1a.herald.api.v1.ImageUploadR\x05image\x12&\n" +
 	"\x0fimage_mime_type\x18\r \x01(\tR\rimageMimeType\x12\x1d\n" +
 	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12$\n" +
-	"\timage_alt\x18\x0f \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAltB\b\n" +
+	"\timage_alt\x18\x0f \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAlt\x12$\n" +
+	"\x0eexport_to_list\x18\x10 \x03(\tR\fexportToListB\b\n" +
 	"\x06_titleB\a\n" +
 	"\x05_textB\n" +
 	"\n" +
 	"\b_contentB\r\n" +
 	"\v_webhook_idB\n" +
 	"\n" +
-	"\b_confirm\"\x93\x05\n" +
+	"\b_confirm\"\xbd\x05\n" +
 	"\bSchedule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\bmongo_id\x18\x02 \x01(\tR\x03_id\x12\x1b\n" +
@@ -2014,14 +3540,18 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\vexternal_id\x18\f \x01(\tH\x02R\n" +
 	"externalId\x88\x01\x01\x12&\n" +
 	"\fexternal_url\x18\r \x01(\tH\x03R\vexternalUrl\x88\x01\x01\x12=\n" +
-	"\fpublished_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAtB\r\n" +
+	"\fpublished_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\x12\x1c\n" +
+	"\apost_id\x18\x0f \x01(\tH\x04R\x06postId\x88\x01\x01B\r\n" +
 	"\v_webhook_idB\r\n" +
 	"\v_last_errorB\x0e\n" +
 	"\f_external_idB\x0f\n" +
-	"\r_external_url\"g\n" +
+	"\r_external_urlB\n" +
+	"\n" +
+	"\b_post_id\"\x90\x01\n" +
 	"\x16CreateScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
-	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"9\n" +
+	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\x12'\n" +
+	"\x04post\x18\x03 \x01(\v2\x13.herald.api.v1.PostR\x04post\"9\n" +
 	"\x14ListSchedulesRequest\x12!\n" +
 	"\x04skip\x18\x01 \x01(\x05B\r\x92\xa8\x19\t)\x00\x00\x00\x00\x00\x00\x00\x00R\x04skip\"\x80\x01\n" +
 	"\x15ListSchedulesResponse\x12\x18\n" +
@@ -2046,13 +3576,29 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x0ewhen_to_export\x18\x02 \x01(\tR\fwhenToExport\"f\n" +
 	"\x15RetryScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
-	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"\x91\x01\n" +
+	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\"'\n" +
+	"\x11StartOAuthRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\x96\x01\n" +
+	"\x12StartOAuthResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12+\n" +
+	"\x11authorization_url\x18\x02 \x01(\tR\x10authorizationUrl\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x95\x01\n" +
+	"\x12FinishOAuthRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\x12\x14\n" +
+	"\x05state\x18\x03 \x01(\tR\x05state\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12+\n" +
+	"\x11error_description\x18\x05 \x01(\tR\x10errorDescription\"C\n" +
+	"\x13FinishOAuthResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x91\x01\n" +
 	"\x0fCredentialField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05label\x18\x02 \x01(\tR\x05label\x12\x16\n" +
 	"\x06secret\x18\x03 \x01(\bR\x06secret\x12\x1a\n" +
 	"\brequired\x18\x04 \x01(\bR\brequired\x12 \n" +
-	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xfe\x03\n" +
+	"\vdescription\x18\x05 \x01(\tR\vdescription\"\xf1\x04\n" +
 	"\vDestination\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12#\n" +
@@ -2068,7 +3614,11 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	" \x01(\tR\vconnectWith\x12\x19\n" +
 	"\x05error\x18\v \x01(\tH\x00R\x05error\x88\x01\x01\x12=\n" +
 	"\n" +
-	"last_check\x18\f \x01(\v2\x1e.herald.api.v1.ConnectionCheckR\tlastCheckB\b\n" +
+	"last_check\x18\f \x01(\v2\x1e.herald.api.v1.ConnectionCheckR\tlastCheck\x129\n" +
+	"\n" +
+	"expires_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12 \n" +
+	"\vrefreshable\x18\x0e \x01(\bR\vrefreshable\x12\x14\n" +
+	"\x05oauth\x18\x0f \x01(\bR\x05oauthB\b\n" +
 	"\x06_error\"\x98\x01\n" +
 	"\x0fConnectionCheck\x129\n" +
 	"\n" +
@@ -2127,17 +3677,30 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\n" +
 	"webhook_id\x18\x02 \x01(\tR\twebhookId\x12\x1f\n" +
 	"\vdelivery_id\x18\x03 \x01(\tR\n" +
-	"deliveryId2\xed\x03\n" +
+	"deliveryId2\x83\t\n" +
 	"\x10SchedulerService\x12]\n" +
 	"\x0eCreateSchedule\x12$.herald.api.v1.CreateScheduleRequest\x1a%.herald.api.v1.CreateScheduleResponse\x12_\n" +
 	"\rListSchedules\x12#.herald.api.v1.ListSchedulesRequest\x1a$.herald.api.v1.ListSchedulesResponse\"\x03\x90\x02\x01\x12Y\n" +
 	"\vGetSchedule\x12!.herald.api.v1.GetScheduleRequest\x1a\".herald.api.v1.GetScheduleResponse\"\x03\x90\x02\x01\x12b\n" +
 	"\x0eDeleteSchedule\x12$.herald.api.v1.DeleteScheduleRequest\x1a%.herald.api.v1.DeleteScheduleResponse\"\x03\x90\x02\x02\x12Z\n" +
-	"\rRetrySchedule\x12#.herald.api.v1.RetryScheduleRequest\x1a$.herald.api.v1.RetryScheduleResponse2\xe7\x02\n" +
+	"\rRetrySchedule\x12#.herald.api.v1.RetryScheduleRequest\x1a$.herald.api.v1.RetryScheduleResponse\x12K\n" +
+	"\n" +
+	"CreatePost\x12 .herald.api.v1.CreatePostRequest\x1a\x1b.herald.api.v1.PostResponse\x12J\n" +
+	"\aGetPost\x12\x1d.herald.api.v1.GetPostRequest\x1a\x1b.herald.api.v1.PostResponse\"\x03\x90\x02\x01\x12M\n" +
+	"\n" +
+	"DeletePost\x12\x1d.herald.api.v1.GetPostRequest\x1a\x1b.herald.api.v1.PostResponse\"\x03\x90\x02\x02\x12M\n" +
+	"\tRetryPost\x12#.herald.api.v1.RetryScheduleRequest\x1a\x1b.herald.api.v1.PostResponse\x12L\n" +
+	"\bMovePost\x12#.herald.api.v1.RetryScheduleRequest\x1a\x1b.herald.api.v1.PostResponse\x12Y\n" +
+	"\vGetCalendar\x12!.herald.api.v1.GetCalendarRequest\x1a\".herald.api.v1.GetCalendarResponse\"\x03\x90\x02\x01\x12S\n" +
+	"\vPreviewPost\x12 .herald.api.v1.CreatePostRequest\x1a\".herald.api.v1.PreviewPostResponse\x12_\n" +
+	"\x10CancelRepeatRule\x12\x1d.herald.api.v1.GetPostRequest\x1a'.herald.api.v1.CancelRepeatRuleResponse\"\x03\x90\x02\x022\x90\x04\n" +
 	"\x12DestinationService\x12h\n" +
 	"\x10ListDestinations\x12&.herald.api.v1.ListDestinationsRequest\x1a'.herald.api.v1.ListDestinationsResponse\"\x03\x90\x02\x01\x12n\n" +
 	"\x12ConnectDestination\x12(.herald.api.v1.ConnectDestinationRequest\x1a).herald.api.v1.ConnectDestinationResponse\"\x03\x90\x02\x02\x12w\n" +
-	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x022\x81\x03\n" +
+	"\x15DisconnectDestination\x12+.herald.api.v1.DisconnectDestinationRequest\x1a,.herald.api.v1.DisconnectDestinationResponse\"\x03\x90\x02\x02\x12Q\n" +
+	"\n" +
+	"StartOAuth\x12 .herald.api.v1.StartOAuthRequest\x1a!.herald.api.v1.StartOAuthResponse\x12T\n" +
+	"\vFinishOAuth\x12!.herald.api.v1.FinishOAuthRequest\x1a\".herald.api.v1.FinishOAuthResponse2\x81\x03\n" +
 	"\x0eWebhookService\x12Z\n" +
 	"\rCreateWebhook\x12#.herald.api.v1.CreateWebhookRequest\x1a$.herald.api.v1.CreateWebhookResponse\x12\\\n" +
 	"\fListWebhooks\x12\".herald.api.v1.ListWebhooksRequest\x1a#.herald.api.v1.ListWebhooksResponse\"\x03\x90\x02\x01\x12_\n" +
@@ -2156,93 +3719,153 @@ func file_herald_api_v1_scheduler_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_scheduler_proto_rawDescData
 }
 
-var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_herald_api_v1_scheduler_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_herald_api_v1_scheduler_proto_goTypes = []any{
-	(*ImageUpload)(nil),                   // 0: herald.api.v1.ImageUpload
-	(*CreateScheduleRequest)(nil),         // 1: herald.api.v1.CreateScheduleRequest
-	(*Schedule)(nil),                      // 2: herald.api.v1.Schedule
-	(*CreateScheduleResponse)(nil),        // 3: herald.api.v1.CreateScheduleResponse
-	(*ListSchedulesRequest)(nil),          // 4: herald.api.v1.ListSchedulesRequest
-	(*ListSchedulesResponse)(nil),         // 5: herald.api.v1.ListSchedulesResponse
-	(*GetScheduleRequest)(nil),            // 6: herald.api.v1.GetScheduleRequest
-	(*GetScheduleResponse)(nil),           // 7: herald.api.v1.GetScheduleResponse
-	(*DeleteScheduleRequest)(nil),         // 8: herald.api.v1.DeleteScheduleRequest
-	(*DeleteScheduleResponse)(nil),        // 9: herald.api.v1.DeleteScheduleResponse
-	(*RetryScheduleRequest)(nil),          // 10: herald.api.v1.RetryScheduleRequest
-	(*RetryScheduleResponse)(nil),         // 11: herald.api.v1.RetryScheduleResponse
-	(*CredentialField)(nil),               // 12: herald.api.v1.CredentialField
-	(*Destination)(nil),                   // 13: herald.api.v1.Destination
-	(*ConnectionCheck)(nil),               // 14: herald.api.v1.ConnectionCheck
-	(*ListDestinationsRequest)(nil),       // 15: herald.api.v1.ListDestinationsRequest
-	(*ListDestinationsResponse)(nil),      // 16: herald.api.v1.ListDestinationsResponse
-	(*ConnectDestinationRequest)(nil),     // 17: herald.api.v1.ConnectDestinationRequest
-	(*ConnectDestinationResponse)(nil),    // 18: herald.api.v1.ConnectDestinationResponse
-	(*DisconnectDestinationRequest)(nil),  // 19: herald.api.v1.DisconnectDestinationRequest
-	(*DisconnectDestinationResponse)(nil), // 20: herald.api.v1.DisconnectDestinationResponse
-	(*CreateWebhookRequest)(nil),          // 21: herald.api.v1.CreateWebhookRequest
-	(*Webhook)(nil),                       // 22: herald.api.v1.Webhook
-	(*CreateWebhookResponse)(nil),         // 23: herald.api.v1.CreateWebhookResponse
-	(*ListWebhooksRequest)(nil),           // 24: herald.api.v1.ListWebhooksRequest
-	(*ListWebhooksResponse)(nil),          // 25: herald.api.v1.ListWebhooksResponse
-	(*DeleteWebhookRequest)(nil),          // 26: herald.api.v1.DeleteWebhookRequest
-	(*DeleteWebhookResponse)(nil),         // 27: herald.api.v1.DeleteWebhookResponse
-	(*TestWebhookRequest)(nil),            // 28: herald.api.v1.TestWebhookRequest
-	(*TestWebhookResponse)(nil),           // 29: herald.api.v1.TestWebhookResponse
-	nil,                                   // 30: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	(*structpb.Struct)(nil),               // 31: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 32: google.protobuf.Timestamp
+	(*PostDestination)(nil),               // 0: herald.api.v1.PostDestination
+	(*RepeatRule)(nil),                    // 1: herald.api.v1.RepeatRule
+	(*CreatePostRequest)(nil),             // 2: herald.api.v1.CreatePostRequest
+	(*Post)(nil),                          // 3: herald.api.v1.Post
+	(*PostOutcome)(nil),                   // 4: herald.api.v1.PostOutcome
+	(*PostResponse)(nil),                  // 5: herald.api.v1.PostResponse
+	(*GetPostRequest)(nil),                // 6: herald.api.v1.GetPostRequest
+	(*GetCalendarRequest)(nil),            // 7: herald.api.v1.GetCalendarRequest
+	(*CalendarDestination)(nil),           // 8: herald.api.v1.CalendarDestination
+	(*CalendarPost)(nil),                  // 9: herald.api.v1.CalendarPost
+	(*CalendarDay)(nil),                   // 10: herald.api.v1.CalendarDay
+	(*GetCalendarResponse)(nil),           // 11: herald.api.v1.GetCalendarResponse
+	(*PreviewProblem)(nil),                // 12: herald.api.v1.PreviewProblem
+	(*PreviewDestination)(nil),            // 13: herald.api.v1.PreviewDestination
+	(*PreviewPostResponse)(nil),           // 14: herald.api.v1.PreviewPostResponse
+	(*CancelRepeatRuleResponse)(nil),      // 15: herald.api.v1.CancelRepeatRuleResponse
+	(*ImageUpload)(nil),                   // 16: herald.api.v1.ImageUpload
+	(*CreateScheduleRequest)(nil),         // 17: herald.api.v1.CreateScheduleRequest
+	(*Schedule)(nil),                      // 18: herald.api.v1.Schedule
+	(*CreateScheduleResponse)(nil),        // 19: herald.api.v1.CreateScheduleResponse
+	(*ListSchedulesRequest)(nil),          // 20: herald.api.v1.ListSchedulesRequest
+	(*ListSchedulesResponse)(nil),         // 21: herald.api.v1.ListSchedulesResponse
+	(*GetScheduleRequest)(nil),            // 22: herald.api.v1.GetScheduleRequest
+	(*GetScheduleResponse)(nil),           // 23: herald.api.v1.GetScheduleResponse
+	(*DeleteScheduleRequest)(nil),         // 24: herald.api.v1.DeleteScheduleRequest
+	(*DeleteScheduleResponse)(nil),        // 25: herald.api.v1.DeleteScheduleResponse
+	(*RetryScheduleRequest)(nil),          // 26: herald.api.v1.RetryScheduleRequest
+	(*RetryScheduleResponse)(nil),         // 27: herald.api.v1.RetryScheduleResponse
+	(*StartOAuthRequest)(nil),             // 28: herald.api.v1.StartOAuthRequest
+	(*StartOAuthResponse)(nil),            // 29: herald.api.v1.StartOAuthResponse
+	(*FinishOAuthRequest)(nil),            // 30: herald.api.v1.FinishOAuthRequest
+	(*FinishOAuthResponse)(nil),           // 31: herald.api.v1.FinishOAuthResponse
+	(*CredentialField)(nil),               // 32: herald.api.v1.CredentialField
+	(*Destination)(nil),                   // 33: herald.api.v1.Destination
+	(*ConnectionCheck)(nil),               // 34: herald.api.v1.ConnectionCheck
+	(*ListDestinationsRequest)(nil),       // 35: herald.api.v1.ListDestinationsRequest
+	(*ListDestinationsResponse)(nil),      // 36: herald.api.v1.ListDestinationsResponse
+	(*ConnectDestinationRequest)(nil),     // 37: herald.api.v1.ConnectDestinationRequest
+	(*ConnectDestinationResponse)(nil),    // 38: herald.api.v1.ConnectDestinationResponse
+	(*DisconnectDestinationRequest)(nil),  // 39: herald.api.v1.DisconnectDestinationRequest
+	(*DisconnectDestinationResponse)(nil), // 40: herald.api.v1.DisconnectDestinationResponse
+	(*CreateWebhookRequest)(nil),          // 41: herald.api.v1.CreateWebhookRequest
+	(*Webhook)(nil),                       // 42: herald.api.v1.Webhook
+	(*CreateWebhookResponse)(nil),         // 43: herald.api.v1.CreateWebhookResponse
+	(*ListWebhooksRequest)(nil),           // 44: herald.api.v1.ListWebhooksRequest
+	(*ListWebhooksResponse)(nil),          // 45: herald.api.v1.ListWebhooksResponse
+	(*DeleteWebhookRequest)(nil),          // 46: herald.api.v1.DeleteWebhookRequest
+	(*DeleteWebhookResponse)(nil),         // 47: herald.api.v1.DeleteWebhookResponse
+	(*TestWebhookRequest)(nil),            // 48: herald.api.v1.TestWebhookRequest
+	(*TestWebhookResponse)(nil),           // 49: herald.api.v1.TestWebhookResponse
+	nil,                                   // 50: herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	(*structpb.Struct)(nil),               // 51: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),         // 52: google.protobuf.Timestamp
 }
 var file_herald_api_v1_scheduler_proto_depIdxs = []int32{
-	31, // 0: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
-	0,  // 1: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
-	32, // 2: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
-	31, // 3: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
-	32, // 4: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
-	32, // 5: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
-	32, // 6: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
-	2,  // 7: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
-	2,  // 8: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
-	2,  // 9: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
-	2,  // 10: herald.api.v1.RetryScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
-	12, // 11: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
-	32, // 12: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
-	14, // 13: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
-	32, // 14: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
-	13, // 15: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
-	30, // 16: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
-	13, // 17: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
-	32, // 18: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
-	22, // 19: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
-	22, // 20: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
-	1,  // 21: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
-	4,  // 22: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
-	6,  // 23: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
-	8,  // 24: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
-	10, // 25: herald.api.v1.SchedulerService.RetrySchedule:input_type -> herald.api.v1.RetryScheduleRequest
-	15, // 26: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
-	17, // 27: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
-	19, // 28: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
-	21, // 29: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
-	24, // 30: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
-	26, // 31: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
-	28, // 32: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
-	3,  // 33: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
-	5,  // 34: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
-	7,  // 35: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
-	9,  // 36: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
-	11, // 37: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
-	16, // 38: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
-	18, // 39: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
-	20, // 40: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
-	23, // 41: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
-	25, // 42: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
-	27, // 43: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
-	29, // 44: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
-	33, // [33:45] is the sub-list for method output_type
-	21, // [21:33] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	51, // 0: herald.api.v1.PostDestination.content_to_export:type_name -> google.protobuf.Struct
+	0,  // 1: herald.api.v1.CreatePostRequest.destinations:type_name -> herald.api.v1.PostDestination
+	51, // 2: herald.api.v1.CreatePostRequest.content_to_export:type_name -> google.protobuf.Struct
+	1,  // 3: herald.api.v1.CreatePostRequest.repeat:type_name -> herald.api.v1.RepeatRule
+	52, // 4: herald.api.v1.Post.when_to_export:type_name -> google.protobuf.Timestamp
+	18, // 5: herald.api.v1.Post.schedules:type_name -> herald.api.v1.Schedule
+	52, // 6: herald.api.v1.Post.created_at:type_name -> google.protobuf.Timestamp
+	52, // 7: herald.api.v1.Post.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 8: herald.api.v1.PostResponse.post:type_name -> herald.api.v1.Post
+	4,  // 9: herald.api.v1.PostResponse.outcomes:type_name -> herald.api.v1.PostOutcome
+	52, // 10: herald.api.v1.CalendarPost.when_to_export:type_name -> google.protobuf.Timestamp
+	8,  // 11: herald.api.v1.CalendarPost.destinations:type_name -> herald.api.v1.CalendarDestination
+	9,  // 12: herald.api.v1.CalendarDay.posts:type_name -> herald.api.v1.CalendarPost
+	10, // 13: herald.api.v1.GetCalendarResponse.days:type_name -> herald.api.v1.CalendarDay
+	51, // 14: herald.api.v1.PreviewDestination.content_to_export:type_name -> google.protobuf.Struct
+	12, // 15: herald.api.v1.PreviewDestination.problems:type_name -> herald.api.v1.PreviewProblem
+	13, // 16: herald.api.v1.PreviewPostResponse.destinations:type_name -> herald.api.v1.PreviewDestination
+	51, // 17: herald.api.v1.CreateScheduleRequest.content_to_export:type_name -> google.protobuf.Struct
+	16, // 18: herald.api.v1.CreateScheduleRequest.image:type_name -> herald.api.v1.ImageUpload
+	52, // 19: herald.api.v1.Schedule.when_to_export:type_name -> google.protobuf.Timestamp
+	51, // 20: herald.api.v1.Schedule.content_to_export:type_name -> google.protobuf.Struct
+	52, // 21: herald.api.v1.Schedule.created_at:type_name -> google.protobuf.Timestamp
+	52, // 22: herald.api.v1.Schedule.updated_at:type_name -> google.protobuf.Timestamp
+	52, // 23: herald.api.v1.Schedule.published_at:type_name -> google.protobuf.Timestamp
+	18, // 24: herald.api.v1.CreateScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
+	3,  // 25: herald.api.v1.CreateScheduleResponse.post:type_name -> herald.api.v1.Post
+	18, // 26: herald.api.v1.ListSchedulesResponse.schedulers:type_name -> herald.api.v1.Schedule
+	18, // 27: herald.api.v1.GetScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
+	18, // 28: herald.api.v1.RetryScheduleResponse.schedule:type_name -> herald.api.v1.Schedule
+	52, // 29: herald.api.v1.StartOAuthResponse.expires_at:type_name -> google.protobuf.Timestamp
+	32, // 30: herald.api.v1.Destination.credentials:type_name -> herald.api.v1.CredentialField
+	52, // 31: herald.api.v1.Destination.connected_at:type_name -> google.protobuf.Timestamp
+	34, // 32: herald.api.v1.Destination.last_check:type_name -> herald.api.v1.ConnectionCheck
+	52, // 33: herald.api.v1.Destination.expires_at:type_name -> google.protobuf.Timestamp
+	52, // 34: herald.api.v1.ConnectionCheck.checked_at:type_name -> google.protobuf.Timestamp
+	33, // 35: herald.api.v1.ListDestinationsResponse.destinations:type_name -> herald.api.v1.Destination
+	50, // 36: herald.api.v1.ConnectDestinationRequest.credentials:type_name -> herald.api.v1.ConnectDestinationRequest.CredentialsEntry
+	33, // 37: herald.api.v1.ConnectDestinationResponse.destination:type_name -> herald.api.v1.Destination
+	52, // 38: herald.api.v1.Webhook.created_at:type_name -> google.protobuf.Timestamp
+	42, // 39: herald.api.v1.CreateWebhookResponse.webhook:type_name -> herald.api.v1.Webhook
+	42, // 40: herald.api.v1.ListWebhooksResponse.webhooks:type_name -> herald.api.v1.Webhook
+	17, // 41: herald.api.v1.SchedulerService.CreateSchedule:input_type -> herald.api.v1.CreateScheduleRequest
+	20, // 42: herald.api.v1.SchedulerService.ListSchedules:input_type -> herald.api.v1.ListSchedulesRequest
+	22, // 43: herald.api.v1.SchedulerService.GetSchedule:input_type -> herald.api.v1.GetScheduleRequest
+	24, // 44: herald.api.v1.SchedulerService.DeleteSchedule:input_type -> herald.api.v1.DeleteScheduleRequest
+	26, // 45: herald.api.v1.SchedulerService.RetrySchedule:input_type -> herald.api.v1.RetryScheduleRequest
+	2,  // 46: herald.api.v1.SchedulerService.CreatePost:input_type -> herald.api.v1.CreatePostRequest
+	6,  // 47: herald.api.v1.SchedulerService.GetPost:input_type -> herald.api.v1.GetPostRequest
+	6,  // 48: herald.api.v1.SchedulerService.DeletePost:input_type -> herald.api.v1.GetPostRequest
+	26, // 49: herald.api.v1.SchedulerService.RetryPost:input_type -> herald.api.v1.RetryScheduleRequest
+	26, // 50: herald.api.v1.SchedulerService.MovePost:input_type -> herald.api.v1.RetryScheduleRequest
+	7,  // 51: herald.api.v1.SchedulerService.GetCalendar:input_type -> herald.api.v1.GetCalendarRequest
+	2,  // 52: herald.api.v1.SchedulerService.PreviewPost:input_type -> herald.api.v1.CreatePostRequest
+	6,  // 53: herald.api.v1.SchedulerService.CancelRepeatRule:input_type -> herald.api.v1.GetPostRequest
+	35, // 54: herald.api.v1.DestinationService.ListDestinations:input_type -> herald.api.v1.ListDestinationsRequest
+	37, // 55: herald.api.v1.DestinationService.ConnectDestination:input_type -> herald.api.v1.ConnectDestinationRequest
+	39, // 56: herald.api.v1.DestinationService.DisconnectDestination:input_type -> herald.api.v1.DisconnectDestinationRequest
+	28, // 57: herald.api.v1.DestinationService.StartOAuth:input_type -> herald.api.v1.StartOAuthRequest
+	30, // 58: herald.api.v1.DestinationService.FinishOAuth:input_type -> herald.api.v1.FinishOAuthRequest
+	41, // 59: herald.api.v1.WebhookService.CreateWebhook:input_type -> herald.api.v1.CreateWebhookRequest
+	44, // 60: herald.api.v1.WebhookService.ListWebhooks:input_type -> herald.api.v1.ListWebhooksRequest
+	46, // 61: herald.api.v1.WebhookService.DeleteWebhook:input_type -> herald.api.v1.DeleteWebhookRequest
+	48, // 62: herald.api.v1.WebhookService.TestWebhook:input_type -> herald.api.v1.TestWebhookRequest
+	19, // 63: herald.api.v1.SchedulerService.CreateSchedule:output_type -> herald.api.v1.CreateScheduleResponse
+	21, // 64: herald.api.v1.SchedulerService.ListSchedules:output_type -> herald.api.v1.ListSchedulesResponse
+	23, // 65: herald.api.v1.SchedulerService.GetSchedule:output_type -> herald.api.v1.GetScheduleResponse
+	25, // 66: herald.api.v1.SchedulerService.DeleteSchedule:output_type -> herald.api.v1.DeleteScheduleResponse
+	27, // 67: herald.api.v1.SchedulerService.RetrySchedule:output_type -> herald.api.v1.RetryScheduleResponse
+	5,  // 68: herald.api.v1.SchedulerService.CreatePost:output_type -> herald.api.v1.PostResponse
+	5,  // 69: herald.api.v1.SchedulerService.GetPost:output_type -> herald.api.v1.PostResponse
+	5,  // 70: herald.api.v1.SchedulerService.DeletePost:output_type -> herald.api.v1.PostResponse
+	5,  // 71: herald.api.v1.SchedulerService.RetryPost:output_type -> herald.api.v1.PostResponse
+	5,  // 72: herald.api.v1.SchedulerService.MovePost:output_type -> herald.api.v1.PostResponse
+	11, // 73: herald.api.v1.SchedulerService.GetCalendar:output_type -> herald.api.v1.GetCalendarResponse
+	14, // 74: herald.api.v1.SchedulerService.PreviewPost:output_type -> herald.api.v1.PreviewPostResponse
+	15, // 75: herald.api.v1.SchedulerService.CancelRepeatRule:output_type -> herald.api.v1.CancelRepeatRuleResponse
+	36, // 76: herald.api.v1.DestinationService.ListDestinations:output_type -> herald.api.v1.ListDestinationsResponse
+	38, // 77: herald.api.v1.DestinationService.ConnectDestination:output_type -> herald.api.v1.ConnectDestinationResponse
+	40, // 78: herald.api.v1.DestinationService.DisconnectDestination:output_type -> herald.api.v1.DisconnectDestinationResponse
+	29, // 79: herald.api.v1.DestinationService.StartOAuth:output_type -> herald.api.v1.StartOAuthResponse
+	31, // 80: herald.api.v1.DestinationService.FinishOAuth:output_type -> herald.api.v1.FinishOAuthResponse
+	43, // 81: herald.api.v1.WebhookService.CreateWebhook:output_type -> herald.api.v1.CreateWebhookResponse
+	45, // 82: herald.api.v1.WebhookService.ListWebhooks:output_type -> herald.api.v1.ListWebhooksResponse
+	47, // 83: herald.api.v1.WebhookService.DeleteWebhook:output_type -> herald.api.v1.DeleteWebhookResponse
+	49, // 84: herald.api.v1.WebhookService.TestWebhook:output_type -> herald.api.v1.TestWebhookResponse
+	63, // [63:85] is the sub-list for method output_type
+	41, // [41:63] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_scheduler_proto_init() }
@@ -2251,18 +3874,23 @@ func file_herald_api_v1_scheduler_proto_init() {
 		return
 	}
 	file_herald_api_v1_rule_proto_init()
-	file_herald_api_v1_scheduler_proto_msgTypes[1].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[0].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[2].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[3].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[9].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[13].OneofWrappers = []any{}
 	file_herald_api_v1_scheduler_proto_msgTypes[17].OneofWrappers = []any{}
-	file_herald_api_v1_scheduler_proto_msgTypes[26].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[18].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[33].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[37].OneofWrappers = []any{}
+	file_herald_api_v1_scheduler_proto_msgTypes[46].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_scheduler_proto_rawDesc), len(file_herald_api_v1_scheduler_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   3,
 		},

@@ -52,6 +52,30 @@ const (
 	// SchedulerServiceRetryScheduleProcedure is the fully-qualified name of the SchedulerService's
 	// RetrySchedule RPC.
 	SchedulerServiceRetryScheduleProcedure = "/herald.api.v1.SchedulerService/RetrySchedule"
+	// SchedulerServiceCreatePostProcedure is the fully-qualified name of the SchedulerService's
+	// CreatePost RPC.
+	SchedulerServiceCreatePostProcedure = "/herald.api.v1.SchedulerService/CreatePost"
+	// SchedulerServiceGetPostProcedure is the fully-qualified name of the SchedulerService's GetPost
+	// RPC.
+	SchedulerServiceGetPostProcedure = "/herald.api.v1.SchedulerService/GetPost"
+	// SchedulerServiceDeletePostProcedure is the fully-qualified name of the SchedulerService's
+	// DeletePost RPC.
+	SchedulerServiceDeletePostProcedure = "/herald.api.v1.SchedulerService/DeletePost"
+	// SchedulerServiceRetryPostProcedure is the fully-qualified name of the SchedulerService's
+	// RetryPost RPC.
+	SchedulerServiceRetryPostProcedure = "/herald.api.v1.SchedulerService/RetryPost"
+	// SchedulerServiceMovePostProcedure is the fully-qualified name of the SchedulerService's MovePost
+	// RPC.
+	SchedulerServiceMovePostProcedure = "/herald.api.v1.SchedulerService/MovePost"
+	// SchedulerServiceGetCalendarProcedure is the fully-qualified name of the SchedulerService's
+	// GetCalendar RPC.
+	SchedulerServiceGetCalendarProcedure = "/herald.api.v1.SchedulerService/GetCalendar"
+	// SchedulerServicePreviewPostProcedure is the fully-qualified name of the SchedulerService's
+	// PreviewPost RPC.
+	SchedulerServicePreviewPostProcedure = "/herald.api.v1.SchedulerService/PreviewPost"
+	// SchedulerServiceCancelRepeatRuleProcedure is the fully-qualified name of the SchedulerService's
+	// CancelRepeatRule RPC.
+	SchedulerServiceCancelRepeatRuleProcedure = "/herald.api.v1.SchedulerService/CancelRepeatRule"
 	// DestinationServiceListDestinationsProcedure is the fully-qualified name of the
 	// DestinationService's ListDestinations RPC.
 	DestinationServiceListDestinationsProcedure = "/herald.api.v1.DestinationService/ListDestinations"
@@ -61,6 +85,12 @@ const (
 	// DestinationServiceDisconnectDestinationProcedure is the fully-qualified name of the
 	// DestinationService's DisconnectDestination RPC.
 	DestinationServiceDisconnectDestinationProcedure = "/herald.api.v1.DestinationService/DisconnectDestination"
+	// DestinationServiceStartOAuthProcedure is the fully-qualified name of the DestinationService's
+	// StartOAuth RPC.
+	DestinationServiceStartOAuthProcedure = "/herald.api.v1.DestinationService/StartOAuth"
+	// DestinationServiceFinishOAuthProcedure is the fully-qualified name of the DestinationService's
+	// FinishOAuth RPC.
+	DestinationServiceFinishOAuthProcedure = "/herald.api.v1.DestinationService/FinishOAuth"
 	// WebhookServiceCreateWebhookProcedure is the fully-qualified name of the WebhookService's
 	// CreateWebhook RPC.
 	WebhookServiceCreateWebhookProcedure = "/herald.api.v1.WebhookService/CreateWebhook"
@@ -84,6 +114,24 @@ type SchedulerServiceClient interface {
 	// RetrySchedule puts a failed schedule back to pending, to be exported now
 	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
 	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
+	// CreatePost stores one post with a schedule per destination, each with
+	// its own variant of contentToExport, published and retried on its own.
+	CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error)
+	GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// DeletePost cancels the post's pending schedules and removes its drafts
+	// and failed ones.
+	DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// RetryPost retries every failed schedule of the post.
+	RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// MovePost gives the post's pending and draft schedules a new time.
+	MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// GetCalendar lists the workspace's posts by day in a time zone.
+	GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error)
+	// PreviewPost renders what each destination would receive and lists
+	// what it would refuse, storing nothing.
+	PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error)
+	// CancelRepeatRule stops a repeat rule; its created occurrences stay.
+	CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error)
 }
 
 // NewSchedulerServiceClient constructs a client for the herald.api.v1.SchedulerService service. By
@@ -130,16 +178,76 @@ func NewSchedulerServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
 			connect.WithClientOptions(opts...),
 		),
+		createPost: connect.NewClient[v1.CreatePostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceCreatePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("CreatePost")),
+			connect.WithClientOptions(opts...),
+		),
+		getPost: connect.NewClient[v1.GetPostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceGetPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("GetPost")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		deletePost: connect.NewClient[v1.GetPostRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceDeletePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("DeletePost")),
+			connect.WithIdempotency(connect.IdempotencyIdempotent),
+			connect.WithClientOptions(opts...),
+		),
+		retryPost: connect.NewClient[v1.RetryScheduleRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceRetryPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("RetryPost")),
+			connect.WithClientOptions(opts...),
+		),
+		movePost: connect.NewClient[v1.RetryScheduleRequest, v1.PostResponse](
+			httpClient,
+			baseURL+SchedulerServiceMovePostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("MovePost")),
+			connect.WithClientOptions(opts...),
+		),
+		getCalendar: connect.NewClient[v1.GetCalendarRequest, v1.GetCalendarResponse](
+			httpClient,
+			baseURL+SchedulerServiceGetCalendarProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("GetCalendar")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		previewPost: connect.NewClient[v1.CreatePostRequest, v1.PreviewPostResponse](
+			httpClient,
+			baseURL+SchedulerServicePreviewPostProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("PreviewPost")),
+			connect.WithClientOptions(opts...),
+		),
+		cancelRepeatRule: connect.NewClient[v1.GetPostRequest, v1.CancelRepeatRuleResponse](
+			httpClient,
+			baseURL+SchedulerServiceCancelRepeatRuleProcedure,
+			connect.WithSchema(schedulerServiceMethods.ByName("CancelRepeatRule")),
+			connect.WithIdempotency(connect.IdempotencyIdempotent),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // schedulerServiceClient implements SchedulerServiceClient.
 type schedulerServiceClient struct {
-	createSchedule *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
-	listSchedules  *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
-	getSchedule    *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
-	deleteSchedule *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
-	retrySchedule  *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
+	createSchedule   *connect.Client[v1.CreateScheduleRequest, v1.CreateScheduleResponse]
+	listSchedules    *connect.Client[v1.ListSchedulesRequest, v1.ListSchedulesResponse]
+	getSchedule      *connect.Client[v1.GetScheduleRequest, v1.GetScheduleResponse]
+	deleteSchedule   *connect.Client[v1.DeleteScheduleRequest, v1.DeleteScheduleResponse]
+	retrySchedule    *connect.Client[v1.RetryScheduleRequest, v1.RetryScheduleResponse]
+	createPost       *connect.Client[v1.CreatePostRequest, v1.PostResponse]
+	getPost          *connect.Client[v1.GetPostRequest, v1.PostResponse]
+	deletePost       *connect.Client[v1.GetPostRequest, v1.PostResponse]
+	retryPost        *connect.Client[v1.RetryScheduleRequest, v1.PostResponse]
+	movePost         *connect.Client[v1.RetryScheduleRequest, v1.PostResponse]
+	getCalendar      *connect.Client[v1.GetCalendarRequest, v1.GetCalendarResponse]
+	previewPost      *connect.Client[v1.CreatePostRequest, v1.PreviewPostResponse]
+	cancelRepeatRule *connect.Client[v1.GetPostRequest, v1.CancelRepeatRuleResponse]
 }
 
 // CreateSchedule calls herald.api.v1.SchedulerService.CreateSchedule.
@@ -167,6 +275,46 @@ func (c *schedulerServiceClient) RetrySchedule(ctx context.Context, req *connect
 	return c.retrySchedule.CallUnary(ctx, req)
 }
 
+// CreatePost calls herald.api.v1.SchedulerService.CreatePost.
+func (c *schedulerServiceClient) CreatePost(ctx context.Context, req *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.createPost.CallUnary(ctx, req)
+}
+
+// GetPost calls herald.api.v1.SchedulerService.GetPost.
+func (c *schedulerServiceClient) GetPost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.getPost.CallUnary(ctx, req)
+}
+
+// DeletePost calls herald.api.v1.SchedulerService.DeletePost.
+func (c *schedulerServiceClient) DeletePost(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.deletePost.CallUnary(ctx, req)
+}
+
+// RetryPost calls herald.api.v1.SchedulerService.RetryPost.
+func (c *schedulerServiceClient) RetryPost(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.retryPost.CallUnary(ctx, req)
+}
+
+// MovePost calls herald.api.v1.SchedulerService.MovePost.
+func (c *schedulerServiceClient) MovePost(ctx context.Context, req *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return c.movePost.CallUnary(ctx, req)
+}
+
+// GetCalendar calls herald.api.v1.SchedulerService.GetCalendar.
+func (c *schedulerServiceClient) GetCalendar(ctx context.Context, req *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error) {
+	return c.getCalendar.CallUnary(ctx, req)
+}
+
+// PreviewPost calls herald.api.v1.SchedulerService.PreviewPost.
+func (c *schedulerServiceClient) PreviewPost(ctx context.Context, req *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error) {
+	return c.previewPost.CallUnary(ctx, req)
+}
+
+// CancelRepeatRule calls herald.api.v1.SchedulerService.CancelRepeatRule.
+func (c *schedulerServiceClient) CancelRepeatRule(ctx context.Context, req *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error) {
+	return c.cancelRepeatRule.CallUnary(ctx, req)
+}
+
 // SchedulerServiceHandler is an implementation of the herald.api.v1.SchedulerService service.
 type SchedulerServiceHandler interface {
 	CreateSchedule(context.Context, *connect.Request[v1.CreateScheduleRequest]) (*connect.Response[v1.CreateScheduleResponse], error)
@@ -176,6 +324,24 @@ type SchedulerServiceHandler interface {
 	// RetrySchedule puts a failed schedule back to pending, to be exported now
 	// or at a new when_to_export (POST /v1/scheduler/{id}/retry).
 	RetrySchedule(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.RetryScheduleResponse], error)
+	// CreatePost stores one post with a schedule per destination, each with
+	// its own variant of contentToExport, published and retried on its own.
+	CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error)
+	GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// DeletePost cancels the post's pending schedules and removes its drafts
+	// and failed ones.
+	DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error)
+	// RetryPost retries every failed schedule of the post.
+	RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// MovePost gives the post's pending and draft schedules a new time.
+	MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error)
+	// GetCalendar lists the workspace's posts by day in a time zone.
+	GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error)
+	// PreviewPost renders what each destination would receive and lists
+	// what it would refuse, storing nothing.
+	PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error)
+	// CancelRepeatRule stops a repeat rule; its created occurrences stay.
+	CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error)
 }
 
 // NewSchedulerServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -218,6 +384,58 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 		connect.WithSchema(schedulerServiceMethods.ByName("RetrySchedule")),
 		connect.WithHandlerOptions(opts...),
 	)
+	schedulerServiceCreatePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceCreatePostProcedure,
+		svc.CreatePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("CreatePost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceGetPostHandler := connect.NewUnaryHandler(
+		SchedulerServiceGetPostProcedure,
+		svc.GetPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("GetPost")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceDeletePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceDeletePostProcedure,
+		svc.DeletePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("DeletePost")),
+		connect.WithIdempotency(connect.IdempotencyIdempotent),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceRetryPostHandler := connect.NewUnaryHandler(
+		SchedulerServiceRetryPostProcedure,
+		svc.RetryPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("RetryPost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceMovePostHandler := connect.NewUnaryHandler(
+		SchedulerServiceMovePostProcedure,
+		svc.MovePost,
+		connect.WithSchema(schedulerServiceMethods.ByName("MovePost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceGetCalendarHandler := connect.NewUnaryHandler(
+		SchedulerServiceGetCalendarProcedure,
+		svc.GetCalendar,
+		connect.WithSchema(schedulerServiceMethods.ByName("GetCalendar")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServicePreviewPostHandler := connect.NewUnaryHandler(
+		SchedulerServicePreviewPostProcedure,
+		svc.PreviewPost,
+		connect.WithSchema(schedulerServiceMethods.ByName("PreviewPost")),
+		connect.WithHandlerOptions(opts...),
+	)
+	schedulerServiceCancelRepeatRuleHandler := connect.NewUnaryHandler(
+		SchedulerServiceCancelRepeatRuleProcedure,
+		svc.CancelRepeatRule,
+		connect.WithSchema(schedulerServiceMethods.ByName("CancelRepeatRule")),
+		connect.WithIdempotency(connect.IdempotencyIdempotent),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.SchedulerService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case SchedulerServiceCreateScheduleProcedure:
@@ -230,6 +448,22 @@ func NewSchedulerServiceHandler(svc SchedulerServiceHandler, opts ...connect.Han
 			schedulerServiceDeleteScheduleHandler.ServeHTTP(w, r)
 		case SchedulerServiceRetryScheduleProcedure:
 			schedulerServiceRetryScheduleHandler.ServeHTTP(w, r)
+		case SchedulerServiceCreatePostProcedure:
+			schedulerServiceCreatePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceGetPostProcedure:
+			schedulerServiceGetPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceDeletePostProcedure:
+			schedulerServiceDeletePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceRetryPostProcedure:
+			schedulerServiceRetryPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceMovePostProcedure:
+			schedulerServiceMovePostHandler.ServeHTTP(w, r)
+		case SchedulerServiceGetCalendarProcedure:
+			schedulerServiceGetCalendarHandler.ServeHTTP(w, r)
+		case SchedulerServicePreviewPostProcedure:
+			schedulerServicePreviewPostHandler.ServeHTTP(w, r)
+		case SchedulerServiceCancelRepeatRuleProcedure:
+			schedulerServiceCancelRepeatRuleHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -259,11 +493,49 @@ func (UnimplementedSchedulerServiceHandler) RetrySchedule(context.Context, *conn
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetrySchedule is not implemented"))
 }
 
+func (UnimplementedSchedulerServiceHandler) CreatePost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.CreatePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) GetPost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.GetPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) DeletePost(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.DeletePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) RetryPost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.RetryPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) MovePost(context.Context, *connect.Request[v1.RetryScheduleRequest]) (*connect.Response[v1.PostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.MovePost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) GetCalendar(context.Context, *connect.Request[v1.GetCalendarRequest]) (*connect.Response[v1.GetCalendarResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.GetCalendar is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) PreviewPost(context.Context, *connect.Request[v1.CreatePostRequest]) (*connect.Response[v1.PreviewPostResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.PreviewPost is not implemented"))
+}
+
+func (UnimplementedSchedulerServiceHandler) CancelRepeatRule(context.Context, *connect.Request[v1.GetPostRequest]) (*connect.Response[v1.CancelRepeatRuleResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.SchedulerService.CancelRepeatRule is not implemented"))
+}
+
 // DestinationServiceClient is a client for the herald.api.v1.DestinationService service.
 type DestinationServiceClient interface {
 	ListDestinations(context.Context, *connect.Request[v1.ListDestinationsRequest]) (*connect.Response[v1.ListDestinationsResponse], error)
 	ConnectDestination(context.Context, *connect.Request[v1.ConnectDestinationRequest]) (*connect.Response[v1.ConnectDestinationResponse], error)
 	DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error)
+	// StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+	// authorization_url in the browser within expires_at.
+	StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error)
+	// FinishOAuth is the redirect target: it consumes the state once and
+	// exchanges the code for the workspace that started the flow.
+	FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error)
 }
 
 // NewDestinationServiceClient constructs a client for the herald.api.v1.DestinationService service.
@@ -298,6 +570,18 @@ func NewDestinationServiceClient(httpClient connect.HTTPClient, baseURL string, 
 			connect.WithIdempotency(connect.IdempotencyIdempotent),
 			connect.WithClientOptions(opts...),
 		),
+		startOAuth: connect.NewClient[v1.StartOAuthRequest, v1.StartOAuthResponse](
+			httpClient,
+			baseURL+DestinationServiceStartOAuthProcedure,
+			connect.WithSchema(destinationServiceMethods.ByName("StartOAuth")),
+			connect.WithClientOptions(opts...),
+		),
+		finishOAuth: connect.NewClient[v1.FinishOAuthRequest, v1.FinishOAuthResponse](
+			httpClient,
+			baseURL+DestinationServiceFinishOAuthProcedure,
+			connect.WithSchema(destinationServiceMethods.ByName("FinishOAuth")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -306,6 +590,8 @@ type destinationServiceClient struct {
 	listDestinations      *connect.Client[v1.ListDestinationsRequest, v1.ListDestinationsResponse]
 	connectDestination    *connect.Client[v1.ConnectDestinationRequest, v1.ConnectDestinationResponse]
 	disconnectDestination *connect.Client[v1.DisconnectDestinationRequest, v1.DisconnectDestinationResponse]
+	startOAuth            *connect.Client[v1.StartOAuthRequest, v1.StartOAuthResponse]
+	finishOAuth           *connect.Client[v1.FinishOAuthRequest, v1.FinishOAuthResponse]
 }
 
 // ListDestinations calls herald.api.v1.DestinationService.ListDestinations.
@@ -323,11 +609,27 @@ func (c *destinationServiceClient) DisconnectDestination(ctx context.Context, re
 	return c.disconnectDestination.CallUnary(ctx, req)
 }
 
+// StartOAuth calls herald.api.v1.DestinationService.StartOAuth.
+func (c *destinationServiceClient) StartOAuth(ctx context.Context, req *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error) {
+	return c.startOAuth.CallUnary(ctx, req)
+}
+
+// FinishOAuth calls herald.api.v1.DestinationService.FinishOAuth.
+func (c *destinationServiceClient) FinishOAuth(ctx context.Context, req *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error) {
+	return c.finishOAuth.CallUnary(ctx, req)
+}
+
 // DestinationServiceHandler is an implementation of the herald.api.v1.DestinationService service.
 type DestinationServiceHandler interface {
 	ListDestinations(context.Context, *connect.Request[v1.ListDestinationsRequest]) (*connect.Response[v1.ListDestinationsResponse], error)
 	ConnectDestination(context.Context, *connect.Request[v1.ConnectDestinationRequest]) (*connect.Response[v1.ConnectDestinationResponse], error)
 	DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error)
+	// StartOAuth begins connecting with OAuth 2.0 (linkedin): open
+	// authorization_url in the browser within expires_at.
+	StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error)
+	// FinishOAuth is the redirect target: it consumes the state once and
+	// exchanges the code for the workspace that started the flow.
+	FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error)
 }
 
 // NewDestinationServiceHandler builds an HTTP handler from the service implementation. It returns
@@ -358,6 +660,18 @@ func NewDestinationServiceHandler(svc DestinationServiceHandler, opts ...connect
 		connect.WithIdempotency(connect.IdempotencyIdempotent),
 		connect.WithHandlerOptions(opts...),
 	)
+	destinationServiceStartOAuthHandler := connect.NewUnaryHandler(
+		DestinationServiceStartOAuthProcedure,
+		svc.StartOAuth,
+		connect.WithSchema(destinationServiceMethods.ByName("StartOAuth")),
+		connect.WithHandlerOptions(opts...),
+	)
+	destinationServiceFinishOAuthHandler := connect.NewUnaryHandler(
+		DestinationServiceFinishOAuthProcedure,
+		svc.FinishOAuth,
+		connect.WithSchema(destinationServiceMethods.ByName("FinishOAuth")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.DestinationService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case DestinationServiceListDestinationsProcedure:
@@ -366,6 +680,10 @@ func NewDestinationServiceHandler(svc DestinationServiceHandler, opts ...connect
 			destinationServiceConnectDestinationHandler.ServeHTTP(w, r)
 		case DestinationServiceDisconnectDestinationProcedure:
 			destinationServiceDisconnectDestinationHandler.ServeHTTP(w, r)
+		case DestinationServiceStartOAuthProcedure:
+			destinationServiceStartOAuthHandler.ServeHTTP(w, r)
+		case DestinationServiceFinishOAuthProcedure:
+			destinationServiceFinishOAuthHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -385,6 +703,14 @@ func (UnimplementedDestinationServiceHandler) ConnectDestination(context.Context
 
 func (UnimplementedDestinationServiceHandler) DisconnectDestination(context.Context, *connect.Request[v1.DisconnectDestinationRequest]) (*connect.Response[v1.DisconnectDestinationResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.DisconnectDestination is not implemented"))
+}
+
+func (UnimplementedDestinationServiceHandler) StartOAuth(context.Context, *connect.Request[v1.StartOAuthRequest]) (*connect.Response[v1.StartOAuthResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.StartOAuth is not implemented"))
+}
+
+func (UnimplementedDestinationServiceHandler) FinishOAuth(context.Context, *connect.Request[v1.FinishOAuthRequest]) (*connect.Response[v1.FinishOAuthResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.DestinationService.FinishOAuth is not implemented"))
 }
 
 // WebhookServiceClient is a client for the herald.api.v1.WebhookService service.
