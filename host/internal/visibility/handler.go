@@ -31,7 +31,7 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors)
+	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors, h.svc.quota.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.C
 		return nil, err
 	}
 	m := req.Msg
-	comps, err := analysis.CompetitorsFromValues(m.Competitors)
+	comps, err := analysis.CompetitorsFromValues(m.Competitors, h.svc.quota.Name)
 	if err != nil {
 		return nil, err
 	}
