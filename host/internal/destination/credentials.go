@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -108,7 +107,7 @@ func (s *Service) webhookCredentials(ctx context.Context, workspace, id string) 
 }
 
 func (s *Service) connectionCredentials(ctx context.Context, workspace, dest string) (map[string]string, error) {
-	c, err := destinationstore.New(s.store).GetConnection(ctx, workspace, dest)
+	c, err := s.connections.GetConnection(ctx, workspace, dest)
 	if err != nil {
 		return nil, err
 	}

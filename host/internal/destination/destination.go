@@ -13,6 +13,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -52,12 +53,13 @@ type Deps struct {
 
 // Service keeps the workspaces' destination connections and saved webhooks.
 type Service struct {
-	store  *store.Store
-	dests  Plugins
-	sealer *Sealer
-	plans  *plans.Table
-	quota  *quota.Checker
-	log    hclog.Logger
+	store       *store.Store
+	connections *destinationstore.Store
+	dests       Plugins
+	sealer      *Sealer
+	plans       *plans.Table
+	quota       *quota.Checker
+	log         hclog.Logger
 }
 
 // New returns the destination service; the error names each missing
@@ -71,7 +73,7 @@ func New(d Deps) (*Service, error) {
 	); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger}
+	s := &Service{store: d.Store, connections: destinationstore.New(d.Store), dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
 	}
