@@ -136,6 +136,7 @@ type Deps struct {
 type Service struct {
 	log           hclog.Logger
 	store         *store.Store
+	chats         *agentstore.Store
 	quota         *quota.Checker
 	plans         *plans.Table
 	now           func() time.Time
@@ -190,7 +191,7 @@ func New(d Deps) (*Service, error) {
 	}
 	log := d.Logger.Named("agent")
 	s := &Service{
-		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
+		log: log, store: d.Store, chats: agentstore.New(d.Store), quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
 		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
 		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
@@ -269,7 +270,7 @@ func blockRows(blocks []Block) []agentstore.ChatBlock {
 // returns them as stored (times set).
 func (s *Service) appendBlocks(ctx context.Context, p auth.Principal, sessionID, title, model string, blocks []Block) ([]Block, error) {
 	rows := blockRows(blocks)
-	err := agentstore.New(s.store).AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
+	err := s.chats.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
 	return blocksOf(rows), err
 }
 
@@ -278,7 +279,7 @@ func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) 
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	rows, total, err := agentstore.New(s.store).ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	rows, total, err := s.chats.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -295,14 +296,14 @@ func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int)
 	if skip < 0 {
 		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	c, err := agentstore.New(s.store).LatestChatSession(ctx, p.WorkspaceID, p.UserID)
+	c, err := s.chats.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks, err := agentstore.New(s.store).ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := s.chats.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	session := sessionOf(c)
 	return &session, blocksOf(blocks), err
 }
@@ -317,7 +318,7 @@ func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip
 	if err != nil {
 		return c, nil, err
 	}
-	blocks, err := agentstore.New(s.store).ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := s.chats.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	return c, blocksOf(blocks), err
 }
 
@@ -325,7 +326,7 @@ func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (
 	if strings.TrimSpace(id) == "" {
 		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	c, err := agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	c, err := s.chats.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
@@ -349,13 +350,13 @@ func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string
 	if err := checkSessionID(id); err != nil {
 		return ChatSession{}, false, err
 	}
-	if c, err := agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
+	if c, err := s.chats.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
 		return sessionOf(c), false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, false, err
 	}
 	c := agentstore.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-	if err := agentstore.New(s.store).CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+	if err := s.chats.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 		return ChatSession{}, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
 	} else if err != nil {
 		return ChatSession{}, false, err
@@ -370,7 +371,7 @@ func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id s
 	if strings.TrimSpace(id) == "" {
 		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	err := agentstore.New(s.store).SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
+	err := s.chats.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
@@ -385,7 +386,7 @@ func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string
 	if strings.TrimSpace(id) == "" {
 		return apierr.Invalid("sessionId is required")
 	}
-	err := agentstore.New(s.store).DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	err := s.chats.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("session %s not found", id)
 	}

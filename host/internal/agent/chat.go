@@ -151,7 +151,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	}
 	var history []Block
 	if !isNew {
-		rows, err := agentstore.New(s.store).RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
+		rows, err := s.chats.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -188,14 +188,14 @@ func (s *Service) sessionFor(ctx context.Context, p auth.Principal, id *string) 
 	if id == nil {
 		return store.NewID(), true, nil
 	}
-	_, err = agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
+	_, err = s.chats.GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
 	switch {
 	case err == nil:
 		return *id, false, nil
 	case !errors.Is(err, store.ErrNotFound):
 		return "", false, err
 	}
-	taken, err := agentstore.New(s.store).ChatSessionExists(ctx, *id)
+	taken, err := s.chats.ChatSessionExists(ctx, *id)
 	if err != nil {
 		return "", false, err
 	}
@@ -231,7 +231,7 @@ func (s *Service) voiceFor(ctx context.Context, p auth.Principal, id *string, no
 func (s *Service) save(ctx context.Context, p auth.Principal, sessionID string, isNew bool, title string, reply Reply) ([]Block, error) {
 	if isNew {
 		c := agentstore.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-		if err := agentstore.New(s.store).CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+		if err := s.chats.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 			return nil, apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
 		} else if err != nil {
 			return nil, err

@@ -20,7 +20,7 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	if _, err := s.ownSession(ctx, p, sessionID); err != nil {
 		return Reply{}, err
 	}
-	prop, err := agentstore.New(s.store).ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
+	prop, err := s.chats.ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Reply{}, apierr.NotFound("no proposal with this confirm token in session %s", sessionID)
@@ -30,7 +30,7 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 		return Reply{}, err
 	}
 	release := func() {
-		if err := agentstore.New(s.store).ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
+		if err := s.chats.ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
 			s.log.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
 		}
 	}

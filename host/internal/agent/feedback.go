@@ -65,7 +65,7 @@ func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in ChatFee
 	if err := in.validate(); err != nil {
 		return "", err
 	}
-	ok, err := agentstore.New(s.store).ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
+	ok, err := s.chats.ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
 	if err != nil {
 		return "", err
 	}
@@ -94,7 +94,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in G
 		}
 		return s.saveFeedback(ctx, p, agentstore.FeedbackJob, in.JobID, in.FeedbackInput)
 	}
-	ok, err := agentstore.New(s.store).GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
+	ok, err := s.chats.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +106,7 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in G
 
 func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, target string, in FeedbackInput) (string, error) {
 	f := agentstore.Feedback{WorkspaceID: p.WorkspaceID, UserID: p.UserID, TargetKind: kind, TargetID: target, Rating: in.Rating, Comment: in.Comment}
-	if err := agentstore.New(s.store).InsertFeedback(ctx, &f); err != nil {
+	if err := s.chats.InsertFeedback(ctx, &f); err != nil {
 		return "", err
 	}
 	s.met.feedback.WithLabelValues(kind, in.Rating).Inc()

@@ -92,12 +92,13 @@ type Deps struct {
 
 // Service is the Google Analytics connection of every workspace.
 type Service struct {
-	log    hclog.Logger
-	store  *store.Store
-	plugin sdk.AnalyticsSource
-	sealer *destination.Sealer
-	ttl    time.Duration
-	now    func() time.Time
+	log         hclog.Logger
+	store       *store.Store
+	connections *analyticsstore.Store
+	plugin      sdk.AnalyticsSource
+	sealer      *destination.Sealer
+	ttl         time.Duration
+	now         func() time.Time
 
 	refreshMu  sync.Mutex
 	refreshing map[string]*sync.Mutex // by workspace
@@ -111,7 +112,7 @@ func New(d Deps) (*Service, error) {
 	if err := deps.Check("analytics", deps.Need("Store", d.Store == nil), deps.Need("Plugin", d.Plugin == nil)); err != nil {
 		return nil, err
 	}
-	s := &Service{log: deps.Logger(d.Logger, "analytics"), store: d.Store, plugin: d.Plugin, ttl: d.CacheTTL, now: d.Now,
+	s := &Service{log: deps.Logger(d.Logger, "analytics"), store: d.Store, connections: analyticsstore.New(d.Store), plugin: d.Plugin, ttl: d.CacheTTL, now: d.Now,
 		refreshing: map[string]*sync.Mutex{}, cache: map[cacheKey]cached{}}
 	if s.ttl <= 0 {
 		s.ttl = DefaultCacheTTL
@@ -192,7 +193,7 @@ var errNotConnected = apierr.NotFound("Google Analytics is not connected for thi
 // when they expire within refreshMargin. One refresh runs per workspace on
 // this host; the others wait and read what it stored.
 func (s *Service) credentials(ctx context.Context, workspaceID string) (map[string]string, error) {
-	c, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google)
+	c, err := s.connections.GetAnalyticsConnection(ctx, workspaceID, Google)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errNotConnected
 	}
@@ -205,7 +206,7 @@ func (s *Service) credentials(ctx context.Context, workspaceID string) (map[stri
 	mu := s.workspaceLock(workspaceID)
 	mu.Lock()
 	defer mu.Unlock()
-	if c, err = analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
+	if c, err = s.connections.GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, errNotConnected
 		}
@@ -223,7 +224,7 @@ func (s *Service) credentials(ctx context.Context, workspaceID string) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	if _, err := analyticsstore.New(s.store).UpdateAnalyticsCredentials(ctx, c, sealed, g.ExpiresAtMs); err != nil {
+	if _, err := s.connections.UpdateAnalyticsCredentials(ctx, c, sealed, g.ExpiresAtMs); err != nil {
 		return nil, err
 	}
 	s.log.Debug("refreshed Google Analytics credentials", "workspace", workspaceID)

@@ -156,6 +156,7 @@ func (f *FS) Open(_ context.Context, key string) (io.ReadSeekCloser, Object, err
 // MaxBytes).
 type DB struct {
 	st      *store.Store
+	rows    *blobstore.Store
 	baseURL string
 }
 
@@ -163,7 +164,7 @@ var _ Store = (*DB)(nil)
 
 // NewDB returns a store in st whose URLs start with baseURL.
 func NewDB(st *store.Store, baseURL string) *DB {
-	return &DB{st: st, baseURL: strings.TrimRight(baseURL, "/")}
+	return &DB{st: st, rows: blobstore.New(st), baseURL: strings.TrimRight(baseURL, "/")}
 }
 
 // Put stores data under a new random key.
@@ -172,7 +173,7 @@ func (d *DB) Put(ctx context.Context, data []byte, mime string) (Object, error) 
 		return Object{}, ErrTooLarge
 	}
 	key := newKey(mime)
-	if err := blobstore.New(d.st).PutBlob(ctx, key, mime, data); err != nil {
+	if err := d.rows.PutBlob(ctx, key, mime, data); err != nil {
 		return Object{}, err
 	}
 	return Object{Key: key, URL: d.baseURL + "/v1/blobs/" + key, MIME: mime, Size: int64(len(data))}, nil
@@ -183,7 +184,7 @@ func (d *DB) Open(ctx context.Context, key string) (io.ReadSeekCloser, Object, e
 	if !validKey(key) {
 		return nil, Object{}, ErrNotFound
 	}
-	mime, data, err := blobstore.New(d.st).GetBlob(ctx, key)
+	mime, data, err := d.rows.GetBlob(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, Object{}, ErrNotFound
 	}
@@ -252,5 +253,5 @@ func (f *FS) Delete(_ context.Context, key string) error {
 
 // Delete removes the object at key; a missing object is not an error.
 func (d *DB) Delete(ctx context.Context, key string) error {
-	return blobstore.New(d.st).DeleteBlob(ctx, key)
+	return d.rows.DeleteBlob(ctx, key)
 }

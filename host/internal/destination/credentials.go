@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
-
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/store"
 )
@@ -114,7 +112,7 @@ func (s *Service) webhookCredentials(ctx context.Context, workspace, id string) 
 }
 
 func (s *Service) connectionCredentials(ctx context.Context, workspace, dest string) (map[string]string, error) {
-	c, err := destinationstore.New(s.store).GetConnection(ctx, workspace, dest)
+	c, err := s.connections.GetConnection(ctx, workspace, dest)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -60,12 +61,13 @@ type Deps struct {
 
 // Service keeps the workspaces' destination connections and saved webhooks.
 type Service struct {
-	store  *store.Store
-	dests  Plugins
-	sealer *Sealer
-	plans  *plans.Table
-	quota  *quota.Checker
-	log    hclog.Logger
+	store       *store.Store
+	connections *destinationstore.Store
+	dests       Plugins
+	sealer      *Sealer
+	plans       *plans.Table
+	quota       *quota.Checker
+	log         hclog.Logger
 
 	linkedin config.LinkedInApp
 	http     *http.Client
@@ -82,7 +84,7 @@ func New(d Deps) (*Service, error) {
 	); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger, linkedin: d.LinkedIn, http: d.HTTPClient}
+	s := &Service{store: d.Store, connections: destinationstore.New(d.Store), dests: d.Plugins, plans: d.Plans, quota: d.Quota, log: d.Logger, linkedin: d.LinkedIn, http: d.HTTPClient}
 	if s.http == nil {
 		s.http = sdk.GuardedHTTPClient(30*time.Second, nil)
 	}

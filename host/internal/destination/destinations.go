@@ -46,7 +46,7 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]Des
 	if err := s.allow(p); err != nil {
 		return nil, err
 	}
-	conns, err := destinationstore.New(s.store).ListConnections(ctx, p.WorkspaceID)
+	conns, err := s.connections.ListConnections(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]Des
 			}
 		} else if c, ok := conns[name]; ok {
 			v.Connected, v.ConnectedFields, v.ConnectedAt, v.Check = true, c.Fields, c.UpdatedAt, Check(c.Check)
-			if e, err := destinationstore.New(s.store).GetConnectionExpiry(ctx, p.WorkspaceID, name); err == nil && e.ExpiresAt != nil {
+			if e, err := s.connections.GetConnectionExpiry(ctx, p.WorkspaceID, name); err == nil && e.ExpiresAt != nil {
 				v.ExpiresAt = *e.ExpiresAt
 				v.Refreshable = e.RefreshExpiresAt != nil && *e.RefreshExpiresAt > *e.ExpiresAt
 			}
@@ -170,11 +170,11 @@ func (s *Service) Connect(ctx context.Context, p auth.Principal, in NewConnectio
 	}
 	sort.Strings(fields)
 	c := &destinationstore.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: destinationstore.ConnectionCheck(check)}
-	if err := destinationstore.New(s.store).PutConnection(ctx, c); err != nil {
+	if err := s.connections.PutConnection(ctx, c); err != nil {
 		return DestinationView{}, err
 	}
 	// A pasted token has no known expiry: it replaces an OAuth one's.
-	if err := destinationstore.New(s.store).SetConnectionExpiry(ctx, p.WorkspaceID, name, nil, nil); err != nil {
+	if err := s.connections.SetConnectionExpiry(ctx, p.WorkspaceID, name, nil, nil); err != nil {
 		return DestinationView{}, err
 	}
 	return DestinationView{Info: info, Connected: true, ConnectedFields: fields, ConnectedAt: c.UpdatedAt, Check: check, ConnectWith: "PUT /v1/destinations/" + name + "/connection"}, nil
@@ -196,7 +196,7 @@ func (s *Service) Disconnect(ctx context.Context, p auth.Principal, name string)
 	if err := s.allow(p); err != nil {
 		return err
 	}
-	if err := destinationstore.New(s.store).DeleteConnection(ctx, p.WorkspaceID, name); errors.Is(err, store.ErrNotFound) {
+	if err := s.connections.DeleteConnection(ctx, p.WorkspaceID, name); errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("this workspace is not connected to %q", name)
 	} else if err != nil {
 		return err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/store"
-	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 )
 
 // ExpiringNotice is how long before a connection's known expiry the
@@ -19,7 +18,7 @@ const ExpiringNotice = 7 * 24 * time.Hour
 // key), and returns how many it wrote. The publisher's reconcile pass runs
 // it on every host; the dedupe key makes the hosts write each event once.
 func (s *Service) AnnounceExpiring(ctx context.Context) (int, error) {
-	list, err := destinationstore.New(s.store).ExpiringConnections(ctx, s.store.Now()+ExpiringNotice.Milliseconds(), 500)
+	list, err := s.connections.ExpiringConnections(ctx, s.store.Now()+ExpiringNotice.Milliseconds(), 500)
 	if err != nil {
 		return 0, err
 	}

@@ -93,7 +93,7 @@ func (s *Service) StartOAuth(ctx context.Context, p auth.Principal, name string)
 	state := base64.RawURLEncoding.EncodeToString(raw)
 	now := s.store.Now()
 	expires := now + oauthStateTTL.Milliseconds()
-	if err := destinationstore.New(s.store).InsertOAuthState(ctx, destinationstore.OAuthState{StateHash: stateHash(state), WorkspaceID: p.WorkspaceID, UserID: p.UserID,
+	if err := s.connections.InsertOAuthState(ctx, destinationstore.OAuthState{StateHash: stateHash(state), WorkspaceID: p.WorkspaceID, UserID: p.UserID,
 		Destination: name, CreatedAt: now, ExpiresAt: expires}); err != nil {
 		return "", time.Time{}, err
 	}
@@ -123,7 +123,7 @@ func (s *Service) FinishOAuth(ctx context.Context, name, code, state, oauthError
 	if strings.TrimSpace(state) == "" {
 		return "", apierr.Invalid("state is required")
 	}
-	st, err := destinationstore.New(s.store).ConsumeOAuthState(ctx, stateHash(state), name)
+	st, err := s.connections.ConsumeOAuthState(ctx, stateHash(state), name)
 	switch {
 	case errors.Is(err, destinationstore.ErrOAuthStateUsed):
 		return "", apierr.Invalid("state was already used: this authorization finished once; start again to reconnect")
@@ -226,7 +226,7 @@ func (s *Service) storeOAuthConnection(ctx context.Context, workspace, name stri
 	now := s.store.Now()
 	c := &destinationstore.Connection{WorkspaceID: workspace, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(workspace, name)),
 		Fields: []string{"token", "author"}, Check: destinationstore.ConnectionCheck{At: &now, Result: CheckOK, Account: account}}
-	if err := destinationstore.New(s.store).PutConnection(ctx, c); err != nil {
+	if err := s.connections.PutConnection(ctx, c); err != nil {
 		return err
 	}
 	var expires, refreshExpires *int64
@@ -238,7 +238,7 @@ func (s *Service) storeOAuthConnection(ctx context.Context, workspace, name stri
 		v := now + tok.RefreshTokenExpiresIn*1000
 		refreshExpires = &v
 	}
-	return destinationstore.New(s.store).SetConnectionExpiry(ctx, workspace, name, expires, refreshExpires)
+	return s.connections.SetConnectionExpiry(ctx, workspace, name, expires, refreshExpires)
 }
 
 // fresh returns the credentials of a connection ready to use: refreshed
@@ -246,7 +246,7 @@ func (s *Service) storeOAuthConnection(ctx context.Context, workspace, name stri
 // is granted; ErrConnectionExpired when it has expired for good. The
 // refresh token never leaves the host.
 func (s *Service) fresh(ctx context.Context, workspace, dest string, creds map[string]string) (map[string]string, error) {
-	e, err := destinationstore.New(s.store).GetConnectionExpiry(ctx, workspace, dest)
+	e, err := s.connections.GetConnectionExpiry(ctx, workspace, dest)
 	if err != nil || e.ExpiresAt == nil {
 		delete(creds, "refresh_token")
 		return creds, err

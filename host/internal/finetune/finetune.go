@@ -36,6 +36,7 @@ type Deps struct {
 type Service struct {
 	log     hclog.Logger
 	store   *store.Store
+	tunings *finetunestore.Store
 	plugins Plugins
 }
 
@@ -47,7 +48,7 @@ func New(d Deps) (*Service, error) {
 	if d.Logger == nil {
 		d.Logger = hclog.NewNullLogger()
 	}
-	return &Service{log: d.Logger.Named("finetune"), store: d.Store, plugins: d.Plugins}, nil
+	return &Service{log: d.Logger.Named("finetune"), store: d.Store, tunings: finetunestore.New(d.Store), plugins: d.Plugins}, nil
 }
 
 // Job is a workspace's fine-tuning job at a provider. Times are epoch
@@ -79,7 +80,7 @@ func finished(status string) bool {
 // Deps.Plugins is set (and stored); a refresh that fails answers the
 // stored status, so the route never fails on the provider's account.
 func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) {
-	row, err := finetunestore.New(s.store).LatestFineTuningJob(ctx, workspaceID)
+	row, err := s.tunings.LatestFineTuningJob(ctx, workspaceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -97,7 +98,7 @@ func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) 
 	}
 	fresh := apply(j, job)
 	if fresh.Status != j.Status || finished(fresh.Status) {
-		if err := finetunestore.New(s.store).UpdateFineTuningJob(ctx, fresh.row()); err != nil {
+		if err := s.tunings.UpdateFineTuningJob(ctx, fresh.row()); err != nil {
 			return nil, err
 		}
 		j = fresh
@@ -111,7 +112,7 @@ func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) 
 // training, with voice as the system message. It returns the file and its
 // number of examples.
 func (s *Service) TrainingFile(ctx context.Context, workspaceID, voice string) ([]byte, int, error) {
-	ex, err := finetunestore.New(s.store).UpRatedExchanges(ctx, workspaceID)
+	ex, err := s.tunings.UpRatedExchanges(ctx, workspaceID)
 	if err != nil {
 		return nil, 0, err
 	}

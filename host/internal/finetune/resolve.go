@@ -36,13 +36,14 @@ type Target struct {
 // fine-tuning job. A nil *Resolver resolves nothing, so the paths that use
 // it need no check.
 type Resolver struct {
-	store  *store.Store
-	direct Direct
+	store   *store.Store
+	tunings *finetunestore.Store
+	direct  Direct
 }
 
 // NewResolver returns a Resolver reading jobs from st and calling direct.
 func NewResolver(st *store.Store, direct Direct) *Resolver {
-	return &Resolver{store: st, direct: direct}
+	return &Resolver{store: st, tunings: finetunestore.New(st), direct: direct}
 }
 
 // Resolve reports where model leads for the workspace: ok is false when the
@@ -54,7 +55,7 @@ func (r *Resolver) Resolve(ctx context.Context, workspaceID, model string) (t Ta
 	if r == nil || !tuned || name == "" {
 		return Target{}, false, nil
 	}
-	m, err := finetunestore.New(r.store).LatestTunedModel(ctx, workspaceID)
+	m, err := r.tunings.LatestTunedModel(ctx, workspaceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Target{}, false, nil
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"strings"
 
 	"github.com/heraldhq/herald/sdk"
@@ -71,7 +70,7 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Job, error) {
 		WorkspaceID: in.WorkspaceID, Provider: started.Provider, ProviderJobID: started.Job.ID,
 		BaseModel: started.BaseModel, Status: sdk.FineTuneQueued,
 	}, started.Job).row()
-	if err := finetunestore.New(s.store).InsertFineTuningJob(ctx, &row); err != nil {
+	if err := s.tunings.InsertFineTuningJob(ctx, &row); err != nil {
 		// The job runs at the provider anyway; say which, so the operator
 		// can find it.
 		return Job{}, fmt.Errorf("provider %s started job %s but storing it failed: %w", started.Provider, started.Job.ID, err)

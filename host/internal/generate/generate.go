@@ -99,15 +99,16 @@ type Deps struct {
 
 // Service is the generation domain logic.
 type Service struct {
-	log     hclog.Logger
-	models  Models
-	queue   Queue
-	store   *store.Store
-	quota   *quota.Checker
-	blobs   blob.Store
-	voices  Voices
-	tuned   *finetune.Resolver
-	secrets atomic.Pointer[[]string] // longest first; RedactAlso adds to it
+	log         hclog.Logger
+	models      Models
+	queue       Queue
+	store       *store.Store
+	generations *agentstore.Store
+	quota       *quota.Checker
+	blobs       blob.Store
+	voices      Voices
+	tuned       *finetune.Resolver
+	secrets     atomic.Pointer[[]string] // longest first; RedactAlso adds to it
 }
 
 // New returns a Service. Its text jobs (TextJobTypes, and every aiQueue
@@ -124,7 +125,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	log := deps.Logger(d.Logger, "generate")
-	s := &Service{log: log, models: d.Models, queue: d.Queue, store: d.Store, quota: d.Quota.WithLogger(log), blobs: d.Blobs,
+	s := &Service{log: log, models: d.Models, queue: d.Queue, store: d.Store, generations: agentstore.New(d.Store), quota: d.Quota.WithLogger(log), blobs: d.Blobs,
 		voices: d.Voices, tuned: d.Tuned}
 	s.RedactAlso(d.Secrets)
 	return s, nil
@@ -303,7 +304,7 @@ func (s *Service) GenerateInline(ctx context.Context, p auth.Principal, in TextI
 	if err != nil {
 		return Generated{}, err
 	}
-	id, err := agentstore.New(s.store).RecordGeneration(ctx, p.WorkspaceID, p.UserID, in.Model)
+	id, err := s.generations.RecordGeneration(ctx, p.WorkspaceID, p.UserID, in.Model)
 	if err != nil {
 		return Generated{}, err
 	}

@@ -104,7 +104,7 @@ func (j *Job) Progress(ctx context.Context, progress int, partial any) error {
 		}
 		text = &s
 	}
-	err := jobstore.New(j.q.store).UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
+	err := j.q.jobs.UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
 	if errors.Is(err, store.ErrNotFound) {
 		if j.a != nil {
 			j.q.loseLease(j.a)

@@ -109,6 +109,7 @@ type Options struct {
 // handlers, then Start; Enqueue works whether or not the Queue runs jobs.
 type Queue struct {
 	store   *store.Store
+	jobs    *jobstore.Store
 	opts    Options
 	caps    atomic.Pointer[jobstore.JobCaps] // Options.Caps until SetCaps
 	owner   string                           // this Queue's lease owner id
@@ -219,6 +220,7 @@ func New(o Options) (*Queue, error) {
 	}
 	q := &Queue{
 		store:     o.Store,
+		jobs:      jobstore.New(o.Store),
 		opts:      o,
 		owner:     store.NewID(),
 		log:       o.Logger.Named("jobs"),
@@ -366,7 +368,7 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Querier, j NewJob) (stri
 // insert stores rows, refusing them with *store.OverCapError when a workspace is
 // at its Queued cap.
 func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []jobstore.Job) error {
-	err := jobstore.New(q.store).InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
+	err := q.jobs.InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
 	var capErr *jobstore.ErrJobCap
 	if errors.As(err, &capErr) {
 		return &store.OverCapError{Kind: "ready jobs", Max: int(capErr.Cap), Workspace: capErr.Workspace, Queue: capErr.Queue, RetryAfter: q.opts.CapRetryAfter}
@@ -389,7 +391,7 @@ func (q *Queue) Wake(queues ...string) {
 // Get returns a job of the workspace, or store.ErrNotFound (also when the
 // job belongs to another workspace).
 func (q *Queue) Get(ctx context.Context, workspace, id string) (jobstore.Job, error) {
-	return jobstore.New(q.store).GetJob(ctx, workspace, id)
+	return q.jobs.GetJob(ctx, workspace, id)
 }
 
 func (q *Queue) rows(js []NewJob) ([]jobstore.Job, error) {
@@ -439,5 +441,5 @@ func (q *Queue) rows(js []NewJob) ([]jobstore.Job, error) {
 // generated text (every AIQueue job and the ContentQueue jobs named in
 // contentNames), newest first, at most limit.
 func (q *Queue) RecentGenerated(ctx context.Context, workspace string, contentNames []string, limit int) ([]jobstore.FinishedJob, error) {
-	return jobstore.New(q.store).RecentGeneratedJobs(ctx, workspace, contentNames, limit)
+	return q.jobs.RecentGeneratedJobs(ctx, workspace, contentNames, limit)
 }

@@ -135,7 +135,7 @@ func (q *Queue) release() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	queues, err := jobstore.New(q.store).ReleaseJobs(ctx, q.owner, ids, q.store.Now())
+	queues, err := q.jobs.ReleaseJobs(ctx, q.owner, ids, q.store.Now())
 	if err != nil {
 		return fmt.Errorf("hand back %d jobs at shutdown: %w", len(ids), err)
 	}
@@ -211,7 +211,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		// commits unseen would strand its jobs until their lease expires.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		now := q.store.Now()
-		claimed, err := jobstore.New(q.store).ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
+		claimed, err := q.jobs.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
 		cancel()
 		// A wake-up that came in while a claim that was not full ran (not
 		// one that a job it starts causes) means enqueues are streaming
@@ -238,7 +238,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			// next claim) and look once more shortly, which finds it.
 			return min(recheck, poll)
 		}
-		at, err := jobstore.New(q.store).NextJobRunAt(ctx, l.name)
+		at, err := q.jobs.NextJobRunAt(ctx, l.name)
 		if err != nil || at == nil {
 			return poll
 		}

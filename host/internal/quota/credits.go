@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/heraldhq/herald/host/internal/store/creditstore"
-	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"time"
+
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
@@ -93,7 +93,7 @@ func (c *Checker) ReserveMonth(ctx context.Context, p auth.Principal, n int) (mo
 		return "", nil, err
 	}
 	month = c.Month()
-	_, ok, err := creditstore.New(c.store).ReserveCredits(ctx, p.WorkspaceID, month, n, plan.MonthlyAICredits)
+	_, ok, err := c.credits.ReserveCredits(ctx, p.WorkspaceID, month, n, plan.MonthlyAICredits)
 	if err != nil {
 		return "", nil, err
 	}
@@ -115,10 +115,10 @@ func (c *Checker) ReserveMonth(ctx context.Context, p auth.Principal, n int) (mo
 // the credits do not suffice; used is then the month's usage, for the
 // caller's message. The caller keeps month to refund later.
 func (c *Checker) ReserveTx(ctx context.Context, q store.Querier, workspaceID, month string, plan config.Plan, n int) (used int, ok bool, err error) {
-	if _, ok, err = creditstore.New(c.store).ReserveCreditsTx(ctx, q, workspaceID, month, n, plan.MonthlyAICredits); err != nil || ok {
+	if _, ok, err = c.credits.ReserveCreditsTx(ctx, q, workspaceID, month, n, plan.MonthlyAICredits); err != nil || ok {
 		return 0, ok, err
 	}
-	used, err = creditstore.New(c.store).CreditsUsedTx(ctx, q, workspaceID, month)
+	used, err = c.credits.CreditsUsedTx(ctx, q, workspaceID, month)
 	return used, false, err
 }
 
@@ -129,7 +129,7 @@ func (c *Checker) Refund(ctx context.Context, workspaceID, month string, n int) 
 	if n <= 0 {
 		return
 	}
-	if err := creditstore.New(c.store).RefundCredits(ctx, workspaceID, month, n); err != nil && c.log != nil {
+	if err := c.credits.RefundCredits(ctx, workspaceID, month, n); err != nil && c.log != nil {
 		c.log.Error("refund AI credits", "workspace", workspaceID, "month", month, "credits", n, "error", err)
 	}
 }
@@ -142,7 +142,7 @@ func (c *Checker) CheckCredits(ctx context.Context, p auth.Principal, n int) err
 	if err != nil {
 		return err
 	}
-	used, err := creditstore.New(c.store).CreditsUsed(ctx, p.WorkspaceID, c.Month())
+	used, err := c.credits.CreditsUsed(ctx, p.WorkspaceID, c.Month())
 	if err != nil {
 		return err
 	}
@@ -154,5 +154,5 @@ func (c *Checker) CheckCredits(ctx context.Context, p auth.Principal, n int) err
 
 // Used returns the AI credits the workspace has used this month.
 func (c *Checker) Used(ctx context.Context, workspaceID string) (int, error) {
-	return creditstore.New(c.store).CreditsUsed(ctx, workspaceID, c.Month())
+	return c.credits.CreditsUsed(ctx, workspaceID, c.Month())
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 )
 
 // Checker checks creates against the caps.
 type Checker struct {
-	store  *store.Store
-	limits config.Limits
-	table  *plans.Table
-	now    func() time.Time // the credit month's clock; nil: time.Now
-	log    hclog.Logger     // failed refunds; nil: not logged
+	store   *store.Store
+	credits *creditstore.Store
+	limits  config.Limits
+	table   *plans.Table
+	now     func() time.Time // the credit month's clock; nil: time.Now
+	log     hclog.Logger     // failed refunds; nil: not logged
 }
 
 // New returns a Checker over the host's limits; the zero Limits use
@@ -31,7 +33,7 @@ func New(st *store.Store, l config.Limits) *Checker {
 	if l == (config.Limits{}) {
 		l = config.DefaultLimits()
 	}
-	return &Checker{store: st, limits: l}
+	return &Checker{store: st, credits: creditstore.New(st), limits: l}
 }
 
 // Follow returns a copy of c that reads the caps of t's applied version at

@@ -56,6 +56,8 @@ func TestCreateRefusesEveryBadRequestWith400(t *testing.T) {
 		{"missing destination keys are named", `{"exportTo":"wordpress","text":"body only","whenToExport":"` + when + `"}`, "contentToExport.title is required by wordpress; contentToExport.content is required by wordpress"},
 		{"an unconnected destination is refused for a pending post", `{"exportTo":"wordpress","title":"t","content":"c","whenToExport":"` + when + `"}`, "wordpress is not connected for this workspace"},
 		{"an http imageUrl is refused", `{` + ok + `,"title":"t","imageUrl":"http://img.test/a.png"}`, "imageUrl must be an https URL or a data: URL"},
+		{"an ftp imageUrl is refused", `{` + ok + `,"title":"t","imageUrl":"ftp://img.test/a.png"}`, "imageUrl must be an https URL or a data: URL"},
+		{"an ftp download_url is refused", `{` + ok + `,"title":"t","image":{"download_url":"ftp://files.test/a.png","file_id":"f1"}}`, "image.download_url must be an http(s) URL"},
 		{"bad base64 is refused", `{` + ok + `,"title":"t","imageBase64":"%%%not base64%%%"}`, "imageBase64 is not valid base64"},
 		{"base64 that is not an image is refused", `{` + ok + `,"title":"t","imageBase64":"` + text + `","imageFileName":"x.png"}`, "imageBase64 is not a PNG, JPEG, GIF or WebP image"},
 		{"a non-image MIME type is refused", `{` + ok + `,"title":"t","imageBase64":"` + base64.StdEncoding.EncodeToString(pngBytes) + `","imageMimeType":"application/pdf"}`, `imageBase64 has type "application/pdf", which is not an image`},

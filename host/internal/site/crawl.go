@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/heraldhq/herald/host/internal/weburl"
 )
 
 // Site is what Crawl learned about a website.
@@ -156,7 +158,7 @@ func (f *Fetcher) Crawl(ctx context.Context, raw string) (Site, error) {
 	root := &url.URL{Scheme: "https", Host: final.Host, Path: "/"}
 	s := Site{Home: home}
 	facts := &s.Facts
-	facts.URL, facts.HTTPS = home.URL, final.Scheme == "https"
+	facts.URL, facts.HTTPS = home.URL, weburl.HTTPS(final)
 	facts.Domain = RegistrableDomain(final.Hostname())
 	facts.Title, facts.Description, facts.H1s, facts.SiteName = home.Title, home.Description, home.H1s, home.SiteName
 
@@ -264,7 +266,7 @@ func (f *Fetcher) robots(ctx context.Context, root *url.URL, facts *Facts) *Robo
 func (f *Fetcher) sitemap(ctx context.Context, root *url.URL, robots *Robots, facts *Facts) {
 	candidates := []*url.URL{}
 	for _, s := range robots.Sitemaps {
-		if u, err := url.Parse(s); err == nil && u.Scheme == "https" && sameSite(u.Hostname(), root.Hostname()) {
+		if u, err := url.Parse(s); err == nil && weburl.HTTPS(u) && sameSite(u.Hostname(), root.Hostname()) {
 			candidates = append(candidates, u)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/heraldhq/herald/host/internal/weburl"
 )
 
 // maxTextRunes bounds Page.Text: enough for a voice sample or a judge's
@@ -116,7 +118,7 @@ func parsePage(u *url.URL, body []byte) (Page, error) {
 	seen := map[string]bool{}
 	doc.Find("a[href]").Each(func(_ int, s *goquery.Selection) {
 		l, err := base.Parse(strings.TrimSpace(s.AttrOr("href", "")))
-		if err != nil || l.Scheme != "https" || !sameSite(l.Hostname(), u.Hostname()) {
+		if err != nil || !weburl.HTTPS(l) || !sameSite(l.Hostname(), u.Hostname()) {
 			return
 		}
 		l.Fragment = ""

@@ -172,7 +172,7 @@ func New(d Deps) *Fetcher {
 		if len(via) > maxRedirects {
 			return fail(ReasonUnreachable, nil, "%s redirected more than %d times", via[0].URL.Host, maxRedirects)
 		}
-		if req.URL.Scheme != "https" {
+		if !weburl.HTTPS(req.URL) {
 			return fail(ReasonNotHTTPS, nil, "%s redirected to a non-https URL (%s://%s)", via[0].URL.Host, req.URL.Scheme, req.URL.Host)
 		}
 		return nil

@@ -241,6 +241,7 @@ func TestFetchRefusals(t *testing.T) {
 		inMsg     string
 	}{
 		{"http is refused", "http://example.com/", site.ErrNotHTTPS, "only https://"},
+		{"another scheme is refused", "ftp://example.com/", site.ErrNotHTTPS, "only https://"},
 		{"an empty URL is invalid", " ", site.ErrInvalidURL, "empty"},
 		{"a PDF is not HTML", "https://example.com/pdf", site.ErrNotHTML, "application/pdf"},
 		{"a page over the cap is too large", "https://example.com/huge", site.ErrTooLarge, "64 KiB"},

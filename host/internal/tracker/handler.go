@@ -39,7 +39,7 @@ func (h *Handler) CreateTracker(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	comps, err := analysis.CompetitorsFromValues(m.Competitors.GetValues())
+	comps, err := analysis.CompetitorsFromValues(m.Competitors.GetValues(), h.svc.quota.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (h *Handler) UpdateTracker(ctx context.Context, req *connect.Request[apiv1.
 	m := req.Msg
 	u := TrackerUpdate{ID: m.Id, WebsiteURL: m.Websiteurl, Cadence: m.Cadence, Active: m.Active, Samples: intOf(m.Samples)}
 	if m.Competitors != nil {
-		c, err := analysis.CompetitorsFromValues(m.Competitors.GetValues())
+		c, err := analysis.CompetitorsFromValues(m.Competitors.GetValues(), h.svc.quota.Name)
 		if err != nil {
 			return nil, err
 		}

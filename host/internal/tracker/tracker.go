@@ -139,13 +139,13 @@ func (t TrackerSetup) input() visibility.Input {
 // validate checks a setup as a report's input is checked (websiteurl,
 // prompts within the plan's limit, competitors), plus the tags, and
 // returns it with the URL normalised.
-func (t TrackerSetup) validate(plan config.Plan, planName string) (TrackerSetup, error) {
+func (t TrackerSetup) validate(plan config.Plan, planName string, names analysis.NameRule) (TrackerSetup, error) {
 	url, err := visibility.ValidateURL(t.WebsiteURL)
 	if err != nil {
 		return t, err
 	}
 	t.WebsiteURL = url
-	if err := t.input().Validate(plan.PromptsPerReport, planName, true); err != nil {
+	if err := t.input().Validate(plan.PromptsPerReport, planName, true, names); err != nil {
 		return t, err
 	}
 	for i, p := range t.Prompts {
@@ -220,7 +220,7 @@ func (s *Service) tracker(row store.Tracker) (Tracker, error) {
 // the tracker and the first run's job id ("" when skipped).
 func (s *Service) CreateTracker(ctx context.Context, p auth.Principal, req NewTracker) (Tracker, string, error) {
 	plan := s.plan(p)
-	setup, err := req.Setup.clean().validate(plan, p.Plan)
+	setup, err := req.Setup.clean().validate(plan, p.Plan, s.quota.Name)
 	if err != nil {
 		return Tracker{}, "", err
 	}
@@ -332,7 +332,7 @@ func (s *Service) UpdateTracker(ctx context.Context, p auth.Principal, u Tracker
 	if u.SelfAliases != nil {
 		setup.SelfAliases = *u.SelfAliases
 	}
-	if setup, err = setup.clean().validate(plan, p.Plan); err != nil {
+	if setup, err = setup.clean().validate(plan, p.Plan, s.quota.Name); err != nil {
 		return Tracker{}, err
 	}
 	cadence := row.Cadence

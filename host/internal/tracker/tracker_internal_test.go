@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
@@ -33,7 +34,7 @@ func TestTrackerTagLimitsAllowExactlyTheLimit(t *testing.T) {
 		{tags(1, MaxTagChars+1), "invalid_argument: prompts[0].tags[0] is longer than 50 characters"},
 	} {
 		setup := TrackerSetup{WebsiteURL: "https://example.com", Prompts: []TrackerPrompt{{Text: "best widget supplier", Tags: tc.tags}}}
-		_, err := setup.validate(plan, "pro")
+		_, err := setup.validate(plan, "pro", (*quota.Checker)(nil).Name)
 		if got := errText(err); got != tc.err {
 			t.Errorf("%d tags of %d characters: error %q, want %q", len(tc.tags), len([]rune(tc.tags[0])), got, tc.err)
 		}

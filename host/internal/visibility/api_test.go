@@ -12,6 +12,8 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/heraldhq/herald/config"
+
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -300,5 +302,41 @@ func TestReportInputsTakeCompetitorObjectsAndSelfAliases(t *testing.T) {
 		if got.Body["message"] != msg {
 			t.Errorf("%s: message %q, want %q", body, got.Body["message"], msg)
 		}
+	}
+}
+
+// Brand and competitor names follow the plan's name length with the one
+// message of the name rule: a competitor's text, its name and aliases,
+// the brand's own aliases, on reports, prefill and trackers; the model's
+// suggested names longer than it are dropped.
+func TestReportNamesFollowThePlansNameLength(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}, limits: config.Limits{MaxNameLength: 10}})
+	const site = `{"websiteurl":"https://example.com","prompts":["p"],`
+	for body, msg := range map[string]string{
+		site + `"competitors":["eleven char"]}`:                              `competitors[0] is longer than 10 characters`,
+		site + `"competitors":[{"name":"eleven char"}]}`:                     `competitors[0].name is longer than 10 characters`,
+		site + `"competitors":[{"name":"x","aliases":["eleven char"]}]}`:     `competitors[0].aliases[0] is longer than 10 characters`,
+		site + `"competitors":["ten chars!"],"selfAliases":["eleven char"]}`: `selfAliases[0] is longer than 10 characters`,
+	} {
+		for _, route := range []string{"/v1/ai/generate/seo-site-report", "/v1/ai/generate/seo-site-report/prefill"} {
+			got := b.srv.Do(t, "POST", route, b.business, body).Want(t, http.StatusBadRequest)
+			if got.Body["message"] != msg {
+				t.Errorf("%s %s: message %q, want %q", route, body, got.Body["message"], msg)
+			}
+		}
+	}
+	tracked := `{"websiteurl":"https://example.com","competitors":[{"name":"eleven char"}],"prompts":["p"],"cadence":"weekly"}`
+	got := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, tracked).Want(t, http.StatusBadRequest)
+	if got.Body["message"] != "competitors[0].name is longer than 10 characters" {
+		t.Errorf("tracker: %s", got.Raw)
+	}
+	ok := site + `"competitors":["ten chars!",{"name":"ten chars!","aliases":["ten chars!"]}],"selfAliases":["ten chars!"]}`
+	b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, ok).Want(t, http.StatusAccepted)
+	// The model suggests Initech (initech.io) and "Globex Corp", eleven
+	// characters without a domain: dropped.
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business, `{"websiteurl":"https://example.com"}`).Want(t, http.StatusOK)
+	if s := fmt.Sprint(get(t, res.Body, "suggestions.competitors")); s != "[Initech (initech.io)]" {
+		t.Errorf("suggested competitors over the name length: %s", s)
 	}
 }

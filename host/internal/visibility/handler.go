@@ -31,7 +31,7 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors)
+	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors, h.svc.quota.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.C
 		return nil, err
 	}
 	m := req.Msg
-	comps, err := analysis.CompetitorsFromValues(m.Competitors)
+	comps, err := analysis.CompetitorsFromValues(m.Competitors, h.svc.quota.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (h *Handler) ListOneOffReports(ctx context.Context, req *connect.Request[ap
 	}
 	out := &apiv1.ListOneOffReportsResponse{Message: "One-off reports fetched", Reports: make([]*apiv1.OneOffSummary, 0, len(list))}
 	for _, r := range list {
-		item := &apiv1.OneOffSummary{Id: r.ID, Websiteurl: r.WebsiteURL, CreatedAt: timestamppb.New(r.CreatedAt), State: r.State}
+		item := &apiv1.OneOffSummary{Id: r.ID, Websiteurl: r.WebsiteURL, CreatedAt: timestamppb.New(r.CreatedAt), State: string(r.State)}
 		if r.Scores != nil {
 			item.Scores = &apiv1.ScoreSummary{AiVisibility: r.Scores.AIVisibility.Score, ShareOfVoice: r.Scores.ShareOfVoice.Score,
 				EntityUnderstanding: r.Scores.EntityUnderstanding.Score}
@@ -144,7 +144,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		IdPresent:        &apiv1.GetReportResponse_Id{Id: v.ID},
 		CreatedAtPresent: &apiv1.GetReportResponse_CreatedAt{CreatedAt: timestamppb.New(v.CreatedAt)},
 		InputPresent:     &apiv1.GetReportResponse_Input{Input: reportInput(v.Input)},
-		StatePresent:     &apiv1.GetReportResponse_State{State: v.State},
+		StatePresent:     &apiv1.GetReportResponse_State{State: string(v.State)},
 	}
 	out.SamplesPresent = &apiv1.GetReportResponse_Samples{Samples: int32(v.Samples)}
 	if v.TrackerID != "" {

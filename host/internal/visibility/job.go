@@ -86,7 +86,7 @@ func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.State == store.ReportCompleted {
+	if StateOf(r) == StateCompleted {
 		return Result{ReportID: r.ID}, nil
 	}
 	if err := s.run(ctx, job, r); err != nil {
@@ -102,8 +102,8 @@ func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
 }
 
 func (s *Service) fail(ctx context.Context, r store.VisibilityReport, cause error) {
-	state, msg := store.ReportFailed, "the report could not be generated: "+cause.Error()
-	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Error: &msg, Events: failureEvents(r, msg)}); err != nil {
+	msg := "the report could not be generated: " + cause.Error()
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: StateFailed.stored(), Error: &msg, Events: failureEvents(r, msg)}); err != nil {
 		s.log.Error("mark report failed", "report", r.ID, "error", err)
 	}
 	s.settle(ctx, r)
@@ -167,8 +167,7 @@ func parseItem(item string) (prompt, sample int) {
 
 func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityReport) error {
 	ws := r.WorkspaceID
-	running := store.ReportRunning
-	if err := s.store.UpdateVisibilityReport(ctx, ws, r.ID, store.ReportUpdate{State: &running}); err != nil {
+	if err := s.store.UpdateVisibilityReport(ctx, ws, r.ID, store.ReportUpdate{State: StateRunning.stored()}); err != nil {
 		return err
 	}
 	var in Input

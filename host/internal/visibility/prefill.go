@@ -41,7 +41,7 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 		return Prefilled{}, err
 	}
 	in.WebsiteURL = url
-	if err := in.Validate(plan.PromptsPerReport, p.Plan, false); err != nil {
+	if err := in.Validate(plan.PromptsPerReport, p.Plan, false, s.quota.Name); err != nil {
 		return Prefilled{}, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -104,14 +104,14 @@ func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Fac
 	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &raw); err != nil {
 		return Input{}, fmt.Errorf("the model's suggestions are not JSON: %w", err)
 	}
-	return Input{Competitors: suggestedCompetitors(raw.Competitors), Prompts: raw.Prompts}, nil
+	return Input{Competitors: suggestedCompetitors(raw.Competitors, s.quota.Name), Prompts: raw.Prompts}, nil
 }
 
 // suggestedCompetitors reads the model's competitors ({name, domain}
 // objects, or strings from a model that ignored the schema) as
 // "Name (domain)" strings; a domain that is not one is dropped, the name
-// kept.
-func suggestedCompetitors(list []json.RawMessage) []analysis.CompetitorInput {
+// kept; a name that names refuses is dropped.
+func suggestedCompetitors(list []json.RawMessage, names analysis.NameRule) []analysis.CompetitorInput {
 	out := []analysis.CompetitorInput{}
 	for _, r := range list {
 		var c analysis.CompetitorInput
@@ -125,12 +125,12 @@ func suggestedCompetitors(list []json.RawMessage) []analysis.CompetitorInput {
 		}
 		name := strings.TrimSpace(c.Name)
 		if d, ok := analysis.CompetitorDomain(c.Domain); ok {
-			if name == "" || len(name) > analysis.MaxNameChars {
+			if name == "" || names("name", name) != nil {
 				out = append(out, analysis.ParseCompetitor(d))
 			} else {
 				out = append(out, analysis.ParseCompetitor(name+" ("+d+")"))
 			}
-		} else if name != "" && len(name) <= analysis.MaxNameChars {
+		} else if name != "" && names("name", name) == nil {
 			out = append(out, analysis.ParseCompetitor(name))
 		}
 	}

@@ -7,16 +7,18 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
-	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // The model's competitors: a name with a domain is "Name (domain)", a
-// name of exactly analysis.MaxNameChars still is; a longer name keeps only the
+// name of exactly the name rule's length still is; a longer name keeps only the
 // domain, or is dropped without one; a domain that is not one is dropped
 // and the name kept; an entry with neither is dropped.
 func TestSuggestedCompetitorsKeepNamesUpToTheLimit(t *testing.T) {
-	atLimit, over := strings.Repeat("a", analysis.MaxNameChars), strings.Repeat("b", analysis.MaxNameChars+1)
+	max := config.DefaultLimits().MaxNameLength
+	atLimit, over := strings.Repeat("a", max), strings.Repeat("b", max+1)
 	raw := func(name, domain string) json.RawMessage {
 		b, _ := json.Marshal(map[string]string{"name": name, "domain": domain})
 		return b
@@ -37,7 +39,7 @@ func TestSuggestedCompetitorsKeepNamesUpToTheLimit(t *testing.T) {
 		{json.RawMessage(`"Hooli (hooli.com)"`), "[Hooli (hooli.com)]"},
 		{json.RawMessage(`42`), "[]"},
 	} {
-		if got := fmt.Sprint(suggestedCompetitors([]json.RawMessage{tc.in})); got != tc.want {
+		if got := fmt.Sprint(suggestedCompetitors([]json.RawMessage{tc.in}, (*quota.Checker)(nil).Name)); got != tc.want {
 			t.Errorf("%.60s: %.80s, want %.80s", tc.in, got, tc.want)
 		}
 	}

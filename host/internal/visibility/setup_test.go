@@ -273,6 +273,8 @@ type options struct {
 	plans map[string]config.Plan
 	// models replaces the fake engines (which then only count nothing).
 	models visibility.Models
+	// limits are the host's limits (the name length); zero: the defaults.
+	limits config.Limits
 }
 
 func setup(t testing.TB, s *store.Store, o ...options) *bundle {
@@ -321,14 +323,14 @@ func (b *bundle) start(t testing.TB) {
 		models = b.opt.models
 	}
 	b.svc, err = visibility.New(visibility.Deps{
-		Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Models: models, Site: b.site, Plans: b.plans,
+		Store: b.store, Queue: q, Quota: quota.New(b.store, b.opt.limits), Models: models, Site: b.site, Plans: b.plans,
 		Config: config.Visibility{Engines: b.opt.engines, JudgeModel: cmp.Or(b.opt.judge, "gpt"), Concurrency: max(4, b.opt.concurrency)},
 		Now:    b.clock.now, CacheTTL: b.opt.ttl,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.trackers, err = tracker.New(tracker.Deps{Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Plans: b.plans, Now: b.clock.now, Reports: b.svc})
+	b.trackers, err = tracker.New(tracker.Deps{Store: b.store, Queue: q, Quota: quota.New(b.store, b.opt.limits), Plans: b.plans, Now: b.clock.now, Reports: b.svc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,9 +162,8 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 		return err
 	}
 	result := MustJSON(c)
-	state := store.ReportCompleted
 	now := s.now().UnixMilli()
-	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Result: &result, CompletedAt: &now,
+	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: StateCompleted.stored(), Result: &result, CompletedAt: &now,
 		Events: completionEvents(r, c)}); err != nil {
 		return err
 	}
@@ -221,7 +220,7 @@ type RefreshMeta struct {
 type View struct {
 	ID        string
 	CreatedAt time.Time
-	State     string
+	State     State
 	Input     Input
 	Engines   []string
 	// Computed is nil until the report completes.
@@ -269,7 +268,7 @@ func (s *Service) OneOff(ctx context.Context, p auth.Principal, id string, evide
 }
 
 func (s *Service) view(ctx context.Context, p auth.Principal, r store.VisibilityReport, evidence bool) (*View, error) {
-	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State, Samples: max(1, r.Samples)}
+	v := &View{ID: r.ID, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: StateOf(r), Samples: max(1, r.Samples)}
 	if r.TrackerID != nil {
 		v.TrackerID = *r.TrackerID
 	}
@@ -319,7 +318,7 @@ func (s *Service) evidence(ctx context.Context, r store.VisibilityReport) ([]Ans
 		}
 	case errors.Is(err, store.ErrNotFound):
 		list = st.evidence()
-		if r.State == store.ReportCompleted {
+		if StateOf(r) == StateCompleted {
 			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(list)); err != nil {
 				return nil, err
 			}
@@ -381,7 +380,7 @@ type Summary struct {
 	ID         string
 	WebsiteURL string
 	CreatedAt  time.Time
-	State      string
+	State      State
 	// Scores is nil until the report completes.
 	Scores *scoring.Scores
 }
@@ -398,7 +397,7 @@ func (s *Service) OneOffs(ctx context.Context, p auth.Principal, skip int) ([]Su
 	}
 	out := make([]Summary, 0, len(reports))
 	for _, r := range reports {
-		sum := Summary{ID: r.ID, WebsiteURL: r.WebsiteURL, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State}
+		sum := Summary{ID: r.ID, WebsiteURL: r.WebsiteURL, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: StateOf(r)}
 		if r.Result != nil {
 			var c scoring.Computed
 			if json.Unmarshal([]byte(*r.Result), &c) == nil {

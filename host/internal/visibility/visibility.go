@@ -194,9 +194,10 @@ func ValidateURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// Validate checks the lists against the plan's prompt limit. requirePrompts
-// is false for prefill, which suggests them.
-func (in Input) Validate(limit int, plan string, requirePrompts bool) error {
+// Validate checks the lists against the plan's prompt limit and the names
+// by names (the plan's name length). requirePrompts is false for
+// prefill, which suggests them.
+func (in Input) Validate(limit int, plan string, requirePrompts bool, names analysis.NameRule) error {
 	if len(in.Prompts) > limit {
 		return apierr.Invalid("prompts: %d prompts given; the %s plan allows %d per report", len(in.Prompts), plan, limit)
 	}
@@ -212,11 +213,11 @@ func (in Input) Validate(limit int, plan string, requirePrompts bool) error {
 		return apierr.Invalid("competitors: %d given; the limit is %d", len(in.Competitors), MaxCompetitors)
 	}
 	for i, c := range in.Competitors {
-		if err := c.Validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
+		if err := c.Validate(fmt.Sprintf("competitors[%d]", i), names); err != nil {
 			return err
 		}
 	}
-	return analysis.ValidateAliases("selfAliases", in.SelfAliases)
+	return analysis.ValidateAliases("selfAliases", in.SelfAliases, names)
 }
 
 // plan is the caller's plan (planNamed).
@@ -226,13 +227,13 @@ func (s *Service) plan(p auth.Principal) config.Plan { return s.PlanNamed(p.Plan
 // cleaned, a refresh's filled in from the previous report) against the
 // plan's prompt limit: every 400 of a report request but a refresh
 // without a prior report.
-func (r *ReportRequest) validate(limit int, plan string) error {
+func (r *ReportRequest) validate(limit int, plan string, names analysis.NameRule) error {
 	url, err := ValidateURL(r.WebsiteURL)
 	if err != nil {
 		return err
 	}
 	r.WebsiteURL = url
-	return r.Input.Validate(limit, plan, true)
+	return r.Input.Validate(limit, plan, true, names)
 }
 
 // Queue checks a report request against SPEC's statuses, in the order of
@@ -245,7 +246,7 @@ func (s *Service) Queue(ctx context.Context, p auth.Principal, req ReportRequest
 	if err != nil {
 		return "", err
 	}
-	if err := req.validate(plan.PromptsPerReport, p.Plan); err != nil {
+	if err := req.validate(plan.PromptsPerReport, p.Plan, s.quota.Name); err != nil {
 		return "", err
 	}
 	engines, err := s.reportEngines()

@@ -65,7 +65,7 @@ func (s *Service) Stop(ctx context.Context) error {
 // refresh job for each; it returns the job ids.
 func (s *Service) RefreshDue(ctx context.Context) ([]string, error) {
 	now := s.deps.Now()
-	keys, err := voicestore.New(s.store).ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
+	keys, err := s.voices.ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	if err := job.Decode(&k); err != nil {
 		return nil, err
 	}
-	v, err := voicestore.New(s.store).GetWorkspaceVoice(ctx, k.WorkspaceID, k.ID)
+	v, err := s.voices.GetWorkspaceVoice(ctx, k.WorkspaceID, k.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return RefreshResult{ID: k.ID, Error: "the voice was deleted"}, nil
 	}
@@ -111,7 +111,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 		interval = *v.FetchInterval
 	}
 	if v.Type != "website" || v.URL == nil {
-		return RefreshResult{ID: v.ID, Error: "not a website voice"}, voicestore.New(s.store).SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
+		return RefreshResult{ID: v.ID, Error: "not a website voice"}, s.voices.SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
 	}
 	now := s.deps.Now()
 	// The profile's credit first: without one the refresh is skipped
@@ -119,7 +119,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	paid, cerr := s.reserveProfile(ctx, auth.Principal{WorkspaceID: k.WorkspaceID})
 	if quota.IsCreditLimit(cerr) {
 		f := voicestore.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + message(cerr) + "; the previous profile is kept"}
-		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+		if err := s.voices.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
 		return RefreshResult{ID: v.ID, Error: f.Error}, nil
@@ -130,7 +130,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	if ferr != nil {
 		paid.refund()
 		f := voicestore.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
-		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+		if err := s.voices.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
 		return RefreshResult{ID: v.ID, Error: f.Error}, nil
@@ -138,7 +138,7 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	content, _ := s.profile(ctx, paid, v.Name, text)
 	content = capText(content)
 	f := voicestore.VoiceFetch{At: now.UnixMilli(), OK: true}
-	if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
+	if err := s.voices.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
 		paid.refund()
 		return nil, err
 	}

@@ -74,9 +74,10 @@ type Deps struct {
 
 // Service is the brand-voice domain logic over the store.
 type Service struct {
-	store *store.Store
-	quota *quota.Checker
-	deps  Deps
+	store  *store.Store
+	voices *voicestore.Store
+	quota  *quota.Checker
+	deps   Deps
 	// stop and done run the refresh loop (Start, Stop).
 	stop, done chan struct{}
 }
@@ -105,7 +106,7 @@ func New(d Deps) (*Service, error) {
 	if d.RefreshEvery <= 0 {
 		d.RefreshEvery = 5 * time.Minute
 	}
-	return &Service{store: d.Store, quota: d.Quota, deps: d}, nil
+	return &Service{store: d.Store, voices: voicestore.New(d.Store), quota: d.Quota, deps: d}, nil
 }
 
 // Voice is a brand voice as the service returns it.
@@ -205,7 +206,7 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 // create stores v, within the workspace's cap of voices; on failure it
 // refunds paid.
 func (s *Service) create(ctx context.Context, v voicestore.Voice, paid charge) (Voice, error) {
-	if err := voicestore.New(s.store).CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
+	if err := s.voices.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
 		paid.refund()
 		return Voice{}, quota.Err(err)
 	}
@@ -214,7 +215,7 @@ func (s *Service) create(ctx context.Context, v voicestore.Voice, paid charge) (
 
 // List returns the voices the caller can see, newest first.
 func (s *Service) List(ctx context.Context, p auth.Principal) ([]Voice, error) {
-	rows, err := voicestore.New(s.store).ListVoices(ctx, p.WorkspaceID, p.UserID)
+	rows, err := s.voices.ListVoices(ctx, p.WorkspaceID, p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Voice, error) {
 
 // Get returns one voice the caller can see.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Voice, error) {
-	v, err := voicestore.New(s.store).GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	v, err := s.voices.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
 		return Voice{}, notFound(err, id)
 	}
@@ -278,7 +279,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	if err := u.validate(s.quota); err != nil {
 		return Voice{}, err
 	}
-	old, err := voicestore.New(s.store).GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	old, err := s.voices.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
 		return Voice{}, notFound(err, id)
 	}
@@ -289,7 +290,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 	if err != nil {
 		return Voice{}, err
 	}
-	v, err := voicestore.New(s.store).UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, change)
+	v, err := s.voices.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, change)
 	if err != nil {
 		paid.refund()
 		return Voice{}, notFound(err, id)
@@ -301,9 +302,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 		}
 		at := s.deps.Now()
 		if fetched != nil {
-			err = voicestore.New(s.store).RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
+			err = s.voices.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
 		} else {
-			err = voicestore.New(s.store).SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
+			err = s.voices.SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
 		}
 		if err != nil {
 			return Voice{}, err
@@ -311,7 +312,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 		return s.Get(ctx, p, id)
 	}
 	if fetched != nil {
-		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
+		if err := s.voices.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
 			return Voice{}, err
 		}
 		return s.Get(ctx, p, id)
@@ -321,7 +322,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 
 // Delete soft-deletes a voice: it stays stored with isActive false.
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) error {
-	return notFound(voicestore.New(s.store).DeactivateVoice(ctx, p.WorkspaceID, p.UserID, id), id)
+	return notFound(s.voices.DeactivateVoice(ctx, p.WorkspaceID, p.UserID, id), id)
 }
 
 func notFound(err error, id string) error {

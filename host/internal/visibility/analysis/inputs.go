@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -16,11 +15,15 @@ import (
 // Input limits of a competitor's object form and of the brand's own
 // aliases.
 const (
-	MaxAliases = 20
-	// MaxNameChars caps a brand or competitor name.
-	MaxNameChars   = 200
+	MaxAliases     = 20
 	MaxDomainChars = 253
 )
+
+// NameRule checks a brand or competitor name (its text, name or an
+// alias) against the plan's name length, naming field in its 400: the
+// host's one name rule (quota.Checker.Name). Required where a caller
+// passes one.
+type NameRule func(field, value string) error
 
 // CompetitorInput is one competitor as a user gives it (docs/METRICS.md
 // "Inputs"): a string — a name ("Globex Corp"), a domain or URL
@@ -121,20 +124,17 @@ func (c *CompetitorInput) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Validate checks one competitor; field is its name in errors
-// ("competitors[2]").
-func (c CompetitorInput) Validate(field string) error {
+// Validate checks one competitor, its names by names; field is its name
+// in errors ("competitors[2]").
+func (c CompetitorInput) Validate(field string, names NameRule) error {
 	if c.Text != "" {
-		if n := utf8.RuneCountInString(c.Text); n > MaxNameChars {
-			return apierr.Invalid("%s is %d characters; the limit is %d", field, n, MaxNameChars)
-		}
-		return nil
+		return names(field, c.Text)
 	}
 	if strings.TrimSpace(c.Name) == "" && strings.TrimSpace(c.Domain) == "" {
 		return apierr.Invalid("%s: give a name, a domain or both", field)
 	}
-	if n := utf8.RuneCountInString(c.Name); n > MaxNameChars {
-		return apierr.Invalid("%s.name is %d characters; the limit is %d", field, n, MaxNameChars)
+	if err := names(field+".name", c.Name); err != nil {
+		return err
 	}
 	if c.Domain != "" {
 		if len(c.Domain) > MaxDomainChars {
@@ -144,10 +144,12 @@ func (c CompetitorInput) Validate(field string) error {
 			return apierr.Invalid("%s.domain: %q is not a domain or URL (globex.com, https://globex.com)", field, c.Domain)
 		}
 	}
-	return ValidateAliases(field+".aliases", c.Aliases)
+	return ValidateAliases(field+".aliases", c.Aliases, names)
 }
 
-func ValidateAliases(field string, aliases []string) error {
+// ValidateAliases checks a list of aliases: at most MaxAliases, none
+// empty, each within names.
+func ValidateAliases(field string, aliases []string, names NameRule) error {
 	if len(aliases) > MaxAliases {
 		return apierr.Invalid("%s: %d given; the limit is %d", field, len(aliases), MaxAliases)
 	}
@@ -155,8 +157,8 @@ func ValidateAliases(field string, aliases []string) error {
 		if strings.TrimSpace(a) == "" {
 			return apierr.Invalid("%s[%d] is empty", field, i)
 		}
-		if n := utf8.RuneCountInString(a); n > MaxNameChars {
-			return apierr.Invalid("%s[%d] is %d characters; the limit is %d", field, i, n, MaxNameChars)
+		if err := names(fmt.Sprintf("%s[%d]", field, i), a); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -208,8 +210,8 @@ func ParseCompetitors(list []string) []CompetitorInput {
 
 // CompetitorsFromValues reads the competitors of an API request: each a
 // string or an object {name, domain, aliases, ambiguous}. Errors name the
-// element and its field.
-func CompetitorsFromValues(vals []*structpb.Value) ([]CompetitorInput, error) {
+// element and its field; an object's names are checked by names.
+func CompetitorsFromValues(vals []*structpb.Value, names NameRule) ([]CompetitorInput, error) {
 	out := make([]CompetitorInput, 0, len(vals))
 	for i, v := range vals {
 		field := fmt.Sprintf("competitors[%d]", i)
@@ -217,7 +219,7 @@ func CompetitorsFromValues(vals []*structpb.Value) ([]CompetitorInput, error) {
 		case *structpb.Value_StringValue:
 			out = append(out, ParseCompetitor(k.StringValue))
 		case *structpb.Value_StructValue:
-			c, err := competitorObject(field, k.StructValue)
+			c, err := competitorObject(field, k.StructValue, names)
 			if err != nil {
 				return nil, err
 			}
@@ -229,7 +231,7 @@ func CompetitorsFromValues(vals []*structpb.Value) ([]CompetitorInput, error) {
 	return out, nil
 }
 
-func competitorObject(field string, s *structpb.Struct) (CompetitorInput, error) {
+func competitorObject(field string, s *structpb.Struct, names NameRule) (CompetitorInput, error) {
 	var c CompetitorInput
 	str := func(name string, v *structpb.Value) (string, error) {
 		if _, ok := v.GetKind().(*structpb.Value_StringValue); !ok {
@@ -269,7 +271,7 @@ func competitorObject(field string, s *structpb.Struct) (CompetitorInput, error)
 			return c, err
 		}
 	}
-	return c, c.Validate(field)
+	return c, c.Validate(field, names)
 }
 
 // CompetitorValues writes competitors back in the form they were given.

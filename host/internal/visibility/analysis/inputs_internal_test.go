@@ -1,9 +1,11 @@
 package analysis
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCompetitorStringShowsTextElseNameAndDomain(t *testing.T) {
@@ -23,35 +25,50 @@ func TestCompetitorStringShowsTextElseNameAndDomain(t *testing.T) {
 	}
 }
 
-// TestCompetitorLimitsAllowExactlyTheLimit: names and aliases up to
-// MaxNameChars characters, domains up to MaxDomainChars bytes, up to
-// MaxAliases aliases; one more is an error.
+// maxName is the name length of the tests' name rule.
+const maxName = 12
+
+// names is a name rule of maxName characters, with the host's message.
+func names(field, value string) error {
+	if utf8.RuneCountInString(value) > maxName {
+		return fmt.Errorf("%s is longer than %d characters", field, maxName)
+	}
+	return nil
+}
+
+// TestCompetitorLimitsAllowExactlyTheLimit: a competitor's text, name and
+// aliases go through the name rule (up to its length in characters),
+// domains up to MaxDomainChars bytes, up to MaxAliases aliases; one more
+// is an error naming the field.
 func TestCompetitorLimitsAllowExactlyTheLimit(t *testing.T) {
-	name := strings.Repeat("é", MaxNameChars)
+	name := strings.Repeat("é", maxName)
 	domain := strings.Repeat("a", MaxDomainChars-4) + ".com"
 	aliases := make([]string, MaxAliases)
 	for i := range aliases {
 		aliases[i] = "alias"
 	}
 	cases := []struct {
-		c  CompetitorInput
-		ok bool
+		c   CompetitorInput
+		err string
 	}{
-		{CompetitorInput{Text: name}, true},
-		{CompetitorInput{Text: name + "e"}, false},
-		{CompetitorInput{Name: name}, true},
-		{CompetitorInput{Name: name + "e"}, false},
-		{CompetitorInput{Name: "Globex", Domain: domain}, true},
-		{CompetitorInput{Name: "Globex", Domain: "a" + domain}, false},
-		{CompetitorInput{Name: "Globex", Aliases: aliases}, true},
-		{CompetitorInput{Name: "Globex", Aliases: append(aliases, "one more")}, false},
-		{CompetitorInput{Name: "Globex", Aliases: []string{name}}, true},
-		{CompetitorInput{Name: "Globex", Aliases: []string{name + "e"}}, false},
+		{CompetitorInput{Text: name}, ""},
+		{CompetitorInput{Text: name + "e"}, "competitors[0] is longer than 12 characters"},
+		{CompetitorInput{Name: name}, ""},
+		{CompetitorInput{Name: name + "e"}, "competitors[0].name is longer than 12 characters"},
+		{CompetitorInput{Name: "Globex", Domain: domain}, ""},
+		{CompetitorInput{Name: "Globex", Domain: "a" + domain}, "invalid_argument: competitors[0].domain is longer than 253 characters"},
+		{CompetitorInput{Name: "Globex", Aliases: aliases}, ""},
+		{CompetitorInput{Name: "Globex", Aliases: append(aliases, "one more")}, "invalid_argument: competitors[0].aliases: 21 given; the limit is 20"},
+		{CompetitorInput{Name: "Globex", Aliases: []string{name}}, ""},
+		{CompetitorInput{Name: "Globex", Aliases: []string{"x", name + "e"}}, "competitors[0].aliases[1] is longer than 12 characters"},
 	}
 	for i, c := range cases {
-		err := c.c.Validate("competitors[0]")
-		if (err == nil) != c.ok {
-			t.Errorf("case %d: validate = %v, want ok %v", i, err, c.ok)
+		got := ""
+		if err := c.c.Validate("competitors[0]", names); err != nil {
+			got = err.Error()
+		}
+		if got != c.err {
+			t.Errorf("case %d: validate = %q, want %q", i, got, c.err)
 		}
 	}
 }
