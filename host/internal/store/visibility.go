@@ -237,14 +237,17 @@ type VisibilityAnswer struct {
 	CreatedAt   int64
 	// Sentiment is the judge's sentiment per mentioned brand (JSON).
 	Sentiment *string
+	// Discovered is the brands and products the judge says the answer
+	// names (JSON [{name, domain}]); nil when not judged.
+	Discovered *string
 }
 
-const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at, sentiment`
+const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at, sentiment, discovered`
 
 func scanAnswer(r interface{ Scan(...any) error }) (VisibilityAnswer, error) {
 	var a VisibilityAnswer
 	err := r.Scan(&a.ReportID, &a.WorkspaceID, &a.Kind, &a.Engine, &a.Item, &a.Question, &a.Text, &a.Model, &a.Citations, &a.Error,
-		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt, &a.Sentiment)
+		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt, &a.Sentiment, &a.Discovered)
 	return a, err
 }
 
@@ -262,13 +265,13 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 		a.Citations = "[]"
 	}
 	_, err := s.exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
 		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
 		asked_at = excluded.asked_at, verdict = excluded.verdict, fact = excluded.fact, judgement = excluded.judgement,
-		created_at = excluded.created_at, sentiment = excluded.sentiment`,
+		created_at = excluded.created_at, sentiment = excluded.sentiment, discovered = excluded.discovered`,
 		a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
-		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment)
+		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment, a.Discovered)
 	if err != nil {
 		return fmt.Errorf("save visibility answer: %w", err)
 	}

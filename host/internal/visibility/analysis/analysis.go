@@ -169,6 +169,11 @@ type Answer struct {
 	// Sample is which of the prompt's samples on this engine the answer
 	// is (0 for the first; a run asks each prompt samples times).
 	Sample int `json:"sample,omitempty"`
+	// Discovered are the brands and products the judge model says the
+	// answer names, as stored; DiscoveryJudged says the judge listed them
+	// (false: no judge model, or it failed).
+	Discovered      []NamedBrand `json:"discovered,omitempty"`
+	DiscoveryJudged bool         `json:"discoveryJudged,omitempty"`
 }
 
 // Citation is a source the engine returned with its answer.
