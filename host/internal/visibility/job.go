@@ -288,6 +288,9 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 	since := s.now().Add(-s.ttl).UnixMilli()
 	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, r.ID, t.kind, t.engine, t.question, since, t.sample); err == nil {
 		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt = c.Text, c.Model, c.Citations, true, c.AskedAt
+		// The brands a text names do not depend on who tracks what: the
+		// judge's list comes along (sentiment, which does, is judged again).
+		a.Discovered = c.Discovered
 		return a, s.save(ctx, &a)
 	}
 	actx, cancel := context.WithTimeout(ctx, answerTimeout)

@@ -172,8 +172,9 @@ type Answer struct {
 	// Discovered are the brands and products the judge model says the
 	// answer names, as stored; DiscoveryJudged says the judge listed them
 	// (false: no judge model, or it failed).
-	Discovered      []NamedBrand `json:"discovered,omitempty"`
-	DiscoveryJudged bool         `json:"discoveryJudged,omitempty"`
+	// They stay out of an answer's evidence.
+	Discovered      []NamedBrand `json:"-"`
+	DiscoveryJudged bool         `json:"-"`
 }
 
 // Citation is a source the engine returned with its answer.
