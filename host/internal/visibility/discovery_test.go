@@ -145,3 +145,21 @@ func TestWithoutAJudgeThereIsNoDiscoveryAndTheReportSaysSo(t *testing.T) {
 		t.Errorf("positionAmongAll without a judge: %v", self["positionAmongAll"])
 	}
 }
+
+func TestPrefillSuggestsTheTopDiscoveredBrandsAsCompetitors(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}})
+	b.report(t, b.business, crmBody)
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","competitors":["HubSpot"]}`).Want(t, http.StatusOK).Body
+	disc, _ := json.Marshal(res["discovered"])
+	// Most frequent first, with the domain the judge gave; HubSpot is
+	// tracked by this input, so it is not suggested again.
+	if string(disc) != `["Zoho CRM (zoho.com)","Pipedrive","Freshsales"]` {
+		t.Errorf("discovered = %s", disc)
+	}
+	sug := get(t, res, "suggestions.competitors").([]any)
+	if len(sug) < 3 || sug[0] != "Zoho CRM (zoho.com)" {
+		t.Errorf("suggestions.competitors = %v: the discovered brands lead", sug)
+	}
+}

@@ -305,7 +305,12 @@ type PrefillReportResponse struct {
 	Suggestions *Suggestions           `protobuf:"bytes,4,opt,name=suggestions,proto3" json:"suggestions,omitempty"`
 	// The inputs plus the suggestions, de-duplicated, prompts capped at
 	// promptLimit: meant to be passed to CreateReport.
-	Prefill       *Suggestions `protobuf:"bytes,5,opt,name=prefill,proto3" json:"prefill,omitempty"`
+	Prefill *Suggestions `protobuf:"bytes,5,opt,name=prefill,proto3" json:"prefill,omitempty"`
+	// The top brands (at most 5) that the workspace's latest report of the
+	// same site discovered in the answers and the input does not track, as
+	// competitor strings ("Name (domain)" when known); they also lead
+	// suggestions.competitors, so one click adds them.
+	Discovered    []*structpb.Value `protobuf:"bytes,6,rep,name=discovered,proto3" json:"discovered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,6 +376,13 @@ func (x *PrefillReportResponse) GetSuggestions() *Suggestions {
 func (x *PrefillReportResponse) GetPrefill() *Suggestions {
 	if x != nil {
 		return x.Prefill
+	}
+	return nil
+}
+
+func (x *PrefillReportResponse) GetDiscovered() []*structpb.Value {
+	if x != nil {
+		return x.Discovered
 	}
 	return nil
 }
@@ -3596,13 +3608,16 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\fself_aliases\x18\x04 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"a\n" +
 	"\vSuggestions\x128\n" +
 	"\vcompetitors\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xfa\x01\n" +
+	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xb2\x02\n" +
 	"\x15PrefillReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12!\n" +
 	"\fprompt_limit\x18\x02 \x01(\x03R\vpromptLimit\x120\n" +
 	"\x05input\x18\x03 \x01(\v2\x1a.herald.api.v1.ReportInputR\x05input\x12<\n" +
 	"\vsuggestions\x18\x04 \x01(\v2\x1a.herald.api.v1.SuggestionsR\vsuggestions\x124\n" +
-	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\x9b\x02\n" +
+	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\x126\n" +
+	"\n" +
+	"discovered\x18\x06 \x03(\v2\x16.google.protobuf.ValueR\n" +
+	"discovered\"\x9b\x02\n" +
 	"\x13CreateReportRequest\x12;\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tB\x1b\x92\xa8\x19\x17R\x13https://example.comX\x01R\n" +
@@ -3978,79 +3993,80 @@ var file_herald_api_v1_visibility_proto_depIdxs = []int32{
 	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	48, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
-	49, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
-	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	17, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	50, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	33, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	50, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	50, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	14, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	15, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	16, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	10, // 18: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
-	13, // 19: herald.api.v1.SourceVisibilityScore.change:type_name -> herald.api.v1.Change
-	11, // 20: herald.api.v1.SourceVisibilityScore.interval:type_name -> herald.api.v1.Interval
-	11, // 21: herald.api.v1.FigureInterval.interval:type_name -> herald.api.v1.Interval
-	11, // 22: herald.api.v1.Change.interval:type_name -> herald.api.v1.Interval
-	51, // 23: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	13, // 24: herald.api.v1.AIVisibilityScore.change:type_name -> herald.api.v1.Change
-	11, // 25: herald.api.v1.AIVisibilityScore.interval:type_name -> herald.api.v1.Interval
-	41, // 26: herald.api.v1.AIVisibilityScore.provider_intervals:type_name -> herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
-	51, // 27: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	13, // 28: herald.api.v1.EntityUnderstandingScore.change:type_name -> herald.api.v1.Change
-	11, // 29: herald.api.v1.EntityUnderstandingScore.interval:type_name -> herald.api.v1.Interval
-	13, // 30: herald.api.v1.ShareOfVoiceScore.change:type_name -> herald.api.v1.Change
-	11, // 31: herald.api.v1.ShareOfVoiceScore.interval:type_name -> herald.api.v1.Interval
-	20, // 32: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	18, // 33: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
-	19, // 34: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
-	28, // 35: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	25, // 36: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	27, // 37: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	24, // 38: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
-	21, // 39: herald.api.v1.Geo.discovered_brands:type_name -> herald.api.v1.DiscoveredBrand
-	23, // 40: herald.api.v1.Geo.discovery:type_name -> herald.api.v1.Discovery
-	42, // 41: herald.api.v1.DiscoveredBrand.engines:type_name -> herald.api.v1.DiscoveredBrand.EnginesEntry
-	43, // 42: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
-	44, // 43: herald.api.v1.BrandScore.intervals:type_name -> herald.api.v1.BrandScore.IntervalsEntry
-	45, // 44: herald.api.v1.BrandScore.changes:type_name -> herald.api.v1.BrandScore.ChangesEntry
-	46, // 45: herald.api.v1.BrandEngineFigures.intervals:type_name -> herald.api.v1.BrandEngineFigures.IntervalsEntry
-	47, // 46: herald.api.v1.BrandEngineFigures.changes:type_name -> herald.api.v1.BrandEngineFigures.ChangesEntry
-	29, // 47: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	30, // 48: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	31, // 49: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	32, // 50: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	51, // 51: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	49, // 52: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	38, // 53: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	37, // 54: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	12, // 55: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	22, // 56: herald.api.v1.DiscoveredBrand.EnginesEntry.value:type_name -> herald.api.v1.DiscoveredEngineCount
-	26, // 57: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
-	12, // 58: herald.api.v1.BrandScore.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	13, // 59: herald.api.v1.BrandScore.ChangesEntry.value:type_name -> herald.api.v1.Change
-	12, // 60: herald.api.v1.BrandEngineFigures.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	13, // 61: herald.api.v1.BrandEngineFigures.ChangesEntry.value:type_name -> herald.api.v1.Change
-	2,  // 62: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	5,  // 63: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	7,  // 64: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	34, // 65: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	36, // 66: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	40, // 67: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	4,  // 68: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	6,  // 69: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	8,  // 70: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	35, // 71: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	39, // 72: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	8,  // 73: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	68, // [68:74] is the sub-list for method output_type
-	62, // [62:68] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	48, // 6: herald.api.v1.PrefillReportResponse.discovered:type_name -> google.protobuf.Value
+	48, // 7: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	49, // 8: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 9: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
+	9,  // 10: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
+	17, // 11: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	50, // 12: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	33, // 13: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	50, // 14: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	50, // 15: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	14, // 16: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	15, // 17: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	16, // 18: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	10, // 19: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
+	13, // 20: herald.api.v1.SourceVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 21: herald.api.v1.SourceVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	11, // 22: herald.api.v1.FigureInterval.interval:type_name -> herald.api.v1.Interval
+	11, // 23: herald.api.v1.Change.interval:type_name -> herald.api.v1.Interval
+	51, // 24: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	13, // 25: herald.api.v1.AIVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 26: herald.api.v1.AIVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	41, // 27: herald.api.v1.AIVisibilityScore.provider_intervals:type_name -> herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
+	51, // 28: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	13, // 29: herald.api.v1.EntityUnderstandingScore.change:type_name -> herald.api.v1.Change
+	11, // 30: herald.api.v1.EntityUnderstandingScore.interval:type_name -> herald.api.v1.Interval
+	13, // 31: herald.api.v1.ShareOfVoiceScore.change:type_name -> herald.api.v1.Change
+	11, // 32: herald.api.v1.ShareOfVoiceScore.interval:type_name -> herald.api.v1.Interval
+	20, // 33: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	18, // 34: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	19, // 35: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	28, // 36: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	25, // 37: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	27, // 38: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	24, // 39: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	21, // 40: herald.api.v1.Geo.discovered_brands:type_name -> herald.api.v1.DiscoveredBrand
+	23, // 41: herald.api.v1.Geo.discovery:type_name -> herald.api.v1.Discovery
+	42, // 42: herald.api.v1.DiscoveredBrand.engines:type_name -> herald.api.v1.DiscoveredBrand.EnginesEntry
+	43, // 43: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	44, // 44: herald.api.v1.BrandScore.intervals:type_name -> herald.api.v1.BrandScore.IntervalsEntry
+	45, // 45: herald.api.v1.BrandScore.changes:type_name -> herald.api.v1.BrandScore.ChangesEntry
+	46, // 46: herald.api.v1.BrandEngineFigures.intervals:type_name -> herald.api.v1.BrandEngineFigures.IntervalsEntry
+	47, // 47: herald.api.v1.BrandEngineFigures.changes:type_name -> herald.api.v1.BrandEngineFigures.ChangesEntry
+	29, // 48: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	30, // 49: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	31, // 50: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	32, // 51: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	51, // 52: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	49, // 53: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	38, // 54: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	37, // 55: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	12, // 56: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	22, // 57: herald.api.v1.DiscoveredBrand.EnginesEntry.value:type_name -> herald.api.v1.DiscoveredEngineCount
+	26, // 58: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	12, // 59: herald.api.v1.BrandScore.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 60: herald.api.v1.BrandScore.ChangesEntry.value:type_name -> herald.api.v1.Change
+	12, // 61: herald.api.v1.BrandEngineFigures.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 62: herald.api.v1.BrandEngineFigures.ChangesEntry.value:type_name -> herald.api.v1.Change
+	2,  // 63: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 64: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 65: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	34, // 66: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	36, // 67: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	40, // 68: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 69: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 70: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 71: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	35, // 72: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	39, // 73: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 74: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	69, // [69:75] is the sub-list for method output_type
+	63, // [63:69] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
