@@ -163,3 +163,32 @@ func TestPrefillSuggestsTheTopDiscoveredBrandsAsCompetitors(t *testing.T) {
 		t.Errorf("suggestions.competitors = %v: the discovered brands lead", sug)
 	}
 }
+
+func TestATrackersTrendCarriesDiscoveredBrandsAndPositionsAmongAll(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}})
+	body := `{"websiteurl":"https://example.com","competitors":["Globex Corp","https://initech.io"],"prompts":["crm for small teams","crm for agencies","crm for shops"],"cadence":"daily"}`
+	res := b.srv.Do(t, "POST", "/v1/visibility/trackers", b.business, body).Want(t, http.StatusCreated)
+	id := res.Body["tracker"].(map[string]any)["id"].(string)
+	b.waitJob(t, b.business, res.Body["jobId"].(string))
+	trend := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id+"/trend", b.business, "").Want(t, http.StatusOK).Body
+	series := trend["series"].([]any)
+	if len(series) != 1 {
+		t.Fatalf("series = %v", series)
+	}
+	pt := series[0].(map[string]any)
+	list, _ := pt["discoveredBrands"].([]any)
+	if len(list) == 0 {
+		t.Fatalf("the trend point has no discoveredBrands: %v", pt)
+	}
+	if z := list[0].(map[string]any); z["name"] != "Zoho CRM" || z["mentionRate"] != float64(50) {
+		t.Errorf("first discovered brand = %v", z)
+	}
+	acme := pt["all"].(map[string]any)["acme"].(map[string]any)
+	if acme["avgPosition"] != float64(1) || acme["positionAmongAll"] != float64(2) {
+		t.Errorf("acme in the trend: avgPosition %v, positionAmongAll %v", acme["avgPosition"], acme["positionAmongAll"])
+	}
+	if c := pt["engines"].(map[string]any)["claude"].(map[string]any)["acme"].(map[string]any); c["positionAmongAll"] != float64(3) {
+		t.Errorf("acme on claude: positionAmongAll %v, want 3", c["positionAmongAll"])
+	}
+}
