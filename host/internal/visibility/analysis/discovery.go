@@ -132,11 +132,6 @@ func IsTracked(brands []Brand, tracked *Matcher, n NamedBrand) bool {
 	}
 	inner := NewMatcher([]Brand{{Name: n.Name, Slug: "named", Aliases: []string{n.Name}}})
 	for _, b := range brands {
-		for _, d := range b.Domains {
-			if d == n.Domain && d != "" {
-				return true
-			}
-		}
 		for _, al := range b.Aliases {
 			x := inner.Analyze(Answer{Text: al})
 			if len(x.Mentions) > 0 || len(x.Pending) > 0 {
