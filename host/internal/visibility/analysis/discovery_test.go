@@ -10,11 +10,11 @@ func TestDiscoverKeepsOnlyUntrackedNamesTheAnswerWrites(t *testing.T) {
 	self := analysis.SelfBrand("Acme", "acme.com").WithAliases([]string{"Acme Widgets"})
 	brands := analysis.Brands(self, []string{"Zoë Analytics (zoe.io)", "Globex Corp"})
 	a := analysis.Answer{Engine: "gpt", Prompt: "q", DiscoveryJudged: true,
-		Text: "Pipedrive leads, then acme.com, Zoe Analytics and Globex Corp. HubSpot CRM and Close follow.",
+		Text: "Pipedrive leads, then acme.com, Zoe Analytics and Globex Corp. HubSpot CRM and Close follow, with Zed.",
 		Discovered: []analysis.NamedBrand{
 			{Name: "Pipedrive", Domain: "https://www.pipedrive.com/en"}, {Name: "acme"}, {Name: "Acme Widgets Pro"},
 			{Name: "Zoe Analytics"}, {Name: "zoë"}, {Name: "Globex"}, {Name: "HubSpot CRM"}, {Name: "hubspot crm"},
-			{Name: "Close"}, {Name: "Salesforce"}, {Name: ""}, {Name: "other", Domain: "zoe.io"},
+			{Name: "Close"}, {Name: "Salesforce"}, {Name: ""}, {Name: "Zed", Domain: "zoe.io"},
 		}}
 	d := analysis.Discover(brands, a)
 	var names []string
