@@ -23,7 +23,7 @@ func TestDiscoverKeepsOnlyUntrackedNamesTheAnswerWrites(t *testing.T) {
 	}
 	// acme (self's domain label), Acme Widgets Pro (holds an alias of
 	// self), Zoe Analytics (a competitor, folded), zoë and Globex (inside
-	// a competitor's alias), a competitor's domain: tracked. Salesforce:
+	// a competitor's alias), Zed (a competitor's domain): tracked. Salesforce:
 	// not in the text. hubspot crm: the same brand as HubSpot CRM.
 	if got, want := join(names), "Pipedrive,HubSpot CRM,Close"; got != want {
 		t.Fatalf("discovered = %s, want %s", got, want)
