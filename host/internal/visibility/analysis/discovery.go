@@ -81,15 +81,38 @@ type AnswerDiscovery struct {
 // judge made up, or that only occurs where the rules would not count it,
 // is dropped), with every brand's position among all brands named.
 func Discover(brands []Brand, a Answer) AnswerDiscovery {
+	return NewDiscoverer(brands).Discover(a)
+}
+
+// Discoverer reads the answers of one report: the tracked matcher is
+// built once and whether a name is tracked is decided once per name.
+type Discoverer struct {
+	brands  []Brand
+	tracked *Matcher
+	known   map[NamedBrand]bool
+}
+
+// NewDiscoverer returns a Discoverer over the tracked brands.
+func NewDiscoverer(brands []Brand) *Discoverer {
+	return &Discoverer{brands: brands, tracked: NewMatcher(brands), known: map[NamedBrand]bool{}}
+}
+
+// Discover is the package-level Discover with d's brands.
+func (d *Discoverer) Discover(a Answer) AnswerDiscovery {
 	if a.Missing() || !a.DiscoveryJudged {
 		return AnswerDiscovery{}
 	}
 	out := AnswerDiscovery{Judged: true, AmongAll: map[string]int{}}
-	tracked := NewMatcher(brands)
+	brands := d.brands
 	all := append([]Brand{}, brands...)
 	named := map[string]NamedBrand{}
 	for _, n := range CleanNamed(a.Discovered) {
-		if IsTracked(brands, tracked, n) {
+		t, ok := d.known[n]
+		if !ok {
+			t = IsTracked(brands, d.tracked, n)
+			d.known[n] = t
+		}
+		if t {
 			continue
 		}
 		key := DiscoveryKey(n.Name)

@@ -60,7 +60,7 @@ type discoveryFigures struct {
 }
 
 func discover(brands []analysis.Brand, engines []string, answers []analysis.Answer) discoveryFigures {
-	brands = analysis.InferDomains(brands, answers)
+	var dis *analysis.Discoverer
 	f := discoveryFigures{amongN: map[string]int{}, amongS: map[string]int{}, engineN: map[string]map[string]int{}, engineS: map[string]map[string]int{}}
 	type acc struct {
 		name    string
@@ -76,7 +76,16 @@ func discover(brands []analysis.Brand, engines []string, answers []analysis.Answ
 		if a.Missing() {
 			continue
 		}
-		d := analysis.Discover(brands, a)
+		if dis == nil && a.DiscoveryJudged {
+			// Built at the first judged answer: a report without a judge
+			// costs nothing more.
+			dis = analysis.NewDiscoverer(analysis.InferDomains(brands, answers))
+		}
+		if dis == nil {
+			f.status.Unjudged++
+			continue
+		}
+		d := dis.Discover(a)
 		if !d.Judged {
 			f.status.Unjudged++
 			continue
