@@ -66,7 +66,10 @@ func (s *Service) judgeDiscovery(ctx context.Context, model string, a analysis.A
 		Brands *[]analysis.NamedBrand `json:"brands"`
 	}
 	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil || out.Brands == nil {
-		s.log.Warn("discovery judge failed", "engine", a.Engine, "model", model, "error", "the answer is not {\"brands\": [...]}")
+		// As the sentiment and probe judges: a model that answers without
+		// the schema leaves the answer unjudged (counted in
+		// discovery.unjudged), said at info level; a failed call warns.
+		s.log.Info("the discovery judge gave no brand list", "engine", a.Engine, "model", model, "reply", analysis.Excerpt(res.Text, 200))
 		return nil, false
 	}
 	return analysis.CleanNamed(*out.Brands), true
