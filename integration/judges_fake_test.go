@@ -49,6 +49,10 @@ var judgeSchemas = map[string]map[string][]string{
 		"properties.brands.items.required": {"brand", "label", "score"},
 		"properties.brands.items.properties.label.enum": {"negative", "neutral", "positive"},
 	},
+	"named_brands": {
+		"required":                         {"brands"},
+		"properties.brands.items.required": {"name", "domain"},
+	},
 	"prefill": {
 		"required":                              {"competitors", "prompts"},
 		"properties.competitors.items.required": {"name", "domain"},
@@ -125,6 +129,8 @@ func (f *judgeFake) serve(w http.ResponseWriter, r *http.Request) {
 		kind = "brand_sentiment"
 	case strings.HasPrefix(system, "You help a marketer measure"):
 		kind = "prefill"
+	case strings.HasPrefix(system, "You list every brand"):
+		kind = "named_brands"
 	}
 	var reply string
 	if kind == "" {
@@ -154,6 +160,13 @@ func (f *judgeFake) serve(w http.ResponseWriter, r *http.Request) {
 			out = map[string]any{"namesBrand": v}
 		case "brand_sentiment":
 			out = judgeSentiment(user)
+		case "named_brands":
+			v, msg := judgeNamedBrands(system, user)
+			if msg != "" {
+				f.problem(w, "discovery judge: %s", msg)
+				return
+			}
+			out = v
 		case "prefill":
 			out = map[string]any{
 				"competitors": []any{map[string]any{"name": "Simple Analytics", "domain": "simpleanalytics.com"}},
@@ -279,4 +292,42 @@ func between(s, from, to string) string {
 	}
 	v, _, _ := strings.Cut(rest, to)
 	return v
+}
+
+// enclosedAnswer is the answer as the discovery judge must get it: inside
+// the untrusted-data envelope, whose nonce the system prompt's rule names.
+var enclosedAnswer = regexp.MustCompile(`(?s)<untrusted-data id="([0-9a-f]{32})" source="[^"]+">\n(.*)\n</untrusted-data id="([0-9a-f]{32})">`)
+
+// knownNames are the brands a capable model recognises in the answers.
+var knownNames = []string{"Plausible", "Fathom", "Matomo", "Umami", "Google Analytics"}
+
+// judgeNamedBrands lists the known brands the enclosed answer names, in
+// order of appearance, as the discovery judge; it refuses an answer that
+// is not enclosed as untrusted data.
+func judgeNamedBrands(system, prompt string) (map[string]any, string) {
+	m := enclosedAnswer.FindStringSubmatch(prompt)
+	if m == nil || m[1] != m[3] || !strings.Contains(system, m[1]) {
+		return nil, fmt.Sprintf("the answer is not enclosed as untrusted data under the system prompt's nonce: %q", prompt)
+	}
+	text := m[2]
+	type at struct {
+		name string
+		i    int
+	}
+	var found []at
+	for _, n := range knownNames {
+		if i := strings.Index(text, n); i >= 0 && !strings.HasPrefix(text[i:], "Plausible as it sounds") {
+			found = append(found, at{n, i})
+		}
+	}
+	slices.SortFunc(found, func(a, b at) int { return a.i - b.i })
+	brands := []any{}
+	for _, f := range found {
+		d := ""
+		if f.name == "Umami" {
+			d = "umami.is"
+		}
+		brands = append(brands, map[string]any{"name": f.name, "domain": d})
+	}
+	return map[string]any{"brands": brands}, ""
 }

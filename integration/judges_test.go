@@ -15,8 +15,8 @@ import (
 const (
 	promptPrivacy    = "What is the best privacy-friendly web analytics tool?"
 	promptEnterprise = "Which analytics tool should a large enterprise choose?"
-	answerPrivacy    = "Plausible answers marketing questions without cookies. Fathom is similar, and Matomo can be self-hosted."
-	answerEnterprise = "Plausible as it sounds, a free tool rarely suits an enterprise. Matomo is the safest choice for large teams. Avoid Fathom if you need raw exports."
+	answerPrivacy    = "Plausible answers marketing questions without cookies. Fathom is similar, and Matomo can be self-hosted. Umami is another option."
+	answerEnterprise = "Google Analytics is the default. Plausible as it sounds, a free tool rarely suits an enterprise. Matomo is the safest choice for large teams. Avoid Fathom if you need raw exports."
 )
 
 // plausibleSite serves the brand's home page over https and returns its
@@ -37,7 +37,9 @@ func plausibleSite(t *testing.T) (string, string) {
 // two sentence-initial "Plausible"s (and a "Fathom"), so the brands'
 // positions come out right; the sentiment judge rates every mentioned brand; the probe judge
 // grades the entity probes (entityUnderstanding's knowledge half); and
-// prefill suggests from the model's structured answer, not its templates.
+// prefill suggests from the model's structured answer, not its templates;
+// the discovery judge lists each answer's brands (the answer enclosed as
+// untrusted data), so untracked ones are discovered.
 // Any judge failure logs a warning, which the harness turns into a
 // failure too.
 func TestTheJudgesRunThroughThePluginProcess(t *testing.T) {
@@ -76,7 +78,7 @@ func TestTheJudgesRunThroughThePluginProcess(t *testing.T) {
 	if probs := openai.Problems(); len(probs) > 0 {
 		t.Fatalf("the fake refused requests:\n%s\n%s", strings.Join(probs, "\n"), p.Output())
 	}
-	for _, kind := range []string{"probe_verdict", "mention_verdict", "brand_sentiment"} {
+	for _, kind := range []string{"probe_verdict", "mention_verdict", "brand_sentiment", "named_brands"} {
 		if openai.Asked(kind) == 0 {
 			t.Errorf("the %s judge was never asked", kind)
 		}
@@ -124,6 +126,29 @@ func TestTheJudgesRunThroughThePluginProcess(t *testing.T) {
 	if self["sentiment"] != float64(85) || figures["matomo"]["sentiment"] != 67.5 || figures["fathom"]["sentiment"] != 32.5 {
 		t.Errorf("sentiment: plausible %v, matomo %v, fathom %v (answers %v)",
 			self["sentiment"], figures["matomo"]["sentiment"], figures["fathom"]["sentiment"], sentiment)
+	}
+
+	// Discovery: the judge listed each answer's brands (6 answers: two
+	// prompts, three samples); the untracked ones are counted, the tracked
+	// ones never, and positionAmongAll ranks among all brands named
+	// (Google Analytics comes first in the enterprise answer).
+	if n := openai.Asked("named_brands"); n != 6 {
+		t.Errorf("the discovery judge was asked %d times, want 6", n)
+	}
+	disc := map[string]map[string]any{}
+	for _, d := range geo["discoveredBrands"].([]any) {
+		d := d.(map[string]any)
+		disc[d["name"].(string)] = d
+	}
+	if len(disc) != 2 || disc["Umami"]["answers"] != float64(3) || disc["Umami"]["mentionRate"] != float64(50) || disc["Umami"]["domain"] != "umami.is" ||
+		disc["Google Analytics"]["answers"] != float64(3) || disc["Google Analytics"]["avgPosition"] != float64(1) {
+		t.Errorf("discoveredBrands = %s", toJSON(geo["discoveredBrands"]))
+	}
+	if d := geo["discovery"].(map[string]any); d["judged"] != float64(6) || d["unjudged"] != float64(0) {
+		t.Errorf("discovery = %v", d)
+	}
+	if figures["matomo"]["avgPosition"] != float64(2) || figures["matomo"]["positionAmongAll"] != 2.5 || self["positionAmongAll"] != float64(1) {
+		t.Errorf("matomo avgPosition %v positionAmongAll %v, plausible positionAmongAll %v", figures["matomo"]["avgPosition"], figures["matomo"]["positionAmongAll"], self["positionAmongAll"])
 	}
 
 	// The probes, graded by the judge: correct, partly, unknown, correct,

@@ -1922,6 +1922,8 @@ export interface components {
             /** Format: int64 */
             mentions: number;
             /** Format: double */
+            positionAmongAll: number | null;
+            /** Format: double */
             sentiment: number | null;
             /** Format: double */
             shareOfVoice: number;
@@ -1967,6 +1969,13 @@ export interface components {
             /** Format: int64 */
             mentions: number;
             name: string;
+            /**
+             * Format: double
+             * @description Mean rank of the brand's first mention among all brands the judged
+             *     answers name (tracked or discovered), beside avg_position, which
+             *     ranks among tracked brands only; null when no judged answer names it.
+             */
+            positionAmongAll: number | null;
             self: boolean;
             /**
              * Format: double
@@ -2704,6 +2713,45 @@ export interface components {
             disconnected: boolean;
             message: string;
         };
+        DiscoveredBrand: {
+            /**
+             * Format: int64
+             * @description Judged answers naming it, and 100 x their share of the judged answers.
+             */
+            answers: number;
+            /**
+             * Format: double
+             * @description Mean rank of its first mention among all brands the answers name.
+             */
+            avgPosition: number | null;
+            /** @description The registrable domain the judge gave most often, if any. */
+            domain: string;
+            /** @description The same counts over each engine's judged answers. */
+            engines: {
+                [key: string]: components["schemas"]["DiscoveredEngineCount"];
+            };
+            /** Format: double */
+            mentionRate: number;
+            name: string;
+        };
+        DiscoveredEngineCount: {
+            /** Format: int64 */
+            answers: number;
+            /** Format: double */
+            mentionRate: number;
+        };
+        Discovery: {
+            /**
+             * Format: int64
+             * @description Answers whose brands the judge listed, and answered ones it did not
+             *     (no judge model, or it failed).
+             */
+            judged: number;
+            /** @description Why there is no discovery, or only a partial one. */
+            note: string;
+            /** Format: int64 */
+            unjudged: number;
+        };
         EngineStatus: {
             /** Format: int64 */
             answered: number;
@@ -2999,6 +3047,17 @@ export interface components {
              *     share of voice.
              */
             brands: components["schemas"]["BrandScore"][];
+            /**
+             * @description Brands the answers name that are neither the brand nor a tracked
+             *     competitor (nor an alias or domain of one), as the judge model listed
+             *     them per answer; most frequent first, at most 50.
+             */
+            discoveredBrands: components["schemas"]["DiscoveredBrand"][];
+            /**
+             * @description How many answers the judge listed brands for; without a judge model
+             *     there is no discovery and the note says so.
+             */
+            discovery: components["schemas"]["Discovery"] | null;
             /** @description Per engine: answers planned, answered and missing. */
             engines: components["schemas"]["EngineStatus"][];
             entityUnderstanding: components["schemas"]["EntityUnderstandingDetail"] | null;
@@ -3140,10 +3199,14 @@ export interface components {
             /**
              * @description One point per day with a run (the day's last run):
              *     {day, reportId, trackerId, engines: {engine: {brandSlug: {visibility,
-             *     mentionRate, avgPosition, sentiment, shareOfVoice, intervals: {figure:
-             *     {n, prompts, interval: {low, high} | null, note}}, changes: {figure:
-             *     {value, significant, interval, prompts}}}}}, all: {brandSlug: {...}},
-             *     sourceVisibility}. Only a change with significant true is a change.
+             *     mentionRate, avgPosition, sentiment, shareOfVoice, positionAmongAll
+             *     (rank among all brands the answers name, tracked or discovered),
+             *     intervals: {figure: {n, prompts, interval: {low, high} | null, note}},
+             *     changes: {figure: {value, significant, interval, prompts}}}}}, all:
+             *     {brandSlug: {...}}, sourceVisibility, discoveredBrands: [{name, answers,
+             *     mentionRate, avgPosition, domain, engines: {engine: {answers,
+             *     mentionRate}}}], discovery: {judged, unjudged, note}}. Only a change
+             *     with significant true is a change.
              */
             series: unknown[] | null;
             tracker: components["schemas"]["Tracker"] | null;
@@ -3453,6 +3516,13 @@ export interface components {
             websiteurl: string;
         };
         PrefillReportResponse: {
+            /**
+             * @description The top brands (at most 5) that the workspace's latest report of the
+             *     same site discovered in the answers and the input does not track, as
+             *     competitor strings ("Name (domain)" when known); they also lead
+             *     suggestions.competitors, so one click adds them.
+             */
+            discovered: unknown[];
             input: components["schemas"]["ReportInput"] | null;
             message: string;
             /**

@@ -184,7 +184,7 @@ func (s *Server) toolTable() []toolDef {
 	}
 	if h := s.d.Visibility; h != nil {
 		t = append(t, def(&mcp.Tool{Name: "get_visibility_report", Title: "Latest AI visibility report", Annotations: readOnly,
-			Description: "The workspace's latest AI visibility report: how AI engines see the brand (visibility, share of voice, understanding) against competitors, with recommendations."},
+			Description: "The workspace's latest AI visibility report: how AI engines see the brand (visibility, share of voice, understanding) against competitors, the brands the answers name that are not tracked (report.geo.discoveredBrands, positionAmongAll beside avgPosition), with recommendations."},
 			noAsk, func(in reportInput) (prepared, error) {
 				return prepared{do: invoke(h.GetReport, &apiv1.GetReportRequest{Evidence: in.Evidence})}, nil
 			}))

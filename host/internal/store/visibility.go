@@ -240,18 +240,21 @@ type VisibilityAnswer struct {
 	// Outcome is AnswerNoAnswer when the engine showed no answer for the
 	// question (no text, no error); empty otherwise.
 	Outcome string
+	// Discovered is the brands and products the judge says the answer
+	// names (JSON [{name, domain}]); nil when not judged.
+	Discovered *string
 }
 
 // AnswerNoAnswer is the Outcome of an answer the engine did not give for
 // the question, such as a Google search that shows no AI Overview.
 const AnswerNoAnswer = "no_answer"
 
-const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at, sentiment, outcome`
+const answerColumns = `report_id, workspace_id, kind, engine, item, question, text, model, citations, error, cached, asked_at, verdict, fact, judgement, created_at, sentiment, outcome, discovered`
 
 func scanAnswer(r interface{ Scan(...any) error }) (VisibilityAnswer, error) {
 	var a VisibilityAnswer
 	err := r.Scan(&a.ReportID, &a.WorkspaceID, &a.Kind, &a.Engine, &a.Item, &a.Question, &a.Text, &a.Model, &a.Citations, &a.Error,
-		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt, &a.Sentiment, &a.Outcome)
+		&a.Cached, &a.AskedAt, &a.Verdict, &a.Fact, &a.Judgement, &a.CreatedAt, &a.Sentiment, &a.Outcome, &a.Discovered)
 	return a, err
 }
 
@@ -269,13 +272,13 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 		a.Citations = "[]"
 	}
 	_, err := s.exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
 		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
 		asked_at = excluded.asked_at, verdict = excluded.verdict, fact = excluded.fact, judgement = excluded.judgement,
-		created_at = excluded.created_at, sentiment = excluded.sentiment, outcome = excluded.outcome`,
+		created_at = excluded.created_at, sentiment = excluded.sentiment, outcome = excluded.outcome, discovered = excluded.discovered`,
 		a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
-		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment, a.Outcome)
+		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment, a.Outcome, a.Discovered)
 	if err != nil {
 		return fmt.Errorf("save visibility answer: %w", err)
 	}

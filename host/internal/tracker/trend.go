@@ -32,6 +32,9 @@ type TrendFigures struct {
 	AvgPosition  *float64 `json:"avgPosition"`
 	Sentiment    *float64 `json:"sentiment"`
 	ShareOfVoice float64  `json:"shareOfVoice"`
+	// PositionAmongAll ranks the brand among all brands the run's judged
+	// answers name (tracked or discovered); avgPosition among tracked ones.
+	PositionAmongAll *float64 `json:"positionAmongAll"`
 	// Intervals says how sure each figure is; Changes is each figure's
 	// change since the tracker's previous run, significant or not (a
 	// chart marks only the significant ones).
@@ -50,6 +53,10 @@ type TrendPoint struct {
 	Engines          map[string]map[string]TrendFigures `json:"engines"`
 	All              map[string]TrendFigures            `json:"all"`
 	SourceVisibility float64                            `json:"sourceVisibility"`
+	// DiscoveredBrands are the run's untracked brands, most frequent
+	// first, and Discovery how many answers the judge read for them.
+	DiscoveredBrands []scoring.DiscoveredBrand `json:"discoveredBrands"`
+	Discovery        scoring.Discovery         `json:"discovery"`
 }
 
 // TrendBrand is a tracked brand of the trend.
@@ -112,13 +119,16 @@ func decodeRun(r store.VisibilityReport) (trendRun, error) {
 			SourceVisibility *scoring.SourceVisibilityScore `json:"sourceVisibility"`
 		} `json:"scores"`
 		Geo struct {
-			Brands []scoring.BrandFigures `json:"brands"`
+			Brands           []scoring.BrandFigures    `json:"brands"`
+			DiscoveredBrands []scoring.DiscoveredBrand `json:"discoveredBrands"`
+			Discovery        scoring.Discovery         `json:"discovery"`
 		} `json:"geo"`
 	}
 	if err := json.Unmarshal([]byte(*r.Result), &part); err != nil {
 		return run, fmt.Errorf("decode report %s result: %w", r.ID, err)
 	}
 	run.computed.Scores.SourceVisibility, run.computed.Geo.Brands = part.Scores.SourceVisibility, part.Geo.Brands
+	run.computed.Geo.DiscoveredBrands, run.computed.Geo.Discovery = part.Geo.DiscoveredBrands, part.Geo.Discovery
 	if r.Brands != nil {
 		if err := json.Unmarshal([]byte(*r.Brands), &run.brands); err != nil {
 			return run, fmt.Errorf("decode report %s brands: %w", r.ID, err)
@@ -193,7 +203,11 @@ func series(runs []trendRun) ([]TrendPoint, []string) {
 	for _, run := range runs {
 		created := time.UnixMilli(run.report.CreatedAt).UTC()
 		pt := TrendPoint{Day: created.Format(time.DateOnly), ReportID: run.report.ID, Time: created.Format(time.RFC3339Nano),
-			Engines: map[string]map[string]TrendFigures{}, All: map[string]TrendFigures{}}
+			Engines: map[string]map[string]TrendFigures{}, All: map[string]TrendFigures{},
+			DiscoveredBrands: run.computed.Geo.DiscoveredBrands, Discovery: run.computed.Geo.Discovery}
+		if pt.DiscoveredBrands == nil {
+			pt.DiscoveredBrands = []scoring.DiscoveredBrand{}
+		}
 		if sv := run.computed.Scores.SourceVisibility; sv != nil {
 			pt.SourceVisibility = sv.Score
 		}
@@ -202,13 +216,13 @@ func series(runs []trendRun) ([]TrendPoint, []string) {
 		}
 		for _, b := range run.computed.Geo.Brands {
 			pt.All[b.Slug] = TrendFigures{Visibility: b.Visibility, MentionRate: b.MentionRate, AvgPosition: b.AvgPosition,
-				Sentiment: b.Sentiment, ShareOfVoice: b.ShareOfVoice, Intervals: b.Intervals, Changes: b.Changes}
+				Sentiment: b.Sentiment, ShareOfVoice: b.ShareOfVoice, PositionAmongAll: b.PositionAmongAll, Intervals: b.Intervals, Changes: b.Changes}
 			for e, f := range b.Engines {
 				if pt.Engines[e] == nil {
 					pt.Engines[e] = map[string]TrendFigures{}
 				}
 				pt.Engines[e][b.Slug] = TrendFigures{Visibility: f.Visibility, MentionRate: f.MentionRate, AvgPosition: f.AvgPosition,
-					Sentiment: f.Sentiment, ShareOfVoice: f.ShareOfVoice, Intervals: f.Intervals, Changes: f.Changes}
+					Sentiment: f.Sentiment, ShareOfVoice: f.ShareOfVoice, PositionAmongAll: f.PositionAmongAll, Intervals: f.Intervals, Changes: f.Changes}
 				if !seen[e] {
 					seen[e] = true
 					engines = append(engines, e)

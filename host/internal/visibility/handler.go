@@ -45,6 +45,7 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 		Input:       reportInput(out.Input),
 		Suggestions: &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Suggested.Competitors), Prompts: apiconv.NonNil(out.Suggested.Prompts)},
 		Prefill:     &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Prefill.Competitors), Prompts: apiconv.NonNil(out.Prefill.Prompts)},
+		Discovered:  analysis.CompetitorValues(out.Discovered),
 	}), nil
 }
 

@@ -235,8 +235,8 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 	for _, t := range tasks {
 		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
 			// Resumed: the answer is kept; only an unjudged probe is judged,
-			// and a prompt answer without its sentiment gets it.
-			if t.kind == KindPrompt && prev.Sentiment == nil && prev.Error == nil {
+			// and a prompt answer without its sentiment or named brands gets them.
+			if unjudged(prev) {
 				wg.Add(1)
 				go func(a store.VisibilityAnswer) {
 					defer wg.Done()
@@ -287,6 +287,9 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 	since := s.now().Add(-s.ttl).UnixMilli()
 	if c, err := s.store.CachedVisibilityAnswer(ctx, r.WorkspaceID, r.ID, t.kind, t.engine, t.question, since, t.sample); err == nil {
 		a.Text, a.Model, a.Citations, a.Cached, a.AskedAt, a.Outcome = c.Text, c.Model, c.Citations, true, c.AskedAt, c.Outcome
+		// The brands a text names do not depend on who tracks what: the
+		// judge's list comes along (sentiment, which does, is judged again).
+		a.Discovered = c.Discovered
 		return a, s.save(ctx, &a)
 	}
 	actx, cancel := context.WithTimeout(ctx, answerTimeout)
@@ -336,22 +339,44 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 	return nil
 }
 
-// saveSentiment judges a stored prompt answer's sentiment and stores it
-// with the answer.
+// saveSentiment judges a stored prompt answer's sentiment and the brands
+// it names, and stores both with the answer. The brands stay unjudged
+// (NULL) when there is no judge model or it failed.
 func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
-	if sa.Kind != KindPrompt || sa.Error != nil || sa.Sentiment != nil || sa.Outcome == store.AnswerNoAnswer {
+	if !unjudged(sa) {
 		return
 	}
 	a := analysis.Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
 	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
-	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
-	if ctx.Err() != nil {
-		return // judged on the next attempt
+	model := s.judgeModel(engines)
+	changed := false
+	if sa.Sentiment == nil {
+		sent := s.judgeSentiment(ctx, model, brands, a)
+		if ctx.Err() != nil {
+			return // judged on the next attempt
+		}
+		b, _ := json.Marshal(sent)
+		str := string(b)
+		sa.Sentiment, changed = &str, true
 	}
-	b, _ := json.Marshal(sent)
-	str := string(b)
-	sa.Sentiment = &str
-	_ = s.save(ctx, &sa)
+	if sa.Discovered == nil {
+		if named, ok := s.judgeDiscovery(ctx, model, a); ok {
+			str := MustJSON(named)
+			sa.Discovered, changed = &str, true
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+	if changed {
+		_ = s.save(ctx, &sa)
+	}
+}
+
+// unjudged reports whether a stored prompt answer still lacks its
+// sentiment or its named brands.
+func unjudged(a store.VisibilityAnswer) bool {
+	return a.Kind == KindPrompt && a.Error == nil && a.Outcome != store.AnswerNoAnswer && (a.Sentiment == nil || a.Discovered == nil)
 }
 
 // engineError is the message of a missing answer, shown in the report: a

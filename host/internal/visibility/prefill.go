@@ -21,6 +21,10 @@ type Prefilled struct {
 	Input       Input
 	// Suggested and Prefill hold competitors and prompts.
 	Suggested, Prefill Input
+	// Discovered are the top brands the workspace's latest report of this
+	// site discovered (named by the answers, not tracked by the input), as
+	// competitors to add in one click; they lead Suggested's competitors.
+	Discovered []analysis.CompetitorInput
 }
 
 // suggestSystem asks a model for competitors (with their domains) and
@@ -65,8 +69,12 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 	if len(sug.Prompts) == 0 {
 		sug = templateSuggestions(f, in)
 	}
+	// The brands the latest report discovered come first: engines
+	// already name them beside this brand.
+	disc := s.discoveredSuggestions(ctx, p, f, in)
+	sug.Competitors = append(append([]analysis.CompetitorInput{}, disc...), sug.Competitors...)
 	sug = sug.clean()
-	out := Prefilled{PromptLimit: plan.PromptsPerReport, Input: in, Suggested: sug}
+	out := Prefilled{PromptLimit: plan.PromptsPerReport, Input: in, Suggested: sug, Discovered: disc}
 	out.Prefill = Input{
 		Competitors: analysis.DedupeCompetitors(append(append([]analysis.CompetitorInput{}, in.Competitors...), sug.Competitors...)),
 		Prompts:     analysis.Dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
@@ -191,4 +199,56 @@ func titleTail(title string) string {
 		}
 	}
 	return ""
+}
+
+// MaxDiscoveredSuggestions is how many discovered brands prefill suggests.
+const MaxDiscoveredSuggestions = 5
+
+// discoveredSuggestions returns the most frequent discovered brands of the
+// workspace's latest completed report of the same site that the input
+// does not track yet, as competitors ("Name (domain)" when the judge gave
+// a domain). None when there is no such report or it has no discovery.
+func (s *Service) discoveredSuggestions(ctx context.Context, p auth.Principal, f site.Facts, in Input) []analysis.CompetitorInput {
+	out := []analysis.CompetitorInput{}
+	r, err := s.store.LatestVisibilityReport(ctx, p.WorkspaceID, false)
+	if err != nil || r.Result == nil {
+		return out
+	}
+	var rin Input
+	if json.Unmarshal([]byte(r.Input), &rin) != nil {
+		return out
+	}
+	want, ok1 := analysis.CompetitorDomain(in.WebsiteURL)
+	got, ok2 := analysis.CompetitorDomain(rin.WebsiteURL)
+	if !ok1 || !ok2 || want != got {
+		return out
+	}
+	var res struct {
+		Geo struct {
+			DiscoveredBrands []struct {
+				Name   string `json:"name"`
+				Domain string `json:"domain"`
+			} `json:"discoveredBrands"`
+		} `json:"geo"`
+	}
+	if json.Unmarshal([]byte(*r.Result), &res) != nil {
+		return out
+	}
+	brands := analysis.BuildBrands(analysis.SelfBrand(f.BrandName(), f.Domain).WithAliases(in.SelfAliases), in.Competitors)
+	tracked := analysis.NewMatcher(brands)
+	for _, d := range res.Geo.DiscoveredBrands {
+		n := analysis.NamedBrand{Name: d.Name, Domain: d.Domain}
+		if len(out) == MaxDiscoveredSuggestions {
+			break
+		}
+		if d.Name == "" || s.quota.Name("competitors", d.Name) != nil || analysis.IsTracked(brands, tracked, n) {
+			continue
+		}
+		raw := d.Name
+		if dom, ok := analysis.CompetitorDomain(d.Domain); ok {
+			raw = d.Name + " (" + dom + ")"
+		}
+		out = append(out, analysis.ParseCompetitor(raw))
+	}
+	return out
 }

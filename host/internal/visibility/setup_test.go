@@ -83,11 +83,17 @@ var promptAnswers = map[string]map[string]string{
 		"best work management tool": "Monday is where many teams start: its boards are flexible. Teams also like Acme.",
 		"best widget supplier":      "Top picks: Acme, Globex Corp and Initech.",
 		"widgets for factories":     "Globex Corp is the leader; see https://initech.io/widgets.",
+		"crm for small teams":       "Start with Acme, then Zoho CRM (zoho.com) or Pipedrive. Globex Corp works too.",
+		"crm for agencies":          "Agencies like Zoho CRM and HubSpot.",
+		"crm for shops":             "Pipedrive fits shops.",
 	},
 	"claude": {
 		"best work management tool": "Monday is eaten by email for most teams. Teams like Acme.",
 		"best widget supplier":      "Acme (https://example.com) is great.",
 		"widgets for factories":     "I would pick Globex Corp.",
+		"crm for small teams":       "Zoho CRM is cheap; Freshsales is fine; Acme too.",
+		"crm for agencies":          "HubSpot leads.",
+		"crm for shops":             "Initech, or Globex for big shops.",
 	},
 }
 
@@ -113,6 +119,12 @@ func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.Te
 			return sdk.TextResponse{}, fmt.Errorf("the mention judge got no schema or no category: %s", req.Prompt)
 		}
 		return sdk.TextResponse{Text: fmt.Sprintf(`{"namesBrand": %t}`, strings.Contains(req.Prompt, "boards"))}, nil
+	}
+	if strings.Contains(req.System, "list every brand") {
+		f.mu.Lock()
+		f.calls["judge|discovery"]++
+		f.mu.Unlock()
+		return discoveryJudge(req)
 	}
 	if req.System != "" {
 		return f.judge(req)

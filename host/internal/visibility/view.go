@@ -91,6 +91,9 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		}
 		ans.NoAnswer = a.Outcome == store.AnswerNoAnswer
 		_ = json.Unmarshal([]byte(a.Citations), &ans.Citations)
+		if a.Discovered != nil && json.Unmarshal([]byte(*a.Discovered), &ans.Discovered) == nil {
+			ans.DiscoveryJudged = true
+		}
 		st.answers = append(st.answers, ans)
 	}
 	probes, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindProbe)

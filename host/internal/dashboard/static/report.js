@@ -77,7 +77,33 @@ export function brandsCard(report) {
       ['Share of voice', (b) => score(b.shareOfVoice)],
       ['Mentions', (b) => b.mentions ?? 0],
       ['Avg. position', (b) => (b.averagePosition ? Number(b.averagePosition).toFixed(1) : '—')],
+      ['Position among all brands', (b) => score(b.positionAmongAll)],
     ], brandsOf(report), 'No brand data.'));
+}
+
+// competitorString is how a discovered brand becomes a competitor input:
+// "Name (domain)" when the judge gave a domain.
+export const competitorString = (d) => (d.domain ? `${d.name} (${d.domain})` : d.name);
+
+// discoveredCard lists the brands the answers name that nobody tracks,
+// most frequent first, with the judge's note when there is no discovery.
+// onTrack(competitor), when given, adds one as a competitor in one click.
+export function discoveredCard(report, onTrack) {
+  const geo = (report.report && report.report.geo) || {};
+  const list = geo.discoveredBrands || [];
+  const note = geo.discovery && geo.discovery.note;
+  const cols = [
+    ['Brand', (d) => (d.domain ? `${d.name} (${d.domain})` : d.name)],
+    ['Answers naming it', (d) => d.answers ?? 0],
+    ['Share of answers', (d) => `${score(d.mentionRate)}%`],
+    ['Avg. position among all', (d) => score(d.avgPosition)],
+  ];
+  if (onTrack) {
+    cols.push(['', (d) => h('button', { type: 'button', class: 'secondary', 'aria-label': `Track ${d.name} as a competitor`, onclick: () => onTrack(competitorString(d)) }, 'Track as competitor')]);
+  }
+  return h('section', { class: 'card', id: 'discovered', 'aria-labelledby': 'discovered-h' }, h('h2', { id: 'discovered-h' }, 'Brands the engines name that you do not track'),
+    note ? h('p', { class: 'muted', id: 'discovery-note' }, note) : null,
+    table('Discovered brands, most frequent first', cols, list, note ? '' : 'The answers name no other brand.'));
 }
 
 function swatch(color) {

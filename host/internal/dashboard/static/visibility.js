@@ -38,6 +38,7 @@ export async function render(root) {
       history,
       rep.enginesCard(report),
       rep.brandsCard(report),
+      rep.discoveredCard(report, (competitor) => trackDiscovered(root, runner, report, competitor)),
       rep.recommendationsCard(report.recommendations || []),
       rep.evidenceCard(report),
       runner,
@@ -47,6 +48,18 @@ export async function render(root) {
       .catch((err) => fill(history, errorBox(err)));
   }
   loadOneOffs(oneOffs);
+}
+
+// trackDiscovered opens the new-report editor with the latest report's
+// website, competitors plus the discovered brand, and prompts: one click
+// adds it; running the report stays the user's choice.
+function trackDiscovered(root, runner, report, competitor) {
+  const input = report.input || {};
+  const competitors = [...(input.competitors || []).map((c) => (typeof c === 'string' ? c : c.name)), competitor];
+  const editor = runner.querySelector('#report-editor');
+  if (runner.tagName === 'DETAILS') runner.open = true;
+  showEditor(root, editor, input.websiteurl || '', { prefill: { competitors, prompts: input.prompts || [] }, message: `${competitor} added to your competitors: run the report to track it.` });
+  runner.scrollIntoView();
 }
 
 // runJob polls a report job into box and resolves with the finished job.
@@ -229,7 +242,7 @@ async function showOneOff(view, id) {
   try {
     const r = await get(`${REPORT}/one-off/${encodeURIComponent(id)}?evidence=true`);
     const heading = h('h3', { tabindex: '-1' }, `One-off: ${(r.input && r.input.websiteurl) || id}`);
-    fill(view, heading, rep.header(r), rep.summary(r), rep.enginesCard(r), rep.brandsCard(r), rep.evidenceCard(r));
+    fill(view, heading, rep.header(r), rep.summary(r), rep.enginesCard(r), rep.brandsCard(r), rep.discoveredCard(r), rep.evidenceCard(r));
     heading.focus();
   } catch (err) {
     fill(view, errorBox(err));

@@ -173,6 +173,12 @@ type Answer struct {
 	// search without an AI Overview): no text, left out of every mean like
 	// a missing answer, and counted apart from failures.
 	NoAnswer bool `json:"noAnswer,omitempty"`
+	// Discovered are the brands and products the judge model says the
+	// answer names, as stored; DiscoveryJudged says the judge listed them
+	// (false: no judge model, or it failed).
+	// They stay out of an answer's evidence.
+	Discovered      []NamedBrand `json:"-"`
+	DiscoveryJudged bool         `json:"-"`
 }
 
 // Citation is a source the engine returned with its answer.

@@ -21,6 +21,10 @@ type BrandFigures struct {
 	// AvgPosition is the mean of pos(a,b) over the answers mentioning b;
 	// null when none.
 	AvgPosition *float64 `json:"avgPosition,omitempty"`
+	// PositionAmongAll is the mean rank of b's first mention among all
+	// brands the judged answers name (tracked or discovered); null when
+	// no judged answer mentions b.
+	PositionAmongAll *float64 `json:"positionAmongAll,omitempty"`
 	// Sentiment is the mean sentiment score over the answers mentioning b
 	// that were judged; null when none.
 	Sentiment *float64 `json:"sentiment,omitempty"`
@@ -40,6 +44,8 @@ type BrandEngineFigures struct {
 	ShareOfVoice float64  `json:"shareOfVoice"`
 	AvgPosition  *float64 `json:"avgPosition"`
 	Sentiment    *float64 `json:"sentiment"`
+	// PositionAmongAll as BrandFigures' over this engine's answers.
+	PositionAmongAll *float64 `json:"positionAmongAll,omitempty"`
 	// Intervals and Changes as BrandFigures' over this engine's answers.
 	Intervals map[string]FigureInterval `json:"intervals,omitempty"`
 	Changes   map[string]Change         `json:"changes,omitempty"`
@@ -146,6 +152,7 @@ func Extend(c *Computed, brands []analysis.Brand, engines []string, answers []an
 			c.Geo.Brands[i].Engines = figs[bi].Engines
 		}
 	}
+	applyDiscovery(c, brands, engines, answers)
 	src := ScoreSources(brands, answers, mentions)
 	c.Sources, c.SourceGaps = src.Table, src.Gaps
 	c.Scores.SourceVisibility = &SourceVisibilityScore{Score: src.SelfRetrieved, Domain: src.SelfDomain}

@@ -70,6 +70,11 @@ type Geo struct {
 	Brands              []BrandFigures          `json:"brands"`
 	Engines             []EngineStatus          `json:"engines"`
 	MentionJudging      analysis.MentionJudging `json:"mentionJudging"`
+	// DiscoveredBrands are the brands the answers name that are not
+	// tracked, most frequent first; Discovery says how many answers the
+	// judge read for them (discovery.go).
+	DiscoveredBrands []DiscoveredBrand `json:"discoveredBrands"`
+	Discovery        Discovery         `json:"discovery"`
 }
 
 // Recommendation is one piece of advice and the evidence behind it.

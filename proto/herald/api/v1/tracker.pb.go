@@ -996,10 +996,14 @@ type GetTrackerTrendResponse struct {
 	Brands *structpb.ListValue `protobuf:"bytes,5,opt,name=brands,proto3" json:"brands,omitempty"`
 	// One point per day with a run (the day's last run):
 	// {day, reportId, trackerId, engines: {engine: {brandSlug: {visibility,
-	// mentionRate, avgPosition, sentiment, shareOfVoice, intervals: {figure:
-	// {n, prompts, interval: {low, high} | null, note}}, changes: {figure:
-	// {value, significant, interval, prompts}}}}}, all: {brandSlug: {...}},
-	// sourceVisibility}. Only a change with significant true is a change.
+	// mentionRate, avgPosition, sentiment, shareOfVoice, positionAmongAll
+	// (rank among all brands the answers name, tracked or discovered),
+	// intervals: {figure: {n, prompts, interval: {low, high} | null, note}},
+	// changes: {figure: {value, significant, interval, prompts}}}}}, all:
+	// {brandSlug: {...}}, sourceVisibility, discoveredBrands: [{name, answers,
+	// mentionRate, avgPosition, domain, engines: {engine: {answers,
+	// mentionRate}}}], discovery: {judged, unjudged, note}}. Only a change
+	// with significant true is a change.
 	Series *structpb.ListValue `protobuf:"bytes,6,opt,name=series,proto3" json:"series,omitempty"`
 	// Per prompt {prompt, tags, engines: {engine: [{reportId, at, text,
 	// mentions, sentiment, citations, error (the engine failed), noAnswer

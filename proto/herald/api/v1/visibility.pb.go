@@ -305,7 +305,12 @@ type PrefillReportResponse struct {
 	Suggestions *Suggestions           `protobuf:"bytes,4,opt,name=suggestions,proto3" json:"suggestions,omitempty"`
 	// The inputs plus the suggestions, de-duplicated, prompts capped at
 	// promptLimit: meant to be passed to CreateReport.
-	Prefill       *Suggestions `protobuf:"bytes,5,opt,name=prefill,proto3" json:"prefill,omitempty"`
+	Prefill *Suggestions `protobuf:"bytes,5,opt,name=prefill,proto3" json:"prefill,omitempty"`
+	// The top brands (at most 5) that the workspace's latest report of the
+	// same site discovered in the answers and the input does not track, as
+	// competitor strings ("Name (domain)" when known); they also lead
+	// suggestions.competitors, so one click adds them.
+	Discovered    []*structpb.Value `protobuf:"bytes,6,rep,name=discovered,proto3" json:"discovered,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,6 +376,13 @@ func (x *PrefillReportResponse) GetSuggestions() *Suggestions {
 func (x *PrefillReportResponse) GetPrefill() *Suggestions {
 	if x != nil {
 		return x.Prefill
+	}
+	return nil
+}
+
+func (x *PrefillReportResponse) GetDiscovered() []*structpb.Value {
+	if x != nil {
+		return x.Discovered
 	}
 	return nil
 }
@@ -1999,8 +2011,15 @@ type Geo struct {
 	// How the judge model decided sentence-initial occurrences of brand
 	// names that are ordinary words ("Monday is eaten by email").
 	MentionJudging *MentionJudging `protobuf:"bytes,20,opt,name=mention_judging,json=mentionJudging,proto3" json:"mention_judging,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Brands the answers name that are neither the brand nor a tracked
+	// competitor (nor an alias or domain of one), as the judge model listed
+	// them per answer; most frequent first, at most 50.
+	DiscoveredBrands []*DiscoveredBrand `protobuf:"bytes,21,rep,name=discovered_brands,json=discoveredBrands,proto3" json:"discovered_brands,omitempty"`
+	// How many answers the judge listed brands for; without a judge model
+	// there is no discovery and the note says so.
+	Discovery     *Discovery `protobuf:"bytes,22,opt,name=discovery,proto3" json:"discovery,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Geo) Reset() {
@@ -2061,6 +2080,223 @@ func (x *Geo) GetMentionJudging() *MentionJudging {
 	return nil
 }
 
+func (x *Geo) GetDiscoveredBrands() []*DiscoveredBrand {
+	if x != nil {
+		return x.DiscoveredBrands
+	}
+	return nil
+}
+
+func (x *Geo) GetDiscovery() *Discovery {
+	if x != nil {
+		return x.Discovery
+	}
+	return nil
+}
+
+type DiscoveredBrand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Judged answers naming it, and 100 x their share of the judged answers.
+	Answers     int64   `protobuf:"varint,2,opt,name=answers,proto3" json:"answers,omitempty"`
+	MentionRate float64 `protobuf:"fixed64,3,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	// Mean rank of its first mention among all brands the answers name.
+	AvgPosition *float64 `protobuf:"fixed64,4,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	// The registrable domain the judge gave most often, if any.
+	Domain string `protobuf:"bytes,5,opt,name=domain,proto3" json:"domain,omitempty"`
+	// The same counts over each engine's judged answers.
+	Engines       map[string]*DiscoveredEngineCount `protobuf:"bytes,6,rep,name=engines,proto3" json:"engines,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscoveredBrand) Reset() {
+	*x = DiscoveredBrand{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscoveredBrand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscoveredBrand) ProtoMessage() {}
+
+func (x *DiscoveredBrand) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscoveredBrand.ProtoReflect.Descriptor instead.
+func (*DiscoveredBrand) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *DiscoveredBrand) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *DiscoveredBrand) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+func (x *DiscoveredBrand) GetMentionRate() float64 {
+	if x != nil {
+		return x.MentionRate
+	}
+	return 0
+}
+
+func (x *DiscoveredBrand) GetAvgPosition() float64 {
+	if x != nil && x.AvgPosition != nil {
+		return *x.AvgPosition
+	}
+	return 0
+}
+
+func (x *DiscoveredBrand) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *DiscoveredBrand) GetEngines() map[string]*DiscoveredEngineCount {
+	if x != nil {
+		return x.Engines
+	}
+	return nil
+}
+
+type DiscoveredEngineCount struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Answers       int64                  `protobuf:"varint,1,opt,name=answers,proto3" json:"answers,omitempty"`
+	MentionRate   float64                `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscoveredEngineCount) Reset() {
+	*x = DiscoveredEngineCount{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscoveredEngineCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscoveredEngineCount) ProtoMessage() {}
+
+func (x *DiscoveredEngineCount) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscoveredEngineCount.ProtoReflect.Descriptor instead.
+func (*DiscoveredEngineCount) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *DiscoveredEngineCount) GetAnswers() int64 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+func (x *DiscoveredEngineCount) GetMentionRate() float64 {
+	if x != nil {
+		return x.MentionRate
+	}
+	return 0
+}
+
+type Discovery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Answers whose brands the judge listed, and answered ones it did not
+	// (no judge model, or it failed).
+	Judged   int64 `protobuf:"varint,1,opt,name=judged,proto3" json:"judged,omitempty"`
+	Unjudged int64 `protobuf:"varint,2,opt,name=unjudged,proto3" json:"unjudged,omitempty"`
+	// Why there is no discovery, or only a partial one.
+	Note          string `protobuf:"bytes,3,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Discovery) Reset() {
+	*x = Discovery{}
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Discovery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Discovery) ProtoMessage() {}
+
+func (x *Discovery) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Discovery.ProtoReflect.Descriptor instead.
+func (*Discovery) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Discovery) GetJudged() int64 {
+	if x != nil {
+		return x.Judged
+	}
+	return 0
+}
+
+func (x *Discovery) GetUnjudged() int64 {
+	if x != nil {
+		return x.Unjudged
+	}
+	return 0
+}
+
+func (x *Discovery) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 type MentionJudging struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Verdicts used, and how many of them named the brand.
@@ -2076,7 +2312,7 @@ type MentionJudging struct {
 
 func (x *MentionJudging) Reset() {
 	*x = MentionJudging{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2088,7 +2324,7 @@ func (x *MentionJudging) String() string {
 func (*MentionJudging) ProtoMessage() {}
 
 func (x *MentionJudging) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[21]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2101,7 +2337,7 @@ func (x *MentionJudging) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MentionJudging.ProtoReflect.Descriptor instead.
 func (*MentionJudging) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{21}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *MentionJudging) GetAsked() int64 {
@@ -2161,13 +2397,17 @@ type BrandScore struct {
 	// bose.com), so that its citations count. Unset when the user gave a
 	// domain or none fits.
 	InferredDomain *string `protobuf:"bytes,40,opt,name=inferred_domain,json=inferredDomain,proto3,oneof" json:"inferred_domain,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Mean rank of the brand's first mention among all brands the judged
+	// answers name (tracked or discovered), beside avg_position, which
+	// ranks among tracked brands only; null when no judged answer names it.
+	PositionAmongAll *float64 `protobuf:"fixed64,41,opt,name=position_among_all,json=positionAmongAll,proto3,oneof" json:"position_among_all,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *BrandScore) Reset() {
 	*x = BrandScore{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2179,7 +2419,7 @@ func (x *BrandScore) String() string {
 func (*BrandScore) ProtoMessage() {}
 
 func (x *BrandScore) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[22]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2192,7 +2432,7 @@ func (x *BrandScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandScore.ProtoReflect.Descriptor instead.
 func (*BrandScore) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{22}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *BrandScore) GetName() string {
@@ -2300,23 +2540,31 @@ func (x *BrandScore) GetInferredDomain() string {
 	return ""
 }
 
+func (x *BrandScore) GetPositionAmongAll() float64 {
+	if x != nil && x.PositionAmongAll != nil {
+		return *x.PositionAmongAll
+	}
+	return 0
+}
+
 type BrandEngineFigures struct {
-	state         protoimpl.MessageState     `protogen:"open.v1"`
-	Visibility    float64                    `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
-	MentionRate   float64                    `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
-	Mentions      int64                      `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
-	ShareOfVoice  float64                    `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
-	AvgPosition   *float64                   `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
-	Sentiment     *float64                   `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
-	Intervals     map[string]*FigureInterval `protobuf:"bytes,7,rep,name=intervals,proto3" json:"intervals,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	Changes       map[string]*Change         `protobuf:"bytes,8,rep,name=changes,proto3" json:"changes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state            protoimpl.MessageState     `protogen:"open.v1"`
+	Visibility       float64                    `protobuf:"fixed64,1,opt,name=visibility,proto3" json:"visibility,omitempty"`
+	MentionRate      float64                    `protobuf:"fixed64,2,opt,name=mention_rate,json=mentionRate,proto3" json:"mention_rate,omitempty"`
+	Mentions         int64                      `protobuf:"varint,3,opt,name=mentions,proto3" json:"mentions,omitempty"`
+	ShareOfVoice     float64                    `protobuf:"fixed64,4,opt,name=share_of_voice,json=shareOfVoice,proto3" json:"share_of_voice,omitempty"`
+	AvgPosition      *float64                   `protobuf:"fixed64,5,opt,name=avg_position,json=avgPosition,proto3,oneof" json:"avg_position,omitempty"`
+	Sentiment        *float64                   `protobuf:"fixed64,6,opt,name=sentiment,proto3,oneof" json:"sentiment,omitempty"`
+	Intervals        map[string]*FigureInterval `protobuf:"bytes,7,rep,name=intervals,proto3" json:"intervals,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Changes          map[string]*Change         `protobuf:"bytes,8,rep,name=changes,proto3" json:"changes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	PositionAmongAll *float64                   `protobuf:"fixed64,9,opt,name=position_among_all,json=positionAmongAll,proto3,oneof" json:"position_among_all,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *BrandEngineFigures) Reset() {
 	*x = BrandEngineFigures{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2328,7 +2576,7 @@ func (x *BrandEngineFigures) String() string {
 func (*BrandEngineFigures) ProtoMessage() {}
 
 func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[23]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2341,7 +2589,7 @@ func (x *BrandEngineFigures) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BrandEngineFigures.ProtoReflect.Descriptor instead.
 func (*BrandEngineFigures) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{23}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *BrandEngineFigures) GetVisibility() float64 {
@@ -2400,6 +2648,13 @@ func (x *BrandEngineFigures) GetChanges() map[string]*Change {
 	return nil
 }
 
+func (x *BrandEngineFigures) GetPositionAmongAll() float64 {
+	if x != nil && x.PositionAmongAll != nil {
+		return *x.PositionAmongAll
+	}
+	return 0
+}
+
 type EngineStatus struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Engine   string                 `protobuf:"bytes,1,opt,name=engine,proto3" json:"engine,omitempty"`
@@ -2417,7 +2672,7 @@ type EngineStatus struct {
 
 func (x *EngineStatus) Reset() {
 	*x = EngineStatus{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2429,7 +2684,7 @@ func (x *EngineStatus) String() string {
 func (*EngineStatus) ProtoMessage() {}
 
 func (x *EngineStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[24]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2442,7 +2697,7 @@ func (x *EngineStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EngineStatus.ProtoReflect.Descriptor instead.
 func (*EngineStatus) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{24}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *EngineStatus) GetEngine() string {
@@ -2502,7 +2757,7 @@ type EntityUnderstandingDetail struct {
 
 func (x *EntityUnderstandingDetail) Reset() {
 	*x = EntityUnderstandingDetail{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2514,7 +2769,7 @@ func (x *EntityUnderstandingDetail) String() string {
 func (*EntityUnderstandingDetail) ProtoMessage() {}
 
 func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[25]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2527,7 +2782,7 @@ func (x *EntityUnderstandingDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EntityUnderstandingDetail.ProtoReflect.Descriptor instead.
 func (*EntityUnderstandingDetail) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{25}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *EntityUnderstandingDetail) GetScore() float64 {
@@ -2599,7 +2854,7 @@ type Probe struct {
 
 func (x *Probe) Reset() {
 	*x = Probe{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2611,7 +2866,7 @@ func (x *Probe) String() string {
 func (*Probe) ProtoMessage() {}
 
 func (x *Probe) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[26]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2624,7 +2879,7 @@ func (x *Probe) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Probe.ProtoReflect.Descriptor instead.
 func (*Probe) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{26}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Probe) GetId() string {
@@ -2695,7 +2950,7 @@ type DetectedEntity struct {
 
 func (x *DetectedEntity) Reset() {
 	*x = DetectedEntity{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2707,7 +2962,7 @@ func (x *DetectedEntity) String() string {
 func (*DetectedEntity) ProtoMessage() {}
 
 func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[27]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2720,7 +2975,7 @@ func (x *DetectedEntity) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DetectedEntity.ProtoReflect.Descriptor instead.
 func (*DetectedEntity) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{27}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *DetectedEntity) GetName() string {
@@ -2759,7 +3014,7 @@ type Gap struct {
 
 func (x *Gap) Reset() {
 	*x = Gap{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2771,7 +3026,7 @@ func (x *Gap) String() string {
 func (*Gap) ProtoMessage() {}
 
 func (x *Gap) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[28]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2784,7 +3039,7 @@ func (x *Gap) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gap.ProtoReflect.Descriptor instead.
 func (*Gap) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{28}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Gap) GetKind() string {
@@ -2834,7 +3089,7 @@ type ClarityCheck struct {
 
 func (x *ClarityCheck) Reset() {
 	*x = ClarityCheck{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2846,7 +3101,7 @@ func (x *ClarityCheck) String() string {
 func (*ClarityCheck) ProtoMessage() {}
 
 func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[29]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2859,7 +3114,7 @@ func (x *ClarityCheck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClarityCheck.ProtoReflect.Descriptor instead.
 func (*ClarityCheck) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{29}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ClarityCheck) GetId() string {
@@ -2902,7 +3157,7 @@ type RefreshMeta struct {
 
 func (x *RefreshMeta) Reset() {
 	*x = RefreshMeta{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2914,7 +3169,7 @@ func (x *RefreshMeta) String() string {
 func (*RefreshMeta) ProtoMessage() {}
 
 func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[30]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2927,7 +3182,7 @@ func (x *RefreshMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshMeta.ProtoReflect.Descriptor instead.
 func (*RefreshMeta) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{30}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RefreshMeta) GetCount() int64 {
@@ -2961,7 +3216,7 @@ type GetReportHistoryRequest struct {
 
 func (x *GetReportHistoryRequest) Reset() {
 	*x = GetReportHistoryRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2973,7 +3228,7 @@ func (x *GetReportHistoryRequest) String() string {
 func (*GetReportHistoryRequest) ProtoMessage() {}
 
 func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[31]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2986,7 +3241,7 @@ func (x *GetReportHistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryRequest.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{31}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetReportHistoryRequest) GetDays() int32 {
@@ -3008,7 +3263,7 @@ type GetReportHistoryResponse struct {
 
 func (x *GetReportHistoryResponse) Reset() {
 	*x = GetReportHistoryResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3020,7 +3275,7 @@ func (x *GetReportHistoryResponse) String() string {
 func (*GetReportHistoryResponse) ProtoMessage() {}
 
 func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[32]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3033,7 +3288,7 @@ func (x *GetReportHistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReportHistoryResponse.ProtoReflect.Descriptor instead.
 func (*GetReportHistoryResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{32}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetReportHistoryResponse) GetMessage() string {
@@ -3060,7 +3315,7 @@ type ListOneOffReportsRequest struct {
 
 func (x *ListOneOffReportsRequest) Reset() {
 	*x = ListOneOffReportsRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3072,7 +3327,7 @@ func (x *ListOneOffReportsRequest) String() string {
 func (*ListOneOffReportsRequest) ProtoMessage() {}
 
 func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[33]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3085,7 +3340,7 @@ func (x *ListOneOffReportsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsRequest.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{33}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListOneOffReportsRequest) GetSkip() int32 {
@@ -3109,7 +3364,7 @@ type OneOffSummary struct {
 
 func (x *OneOffSummary) Reset() {
 	*x = OneOffSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3121,7 +3376,7 @@ func (x *OneOffSummary) String() string {
 func (*OneOffSummary) ProtoMessage() {}
 
 func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[34]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3134,7 +3389,7 @@ func (x *OneOffSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OneOffSummary.ProtoReflect.Descriptor instead.
 func (*OneOffSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{34}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *OneOffSummary) GetId() string {
@@ -3183,7 +3438,7 @@ type ScoreSummary struct {
 
 func (x *ScoreSummary) Reset() {
 	*x = ScoreSummary{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3195,7 +3450,7 @@ func (x *ScoreSummary) String() string {
 func (*ScoreSummary) ProtoMessage() {}
 
 func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[35]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3208,7 +3463,7 @@ func (x *ScoreSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ScoreSummary.ProtoReflect.Descriptor instead.
 func (*ScoreSummary) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{35}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ScoreSummary) GetAiVisibility() float64 {
@@ -3242,7 +3497,7 @@ type ListOneOffReportsResponse struct {
 
 func (x *ListOneOffReportsResponse) Reset() {
 	*x = ListOneOffReportsResponse{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3254,7 +3509,7 @@ func (x *ListOneOffReportsResponse) String() string {
 func (*ListOneOffReportsResponse) ProtoMessage() {}
 
 func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[36]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3267,7 +3522,7 @@ func (x *ListOneOffReportsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOneOffReportsResponse.ProtoReflect.Descriptor instead.
 func (*ListOneOffReportsResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{36}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListOneOffReportsResponse) GetMessage() string {
@@ -3294,7 +3549,7 @@ type GetOneOffReportRequest struct {
 
 func (x *GetOneOffReportRequest) Reset() {
 	*x = GetOneOffReportRequest{}
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3306,7 +3561,7 @@ func (x *GetOneOffReportRequest) String() string {
 func (*GetOneOffReportRequest) ProtoMessage() {}
 
 func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_visibility_proto_msgTypes[37]
+	mi := &file_herald_api_v1_visibility_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3319,7 +3574,7 @@ func (x *GetOneOffReportRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetOneOffReportRequest.ProtoReflect.Descriptor instead.
 func (*GetOneOffReportRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{37}
+	return file_herald_api_v1_visibility_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *GetOneOffReportRequest) GetId() string {
@@ -3363,13 +3618,16 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\fself_aliases\x18\x04 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"a\n" +
 	"\vSuggestions\x128\n" +
 	"\vcompetitors\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xfa\x01\n" +
+	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xb2\x02\n" +
 	"\x15PrefillReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12!\n" +
 	"\fprompt_limit\x18\x02 \x01(\x03R\vpromptLimit\x120\n" +
 	"\x05input\x18\x03 \x01(\v2\x1a.herald.api.v1.ReportInputR\x05input\x12<\n" +
 	"\vsuggestions\x18\x04 \x01(\v2\x1a.herald.api.v1.SuggestionsR\vsuggestions\x124\n" +
-	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\"\x9b\x02\n" +
+	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\x126\n" +
+	"\n" +
+	"discovered\x18\x06 \x03(\v2\x16.google.protobuf.ValueR\n" +
+	"discovered\"\x9b\x02\n" +
 	"\x13CreateReportRequest\x12;\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tB\x1b\x92\xa8\x19\x17R\x13https://example.comX\x01R\n" +
@@ -3505,17 +3763,37 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x06domain\x18\x01 \x01(\tR\x06domain\x12\x18\n" +
 	"\aanswers\x18\x02 \x01(\x03R\aanswers\x12 \n" +
 	"\vcompetitors\x18\x03 \x03(\tR\vcompetitors\x12\x18\n" +
-	"\aprompts\x18\x04 \x03(\tR\aprompts\"\x94\x02\n" +
+	"\aprompts\x18\x04 \x03(\tR\aprompts\"\x99\x03\n" +
 	"\x03Geo\x12[\n" +
 	"\x14entity_understanding\x18\x01 \x01(\v2(.herald.api.v1.EntityUnderstandingDetailR\x13entityUnderstanding\x121\n" +
 	"\x06brands\x18\x02 \x03(\v2\x19.herald.api.v1.BrandScoreR\x06brands\x125\n" +
 	"\aengines\x18\x03 \x03(\v2\x1b.herald.api.v1.EngineStatusR\aengines\x12F\n" +
-	"\x0fmention_judging\x18\x14 \x01(\v2\x1d.herald.api.v1.MentionJudgingR\x0ementionJudging\"p\n" +
+	"\x0fmention_judging\x18\x14 \x01(\v2\x1d.herald.api.v1.MentionJudgingR\x0ementionJudging\x12K\n" +
+	"\x11discovered_brands\x18\x15 \x03(\v2\x1e.herald.api.v1.DiscoveredBrandR\x10discoveredBrands\x126\n" +
+	"\tdiscovery\x18\x16 \x01(\v2\x18.herald.api.v1.DiscoveryR\tdiscovery\"\xdc\x02\n" +
+	"\x0fDiscoveredBrand\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aanswers\x18\x02 \x01(\x03R\aanswers\x12!\n" +
+	"\fmention_rate\x18\x03 \x01(\x01R\vmentionRate\x12&\n" +
+	"\favg_position\x18\x04 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12\x16\n" +
+	"\x06domain\x18\x05 \x01(\tR\x06domain\x12E\n" +
+	"\aengines\x18\x06 \x03(\v2+.herald.api.v1.DiscoveredBrand.EnginesEntryR\aengines\x1a`\n" +
+	"\fEnginesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12:\n" +
+	"\x05value\x18\x02 \x01(\v2$.herald.api.v1.DiscoveredEngineCountR\x05value:\x028\x01B\x0f\n" +
+	"\r_avg_position\"T\n" +
+	"\x15DiscoveredEngineCount\x12\x18\n" +
+	"\aanswers\x18\x01 \x01(\x03R\aanswers\x12!\n" +
+	"\fmention_rate\x18\x02 \x01(\x01R\vmentionRate\"S\n" +
+	"\tDiscovery\x12\x16\n" +
+	"\x06judged\x18\x01 \x01(\x03R\x06judged\x12\x1a\n" +
+	"\bunjudged\x18\x02 \x01(\x03R\bunjudged\x12\x12\n" +
+	"\x04note\x18\x03 \x01(\tR\x04note\"p\n" +
 	"\x0eMentionJudging\x12\x14\n" +
 	"\x05asked\x18\x01 \x01(\x03R\x05asked\x12\x18\n" +
 	"\acounted\x18\x02 \x01(\x03R\acounted\x12\x1a\n" +
 	"\bunjudged\x18\x03 \x01(\x03R\bunjudged\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\"\x99\a\n" +
+	"\x04note\x18\x04 \x01(\tR\x04note\"\xe3\a\n" +
 	"\n" +
 	"BrandScore\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
@@ -3534,7 +3812,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\aengines\x18\x16 \x03(\v2&.herald.api.v1.BrandScore.EnginesEntryR\aengines\x12F\n" +
 	"\tintervals\x18\x17 \x03(\v2(.herald.api.v1.BrandScore.IntervalsEntryR\tintervals\x12@\n" +
 	"\achanges\x18\x18 \x03(\v2&.herald.api.v1.BrandScore.ChangesEntryR\achanges\x12,\n" +
-	"\x0finferred_domain\x18( \x01(\tH\x02R\x0einferredDomain\x88\x01\x01\x1a]\n" +
+	"\x0finferred_domain\x18( \x01(\tH\x02R\x0einferredDomain\x88\x01\x01\x121\n" +
+	"\x12position_among_all\x18) \x01(\x01H\x03R\x10positionAmongAll\x88\x01\x01\x1a]\n" +
 	"\fEnginesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x127\n" +
 	"\x05value\x18\x02 \x01(\v2!.herald.api.v1.BrandEngineFiguresR\x05value:\x028\x01\x1a[\n" +
@@ -3547,7 +3826,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
 	"_sentimentB\x12\n" +
-	"\x10_inferred_domain\"\xcd\x04\n" +
+	"\x10_inferred_domainB\x15\n" +
+	"\x13_position_among_all\"\x97\x05\n" +
 	"\x12BrandEngineFigures\x12\x1e\n" +
 	"\n" +
 	"visibility\x18\x01 \x01(\x01R\n" +
@@ -3558,7 +3838,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\favg_position\x18\x05 \x01(\x01H\x00R\vavgPosition\x88\x01\x01\x12!\n" +
 	"\tsentiment\x18\x06 \x01(\x01H\x01R\tsentiment\x88\x01\x01\x12N\n" +
 	"\tintervals\x18\a \x03(\v20.herald.api.v1.BrandEngineFigures.IntervalsEntryR\tintervals\x12H\n" +
-	"\achanges\x18\b \x03(\v2..herald.api.v1.BrandEngineFigures.ChangesEntryR\achanges\x1a[\n" +
+	"\achanges\x18\b \x03(\v2..herald.api.v1.BrandEngineFigures.ChangesEntryR\achanges\x121\n" +
+	"\x12position_among_all\x18\t \x01(\x01H\x02R\x10positionAmongAll\x88\x01\x01\x1a[\n" +
 	"\x0eIntervalsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x123\n" +
 	"\x05value\x18\x02 \x01(\v2\x1d.herald.api.v1.FigureIntervalR\x05value:\x028\x01\x1aQ\n" +
@@ -3567,7 +3848,8 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x15.herald.api.v1.ChangeR\x05value:\x028\x01B\x0f\n" +
 	"\r_avg_positionB\f\n" +
 	"\n" +
-	"_sentiment\"\xb8\x01\n" +
+	"_sentimentB\x15\n" +
+	"\x13_position_among_all\"\xb8\x01\n" +
 	"\fEngineStatus\x12\x16\n" +
 	"\x06engine\x18\x01 \x01(\tR\x06engine\x12\x18\n" +
 	"\aplanned\x18\x02 \x01(\x03R\aplanned\x12\x1a\n" +
@@ -3660,7 +3942,7 @@ func file_herald_api_v1_visibility_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_visibility_proto_rawDescData
 }
 
-var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_herald_api_v1_visibility_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*ReportInput)(nil),               // 0: herald.api.v1.ReportInput
 	(*Competitor)(nil),                // 1: herald.api.v1.Competitor
@@ -3683,110 +3965,119 @@ var file_herald_api_v1_visibility_proto_goTypes = []any{
 	(*SourceRow)(nil),                 // 18: herald.api.v1.SourceRow
 	(*SourceGap)(nil),                 // 19: herald.api.v1.SourceGap
 	(*Geo)(nil),                       // 20: herald.api.v1.Geo
-	(*MentionJudging)(nil),            // 21: herald.api.v1.MentionJudging
-	(*BrandScore)(nil),                // 22: herald.api.v1.BrandScore
-	(*BrandEngineFigures)(nil),        // 23: herald.api.v1.BrandEngineFigures
-	(*EngineStatus)(nil),              // 24: herald.api.v1.EngineStatus
-	(*EntityUnderstandingDetail)(nil), // 25: herald.api.v1.EntityUnderstandingDetail
-	(*Probe)(nil),                     // 26: herald.api.v1.Probe
-	(*DetectedEntity)(nil),            // 27: herald.api.v1.DetectedEntity
-	(*Gap)(nil),                       // 28: herald.api.v1.Gap
-	(*ClarityCheck)(nil),              // 29: herald.api.v1.ClarityCheck
-	(*RefreshMeta)(nil),               // 30: herald.api.v1.RefreshMeta
-	(*GetReportHistoryRequest)(nil),   // 31: herald.api.v1.GetReportHistoryRequest
-	(*GetReportHistoryResponse)(nil),  // 32: herald.api.v1.GetReportHistoryResponse
-	(*ListOneOffReportsRequest)(nil),  // 33: herald.api.v1.ListOneOffReportsRequest
-	(*OneOffSummary)(nil),             // 34: herald.api.v1.OneOffSummary
-	(*ScoreSummary)(nil),              // 35: herald.api.v1.ScoreSummary
-	(*ListOneOffReportsResponse)(nil), // 36: herald.api.v1.ListOneOffReportsResponse
-	(*GetOneOffReportRequest)(nil),    // 37: herald.api.v1.GetOneOffReportRequest
-	nil,                               // 38: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
-	nil,                               // 39: herald.api.v1.BrandScore.EnginesEntry
-	nil,                               // 40: herald.api.v1.BrandScore.IntervalsEntry
-	nil,                               // 41: herald.api.v1.BrandScore.ChangesEntry
-	nil,                               // 42: herald.api.v1.BrandEngineFigures.IntervalsEntry
-	nil,                               // 43: herald.api.v1.BrandEngineFigures.ChangesEntry
-	(*structpb.Value)(nil),            // 44: google.protobuf.Value
-	(*timestamppb.Timestamp)(nil),     // 45: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),        // 46: google.protobuf.ListValue
-	(*structpb.Struct)(nil),           // 47: google.protobuf.Struct
+	(*DiscoveredBrand)(nil),           // 21: herald.api.v1.DiscoveredBrand
+	(*DiscoveredEngineCount)(nil),     // 22: herald.api.v1.DiscoveredEngineCount
+	(*Discovery)(nil),                 // 23: herald.api.v1.Discovery
+	(*MentionJudging)(nil),            // 24: herald.api.v1.MentionJudging
+	(*BrandScore)(nil),                // 25: herald.api.v1.BrandScore
+	(*BrandEngineFigures)(nil),        // 26: herald.api.v1.BrandEngineFigures
+	(*EngineStatus)(nil),              // 27: herald.api.v1.EngineStatus
+	(*EntityUnderstandingDetail)(nil), // 28: herald.api.v1.EntityUnderstandingDetail
+	(*Probe)(nil),                     // 29: herald.api.v1.Probe
+	(*DetectedEntity)(nil),            // 30: herald.api.v1.DetectedEntity
+	(*Gap)(nil),                       // 31: herald.api.v1.Gap
+	(*ClarityCheck)(nil),              // 32: herald.api.v1.ClarityCheck
+	(*RefreshMeta)(nil),               // 33: herald.api.v1.RefreshMeta
+	(*GetReportHistoryRequest)(nil),   // 34: herald.api.v1.GetReportHistoryRequest
+	(*GetReportHistoryResponse)(nil),  // 35: herald.api.v1.GetReportHistoryResponse
+	(*ListOneOffReportsRequest)(nil),  // 36: herald.api.v1.ListOneOffReportsRequest
+	(*OneOffSummary)(nil),             // 37: herald.api.v1.OneOffSummary
+	(*ScoreSummary)(nil),              // 38: herald.api.v1.ScoreSummary
+	(*ListOneOffReportsResponse)(nil), // 39: herald.api.v1.ListOneOffReportsResponse
+	(*GetOneOffReportRequest)(nil),    // 40: herald.api.v1.GetOneOffReportRequest
+	nil,                               // 41: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
+	nil,                               // 42: herald.api.v1.DiscoveredBrand.EnginesEntry
+	nil,                               // 43: herald.api.v1.BrandScore.EnginesEntry
+	nil,                               // 44: herald.api.v1.BrandScore.IntervalsEntry
+	nil,                               // 45: herald.api.v1.BrandScore.ChangesEntry
+	nil,                               // 46: herald.api.v1.BrandEngineFigures.IntervalsEntry
+	nil,                               // 47: herald.api.v1.BrandEngineFigures.ChangesEntry
+	(*structpb.Value)(nil),            // 48: google.protobuf.Value
+	(*timestamppb.Timestamp)(nil),     // 49: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),        // 50: google.protobuf.ListValue
+	(*structpb.Struct)(nil),           // 51: google.protobuf.Struct
 }
 var file_herald_api_v1_visibility_proto_depIdxs = []int32{
-	44, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
-	44, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
-	44, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
+	48, // 0: herald.api.v1.ReportInput.competitors:type_name -> google.protobuf.Value
+	48, // 1: herald.api.v1.PrefillReportRequest.competitors:type_name -> google.protobuf.Value
+	48, // 2: herald.api.v1.Suggestions.competitors:type_name -> google.protobuf.Value
 	0,  // 3: herald.api.v1.PrefillReportResponse.input:type_name -> herald.api.v1.ReportInput
 	3,  // 4: herald.api.v1.PrefillReportResponse.suggestions:type_name -> herald.api.v1.Suggestions
 	3,  // 5: herald.api.v1.PrefillReportResponse.prefill:type_name -> herald.api.v1.Suggestions
-	44, // 6: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
-	45, // 7: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
-	0,  // 8: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
-	9,  // 9: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
-	17, // 10: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
-	46, // 11: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
-	30, // 12: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
-	46, // 13: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
-	46, // 14: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
-	14, // 15: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
-	15, // 16: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
-	16, // 17: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
-	10, // 18: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
-	13, // 19: herald.api.v1.SourceVisibilityScore.change:type_name -> herald.api.v1.Change
-	11, // 20: herald.api.v1.SourceVisibilityScore.interval:type_name -> herald.api.v1.Interval
-	11, // 21: herald.api.v1.FigureInterval.interval:type_name -> herald.api.v1.Interval
-	11, // 22: herald.api.v1.Change.interval:type_name -> herald.api.v1.Interval
-	47, // 23: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
-	13, // 24: herald.api.v1.AIVisibilityScore.change:type_name -> herald.api.v1.Change
-	11, // 25: herald.api.v1.AIVisibilityScore.interval:type_name -> herald.api.v1.Interval
-	38, // 26: herald.api.v1.AIVisibilityScore.provider_intervals:type_name -> herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
-	47, // 27: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
-	13, // 28: herald.api.v1.EntityUnderstandingScore.change:type_name -> herald.api.v1.Change
-	11, // 29: herald.api.v1.EntityUnderstandingScore.interval:type_name -> herald.api.v1.Interval
-	13, // 30: herald.api.v1.ShareOfVoiceScore.change:type_name -> herald.api.v1.Change
-	11, // 31: herald.api.v1.ShareOfVoiceScore.interval:type_name -> herald.api.v1.Interval
-	20, // 32: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
-	18, // 33: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
-	19, // 34: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
-	25, // 35: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
-	22, // 36: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
-	24, // 37: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
-	21, // 38: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
-	39, // 39: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
-	40, // 40: herald.api.v1.BrandScore.intervals:type_name -> herald.api.v1.BrandScore.IntervalsEntry
-	41, // 41: herald.api.v1.BrandScore.changes:type_name -> herald.api.v1.BrandScore.ChangesEntry
-	42, // 42: herald.api.v1.BrandEngineFigures.intervals:type_name -> herald.api.v1.BrandEngineFigures.IntervalsEntry
-	43, // 43: herald.api.v1.BrandEngineFigures.changes:type_name -> herald.api.v1.BrandEngineFigures.ChangesEntry
-	26, // 44: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
-	27, // 45: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
-	28, // 46: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
-	29, // 47: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
-	47, // 48: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
-	45, // 49: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
-	35, // 50: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
-	34, // 51: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
-	12, // 52: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	23, // 53: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
-	12, // 54: herald.api.v1.BrandScore.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	13, // 55: herald.api.v1.BrandScore.ChangesEntry.value:type_name -> herald.api.v1.Change
-	12, // 56: herald.api.v1.BrandEngineFigures.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
-	13, // 57: herald.api.v1.BrandEngineFigures.ChangesEntry.value:type_name -> herald.api.v1.Change
-	2,  // 58: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
-	5,  // 59: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
-	7,  // 60: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
-	31, // 61: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
-	33, // 62: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
-	37, // 63: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
-	4,  // 64: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
-	6,  // 65: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
-	8,  // 66: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
-	32, // 67: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
-	36, // 68: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
-	8,  // 69: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
-	64, // [64:70] is the sub-list for method output_type
-	58, // [58:64] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	48, // 6: herald.api.v1.PrefillReportResponse.discovered:type_name -> google.protobuf.Value
+	48, // 7: herald.api.v1.CreateReportRequest.competitors:type_name -> google.protobuf.Value
+	49, // 8: herald.api.v1.GetReportResponse.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 9: herald.api.v1.GetReportResponse.input:type_name -> herald.api.v1.ReportInput
+	9,  // 10: herald.api.v1.GetReportResponse.scores:type_name -> herald.api.v1.Scores
+	17, // 11: herald.api.v1.GetReportResponse.report:type_name -> herald.api.v1.ReportDetail
+	50, // 12: herald.api.v1.GetReportResponse.recommendations:type_name -> google.protobuf.ListValue
+	33, // 13: herald.api.v1.GetReportResponse.refresh_meta:type_name -> herald.api.v1.RefreshMeta
+	50, // 14: herald.api.v1.GetReportResponse.engines:type_name -> google.protobuf.ListValue
+	50, // 15: herald.api.v1.GetReportResponse.answers:type_name -> google.protobuf.ListValue
+	14, // 16: herald.api.v1.Scores.ai_visibility:type_name -> herald.api.v1.AIVisibilityScore
+	15, // 17: herald.api.v1.Scores.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingScore
+	16, // 18: herald.api.v1.Scores.share_of_voice:type_name -> herald.api.v1.ShareOfVoiceScore
+	10, // 19: herald.api.v1.Scores.source_visibility:type_name -> herald.api.v1.SourceVisibilityScore
+	13, // 20: herald.api.v1.SourceVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 21: herald.api.v1.SourceVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	11, // 22: herald.api.v1.FigureInterval.interval:type_name -> herald.api.v1.Interval
+	11, // 23: herald.api.v1.Change.interval:type_name -> herald.api.v1.Interval
+	51, // 24: herald.api.v1.AIVisibilityScore.providers:type_name -> google.protobuf.Struct
+	13, // 25: herald.api.v1.AIVisibilityScore.change:type_name -> herald.api.v1.Change
+	11, // 26: herald.api.v1.AIVisibilityScore.interval:type_name -> herald.api.v1.Interval
+	41, // 27: herald.api.v1.AIVisibilityScore.provider_intervals:type_name -> herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry
+	51, // 28: herald.api.v1.EntityUnderstandingScore.providers:type_name -> google.protobuf.Struct
+	13, // 29: herald.api.v1.EntityUnderstandingScore.change:type_name -> herald.api.v1.Change
+	11, // 30: herald.api.v1.EntityUnderstandingScore.interval:type_name -> herald.api.v1.Interval
+	13, // 31: herald.api.v1.ShareOfVoiceScore.change:type_name -> herald.api.v1.Change
+	11, // 32: herald.api.v1.ShareOfVoiceScore.interval:type_name -> herald.api.v1.Interval
+	20, // 33: herald.api.v1.ReportDetail.geo:type_name -> herald.api.v1.Geo
+	18, // 34: herald.api.v1.ReportDetail.sources:type_name -> herald.api.v1.SourceRow
+	19, // 35: herald.api.v1.ReportDetail.source_gaps:type_name -> herald.api.v1.SourceGap
+	28, // 36: herald.api.v1.Geo.entity_understanding:type_name -> herald.api.v1.EntityUnderstandingDetail
+	25, // 37: herald.api.v1.Geo.brands:type_name -> herald.api.v1.BrandScore
+	27, // 38: herald.api.v1.Geo.engines:type_name -> herald.api.v1.EngineStatus
+	24, // 39: herald.api.v1.Geo.mention_judging:type_name -> herald.api.v1.MentionJudging
+	21, // 40: herald.api.v1.Geo.discovered_brands:type_name -> herald.api.v1.DiscoveredBrand
+	23, // 41: herald.api.v1.Geo.discovery:type_name -> herald.api.v1.Discovery
+	42, // 42: herald.api.v1.DiscoveredBrand.engines:type_name -> herald.api.v1.DiscoveredBrand.EnginesEntry
+	43, // 43: herald.api.v1.BrandScore.engines:type_name -> herald.api.v1.BrandScore.EnginesEntry
+	44, // 44: herald.api.v1.BrandScore.intervals:type_name -> herald.api.v1.BrandScore.IntervalsEntry
+	45, // 45: herald.api.v1.BrandScore.changes:type_name -> herald.api.v1.BrandScore.ChangesEntry
+	46, // 46: herald.api.v1.BrandEngineFigures.intervals:type_name -> herald.api.v1.BrandEngineFigures.IntervalsEntry
+	47, // 47: herald.api.v1.BrandEngineFigures.changes:type_name -> herald.api.v1.BrandEngineFigures.ChangesEntry
+	29, // 48: herald.api.v1.EntityUnderstandingDetail.probes:type_name -> herald.api.v1.Probe
+	30, // 49: herald.api.v1.EntityUnderstandingDetail.detected_entities:type_name -> herald.api.v1.DetectedEntity
+	31, // 50: herald.api.v1.EntityUnderstandingDetail.gaps:type_name -> herald.api.v1.Gap
+	32, // 51: herald.api.v1.EntityUnderstandingDetail.clarity_checks:type_name -> herald.api.v1.ClarityCheck
+	51, // 52: herald.api.v1.GetReportHistoryResponse.points:type_name -> google.protobuf.Struct
+	49, // 53: herald.api.v1.OneOffSummary.created_at:type_name -> google.protobuf.Timestamp
+	38, // 54: herald.api.v1.OneOffSummary.scores:type_name -> herald.api.v1.ScoreSummary
+	37, // 55: herald.api.v1.ListOneOffReportsResponse.reports:type_name -> herald.api.v1.OneOffSummary
+	12, // 56: herald.api.v1.AIVisibilityScore.ProviderIntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	22, // 57: herald.api.v1.DiscoveredBrand.EnginesEntry.value:type_name -> herald.api.v1.DiscoveredEngineCount
+	26, // 58: herald.api.v1.BrandScore.EnginesEntry.value:type_name -> herald.api.v1.BrandEngineFigures
+	12, // 59: herald.api.v1.BrandScore.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 60: herald.api.v1.BrandScore.ChangesEntry.value:type_name -> herald.api.v1.Change
+	12, // 61: herald.api.v1.BrandEngineFigures.IntervalsEntry.value:type_name -> herald.api.v1.FigureInterval
+	13, // 62: herald.api.v1.BrandEngineFigures.ChangesEntry.value:type_name -> herald.api.v1.Change
+	2,  // 63: herald.api.v1.VisibilityService.PrefillReport:input_type -> herald.api.v1.PrefillReportRequest
+	5,  // 64: herald.api.v1.VisibilityService.CreateReport:input_type -> herald.api.v1.CreateReportRequest
+	7,  // 65: herald.api.v1.VisibilityService.GetReport:input_type -> herald.api.v1.GetReportRequest
+	34, // 66: herald.api.v1.VisibilityService.GetReportHistory:input_type -> herald.api.v1.GetReportHistoryRequest
+	36, // 67: herald.api.v1.VisibilityService.ListOneOffReports:input_type -> herald.api.v1.ListOneOffReportsRequest
+	40, // 68: herald.api.v1.VisibilityService.GetOneOffReport:input_type -> herald.api.v1.GetOneOffReportRequest
+	4,  // 69: herald.api.v1.VisibilityService.PrefillReport:output_type -> herald.api.v1.PrefillReportResponse
+	6,  // 70: herald.api.v1.VisibilityService.CreateReport:output_type -> herald.api.v1.CreateReportResponse
+	8,  // 71: herald.api.v1.VisibilityService.GetReport:output_type -> herald.api.v1.GetReportResponse
+	35, // 72: herald.api.v1.VisibilityService.GetReportHistory:output_type -> herald.api.v1.GetReportHistoryResponse
+	39, // 73: herald.api.v1.VisibilityService.ListOneOffReports:output_type -> herald.api.v1.ListOneOffReportsResponse
+	8,  // 74: herald.api.v1.VisibilityService.GetOneOffReport:output_type -> herald.api.v1.GetReportResponse
+	69, // [69:75] is the sub-list for method output_type
+	63, // [63:69] is the sub-list for method input_type
+	63, // [63:63] is the sub-list for extension type_name
+	63, // [63:63] is the sub-list for extension extendee
+	0,  // [0:63] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_visibility_proto_init() }
@@ -3816,17 +4107,18 @@ func file_herald_api_v1_visibility_proto_init() {
 	file_herald_api_v1_visibility_proto_msgTypes[14].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[15].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[16].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[22].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[23].OneofWrappers = []any{}
-	file_herald_api_v1_visibility_proto_msgTypes[24].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[21].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[25].OneofWrappers = []any{}
 	file_herald_api_v1_visibility_proto_msgTypes[26].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[27].OneofWrappers = []any{}
+	file_herald_api_v1_visibility_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_visibility_proto_rawDesc), len(file_herald_api_v1_visibility_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   44,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
