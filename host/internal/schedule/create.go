@@ -33,6 +33,9 @@ type NewSchedule struct {
 	WebhookID *string
 	Confirm   *bool
 	Image     ImageInput
+	// Targets is the tracker and prompts the post is written for (both
+	// empty: none).
+	Targets Targets
 
 	// when is WhenToExport parsed by validate; nil when empty.
 	when *time.Time
@@ -42,6 +45,9 @@ type NewSchedule struct {
 // configured destination names. It trims ExportTo, defaults Status and
 // parses WhenToExport.
 func (in *NewSchedule) validate(destinations []string) error {
+	if err := in.Targets.validate(); err != nil {
+		return err
+	}
 	if in.Confirm != nil && !*in.Confirm {
 		return apierr.Invalid("confirm must be true: schedule only after the user approves")
 	}
@@ -103,6 +109,9 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 	if err := in.validate(s.destinationNames()); err != nil {
 		return Schedule{}, err
 	}
+	if err := s.checkTargets(ctx, p.WorkspaceID, in.Targets); err != nil {
+		return Schedule{}, err
+	}
 	if err := s.quota.Room(ctx, store.CountSchedules, p.WorkspaceID); err != nil {
 		return Schedule{}, err
 	}
@@ -151,15 +160,17 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 		WorkspaceID: p.WorkspaceID, UserID: p.UserID, ExportTo: in.ExportTo, Status: in.Status,
 		WhenToExport: when, WebhookID: in.WebhookID, Content: body, ImageKey: img.Key,
 	}
-	if err := s.insert(ctx, &sc); err != nil {
+	if err := s.insert(ctx, &sc, in.Targets); err != nil {
 		return Schedule{}, err
 	}
-	return fromStore(sc), nil
+	out := fromStore(sc)
+	out.Targets = in.Targets
+	return out, nil
 }
 
 // insert stores sc and, when it is pending, its publish job, in one
 // transaction.
-func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
+func (s *Service) insert(ctx context.Context, sc *store.Schedule, targets Targets) error {
 	err := s.store.Tx(ctx, func(q store.Querier) error {
 		sc.ID, sc.JobID = store.NewID(), nil
 		if sc.Status == store.SchedulePending {
@@ -169,7 +180,10 @@ func (s *Service) insert(ctx context.Context, sc *store.Schedule) error {
 			}
 			sc.JobID = &jobID
 		}
-		return s.store.InsertSchedule(ctx, q, sc, s.quota.Cap(store.CountSchedules))
+		if err := s.store.InsertSchedule(ctx, q, sc, s.quota.Cap(store.CountSchedules)); err != nil {
+			return err
+		}
+		return s.insertTargets(ctx, q, sc, targets)
 	})
 	if err != nil {
 		return quota.Err(err)

@@ -98,6 +98,8 @@ type Schedule struct {
 	PublishedAt *int64
 	CreatedAt   int64
 	UpdatedAt   int64
+	// Targets is what the post is written for (zero: nothing).
+	Targets Targets
 }
 
 // fromStore is the schedule of a stored row.
@@ -126,6 +128,9 @@ type Deps struct {
 	Blobs        blob.Store
 	// AllowedPrivateCIDRs are the private ranges image downloads may reach.
 	AllowedPrivateCIDRs []netip.Prefix
+	// Trackers checks a post's targets (nil: a post with targets is
+	// refused).
+	Trackers TargetChecker
 }
 
 // Service implements the scheduler for both API faces.
@@ -139,6 +144,8 @@ type Service struct {
 	fetch *http.Client
 	log   hclog.Logger
 	quota *quota.Checker
+	// trackers checks targets; nil refuses them.
+	trackers TargetChecker
 }
 
 // New returns the scheduler service; the error names each missing
@@ -153,7 +160,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
 		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
-		log:   d.Logger, quota: d.Quota,
+		log:   d.Logger, quota: d.Quota, trackers: d.Trackers,
 	}
 	if s.log == nil {
 		s.log = hclog.NewNullLogger()
@@ -187,6 +194,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, skip int) ([]Sched
 	for i, sc := range rows {
 		list[i] = fromStore(sc)
 	}
+	if err := s.attachTargets(ctx, p.WorkspaceID, list); err != nil {
+		return nil, 0, err
+	}
 	return list, total, nil
 }
 
@@ -199,7 +209,14 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Schedul
 	if errors.Is(err, store.ErrNotFound) {
 		return Schedule{}, apierr.NotFound("schedule %s not found", id)
 	}
-	return fromStore(sc), err
+	if err != nil {
+		return Schedule{}, err
+	}
+	out := []Schedule{fromStore(sc)}
+	if err := s.attachTargets(ctx, p.WorkspaceID, out); err != nil {
+		return Schedule{}, err
+	}
+	return out[0], nil
 }
 
 // Delete cancels a pending schedule or removes a draft (or a failed one).
