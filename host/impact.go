@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 
+	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/impact"
 	"github.com/heraldhq/herald/host/internal/tracker"
 )
 
@@ -17,4 +20,15 @@ func (l *lateTargets) CheckTargets(ctx context.Context, workspaceID, trackerID s
 		return apierr.Internal("trackers are not available yet")
 	}
 	return l.svc.CheckTargets(ctx, workspaceID, trackerID, prompts)
+}
+
+// agentGapBrief is the agent's get_gap_brief over the impact service.
+func agentGapBrief(svc *impact.Service) agent.GapBriefFunc {
+	return func(ctx context.Context, p auth.Principal, trackerID string) (any, error) {
+		b, err := svc.Brief(ctx, p, trackerID)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
 }

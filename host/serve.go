@@ -372,7 +372,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
-		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
+		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc), GapBrief: agentGapBrief(impactSvc),
 		FineTune: tuning, Tuned: tuned,
 	})
 	if err != nil {

@@ -154,8 +154,26 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	runs(moving, 3)
 	runs(still, 3)
 
+	rivalOut, err := p.Run(context.Background(), "keys", "create", "--workspace", "rival", "--plan", "business")
+	if err != nil {
+		t.Fatalf("keys create: %v\n%s", err, rivalOut)
+	}
+	rival := harness.LastLine(rivalOut)
+
+	// The gap: the prompts where engines name competitors and not the
+	// brand (every prompt but the two controls naming it), as a brief.
+	status, out := api(t, p.URL, p.Key, "POST", "/v1/visibility/trackers/"+moving+"/brief", nil)
+	brief, _ := out["brief"].(map[string]any)
+	if status != 200 || len(brief["targetPrompts"].([]any)) != 5 || !strings.Contains(brief["outline"].(string), changed[0]) ||
+		strings.Contains(brief["outline"].(string), controls[0]) {
+		t.Errorf("brief: %d %v, want the 5 prompts without the brand", status, out)
+	}
+	if status, out := api(t, p.URL, rival, "POST", "/v1/visibility/trackers/"+moving+"/brief", nil); status != 404 {
+		t.Errorf("another workspace's tracker brief: %d %v, want 404", status, out)
+	}
+
 	// Targets: checked against the workspace's trackers.
-	status, out := api(t, p.URL, p.Key, "PUT", "/v1/destinations/wordpress/connection", map[string]any{
+	status, out = api(t, p.URL, p.Key, "PUT", "/v1/destinations/wordpress/connection", map[string]any{
 		"credentials": map[string]string{"site_url": wp.URL, "username": "editor", "application_password": "abcd efgh ijkl mnop"}})
 	if status != http.StatusOK {
 		t.Fatalf("connect wordpress: %d %v\n%s", status, out, p.Output())
@@ -172,11 +190,6 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	if status, out := post(p.Key, moving, []string{"no-such-tag"}); status != 400 || !strings.Contains(fmt.Sprint(out), "targetPrompts[0]") {
 		t.Errorf("a target that is no prompt id or tag: %d %v, want 400 naming targetPrompts[0]", status, out)
 	}
-	rivalOut, err := p.Run(context.Background(), "keys", "create", "--workspace", "rival", "--plan", "business")
-	if err != nil {
-		t.Fatalf("keys create: %v\n%s", err, rivalOut)
-	}
-	rival := harness.LastLine(rivalOut)
 	if status, out := post(rival, moving, []string{"guide"}); status != 404 || !strings.Contains(fmt.Sprint(out), "trackerId") {
 		t.Errorf("another workspace's tracker: %d %v, want 404 naming trackerId", status, out)
 	}

@@ -93,6 +93,7 @@ func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 				"status": str("pending (default) or draft"), "trackerId": str("the visibility tracker the post is written for"),
 				"targetPrompts": map[string]any{"type": "array", "items": str("a prompt id or a tag"), "description": "the tracker's prompts (ids or tags) the post targets; its impact is read on them once published"}}, "exportTo")}, s.toolSchedule})
 	}
+	list = append(list, s.gapTools()...)
 	byName := make(map[string]tool, len(list))
 	defs := make([]sdk.Tool, len(list))
 	for i, t := range list {

@@ -165,6 +165,7 @@ func (s *server) routes(mux muxer) {
 	if im := s.Impact; im != nil {
 		mux.Handle("GET /v1/scheduler/{id}/impact", rest(s, either, http.StatusOK, im.GetScheduleImpact))
 		mux.Handle("GET /v1/visibility/trackers/{id}/impact", rest(s, either, http.StatusOK, im.ListTrackerImpact))
+		mux.Handle("POST /v1/visibility/trackers/{id}/brief", rest(s, either, http.StatusOK, im.CreateTrackerBrief))
 		s.connectService(mux, apiv1connect.ImpactServiceName, either, nil)(apiv1connect.NewImpactServiceHandler(im, s.connectOptions()...))
 	}
 

@@ -96,3 +96,25 @@ func count(c Count) *apiv1.ImpactCount {
 }
 
 func ts(t time.Time) *timestamppb.Timestamp { return apiconv.Timestamp(t.UnixMilli()) }
+
+// CreateTrackerBrief returns the brief of a tracker's gap (POST
+// /v1/visibility/trackers/{id}/brief).
+func (h *Handler) CreateTrackerBrief(ctx context.Context, req *connect.Request[apiv1.CreateTrackerBriefRequest]) (*connect.Response[apiv1.CreateTrackerBriefResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b, err := h.svc.Brief(ctx, p, req.Msg.Id)
+	if err != nil {
+		return nil, err
+	}
+	out := &apiv1.TrackerBrief{TrackerId: b.TrackerID, ReportId: b.ReportID, RunAt: ts(b.RunAt), TargetPrompts: b.TargetPrompts, Outline: b.Outline,
+		Prompts: make([]*apiv1.GapPrompt, 0, len(b.Prompts)), Sources: make([]*apiv1.GapSource, 0, len(b.Sources))}
+	for _, g := range b.Prompts {
+		out.Prompts = append(out.Prompts, &apiv1.GapPrompt{Id: g.ID, Text: g.Text, Engines: g.Engines, Competitors: g.Competitors})
+	}
+	for _, s := range b.Sources {
+		out.Sources = append(out.Sources, &apiv1.GapSource{Url: s.URL, Answers: int32(s.Answers)})
+	}
+	return connect.NewResponse(&apiv1.CreateTrackerBriefResponse{Message: "Brief written", Brief: out}), nil
+}

@@ -47,6 +47,11 @@ type ImpactAnswer struct {
 	// Pages are the paths of the brand's own domain the answer cites
 	// (citations and URLs in its text), query dropped, each once.
 	Pages []string
+	// Competitors are the tracked competitors the answer names.
+	Competitors []string
+	// Sources are the URLs the answer cites (citations and URLs in its
+	// text) on other domains than the brand's own.
+	Sources []string
 }
 
 // ImpactRun is one completed run.
@@ -163,18 +168,24 @@ func (s *Service) ImpactRuns(ctx context.Context, workspaceID, trackerID string,
 		}
 		ia := ImpactAnswer{Prompt: PromptID(a.Question), Engine: a.Engine}
 		if e, ok := self[a.ReportID+"\x00"+a.Engine+"/"+a.Item]; ok {
-			ia.Weight, ia.Mentioned = e.Weight, e.Mentioned
+			ia.Weight, ia.Mentioned, ia.Competitors = e.self.Weight, e.self.Mentioned, e.competitors
 		}
-		ia.Pages = citedPages(a, data.Domain)
+		ia.Pages, ia.Sources = citedPages(a, data.Domain)
 		run.Answers = append(run.Answers, ia)
 	}
 	return data, nil
 }
 
+// answerBrands are an answer's brand itself and the competitors it names.
+type answerBrands struct {
+	self        analysis.BrandEvidence
+	competitors []string
+}
+
 // selfEvidence reads the stored evidence of the runs: per report and
-// engine/item, the brand itself.
-func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []string) (map[string]analysis.BrandEvidence, error) {
-	out := map[string]analysis.BrandEvidence{}
+// engine/item, the brand itself and the competitors named.
+func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []string) (map[string]answerBrands, error) {
+	out := map[string]answerBrands{}
 	for _, id := range ids {
 		_, body, err := s.store.GetVisibilityEvidence(ctx, workspaceID, id)
 		if errors.Is(err, store.ErrNotFound) {
@@ -191,35 +202,41 @@ func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []st
 			return nil, fmt.Errorf("decode evidence of report %s: %w", id, err)
 		}
 		for _, e := range list {
+			var ab answerBrands
 			for _, b := range e.Brands {
-				if b.Self {
-					out[id+"\x00"+e.Key] = b
+				switch {
+				case b.Self:
+					ab.self = b
+				case b.Mentioned:
+					ab.competitors = append(ab.competitors, b.Name)
 				}
 			}
+			out[id+"\x00"+e.Key] = ab
 		}
 	}
 	return out, nil
 }
 
-// citedPages are the paths of domain an answer cites, each once.
-func citedPages(a store.VisibilityAnswer, domain string) []string {
-	if domain == "" {
-		return nil
-	}
+// citedPages are the paths of domain an answer cites and the URLs it
+// cites elsewhere, each once.
+func citedPages(a store.VisibilityAnswer, domain string) (pages, others []string) {
 	an := analysis.Answer{Engine: a.Engine, Text: a.Text}
 	_ = json.Unmarshal([]byte(a.Citations), &an.Citations)
-	var out []string
 	seen := map[string]bool{}
 	for _, src := range analysis.AnswerSources(an) {
-		if src.Domain != domain {
+		if domain == "" || src.Domain != domain {
+			if !seen[src.URL] {
+				seen[src.URL] = true
+				others = append(others, src.URL)
+			}
 			continue
 		}
 		if p := PagePath(src.URL); p != "" && !seen[p] {
 			seen[p] = true
-			out = append(out, p)
+			pages = append(pages, p)
 		}
 	}
-	return out
+	return pages, others
 }
 
 // PagePath is a URL's path as the pages view keys it: query and fragment

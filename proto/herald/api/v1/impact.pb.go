@@ -22,6 +22,319 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type CreateTrackerBriefRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTrackerBriefRequest) Reset() {
+	*x = CreateTrackerBriefRequest{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTrackerBriefRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTrackerBriefRequest) ProtoMessage() {}
+
+func (x *CreateTrackerBriefRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTrackerBriefRequest.ProtoReflect.Descriptor instead.
+func (*CreateTrackerBriefRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CreateTrackerBriefRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+// GapPrompt is a prompt of the gap.
+type GapPrompt struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Text  string                 `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The engines naming a competitor and not the brand.
+	Engines       []string `protobuf:"bytes,3,rep,name=engines,proto3" json:"engines,omitempty"`
+	Competitors   []string `protobuf:"bytes,4,rep,name=competitors,proto3" json:"competitors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GapPrompt) Reset() {
+	*x = GapPrompt{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GapPrompt) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GapPrompt) ProtoMessage() {}
+
+func (x *GapPrompt) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GapPrompt.ProtoReflect.Descriptor instead.
+func (*GapPrompt) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GapPrompt) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GapPrompt) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *GapPrompt) GetEngines() []string {
+	if x != nil {
+		return x.Engines
+	}
+	return nil
+}
+
+func (x *GapPrompt) GetCompetitors() []string {
+	if x != nil {
+		return x.Competitors
+	}
+	return nil
+}
+
+// GapSource is a page the gap's answers cite.
+type GapSource struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Url           string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Answers       int32                  `protobuf:"varint,2,opt,name=answers,proto3" json:"answers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GapSource) Reset() {
+	*x = GapSource{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GapSource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GapSource) ProtoMessage() {}
+
+func (x *GapSource) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GapSource.ProtoReflect.Descriptor instead.
+func (*GapSource) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *GapSource) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *GapSource) GetAnswers() int32 {
+	if x != nil {
+		return x.Answers
+	}
+	return 0
+}
+
+type TrackerBrief struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	TrackerId string                 `protobuf:"bytes,1,opt,name=tracker_id,json=trackerId,proto3" json:"tracker_id,omitempty"`
+	// The run the gap is read from.
+	ReportId string                 `protobuf:"bytes,2,opt,name=report_id,json=reportId,proto3" json:"report_id,omitempty"`
+	RunAt    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=run_at,json=runAt,proto3" json:"run_at,omitempty"`
+	Prompts  []*GapPrompt           `protobuf:"bytes,4,rep,name=prompts,proto3" json:"prompts,omitempty"`
+	Sources  []*GapSource           `protobuf:"bytes,5,rep,name=sources,proto3" json:"sources,omitempty"`
+	// The gap's prompt ids: the targetPrompts of the post written from it.
+	TargetPrompts []string `protobuf:"bytes,6,rep,name=target_prompts,json=targetPrompts,proto3" json:"target_prompts,omitempty"`
+	Outline       string   `protobuf:"bytes,7,opt,name=outline,proto3" json:"outline,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TrackerBrief) Reset() {
+	*x = TrackerBrief{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TrackerBrief) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TrackerBrief) ProtoMessage() {}
+
+func (x *TrackerBrief) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TrackerBrief.ProtoReflect.Descriptor instead.
+func (*TrackerBrief) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TrackerBrief) GetTrackerId() string {
+	if x != nil {
+		return x.TrackerId
+	}
+	return ""
+}
+
+func (x *TrackerBrief) GetReportId() string {
+	if x != nil {
+		return x.ReportId
+	}
+	return ""
+}
+
+func (x *TrackerBrief) GetRunAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RunAt
+	}
+	return nil
+}
+
+func (x *TrackerBrief) GetPrompts() []*GapPrompt {
+	if x != nil {
+		return x.Prompts
+	}
+	return nil
+}
+
+func (x *TrackerBrief) GetSources() []*GapSource {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *TrackerBrief) GetTargetPrompts() []string {
+	if x != nil {
+		return x.TargetPrompts
+	}
+	return nil
+}
+
+func (x *TrackerBrief) GetOutline() string {
+	if x != nil {
+		return x.Outline
+	}
+	return ""
+}
+
+type CreateTrackerBriefResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Brief         *TrackerBrief          `protobuf:"bytes,2,opt,name=brief,proto3" json:"brief,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTrackerBriefResponse) Reset() {
+	*x = CreateTrackerBriefResponse{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTrackerBriefResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTrackerBriefResponse) ProtoMessage() {}
+
+func (x *CreateTrackerBriefResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTrackerBriefResponse.ProtoReflect.Descriptor instead.
+func (*CreateTrackerBriefResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CreateTrackerBriefResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CreateTrackerBriefResponse) GetBrief() *TrackerBrief {
+	if x != nil {
+		return x.Brief
+	}
+	return nil
+}
+
 // ImpactInterval is a 95% interval.
 type ImpactInterval struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -33,7 +346,7 @@ type ImpactInterval struct {
 
 func (x *ImpactInterval) Reset() {
 	*x = ImpactInterval{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +358,7 @@ func (x *ImpactInterval) String() string {
 func (*ImpactInterval) ProtoMessage() {}
 
 func (x *ImpactInterval) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +371,7 @@ func (x *ImpactInterval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactInterval.ProtoReflect.Descriptor instead.
 func (*ImpactInterval) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{0}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ImpactInterval) GetLow() float64 {
@@ -89,7 +402,7 @@ type ImpactGroup struct {
 
 func (x *ImpactGroup) Reset() {
 	*x = ImpactGroup{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +414,7 @@ func (x *ImpactGroup) String() string {
 func (*ImpactGroup) ProtoMessage() {}
 
 func (x *ImpactGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +427,7 @@ func (x *ImpactGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactGroup.ProtoReflect.Descriptor instead.
 func (*ImpactGroup) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{1}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ImpactGroup) GetPrompts() int32 {
@@ -162,7 +475,7 @@ type ImpactEffect struct {
 
 func (x *ImpactEffect) Reset() {
 	*x = ImpactEffect{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -174,7 +487,7 @@ func (x *ImpactEffect) String() string {
 func (*ImpactEffect) ProtoMessage() {}
 
 func (x *ImpactEffect) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -187,7 +500,7 @@ func (x *ImpactEffect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactEffect.ProtoReflect.Descriptor instead.
 func (*ImpactEffect) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{2}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ImpactEffect) GetFigure() string {
@@ -261,7 +574,7 @@ type ImpactCount struct {
 
 func (x *ImpactCount) Reset() {
 	*x = ImpactCount{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +586,7 @@ func (x *ImpactCount) String() string {
 func (*ImpactCount) ProtoMessage() {}
 
 func (x *ImpactCount) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +599,7 @@ func (x *ImpactCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactCount.ProtoReflect.Descriptor instead.
 func (*ImpactCount) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{3}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ImpactCount) GetBefore() int64 {
@@ -339,7 +652,7 @@ type ImpactPage struct {
 
 func (x *ImpactPage) Reset() {
 	*x = ImpactPage{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -351,7 +664,7 @@ func (x *ImpactPage) String() string {
 func (*ImpactPage) ProtoMessage() {}
 
 func (x *ImpactPage) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -364,7 +677,7 @@ func (x *ImpactPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactPage.ProtoReflect.Descriptor instead.
 func (*ImpactPage) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{4}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ImpactPage) GetUrl() string {
@@ -435,7 +748,7 @@ type ImpactPrompt struct {
 
 func (x *ImpactPrompt) Reset() {
 	*x = ImpactPrompt{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -447,7 +760,7 @@ func (x *ImpactPrompt) String() string {
 func (*ImpactPrompt) ProtoMessage() {}
 
 func (x *ImpactPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -460,7 +773,7 @@ func (x *ImpactPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactPrompt.ProtoReflect.Descriptor instead.
 func (*ImpactPrompt) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{5}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ImpactPrompt) GetId() string {
@@ -512,7 +825,7 @@ type PostImpact struct {
 
 func (x *PostImpact) Reset() {
 	*x = PostImpact{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -524,7 +837,7 @@ func (x *PostImpact) String() string {
 func (*PostImpact) ProtoMessage() {}
 
 func (x *PostImpact) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -537,7 +850,7 @@ func (x *PostImpact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostImpact.ProtoReflect.Descriptor instead.
 func (*PostImpact) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{6}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PostImpact) GetScheduleId() string {
@@ -654,7 +967,7 @@ type GetScheduleImpactRequest struct {
 
 func (x *GetScheduleImpactRequest) Reset() {
 	*x = GetScheduleImpactRequest{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +979,7 @@ func (x *GetScheduleImpactRequest) String() string {
 func (*GetScheduleImpactRequest) ProtoMessage() {}
 
 func (x *GetScheduleImpactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +992,7 @@ func (x *GetScheduleImpactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleImpactRequest.ProtoReflect.Descriptor instead.
 func (*GetScheduleImpactRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{7}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetScheduleImpactRequest) GetId() string {
@@ -699,7 +1012,7 @@ type GetScheduleImpactResponse struct {
 
 func (x *GetScheduleImpactResponse) Reset() {
 	*x = GetScheduleImpactResponse{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -711,7 +1024,7 @@ func (x *GetScheduleImpactResponse) String() string {
 func (*GetScheduleImpactResponse) ProtoMessage() {}
 
 func (x *GetScheduleImpactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -724,7 +1037,7 @@ func (x *GetScheduleImpactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleImpactResponse.ProtoReflect.Descriptor instead.
 func (*GetScheduleImpactResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{8}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetScheduleImpactResponse) GetMessage() string {
@@ -750,7 +1063,7 @@ type ListTrackerImpactRequest struct {
 
 func (x *ListTrackerImpactRequest) Reset() {
 	*x = ListTrackerImpactRequest{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +1075,7 @@ func (x *ListTrackerImpactRequest) String() string {
 func (*ListTrackerImpactRequest) ProtoMessage() {}
 
 func (x *ListTrackerImpactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +1088,7 @@ func (x *ListTrackerImpactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTrackerImpactRequest.ProtoReflect.Descriptor instead.
 func (*ListTrackerImpactRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListTrackerImpactRequest) GetId() string {
@@ -797,7 +1110,7 @@ type ListTrackerImpactResponse struct {
 
 func (x *ListTrackerImpactResponse) Reset() {
 	*x = ListTrackerImpactResponse{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +1122,7 @@ func (x *ListTrackerImpactResponse) String() string {
 func (*ListTrackerImpactResponse) ProtoMessage() {}
 
 func (x *ListTrackerImpactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +1135,7 @@ func (x *ListTrackerImpactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTrackerImpactResponse.ProtoReflect.Descriptor instead.
 func (*ListTrackerImpactResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListTrackerImpactResponse) GetMessage() string {
@@ -850,7 +1163,29 @@ var File_herald_api_v1_impact_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\n" +
-	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"6\n" +
+	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"+\n" +
+	"\x19CreateTrackerBriefRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"k\n" +
+	"\tGapPrompt\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x18\n" +
+	"\aengines\x18\x03 \x03(\tR\aengines\x12 \n" +
+	"\vcompetitors\x18\x04 \x03(\tR\vcompetitors\"7\n" +
+	"\tGapSource\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x18\n" +
+	"\aanswers\x18\x02 \x01(\x05R\aanswers\"\xa6\x02\n" +
+	"\fTrackerBrief\x12\x1d\n" +
+	"\n" +
+	"tracker_id\x18\x01 \x01(\tR\ttrackerId\x12\x1b\n" +
+	"\treport_id\x18\x02 \x01(\tR\breportId\x121\n" +
+	"\x06run_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x05runAt\x122\n" +
+	"\aprompts\x18\x04 \x03(\v2\x18.herald.api.v1.GapPromptR\aprompts\x122\n" +
+	"\asources\x18\x05 \x03(\v2\x18.herald.api.v1.GapSourceR\asources\x12%\n" +
+	"\x0etarget_prompts\x18\x06 \x03(\tR\rtargetPrompts\x12\x18\n" +
+	"\aoutline\x18\a \x01(\tR\aoutline\"i\n" +
+	"\x1aCreateTrackerBriefResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x121\n" +
+	"\x05brief\x18\x02 \x01(\v2\x1b.herald.api.v1.TrackerBriefR\x05brief\"6\n" +
 	"\x0eImpactInterval\x12\x10\n" +
 	"\x03low\x18\x01 \x01(\x01R\x03low\x12\x12\n" +
 	"\x04high\x18\x02 \x01(\x01R\x04high\"z\n" +
@@ -929,10 +1264,11 @@ const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
 	"tracker_id\x18\x02 \x01(\tR\ttrackerId\x12/\n" +
-	"\x05posts\x18\x03 \x03(\v2\x19.herald.api.v1.PostImpactR\x05posts2\xe9\x01\n" +
+	"\x05posts\x18\x03 \x03(\v2\x19.herald.api.v1.PostImpactR\x05posts2\xd4\x02\n" +
 	"\rImpactService\x12k\n" +
 	"\x11GetScheduleImpact\x12'.herald.api.v1.GetScheduleImpactRequest\x1a(.herald.api.v1.GetScheduleImpactResponse\"\x03\x90\x02\x01\x12k\n" +
-	"\x11ListTrackerImpact\x12'.herald.api.v1.ListTrackerImpactRequest\x1a(.herald.api.v1.ListTrackerImpactResponse\"\x03\x90\x02\x01B6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
+	"\x11ListTrackerImpact\x12'.herald.api.v1.ListTrackerImpactRequest\x1a(.herald.api.v1.ListTrackerImpactResponse\"\x03\x90\x02\x01\x12i\n" +
+	"\x12CreateTrackerBrief\x12(.herald.api.v1.CreateTrackerBriefRequest\x1a).herald.api.v1.CreateTrackerBriefResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
 
 var (
 	file_herald_api_v1_impact_proto_rawDescOnce sync.Once
@@ -946,50 +1282,61 @@ func file_herald_api_v1_impact_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_impact_proto_rawDescData
 }
 
-var file_herald_api_v1_impact_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_herald_api_v1_impact_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_herald_api_v1_impact_proto_goTypes = []any{
-	(*ImpactInterval)(nil),            // 0: herald.api.v1.ImpactInterval
-	(*ImpactGroup)(nil),               // 1: herald.api.v1.ImpactGroup
-	(*ImpactEffect)(nil),              // 2: herald.api.v1.ImpactEffect
-	(*ImpactCount)(nil),               // 3: herald.api.v1.ImpactCount
-	(*ImpactPage)(nil),                // 4: herald.api.v1.ImpactPage
-	(*ImpactPrompt)(nil),              // 5: herald.api.v1.ImpactPrompt
-	(*PostImpact)(nil),                // 6: herald.api.v1.PostImpact
-	(*GetScheduleImpactRequest)(nil),  // 7: herald.api.v1.GetScheduleImpactRequest
-	(*GetScheduleImpactResponse)(nil), // 8: herald.api.v1.GetScheduleImpactResponse
-	(*ListTrackerImpactRequest)(nil),  // 9: herald.api.v1.ListTrackerImpactRequest
-	(*ListTrackerImpactResponse)(nil), // 10: herald.api.v1.ListTrackerImpactResponse
-	nil,                               // 11: herald.api.v1.ImpactCount.BeforeByEntry
-	nil,                               // 12: herald.api.v1.ImpactCount.AfterByEntry
-	(*timestamppb.Timestamp)(nil),     // 13: google.protobuf.Timestamp
+	(*CreateTrackerBriefRequest)(nil),  // 0: herald.api.v1.CreateTrackerBriefRequest
+	(*GapPrompt)(nil),                  // 1: herald.api.v1.GapPrompt
+	(*GapSource)(nil),                  // 2: herald.api.v1.GapSource
+	(*TrackerBrief)(nil),               // 3: herald.api.v1.TrackerBrief
+	(*CreateTrackerBriefResponse)(nil), // 4: herald.api.v1.CreateTrackerBriefResponse
+	(*ImpactInterval)(nil),             // 5: herald.api.v1.ImpactInterval
+	(*ImpactGroup)(nil),                // 6: herald.api.v1.ImpactGroup
+	(*ImpactEffect)(nil),               // 7: herald.api.v1.ImpactEffect
+	(*ImpactCount)(nil),                // 8: herald.api.v1.ImpactCount
+	(*ImpactPage)(nil),                 // 9: herald.api.v1.ImpactPage
+	(*ImpactPrompt)(nil),               // 10: herald.api.v1.ImpactPrompt
+	(*PostImpact)(nil),                 // 11: herald.api.v1.PostImpact
+	(*GetScheduleImpactRequest)(nil),   // 12: herald.api.v1.GetScheduleImpactRequest
+	(*GetScheduleImpactResponse)(nil),  // 13: herald.api.v1.GetScheduleImpactResponse
+	(*ListTrackerImpactRequest)(nil),   // 14: herald.api.v1.ListTrackerImpactRequest
+	(*ListTrackerImpactResponse)(nil),  // 15: herald.api.v1.ListTrackerImpactResponse
+	nil,                                // 16: herald.api.v1.ImpactCount.BeforeByEntry
+	nil,                                // 17: herald.api.v1.ImpactCount.AfterByEntry
+	(*timestamppb.Timestamp)(nil),      // 18: google.protobuf.Timestamp
 }
 var file_herald_api_v1_impact_proto_depIdxs = []int32{
-	1,  // 0: herald.api.v1.ImpactEffect.targets:type_name -> herald.api.v1.ImpactGroup
-	1,  // 1: herald.api.v1.ImpactEffect.controls:type_name -> herald.api.v1.ImpactGroup
-	0,  // 2: herald.api.v1.ImpactEffect.interval:type_name -> herald.api.v1.ImpactInterval
-	11, // 3: herald.api.v1.ImpactCount.before_by:type_name -> herald.api.v1.ImpactCount.BeforeByEntry
-	12, // 4: herald.api.v1.ImpactCount.after_by:type_name -> herald.api.v1.ImpactCount.AfterByEntry
-	3,  // 5: herald.api.v1.ImpactPage.citations:type_name -> herald.api.v1.ImpactCount
-	3,  // 6: herald.api.v1.ImpactPage.verified_crawls:type_name -> herald.api.v1.ImpactCount
-	3,  // 7: herald.api.v1.ImpactPage.claimed_crawls:type_name -> herald.api.v1.ImpactCount
-	3,  // 8: herald.api.v1.ImpactPage.ai_visits:type_name -> herald.api.v1.ImpactCount
-	5,  // 9: herald.api.v1.PostImpact.targets:type_name -> herald.api.v1.ImpactPrompt
-	13, // 10: herald.api.v1.PostImpact.published_at:type_name -> google.protobuf.Timestamp
-	13, // 11: herald.api.v1.PostImpact.readable_at:type_name -> google.protobuf.Timestamp
-	13, // 12: herald.api.v1.PostImpact.baseline_from:type_name -> google.protobuf.Timestamp
-	2,  // 13: herald.api.v1.PostImpact.effects:type_name -> herald.api.v1.ImpactEffect
-	4,  // 14: herald.api.v1.PostImpact.page:type_name -> herald.api.v1.ImpactPage
-	6,  // 15: herald.api.v1.GetScheduleImpactResponse.impact:type_name -> herald.api.v1.PostImpact
-	6,  // 16: herald.api.v1.ListTrackerImpactResponse.posts:type_name -> herald.api.v1.PostImpact
-	7,  // 17: herald.api.v1.ImpactService.GetScheduleImpact:input_type -> herald.api.v1.GetScheduleImpactRequest
-	9,  // 18: herald.api.v1.ImpactService.ListTrackerImpact:input_type -> herald.api.v1.ListTrackerImpactRequest
-	8,  // 19: herald.api.v1.ImpactService.GetScheduleImpact:output_type -> herald.api.v1.GetScheduleImpactResponse
-	10, // 20: herald.api.v1.ImpactService.ListTrackerImpact:output_type -> herald.api.v1.ListTrackerImpactResponse
-	19, // [19:21] is the sub-list for method output_type
-	17, // [17:19] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	18, // 0: herald.api.v1.TrackerBrief.run_at:type_name -> google.protobuf.Timestamp
+	1,  // 1: herald.api.v1.TrackerBrief.prompts:type_name -> herald.api.v1.GapPrompt
+	2,  // 2: herald.api.v1.TrackerBrief.sources:type_name -> herald.api.v1.GapSource
+	3,  // 3: herald.api.v1.CreateTrackerBriefResponse.brief:type_name -> herald.api.v1.TrackerBrief
+	6,  // 4: herald.api.v1.ImpactEffect.targets:type_name -> herald.api.v1.ImpactGroup
+	6,  // 5: herald.api.v1.ImpactEffect.controls:type_name -> herald.api.v1.ImpactGroup
+	5,  // 6: herald.api.v1.ImpactEffect.interval:type_name -> herald.api.v1.ImpactInterval
+	16, // 7: herald.api.v1.ImpactCount.before_by:type_name -> herald.api.v1.ImpactCount.BeforeByEntry
+	17, // 8: herald.api.v1.ImpactCount.after_by:type_name -> herald.api.v1.ImpactCount.AfterByEntry
+	8,  // 9: herald.api.v1.ImpactPage.citations:type_name -> herald.api.v1.ImpactCount
+	8,  // 10: herald.api.v1.ImpactPage.verified_crawls:type_name -> herald.api.v1.ImpactCount
+	8,  // 11: herald.api.v1.ImpactPage.claimed_crawls:type_name -> herald.api.v1.ImpactCount
+	8,  // 12: herald.api.v1.ImpactPage.ai_visits:type_name -> herald.api.v1.ImpactCount
+	10, // 13: herald.api.v1.PostImpact.targets:type_name -> herald.api.v1.ImpactPrompt
+	18, // 14: herald.api.v1.PostImpact.published_at:type_name -> google.protobuf.Timestamp
+	18, // 15: herald.api.v1.PostImpact.readable_at:type_name -> google.protobuf.Timestamp
+	18, // 16: herald.api.v1.PostImpact.baseline_from:type_name -> google.protobuf.Timestamp
+	7,  // 17: herald.api.v1.PostImpact.effects:type_name -> herald.api.v1.ImpactEffect
+	9,  // 18: herald.api.v1.PostImpact.page:type_name -> herald.api.v1.ImpactPage
+	11, // 19: herald.api.v1.GetScheduleImpactResponse.impact:type_name -> herald.api.v1.PostImpact
+	11, // 20: herald.api.v1.ListTrackerImpactResponse.posts:type_name -> herald.api.v1.PostImpact
+	12, // 21: herald.api.v1.ImpactService.GetScheduleImpact:input_type -> herald.api.v1.GetScheduleImpactRequest
+	14, // 22: herald.api.v1.ImpactService.ListTrackerImpact:input_type -> herald.api.v1.ListTrackerImpactRequest
+	0,  // 23: herald.api.v1.ImpactService.CreateTrackerBrief:input_type -> herald.api.v1.CreateTrackerBriefRequest
+	13, // 24: herald.api.v1.ImpactService.GetScheduleImpact:output_type -> herald.api.v1.GetScheduleImpactResponse
+	15, // 25: herald.api.v1.ImpactService.ListTrackerImpact:output_type -> herald.api.v1.ListTrackerImpactResponse
+	4,  // 26: herald.api.v1.ImpactService.CreateTrackerBrief:output_type -> herald.api.v1.CreateTrackerBriefResponse
+	24, // [24:27] is the sub-list for method output_type
+	21, // [21:24] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_impact_proto_init() }
@@ -997,15 +1344,15 @@ func file_herald_api_v1_impact_proto_init() {
 	if File_herald_api_v1_impact_proto != nil {
 		return
 	}
-	file_herald_api_v1_impact_proto_msgTypes[1].OneofWrappers = []any{}
-	file_herald_api_v1_impact_proto_msgTypes[2].OneofWrappers = []any{}
+	file_herald_api_v1_impact_proto_msgTypes[6].OneofWrappers = []any{}
+	file_herald_api_v1_impact_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_impact_proto_rawDesc), len(file_herald_api_v1_impact_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

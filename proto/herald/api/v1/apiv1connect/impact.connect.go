@@ -39,12 +39,21 @@ const (
 	// ImpactServiceListTrackerImpactProcedure is the fully-qualified name of the ImpactService's
 	// ListTrackerImpact RPC.
 	ImpactServiceListTrackerImpactProcedure = "/herald.api.v1.ImpactService/ListTrackerImpact"
+	// ImpactServiceCreateTrackerBriefProcedure is the fully-qualified name of the ImpactService's
+	// CreateTrackerBrief RPC.
+	ImpactServiceCreateTrackerBriefProcedure = "/herald.api.v1.ImpactService/CreateTrackerBrief"
 )
 
 // ImpactServiceClient is a client for the herald.api.v1.ImpactService service.
 type ImpactServiceClient interface {
 	GetScheduleImpact(context.Context, *connect.Request[v1.GetScheduleImpactRequest]) (*connect.Response[v1.GetScheduleImpactResponse], error)
 	ListTrackerImpact(context.Context, *connect.Request[v1.ListTrackerImpactRequest]) (*connect.Response[v1.ListTrackerImpactResponse], error)
+	// CreateTrackerBrief turns the tracker's gap in its last run (prompts
+	// where engines name a competitor and not the brand, and the pages those
+	// answers cite) into a brief to write from. It calls no model; answer
+	// text and cited pages in it are others' words, to be handed to a model
+	// only as untrusted data.
+	CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error)
 }
 
 // NewImpactServiceClient constructs a client for the herald.api.v1.ImpactService service. By
@@ -72,13 +81,20 @@ func NewImpactServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		createTrackerBrief: connect.NewClient[v1.CreateTrackerBriefRequest, v1.CreateTrackerBriefResponse](
+			httpClient,
+			baseURL+ImpactServiceCreateTrackerBriefProcedure,
+			connect.WithSchema(impactServiceMethods.ByName("CreateTrackerBrief")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // impactServiceClient implements ImpactServiceClient.
 type impactServiceClient struct {
-	getScheduleImpact *connect.Client[v1.GetScheduleImpactRequest, v1.GetScheduleImpactResponse]
-	listTrackerImpact *connect.Client[v1.ListTrackerImpactRequest, v1.ListTrackerImpactResponse]
+	getScheduleImpact  *connect.Client[v1.GetScheduleImpactRequest, v1.GetScheduleImpactResponse]
+	listTrackerImpact  *connect.Client[v1.ListTrackerImpactRequest, v1.ListTrackerImpactResponse]
+	createTrackerBrief *connect.Client[v1.CreateTrackerBriefRequest, v1.CreateTrackerBriefResponse]
 }
 
 // GetScheduleImpact calls herald.api.v1.ImpactService.GetScheduleImpact.
@@ -91,10 +107,21 @@ func (c *impactServiceClient) ListTrackerImpact(ctx context.Context, req *connec
 	return c.listTrackerImpact.CallUnary(ctx, req)
 }
 
+// CreateTrackerBrief calls herald.api.v1.ImpactService.CreateTrackerBrief.
+func (c *impactServiceClient) CreateTrackerBrief(ctx context.Context, req *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error) {
+	return c.createTrackerBrief.CallUnary(ctx, req)
+}
+
 // ImpactServiceHandler is an implementation of the herald.api.v1.ImpactService service.
 type ImpactServiceHandler interface {
 	GetScheduleImpact(context.Context, *connect.Request[v1.GetScheduleImpactRequest]) (*connect.Response[v1.GetScheduleImpactResponse], error)
 	ListTrackerImpact(context.Context, *connect.Request[v1.ListTrackerImpactRequest]) (*connect.Response[v1.ListTrackerImpactResponse], error)
+	// CreateTrackerBrief turns the tracker's gap in its last run (prompts
+	// where engines name a competitor and not the brand, and the pages those
+	// answers cite) into a brief to write from. It calls no model; answer
+	// text and cited pages in it are others' words, to be handed to a model
+	// only as untrusted data.
+	CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error)
 }
 
 // NewImpactServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -118,12 +145,20 @@ func NewImpactServiceHandler(svc ImpactServiceHandler, opts ...connect.HandlerOp
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	impactServiceCreateTrackerBriefHandler := connect.NewUnaryHandler(
+		ImpactServiceCreateTrackerBriefProcedure,
+		svc.CreateTrackerBrief,
+		connect.WithSchema(impactServiceMethods.ByName("CreateTrackerBrief")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.ImpactService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ImpactServiceGetScheduleImpactProcedure:
 			impactServiceGetScheduleImpactHandler.ServeHTTP(w, r)
 		case ImpactServiceListTrackerImpactProcedure:
 			impactServiceListTrackerImpactHandler.ServeHTTP(w, r)
+		case ImpactServiceCreateTrackerBriefProcedure:
+			impactServiceCreateTrackerBriefHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -139,4 +174,8 @@ func (UnimplementedImpactServiceHandler) GetScheduleImpact(context.Context, *con
 
 func (UnimplementedImpactServiceHandler) ListTrackerImpact(context.Context, *connect.Request[v1.ListTrackerImpactRequest]) (*connect.Response[v1.ListTrackerImpactResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ImpactService.ListTrackerImpact is not implemented"))
+}
+
+func (UnimplementedImpactServiceHandler) CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ImpactService.CreateTrackerBrief is not implemented"))
 }
