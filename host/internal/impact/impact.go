@@ -2,8 +2,11 @@ package impact
 
 import (
 	"context"
+	"errors"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -157,18 +160,34 @@ func (s *Service) Tracker(ctx context.Context, p auth.Principal, trackerID strin
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PostImpact, 0, len(list))
-	for _, sc := range list {
-		pub, ok := published(sc)
-		if !ok {
-			out = append(out, unpublished(PostImpact{ScheduleID: sc.ID, TrackerID: trackerID, TargetPrompts: sc.Targets.Prompts}))
-			continue
-		}
-		pi, err := s.post(ctx, p.WorkspaceID, data, sc, pub, now)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, pi)
+	// The posts are computed on every core (each one's bootstrap is
+	// independent), in the list's order.
+	out := make([]PostImpact, len(list))
+	errs := make([]error, len(list))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(list)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sc := list[i]
+				pub, ok := published(sc)
+				if !ok {
+					out[i] = unpublished(PostImpact{ScheduleID: sc.ID, TrackerID: trackerID, TargetPrompts: sc.Targets.Prompts})
+					continue
+				}
+				out[i], errs[i] = s.post(ctx, p.WorkspaceID, data, sc, pub, now)
+			}
+		}()
+	}
+	for i := range list {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -72,8 +72,21 @@ func BootstrapCombined(seed uint64, n int, cols [][]float64, figs []Combined) []
 			out[f].Note = NoteNoValue
 		}
 	}
-	width := len(cols)
-	acc := make([]float64, width)
+	// Each prompt's non-zero columns (a prompt has zeros in the columns
+	// of the groups it is not in), so a resample adds only those.
+	type cell struct {
+		col int
+		v   float64
+	}
+	rows := make([][]cell, n)
+	for p := range rows {
+		for k, col := range cols {
+			if col[p] != 0 {
+				rows[p] = append(rows[p], cell{k, col[p]})
+			}
+		}
+	}
+	acc := make([]float64, len(cols))
 	count := make([]float64, n)
 	for b := 0; b < Resamples; b++ {
 		clear(count)
@@ -85,8 +98,8 @@ func BootstrapCombined(seed uint64, n int, cols [][]float64, figs []Combined) []
 			if c == 0 {
 				continue
 			}
-			for k, col := range cols {
-				acc[k] += c * col[p]
+			for _, x := range rows[p] {
+				acc[x.col] += c * x.v
 			}
 		}
 		for f, fig := range figs {
