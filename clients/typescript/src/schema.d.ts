@@ -3828,6 +3828,12 @@ export interface components {
         };
         /** @description TrackerPrompt is a buyer prompt with its optional tags. */
         TrackerPrompt: {
+            /**
+             * @description Output only: the prompt's stable id ("p_" and 10 hex digits of the
+             *     SHA-256 of its text, case folded), which a post's targetPrompts may
+             *     name; ignored on input.
+             */
+            id: string;
             tags: string[];
             text: string;
         };
