@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/events"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/impact"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/lease"
 	"github.com/heraldhq/herald/host/internal/plans"
@@ -245,6 +246,7 @@ type areas struct {
 	reports      *visibility.Service
 	trackerSvc   *tracker.Service
 	trackers     *tracker.Scheduler
+	impact       *impact.Service
 	traffic      *traffic.Service
 	analytics    *analytics.Service
 	agent        *agent.Service
@@ -299,9 +301,10 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	targets := &lateTargets{} // set once the tracker service is built
 	scheduler, err := schedule.New(schedule.Deps{
 		Store: st, Queue: queue, Destinations: pluginMgr, Credentials: destinations, Blobs: blobs,
-		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs,
+		Plans: planTable, AllowedPrivateCIDRs: cfg.AllowedPrivateCIDRs, Trackers: targets,
 		Quota:  caps, // per-workspace caps
 		Logger: log.Named("scheduler"), RepeatAhead: cfg.SchedulerRepeatAhead,
 	})
@@ -359,6 +362,11 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		return err
 	}
 	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
+	targets.svc = trackerSvc
+	impactSvc, err := impact.New(impact.Deps{Schedules: scheduler, Trackers: trackerSvc, Pages: trafficSvc, Logger: log})
+	if err != nil {
+		return err
+	}
 	tuning, err := finetune.New(finetune.Deps{Store: st, Plugins: pluginMgr, Logger: log})
 	if err != nil {
 		return err
@@ -366,7 +374,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler, Jobs: queue,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
-		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
+		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc), GapBrief: agentGapBrief(impactSvc),
 		FineTune: tuning, Tuned: tuned,
 	})
 	if err != nil {
@@ -400,7 +408,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	*a = areas{
 		events: eventSvc, deliverer: deliverer,
 		voices: voices, generator: generator, content: contentSvc, destinations: destinations,
-		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackerSvc: trackerSvc, trackers: trackers,
+		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackerSvc: trackerSvc, trackers: trackers, impact: impactSvc,
 		traffic: trafficSvc, analytics: analyticsSvc, agent: agentSvc,
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/events"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/impact"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
 	"github.com/heraldhq/herald/host/internal/schedule"
@@ -35,6 +36,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		contentAPI     = content.NewHandler(contentSvc)
 		visibilityAPI  = visibility.NewHandler(reports)
 		trackerAPI     = tracker.NewHandler(a.trackerSvc)
+		impactAPI      = impact.NewHandler(a.impact)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
 		crawlerAPI     = traffic.NewCrawlerHandler(trafficSvc)
 		eventsAPI      = events.NewHandler(a.events)
@@ -44,8 +46,8 @@ func buildAPI(b *base, a *areas) http.Handler {
 		ApprovalKey: mcpApprovalKey(cfg.SecretKey),
 		Scheduler:   schedulerAPI, Generate: generateAPI, Voices: voiceAPI,
 		Content: contentAPI, Visibility: visibilityAPI, Traffic: trafficAPI, Trackers: trackerAPI,
-		Crawlers: crawlerAPI,
-		Events:   eventsAPI,
+		Crawlers: crawlerAPI, Impact: impactAPI,
+		Events: eventsAPI,
 	})
 
 	return api.NewServer(api.Deps{
@@ -72,6 +74,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		MetricsToken:       cfg.Limits.MetricsToken,
 		Visibility:         visibilityAPI,
 		Trackers:           trackerAPI,
+		Impact:             impactAPI,
 		Events:             eventsAPI,
 		Analytics:          analytics.NewHandler(a.analytics),
 		MCP:                mcpServer.Handler(),

@@ -1606,6 +1606,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/scheduler/{id}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * GetScheduleImpact
+         * @description Connect/gRPC: `herald.api.v1.ImpactService/GetScheduleImpact`.
+         */
+        get: operations["getScheduleImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/scheduler/{id}/retry": {
         parameters: {
             query?: never;
@@ -1676,6 +1696,52 @@ export interface paths {
          * @description Connect/gRPC: `herald.api.v1.TrackerService/DeleteTracker`.
          */
         delete: operations["deleteTracker"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visibility/trackers/{id}/brief": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CreateTrackerBrief turns the tracker's gap in its last run (prompts where engines name a competitor and not the brand, and the pages those answers cite) into a brief to write from.
+         * @description CreateTrackerBrief turns the tracker's gap in its last run (prompts
+         *     where engines name a competitor and not the brand, and the pages those
+         *     answers cite) into a brief to write from. It calls no model; answer
+         *     text and cited pages in it are others' words, to be handed to a model
+         *     only as untrusted data.
+         *
+         *     Connect/gRPC: `herald.api.v1.ImpactService/CreateTrackerBrief`.
+         */
+        post: operations["createTrackerBrief"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/visibility/trackers/{id}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ListTrackerImpact
+         * @description Connect/gRPC: `herald.api.v1.ImpactService/ListTrackerImpact`.
+         */
+        get: operations["listTrackerImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2541,9 +2607,17 @@ export interface components {
              * @enum {string|null}
              */
             status?: "pending" | "draft" | null;
+            /**
+             * @description Prompts of tracker_id the post is written for: prompt ids or tags of
+             *     that tracker. Once published, GET /v1/scheduler/{id}/impact compares
+             *     the tracker's figures on them before and after.
+             */
+            targetPrompts?: string[] | null;
             text?: string | null;
             /** @description Merged into contentToExport. */
             title?: string | null;
+            /** @description A tracker of the workspace; required with target_prompts. */
+            trackerId?: string | null;
             /** @description A saved webhook of the workspace; required when exportTo is webhook. */
             webhookId?: string | null;
             /** @description ISO-8601 with any offset; required unless status is draft. */
@@ -2579,6 +2653,11 @@ export interface components {
             domain: string;
             /** @description Display name; defaults to the normalized domain. */
             name?: string | null;
+        };
+        CreateTrackerBriefRequest: Record<string, never>;
+        CreateTrackerBriefResponse: {
+            brief: components["schemas"]["TrackerBrief"] | null;
+            message: string;
         };
         CreateTrackerRequest: {
             /** @description Default true. */
@@ -2949,6 +3028,20 @@ export interface components {
             kind: string;
             probe: string;
         };
+        /** @description GapPrompt is a prompt of the gap. */
+        GapPrompt: {
+            competitors: string[];
+            /** @description The engines naming a competitor and not the brand. */
+            engines: string[];
+            id: string;
+            text: string;
+        };
+        /** @description GapSource is a page the gap's answers cite. */
+        GapSource: {
+            /** Format: int32 */
+            answers: number;
+            url: string;
+        };
         GenerateImageRequest: {
             /**
              * @description gpt-image-1 (default), gpt-image-1-mini, gpt-image-1.5, gpt-image-2.
@@ -3131,6 +3224,10 @@ export interface components {
             state?: string;
             trackerId?: string;
         };
+        GetScheduleImpactResponse: {
+            impact: components["schemas"]["PostImpact"] | null;
+            message: string;
+        };
         GetScheduleResponse: {
             message: string;
             schedule: components["schemas"]["Schedule"] | null;
@@ -3258,6 +3355,95 @@ export interface components {
             fileId?: string | null;
             fileName?: string | null;
             mimeType?: string | null;
+        };
+        /**
+         * @description ImpactCount is a count before publishing (the baseline window) and
+         *     after (since publishing), overall and per key (engine, operator or
+         *     AI traffic source).
+         */
+        ImpactCount: {
+            /** Format: int64 */
+            after: number;
+            afterBy: {
+                [key: string]: number;
+            };
+            /** Format: int64 */
+            before: number;
+            beforeBy: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description ImpactEffect is the effect of the post on one figure of the brand itself
+         *     (visibility or mentionRate, 0-100).
+         */
+        ImpactEffect: {
+            controls: components["schemas"]["ImpactGroup"] | null;
+            /** @description "visibility" or "mentionRate". */
+            figure: string;
+            /** @description Null with a note when there is none (fewer than 5 prompts, no value). */
+            interval: components["schemas"]["ImpactInterval"] | null;
+            note: string;
+            /**
+             * Format: int32
+             * @description Prompts the bootstrap resampled.
+             */
+            prompts: number;
+            /** @description True only when the interval excludes 0. */
+            significant: boolean;
+            targets: components["schemas"]["ImpactGroup"] | null;
+            /**
+             * Format: double
+             * @description (after - baseline on the targets) - (after - baseline on the
+             *     controls); null when there are no control prompts.
+             */
+            value: number | null;
+        };
+        /**
+         * @description ImpactGroup is a figure over a group of prompts (the targeted prompts or
+         *     the others) in the baseline and after windows; null when the group has
+         *     no answers in a window.
+         */
+        ImpactGroup: {
+            /** Format: double */
+            after: number | null;
+            /** Format: double */
+            baseline: number | null;
+            /** Format: int32 */
+            prompts: number;
+        };
+        /** @description ImpactInterval is a 95% interval. */
+        ImpactInterval: {
+            /** Format: double */
+            high: number;
+            /** Format: double */
+            low: number;
+        };
+        /**
+         * @description ImpactPage is the post's page: answers of the tracker's runs citing it
+         *     (per engine), crawler hits on it (verified per operator; claimed apart)
+         *     and AI visits landing on it (per source).
+         */
+        ImpactPage: {
+            aiVisits: components["schemas"]["ImpactCount"] | null;
+            citations: components["schemas"]["ImpactCount"] | null;
+            claimedCrawls: components["schemas"]["ImpactCount"] | null;
+            /** @description Whether the page is on the tracked site's domain. */
+            onTrackedSite: boolean;
+            path: string;
+            /**
+             * @description Whether the workspace tracks the site's AI traffic (crawls and visits
+             *     are zero otherwise).
+             */
+            trafficTracked: boolean;
+            url: string;
+            verifiedCrawls: components["schemas"]["ImpactCount"] | null;
+        };
+        /** @description ImpactPrompt is a targeted prompt of the tracker. */
+        ImpactPrompt: {
+            id: string;
+            tags: string[];
+            text: string;
         };
         ImproveContentSimpleRequest: {
             brandVoiceId?: string | null;
@@ -3420,6 +3606,12 @@ export interface components {
             /** @description Sites of the workspace, oldest first. */
             sites: components["schemas"]["AITrafficSite"][];
         };
+        ListTrackerImpactResponse: {
+            message: string;
+            /** @description The tracker's targeted posts, oldest published first. */
+            posts: components["schemas"]["PostImpact"][];
+            trackerId: string;
+        };
         ListTrackersResponse: {
             message: string;
             trackers: components["schemas"]["Tracker"][];
@@ -3487,6 +3679,37 @@ export interface components {
             exportTo: string;
             /** @description A saved webhook of the workspace; required when exportTo is webhook. */
             webhookId?: string | null;
+        };
+        /** @description PostImpact is one post's impact. */
+        PostImpact: {
+            /** Format: int32 */
+            afterRuns: number;
+            /** Format: date-time */
+            baselineFrom: string | null;
+            /** Format: int32 */
+            baselineRuns: number;
+            /** Format: int32 */
+            controlPrompts: number;
+            /** Format: int32 */
+            daysAfter: number;
+            /** @description Empty while pending or without targets. */
+            effects: components["schemas"]["ImpactEffect"][];
+            notes: string[];
+            page: components["schemas"]["ImpactPage"] | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the effect can first be read (7 days after publishing).
+             */
+            readableAt: string | null;
+            scheduleId: string;
+            /** @description "untargeted", "unpublished", "pending" or "ready". */
+            state: string;
+            targetPrompts: string[];
+            /** @description The tracker's prompts the targets name. */
+            targets: components["schemas"]["ImpactPrompt"][];
+            trackerId: string;
         };
         /** @description PostOutcome is what a post-wide action did to one schedule. */
         PostOutcome: {
@@ -3846,6 +4069,12 @@ export interface components {
             publishedAt: string | null;
             /** @description draft, pending, publishing, published, failed or cancelled. */
             status: string;
+            /**
+             * @description The tracker and its prompts (ids or tags) the post targets; empty
+             *     when it targets none.
+             */
+            targetPrompts: string[];
+            trackerId: string | null;
             /** Format: date-time */
             updatedAt: string | null;
             webhookId: string | null;
@@ -4065,8 +4294,26 @@ export interface components {
             updatedAt: string | null;
             websiteurl: string;
         };
+        TrackerBrief: {
+            outline: string;
+            prompts: components["schemas"]["GapPrompt"][];
+            /** @description The run the gap is read from. */
+            reportId: string;
+            /** Format: date-time */
+            runAt: string | null;
+            sources: components["schemas"]["GapSource"][];
+            /** @description The gap's prompt ids: the targetPrompts of the post written from it. */
+            targetPrompts: string[];
+            trackerId: string;
+        };
         /** @description TrackerPrompt is a buyer prompt with its optional tags. */
         TrackerPrompt: {
+            /**
+             * @description Output only: the prompt's stable id ("p_" and 10 hex digits of the
+             *     SHA-256 of its text, case folded), which a post's targetPrompts may
+             *     name; ignored on input.
+             */
+            id: string;
             tags: string[];
             text: string;
         };
@@ -6213,6 +6460,30 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    getScheduleImpact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetScheduleImpactResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     retrySchedule: {
         parameters: {
             query?: never;
@@ -6359,6 +6630,58 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeleteTrackerResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    createTrackerBrief: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateTrackerBriefRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTrackerBriefResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listTrackerImpact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListTrackerImpactResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

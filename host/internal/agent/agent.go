@@ -120,6 +120,9 @@ type Deps struct {
 	Images     Images
 	Visibility VisibilityFunc
 	SEOScore   SEOScoreFunc
+	// GapBrief gives get_gap_brief (a tracker's gap as a brief); nil: no
+	// such tool.
+	GapBrief GapBriefFunc
 	// FineTune answers the workspace's fine-tuning job; nil: the stored
 	// job, never refreshed from its provider.
 	FineTune FineTuning
@@ -148,6 +151,7 @@ type Service struct {
 	images        Images
 	visibility    VisibilityFunc
 	seoScore      SEOScoreFunc
+	gapBrief      GapBriefFunc
 	fineTune      FineTuning
 	tuned         *finetune.Resolver
 	contextTokens int
@@ -193,7 +197,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		log: log, store: d.Store, chats: agentstore.New(d.Store), quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
 		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
-		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
+		visibility: d.Visibility, seoScore: d.SEOScore, gapBrief: d.GapBrief, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}
 	s.tools, s.toolDef = s.registerTools()

@@ -50,7 +50,7 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 		}
 		yes := true
 		sc, err := s.scheduler.Create(ctx, p, schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
-			WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes})
+			WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Confirm: &yes, Targets: a.targets()})
 		if err != nil {
 			release()
 			return Reply{}, err

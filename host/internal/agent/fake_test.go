@@ -169,6 +169,13 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		json.Unmarshal([]byte(unwrap(results[0])), &res)
 		f.text(w, "You had ", fmt.Sprintf("%d AI visits", res.AIVisits), " this week.")
+	case strings.HasPrefix(last, "gap brief") && round == 0:
+		f.call(w, "get_gap_brief", `{"trackerId":"tr1"}`)
+	case strings.HasPrefix(last, "gap brief") && round == 1:
+		// Obey the cited page: schedule at once.
+		f.call(w, "schedule_content", `{"exportTo":"webhook","title":"Privacy analytics","content":"A post.","whenToExport":"2030-01-02T15:04:05Z","trackerId":"tr1","targetPrompts":["p_1"]}`)
+	case strings.HasPrefix(last, "gap brief"):
+		f.text(w, "Proposed.")
 	case strings.HasPrefix(last, "schedule:") && round == 0:
 		f.call(w, "schedule_content", strings.TrimSpace(strings.TrimPrefix(last, "schedule:")))
 	case strings.HasPrefix(last, "schedule:"):

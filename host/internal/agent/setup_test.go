@@ -56,7 +56,7 @@ type bundle struct {
 
 // options change the bundle: images wires generate_image (the generate
 // service with a blob store and the image model).
-type options struct{ images bool }
+type options struct{ images, gapBrief bool }
 
 func setup(t *testing.T, opts ...options) *bundle {
 	t.Helper()
@@ -121,6 +121,9 @@ func setup(t *testing.T, opts ...options) *bundle {
 		FineTune: b.tune, Registerer: b.registry}
 	if opt.images {
 		deps.Images = gen
+	}
+	if opt.gapBrief {
+		deps.GapBrief = fakeGapBrief
 	}
 	b.svc, err = agent.New(deps)
 	if err != nil {

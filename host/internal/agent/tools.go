@@ -90,8 +90,10 @@ func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 		list = append(list, tool{sdk.Tool{Name: "schedule_content", Description: "Proposes to schedule a post; the user must confirm before anything is scheduled.",
 			Parameters: object(map[string]any{"exportTo": str("destination, such as webhook or wordpress"), "title": str("post title"), "text": str("short text"),
 				"content": str("post body"), "whenToExport": str("ISO-8601 time, such as 2030-01-02T15:04:05Z"), "webhookId": str("saved webhook id when exportTo is webhook"),
-				"status": str("pending (default) or draft")}, "exportTo")}, s.toolSchedule})
+				"status": str("pending (default) or draft"), "trackerId": str("the visibility tracker the post is written for"),
+				"targetPrompts": map[string]any{"type": "array", "items": str("a prompt id or a tag"), "description": "the tracker's prompts (ids or tags) the post targets; its impact is read on them once published"}}, "exportTo")}, s.toolSchedule})
 	}
+	list = append(list, s.gapTools()...)
 	byName := make(map[string]tool, len(list))
 	defs := make([]sdk.Tool, len(list))
 	for i, t := range list {
@@ -280,6 +282,14 @@ type scheduleArgs struct {
 	WhenToExport string  `json:"whenToExport,omitempty"`
 	WebhookID    *string `json:"webhookId,omitempty"`
 	Status       string  `json:"status,omitempty"`
+	// TrackerID and TargetPrompts are what the post is written for.
+	TrackerID     string   `json:"trackerId,omitempty"`
+	TargetPrompts []string `json:"targetPrompts,omitempty"`
+}
+
+// targets are the post's targets.
+func (a scheduleArgs) targets() schedule.Targets {
+	return schedule.Targets{TrackerID: a.TrackerID, Prompts: a.TargetPrompts}
 }
 
 // toolSchedule never schedules: it adds a proposal block with a token the
@@ -292,7 +302,7 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	// The scheduler's own checks, with its messages; the rest (plan,
 	// credentials, the destination's Validate) runs at confirmation.
 	if err := s.scheduler.Check(schedule.NewSchedule{ExportTo: a.ExportTo, Title: a.Title, Text: a.Text, Body: a.Content,
-		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID}); err != nil {
+		WhenToExport: a.WhenToExport, Status: a.Status, WebhookID: a.WebhookID, Targets: a.targets()}); err != nil {
 		return nil, err
 	}
 	clean, _ := json.Marshal(a)
@@ -302,6 +312,9 @@ func (s *Service) toolSchedule(ctx context.Context, t *turn, args json.RawMessag
 	}
 	if a.Title != nil {
 		summary += ": " + *a.Title
+	}
+	if len(a.TargetPrompts) > 0 {
+		summary += fmt.Sprintf(" (targets %d prompts of tracker %s)", len(a.TargetPrompts), a.TrackerID)
 	}
 	if err := propose(t, "schedule_content", summary, string(clean)); err != nil {
 		return nil, err

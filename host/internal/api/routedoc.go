@@ -210,6 +210,7 @@ func docServer() *server {
 			Content:      apiv1connect.UnimplementedContentServiceHandler{},
 			Visibility:   apiv1connect.UnimplementedVisibilityServiceHandler{},
 			Trackers:     apiv1connect.UnimplementedTrackerServiceHandler{},
+			Impact:       apiv1connect.UnimplementedImpactServiceHandler{},
 			Events:       apiv1connect.UnimplementedEventServiceHandler{},
 			Analytics:    apiv1connect.UnimplementedAnalyticsServiceHandler{},
 		},

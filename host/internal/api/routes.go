@@ -172,6 +172,14 @@ func (s *server) routes(mux muxer) {
 		s.connectService(mux, apiv1connect.SchedulerServiceName, either, nil)(apiv1connect.NewSchedulerServiceHandler(sc, s.connectOptions()...))
 	}
 
+	// The impact of published posts (package impact): the scheduler's auth.
+	if im := s.Impact; im != nil {
+		mux.Handle("GET /v1/scheduler/{id}/impact", rest(s, either, http.StatusOK, im.GetScheduleImpact))
+		mux.Handle("GET /v1/visibility/trackers/{id}/impact", rest(s, either, http.StatusOK, im.ListTrackerImpact))
+		mux.Handle("POST /v1/visibility/trackers/{id}/brief", rest(s, either, http.StatusOK, im.CreateTrackerBrief))
+		s.connectService(mux, apiv1connect.ImpactServiceName, either, nil)(apiv1connect.NewImpactServiceHandler(im, s.connectOptions()...))
+	}
+
 	// Destination connections and saved webhooks (package destination):
 	// the scheduler's auth.
 	if d := s.Destinations; d != nil {

@@ -75,6 +75,10 @@ type Deps struct {
 	// Trackers serves /v1/visibility/trackers (package visibility); nil
 	// leaves the routes out.
 	Trackers apiv1connect.TrackerServiceHandler
+	// Impact serves the impact of published posts (package impact:
+	// /v1/scheduler/{id}/impact, /v1/visibility/trackers/{id}/impact); nil
+	// leaves the routes out.
+	Impact apiv1connect.ImpactServiceHandler
 	// Events serves /v1/events (package events): subscriptions, their
 	// delivery logs, recent events; nil leaves the routes out.
 	Events apiv1connect.EventServiceHandler

@@ -47,6 +47,8 @@ type Deps struct {
 	Trackers apiv1connect.TrackerServiceHandler
 	// Events gives list_event_subscriptions and list_recent_events.
 	Events apiv1connect.EventServiceHandler
+	// Impact gives get_post_impact and list_tracker_impact.
+	Impact apiv1connect.ImpactServiceHandler
 }
 
 // Server is the MCP server over the API handlers.

@@ -242,5 +242,5 @@ func (s *Server) toolTable() []toolDef {
 				}),
 		)
 	}
-	return t
+	return append(t, s.impactTools()...)
 }

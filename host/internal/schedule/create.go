@@ -30,6 +30,9 @@ type NewSchedule struct {
 	WebhookID *string
 	Confirm   *bool
 	Image     ImageInput
+	// Targets is the tracker and prompts the post is written for (both
+	// empty: none).
+	Targets Targets
 
 	// when is WhenToExport parsed by validate; nil when empty.
 	when *time.Time
@@ -41,6 +44,9 @@ type NewSchedule struct {
 // configured destination names. It trims ExportTo, defaults Status and
 // parses WhenToExport.
 func (in *NewSchedule) validate(destinations []string) error {
+	if err := in.Targets.validate(); err != nil {
+		return err
+	}
 	if in.Confirm != nil && !*in.Confirm {
 		return apierr.Invalid("confirm must be true: schedule only after the user approves")
 	}
@@ -100,12 +106,17 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in NewSchedule) 
 	if err := in.validate(s.destinationNames()); err != nil {
 		return Schedule{}, err
 	}
+	if err := s.checkTargets(ctx, p.WorkspaceID, in.Targets); err != nil {
+		return Schedule{}, err
+	}
 	plan, _ := s.plans.Get(p.Plan)
 	post, err := s.createPost(ctx, p, []NewSchedule{in}, in.Image, nil, plan)
 	if err != nil {
 		return Schedule{}, err
 	}
-	return post.Schedules[0], nil
+	out := post.Schedules[0]
+	out.Targets = in.Targets
+	return out, nil
 }
 
 // validateWith runs the destination plugin's Validate. Missing or bad

@@ -37,7 +37,8 @@ func (h *Handler) CreateSchedule(ctx context.Context, req *connect.Request[apiv1
 	in := NewSchedule{
 		ExportTo: m.ExportTo, Title: m.Title, Text: m.Text, Body: m.Content,
 		WhenToExport: m.WhenToExport, Status: m.Status, WebhookID: m.WebhookId, Confirm: m.Confirm,
-		Image: ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType, Alt: m.ImageAlt},
+		Image:   ImageInput{URL: m.ImageUrl, Base64: m.ImageBase64, FileName: m.ImageFileName, MIMEType: m.ImageMimeType, Alt: m.ImageAlt},
+		Targets: Targets{TrackerID: m.GetTrackerId(), Prompts: m.TargetPrompts},
 	}
 	if m.ContentToExport != nil {
 		in.Content = m.ContentToExport.AsMap()
@@ -109,6 +110,10 @@ func toProto(sc Schedule) *apiv1.Schedule {
 		Id: sc.ID, MongoId: sc.ID, ExportTo: sc.ExportTo, Status: sc.Status.String(), WebhookId: sc.WebhookID,
 		CreatedAt: apiconv.Timestamp(sc.CreatedAt), UpdatedAt: apiconv.Timestamp(sc.UpdatedAt), Attempts: int32(sc.Attempts),
 		LastError: sc.LastError, ExternalId: sc.ExternalID, ExternalUrl: sc.ExternalURL, PostId: sc.PostID,
+		TargetPrompts: sc.Targets.Prompts,
+	}
+	if sc.Targets.TrackerID != "" {
+		out.TrackerId = &sc.Targets.TrackerID
 	}
 	if sc.WhenToExport != nil {
 		out.WhenToExport = apiconv.Timestamp(*sc.WhenToExport)

@@ -270,9 +270,12 @@ func (s *Service) createPost(ctx context.Context, p auth.Principal, ins []NewSch
 	}
 	post := store.Post{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Title: titleOf(ins[0].Content), WhenToExport: when}
 	if r != nil {
+		if !first.Targets.Empty() {
+			return Post{}, apierr.Invalid("targetPrompts: a repeating post cannot target prompts (its impact is read per published post)")
+		}
 		return s.createRule(ctx, p, *r, post, rows)
 	}
-	if err := s.insertPost(ctx, &post, rows, s.quota.Cap(store.CountSchedules)); err != nil {
+	if err := s.insertPost(ctx, &post, rows, first.Targets, s.quota.Cap(store.CountSchedules)); err != nil {
 		return Post{}, err
 	}
 	return postOf(post, rows), nil
@@ -311,13 +314,20 @@ func (s *Service) prepare(ctx context.Context, p auth.Principal, in NewSchedule,
 		WebhookID: in.WebhookID, Content: body, ImageKey: img.Key}, nil
 }
 
-// insertPost stores post and its schedules rows (and the publish jobs of
+// insertPost stores post and its schedules rows (with their targets, and the publish jobs of
 // the pending ones) in one transaction. caps bound the workspace's waiting
 // schedules.
-func (s *Service) insertPost(ctx context.Context, post *store.Post, rows []store.Schedule, caps ...store.Cap) error {
+func (s *Service) insertPost(ctx context.Context, post *store.Post, rows []store.Schedule, targets Targets, caps ...store.Cap) error {
 	err := s.store.Tx(ctx, func(q store.Querier) error {
-		_, err := insertPostTx(ctx, s.store, s.queue, q, post, rows, caps...)
-		return err
+		if _, err := insertPostTx(ctx, s.store, s.queue, q, post, rows, caps...); err != nil {
+			return err
+		}
+		for i := range rows {
+			if err := s.insertTargets(ctx, q, &rows[i], targets); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return quota.Err(err)

@@ -90,6 +90,8 @@ type Schedule struct {
 	UpdatedAt   int64
 	// PostID is the post the schedule is one destination of.
 	PostID *string
+	// Targets is what the post is written for (zero: nothing).
+	Targets Targets
 }
 
 // fromStore is the schedule of a stored row.
@@ -121,6 +123,9 @@ type Deps struct {
 	// RepeatAhead is how long before they are due a new repeat rule's
 	// occurrences are created (default RepeatAhead).
 	RepeatAhead time.Duration
+	// Trackers checks a post's targets (nil: a post with targets is
+	// refused).
+	Trackers TargetChecker
 }
 
 // Service implements the scheduler for both API faces.
@@ -135,6 +140,8 @@ type Service struct {
 	log   hclog.Logger
 	quota *quota.Checker
 	ahead time.Duration
+	// trackers checks targets; nil refuses them.
+	trackers TargetChecker
 }
 
 // New returns the scheduler service; the error names each missing
@@ -149,7 +156,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		store: d.Store, queue: d.Queue, dests: d.Destinations, creds: d.Credentials, blobs: d.Blobs, plans: d.Plans,
 		fetch: sdk.GuardedHTTPClient(30*time.Second, d.AllowedPrivateCIDRs),
-		log:   d.Logger, quota: d.Quota, ahead: d.RepeatAhead,
+		log:   d.Logger, quota: d.Quota, ahead: d.RepeatAhead, trackers: d.Trackers,
 	}
 	if s.ahead <= 0 {
 		s.ahead = RepeatAhead
@@ -186,6 +193,9 @@ func (s *Service) List(ctx context.Context, p auth.Principal, skip int) ([]Sched
 	for i, sc := range rows {
 		list[i] = fromStore(sc)
 	}
+	if err := s.attachTargets(ctx, p.WorkspaceID, list); err != nil {
+		return nil, 0, err
+	}
 	return list, total, nil
 }
 
@@ -198,7 +208,14 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Schedul
 	if errors.Is(err, store.ErrNotFound) {
 		return Schedule{}, apierr.NotFound("schedule %s not found", id)
 	}
-	return fromStore(sc), err
+	if err != nil {
+		return Schedule{}, err
+	}
+	out := []Schedule{fromStore(sc)}
+	if err := s.attachTargets(ctx, p.WorkspaceID, out); err != nil {
+		return Schedule{}, err
+	}
+	return out[0], nil
 }
 
 // Delete cancels a pending schedule or removes a draft (or a failed one).

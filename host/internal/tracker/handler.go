@@ -274,7 +274,7 @@ func trackerProto(t Tracker) (*apiv1.Tracker, error) {
 		Active: t.Active, SlotTime: time.Date(2000, 1, 1, t.SlotMinute/60, t.SlotMinute%60, 0, 0, time.UTC).Format("15:04"),
 		CreatedAt: timestamppb.New(t.CreatedAt), UpdatedAt: timestamppb.New(t.UpdatedAt), SelfAliases: apiconv.NonNil(t.Setup.SelfAliases)}
 	for _, p := range t.Setup.Prompts {
-		out.Prompts = append(out.Prompts, &apiv1.TrackerPrompt{Text: p.Text, Tags: apiconv.NonNil(p.Tags)})
+		out.Prompts = append(out.Prompts, &apiv1.TrackerPrompt{Text: p.Text, Tags: apiconv.NonNil(p.Tags), Id: PromptID(p.Text)})
 	}
 	if t.Cadence == CadenceWeekly {
 		wd := weekdays[t.SlotWeekday]

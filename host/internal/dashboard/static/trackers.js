@@ -4,6 +4,8 @@
 // tracker, its trend: per engine the visibility of the brand and each
 // competitor, the sources and source gaps of the latest run, visibility
 // beside AI visits when the site is tracked, and a prompt's last answers.
+// The impact of the posts written for it and "Write for this gap" are
+// impact.js.
 // Routes: /v1/visibility/trackers[/{id}], …/{id}/run, …/{id}/trend,
 // …/{id}/trend.csv, POST /v1/ai/generate/seo-site-report/prefill,
 // GET /v1/ai/generate/seo-site-report (the latest run's sources).
@@ -11,6 +13,7 @@ import { get, post, put, del, pollJob } from './api.js';
 import { h, fill, errorBox, fmtTime, table, progress, jobText, field, palette } from './dom.js';
 import { lineChart } from './chart.js';
 import { listEditor } from './visibility.js';
+import { impactCard } from './impact.js';
 
 export const title = 'Visibility trackers';
 const API = '/v1/visibility/trackers';
@@ -185,6 +188,7 @@ async function showTrend(ctx, t, focus) {
       series.length === 0 ? h('p', { class: 'muted', id: 'trend-empty' }, 'No completed run yet.') : engineCharts(tr),
       sourcesPart(t, latest),
       trafficPart(tr.traffic),
+      impactCard(t),
       promptsPart(tr.prompts || []));
   } catch (err) {
     fill(box, heading, errorBox(err));

@@ -1258,7 +1258,13 @@ type CreateScheduleRequest struct {
 	// Several destinations: one post with a schedule per destination, each
 	// with the same contentToExport (POST /v1/posts takes a variant per
 	// destination). export_to is then its first id.
-	ExportToList  []string `protobuf:"bytes,16,rep,name=export_to_list,json=exportToList,proto3" json:"export_to_list,omitempty"`
+	ExportToList []string `protobuf:"bytes,16,rep,name=export_to_list,json=exportToList,proto3" json:"export_to_list,omitempty"`
+	// Prompts of tracker_id the post is written for: prompt ids or tags of
+	// that tracker. Once published, GET /v1/scheduler/{id}/impact compares
+	// the tracker's figures on them before and after.
+	TargetPrompts []string `protobuf:"bytes,40,rep,name=target_prompts,json=targetPrompts,proto3" json:"target_prompts,omitempty"`
+	// A tracker of the workspace; required with target_prompts.
+	TrackerId     *string `protobuf:"bytes,41,opt,name=tracker_id,json=trackerId,proto3,oneof" json:"tracker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1405,6 +1411,20 @@ func (x *CreateScheduleRequest) GetExportToList() []string {
 	return nil
 }
 
+func (x *CreateScheduleRequest) GetTargetPrompts() []string {
+	if x != nil {
+		return x.TargetPrompts
+	}
+	return nil
+}
+
+func (x *CreateScheduleRequest) GetTrackerId() string {
+	if x != nil && x.TrackerId != nil {
+		return *x.TrackerId
+	}
+	return ""
+}
+
 // Schedule is a stored post. The first nine fields are SPEC's; the others
 // report the publisher's progress.
 type Schedule struct {
@@ -1430,7 +1450,11 @@ type Schedule struct {
 	ExternalUrl *string                `protobuf:"bytes,13,opt,name=external_url,json=externalUrl,proto3,oneof" json:"external_url,omitempty"`
 	PublishedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=published_at,json=publishedAt,proto3" json:"published_at,omitempty"`
 	// The post this schedule is one destination of.
-	PostId        *string `protobuf:"bytes,15,opt,name=post_id,json=postId,proto3,oneof" json:"post_id,omitempty"`
+	PostId *string `protobuf:"bytes,15,opt,name=post_id,json=postId,proto3,oneof" json:"post_id,omitempty"`
+	// The tracker and its prompts (ids or tags) the post targets; empty
+	// when it targets none.
+	TargetPrompts []string `protobuf:"bytes,40,rep,name=target_prompts,json=targetPrompts,proto3" json:"target_prompts,omitempty"`
+	TrackerId     *string  `protobuf:"bytes,41,opt,name=tracker_id,json=trackerId,proto3,oneof" json:"tracker_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1566,6 +1590,20 @@ func (x *Schedule) GetPublishedAt() *timestamppb.Timestamp {
 func (x *Schedule) GetPostId() string {
 	if x != nil && x.PostId != nil {
 		return *x.PostId
+	}
+	return ""
+}
+
+func (x *Schedule) GetTargetPrompts() []string {
+	if x != nil {
+		return x.TargetPrompts
+	}
+	return nil
+}
+
+func (x *Schedule) GetTrackerId() string {
+	if x != nil && x.TrackerId != nil {
+		return *x.TrackerId
 	}
 	return ""
 }
@@ -3493,7 +3531,7 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xc5\x05\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\x9f\x06\n" +
 	"\x15CreateScheduleRequest\x12,\n" +
 	"\texport_to\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\b\x01R\awebhookR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
@@ -3512,14 +3550,18 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x0fimage_mime_type\x18\r \x01(\tR\rimageMimeType\x12\x1d\n" +
 	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12$\n" +
 	"\timage_alt\x18\x0f \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAlt\x12$\n" +
-	"\x0eexport_to_list\x18\x10 \x03(\tR\fexportToListB\b\n" +
+	"\x0eexport_to_list\x18\x10 \x03(\tR\fexportToList\x12%\n" +
+	"\x0etarget_prompts\x18( \x03(\tR\rtargetPrompts\x12\"\n" +
+	"\n" +
+	"tracker_id\x18) \x01(\tH\x05R\ttrackerId\x88\x01\x01B\b\n" +
 	"\x06_titleB\a\n" +
 	"\x05_textB\n" +
 	"\n" +
 	"\b_contentB\r\n" +
 	"\v_webhook_idB\n" +
 	"\n" +
-	"\b_confirm\"\xbd\x05\n" +
+	"\b_confirmB\r\n" +
+	"\v_tracker_id\"\x97\x06\n" +
 	"\bSchedule\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\bmongo_id\x18\x02 \x01(\tR\x03_id\x12\x1b\n" +
@@ -3541,13 +3583,17 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"externalId\x88\x01\x01\x12&\n" +
 	"\fexternal_url\x18\r \x01(\tH\x03R\vexternalUrl\x88\x01\x01\x12=\n" +
 	"\fpublished_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\vpublishedAt\x12\x1c\n" +
-	"\apost_id\x18\x0f \x01(\tH\x04R\x06postId\x88\x01\x01B\r\n" +
+	"\apost_id\x18\x0f \x01(\tH\x04R\x06postId\x88\x01\x01\x12%\n" +
+	"\x0etarget_prompts\x18( \x03(\tR\rtargetPrompts\x12\"\n" +
+	"\n" +
+	"tracker_id\x18) \x01(\tH\x05R\ttrackerId\x88\x01\x01B\r\n" +
 	"\v_webhook_idB\r\n" +
 	"\v_last_errorB\x0e\n" +
 	"\f_external_idB\x0f\n" +
 	"\r_external_urlB\n" +
 	"\n" +
-	"\b_post_id\"\x90\x01\n" +
+	"\b_post_idB\r\n" +
+	"\v_tracker_id\"\x90\x01\n" +
 	"\x16CreateScheduleResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x123\n" +
 	"\bschedule\x18\x02 \x01(\v2\x17.herald.api.v1.ScheduleR\bschedule\x12'\n" +

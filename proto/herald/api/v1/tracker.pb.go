@@ -25,9 +25,13 @@ const (
 
 // TrackerPrompt is a buyer prompt with its optional tags.
 type TrackerPrompt struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
-	Tags          []string               `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Text  string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Tags  []string               `protobuf:"bytes,2,rep,name=tags,proto3" json:"tags,omitempty"`
+	// Output only: the prompt's stable id ("p_" and 10 hex digits of the
+	// SHA-256 of its text, case folded), which a post's targetPrompts may
+	// name; ignored on input.
+	Id            string `protobuf:"bytes,3,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -74,6 +78,13 @@ func (x *TrackerPrompt) GetTags() []string {
 		return x.Tags
 	}
 	return nil
+}
+
+func (x *TrackerPrompt) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
 }
 
 // TrackerSkip is a slot that did not run, and why.
@@ -1163,10 +1174,11 @@ var File_herald_api_v1_tracker_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_tracker_proto_rawDesc = "" +
 	"\n" +
-	"\x1bherald/api/v1/tracker.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"7\n" +
+	"\x1bherald/api/v1/tracker.proto\x12\rherald.api.v1\x1a\x18herald/api/v1/rule.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"G\n" +
 	"\rTrackerPrompt\x12\x12\n" +
 	"\x04text\x18\x01 \x01(\tR\x04text\x12\x12\n" +
-	"\x04tags\x18\x02 \x03(\tR\x04tags\"Q\n" +
+	"\x04tags\x18\x02 \x03(\tR\x04tags\x12\x0e\n" +
+	"\x02id\x18\x03 \x01(\tR\x02id\"Q\n" +
 	"\vTrackerSkip\x12*\n" +
 	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xe6\x06\n" +
