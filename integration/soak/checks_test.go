@@ -103,18 +103,18 @@ func (r *recorder) finish(ctx context.Context, cfg config, all []string, slots m
 		t.Errorf("load: %d beacons and %d log requests failed; first: %s", r.c.beaconsFailed.Load(), r.c.logFailed.Load(), e)
 	}
 	accB, accL, crawl := r.c.beaconsAccepted.Load(), r.c.linesAccepted.Load(), r.c.linesCrawler.Load()
-	var events, sessions, hits, paths int64
+	var events, sessions, hits, lineIDs int64
 	stored := func() bool {
 		r.conn.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT session_id) FROM traffic_events WHERE kind = 'pageview'`).Scan(&events, &sessions)
-		r.conn.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT path) FROM crawler_hits`).Scan(&hits, &paths)
+		r.conn.QueryRow(ctx, `SELECT COUNT(*), COUNT(DISTINCT user_agent) FROM crawler_hits`).Scan(&hits, &lineIDs)
 		return events >= accB && hits >= crawl
 	}
 	testwait.Until(60*time.Second, stored) // the beacon inbox folds after the 202
 	if events != accB || sessions != accB {
 		t.Errorf("beacons: %d accepted, %d pageviews stored over %d sessions", accB, events, sessions)
 	}
-	if hits != crawl || paths != crawl || crawl != accL || accL != r.c.linesSent.Load() {
-		t.Errorf("log lines: %d sent, %d accepted, %d crawler hits answered, %d stored over %d paths", r.c.linesSent.Load(), accL, crawl, hits, paths)
+	if hits != crawl || lineIDs != crawl || crawl != accL || accL != r.c.linesSent.Load() {
+		t.Errorf("log lines: %d sent, %d accepted, %d crawler hits answered, %d stored with %d distinct line ids", r.c.linesSent.Load(), accL, crawl, hits, lineIDs)
 	}
 	line("beacons: %d sent, %d accepted (202), %d stored once each; log lines: %d sent in %d requests, %d accepted, %d stored once each",
 		r.c.beaconsSent.Load(), accB, events, r.c.linesSent.Load(), r.c.logRequests.Load(), accL, hits)
@@ -142,6 +142,7 @@ func (r *recorder) finish(ctx context.Context, cfg config, all []string, slots m
 	// Resources and bytes per row.
 	line("hosts: %.1f CPU-s in all (both process trees, plugins included) over %s: %.2f cores on average; peak RSS %s MB, peak PostgreSQL connections %d",
 		r.cpuTotal.Seconds(), time.Since(r.began).Round(time.Second), r.cpuTotal.Seconds()/time.Since(r.began).Seconds(), mb(r.peakRSS), r.peakConns)
+	line("database: %.1f CPU-s in the PostgreSQL backends serving the hosts (%.2f cores on average)", r.dbCPU.Seconds(), r.dbCPU.Seconds()/time.Since(r.began).Seconds())
 	sizes, err := tableSizes(ctx, r.conn)
 	if err != nil {
 		t.Fatal(err)

@@ -106,15 +106,20 @@ func beacon(client *http.Client, hosts []string, sites []site, c *counters, i in
 	c.beaconsAccepted.Add(1)
 }
 
+// logPaths is how many pages a site's crawler lines spread over (a site
+// of a few thousand pages, as crawlers see it).
+const logPaths = 2000
+
 // logBatch posts lines crawler lines (Combined Log Format, GPTBot from a
-// published address, each with a path of its own) for one site through one
-// host, with the site's ingest secret.
+// published address) for one site through one host, with the site's
+// ingest secret. Each line's user agent ends with the line's own id, so
+// the stored hits can be matched one to one with the lines sent.
 func logBatch(client *http.Client, hosts []string, sites []site, c *counters, batch int64, lines int) {
 	s := sites[int(batch)%len(sites)]
 	var b strings.Builder
 	at := time.Now().UTC().Format("02/Jan/2006:15:04:05 -0700")
 	for j := range lines {
-		fmt.Fprintf(&b, "20.171.206.%d - - [%s] \"GET /soak/%d/%d HTTP/1.1\" 200 5123 \"-\" %q\n", 1+j%250, at, batch, j, gptbotUA)
+		fmt.Fprintf(&b, "20.171.206.%d - - [%s] \"GET /docs/%d HTTP/1.1\" 200 5123 \"-\" \"%s line-%d-%d\"\n", 1+j%250, at, (int(batch)*lines+j)%logPaths, gptbotUA, batch, j)
 	}
 	req, _ := http.NewRequest("POST", hosts[int(batch)%len(hosts)]+"/v1/ai-traffic/logs", strings.NewReader(b.String()))
 	req.Header.Set("Content-Type", "text/plain")
@@ -211,6 +216,9 @@ func (r *reader) read(i int64) {
 	case 0:
 		route, path = "GET /v1/visibility/trackers", "/v1/visibility/trackers"
 	case 1:
+		if len(r.trackers[w]) == 0 {
+			return // a traffic-only run
+		}
 		route, path = "GET /v1/visibility/trackers/{id}", "/v1/visibility/trackers/"+r.trackers[w][int(i)%len(r.trackers[w])]
 	case 2:
 		route, path = "GET /v1/ai-traffic/stats", "/v1/ai-traffic/stats?days=30&siteKey="+r.sites[w][0].key

@@ -68,6 +68,7 @@ type usage struct {
 	rss          int64
 	procs        int
 	pgConns, rdb int
+	pgLocal      []int // local ports of the PostgreSQL connections
 }
 
 func hostUsage(root int, pgPort, redisPort int) usage {
@@ -82,16 +83,17 @@ func hostUsage(root int, pgPort, redisPort int) usage {
 		u.cpu += time.Duration(st.cpuTicks) * time.Second / clockTicks
 		u.rss += st.rssPages * page
 		pg, rd := sockets(pid, pgPort, redisPort)
-		u.pgConns += pg
+		u.pgConns += len(pg)
+		u.pgLocal = append(u.pgLocal, pg...)
 		u.rdb += rd
 	}
 	return u
 }
 
-// sockets counts the process's established TCP connections whose remote
-// port is pgPort or redisPort, matching its socket descriptors against
-// /proc/PID/net/tcp{,6}.
-func sockets(pid, pgPort, redisPort int) (pg, rd int) {
+// sockets finds the process's established TCP connections whose remote
+// port is pgPort (their local ports) or redisPort (counted), matching its
+// socket descriptors against /proc/PID/net/tcp{,6}.
+func sockets(pid, pgPort, redisPort int) (pg []int, rd int) {
 	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	inodes := map[string]bool{}
 	for _, fd := range fds {
@@ -111,15 +113,53 @@ func sockets(pid, pgPort, redisPort int) (pg, rd int) {
 				continue
 			}
 			port, _ := strconv.ParseInt(f[2][strings.LastIndexByte(f[2], ':')+1:], 16, 32)
+			local, _ := strconv.ParseInt(f[1][strings.LastIndexByte(f[1], ':')+1:], 16, 32)
 			switch int(port) {
 			case pgPort:
-				pg++
+				pg = append(pg, int(local))
 			case redisPort:
 				rd++
 			}
 		}
 	}
 	return pg, rd
+}
+
+// backends measures the CPU of the PostgreSQL backends serving the hosts'
+// connections (found by their client ports), against the previous call.
+type backends struct {
+	last map[int]int64 // backend pid -> CPU ticks
+}
+
+func (b *backends) cpu(ctx context.Context, conn *pgx.Conn, ports []int) time.Duration {
+	rows, err := conn.Query(ctx, `SELECT pid, client_port FROM pg_stat_activity WHERE client_port = ANY($1)`, ports)
+	if err != nil {
+		return 0
+	}
+	var pids []int
+	for rows.Next() {
+		var pid, port int
+		if rows.Scan(&pid, &port) == nil {
+			pids = append(pids, pid)
+		}
+	}
+	rows.Close()
+	now := map[int]int64{}
+	var delta int64
+	for _, pid := range pids {
+		st, ok := readStat(pid)
+		if !ok {
+			continue
+		}
+		now[pid] = st.cpuTicks
+		if prev, seen := b.last[pid]; seen {
+			delta += st.cpuTicks - prev
+		} else if b.last != nil {
+			delta += st.cpuTicks // opened during the interval
+		}
+	}
+	b.last = now
+	return time.Duration(delta) * time.Second / clockTicks
 }
 
 // dbSize is the bytes of the run's schema (tables, indexes and TOAST).

@@ -44,6 +44,8 @@ type recorder struct {
 	peakRSS   int64
 	peakConns int
 	rows      int
+	db        backends
+	dbCPU     time.Duration
 }
 
 func newRecorder(t *testing.T, cfg config, a, b *harness.Proc, conn *pgx.Conn, eng *engine, c *counters, lat *latencies) *recorder {
@@ -61,14 +63,18 @@ func newRecorder(t *testing.T, cfg config, a, b *harness.Proc, conn *pgx.Conn, e
 	}
 	t.Cleanup(func() { f.Close() })
 	fmt.Fprintf(f, "# %s\n", cfg)
-	fmt.Fprintln(f, "elapsed_s\tcpu_cores_a\tcpu_cores_b\trss_mb_a\trss_mb_b\tprocs\tdb_mb\tpg_conns_a\tpg_conns_b\tredis_conns\tbeacons_per_s\tlog_lines_per_s\truns_done\tengine_calls_per_s\tread_p99_ms_worst_route\tread_p99_ms_by_route")
+	fmt.Fprintln(f, "elapsed_s\tcpu_cores_a\tcpu_cores_b\tdb_cpu_cores\trss_mb_a\trss_mb_b\tprocs\tdb_mb\tpg_conns_a\tpg_conns_b\tredis_conns\tbeacons_per_s\tlog_lines_per_s\truns_done\tengine_calls_per_s\tread_p99_ms_worst_route\tread_p99_ms_by_route")
 	pg, rd := ports(os.Getenv("HERALD_TEST_DATABASE_URL"), os.Getenv("HERALD_TEST_REDIS_URL"))
 	r := &recorder{t: t, hosts: []*harness.Proc{a, b}, conn: conn, eng: eng, c: c, lat: lat, file: f, path: path,
 		began: time.Now(), every: cfg.every, pgPort: pg, redisPort: rd, bound: cfg.p99}
 	r.last, r.next = r.began, r.began.Add(cfg.every)
+	var ports []int
 	for _, h := range r.hosts {
-		r.prev = append(r.prev, hostUsage(h.PID(), pg, rd))
+		u := hostUsage(h.PID(), pg, rd)
+		r.prev = append(r.prev, u)
+		ports = append(ports, u.pgLocal...)
 	}
+	r.db.cpu(context.Background(), conn, ports)
 	return r
 }
 
@@ -88,7 +94,7 @@ func (r *recorder) sample(ctx context.Context) {
 	var cells []string
 	var cores []float64
 	var rss []int64
-	var pg []int
+	var pg, ports []int
 	procs, redis := 0, 0
 	for i, h := range r.hosts {
 		u := hostUsage(h.PID(), r.pgPort, r.redisPort)
@@ -96,10 +102,13 @@ func (r *recorder) sample(ctx context.Context) {
 		r.cpuTotal += u.cpu - r.prev[i].cpu
 		rss = append(rss, u.rss)
 		pg = append(pg, u.pgConns)
+		ports = append(ports, u.pgLocal...)
 		procs += u.procs
 		redis += u.rdb
 		r.prev[i] = u
 	}
+	dbCPU := r.db.cpu(ctx, r.conn, ports)
+	r.dbCPU += dbCPU
 	r.peakRSS = max(r.peakRSS, rss[0]+rss[1])
 	r.peakConns = max(r.peakConns, pg[0]+pg[1])
 	beacons, lines := r.c.beaconsAccepted.Load(), r.c.linesAccepted.Load()
@@ -116,7 +125,7 @@ func (r *recorder) sample(ctx context.Context) {
 	sort.Strings(routes)
 	r.worstP99 = max(r.worstP99, worst)
 	cells = append(cells, fmt.Sprintf("%.0f", now.Sub(r.began).Seconds()),
-		fmt.Sprintf("%.2f", cores[0]), fmt.Sprintf("%.2f", cores[1]), mb(rss[0]), mb(rss[1]), fmt.Sprint(procs),
+		fmt.Sprintf("%.2f", cores[0]), fmt.Sprintf("%.2f", cores[1]), fmt.Sprintf("%.2f", dbCPU.Seconds()/secs), mb(rss[0]), mb(rss[1]), fmt.Sprint(procs),
 		mb(dbSize(ctx, r.conn)), fmt.Sprint(pg[0]), fmt.Sprint(pg[1]), fmt.Sprint(redis),
 		fmt.Sprintf("%.1f", float64(beacons-r.prevB)/secs), fmt.Sprintf("%.1f", float64(lines-r.prevL)/secs),
 		fmt.Sprint(done-r.prevDone), fmt.Sprintf("%.1f", float64(calls-r.prevCalls)/secs),

@@ -73,7 +73,7 @@ plan "business" {
 	// inactive through the API, with prompts of their own so no answer
 	// comes from the answer cache).
 	client := loadgen.Client(64)
-	nws := (cfg.trackers + cfg.perWorkspace - 1) / cfg.perWorkspace
+	nws := max(1, (cfg.trackers+cfg.perWorkspace-1)/cfg.perWorkspace)
 	keys := make([]string, nws)
 	sites := make([][]site, nws)
 	trackers := make([][]string, nws)
@@ -108,7 +108,17 @@ plan "business" {
 			all = append(all, id)
 		}
 	}
-	// Slots: tracker i is due at start + i × window / trackers.
+	// Slots: the trackers taken round-robin over the workspaces (a
+	// workspace's trackers do not all fall due together), the i-th due at
+	// start + i × window / trackers.
+	all = all[:0]
+	for k := 0; k < cfg.perWorkspace; k++ {
+		for w := range nws {
+			if k < len(trackers[w]) {
+				all = append(all, trackers[w][k])
+			}
+		}
+	}
 	start := time.Now().Add(10 * time.Second).Truncate(time.Second)
 	slots := map[string]time.Time{}
 	for i, id := range all {
@@ -119,7 +129,10 @@ plan "business" {
 			t.Fatal(err)
 		}
 	}
-	lastSlot := slots[all[len(all)-1]]
+	lastSlot := start
+	if len(all) > 0 {
+		lastSlot = slots[all[len(all)-1]]
+	}
 
 	// Load: beacons, log lines and reads for the duration, from start.
 	time.Sleep(time.Until(start))
