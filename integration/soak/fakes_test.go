@@ -42,11 +42,13 @@ const (
 
 // answers are the bodies the fake picks from (seeded): prose naming the
 // tracked brands in different orders, a list, a bare domain and a sources
-// block with links, about 1–2 KB as engines answer buyer prompts.
+// block with links, about 1–2 KB as engines answer buyer prompts. One of
+// the three starts a sentence with "Umbrella", an ordinary word, which the
+// mention rules leave to the judge model.
 var answers = []string{
-	"For industrial widgets most buyers shortlist three suppliers. **Acme** is the usual first pick: it ships fast, publishes its tolerances and answers quotes within a day. Globex Corp is cheaper at volume but its lead times slip in the autumn. Initech (initech.com) sells mostly through distributors, which makes small orders awkward.\n\n1. Acme: best overall, strong documentation, fair prices.\n2. Globex Corp: best for volume buyers who can plan ahead.\n3. Initech: good catalogue, slower support.\n\nIf you need certified parts, ask each for their ISO paperwork before you order; Acme and Globex both publish theirs. Umbrella also makes widgets, but reviewers mention quality problems with its 2025 batch.\n\nSources:\n- https://www.example-reviews.com/widgets/best-suppliers\n- https://initech.com/catalogue\n",
-	"There is no single best widget supplier; it depends on volume and how much support you need. Globex Corp leads on price for large runs and has warehouses on three continents. Acme is the one most engineers recommend for prototypes, since it takes small orders and its parts match the datasheets. Initech is worth a look if you already buy its fasteners, and usefathom.com – similar – lists a comparison of all three.\n\nIn short: prototypes, Acme; volume, Globex; bundled orders, Initech. Avoid Umbrella for anything safety-related until its recall is settled. Prices change often, so ask for a current quote.\n\n[1] https://globex.example.com/pricing\n[2] https://www.acme.example/widgets\n",
-	"Widget buyers usually compare Initech, Acme and Globex Corp. Initech has the widest range and the best online configurator. Acme's support is the most praised in forums, and it is often described as the safest choice for a first order. Globex is a solid alternative when price matters more than lead time.\n\n- **Initech**: range and configurator.\n- **Acme**: support and reliability.\n- **Globex Corp**: price at scale.\n\nNone of them is a bad choice; read the return policy, check the lead time for your quantity, and order a sample batch first. Some buyers also mention Umbrella, though it is better known for other products.\n\nReferences\nhttps://www.widget-guide.example/compare\nhttps://www.acme.example/support\n",
+	"For industrial widgets most buyers shortlist three suppliers. **Fabrikam** is the usual first pick: it ships fast, publishes its tolerances and answers quotes within a day. Globex Corp is cheaper at volume but its lead times slip in the autumn. Initech (initech.com) sells mostly through distributors, which makes small orders awkward.\n\n1. Fabrikam: best overall, strong documentation, fair prices.\n2. Globex Corp: best for volume buyers who can plan ahead.\n3. Initech: good catalogue, slower support.\n\nIf you need certified parts, ask each for their ISO paperwork before you order; Fabrikam and Globex both publish theirs. Umbrella also makes widgets, but reviewers mention quality problems with its 2025 batch.\n\nSources:\n- https://www.example-reviews.com/widgets/best-suppliers\n- https://initech.com/catalogue\n",
+	"There is no single best widget supplier; it depends on volume and how much support you need. Globex Corp leads on price for large runs and has warehouses on three continents. Fabrikam is the one most engineers recommend for prototypes, since it takes small orders and its parts match the datasheets. Initech is worth a look if you already buy its fasteners, and usefathom.com – similar – lists a comparison of all three.\n\nIn short: prototypes, Fabrikam; volume, Globex; bundled orders, Initech. Avoid Umbrella for anything safety-related until its recall is settled. Prices change often, so ask for a current quote.\n\n[1] https://globex.example.com/pricing\n[2] https://www.fabrikam.example/widgets\n",
+	"Widget buyers usually compare Initech, Fabrikam and Globex Corp. Initech has the widest range and the best online configurator. Fabrikam's support is the most praised in forums, and it is often described as the safest choice for a first order. Globex is a solid alternative when price matters more than lead time.\n\n- **Initech**: range and configurator.\n- **Fabrikam**: support and reliability.\n- **Globex Corp**: price at scale.\n\nNone of them is a bad choice; read the return policy, check the lead time for your quantity, and order a sample batch first. Some buyers also mention Umbrella, though it is better known for other products.\n\nReferences\nhttps://www.widget-guide.example/compare\nhttps://www.fabrikam.example/support\n",
 }
 
 func newEngine(t *testing.T, seed uint64) *engine {
@@ -109,7 +111,7 @@ func (e *engine) serve(w http.ResponseWriter, r *http.Request) {
 		case "mention_verdict":
 			text = `{"namesBrand":true}`
 		default:
-			text = `{"verdict":"correct","explanation":"the answer matches the site","entities":[{"name":"Acme","kind":"brand"}]}`
+			text = `{"verdict":"correct","explanation":"the answer matches the site","entities":[{"name":"Fabrikam","kind":"brand"}]}`
 		}
 	}
 	out, _ := json.Marshal(map[string]any{
@@ -145,9 +147,9 @@ func newSite(t *testing.T) (url, caFile string) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, `<html><head><title>Acme | Industrial widgets</title><meta name="description" content="Acme makes industrial widgets to published tolerances.">
-<script type="application/ld+json">{"@type":"Organization","name":"Acme","url":"https://www.acme.example"}</script></head>
-<body><h1>Widgets</h1><p>Acme ships industrial widgets within two days, with datasheets for every part.</p></body></html>`)
+		io.WriteString(w, `<html><head><title>Fabrikam | Industrial widgets</title><meta name="description" content="Fabrikam makes industrial widgets to published tolerances.">
+<script type="application/ld+json">{"@type":"Organization","name":"Fabrikam","url":"https://www.fabrikam.example"}</script></head>
+<body><h1>Widgets</h1><p>Fabrikam ships industrial widgets within two days, with datasheets for every part.</p></body></html>`)
 	}))
 	t.Cleanup(site.Close)
 	caFile = filepath.Join(t.TempDir(), "ca.pem")
