@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/adminstore"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,11 +94,11 @@ func TestKeysRevokeAndRotate(t *testing.T) {
 	}
 	second := keyRe.FindString(out)
 	st := openTestStore(t, dir)
-	ws, err := st.WorkspaceByName(context.Background(), "acme")
+	ws, err := adminstore.New(st).WorkspaceByName(context.Background(), "acme")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := st.ListAPIKeys(context.Background(), ws.ID)
+	keys, err := adminstore.New(st).ListAPIKeys(context.Background(), ws.ID)
 	if err != nil || len(keys) != 2 {
 		t.Fatalf("ListAPIKeys: %v %+v", err, keys)
 	}
@@ -159,7 +160,7 @@ func TestWorkspacesSetPlan(t *testing.T) {
 	if _, _, err := herald(t, dir, "workspaces", "set-plan", "--workspace", "acme", "--plan", "enterprise"); err != nil {
 		t.Fatal(err)
 	}
-	ws, err := openTestStore(t, dir).WorkspaceByName(context.Background(), "acme")
+	ws, err := adminstore.New(openTestStore(t, dir)).WorkspaceByName(context.Background(), "acme")
 	if err != nil || ws.Plan != "enterprise" {
 		t.Fatalf("plan after set-plan: %+v %v", ws, err)
 	}

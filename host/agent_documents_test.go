@@ -11,7 +11,7 @@ import (
 // the two names must stay one.
 func TestTheAgentKnowsTheBlogJobByName(t *testing.T) {
 	t.Parallel()
-	if agent.BlogJobName != content.JobBlogPost {
-		t.Fatalf("agent.BlogJobName = %q, content.JobBlogPost = %q", agent.BlogJobName, content.JobBlogPost)
+	if agent.JobBlogPost != content.JobBlogPost {
+		t.Fatalf("agent.JobBlogPost = %q, content.JobBlogPost = %q", agent.JobBlogPost, content.JobBlogPost)
 	}
 }

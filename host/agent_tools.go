@@ -10,6 +10,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/content"
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // agentVisibility gives the agent the caller's latest completed visibility
@@ -58,7 +59,7 @@ func visibilitySnapshot(v *visibility.View) *agent.VisibilitySnapshot {
 // withSpread adds to a score how sure it is and its change, in the words
 // the model must use (a change is "no significant change" unless its
 // interval excludes 0).
-func withSpread(sc agent.VisibilityScore, sp *visibility.Spread, ch *visibility.Change) agent.VisibilityScore {
+func withSpread(sc agent.VisibilityScore, sp *scoring.Spread, ch *scoring.Change) agent.VisibilityScore {
 	if sp != nil {
 		sc.Answers, sc.Prompts = sp.N, sp.Prompts
 		if sp.Interval != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 func TestTheAgentReadsAReportsScoresInputsAndAdvice(t *testing.T) {
@@ -15,15 +17,15 @@ func TestTheAgentReadsAReportsScoresInputsAndAdvice(t *testing.T) {
 	v := &visibility.View{
 		CreatedAt: time.UnixMilli(1_700_000_000_000),
 		Input: visibility.Input{WebsiteURL: "https://acme.test", Prompts: []string{"best crm"},
-			Competitors: []visibility.CompetitorInput{visibility.ParseCompetitor("Globex (globex.test)"), {Name: "Initech"}}},
+			Competitors: []analysis.CompetitorInput{analysis.ParseCompetitor("Globex (globex.test)"), {Name: "Initech"}}},
 		Engines: []string{"gpt-4o"},
-		Computed: &visibility.Computed{
-			Scores: visibility.Scores{
-				AIVisibility:        visibility.AIVisibilityScore{Score: 61, Interpretation: &meaning, Providers: map[string]*float64{"gpt-4o": &high}},
-				EntityUnderstanding: visibility.EntityUnderstandingScore{Score: 70, Interpretation: "clear"},
-				ShareOfVoice:        visibility.ShareOfVoiceScore{Score: 25, Interpretation: "low"},
+		Computed: &scoring.Computed{
+			Scores: scoring.Scores{
+				AIVisibility:        scoring.AIVisibilityScore{Score: 61, Interpretation: &meaning, Providers: map[string]*float64{"gpt-4o": &high}},
+				EntityUnderstanding: scoring.EntityUnderstandingScore{Score: 70, Interpretation: "clear"},
+				ShareOfVoice:        scoring.ShareOfVoiceScore{Score: 25, Interpretation: "low"},
 			},
-			Recommendations: []visibility.Recommendation{{ID: "r1", Priority: "high", Title: "Add an about page", Detail: "d", Evidence: []string{"e"}}},
+			Recommendations: []scoring.Recommendation{{ID: "r1", Priority: "high", Title: "Add an about page", Detail: "d", Evidence: []string{"e"}}},
 		},
 	}
 	s := visibilitySnapshot(v)

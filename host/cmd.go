@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/adminstore"
 	"io"
 	"time"
 
@@ -128,7 +129,7 @@ func verbs(name, usage string, table map[string]command) command {
 // workspaceNamed looks a workspace up by name; a missing one is the error
 // "<what>: no workspace NAME".
 func workspaceNamed(ctx context.Context, st *store.Store, what, name string) (store.Workspace, error) {
-	ws, err := st.WorkspaceByName(ctx, name)
+	ws, err := adminstore.New(st).WorkspaceByName(ctx, name)
 	if errors.Is(err, store.ErrNotFound) {
 		return ws, fmt.Errorf("%s: no workspace %q", what, name)
 	}

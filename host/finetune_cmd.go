@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"io"
 
 	"github.com/heraldhq/herald/host/internal/finetune"
@@ -44,7 +45,7 @@ func finetuneCmd(ctx context.Context, args []string, getenv func(string) string,
 	}
 	voice := ""
 	if *voiceID != "" {
-		v, err := st.GetWorkspaceVoice(ctx, ws.ID, *voiceID)
+		v, err := voicestore.New(st).GetWorkspaceVoice(ctx, ws.ID, *voiceID)
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("finetune start: --voice: workspace %q has no brand voice %q", *workspace, *voiceID)
 		}

@@ -25,16 +25,16 @@ type jobAreas struct {
 func jobTable(a jobAreas) []jobs.Route {
 	t := []jobs.Route{
 		// voice: website and file voices created in a job, and their refreshes.
-		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(a.voices.RunCreate), Options: voice.JobOptions},
-		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(a.voices.RunRefresh), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(a.voices.RunCreate), Options: voice.SourceJobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(a.voices.RunRefresh), Options: voice.SourceJobOptions},
 		// content: improvements and blog posts, on contentQueue.
 		{Queue: jobs.ContentQueue, Name: content.JobImproveSimple, Handler: jobs.HandlerFunc(a.content.RunImproveSimple), Options: content.ImproveJobOptions},
 		{Queue: jobs.ContentQueue, Name: content.JobImproveValidated, Handler: jobs.HandlerFunc(a.content.RunImproveValidated), Options: content.ImproveJobOptions},
 		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(a.content.RunBlogPost), Options: content.BlogJobOptions},
 		// schedule: the publisher publishes one due post a job.
-		{Queue: jobs.ContentQueue, Name: schedule.PublishJobName, Handler: a.publisher, Options: a.publisher.JobOptions()},
+		{Queue: jobs.ContentQueue, Name: schedule.JobPublish, Handler: a.publisher, Options: a.publisher.JobOptions()},
 		// visibility: a report (crawl, engines, judge, scores).
-		{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(a.visibility.RunReport), Options: visibility.ReportJobOptions},
+		{Queue: jobs.SEOQueue, Name: visibility.JobReport, Handler: jobs.HandlerFunc(a.visibility.RunReport), Options: visibility.ReportJobOptions},
 	}
 	// generate: the text jobs by name, and the aiQueue fallback (no name):
 	// every aiQueue job without a handler of its own is a text job named by

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/adminstore"
 	"io"
 	"slices"
 	"strings"
@@ -72,7 +73,7 @@ func keysCreate(ctx context.Context, args []string, getenv func(string) string, 
 	// An existing workspace keeps its plan unless told otherwise: a --plan
 	// that differs is an error, not silently ignored.
 	newPlan := *plan
-	switch ws, err := st.WorkspaceByName(ctx, *workspace); {
+	switch ws, err := adminstore.New(st).WorkspaceByName(ctx, *workspace); {
 	case errors.Is(err, store.ErrNotFound):
 		if newPlan == "" {
 			newPlan = "business"
@@ -125,7 +126,7 @@ func keysList(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	keys, err := st.ListAPIKeys(ctx, wsID)
+	keys, err := adminstore.New(st).ListAPIKeys(ctx, wsID)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func keysRevoke(ctx context.Context, verb string, args []string, getenv func(str
 	if id == "" || (fs.NArg() > 0 && fs.Arg(0) != id) {
 		return fmt.Errorf("usage: herald keys %s KEY_ID (see herald keys list)", verb)
 	}
-	k, err := st.GetAPIKey(ctx, id)
+	k, err := adminstore.New(st).GetAPIKey(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("keys %s: no key with id %q (see herald keys list)", verb, id)
 	} else if err != nil {
@@ -187,7 +188,7 @@ func keysRevoke(ctx context.Context, verb string, args []string, getenv func(str
 		secret, hash = auth.GenerateKey()
 		next = &store.APIKey{Prefix: secret[:7], Hash: hash}
 	}
-	if err := st.RevokeAPIKey(ctx, id, next); errors.Is(err, store.ErrNotFound) {
+	if err := adminstore.New(st).RevokeAPIKey(ctx, id, next); errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("keys %s: key %s is already revoked", verb, id)
 	} else if err != nil {
 		return err

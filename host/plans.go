@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/plansstore"
 	"os"
 
 	"github.com/hashicorp/go-hclog"
@@ -38,7 +39,7 @@ func hostName() string {
 // returns the Sync that keeps them current (a lifecycle part).
 func startPlans(ctx context.Context, st *store.Store, cfg *config.Config, log hclog.Logger, table *plans.Table, queue *jobs.Queue) (*plans.Sync, error) {
 	sync, err := plans.NewSync(plans.SyncDeps{
-		Store: st, Table: table, RedisURL: cfg.RedisURL, Logger: log,
+		Store: plansstore.New(st), Table: table, RedisURL: cfg.RedisURL, Logger: log,
 		OnApply: func(s plans.Snapshot) { queue.SetCaps(jobCaps(s.Plans)) },
 	})
 	if err != nil {
@@ -48,7 +49,7 @@ func startPlans(ctx context.Context, st *store.Store, cfg *config.Config, log hc
 	if _, _, err := sync.Publish(ctx, mine, true); err != nil {
 		return nil, fmt.Errorf("plans: %w", err)
 	}
-	if pv, err := st.LatestPlanVersion(ctx); err == nil && pv.Digest != plans.Digest(mine) {
+	if pv, err := plansstore.New(st).LatestPlanVersion(ctx); err == nil && pv.Digest != plans.Digest(mine) {
 		log.Warn("the plans and caps in this host's configuration differ from the stored version every host applies; SIGHUP or `herald plans apply FILE` stores them",
 			"version", pv.Version, "source", pv.Source)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/plansstore"
 	"io"
 
 	"github.com/heraldhq/herald/config"
@@ -32,7 +33,7 @@ func plansApply(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	defer st.Close()
-	sync, err := plans.NewSync(plans.SyncDeps{Store: st, RedisURL: cfg.RedisURL})
+	sync, err := plans.NewSync(plans.SyncDeps{Store: plansstore.New(st), RedisURL: cfg.RedisURL})
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func plansShow(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer st.Close()
-	pv, err := st.LatestPlanVersion(ctx)
+	pv, err := plansstore.New(st).LatestPlanVersion(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		return errors.New("no plans version is stored yet: the first `herald serve` stores one")
 	}

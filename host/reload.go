@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"maps"
 	"os"
 	"os/signal"
@@ -14,7 +15,6 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
-	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // reloadedFields are the config.Config fields a SIGHUP applies: the plugin
@@ -71,7 +71,7 @@ func applyReload(log hclog.Logger, cur, next *config.Config, reloadPlugins func(
 // planApplier applies a config's plans to this host alone (no stored
 // version: tests of the reload): the plans replace the live table and
 // their jobs_running/jobs_queued the queue's caps.
-func planApplier(table *plans.Table, setCaps func(store.JobCaps)) func(*config.Config) (int64, error) {
+func planApplier(table *plans.Table, setCaps func(jobstore.JobCaps)) func(*config.Config) (int64, error) {
 	return func(c *config.Config) (int64, error) {
 		table.Set(c.Plans)
 		setCaps(jobCaps(c.Plans))
@@ -80,10 +80,10 @@ func planApplier(table *plans.Table, setCaps func(store.JobCaps)) func(*config.C
 }
 
 // jobCaps are the job queue's per-plan caps (jobs_running, jobs_queued).
-func jobCaps(byName map[string]config.Plan) store.JobCaps {
-	caps := store.JobCaps{ByPlan: map[string]store.JobCap{}}
+func jobCaps(byName map[string]config.Plan) jobstore.JobCaps {
+	caps := jobstore.JobCaps{ByPlan: map[string]jobstore.JobCap{}}
 	for name, p := range byName {
-		caps.ByPlan[name] = store.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
+		caps.ByPlan[name] = jobstore.JobCap{Running: p.JobsRunning, Queued: p.JobsQueued}
 	}
 	// A workspace whose plan config does not know gets the free plan's caps.
 	caps.Default = caps.ByPlan["free"]

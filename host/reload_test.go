@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/plans"
-	"github.com/heraldhq/herald/host/internal/store"
 )
 
 func TestReloadAppliesLogLevelAndNamesWhatNeedsARestart(t *testing.T) {
@@ -128,8 +128,8 @@ func TestReloadAppliesPlansToTheTableAndTheJobCaps(t *testing.T) {
 }
 `)
 	table := plans.New(cur.Plans)
-	var caps []store.JobCaps
-	apply := planApplier(table, func(c store.JobCaps) { caps = append(caps, c) })
+	var caps []jobstore.JobCaps
+	apply := planApplier(table, func(c jobstore.JobCaps) { caps = append(caps, c) })
 	var buf bytes.Buffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
 
@@ -147,7 +147,7 @@ func TestReloadAppliesPlansToTheTableAndTheJobCaps(t *testing.T) {
 	if pro, ok := table.Get("pro"); !ok || pro.PromptsPerReport != 7 || pro.MonthlyAICredits != 3 {
 		t.Fatalf("plan table after reload: pro %+v, %v; want prompts_per_report 7, monthly_ai_credits 3", pro, ok)
 	}
-	if len(caps) != 1 || caps[0].ByPlan["pro"] != (store.JobCap{Running: 1, Queued: 2}) {
+	if len(caps) != 1 || caps[0].ByPlan["pro"] != (jobstore.JobCap{Running: 1, Queued: 2}) {
 		t.Fatalf("job caps after reload: %+v; want pro running 1, queued 2", caps)
 	}
 	if caps[0].Default != caps[0].ByPlan["free"] {

@@ -33,6 +33,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/tracker"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
 	"github.com/heraldhq/herald/host/internal/visibility"
@@ -241,7 +242,8 @@ type areas struct {
 	publisher    *schedule.Publisher
 	sweeper      *schedule.ImageSweeper
 	reports      *visibility.Service
-	trackers     *visibility.TrackerScheduler
+	trackerSvc   *tracker.Service
+	trackers     *tracker.Scheduler
 	traffic      *traffic.Service
 	analytics    *analytics.Service
 	agent        *agent.Service
@@ -316,20 +318,19 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 			return providerHasKey(cfg, provider, getenv)
 		})
 	}
+	engineProvider := func(engine string) string { // engine → AI traffic source and operator
+		if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {
+			return m.Deployments[0].Provider
+		}
+		return ""
+	}
 	reports, err := visibility.New(visibility.Deps{
 		Store: st, Queue: queue, Quota: caps, Models: pluginMgr, Plans: planTable, Config: visCfg, Logger: log,
-		Site: siteFetcher, Slots: slots,
-		EngineProvider: func(engine string) string { // trackers: engine → AI traffic source
-			if m, ok := cfg.Models[engine]; ok && len(m.Deployments) > 0 {
-				return m.Deployments[0].Provider
-			}
-			return ""
-		},
+		Site: siteFetcher, Slots: slots, EngineProvider: engineProvider,
 	})
 	if err != nil {
 		return err
 	}
-	trackers := visibility.NewTrackerScheduler(reports, cfg.Visibility.TrackerTick)
 	// The agent runs its tools through the same services as the routes
 	// behind them.
 	// Google Analytics through the ga4 analytics source plugin: stats come
@@ -349,12 +350,19 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	trackerSvc, err := tracker.New(tracker.Deps{
+		Store: st, Queue: queue, Quota: caps, Plans: planTable, Logger: log, Reports: reports, Traffic: trafficSvc, EngineProvider: engineProvider,
+	})
+	if err != nil {
+		return err
+	}
+	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
 	tuning, err := finetune.New(finetune.Deps{Store: st, Plugins: pluginMgr, Logger: log})
 	if err != nil {
 		return err
 	}
 	agentSvc, err := agent.New(agent.Deps{
-		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler,
+		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler, Jobs: queue,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc),
 		FineTune: tuning, Tuned: tuned,
@@ -390,7 +398,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	*a = areas{
 		events: eventSvc, deliverer: deliverer,
 		voices: voices, generator: generator, content: contentSvc, destinations: destinations,
-		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackers: trackers,
+		scheduler: scheduler, publisher: publisher, sweeper: sweeper, reports: reports, trackerSvc: trackerSvc, trackers: trackers,
 		traffic: trafficSvc, analytics: analyticsSvc, agent: agentSvc,
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	heraldmcp "github.com/heraldhq/herald/host/internal/mcp"
 	"github.com/heraldhq/herald/host/internal/schedule"
+	"github.com/heraldhq/herald/host/internal/tracker"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -33,7 +34,7 @@ func buildAPI(b *base, a *areas) http.Handler {
 		voiceAPI       = voice.NewHandler(voices)
 		contentAPI     = content.NewHandler(contentSvc)
 		visibilityAPI  = visibility.NewHandler(reports)
-		trackerAPI     = visibility.NewTrackerHandler(reports)
+		trackerAPI     = tracker.NewHandler(a.trackerSvc)
 		trafficAPI     = traffic.NewHandler(trafficSvc)
 		crawlerAPI     = traffic.NewCrawlerHandler(trafficSvc)
 		eventsAPI      = events.NewHandler(a.events)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 const visibilityUsage = "usage: herald visibility rescore [--workspace NAME]"
@@ -40,6 +41,6 @@ func visibilityCmd(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return fmt.Errorf("visibility rescore: %w", err)
 	}
-	fmt.Fprintf(stdout, "Rescored %d report(s) under scoring version %d.\n", len(done), visibility.ScoringVersion)
+	fmt.Fprintf(stdout, "Rescored %d report(s) under scoring version %d.\n", len(done), analysis.ScoringVersion)
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // A report stored under scoring version 1 (Initech counted from a URL) is
@@ -48,8 +49,8 @@ func TestVisibilityRescoreRecomputesStoredReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c visibility.Computed
-	if err := json.Unmarshal([]byte(*got.Result), &c); err != nil || c.ScoringVersion != visibility.ScoringVersion || c.Scores.AIVisibility.Score != 100 {
+	var c scoring.Computed
+	if err := json.Unmarshal([]byte(*got.Result), &c); err != nil || c.ScoringVersion != analysis.ScoringVersion || c.Scores.AIVisibility.Score != 100 {
 		t.Errorf("rescored result: %s (%v)", *got.Result, err)
 	}
 	if _, _, err := herald(t, dir, "visibility", "rescore", "--workspace", "nope"); err == nil || !strings.Contains(err.Error(), `no workspace "nope"`) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/adminstore"
 	"io"
 	"slices"
 	"strings"
@@ -29,7 +30,7 @@ func workspacesList(ctx context.Context, args []string, getenv func(string) stri
 		return err
 	}
 	defer st.Close()
-	list, err := st.ListWorkspaces(ctx)
+	list, err := adminstore.New(st).ListWorkspaces(ctx)
 	if err != nil {
 		return err
 	}

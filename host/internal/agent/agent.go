@@ -3,6 +3,8 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -60,6 +62,16 @@ type Scheduler interface {
 	Create(ctx context.Context, p auth.Principal, in schedule.NewSchedule) (schedule.Schedule, error)
 	// Check runs Create's checks of the request itself, for a proposal.
 	Check(in schedule.NewSchedule) error
+	// CountsSince and RecentPosts feed the context summary.
+	CountsSince(ctx context.Context, workspaceID string, since int64) (store.ScheduleCounts, error)
+	RecentPosts(ctx context.Context, workspaceID string, limit int) ([]store.Schedule, error)
+}
+
+// Jobs reads the workspace's jobs (*jobs.Queue): one job for feedback,
+// the recent generated texts for the context summary.
+type Jobs interface {
+	Get(ctx context.Context, workspace, id string) (jobstore.Job, error)
+	RecentGenerated(ctx context.Context, workspace string, contentNames []string, limit int) ([]jobstore.FinishedJob, error)
 }
 
 // Voices reads the brand voices the caller can see (*voice.Service).
@@ -103,6 +115,7 @@ type Deps struct {
 	Models     Models
 	Traffic    Traffic
 	Scheduler  Scheduler
+	Jobs       Jobs
 	Voices     Voices
 	Images     Images
 	Visibility VisibilityFunc
@@ -129,6 +142,7 @@ type Service struct {
 	models        Models
 	traffic       Traffic
 	scheduler     Scheduler
+	jobs          Jobs
 	voices        Voices
 	images        Images
 	visibility    VisibilityFunc
@@ -177,7 +191,7 @@ func New(d Deps) (*Service, error) {
 	log := d.Logger.Named("agent")
 	s := &Service{
 		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
-		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, voices: d.Voices, images: d.Images,
+		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
 		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}
@@ -225,12 +239,12 @@ type BlockFeedback struct {
 	Comment *string
 }
 
-func sessionOf(c store.ChatSession) ChatSession {
+func sessionOf(c agentstore.ChatSession) ChatSession {
 	return ChatSession{ID: c.ID, Title: c.Title, Model: c.Model, MessageCount: c.MessageCount, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 		TrainingOptIn: c.TrainingOptIn}
 }
 
-func blocksOf(rows []store.ChatBlock) []Block {
+func blocksOf(rows []agentstore.ChatBlock) []Block {
 	out := make([]Block, len(rows))
 	for i, b := range rows {
 		out[i] = Block{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
@@ -242,10 +256,10 @@ func blocksOf(rows []store.ChatBlock) []Block {
 	return out
 }
 
-func blockRows(blocks []Block) []store.ChatBlock {
-	out := make([]store.ChatBlock, len(blocks))
+func blockRows(blocks []Block) []agentstore.ChatBlock {
+	out := make([]agentstore.ChatBlock, len(blocks))
 	for i, b := range blocks {
-		out[i] = store.ChatBlock{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
+		out[i] = agentstore.ChatBlock{ID: b.ID, Role: b.Role, Type: b.Type, Content: b.Content, Model: b.Model, ToolName: b.ToolName, ToolCallID: b.ToolCallID,
 			Action: b.Action, Args: b.Args, ConfirmToken: b.ConfirmToken, CreatedAt: b.CreatedAt}
 	}
 	return out
@@ -255,7 +269,7 @@ func blockRows(blocks []Block) []store.ChatBlock {
 // returns them as stored (times set).
 func (s *Service) appendBlocks(ctx context.Context, p auth.Principal, sessionID, title, model string, blocks []Block) ([]Block, error) {
 	rows := blockRows(blocks)
-	err := s.store.AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
+	err := agentstore.New(s.store).AppendChatBlocks(ctx, p.WorkspaceID, p.UserID, sessionID, title, model, rows)
 	return blocksOf(rows), err
 }
 
@@ -264,7 +278,7 @@ func (s *Service) ListSessions(ctx context.Context, p auth.Principal, skip int) 
 	if skip < 0 {
 		return nil, 0, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	rows, total, err := s.store.ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
+	rows, total, err := agentstore.New(s.store).ListChatSessions(ctx, p.WorkspaceID, p.UserID, skip, SessionPageSize)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -281,14 +295,14 @@ func (s *Service) LatestSession(ctx context.Context, p auth.Principal, skip int)
 	if skip < 0 {
 		return nil, nil, apierr.Invalid("skip must be 0 or more, got %d", skip)
 	}
-	c, err := s.store.LatestChatSession(ctx, p.WorkspaceID, p.UserID)
+	c, err := agentstore.New(s.store).LatestChatSession(ctx, p.WorkspaceID, p.UserID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := agentstore.New(s.store).ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	session := sessionOf(c)
 	return &session, blocksOf(blocks), err
 }
@@ -303,7 +317,7 @@ func (s *Service) Session(ctx context.Context, p auth.Principal, id string, skip
 	if err != nil {
 		return c, nil, err
 	}
-	blocks, err := s.store.ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
+	blocks, err := agentstore.New(s.store).ListChatBlocks(ctx, p.WorkspaceID, c.ID, skip, BlockPageSize)
 	return c, blocksOf(blocks), err
 }
 
@@ -311,7 +325,7 @@ func (s *Service) ownSession(ctx context.Context, p auth.Principal, id string) (
 	if strings.TrimSpace(id) == "" {
 		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	c, err := agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
@@ -335,13 +349,13 @@ func (s *Service) CreateSession(ctx context.Context, p auth.Principal, id string
 	if err := checkSessionID(id); err != nil {
 		return ChatSession{}, false, err
 	}
-	if c, err := s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
+	if c, err := agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, id); err == nil {
 		return sessionOf(c), false, nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, false, err
 	}
-	c := store.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-	if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+	c := agentstore.ChatSession{ID: id, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+	if err := agentstore.New(s.store).CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 		return ChatSession{}, false, apierr.Conflict("sessionId %s is already in use; generate another", id)
 	} else if err != nil {
 		return ChatSession{}, false, err
@@ -356,7 +370,7 @@ func (s *Service) SetSessionTraining(ctx context.Context, p auth.Principal, id s
 	if strings.TrimSpace(id) == "" {
 		return ChatSession{}, apierr.Invalid("sessionId is required")
 	}
-	err := s.store.SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
+	err := agentstore.New(s.store).SetChatSessionTraining(ctx, p.WorkspaceID, p.UserID, id, optIn)
 	if errors.Is(err, store.ErrNotFound) {
 		return ChatSession{}, apierr.NotFound("session %s not found", id)
 	}
@@ -371,7 +385,7 @@ func (s *Service) DeleteSession(ctx context.Context, p auth.Principal, id string
 	if strings.TrimSpace(id) == "" {
 		return apierr.Invalid("sessionId is required")
 	}
-	err := s.store.DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
+	err := agentstore.New(s.store).DeleteChatSession(ctx, p.WorkspaceID, p.UserID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("session %s not found", id)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"io"
 	"net/http"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"connectrpc.com/connect"
 
 	"github.com/heraldhq/herald/host/internal/agent"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -334,7 +334,7 @@ func TestFineTuningJobIsNullUntilOneExists(t *testing.T) {
 		t.Fatalf("no job: %s", res.Raw)
 	}
 	ft := "ft:gpt-4o:acme"
-	if err := b.store.InsertFineTuningJob(context.Background(), &store.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai",
+	if err := finetunestore.New(b.store).InsertFineTuningJob(context.Background(), &finetunestore.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai",
 		ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: &ft}); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func TestContextListsTheWorkspacesRecentDocuments(t *testing.T) {
 	day := int64(86_400_000)
 	t0 := int64(1_790_000_000_000)
 	job("j-text", ws, "aiQueue", "social_post", "completed", `{"model":"gpt-4o","text":"Write a launch post"}`, `{"text":"## Launch day is here\n\nWe shipped.","model":"gpt-4o"}`, t0)
-	job("j-blog", ws, "contentQueue", agent.BlogJobName, "completed", `{"title":"Ten widget tips"}`, `{"title":"Ten widget tips","content":"..."}`, t0+day)
+	job("j-blog", ws, "contentQueue", agent.JobBlogPost, "completed", `{"title":"Ten widget tips"}`, `{"title":"Ten widget tips","content":"..."}`, t0+day)
 	job("j-running", ws, "aiQueue", "text_generation", "active", `{"text":"not yet"}`, `null`, t0+2*day)
 	job("j-improve", ws, "contentQueue", "improve_simple", "completed", `{}`, `{"text":"x"}`, t0+2*day)
 	job("j-other", "another-workspace", "aiQueue", "text_generation", "completed", `{"text":"theirs"}`, `{"text":"Their text"}`, t0+3*day)

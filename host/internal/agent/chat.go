@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -150,7 +151,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, m Message, emit Em
 	}
 	var history []Block
 	if !isNew {
-		rows, err := s.store.RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
+		rows, err := agentstore.New(s.store).RecentChatBlocks(ctx, p.WorkspaceID, sessionID, historyBlocks)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -187,14 +188,14 @@ func (s *Service) sessionFor(ctx context.Context, p auth.Principal, id *string) 
 	if id == nil {
 		return store.NewID(), true, nil
 	}
-	_, err = s.store.GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
+	_, err = agentstore.New(s.store).GetChatSession(ctx, p.WorkspaceID, p.UserID, *id)
 	switch {
 	case err == nil:
 		return *id, false, nil
 	case !errors.Is(err, store.ErrNotFound):
 		return "", false, err
 	}
-	taken, err := s.store.ChatSessionExists(ctx, *id)
+	taken, err := agentstore.New(s.store).ChatSessionExists(ctx, *id)
 	if err != nil {
 		return "", false, err
 	}
@@ -229,8 +230,8 @@ func (s *Service) voiceFor(ctx context.Context, p auth.Principal, id *string, no
 // block in one append. It returns the blocks as stored.
 func (s *Service) save(ctx context.Context, p auth.Principal, sessionID string, isNew bool, title string, reply Reply) ([]Block, error) {
 	if isNew {
-		c := store.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
-		if err := s.store.CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
+		c := agentstore.ChatSession{ID: sessionID, WorkspaceID: p.WorkspaceID, UserID: p.UserID}
+		if err := agentstore.New(s.store).CreateChatSession(ctx, &c); errors.Is(err, store.ErrConflict) {
 			return nil, apierr.Conflict("sessionId %s was taken while answering; retry", sessionID)
 		} else if err != nil {
 			return nil, err

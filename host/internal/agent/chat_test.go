@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"slices"
 	"strings"
 	"testing"
@@ -140,12 +141,12 @@ func TestAMessageCostsOneCreditAndIsRefusedWhenSpent(t *testing.T) {
 	ctx := context.Background()
 	b.chat(t, b.acme, `{"model":"gpt-4o","text":"hi"}`).Want(t, 200)
 	month := b.quota.Month()
-	if used, _ := b.store.CreditsUsed(ctx, b.acmeP.WorkspaceID, month); used != 1 {
+	if used, _ := creditstore.New(b.store).CreditsUsed(ctx, b.acmeP.WorkspaceID, month); used != 1 {
 		t.Fatalf("credits used %d, want 1", used)
 	}
 	business, _ := b.plans.Get("business")
 	limit := business.MonthlyAICredits
-	if _, ok, err := b.store.ReserveCredits(ctx, b.acmeP.WorkspaceID, month, limit-1, limit); !ok || err != nil {
+	if _, ok, err := creditstore.New(b.store).ReserveCredits(ctx, b.acmeP.WorkspaceID, month, limit-1, limit); !ok || err != nil {
 		t.Fatal("could not spend the rest", err)
 	}
 	res := b.chat(t, b.acme, `{"model":"gpt-4o","text":"one more","sessionId":"spent-1"}`).Want(t, 403)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -19,17 +20,17 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	if _, err := s.ownSession(ctx, p, sessionID); err != nil {
 		return Reply{}, err
 	}
-	prop, err := s.store.ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
+	prop, err := agentstore.New(s.store).ClaimProposal(ctx, p.WorkspaceID, sessionID, token)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Reply{}, apierr.NotFound("no proposal with this confirm token in session %s", sessionID)
-	case errors.Is(err, store.ErrAlreadyConfirmed):
+	case errors.Is(err, agentstore.ErrAlreadyConfirmed):
 		return Reply{}, apierr.Conflict("this proposal was already confirmed")
 	case err != nil:
 		return Reply{}, err
 	}
 	release := func() {
-		if err := s.store.ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
+		if err := agentstore.New(s.store).ReleaseProposal(context.WithoutCancel(ctx), p.WorkspaceID, sessionID, token); err != nil {
 			s.log.Error("release proposal", "workspace", p.WorkspaceID, "error", err)
 		}
 	}

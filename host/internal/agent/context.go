@@ -94,12 +94,14 @@ func (s *Service) Summary(ctx context.Context, p auth.Principal) (Summary, error
 		}
 	}
 	since := s.now().Add(-summaryDays * 24 * time.Hour).UnixMilli()
-	counts, err := s.store.CountSchedules(ctx, p.WorkspaceID, since)
-	if err != nil {
-		return sum, err
+	if s.scheduler != nil { // a service built without the scheduler counts none
+		counts, err := s.scheduler.CountsSince(ctx, p.WorkspaceID, since)
+		if err != nil {
+			return sum, err
+		}
+		sum.Schedules = ScheduleCounts{Pending: counts.Pending, Published: counts.Published, Failed: counts.Failed}
 	}
-	sum.Schedules = ScheduleCounts{Pending: counts.Pending, Published: counts.Published, Failed: counts.Failed}
-	if sum.Used, err = s.store.CreditsUsed(ctx, p.WorkspaceID, s.quota.Month()); err != nil {
+	if sum.Used, err = s.quota.Used(ctx, p.WorkspaceID); err != nil {
 		return sum, err
 	}
 	if sum.Documents, err = s.documents(ctx, p.WorkspaceID); err != nil {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -17,10 +18,10 @@ const (
 	DocumentPublished = "published_post" // a post the scheduler published
 )
 
-// BlogJobName is the contentQueue job that writes a blog post (content's
+// JobBlogPost is the contentQueue job that writes a blog post (content's
 // JobBlogPost; agent does not import content, and a test in host/ pins
 // the two equal).
-const BlogJobName = "blog_post_with_images"
+const JobBlogPost = "blog_post_with_images"
 
 // contextDocuments is how many documents the context lists.
 const contextDocuments = 10
@@ -42,13 +43,20 @@ type Document struct {
 // documents lists the workspace's newest generated texts, blog drafts and
 // published posts, newest first.
 func (s *Service) documents(ctx context.Context, workspaceID string) ([]Document, error) {
-	jobs, err := s.store.RecentGeneratedJobs(ctx, workspaceID, []string{BlogJobName}, contextDocuments)
-	if err != nil {
-		return nil, err
+	// A service built without the job queue or the scheduler lists none
+	// of theirs.
+	var jobs []jobstore.FinishedJob
+	var posts []store.Schedule
+	var err error
+	if s.jobs != nil {
+		if jobs, err = s.jobs.RecentGenerated(ctx, workspaceID, []string{JobBlogPost}, contextDocuments); err != nil {
+			return nil, err
+		}
 	}
-	posts, err := s.store.RecentPosts(ctx, workspaceID, contextDocuments)
-	if err != nil {
-		return nil, err
+	if s.scheduler != nil {
+		if posts, err = s.scheduler.RecentPosts(ctx, workspaceID, contextDocuments); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]Document, 0, len(jobs)+len(posts))
 	for _, j := range jobs {
@@ -61,7 +69,7 @@ func (s *Service) documents(ctx context.Context, workspaceID string) ([]Document
 	return out[:min(len(out), contextDocuments)], nil
 }
 
-func jobDocument(j store.FinishedJob) Document {
+func jobDocument(j jobstore.FinishedJob) Document {
 	d := Document{ID: j.ID, Kind: DocumentText, Date: j.FinishedOn, Link: "/v1/ai/generate/job/" + j.ID}
 	var res struct {
 		Title string `json:"title"`

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -64,14 +65,14 @@ func (s *Service) ChatFeedback(ctx context.Context, p auth.Principal, in ChatFee
 	if err := in.validate(); err != nil {
 		return "", err
 	}
-	ok, err := s.store.ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
+	ok, err := agentstore.New(s.store).ChatBlockOwned(ctx, p.WorkspaceID, p.UserID, in.SessionID, in.BlockID)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		return "", apierr.NotFound("block %s not found in session %s", in.BlockID, in.SessionID)
 	}
-	return s.saveFeedback(ctx, p, store.FeedbackChatBlock, in.BlockID, in.FeedbackInput)
+	return s.saveFeedback(ctx, p, agentstore.FeedbackChatBlock, in.BlockID, in.FeedbackInput)
 }
 
 // GenerationFeedback rates a queued (jobId) or inline (generationId)
@@ -81,28 +82,31 @@ func (s *Service) GenerationFeedback(ctx context.Context, p auth.Principal, in G
 		return "", err
 	}
 	if in.JobID != "" {
-		_, err := s.store.GetJob(ctx, p.WorkspaceID, in.JobID)
+		err := store.ErrNotFound // a service built without the job queue knows no job
+		if s.jobs != nil {
+			_, err = s.jobs.Get(ctx, p.WorkspaceID, in.JobID)
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return "", apierr.NotFound("job %s not found", in.JobID)
 		}
 		if err != nil {
 			return "", err
 		}
-		return s.saveFeedback(ctx, p, store.FeedbackJob, in.JobID, in.FeedbackInput)
+		return s.saveFeedback(ctx, p, agentstore.FeedbackJob, in.JobID, in.FeedbackInput)
 	}
-	ok, err := s.store.GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
+	ok, err := agentstore.New(s.store).GenerationExists(ctx, p.WorkspaceID, in.GenerationID)
 	if err != nil {
 		return "", err
 	}
 	if !ok {
 		return "", apierr.NotFound("generation %s not found", in.GenerationID)
 	}
-	return s.saveFeedback(ctx, p, store.FeedbackGeneration, in.GenerationID, in.FeedbackInput)
+	return s.saveFeedback(ctx, p, agentstore.FeedbackGeneration, in.GenerationID, in.FeedbackInput)
 }
 
 func (s *Service) saveFeedback(ctx context.Context, p auth.Principal, kind, target string, in FeedbackInput) (string, error) {
-	f := store.Feedback{WorkspaceID: p.WorkspaceID, UserID: p.UserID, TargetKind: kind, TargetID: target, Rating: in.Rating, Comment: in.Comment}
-	if err := s.store.InsertFeedback(ctx, &f); err != nil {
+	f := agentstore.Feedback{WorkspaceID: p.WorkspaceID, UserID: p.UserID, TargetKind: kind, TargetID: target, Rating: in.Rating, Comment: in.Comment}
+	if err := agentstore.New(s.store).InsertFeedback(ctx, &f); err != nil {
 		return "", err
 	}
 	s.met.feedback.WithLabelValues(kind, in.Rating).Inc()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/agent"
 	"github.com/heraldhq/herald/host/internal/finetune"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -66,7 +66,7 @@ func TestAnUnfinishedFineTuningJobIsRefreshedFromTheProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.store.InsertFineTuningJob(ctx, &store.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai", ProviderJobID: "ftjob-9", BaseModel: "gpt-4o-mini", Status: "running"}); err != nil {
+	if err := finetunestore.New(b.store).InsertFineTuningJob(ctx, &finetunestore.FineTuningJob{WorkspaceID: b.acmeP.WorkspaceID, Provider: "openai", ProviderJobID: "ftjob-9", BaseModel: "gpt-4o-mini", Status: "running"}); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {

@@ -117,7 +117,7 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if b.tune, err = finetune.New(finetune.Deps{Store: st}); err != nil {
 		t.Fatal(err)
 	}
-	deps := agent.Deps{Store: st, Quota: b.quota, Plans: b.plans, Models: models, Traffic: b.traffic, Scheduler: sched, Voices: voices,
+	deps := agent.Deps{Store: st, Quota: b.quota, Plans: b.plans, Models: models, Traffic: b.traffic, Scheduler: sched, Jobs: b.queue, Voices: voices,
 		FineTune: b.tune, Registerer: b.registry}
 	if opt.images {
 		deps.Images = gen

@@ -33,6 +33,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/analyticsstore"
 	"sync"
 	"time"
 
@@ -150,7 +151,7 @@ func (s *Service) seal(workspaceID string, creds map[string]string) (string, err
 	return sealer.Seal(raw, credentialsAAD(workspaceID, Google)), nil
 }
 
-func (s *Service) open(c store.AnalyticsConnection) (map[string]string, error) {
+func (s *Service) open(c analyticsstore.AnalyticsConnection) (map[string]string, error) {
 	sealer, err := s.sealerOrError()
 	if err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ var errNotConnected = apierr.NotFound("Google Analytics is not connected for thi
 // when they expire within refreshMargin. One refresh runs per workspace on
 // this host; the others wait and read what it stored.
 func (s *Service) credentials(ctx context.Context, workspaceID string) (map[string]string, error) {
-	c, err := s.store.GetAnalyticsConnection(ctx, workspaceID, Google)
+	c, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errNotConnected
 	}
@@ -204,7 +205,7 @@ func (s *Service) credentials(ctx context.Context, workspaceID string) (map[stri
 	mu := s.workspaceLock(workspaceID)
 	mu.Lock()
 	defer mu.Unlock()
-	if c, err = s.store.GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
+	if c, err = analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, errNotConnected
 		}
@@ -222,18 +223,18 @@ func (s *Service) credentials(ctx context.Context, workspaceID string) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.store.UpdateAnalyticsCredentials(ctx, c, sealed, g.ExpiresAtMs); err != nil {
+	if _, err := analyticsstore.New(s.store).UpdateAnalyticsCredentials(ctx, c, sealed, g.ExpiresAtMs); err != nil {
 		return nil, err
 	}
 	s.log.Debug("refreshed Google Analytics credentials", "workspace", workspaceID)
 	return g.Credentials, nil
 }
 
-func (s *Service) expiring(c store.AnalyticsConnection) bool {
+func (s *Service) expiring(c analyticsstore.AnalyticsConnection) bool {
 	return c.ExpiresAt != 0 && c.ExpiresAt-refreshMargin.Milliseconds() <= s.now().UnixMilli()
 }
 
-func (s *Service) openOrReconnect(c store.AnalyticsConnection) (map[string]string, error) {
+func (s *Service) openOrReconnect(c analyticsstore.AnalyticsConnection) (map[string]string, error) {
 	creds, err := s.open(c)
 	if err != nil {
 		var ce *connect.Error

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/analyticsstore"
 	"net/url"
 	"strings"
 
@@ -90,7 +91,7 @@ func (s *Service) Start(ctx context.Context, p auth.Principal, in StartInput) (S
 	if err != nil {
 		return Started{}, pluginError(err, "start the Google sign-in")
 	}
-	err = s.store.PutAnalyticsState(ctx, store.AnalyticsState{StateHash: hash, WorkspaceID: p.WorkspaceID, Source: Google,
+	err = analyticsstore.New(s.store).PutAnalyticsState(ctx, analyticsstore.AnalyticsState{StateHash: hash, WorkspaceID: p.WorkspaceID, Source: Google,
 		SealedVerifier: sealer.Seal([]byte(verifier), stateAAD(hash)), RedirectURI: in.RedirectURI,
 		ExpiresAt: s.now().Add(stateTTL).UnixMilli()})
 	if err != nil {
@@ -131,7 +132,7 @@ func (s *Service) Finish(ctx context.Context, in FinishInput) (Connection, error
 		return Connection{}, err
 	}
 	hash := hashState(in.State)
-	st, err := s.store.ClaimAnalyticsState(ctx, hash)
+	st, err := analyticsstore.New(s.store).ClaimAnalyticsState(ctx, hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return Connection{}, apierr.New(connect.CodeInvalidArgument, "state does not match a Google Analytics connect under way (unknown, expired after 10 minutes, or already used): start again with PUT /v1/analytics/google", "field", "state")
 	}
@@ -159,11 +160,11 @@ func (s *Service) save(ctx context.Context, workspaceID, method string, g sdk.Gr
 	if err != nil {
 		return Connection{}, err
 	}
-	c := store.AnalyticsConnection{WorkspaceID: workspaceID, Source: Google, Method: method, Account: g.Account, Sealed: sealed, ExpiresAt: g.ExpiresAtMs}
-	if old, err := s.store.GetAnalyticsConnection(ctx, workspaceID, Google); err == nil {
+	c := analyticsstore.AnalyticsConnection{WorkspaceID: workspaceID, Source: Google, Method: method, Account: g.Account, Sealed: sealed, ExpiresAt: g.ExpiresAtMs}
+	if old, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google); err == nil {
 		c.CreatedAt = old.CreatedAt
 	}
-	if err := s.store.PutAnalyticsConnection(ctx, &c); err != nil {
+	if err := analyticsstore.New(s.store).PutAnalyticsConnection(ctx, &c); err != nil {
 		return Connection{}, err
 	}
 	s.forget(workspaceID)
@@ -177,7 +178,7 @@ func (s *Service) Connection(ctx context.Context, p auth.Principal) (Connection,
 }
 
 func (s *Service) connection(ctx context.Context, workspaceID string) (Connection, error) {
-	c, err := s.store.GetAnalyticsConnection(ctx, workspaceID, Google)
+	c, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google)
 	if errors.Is(err, store.ErrNotFound) {
 		return Connection{Sites: []SiteProperty{}}, nil
 	}
@@ -185,7 +186,7 @@ func (s *Service) connection(ctx context.Context, workspaceID string) (Connectio
 		return Connection{}, err
 	}
 	out := Connection{Connected: true, Method: c.Method, Account: c.Account, ConnectedAt: c.CreatedAt, Sites: []SiteProperty{}}
-	props, err := s.store.AnalyticsSiteProperties(ctx, workspaceID, Google)
+	props, err := analyticsstore.New(s.store).AnalyticsSiteProperties(ctx, workspaceID, Google)
 	if err != nil {
 		return Connection{}, err
 	}
@@ -200,7 +201,7 @@ func (s *Service) connection(ctx context.Context, workspaceID string) (Connectio
 // reached; the warning says so (the user can remove the access in their
 // Google account). It reports false when there was no connection.
 func (s *Service) Disconnect(ctx context.Context, p auth.Principal) (bool, string, error) {
-	c, err := s.store.GetAnalyticsConnection(ctx, p.WorkspaceID, Google)
+	c, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, p.WorkspaceID, Google)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, "Google Analytics was not connected", nil
 	}
@@ -214,7 +215,7 @@ func (s *Service) Disconnect(ctx context.Context, p auth.Principal) (bool, strin
 		s.log.Warn("Google refused or missed a revocation", "workspace", p.WorkspaceID, "error", sdk.AsError(err).Message)
 		msg = "Google Analytics disconnected: the tokens were deleted, but Google could not revoke them (" + sdk.AsError(err).Message + "); remove Herald's access in your Google account"
 	}
-	if err := s.store.DeleteAnalyticsConnection(ctx, p.WorkspaceID, Google); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := analyticsstore.New(s.store).DeleteAnalyticsConnection(ctx, p.WorkspaceID, Google); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return false, "", err
 	}
 	s.forget(p.WorkspaceID)

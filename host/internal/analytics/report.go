@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/analyticsstore"
 
 	"connectrpc.com/connect"
 
@@ -85,10 +86,10 @@ func (s *Service) SetSiteProperty(ctx context.Context, p auth.Principal, in Site
 		if !found {
 			return SiteProperty{}, apierr.New(connect.CodeInvalidArgument, fmt.Sprintf("propertyId %s: the connected Google account cannot read this GA4 property; pick one from GET /v1/analytics/google/properties", in.PropertyID), "field", "propertyId")
 		}
-	} else if _, err := s.store.GetAnalyticsConnection(ctx, p.WorkspaceID, Google); errors.Is(err, store.ErrNotFound) {
+	} else if _, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, p.WorkspaceID, Google); errors.Is(err, store.ErrNotFound) {
 		return SiteProperty{}, errNotConnected
 	}
-	if err := s.store.SetAnalyticsSiteProperty(ctx, p.WorkspaceID, Google, site.ID, in.PropertyID); err != nil {
+	if err := analyticsstore.New(s.store).SetAnalyticsSiteProperty(ctx, p.WorkspaceID, Google, site.ID, in.PropertyID); err != nil {
 		return SiteProperty{}, err
 	}
 	s.forget(p.WorkspaceID)
@@ -98,7 +99,7 @@ func (s *Service) SetSiteProperty(ctx context.Context, p auth.Principal, in Site
 // Connected reports whether the workspace has a Google Analytics
 // connection (traffic.External).
 func (s *Service) Connected(ctx context.Context, workspaceID string) bool {
-	_, err := s.store.GetAnalyticsConnection(ctx, workspaceID, Google)
+	_, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google)
 	return err == nil
 }
 
@@ -109,14 +110,14 @@ func (s *Service) Connected(ctx context.Context, workspaceID string) bool {
 // access) and the caller falls back to the script.
 func (s *Service) SiteReport(ctx context.Context, workspaceID, siteID, from, to string) (traffic.ExternalReport, error) {
 	out := traffic.ExternalReport{}
-	if _, err := s.store.GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
+	if _, err := analyticsstore.New(s.store).GetAnalyticsConnection(ctx, workspaceID, Google); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return out, nil
 		}
 		return out, s.internal(err)
 	}
 	out.Connected = true
-	prop, err := s.store.AnalyticsSitePropertyOf(ctx, workspaceID, Google, siteID)
+	prop, err := analyticsstore.New(s.store).AnalyticsSitePropertyOf(ctx, workspaceID, Google, siteID)
 	if errors.Is(err, store.ErrNotFound) {
 		return out, nil
 	}

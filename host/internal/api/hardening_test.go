@@ -156,3 +156,17 @@ func TestVoiceCountIsCappedPerWorkspace(t *testing.T) {
 	}
 	b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.mallory, `{"content":"c"}`).WantMessage(t, http.StatusCreated)
 }
+
+// A voice's name follows the plan's name length, with the one message of
+// the name rule.
+func TestVoiceNamesFollowThePlansNameLength(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	b := keys(t, s)
+	b.Server = apitest.Start(t, voiceDeps(t, s, voice.Deps{Store: s, Quota: quota.New(s, config.Limits{MaxNameLength: 10})}))
+	res := b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c","name":"eleven char"}`).WantMessage(t, http.StatusBadRequest)
+	if res.Body["message"] != "name is longer than 10 characters" {
+		t.Errorf("long name: %s", res.Raw)
+	}
+	b.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"c","name":"ten chars!"}`).WantMessage(t, http.StatusCreated)
+}

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"net/http"
 	"strings"
 	"testing"
@@ -19,7 +20,6 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/quota"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -45,7 +45,7 @@ func TestEnqueueOverTheWorkspaceCapIs429WithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A queue that is not started keeps every job waiting.
-	q, err := jobs.New(jobs.Options{Store: s, Caps: store.JobCaps{ByPlan: map[string]store.JobCap{"business": {Queued: 1}}}, CapRetryAfter: 1500 * time.Millisecond})
+	q, err := jobs.New(jobs.Options{Store: s, Caps: jobstore.JobCaps{ByPlan: map[string]jobstore.JobCap{"business": {Queued: 1}}}, CapRetryAfter: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

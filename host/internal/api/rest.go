@@ -22,7 +22,6 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/jsonenc"
 	"github.com/heraldhq/herald/host/internal/rule"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
@@ -341,11 +340,8 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		writeMessage(w, http.StatusRequestTimeout, err.Error(), nil)
 		return
 	}
-	var overCap *jobs.OverCapError
-	if errors.As(err, &overCap) {
-		w.Header().Set("Retry-After", retryAfterSeconds(overCap.RetryAfter))
-		writeMessage(w, http.StatusTooManyRequests, overCap.Error(), nil)
-		return
+	if ce, ok := overCapError(err); ok {
+		err = ce
 	}
 	var ce *connect.Error
 	if errors.As(err, &ce) {

@@ -6,6 +6,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpchealth"
 	"connectrpc.com/grpcreflect"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -243,6 +244,30 @@ func (s *server) routes(mux muxer) {
 		path, handler := h(reflector)
 		mux.Handle(path, s.operatorOnly(handler))
 	}
+
+	// Operations: metrics for the operator, liveness, and readiness (the
+	// store answers).
+	mux.Handle("GET /metrics", s.operatorOnly(s.metricsHandler()))
+	mux.Handle("GET /healthz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeMessage(w, http.StatusOK, "ok", nil)
+	}))
+	mux.Handle("GET /readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.Store.Ping(r.Context()); err != nil {
+			s.log.Warn("not ready: store unreachable", "error", err)
+			writeMessage(w, http.StatusServiceUnavailable, "store unreachable", nil)
+			return
+		}
+		writeMessage(w, http.StatusOK, "ready", nil)
+	}))
+}
+
+// metricsHandler serves the registry's metrics. The route tables read
+// without a registry (the REST document, tests) get a 404 in its place.
+func (s *server) metricsHandler() http.Handler {
+	if s.Registry == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry})
 }
 
 // queuedOr is the success status of a response whose outcome is either

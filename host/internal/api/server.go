@@ -10,13 +10,11 @@ import (
 	"connectrpc.com/connect"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/blob"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
@@ -132,18 +130,6 @@ func NewServer(d Deps) http.Handler {
 	s.mountAlways()
 	mux := http.NewServeMux()
 	s.routes(mux)
-	mux.Handle("GET /metrics", s.operatorOnly(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{Registry: d.Registry})))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeMessage(w, http.StatusOK, "ok", nil)
-	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := d.Store.Ping(r.Context()); err != nil {
-			s.log.Warn("not ready: store unreachable", "error", err)
-			writeMessage(w, http.StatusServiceUnavailable, "store unreachable", nil)
-			return
-		}
-		writeMessage(w, http.StatusOK, "ready", nil)
-	})
 	return s.middleware(jsonFallbacks(mux))
 }
 
@@ -241,10 +227,7 @@ func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 // connectError keeps API errors and replaces anything else with a generic
 // internal error after logging it.
 func (s *server) connectError(ctx context.Context, procedure string, err error) error {
-	var overCap *jobs.OverCapError
-	if errors.As(err, &overCap) {
-		ce := connect.NewError(connect.CodeResourceExhausted, overCap)
-		ce.Meta().Set("Retry-After", retryAfterSeconds(overCap.RetryAfter))
+	if ce, ok := overCapError(err); ok {
 		return ce
 	}
 	var ce *connect.Error

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
+
+	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // httpStatus is the one table that maps Connect codes to the HTTP statuses
@@ -35,6 +38,21 @@ func StatusOf(code connect.Code) int {
 		return s
 	}
 	return http.StatusInternalServerError
+}
+
+// overCapError is the API's answer to an over-cap refusal on both faces:
+// ResourceExhausted (429 on the REST face) with a Retry-After header when
+// the refusal says when a retry may pass. ok is false for any other error.
+func overCapError(err error) (ce *connect.Error, ok bool) {
+	var over *store.OverCapError
+	if !errors.As(err, &over) {
+		return nil, false
+	}
+	ce = connect.NewError(connect.CodeResourceExhausted, over)
+	if over.RetryAfter > 0 {
+		ce.Meta().Set("Retry-After", retryAfterSeconds(over.RetryAfter))
+	}
+	return ce, true
 }
 
 // retryAfterSeconds renders d as a Retry-After value: whole seconds,

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
@@ -37,4 +39,33 @@ func Struct(m map[string]any) (*structpb.Struct, error) {
 		return nil, fmt.Errorf("encode object: %w", err)
 	}
 	return s, nil
+}
+
+// NonNil is s, or an empty list for nil (a list is [] in the API, never null).
+func NonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+var fromJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
+
+// ViaJSON converts a domain value to its proto message through the JSON
+// names both share, so the domain types stay the single definition.
+func ViaJSON(v any, m proto.Message) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %T: %w", v, err)
+	}
+	if err := fromJSON.Unmarshal(b, m); err != nil {
+		return fmt.Errorf("convert %T: %w", v, err)
+	}
+	return nil
+}
+
+// ListOf converts a domain list to a google.protobuf.ListValue (ViaJSON).
+func ListOf(v any) (*structpb.ListValue, error) {
+	l := &structpb.ListValue{}
+	return l, ViaJSON(v, l)
 }

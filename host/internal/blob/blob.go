@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/blobstore"
 	"io"
 	"net/http"
 	"os"
@@ -171,7 +172,7 @@ func (d *DB) Put(ctx context.Context, data []byte, mime string) (Object, error) 
 		return Object{}, ErrTooLarge
 	}
 	key := newKey(mime)
-	if err := d.st.PutBlob(ctx, key, mime, data); err != nil {
+	if err := blobstore.New(d.st).PutBlob(ctx, key, mime, data); err != nil {
 		return Object{}, err
 	}
 	return Object{Key: key, URL: d.baseURL + "/v1/blobs/" + key, MIME: mime, Size: int64(len(data))}, nil
@@ -182,7 +183,7 @@ func (d *DB) Open(ctx context.Context, key string) (io.ReadSeekCloser, Object, e
 	if !validKey(key) {
 		return nil, Object{}, ErrNotFound
 	}
-	mime, data, err := d.st.GetBlob(ctx, key)
+	mime, data, err := blobstore.New(d.st).GetBlob(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, Object{}, ErrNotFound
 	}
@@ -251,5 +252,5 @@ func (f *FS) Delete(_ context.Context, key string) error {
 
 // Delete removes the object at key; a missing object is not an error.
 func (d *DB) Delete(ctx context.Context, key string) error {
-	return d.st.DeleteBlob(ctx, key)
+	return blobstore.New(d.st).DeleteBlob(ctx, key)
 }

@@ -2,6 +2,8 @@ package content_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sync"
 	"testing"
 	"time"
@@ -162,14 +164,14 @@ func (b *bundle) connectCall(t *testing.T, method, key, body string) apitest.Res
 }
 
 // waitJob polls the job until it finishes.
-func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
+func (b *bundle) waitJob(t *testing.T, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }
 
 func (b *bundle) creditsUsed(t *testing.T, p auth.Principal) int {
 	t.Helper()
-	n, err := b.store.CreditsUsed(context.Background(), p.WorkspaceID, time.Now().UTC().Format("2006-01"))
+	n, err := creditstore.New(b.store).CreditsUsed(context.Background(), p.WorkspaceID, time.Now().UTC().Format("2006-01"))
 	if err != nil {
 		t.Fatal(err)
 	}

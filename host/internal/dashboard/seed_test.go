@@ -10,6 +10,8 @@ import (
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // seedTraffic creates a site through the API and records AI visits over
@@ -59,7 +61,7 @@ func (b *bundle) seedReports(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	engines := []string{"gpt", "claude"}
-	brands := []visibility.Brand{
+	brands := []analysis.Brand{
 		{Name: "Acme", Slug: "acme", Self: true, Aliases: []string{"Acme"}, Domains: []string{"acme.test"}},
 		{Name: "Globex Corp", Slug: "globex_corp", Aliases: []string{"Globex Corp", "Globex"}},
 		{Name: "initech.io", Slug: "initech_io", Aliases: []string{"Initech"}, Domains: []string{"initech.io"}},
@@ -72,7 +74,7 @@ func (b *bundle) seedReports(t testing.TB) {
 		// verdict under the mention rules of scoring version 2.
 		{"Top picks: Acme, Globex Corp and Initech.", "Acme (https://acme.test) is great.", "The best known is Acme.", "Globex Corp is the leader; see https://initech.io/widgets."},
 	}
-	in, _ := json.Marshal(visibility.Input{WebsiteURL: "https://acme.test", Competitors: visibility.ParseCompetitors([]string{"Globex Corp", "https://initech.io"}), Prompts: prompts})
+	in, _ := json.Marshal(visibility.Input{WebsiteURL: "https://acme.test", Competitors: analysis.ParseCompetitors([]string{"Globex Corp", "https://initech.io"}), Prompts: prompts})
 	eng, _ := json.Marshal(engines)
 	br, _ := json.Marshal(brands)
 	for i, texts := range runs {
@@ -82,18 +84,18 @@ func (b *bundle) seedReports(t testing.TB) {
 		if err := b.store.CreateVisibilityReport(ctx, nil, r); err != nil {
 			t.Fatal(err)
 		}
-		var answers []visibility.Answer
+		var answers []analysis.Answer
 		for e, engine := range engines {
 			for p, prompt := range prompts {
 				text := texts[e*2+p]
-				answers = append(answers, visibility.Answer{Engine: engine, Prompt: prompt, Text: text, Citations: []visibility.Citation{}})
+				answers = append(answers, analysis.Answer{Engine: engine, Prompt: prompt, Text: text, Citations: []analysis.Citation{}})
 				if err := b.store.SaveVisibilityAnswer(ctx, &store.VisibilityAnswer{ReportID: r.ID, WorkspaceID: b.ws.ID, Kind: "prompt",
 					Engine: engine, Item: fmt.Sprint(p), Question: prompt, Text: text, Model: ptr(engine), Citations: "[]", AskedAt: created, CreatedAt: created}); err != nil {
 					t.Fatal(err)
 				}
 			}
 		}
-		result, _ := json.Marshal(visibility.Compute(brands, engines, answers, nil, nil))
+		result, _ := json.Marshal(scoring.Compute(brands, engines, answers, nil, nil))
 		if err := b.store.UpdateVisibilityReport(ctx, b.ws.ID, r.ID, store.ReportUpdate{Result: ptr(string(result))}); err != nil {
 			t.Fatal(err)
 		}

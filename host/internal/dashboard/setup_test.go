@@ -37,6 +37,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/schedule"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/tracker"
 	"github.com/heraldhq/herald/host/internal/traffic"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/host/internal/voice"
@@ -102,8 +103,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	voices, err := voice.New(voice.Deps{Store: st, Fetcher: fetcher, Queue: q, Logger: hclog.NewNullLogger()})
 	must(err)
 	q.Mount([]jobs.Route{ // voice's rows of the host's job table (host/jobs.go)
-		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(voices.RunCreate), Options: voice.JobOptions},
-		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(voices.RunRefresh), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(voices.RunCreate), Options: voice.SourceJobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(voices.RunRefresh), Options: voice.SourceJobOptions},
 	})
 	credits := quota.New(st, config.Limits{}).Follow(planTable)
 	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Quota: credits, Blobs: blobs, Voices: voices, Logger: hclog.NewNullLogger()})
@@ -128,7 +129,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
-	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobReport, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
 	w, err := traffic.NewWriter(context.Background(), st, traffic.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,6 +154,8 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	trackers, err := tracker.New(tracker.Deps{Store: st, Queue: q, Quota: credits, Plans: planTable, Reports: vis, Traffic: trafficSvc})
+	must(err)
 	b.Serve(t, api.Deps{
 		Events: events.NewHandler(eventSvc),
 		Store:  st, Auth: auth.NewAuthenticator(st, ""),
@@ -165,7 +168,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Scheduler:    schedule.NewHandler(sched),
 		Destinations: destination.NewHandler(dests),
 		Visibility:   visibility.NewHandler(vis),
-		Trackers:     visibility.NewTrackerHandler(vis),
+		Trackers:     tracker.NewHandler(trackers),
 		Agent:        agent.NewHandler(agentSvc),
 		Analytics:    analytics.NewHandler(gaSvc),
 	})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -107,7 +108,7 @@ func (s *Service) webhookCredentials(ctx context.Context, workspace, id string) 
 }
 
 func (s *Service) connectionCredentials(ctx context.Context, workspace, dest string) (map[string]string, error) {
-	c, err := s.store.GetConnection(ctx, workspace, dest)
+	c, err := destinationstore.New(s.store).GetConnection(ctx, workspace, dest)
 	if err != nil {
 		return nil, err
 	}

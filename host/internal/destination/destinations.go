@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"slices"
 	"sort"
 	"strings"
@@ -38,7 +39,7 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal) ([]Des
 	if err := s.allow(p); err != nil {
 		return nil, err
 	}
-	conns, err := s.store.ListConnections(ctx, p.WorkspaceID)
+	conns, err := destinationstore.New(s.store).ListConnections(ctx, p.WorkspaceID)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +157,8 @@ func (s *Service) Connect(ctx context.Context, p auth.Principal, in NewConnectio
 		fields = append(fields, k)
 	}
 	sort.Strings(fields)
-	c := &store.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: store.ConnectionCheck(check)}
-	if err := s.store.PutConnection(ctx, c); err != nil {
+	c := &destinationstore.Connection{WorkspaceID: p.WorkspaceID, Destination: name, Sealed: sealer.Seal(plain, connectionAAD(p.WorkspaceID, name)), Fields: fields, Check: destinationstore.ConnectionCheck(check)}
+	if err := destinationstore.New(s.store).PutConnection(ctx, c); err != nil {
 		return DestinationView{}, err
 	}
 	return DestinationView{Info: info, Connected: true, ConnectedFields: fields, ConnectedAt: c.UpdatedAt, Check: check, ConnectWith: "PUT /v1/destinations/" + name + "/connection"}, nil
@@ -179,7 +180,7 @@ func (s *Service) Disconnect(ctx context.Context, p auth.Principal, name string)
 	if err := s.allow(p); err != nil {
 		return err
 	}
-	if err := s.store.DeleteConnection(ctx, p.WorkspaceID, name); errors.Is(err, store.ErrNotFound) {
+	if err := destinationstore.New(s.store).DeleteConnection(ctx, p.WorkspaceID, name); errors.Is(err, store.ErrNotFound) {
 		return apierr.NotFound("this workspace is not connected to %q", name)
 	} else if err != nil {
 		return err

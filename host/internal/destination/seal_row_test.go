@@ -2,12 +2,12 @@ package destination_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/schedule/scheduletest"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
@@ -19,7 +19,7 @@ func TestASealedConnectionCopiedToAnotherWorkspaceDoesNotOpen(t *testing.T) {
 	b := scheduletest.Setup(t, storetest.SQLite(t))
 	ctx := context.Background()
 	b.Do(t, "PUT", "/v1/destinations/wordpress/connection?verify=false", b.Acme, `{"credentials":{"site_url":"https://wp.test","username":"u","application_password":"secret pass"}}`).Want(t, http.StatusOK)
-	mine, err := b.Store.GetConnection(ctx, b.AcmeID, "wordpress")
+	mine, err := destinationstore.New(b.Store).GetConnection(ctx, b.AcmeID, "wordpress")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestASealedConnectionCopiedToAnotherWorkspaceDoesNotOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Store.PutConnection(ctx, &store.Connection{WorkspaceID: other.ID, Destination: "wordpress", Sealed: mine.Sealed, Fields: mine.Fields}); err != nil {
+	if err := destinationstore.New(b.Store).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: other.ID, Destination: "wordpress", Sealed: mine.Sealed, Fields: mine.Fields}); err != nil {
 		t.Fatal(err)
 	}
 	res := b.Do(t, "POST", "/v1/scheduler/create", b.Other, `{"exportTo":"wordpress","title":"T","content":"C","whenToExport":"`+scheduletest.In(time.Hour)+`"}`)

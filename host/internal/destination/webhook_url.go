@@ -2,6 +2,7 @@ package destination
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/weburl"
 	"net"
 	"net/netip"
 	"net/url"
@@ -16,8 +17,8 @@ import (
 // webhooks, event subscriptions): an absolute http(s) URL with a host. The
 // error is a 400 naming the field url.
 func ParseWebhookURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	u, ok := weburl.Parse(raw)
+	if !ok {
 		return nil, apierr.Invalid("url must be an http(s) URL")
 	}
 	return u, nil

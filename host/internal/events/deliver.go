@@ -147,7 +147,7 @@ func (d *Deliverer) work() {
 	defer timer.Stop()
 	for {
 		woken := d.woken()
-		n, err := d.RunOnce(d.ctx, d.opt.Batch)
+		n, err := d.DeliverOnce(d.ctx, d.opt.Batch)
 		if err != nil && d.ctx.Err() == nil {
 			d.log.Warn("delivering events failed", "error", err)
 		}
@@ -175,9 +175,9 @@ func (d *Deliverer) work() {
 	}
 }
 
-// RunOnce claims up to n due deliveries, sends them at once and records
+// DeliverOnce claims up to n due deliveries, sends them at once and records
 // the outcomes in one transaction; it returns how many it sent.
-func (d *Deliverer) RunOnce(ctx context.Context, n int) (int, error) {
+func (d *Deliverer) DeliverOnce(ctx context.Context, n int) (int, error) {
 	st := d.svc.store
 	owner := d.opt.Host + ":" + store.NewID()
 	claimed, err := st.ClaimEventDeliveries(ctx, owner, st.Now()+d.opt.Lease.Milliseconds(), n)

@@ -25,7 +25,7 @@ const secretKey = "test-secret-key-for-events-0123456789"
 
 // bundle is one workspace "acme" (key acme) and another (key other), the
 // events service over the API, a deliverer that is not started (tests run
-// it with RunOnce) and a receiver on 127.0.0.1.
+// it with DeliverOnce) and a receiver on 127.0.0.1.
 type bundle struct {
 	store     *store.Store
 	svc       *events.Service
@@ -152,7 +152,7 @@ func (b *bundle) emit(t *testing.T, e *store.Event) {
 func (b *bundle) deliverAll(t *testing.T) {
 	t.Helper()
 	for {
-		n, err := b.deliverer.RunOnce(context.Background(), 16)
+		n, err := b.deliverer.DeliverOnce(context.Background(), 16)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -58,19 +59,19 @@ type Job struct {
 	FinishedAt                                                  *int64
 }
 
-func jobOf(j store.FineTuningJob) Job {
+func jobOf(j finetunestore.FineTuningJob) Job {
 	return Job{ID: j.ID, WorkspaceID: j.WorkspaceID, Provider: j.Provider, ProviderJobID: j.ProviderJobID, BaseModel: j.BaseModel,
 		Status: j.Status, FineTunedModel: j.FineTunedModel, Error: j.Error, CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt}
 }
 
-func (j Job) row() store.FineTuningJob {
-	return store.FineTuningJob{ID: j.ID, WorkspaceID: j.WorkspaceID, Provider: j.Provider, ProviderJobID: j.ProviderJobID, BaseModel: j.BaseModel,
+func (j Job) row() finetunestore.FineTuningJob {
+	return finetunestore.FineTuningJob{ID: j.ID, WorkspaceID: j.WorkspaceID, Provider: j.Provider, ProviderJobID: j.ProviderJobID, BaseModel: j.BaseModel,
 		Status: j.Status, FineTunedModel: j.FineTunedModel, Error: j.Error, CreatedAt: j.CreatedAt, FinishedAt: j.FinishedAt}
 }
 
 // finished reports whether a job's status can no longer change.
 func finished(status string) bool {
-	return status == "succeeded" || status == "failed" || status == "cancelled"
+	return status == sdk.FineTuneSucceeded || status == sdk.FineTuneFailed || status == sdk.FineTuneCancelled
 }
 
 // Latest returns the workspace's latest fine-tuning job, or nil. An
@@ -78,7 +79,7 @@ func finished(status string) bool {
 // Deps.Plugins is set (and stored); a refresh that fails answers the
 // stored status, so the route never fails on the provider's account.
 func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) {
-	row, err := s.store.LatestFineTuningJob(ctx, workspaceID)
+	row, err := finetunestore.New(s.store).LatestFineTuningJob(ctx, workspaceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
@@ -96,7 +97,7 @@ func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) 
 	}
 	fresh := apply(j, job)
 	if fresh.Status != j.Status || finished(fresh.Status) {
-		if err := s.store.UpdateFineTuningJob(ctx, fresh.row()); err != nil {
+		if err := finetunestore.New(s.store).UpdateFineTuningJob(ctx, fresh.row()); err != nil {
 			return nil, err
 		}
 		j = fresh
@@ -110,7 +111,7 @@ func (s *Service) Latest(ctx context.Context, workspaceID string) (*Job, error) 
 // training, with voice as the system message. It returns the file and its
 // number of examples.
 func (s *Service) TrainingFile(ctx context.Context, workspaceID, voice string) ([]byte, int, error) {
-	ex, err := s.store.UpRatedExchanges(ctx, workspaceID)
+	ex, err := finetunestore.New(s.store).UpRatedExchanges(ctx, workspaceID)
 	if err != nil {
 		return nil, 0, err
 	}

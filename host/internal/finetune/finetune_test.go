@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"testing"
 	"time"
 
@@ -36,9 +38,9 @@ func workspace(t *testing.T, st *store.Store, name string) store.Workspace {
 	return ws
 }
 
-func insertJob(t *testing.T, st *store.Store, j store.FineTuningJob) {
+func insertJob(t *testing.T, st *store.Store, j finetunestore.FineTuningJob) {
 	t.Helper()
-	if err := st.InsertFineTuningJob(context.Background(), &j); err != nil {
+	if err := finetunestore.New(st).InsertFineTuningJob(context.Background(), &j); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -50,11 +52,11 @@ func TestFtNamesOnlyTheCallersWorkspaceNewestFinishedModel(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		acme, globex := workspace(t, st, "acme"), workspace(t, st, "globex")
-		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::old"), CreatedAt: 1000})
-		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai-eu", ProviderJobID: "j2", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::new"), CreatedAt: 2000})
+		insertJob(t, st, finetunestore.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j1", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::old"), CreatedAt: 1000})
+		insertJob(t, st, finetunestore.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai-eu", ProviderJobID: "j2", BaseModel: "gpt-4o-mini", Status: "succeeded", FineTunedModel: ptr("ft:gpt-4o-mini:acme::new"), CreatedAt: 2000})
 		// A newer job still running does not replace the finished model.
-		insertJob(t, st, store.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j3", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 3000})
-		insertJob(t, st, store.FineTuningJob{WorkspaceID: globex.ID, Provider: "openai", ProviderJobID: "j4", BaseModel: "gpt-4o-mini", Status: "failed", Error: ptr("bad file"), CreatedAt: 1000})
+		insertJob(t, st, finetunestore.FineTuningJob{WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "j3", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 3000})
+		insertJob(t, st, finetunestore.FineTuningJob{WorkspaceID: globex.ID, Provider: "openai", ProviderJobID: "j4", BaseModel: "gpt-4o-mini", Status: "failed", Error: ptr("bad file"), CreatedAt: 1000})
 
 		d := &direct{}
 		r := finetune.NewResolver(st, d)
@@ -98,20 +100,20 @@ func upRated(t *testing.T, st *store.Store, ws store.Workspace, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := store.ChatSession{WorkspaceID: ws.ID, UserID: user.ID, TrainingOptIn: true}
-	if err := st.CreateChatSession(ctx, &c); err != nil {
+	c := agentstore.ChatSession{WorkspaceID: ws.ID, UserID: user.ID, TrainingOptIn: true}
+	if err := agentstore.New(st).CreateChatSession(ctx, &c); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		blocks := []store.ChatBlock{
+		blocks := []agentstore.ChatBlock{
 			{Role: "user", Type: "text", Content: fmt.Sprintf("%q", fmt.Sprint("question ", i))},
 			{Role: "assistant", Type: "text", Content: fmt.Sprintf("%q", fmt.Sprint("answer ", i))},
 		}
-		if err := st.AppendChatBlocks(ctx, ws.ID, user.ID, c.ID, "training", "gpt-4o", blocks); err != nil {
+		if err := agentstore.New(st).AppendChatBlocks(ctx, ws.ID, user.ID, c.ID, "training", "gpt-4o", blocks); err != nil {
 			t.Fatal(err)
 		}
-		f := store.Feedback{WorkspaceID: ws.ID, UserID: user.ID, TargetKind: store.FeedbackChatBlock, TargetID: blocks[1].ID, Rating: "up"}
-		if err := st.InsertFeedback(ctx, &f); err != nil {
+		f := agentstore.Feedback{WorkspaceID: ws.ID, UserID: user.ID, TargetKind: agentstore.FeedbackChatBlock, TargetID: blocks[1].ID, Rating: "up"}
+		if err := agentstore.New(st).InsertFeedback(ctx, &f); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +153,7 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	if !errors.As(err, &few) || few.Have != 9 || len(pl.started) != 0 {
 		t.Fatalf("9 examples: %v after %d starts, want TooFewExamplesError and nothing started", err, len(pl.started))
 	}
-	if _, err := st.LatestFineTuningJob(ctx, acme.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := finetunestore.New(st).LatestFineTuningJob(ctx, acme.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("a refused start stored a job: %v", err)
 	}
 
@@ -163,7 +165,7 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	if len(pl.started) != 1 || pl.started[0].Suffix != "acme-corp" || pl.started[0].BaseModel != "gpt-4o-mini" {
 		t.Errorf("started %+v, want one job of gpt-4o-mini with suffix acme-corp", pl.started)
 	}
-	stored, err := st.LatestFineTuningJob(ctx, acme.ID)
+	stored, err := finetunestore.New(st).LatestFineTuningJob(ctx, acme.ID)
 	if err != nil || stored.ID != j.ID || stored.Provider != "openai" || stored.ProviderJobID != "ftjob-1" || stored.BaseModel != "gpt-4o-mini-2024-07-18" || stored.Status != "validating_files" {
 		t.Errorf("stored %+v (%v)", stored, err)
 	}
@@ -172,7 +174,7 @@ func TestStartRefusesTooFewExamplesBeforeUploadingAnything(t *testing.T) {
 	if _, err := svc.Start(ctx, in); sdk.ErrorCode(err) != sdk.CodeRateLimited {
 		t.Errorf("a failing provider: %v", err)
 	}
-	if latest, _ := st.LatestFineTuningJob(ctx, acme.ID); latest.ID != j.ID {
+	if latest, _ := finetunestore.New(st).LatestFineTuningJob(ctx, acme.ID); latest.ID != j.ID {
 		t.Errorf("a failed start stored job %s", latest.ID)
 	}
 }
@@ -191,7 +193,7 @@ func TestLatestRefreshesAnUnfinishedJobFromItsProvider(t *testing.T) {
 	if j, err := svc.Latest(ctx, acme.ID); j != nil || err != nil {
 		t.Fatalf("no job yet: %+v %v", j, err)
 	}
-	insertJob(t, st, store.FineTuningJob{ID: "j", WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 5})
+	insertJob(t, st, finetunestore.FineTuningJob{ID: "j", WorkspaceID: acme.ID, Provider: "openai", ProviderJobID: "ftjob-1", BaseModel: "gpt-4o-mini", Status: "running", CreatedAt: 5})
 	if j, err := svc.Latest(ctx, acme.ID); err != nil || j == nil || j.Status != "running" {
 		t.Fatalf("a failing provider: %+v %v, want the stored status", j, err)
 	}
@@ -201,7 +203,7 @@ func TestLatestRefreshesAnUnfinishedJobFromItsProvider(t *testing.T) {
 	if err != nil || got.Status != "succeeded" || got.FineTunedModel == nil || got.FinishedAt == nil || *got.FineTunedModel != "ft:m:acme::1" || *got.FinishedAt != done.UnixMilli() || got.ID != "j" || got.CreatedAt != 5 {
 		t.Errorf("refreshed = %+v (%v)", got, err)
 	}
-	if stored, _ := st.LatestFineTuningJob(ctx, acme.ID); stored.Status != "succeeded" {
+	if stored, _ := finetunestore.New(st).LatestFineTuningJob(ctx, acme.ID); stored.Status != "succeeded" {
 		t.Errorf("the refreshed state was not stored: %+v", stored)
 	}
 }

@@ -3,6 +3,7 @@ package finetune
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -53,7 +54,7 @@ func (r *Resolver) Resolve(ctx context.Context, workspaceID, model string) (t Ta
 	if r == nil || !tuned || name == "" {
 		return Target{}, false, nil
 	}
-	m, err := r.store.LatestTunedModel(ctx, workspaceID)
+	m, err := finetunestore.New(r.store).LatestTunedModel(ctx, workspaceID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Target{}, false, nil
 	}

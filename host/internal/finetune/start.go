@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
 	"strings"
 
 	"github.com/heraldhq/herald/sdk"
@@ -70,7 +71,7 @@ func (s *Service) Start(ctx context.Context, in StartInput) (Job, error) {
 		WorkspaceID: in.WorkspaceID, Provider: started.Provider, ProviderJobID: started.Job.ID,
 		BaseModel: started.BaseModel, Status: sdk.FineTuneQueued,
 	}, started.Job).row()
-	if err := s.store.InsertFineTuningJob(ctx, &row); err != nil {
+	if err := finetunestore.New(s.store).InsertFineTuningJob(ctx, &row); err != nil {
 		// The job runs at the provider anyway; say which, so the operator
 		// can find it.
 		return Job{}, fmt.Errorf("provider %s started job %s but storing it failed: %w", started.Provider, started.Job.ID, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
 	"regexp"
 	"slices"
 	"strings"
@@ -302,7 +303,7 @@ func (s *Service) GenerateInline(ctx context.Context, p auth.Principal, in TextI
 	if err != nil {
 		return Generated{}, err
 	}
-	id, err := s.store.RecordGeneration(ctx, p.WorkspaceID, p.UserID, in.Model)
+	id, err := agentstore.New(s.store).RecordGeneration(ctx, p.WorkspaceID, p.UserID, in.Model)
 	if err != nil {
 		return Generated{}, err
 	}

@@ -3,6 +3,8 @@ package generate_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"sync"
 	"testing"
@@ -206,7 +208,7 @@ func TestBadTextRequestsAreRejectedBeforeAnyCall(t *testing.T) {
 	}
 }
 
-func waitJob(t *testing.T, q *jobs.Queue, ws, id string) store.Job {
+func waitJob(t *testing.T, q *jobs.Queue, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, q, ws, id, 15*time.Second)
 }
@@ -221,7 +223,7 @@ func TestQueuedTextCompletesAndRetriesTransientFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		j := waitJob(t, b.queue, b.p.WorkspaceID, id)
-		if j.State != jobs.StateCompleted || j.Name != "blog_post" || j.Queue != jobs.AIQueue || j.AttemptsMade != 2 {
+		if jobs.StateOf(j) != jobs.StateCompleted || j.Name != "blog_post" || j.Queue != jobs.AIQueue || j.AttemptsMade != 2 {
 			t.Fatalf("job: %+v", j)
 		}
 		if j.Result == nil || !strings.Contains(*j.Result, `"text":"echo: queued"`) || !strings.Contains(*j.Result, `"totalTokens":7`) || !strings.Contains(j.Data, `"model":"gpt-4o"`) {
@@ -242,7 +244,7 @@ func TestAnyJobTypeRunsTheTextHandlerAndNamesTheJob(t *testing.T) {
 			t.Fatalf("jobType %q: %v", name, err)
 		}
 		j := waitJob(t, b.queue, b.p.WorkspaceID, id)
-		if j.State != jobs.StateCompleted || j.Name != name || j.Result == nil || !strings.Contains(*j.Result, `"text":"echo: queued"`) {
+		if jobs.StateOf(j) != jobs.StateCompleted || j.Name != name || j.Result == nil || !strings.Contains(*j.Result, `"text":"echo: queued"`) {
 			t.Fatalf("job %q: %+v", name, j)
 		}
 	}
@@ -278,7 +280,7 @@ func TestACustomJobTypeRunsOnAHostThatNeverSawIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
-	if j := waitJob(t, q, ws.ID, id); j.State != jobs.StateCompleted || j.Name != "digest.daily" {
+	if j := waitJob(t, q, ws.ID, id); jobs.StateOf(j) != jobs.StateCompleted || j.Name != "digest.daily" {
 		t.Fatalf("job: %+v", j)
 	}
 	// A name another area's jobs use is refused rather than run by that
@@ -300,7 +302,7 @@ func TestQueuedTextFailsAtOnceOnAPermanentError(t *testing.T) {
 	}
 	j := waitJob(t, b.queue, b.p.WorkspaceID, id)
 	// The tenant sees a generic reason with the job id, not the provider's text.
-	if j.State != jobs.StateFailed || j.AttemptsMade != 1 || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "the provider rejected the request (job "+id+")") || strings.Contains(*j.FailedReason, "prompt violates policy") {
+	if jobs.StateOf(j) != jobs.StateFailed || j.AttemptsMade != 1 || j.FailedReason == nil || !strings.Contains(*j.FailedReason, "the provider rejected the request (job "+id+")") || strings.Contains(*j.FailedReason, "prompt violates policy") {
 		t.Fatalf("job: %+v", j)
 	}
 }
@@ -345,7 +347,7 @@ func TestImagesUsePresetsAndSpendOneCreditEachOnlyOnSuccess(t *testing.T) {
 			t.Fatalf("non-image bytes: %v", err)
 		}
 		b.router.image = nil
-		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 0 {
+		if used, _ := creditstore.New(s).CreditsUsed(ctx, b.p.WorkspaceID, month); used != 0 {
 			t.Fatalf("failed requests spent %d credits", used)
 		}
 
@@ -364,7 +366,7 @@ func TestImagesUsePresetsAndSpendOneCreditEachOnlyOnSuccess(t *testing.T) {
 		if code(err) != connect.CodePermissionDenied || !strings.Contains(err.Error(), "credit") {
 			t.Fatalf("over the allowance: %v", err)
 		}
-		if used, _ := s.CreditsUsed(ctx, b.p.WorkspaceID, month); used != 2 {
+		if used, _ := creditstore.New(s).CreditsUsed(ctx, b.p.WorkspaceID, month); used != 2 {
 			t.Fatalf("credits used: %d", used)
 		}
 	})
@@ -442,7 +444,7 @@ func TestQueuedTextWaitsForTheProvidersRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := waitJob(t, b.queue, b.p.WorkspaceID, id); j.State != jobs.StateCompleted || j.AttemptsMade != 2 {
+	if j := waitJob(t, b.queue, b.p.WorkspaceID, id); jobs.StateOf(j) != jobs.StateCompleted || j.AttemptsMade != 2 {
 		t.Fatalf("job: %+v", j)
 	}
 	b.router.mu.Lock()

@@ -54,7 +54,7 @@
 // and round-robin across workspaces: every workspace's oldest ready job
 // before anyone's second, so one workspace's backlog cannot starve the
 // others. Options.Caps bound a workspace's running jobs (a claim skips it
-// at its cap) and ready jobs (Enqueue fails with *OverCapError, which the
+// at its cap) and ready jobs (Enqueue fails with *store.OverCapError, which the
 // API answers with 429 and Retry-After).
 //
 // A handler's context is cancelled with cause ErrLeaseLost when its
@@ -95,8 +95,8 @@
 // `jobstest/worker` is a tiny worker program for crash and multi-host tests.
 // Claims are fair across workspaces (a `ROW_NUMBER() OVER (PARTITION BY
 // workspace_id)` rank, rank 1 of everyone before rank 2 of anyone) and
-// honour per-plan caps on running and ready jobs (`store.JobCaps`; over the
-// ready cap an enqueue fails with `*jobs.OverCapError`, which the API turns
+// honour per-plan caps on running and ready jobs (`jobstore.JobCaps`; over the
+// ready cap an enqueue fails with `*store.OverCapError`, which the API turns
 // into 429 + Retry-After). The heartbeat cancels handlers whose lease is
 // lost. Handlers are found by job name, else by the queue's fallback
 // (`RegisterFallback`): that is how a client-named text job (`jobType`) runs

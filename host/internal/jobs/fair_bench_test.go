@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"slices"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 	q, err := jobs.New(jobs.Options{
 		Store: s, RedisURL: url, RedisPrefix: prefix,
 		Concurrency: map[string]int{jobs.AIQueue: 8},
-		Caps:        store.JobCaps{Default: store.JobCap{Running: 4, Queued: 200}},
+		Caps:        jobstore.JobCaps{Default: jobstore.JobCap{Running: 4, Queued: 200}},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -89,7 +90,7 @@ func benchFairness(b *testing.B, be benchBackend) {
 			defer wg.Done()
 			for floodCtx.Err() == nil {
 				_, err := q.Enqueue(floodCtx, jobs.NewJob{Workspace: "a", Queue: jobs.AIQueue, Name: "work"})
-				var over *jobs.OverCapError
+				var over *store.OverCapError
 				if errors.As(err, &over) {
 					capOnce.Do(func() { close(atCap) })
 					// A impatient client: it retries after 10 ms, not

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 	"time"
 
@@ -72,7 +73,7 @@ func TestLostLeaseCancelsTheHandler(t *testing.T) {
 					t.Fatalf("handler context cause: %v, want ErrLeaseLost", cause)
 				}
 				// The outcome of the lost attempt is not recorded over the new owner's.
-				j, err := b.store.GetJob(context.Background(), ws, id)
+				j, err := jobstore.New(b.store).GetJob(context.Background(), ws, id)
 				if err != nil || j.State != store.JobActive || str(j.LeaseOwner) != "thief" {
 					t.Fatalf("job after the lost attempt: %+v %v", j, err)
 				}
@@ -86,14 +87,14 @@ func TestEnqueueBeyondTheQueuedCapFails(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
-			o.Caps = store.JobCaps{Default: store.JobCap{Queued: 2}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Queued: 2}}
 			o.CapRetryAfter = 7 * time.Second
 		})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
-		var over *jobs.OverCapError
-		if !errors.As(err, &over) || over.RetryAfter != 7*time.Second || over.Cap != 2 || over.Queue != jobs.AIQueue {
+		var over *store.OverCapError
+		if !errors.As(err, &over) || over.RetryAfter != 7*time.Second || over.Max != 2 || over.Queue != jobs.AIQueue {
 			t.Fatalf("third enqueue: %v, want OverCapError (cap 2, retry after 7s)", err)
 		}
 		// Another workspace, and the same one on another queue, still enqueue.
@@ -107,19 +108,19 @@ func TestSetCapsAppliesToTheNextEnqueue(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
-			o.Caps = store.JobCaps{Default: store.JobCap{Queued: 1}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Queued: 1}}
 		})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
-		var over *jobs.OverCapError
+		var over *store.OverCapError
 		if _, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"}); !errors.As(err, &over) {
 			t.Fatalf("second enqueue under a queued cap of 1: %v, want OverCapError", err)
 		}
 		// A reload raises the cap: the next enqueue passes, and the one
 		// after it meets the new cap.
-		q.SetCaps(store.JobCaps{Default: store.JobCap{Queued: 2}})
+		q.SetCaps(jobstore.JobCaps{Default: jobstore.JobCap{Queued: 2}})
 		enqueue(t, q, jobs.NewJob{Name: "n"})
 		_, err := q.Enqueue(context.Background(), jobs.NewJob{Workspace: ws, Queue: jobs.AIQueue, Name: "n"})
-		if !errors.As(err, &over) || over.Cap != 2 {
+		if !errors.As(err, &over) || over.Max != 2 {
 			t.Fatalf("third enqueue: %v, want OverCapError with cap 2", err)
 		}
 	})
@@ -131,7 +132,7 @@ func TestAFloodingWorkspaceLeavesRoomForOthers(t *testing.T) {
 		b := setup(t, s)
 		q := b.queue(t, func(o *jobs.Options) {
 			o.Concurrency = map[string]int{jobs.AIQueue: 2}
-			o.Caps = store.JobCaps{Default: store.JobCap{Running: 1}}
+			o.Caps = jobstore.JobCaps{Default: jobstore.JobCap{Running: 1}}
 		})
 		release := make(chan struct{})
 		t.Cleanup(func() { close(release) })

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -50,14 +51,14 @@ func (s *APIHandler) GetJob(ctx context.Context, req *connect.Request[apiv1.GetJ
 	return connect.NewResponse(s.toProto(j)), nil
 }
 
-func (s *APIHandler) toProto(j store.Job) *apiv1.Job {
-	state := j.State
+func (s *APIHandler) toProto(j jobstore.Job) *apiv1.Job {
+	state := StateOf(j)
 	// A delayed job whose run time has come is simply waiting for a worker.
-	if state == store.JobDelayed && j.RunAt <= s.q.store.Now() {
-		state = store.JobWaiting
+	if state == StateDelayed && j.RunAt <= s.q.store.Now() {
+		state = StateWaiting
 	}
 	return &apiv1.Job{
-		JobId: j.ID, Name: j.Name, State: state, Progress: int32(j.Progress),
+		JobId: j.ID, Name: j.Name, State: string(state), Progress: int32(j.Progress),
 		Result: toStruct(j.Result), FailedReason: j.FailedReason, AttemptsMade: int32(j.AttemptsMade),
 		ProcessedOn: j.ProcessedOn, FinishedOn: j.FinishedOn, Data: toStruct(&j.Data), Queue: j.Queue,
 	}

@@ -57,7 +57,7 @@ func TestJobPolling(t *testing.T) {
 		}
 		testwait.For(t, 30*time.Second, "job completed", func() bool {
 			j, err := q.Get(ctx, p.Workspace.ID, done)
-			return err == nil && j.State == jobs.StateCompleted
+			return err == nil && jobs.StateOf(j) == jobs.StateCompleted
 		})
 
 		get := func(key, id string) (int, map[string]any) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"math/rand/v2"
 	"time"
 
@@ -22,14 +23,24 @@ const (
 // QueueNames lists every queue a Queue serves.
 var QueueNames = []string{AIQueue, SEOQueue, ContentQueue}
 
-// Job states, as GET /v1/ai/generate/job/{jobId} reports them.
+// State is a job's state, as GET /v1/ai/generate/job/{jobId} reports it.
+// The store keeps it as text (StateOf converts a stored row's).
+type State string
+
+// The job states.
 const (
-	StateWaiting   = store.JobWaiting
-	StateDelayed   = store.JobDelayed
-	StateActive    = store.JobActive
-	StateCompleted = store.JobCompleted
-	StateFailed    = store.JobFailed
+	StateWaiting   State = store.JobWaiting
+	StateDelayed   State = store.JobDelayed
+	StateActive    State = store.JobActive
+	StateCompleted State = store.JobCompleted
+	StateFailed    State = store.JobFailed
 )
+
+// StateOf is the state of a stored job.
+func StateOf(j jobstore.Job) State { return State(j.State) }
+
+// Finished reports whether a job in state s can no longer change.
+func (s State) Finished() bool { return s == StateCompleted || s == StateFailed }
 
 // Defaults of HandlerOptions.
 const (
@@ -93,7 +104,7 @@ func (j *Job) Progress(ctx context.Context, progress int, partial any) error {
 		}
 		text = &s
 	}
-	err := j.q.store.UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
+	err := jobstore.New(j.q.store).UpdateJobProgress(ctx, j.q.owner, j.ID, j.Attempt, progress, text)
 	if errors.Is(err, store.ErrNotFound) {
 		if j.a != nil {
 			j.q.loseLease(j.a)
@@ -233,16 +244,4 @@ func marshalObject(v any) (string, error) {
 	}
 	b, err := json.Marshal(map[string]json.RawMessage{"value": raw})
 	return string(b), err
-}
-
-// OverCapError refuses an enqueue: the workspace already has Cap ready jobs
-// in Queue (Options.Caps). The API answers 429 with RetryAfter.
-type OverCapError struct {
-	Workspace, Queue string
-	Cap              int
-	RetryAfter       time.Duration
-}
-
-func (e *OverCapError) Error() string {
-	return fmt.Sprintf("too many queued jobs: the workspace already has %d waiting in %s; retry later", e.Cap, e.Queue)
 }

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"slices"
 	"time"
 
@@ -45,13 +46,13 @@ func (q *Queue) flush() {
 	if len(batch) == 0 {
 		return
 	}
-	outcomes := make([]store.JobOutcome, len(batch))
+	outcomes := make([]jobstore.JobOutcome, len(batch))
 	for i, a := range batch {
 		outcomes[i] = a.outcome
 	}
 	for try := 0; ; try++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := q.store.FinishJobs(ctx, q.owner, q.store.Now(), outcomes)
+		_, err := jobstore.New(q.store).FinishJobs(ctx, q.owner, q.store.Now(), outcomes)
 		cancel()
 		if err == nil {
 			break
@@ -125,7 +126,7 @@ func (q *Queue) heartbeat(ctx context.Context) {
 		return
 	}
 	asked := time.Now()
-	extended, err := q.store.ExtendJobLeases(ctx, q.owner, ids, q.store.Now()+q.opts.Lease.Milliseconds())
+	extended, err := jobstore.New(q.store).ExtendJobLeases(ctx, q.owner, ids, q.store.Now()+q.opts.Lease.Milliseconds())
 	if err != nil && ctx.Err() == nil {
 		q.metrics.errors.WithLabelValues("heartbeat").Inc()
 		q.log.Error("extending job leases failed", "jobs", len(ids), "error", err)
@@ -168,7 +169,7 @@ func (q *Queue) loseLease(a *attempt) {
 func (q *Queue) rescue(ctx context.Context) {
 	for ctx.Err() == nil {
 		const batch = 500
-		rescued, err := q.store.RescueJobs(ctx, q.store.Now(), "job lease expired: the worker stopped or lost the database", batch)
+		rescued, err := jobstore.New(q.store).RescueJobs(ctx, q.store.Now(), "job lease expired: the worker stopped or lost the database", batch)
 		if err != nil {
 			if ctx.Err() == nil {
 				q.metrics.errors.WithLabelValues("rescue").Inc()
@@ -197,7 +198,7 @@ func (q *Queue) prune(ctx context.Context) {
 	cutoff := q.store.Now() - q.opts.Retention.Milliseconds()
 	for ctx.Err() == nil {
 		const batch = 1000
-		n, err := q.store.PruneJobs(ctx, cutoff, batch)
+		n, err := jobstore.New(q.store).PruneJobs(ctx, cutoff, batch)
 		if err != nil {
 			if ctx.Err() == nil {
 				q.metrics.errors.WithLabelValues("prune").Inc()

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"testing"
 	"time"
 
@@ -59,12 +60,12 @@ func insertJobs(t *testing.T, s *store.Store, queue string, n, maxAttempts int, 
 	t.Helper()
 	ctx := context.Background()
 	name := "batch-" + store.NewID()
-	rows := make([]store.Job, n)
+	rows := make([]jobstore.Job, n)
 	for i := range rows {
-		rows[i] = store.Job{ID: store.NewID(), WorkspaceID: "ws-1", Queue: queue, Name: name, State: store.JobWaiting,
+		rows[i] = jobstore.Job{ID: store.NewID(), WorkspaceID: "ws-1", Queue: queue, Name: name, State: store.JobWaiting,
 			Data: "{}", MaxAttempts: maxAttempts, RunAt: s.Now(), CreatedAt: s.Now()}
 	}
-	if err := s.InsertJobs(ctx, nil, rows); err != nil {
+	if err := jobstore.New(s).InsertJobs(ctx, nil, rows); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := storetest.Exec(ctx, s, `UPDATE jobs SET `+set+` WHERE name = $1`, name); err != nil || got != int64(n) {
@@ -142,7 +143,7 @@ func TestAJobDueNowIsWaitingNotDelayed(t *testing.T) {
 			t.Errorf("enqueued to run at now%+d: %+v %v, want %s", tc.runAt-now, rows, err, tc.state)
 		}
 		// Pollers see a delayed job whose time has come as waiting.
-		if got := (&APIHandler{q: q}).toProto(store.Job{State: store.JobDelayed, RunAt: tc.runAt}).State; got != tc.state {
+		if got := (&APIHandler{q: q}).toProto(jobstore.Job{State: store.JobDelayed, RunAt: tc.runAt}).State; got != tc.state {
 			t.Errorf("delayed job due at now%+d polled as %s, want %s", tc.runAt-now, got, tc.state)
 		}
 	}
@@ -153,7 +154,7 @@ func TestStoppingGivesUpRecordingOutcomesAfterThreeRetries(t *testing.T) {
 	s := storetest.SQLite(t)
 	q, logs := newQueue(t, s)
 	a, _ := hold(q, "job-1")
-	a.outcome = store.JobOutcome{ID: "job-1", Attempt: 1, State: store.JobCompleted}
+	a.outcome = jobstore.JobOutcome{ID: "job-1", Attempt: 1, State: store.JobCompleted}
 	q.pending = []*attempt{a}
 	q.stopping.Store(true)
 	s.Close() // the database is gone
@@ -200,7 +201,7 @@ func TestAHeartbeatRenewsHeldLeasesAndDropsStolenOnes(t *testing.T) {
 		q, logs := newQueue(t, s, func(o *Options) { o.Lease = time.Hour })
 		insertJobs(t, s, AIQueue, 2, 3, "state = 'waiting'")
 		now := s.Now()
-		claimed, err := s.ClaimJobs(ctx, AIQueue, q.owner, 2, now, now+1000)
+		claimed, err := jobstore.New(s).ClaimJobs(ctx, AIQueue, q.owner, 2, now, now+1000)
 		if err != nil || len(claimed) != 2 {
 			t.Fatalf("claim: %v %v", claimed, err)
 		}
@@ -220,7 +221,7 @@ func TestAHeartbeatRenewsHeldLeasesAndDropsStolenOnes(t *testing.T) {
 		if context.Cause(stolenCtx) != ErrLeaseLost {
 			t.Errorf("stolen lease: handler context cause %v, want ErrLeaseLost", context.Cause(stolenCtx))
 		}
-		j, err := s.GetJob(ctx, "ws-1", claimed[0].ID)
+		j, err := jobstore.New(s).GetJob(ctx, "ws-1", claimed[0].ID)
 		if err != nil || j.LeaseUntil == nil || *j.LeaseUntil < now+50*60_000 {
 			t.Errorf("renewed job: %+v %v", j, err)
 		}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,7 +78,7 @@ func (c *depthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c *depthCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	counts, err := c.store.CountUnfinishedJobs(ctx)
+	counts, err := jobstore.New(c.store).CountUnfinishedJobs(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(c.desc, err)
 		return

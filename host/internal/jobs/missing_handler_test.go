@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func TestAJobWithoutAHandlerHereIsRetriedAndRunsWhereTheHandlerIs(t *testing.T) 
 		old := b.queue(t)
 		start(t, old)
 		id := enqueue(t, old, jobs.NewJob{Name: "new-kind", MaxAttempts: 5})
-		j := waitFor(t, s, id, "tried once", func(j store.Job) bool { return j.AttemptsMade >= 1 && j.State != jobs.StateActive })
-		if j.State == jobs.StateFailed || !strings.Contains(str(j.FailedReason), `no handler for job name "new-kind"`) {
+		j := waitFor(t, s, id, "tried once", func(j jobstore.Job) bool { return j.AttemptsMade >= 1 && jobs.StateOf(j) != jobs.StateActive })
+		if jobs.StateOf(j) == jobs.StateFailed || !strings.Contains(str(j.FailedReason), `no handler for job name "new-kind"`) {
 			t.Fatalf("after an attempt on a host without the handler: state %s, reason %s; want a retry", j.State, str(j.FailedReason))
 		}
 		if err := old.Stop(context.Background()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"net"
 	"os"
 	"os/exec"
@@ -160,19 +161,19 @@ func startWorker(t *testing.T, b backend, args ...string) *worker {
 
 // waitAllFinished waits until no job of the store is waiting, delayed or
 // active, and returns the jobs.
-func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]store.Job {
+func waitAllFinished(t *testing.T, s *store.Store, ids []string) map[string]jobstore.Job {
 	t.Helper()
-	var out map[string]store.Job
+	var out map[string]jobstore.Job
 	unfinished := 0
 	err := testwait.Until(90*time.Second, func() bool {
-		out, unfinished = map[string]store.Job{}, 0
+		out, unfinished = map[string]jobstore.Job{}, 0
 		for _, id := range ids {
-			j, err := s.GetJob(context.Background(), ws, id)
+			j, err := jobstore.New(s).GetJob(context.Background(), ws, id)
 			if err != nil {
 				t.Fatal(err)
 			}
 			out[id] = j
-			if j.State != jobs.StateCompleted && j.State != jobs.StateFailed {
+			if jobs.StateOf(j) != jobs.StateCompleted && jobs.StateOf(j) != jobs.StateFailed {
 				unfinished++
 			}
 		}
@@ -242,7 +243,7 @@ func TestKilledWorkerLosesNoJob(t *testing.T) {
 			rescued := 0
 			for _, id := range ids {
 				j := final[id]
-				if j.State != jobs.StateCompleted || perJob[id] < 1 {
+				if jobs.StateOf(j) != jobs.StateCompleted || perJob[id] < 1 {
 					t.Fatalf("job %s: %+v, %d runs", id, j, perJob[id])
 				}
 				if j.AttemptsMade > 1 {
@@ -276,7 +277,7 @@ func TestTwoHostsRunEveryJobExactlyOnce(t *testing.T) {
 		}
 	}
 	for _, id := range ids {
-		if final[id].State != jobs.StateCompleted || final[id].AttemptsMade != 1 {
+		if jobs.StateOf(final[id]) != jobs.StateCompleted || final[id].AttemptsMade != 1 {
 			t.Fatalf("job %s: %+v", id, final[id])
 		}
 	}
@@ -353,7 +354,7 @@ func TestRedisOutageDelaysJobsButLosesNone(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	for id, j := range final {
-		if j.State != jobs.StateCompleted || ran[id] != 1 {
+		if jobs.StateOf(j) != jobs.StateCompleted || ran[id] != 1 {
 			t.Fatalf("job %s: %+v, ran %d times", id, j, ran[id])
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,10 +92,10 @@ type Options struct {
 	PruneInterval time.Duration
 	// Caps bound each workspace's running and ready jobs per queue, by
 	// plan: a claim skips a workspace at its Running cap, an enqueue beyond
-	// its Queued cap fails with *OverCapError. Zero: no caps. SetCaps
+	// its Queued cap fails with *store.OverCapError. Zero: no caps. SetCaps
 	// replaces them on a running Queue.
-	Caps store.JobCaps
-	// CapRetryAfter is the Retry-After of an *OverCapError. Zero:
+	Caps jobstore.JobCaps
+	// CapRetryAfter is the Retry-After of an *store.OverCapError. Zero:
 	// DefaultCapRetryAfter.
 	CapRetryAfter time.Duration
 	// Logger receives the queue's logs. Nil: no logs.
@@ -109,8 +110,8 @@ type Options struct {
 type Queue struct {
 	store   *store.Store
 	opts    Options
-	caps    atomic.Pointer[store.JobCaps] // Options.Caps until SetCaps
-	owner   string                        // this Queue's lease owner id
+	caps    atomic.Pointer[jobstore.JobCaps] // Options.Caps until SetCaps
+	owner   string                           // this Queue's lease owner id
 	log     hclog.Logger
 	lanes   map[string]*lane
 	signal  *redisSignal
@@ -181,7 +182,7 @@ type attempt struct {
 	// leasedUntil is when the lease ends unless renewed, by this host's
 	// clock; guarded by Queue.mu.
 	leasedUntil time.Time
-	outcome     store.JobOutcome
+	outcome     jobstore.JobOutcome
 	// done: outcome queued for writing; released: handed back at shutdown,
 	// the outcome is dropped.
 	done, released bool
@@ -255,7 +256,7 @@ func New(o Options) (*Queue, error) {
 // SetCaps replaces the per-plan caps (Options.Caps) of a running Queue:
 // the next enqueue and the next claim use them (a reload of the plans).
 // Jobs already running or queued stay.
-func (q *Queue) SetCaps(c store.JobCaps) { q.caps.Store(&c) }
+func (q *Queue) SetCaps(c jobstore.JobCaps) { q.caps.Store(&c) }
 
 // Register sets the handler of the jobs named name on this host. Call it
 // before Start; a later call replaces the handler.
@@ -362,13 +363,13 @@ func (q *Queue) EnqueueTx(ctx context.Context, tx store.Querier, j NewJob) (stri
 	return rows[0].ID, nil
 }
 
-// insert stores rows, refusing them with *OverCapError when a workspace is
+// insert stores rows, refusing them with *store.OverCapError when a workspace is
 // at its Queued cap.
-func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []store.Job) error {
-	err := q.store.InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
-	var capErr *store.ErrJobCap
+func (q *Queue) insert(ctx context.Context, tx store.Querier, rows []jobstore.Job) error {
+	err := jobstore.New(q.store).InsertJobsCapped(ctx, tx, rows, q.store.Now(), *q.caps.Load())
+	var capErr *jobstore.ErrJobCap
 	if errors.As(err, &capErr) {
-		return &OverCapError{Workspace: capErr.Workspace, Queue: capErr.Queue, Cap: int(capErr.Cap), RetryAfter: q.opts.CapRetryAfter}
+		return &store.OverCapError{Kind: "ready jobs", Max: int(capErr.Cap), Workspace: capErr.Workspace, Queue: capErr.Queue, RetryAfter: q.opts.CapRetryAfter}
 	}
 	return err
 }
@@ -387,13 +388,13 @@ func (q *Queue) Wake(queues ...string) {
 
 // Get returns a job of the workspace, or store.ErrNotFound (also when the
 // job belongs to another workspace).
-func (q *Queue) Get(ctx context.Context, workspace, id string) (store.Job, error) {
-	return q.store.GetJob(ctx, workspace, id)
+func (q *Queue) Get(ctx context.Context, workspace, id string) (jobstore.Job, error) {
+	return jobstore.New(q.store).GetJob(ctx, workspace, id)
 }
 
-func (q *Queue) rows(js []NewJob) ([]store.Job, error) {
+func (q *Queue) rows(js []NewJob) ([]jobstore.Job, error) {
 	now := q.store.Now()
-	rows := make([]store.Job, 0, len(js))
+	rows := make([]jobstore.Job, 0, len(js))
 	for _, j := range js {
 		switch {
 		case j.Workspace == "":
@@ -426,10 +427,17 @@ func (q *Queue) rows(js []NewJob) ([]store.Job, error) {
 				state = store.JobDelayed
 			}
 		}
-		rows = append(rows, store.Job{
+		rows = append(rows, jobstore.Job{
 			ID: store.NewID(), WorkspaceID: j.Workspace, Queue: j.Queue, Name: j.Name, State: state,
 			Data: data, MaxAttempts: maxAttempts, RunAt: runAt, CreatedAt: now,
 		})
 	}
 	return rows, nil
+}
+
+// RecentGenerated returns the workspace's newest completed jobs that
+// generated text (every AIQueue job and the ContentQueue jobs named in
+// contentNames), newest first, at most limit.
+func (q *Queue) RecentGenerated(ctx context.Context, workspace string, contentNames []string, limit int) ([]jobstore.FinishedJob, error) {
+	return jobstore.New(q.store).RecentGeneratedJobs(ctx, workspace, contentNames, limit)
 }

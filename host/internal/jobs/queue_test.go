@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"os"
 	"slices"
 	"strings"
@@ -99,12 +100,12 @@ func enqueue(t *testing.T, q *jobs.Queue, j jobs.NewJob) string {
 
 // waitFor polls the job row until cond holds: the outcome is written after
 // the handler returns, and the row is what clients see.
-func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(store.Job) bool) store.Job {
+func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(jobstore.Job) bool) jobstore.Job {
 	t.Helper()
-	var j store.Job
+	var j jobstore.Job
 	err := testwait.Until(30*time.Second, func() bool {
 		var err error
-		j, err = s.GetJob(context.Background(), ws, id)
+		j, err = jobstore.New(s).GetJob(context.Background(), ws, id)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			t.Fatal(err)
 		}
@@ -116,8 +117,8 @@ func waitFor(t *testing.T, s *store.Store, id string, what string, cond func(sto
 	return j
 }
 
-func inState(state string) func(store.Job) bool {
-	return func(j store.Job) bool { return j.State == state }
+func inState(state jobs.State) func(jobstore.Job) bool {
+	return func(j jobstore.Job) bool { return jobs.StateOf(j) == state }
 }
 
 func fixedBackoff(d time.Duration) func(int) time.Duration {
@@ -253,7 +254,7 @@ func TestQueue(t *testing.T) {
 			last := enqueue(t, producer, jobs.NewJob{Name: "count", MaxAttempts: 1})
 			// A worker that died: it claimed both jobs and its lease ran out.
 			now := b.store.Now()
-			if claimed, err := b.store.ClaimJobs(ctx, jobs.AIQueue, "dead-worker", 10, now, now-1); err != nil || len(claimed) != 2 {
+			if claimed, err := jobstore.New(b.store).ClaimJobs(ctx, jobs.AIQueue, "dead-worker", 10, now, now-1); err != nil || len(claimed) != 2 {
 				t.Fatalf("claim: %v %v", claimed, err)
 			}
 			q := b.queue(t, func(o *jobs.Options) { o.RescueInterval = 20 * time.Millisecond })
@@ -284,7 +285,7 @@ func TestQueue(t *testing.T) {
 			<-started
 			first := waitFor(t, b.store, id, "active", inState(jobs.StateActive))
 			// Wait until the lease has been renewed past its first expiry.
-			waitFor(t, b.store, id, "renewed", func(j store.Job) bool {
+			waitFor(t, b.store, id, "renewed", func(j jobstore.Job) bool {
 				return j.LeaseUntil != nil && *j.LeaseUntil > *first.LeaseUntil+100
 			})
 			close(release)
@@ -308,7 +309,7 @@ func TestQueue(t *testing.T) {
 			id := enqueue(t, q, jobs.NewJob{Name: "report"})
 			<-reported
 			j, err := q.Get(context.Background(), ws, id)
-			if err != nil || j.State != jobs.StateActive || j.Progress != 40 || str(j.Result) != `{"draft":"first"}` {
+			if err != nil || jobs.StateOf(j) != jobs.StateActive || j.Progress != 40 || str(j.Result) != `{"draft":"first"}` {
 				t.Fatalf("active job: %+v %v", j, err)
 			}
 			close(release)
@@ -356,7 +357,7 @@ func TestQueue(t *testing.T) {
 			start(t, q)
 			runAt := time.Now().Add(300 * time.Millisecond)
 			id := enqueue(t, q, jobs.NewJob{Name: "later", RunAt: runAt})
-			if j, err := q.Get(context.Background(), ws, id); err != nil || j.State != jobs.StateDelayed {
+			if j, err := q.Get(context.Background(), ws, id); err != nil || jobs.StateOf(j) != jobs.StateDelayed {
 				t.Fatalf("just enqueued: %+v %v", j, err)
 			}
 			// The poll interval is a minute: only the due-time timer can start it.
@@ -384,7 +385,7 @@ func TestQueue(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Stop returns after the outcome is written.
-			if j, err := q.Get(context.Background(), ws, id); err != nil || j.State != jobs.StateCompleted {
+			if j, err := q.Get(context.Background(), ws, id); err != nil || jobs.StateOf(j) != jobs.StateCompleted {
 				t.Fatalf("after stop: %+v %v", j, err)
 			}
 		}},
@@ -404,8 +405,8 @@ func TestQueue(t *testing.T) {
 			if err := a.Stop(ctx); err != nil {
 				t.Fatal(err)
 			}
-			j, err := b.store.GetJob(context.Background(), ws, id)
-			if err != nil || j.State != jobs.StateWaiting || j.AttemptsMade != 0 || j.LeaseOwner != nil || j.FailedReason != nil {
+			j, err := jobstore.New(b.store).GetJob(context.Background(), ws, id)
+			if err != nil || jobs.StateOf(j) != jobs.StateWaiting || j.AttemptsMade != 0 || j.LeaseOwner != nil || j.FailedReason != nil {
 				t.Fatalf("handed back job: %+v %v", j, err)
 			}
 			other := b.queue(t)
@@ -435,7 +436,7 @@ func TestQueue(t *testing.T) {
 				_, err := q.Get(context.Background(), ws, done)
 				return errors.Is(err, store.ErrNotFound)
 			})
-			if j, err := q.Get(context.Background(), ws, later); err != nil || j.State != jobs.StateDelayed {
+			if j, err := q.Get(context.Background(), ws, later); err != nil || jobs.StateOf(j) != jobs.StateDelayed {
 				t.Fatalf("unfinished job pruned: %+v %v", j, err)
 			}
 		}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
@@ -134,7 +135,7 @@ func (q *Queue) release() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	queues, err := q.store.ReleaseJobs(ctx, q.owner, ids, q.store.Now())
+	queues, err := jobstore.New(q.store).ReleaseJobs(ctx, q.owner, ids, q.store.Now())
 	if err != nil {
 		return fmt.Errorf("hand back %d jobs at shutdown: %w", len(ids), err)
 	}
@@ -210,7 +211,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		// commits unseen would strand its jobs until their lease expires.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		now := q.store.Now()
-		claimed, err := q.store.ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
+		claimed, err := jobstore.New(q.store).ClaimJobsCapped(cctx, l.name, q.owner, n, now, now+q.opts.Lease.Milliseconds(), *q.caps.Load(), l.backlog.Load())
 		cancel()
 		// A wake-up that came in while a claim that was not full ran (not
 		// one that a job it starts causes) means enqueues are streaming
@@ -237,7 +238,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 			// next claim) and look once more shortly, which finds it.
 			return min(recheck, poll)
 		}
-		at, err := q.store.NextJobRunAt(ctx, l.name)
+		at, err := jobstore.New(q.store).NextJobRunAt(ctx, l.name)
 		if err != nil || at == nil {
 			return poll
 		}
@@ -291,7 +292,7 @@ func pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (q *Queue) start(l *lane, sj store.Job) {
+func (q *Queue) start(l *lane, sj jobstore.Job) {
 	reg, ok := q.handler(sj.Queue, sj.Name)
 	timeout := reg.opts.Timeout
 	if !ok {
@@ -373,8 +374,8 @@ func call(ctx context.Context, h Handler, j *Job) (result any, err error) {
 	return h.Work(ctx, j)
 }
 
-func (q *Queue) outcome(a *attempt, result any, err error) store.JobOutcome {
-	o := store.JobOutcome{ID: a.job.ID, Attempt: a.job.Attempt}
+func (q *Queue) outcome(a *attempt, result any, err error) jobstore.JobOutcome {
+	o := jobstore.JobOutcome{ID: a.job.ID, Attempt: a.job.Attempt}
 	if err == nil {
 		if result != nil {
 			s, merr := marshalObject(result)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -234,15 +235,15 @@ func (l *Limiter) Close() error {
 type dbBackend struct{ st *store.Store }
 
 func (b dbBackend) take(ctx context.Context, name string, slots int, holder string, ttl time.Duration) (int, bool, error) {
-	return b.st.TakeLease(ctx, name, slots, holder, ttl.Milliseconds())
+	return jobstore.New(b.st).TakeLease(ctx, name, slots, holder, ttl.Milliseconds())
 }
 
 func (b dbBackend) renew(ctx context.Context, name string, slot int, holder string, ttl time.Duration) (bool, error) {
-	return b.st.RenewLease(ctx, name, slot, holder, ttl.Milliseconds())
+	return jobstore.New(b.st).RenewLease(ctx, name, slot, holder, ttl.Milliseconds())
 }
 
 func (b dbBackend) release(ctx context.Context, name string, slot int, holder string) error {
-	return b.st.ReleaseLease(ctx, name, slot, holder)
+	return jobstore.New(b.st).ReleaseLease(ctx, name, slot, holder)
 }
 
 func (dbBackend) close() error { return nil }

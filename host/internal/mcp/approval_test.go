@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ func TestWriteToolsRefusedWithoutElicitation(t *testing.T) {
 	id := ok(t, "schedule_content", call(t, b.session(t, b.acme), "schedule_content",
 		map[string]any{"exportTo": "linkedin", "text": "draft", "status": "draft", "confirm": true}))["schedule"].(map[string]any)["id"].(string)
 	before := b.schedules(t, b.acmeID)
-	credits, err := b.store.CreditsUsed(ctx, b.acmeID, month())
+	credits, err := creditstore.New(b.store).CreditsUsed(ctx, b.acmeID, month())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestWriteToolsRefusedWithoutElicitation(t *testing.T) {
 	if st, _ := b.rest(t, "GET", "/v1/scheduler/"+id, b.acme, ""); st != 200 {
 		t.Fatalf("the draft is gone after a refused cancel: %d", st)
 	}
-	if after, _ := b.store.CreditsUsed(ctx, b.acmeID, month()); after != credits {
+	if after, _ := creditstore.New(b.store).CreditsUsed(ctx, b.acmeID, month()); after != credits {
 		t.Fatalf("credits used %d → %d: a refused call spent", credits, after)
 	}
 	ok(t, "list_schedules", call(t, cs, "list_schedules", nil))

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/plansstore"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/heraldhq/herald/host/internal/store"
 )
 
 // DefaultPollInterval is how often a host looks for a newer stored version
@@ -25,8 +24,8 @@ const redisChannel = "herald:plans"
 // Versions is what Sync needs from the store.
 type Versions interface {
 	LatestPlanVersionNumber(ctx context.Context) (int64, error)
-	LatestPlanVersion(ctx context.Context) (store.PlanVersion, error)
-	AddPlanVersion(ctx context.Context, body, digest, source string, onlyIfNone bool) (store.PlanVersion, bool, error)
+	LatestPlanVersion(ctx context.Context) (plansstore.PlanVersion, error)
+	AddPlanVersion(ctx context.Context, body, digest, source string, onlyIfNone bool) (plansstore.PlanVersion, bool, error)
 }
 
 // SyncDeps are the dependencies of a Sync.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"time"
 
 	"connectrpc.com/connect"
@@ -51,7 +53,7 @@ func (c *Checker) Plan(ctx context.Context, p auth.Principal) (string, config.Pl
 	name := p.Plan
 	if name == "" {
 		var err error
-		if name, err = c.store.WorkspacePlan(ctx, p.WorkspaceID); err != nil {
+		if name, err = voicestore.New(c.store).WorkspacePlan(ctx, p.WorkspaceID); err != nil {
 			return "", config.Plan{}, fmt.Errorf("workspace plan: %w", err)
 		}
 	}
@@ -91,7 +93,7 @@ func (c *Checker) ReserveMonth(ctx context.Context, p auth.Principal, n int) (mo
 		return "", nil, err
 	}
 	month = c.Month()
-	_, ok, err := c.store.ReserveCredits(ctx, p.WorkspaceID, month, n, plan.MonthlyAICredits)
+	_, ok, err := creditstore.New(c.store).ReserveCredits(ctx, p.WorkspaceID, month, n, plan.MonthlyAICredits)
 	if err != nil {
 		return "", nil, err
 	}
@@ -113,10 +115,10 @@ func (c *Checker) ReserveMonth(ctx context.Context, p auth.Principal, n int) (mo
 // the credits do not suffice; used is then the month's usage, for the
 // caller's message. The caller keeps month to refund later.
 func (c *Checker) ReserveTx(ctx context.Context, q store.Querier, workspaceID, month string, plan config.Plan, n int) (used int, ok bool, err error) {
-	if _, ok, err = c.store.ReserveCreditsTx(ctx, q, workspaceID, month, n, plan.MonthlyAICredits); err != nil || ok {
+	if _, ok, err = creditstore.New(c.store).ReserveCreditsTx(ctx, q, workspaceID, month, n, plan.MonthlyAICredits); err != nil || ok {
 		return 0, ok, err
 	}
-	used, err = c.store.CreditsUsedTx(ctx, q, workspaceID, month)
+	used, err = creditstore.New(c.store).CreditsUsedTx(ctx, q, workspaceID, month)
 	return used, false, err
 }
 
@@ -127,7 +129,7 @@ func (c *Checker) Refund(ctx context.Context, workspaceID, month string, n int) 
 	if n <= 0 {
 		return
 	}
-	if err := c.store.RefundCredits(ctx, workspaceID, month, n); err != nil && c.log != nil {
+	if err := creditstore.New(c.store).RefundCredits(ctx, workspaceID, month, n); err != nil && c.log != nil {
 		c.log.Error("refund AI credits", "workspace", workspaceID, "month", month, "credits", n, "error", err)
 	}
 }
@@ -140,7 +142,7 @@ func (c *Checker) CheckCredits(ctx context.Context, p auth.Principal, n int) err
 	if err != nil {
 		return err
 	}
-	used, err := c.store.CreditsUsed(ctx, p.WorkspaceID, c.Month())
+	used, err := creditstore.New(c.store).CreditsUsed(ctx, p.WorkspaceID, c.Month())
 	if err != nil {
 		return err
 	}
@@ -148,4 +150,9 @@ func (c *Checker) CheckCredits(ctx context.Context, p auth.Principal, n int) err
 		return CreditLimitReached(name, plan.MonthlyAICredits, n)
 	}
 	return nil
+}
+
+// Used returns the AI credits the workspace has used this month.
+func (c *Checker) Used(ctx context.Context, workspaceID string) (int, error) {
+	return creditstore.New(c.store).CreditsUsed(ctx, workspaceID, c.Month())
 }

@@ -2,6 +2,7 @@ package quota_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func credits(t *testing.T) (*quota.Checker, *store.Store, auth.Principal) {
 
 func used(t *testing.T, s *store.Store, ws, month string) int {
 	t.Helper()
-	n, err := s.CreditsUsed(context.Background(), ws, month)
+	n, err := creditstore.New(s).CreditsUsed(context.Background(), ws, month)
 	if err != nil {
 		t.Fatal(err)
 	}

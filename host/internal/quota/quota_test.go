@@ -3,6 +3,7 @@ package quota_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestRoomIsRefusedAtEachKindsOwnCap(t *testing.T) {
 	}
 	other, _, _ := s.EnsureWorkspaceUser(ctx, "other", "business", "o@other.test")
 	for i := range 2 {
-		if err := s.CreateVoice(ctx, &store.Voice{WorkspaceID: ws.ID, UserID: user.ID, Scope: "team", Name: "v", Type: "text", Content: "c"}); err != nil {
+		if err := voicestore.New(s).CreateVoice(ctx, &voicestore.Voice{WorkspaceID: ws.ID, UserID: user.ID, Scope: "team", Name: "v", Type: "text", Content: "c"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.CreateWebhook(ctx, &store.Webhook{WorkspaceID: ws.ID, Name: "h", DisplayURL: "https://a.test/h", Sealed: "v1.x"}); err != nil {

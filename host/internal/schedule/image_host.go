@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/weburl"
 	"io"
 	"net/http"
-	"net/url"
 	"path"
 	"strings"
 	"unicode"
@@ -113,8 +113,7 @@ func (s *Service) imageURL(ctx context.Context, workspaceID, field, raw string) 
 		}
 		return s.storeImage(ctx, workspaceID, field, data, hint)
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
+	if u, ok := weburl.Parse(raw); !ok || !weburl.HTTPS(u) {
 		return hostedImage{}, apierr.Invalid("%s must be an https URL or a data: URL", field)
 	}
 	return hostedImage{URL: raw}, nil
@@ -152,8 +151,8 @@ func decodeImage(field, v string) ([]byte, string, error) {
 
 // download fetches a temporary upload URL through the guarded client.
 func (s *Service) download(ctx context.Context, raw string) ([]byte, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	u, ok := weburl.Parse(strings.TrimSpace(raw))
+	if !ok {
 		return nil, apierr.Invalid("image.download_url must be an http(s) URL")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/events/catalog"
@@ -39,7 +40,7 @@ func (p *Publisher) recordRefusal(ctx context.Context, sc store.Schedule, export
 	now := p.deps.Store.Now()
 	msg := sdk.AsError(exportErr).Message
 	event := catalog.ConnectionFailure(sc.WorkspaceID, catalog.Connection{Destination: sc.ExportTo, Message: msg})
-	err := p.deps.Store.SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, store.ConnectionCheck{At: &now, Result: destination.CheckFailed, Message: msg}, &event)
+	err := destinationstore.New(p.deps.Store).SetConnectionCheck(ctx, sc.WorkspaceID, sc.ExportTo, destinationstore.ConnectionCheck{At: &now, Result: destination.CheckFailed, Message: msg}, &event)
 	if err != nil {
 		p.deps.Logger.Warn("recording a refused connection failed", "destination", sc.ExportTo, "error", err)
 	}

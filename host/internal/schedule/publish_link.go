@@ -1,7 +1,7 @@
 package schedule
 
 import (
-	"net/url"
+	"github.com/heraldhq/herald/host/internal/weburl"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,8 +21,8 @@ func safeExternalURL(log hclog.Logger, scheduleID, destination, raw string) stri
 	if raw == "" {
 		return ""
 	}
-	u, err := url.Parse(raw)
-	ok := err == nil && len(raw) <= MaxExternalURLChars && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
+	u, ok := weburl.Parse(raw)
+	ok = ok && len(raw) <= MaxExternalURLChars && u.User == nil
 	if ok {
 		return u.String()
 	}

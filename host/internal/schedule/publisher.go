@@ -22,8 +22,8 @@ import (
 	"github.com/heraldhq/herald/sdk"
 )
 
-// PublishJobName is the contentQueue job that publishes one schedule.
-const PublishJobName = "schedule.publish"
+// JobPublish is the contentQueue job that publishes one schedule.
+const JobPublish = "schedule.publish"
 
 // publishData is the publish job's input.
 type publishData struct {
@@ -32,7 +32,7 @@ type publishData struct {
 
 func publishJob(workspace, id string, when int64) jobs.NewJob {
 	return jobs.NewJob{
-		Workspace: workspace, Queue: jobs.ContentQueue, Name: PublishJobName,
+		Workspace: workspace, Queue: jobs.ContentQueue, Name: JobPublish,
 		Data: publishData{ScheduleID: id}, RunAt: time.UnixMilli(when),
 	}
 }
@@ -56,7 +56,7 @@ type PublisherOptions struct {
 	Registerer prometheus.Registerer
 }
 
-// Publisher publishes due schedules: it is the handler of PublishJobName
+// Publisher publishes due schedules: it is the handler of JobPublish
 // jobs and reconciles schedules whose job went missing.
 //
 // Exactly once: the job queue runs a job on one host at a time, and the
@@ -97,7 +97,7 @@ type PublisherDeps struct {
 }
 
 // NewPublisher returns a publisher over d. It is the handler of the
-// PublishJobName jobs on jobs.ContentQueue, run with JobOptions; the host's
+// JobPublish jobs on jobs.ContentQueue, run with JobOptions; the host's
 // job table mounts it.
 func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
 	if err := deps.Check("schedule publisher",
@@ -149,7 +149,7 @@ func NewPublisher(d PublisherDeps, o PublisherOptions) (*Publisher, error) {
 	return p, nil
 }
 
-// JobOptions are how the queue runs the publisher's PublishJobName jobs
+// JobOptions are how the queue runs the publisher's JobPublish jobs
 // (the Publisher is their handler): its attempts, backoff and timeout.
 func (p *Publisher) JobOptions() jobs.HandlerOptions {
 	return jobs.HandlerOptions{

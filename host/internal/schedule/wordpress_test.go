@@ -77,6 +77,7 @@ func TestOnlyAnHTTPLinkFromTheDestinationBecomesTheExternalURL(t *testing.T) {
 		{"JavaScript:alert(1)", ""},
 		{"data:text/html,<script>alert(1)</script>", ""},
 		{"/relative/launch", ""},
+		{"ftp://blog.example/launch", ""},
 		{"https://user:pw@blog.example/", ""},
 		{"https://blog.example/launch/", "https://blog.example/launch/"},
 	} {

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/weburl"
 	"io"
 	"mime"
 	"net"
@@ -194,7 +195,7 @@ func ParseURL(raw string) (*url.URL, error) {
 	if err != nil || u.Host == "" || u.Hostname() == "" {
 		return nil, fail(ReasonInvalidURL, err, "%q is not a valid URL", raw)
 	}
-	if !strings.EqualFold(u.Scheme, "https") {
+	if !weburl.HTTPS(u) {
 		return nil, fail(ReasonNotHTTPS, nil, "%s://%s refused: only https:// URLs are fetched", u.Scheme, u.Host)
 	}
 	u.Scheme, u.Host, u.Fragment, u.User = "https", strings.ToLower(u.Host), "", nil

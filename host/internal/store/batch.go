@@ -233,3 +233,25 @@ func (c *lastArg) int(n int64) any {
 	}
 	return c.v
 }
+
+// InsertRows, ValuesRows, InList, Placeholder and Param are the batch kit
+// for the area packages under store (see insertRows and its neighbours).
+func InsertRows(ctx context.Context, q Querier, d Dialect, prefix string, cols, n int, row func(args []any, i int) []any, suffix string) error {
+	return insertRows(ctx, q, d, prefix, cols, n, row, suffix)
+}
+
+// ValuesRows is valuesRows for the area packages.
+func ValuesRows(ctx context.Context, q Querier, d Dialect, prefix string, types []string, n int, row func(args []any, i int) []any, suffix string) (int64, error) {
+	return valuesRows(ctx, q, d, prefix, types, n, row, suffix)
+}
+
+// InList is inList for the area packages.
+func InList(d Dialect, lead []any, keys []string, maxKeys int, fn func(list string, args []any) error) error {
+	return inList(d, lead, keys, maxKeys, fn)
+}
+
+// Placeholder is placeholder for the area packages.
+func Placeholder(d Dialect, i int) string { return placeholder(d, i) }
+
+// Param is param for the area packages.
+func Param(i int) string { return param(i) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Cap is the most objects of one counted kind a workspace may hold, checked
@@ -14,14 +15,23 @@ type Cap struct {
 	Max int
 }
 
-// OverCapError is returned by a capped create when the workspace already
-// holds Max objects of Kind; nothing was written.
+// OverCapError is the one over-cap refusal: a capped create when the
+// workspace already holds Max objects of Kind, or an enqueue when it
+// already has Max ready jobs in Queue (then RetryAfter says when a retry
+// may pass). Nothing was written. The API answers it with 429 and, when
+// RetryAfter is set, a Retry-After header.
 type OverCapError struct {
 	Kind Counted
 	Max  int
+	// Workspace and Queue name the job queue of a refused enqueue.
+	Workspace, Queue string
+	RetryAfter       time.Duration
 }
 
 func (e *OverCapError) Error() string {
+	if e.Queue != "" {
+		return fmt.Sprintf("too many queued jobs: the workspace already has %d waiting in %s; retry later", e.Max, e.Queue)
+	}
 	return fmt.Sprintf("workspace holds its maximum of %d %s", e.Max, e.Kind)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"sync"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestCappedCreatesHoldUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	creates := map[store.Counted]func(s *store.Store, ws string, i int, c store.Cap) error{
 		store.CountVoices: func(s *store.Store, ws string, i int, c store.Cap) error {
-			return s.CreateVoice(context.Background(), &store.Voice{WorkspaceID: ws, Scope: "team", Name: "v", Type: "text", Content: "x"}, c)
+			return voicestore.New(s).CreateVoice(context.Background(), &voicestore.Voice{WorkspaceID: ws, Scope: "team", Name: "v", Type: "text", Content: "x"}, c)
 		},
 		store.CountWebhooks: func(s *store.Store, ws string, i int, c store.Cap) error {
 			return s.CreateWebhook(context.Background(), &store.Webhook{WorkspaceID: ws, Name: "w", DisplayURL: "https://x", Sealed: "s"}, c)

@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/events/catalog"
@@ -155,7 +157,7 @@ func TestCreditsLowAndExhaustedHappenOnceAMonthAndNotForARolledBackReservation(t
 		// back leaves no event.
 		boom := errors.New("the report could not be queued")
 		_ = s.Tx(ctx, func(q store.Querier) error {
-			if _, _, err := s.ReserveCreditsTx(ctx, q, ws, "2026-11", 9, 10); err != nil {
+			if _, _, err := creditstore.New(s).ReserveCreditsTx(ctx, q, ws, "2026-11", 9, 10); err != nil {
 				return err
 			}
 			return boom
@@ -164,13 +166,13 @@ func TestCreditsLowAndExhaustedHappenOnceAMonthAndNotForARolledBackReservation(t
 			t.Fatalf("rolled back reservation left %v", types)
 		}
 		for _, n := range []int{7, 1, 1} { // 7: below 80%; 8: low; 9: nothing new
-			if _, ok, err := s.ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
 				t.Fatal(ok, err)
 			}
 		}
-		_ = s.RefundCredits(ctx, ws, "2026-11", 2) // back to 7, then over 80% again: still once
-		for _, n := range []int{1, 2} {            // 8 (low again: deduplicated), 10 (exhausted)
-			if _, ok, err := s.ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
+		_ = creditstore.New(s).RefundCredits(ctx, ws, "2026-11", 2) // back to 7, then over 80% again: still once
+		for _, n := range []int{1, 2} {                             // 8 (low again: deduplicated), 10 (exhausted)
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws, "2026-11", n, 10); err != nil || !ok {
 				t.Fatal(ok, err)
 			}
 		}
@@ -186,16 +188,16 @@ func TestARefusedConnectionWritesItsEventOnlyWhenTheConnectionExists(t *testing.
 		ctx := context.Background()
 		subscribe(t, s, "acme", catalog.ConnectionFailed)
 		e := catalog.ConnectionFailure("acme", catalog.Connection{Destination: "wordpress", Message: "401"})
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", store.ConnectionCheck{Result: "failed"}, &e); err != nil {
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "acme", "wordpress", destinationstore.ConnectionCheck{Result: "failed"}, &e); err != nil {
 			t.Fatal(err)
 		}
 		if types, _ := eventsOf(t, s, "acme"); len(types) != 0 {
 			t.Fatalf("a missing connection reported %v", types)
 		}
-		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "x"}); err != nil {
+		if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "x"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", store.ConnectionCheck{Result: "failed"}, &e); err != nil {
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "acme", "wordpress", destinationstore.ConnectionCheck{Result: "failed"}, &e); err != nil {
 			t.Fatal(err)
 		}
 		if types, n := eventsOf(t, s, "acme"); !sameTypes(types, catalog.ConnectionFailed) || n != 1 {

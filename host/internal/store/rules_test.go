@@ -3,6 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/agentstore"
+	"github.com/heraldhq/herald/host/internal/store/finetunestore"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"slices"
 	"testing"
 	"time"
@@ -19,21 +22,21 @@ func TestChatSessionListsArePersonal(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		for _, c := range []store.ChatSession{
+		for _, c := range []agentstore.ChatSession{
 			{ID: "mine-1", WorkspaceID: "acme", UserID: "u1"},
 			{ID: "teammate", WorkspaceID: "acme", UserID: "u2"},
 			{ID: "mine-2", WorkspaceID: "acme", UserID: "u1"},
 			{ID: "elsewhere", WorkspaceID: "other", UserID: "u1"},
 		} {
-			if err := s.CreateChatSession(ctx, &c); err != nil {
+			if err := agentstore.New(s).CreateChatSession(ctx, &c); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// The teammate's session is the most recent; it must not show.
-		if err := s.AppendChatBlocks(ctx, "acme", "u2", "teammate", "t", "m", []store.ChatBlock{{Role: "user", Type: "text", Content: `"x"`}}); err != nil {
+		if err := agentstore.New(s).AppendChatBlocks(ctx, "acme", "u2", "teammate", "t", "m", []agentstore.ChatBlock{{Role: "user", Type: "text", Content: `"x"`}}); err != nil {
 			t.Fatal(err)
 		}
-		list, total, err := s.ListChatSessions(ctx, "acme", "u1", 0, 10)
+		list, total, err := agentstore.New(s).ListChatSessions(ctx, "acme", "u1", 0, 10)
 		var ids []string
 		for _, c := range list {
 			ids = append(ids, c.ID)
@@ -42,14 +45,14 @@ func TestChatSessionListsArePersonal(t *testing.T) {
 		if err != nil || total != 2 || !slices.Equal(ids, []string{"mine-1", "mine-2"}) {
 			t.Fatalf("u1's list: %v total %d %v, want mine-1 and mine-2 only", ids, total, err)
 		}
-		list, total, err = s.ListChatSessions(ctx, "acme", "u2", 0, 10)
+		list, total, err = agentstore.New(s).ListChatSessions(ctx, "acme", "u2", 0, 10)
 		if err != nil || total != 1 || len(list) != 1 || list[0].ID != "teammate" {
 			t.Fatalf("u2's list: %+v total %d %v", list, total, err)
 		}
-		if list, total, _ := s.ListChatSessions(ctx, "acme", "u3", 0, 10); total != 0 || len(list) != 0 {
+		if list, total, _ := agentstore.New(s).ListChatSessions(ctx, "acme", "u3", 0, 10); total != 0 || len(list) != 0 {
 			t.Fatalf("a user without sessions sees %d (%+v)", total, list)
 		}
-		if latest, err := s.LatestChatSession(ctx, "acme", "u1"); err != nil || latest.ID == "teammate" || latest.WorkspaceID != "acme" {
+		if latest, err := agentstore.New(s).LatestChatSession(ctx, "acme", "u1"); err != nil || latest.ID == "teammate" || latest.WorkspaceID != "acme" {
 			t.Fatalf("u1's latest: %+v %v", latest, err)
 		}
 	})
@@ -66,7 +69,7 @@ func TestATunedModelIsOnlyItsWorkspaces(t *testing.T) {
 		b, _, _ := s.EnsureWorkspaceUser(ctx, "tuned-b", "business", "b@b.test")
 		c, _, _ := s.EnsureWorkspaceUser(ctx, "tuned-c", "business", "c@c.test")
 		model := func(m string) *string { return &m }
-		for _, j := range []store.FineTuningJob{
+		for _, j := range []finetunestore.FineTuningJob{
 			{WorkspaceID: a.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:a-old"), CreatedAt: 1000},
 			{WorkspaceID: a.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:a"), CreatedAt: 2000},
 			// Newer but not usable: failed, running, or no model name.
@@ -76,48 +79,48 @@ func TestATunedModelIsOnlyItsWorkspaces(t *testing.T) {
 			// Another workspace's, newest of all.
 			{WorkspaceID: b.ID, Provider: "mistral", Status: "succeeded", FineTunedModel: model("ft:b"), CreatedAt: 9000},
 		} {
-			if err := s.InsertFineTuningJob(ctx, &j); err != nil {
+			if err := finetunestore.New(s).InsertFineTuningJob(ctx, &j); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got, err := s.LatestTunedModel(ctx, a.ID)
-		if err != nil || got != (store.TunedModel{WorkspaceName: "tuned-a", Provider: "openai", Model: "ft:a"}) {
+		got, err := finetunestore.New(s).LatestTunedModel(ctx, a.ID)
+		if err != nil || got != (finetunestore.TunedModel{WorkspaceName: "tuned-a", Provider: "openai", Model: "ft:a"}) {
 			t.Fatalf("workspace a: %+v %v, want its own newest succeeded model ft:a", got, err)
 		}
-		got, err = s.LatestTunedModel(ctx, b.ID)
-		if err != nil || got != (store.TunedModel{WorkspaceName: "tuned-b", Provider: "mistral", Model: "ft:b"}) {
+		got, err = finetunestore.New(s).LatestTunedModel(ctx, b.ID)
+		if err != nil || got != (finetunestore.TunedModel{WorkspaceName: "tuned-b", Provider: "mistral", Model: "ft:b"}) {
 			t.Fatalf("workspace b: %+v %v", got, err)
 		}
 		// A job stored without a creation time is created now: the newest.
 		s.SetClock(func() time.Time { return time.UnixMilli(9500) })
-		if err := s.InsertFineTuningJob(ctx, &store.FineTuningJob{WorkspaceID: b.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:b-now")}); err != nil {
+		if err := finetunestore.New(s).InsertFineTuningJob(ctx, &finetunestore.FineTuningJob{WorkspaceID: b.ID, Provider: "openai", Status: "succeeded", FineTunedModel: model("ft:b-now")}); err != nil {
 			t.Fatal(err)
 		}
-		got, err = s.LatestTunedModel(ctx, b.ID)
+		got, err = finetunestore.New(s).LatestTunedModel(ctx, b.ID)
 		if err != nil || got.Model != "ft:b-now" {
 			t.Fatalf("workspace b after a job created now: %+v %v, want ft:b-now", got, err)
 		}
 		// A refreshed status is stored, on the workspace's job only.
-		job, err := s.LatestFineTuningJob(ctx, b.ID)
+		job, err := finetunestore.New(s).LatestFineTuningJob(ctx, b.ID)
 		if err != nil || *job.FineTunedModel != "ft:b-now" {
 			t.Fatalf("latest job of b: %+v %v", job, err)
 		}
 		job.Status, job.FineTunedModel, job.FinishedAt = "failed", nil, ptr(int64(9600))
-		if err := s.UpdateFineTuningJob(ctx, job); err != nil {
+		if err := finetunestore.New(s).UpdateFineTuningJob(ctx, job); err != nil {
 			t.Fatal(err)
 		}
 		stray := job
 		stray.WorkspaceID, stray.Status = a.ID, "succeeded"
-		if err := s.UpdateFineTuningJob(ctx, stray); err != nil {
+		if err := finetunestore.New(s).UpdateFineTuningJob(ctx, stray); err != nil {
 			t.Fatal(err)
 		}
-		if job, err := s.LatestFineTuningJob(ctx, b.ID); err != nil || job.Status != "failed" || job.FineTunedModel != nil || *job.FinishedAt != 9600 {
+		if job, err := finetunestore.New(s).LatestFineTuningJob(ctx, b.ID); err != nil || job.Status != "failed" || job.FineTunedModel != nil || *job.FinishedAt != 9600 {
 			t.Fatalf("after the update: %+v %v", job, err)
 		}
-		if got, err := s.LatestTunedModel(ctx, b.ID); err != nil || got.Model != "ft:b" {
+		if got, err := finetunestore.New(s).LatestTunedModel(ctx, b.ID); err != nil || got.Model != "ft:b" {
 			t.Fatalf("workspace b after its newest job failed: %+v %v, want ft:b", got, err)
 		}
-		if got, err := s.LatestTunedModel(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
+		if got, err := finetunestore.New(s).LatestTunedModel(ctx, c.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a workspace without a tuned model got %+v %v, want ErrNotFound", got, err)
 		}
 	})
@@ -134,13 +137,13 @@ func TestAClaimedVoiceIsNotClaimedAgainUntilItsLeaseEnds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		voice := func(ws string, active bool, next *int64) store.Voice {
-			v := store.Voice{WorkspaceID: ws, UserID: user.ID, Scope: "team", Name: "site", Type: "website", URL: &url, Content: "profile", NextFetchAt: next}
-			if err := s.CreateVoice(ctx, &v); err != nil {
+		voice := func(ws string, active bool, next *int64) voicestore.Voice {
+			v := voicestore.Voice{WorkspaceID: ws, UserID: user.ID, Scope: "team", Name: "site", Type: "website", URL: &url, Content: "profile", NextFetchAt: next}
+			if err := voicestore.New(s).CreateVoice(ctx, &v); err != nil {
 				t.Fatal(err)
 			}
 			if !active {
-				if err := s.DeactivateVoice(ctx, ws, user.ID, v.ID); err != nil {
+				if err := voicestore.New(s).DeactivateVoice(ctx, ws, user.ID, v.ID); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -154,7 +157,7 @@ func TestAClaimedVoiceIsNotClaimedAgainUntilItsLeaseEnds(t *testing.T) {
 		voice(wsp.ID, false, &at)   // deleted
 		claim := func(now int64) []string {
 			t.Helper()
-			keys, err := s.ClaimDueVoices(ctx, now, now+lease, 10)
+			keys, err := voicestore.New(s).ClaimDueVoices(ctx, now, now+lease, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +186,7 @@ func TestAClaimedVoiceIsNotClaimedAgainUntilItsLeaseEnds(t *testing.T) {
 		if ids := claim(due + lease); !slices.Equal(ids, []string{v.ID}) {
 			t.Fatalf("when the lease ends: %v, want %s again", ids, v.ID)
 		}
-		if got, err := s.GetWorkspaceVoice(ctx, wsp.ID, v.ID); err != nil || got.NextFetchAt == nil || *got.NextFetchAt != due+2*lease {
+		if got, err := voicestore.New(s).GetWorkspaceVoice(ctx, wsp.ID, v.ID); err != nil || got.NextFetchAt == nil || *got.NextFetchAt != due+2*lease {
 			t.Fatalf("next fetch after the second claim: %+v %v", got.NextFetchAt, err)
 		}
 	})

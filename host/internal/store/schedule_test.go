@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -241,7 +243,7 @@ func TestCountSchedulesByState(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := s.CountSchedules(ctx, "acme", 1000)
+		got, err := s.ScheduleCountsSince(ctx, "acme", 1000)
 		if err != nil || got != (store.ScheduleCounts{Pending: 2, Published: 1, Failed: 1}) {
 			t.Fatalf("CountSchedules since 1000 = %+v %v", got, err)
 		}
@@ -257,8 +259,8 @@ func TestOrphanSchedulesAreThoseWithoutALiveJob(t *testing.T) {
 			sc := newSchedule("acme", status, ptr(when))
 			if jobState != "" {
 				id := store.NewID()
-				j := store.Job{ID: id, WorkspaceID: "acme", Queue: "contentQueue", Name: "schedule.publish", State: jobState, Data: "{}", MaxAttempts: 3, RunAt: when, CreatedAt: now}
-				if err := s.InsertJobs(ctx, nil, []store.Job{j}); err != nil {
+				j := jobstore.Job{ID: id, WorkspaceID: "acme", Queue: "contentQueue", Name: "schedule.publish", State: jobState, Data: "{}", MaxAttempts: 3, RunAt: when, CreatedAt: now}
+				if err := jobstore.New(s).InsertJobs(ctx, nil, []jobstore.Job{j}); err != nil {
 					t.Fatal(err)
 				}
 				sc.JobID = &id
@@ -292,41 +294,41 @@ func TestConnectionsAreUpsertedAndScopedByWorkspace(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
-		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v1", Fields: []string{"siteUrl", "username"}}); err != nil {
+		if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v1", Fields: []string{"siteUrl", "username"}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v2", Fields: []string{"siteUrl"}}); err != nil {
+		if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: "acme", Destination: "wordpress", Sealed: "v2", Fields: []string{"siteUrl"}}); err != nil {
 			t.Fatal(err)
 		}
-		c, err := s.GetConnection(ctx, "acme", "wordpress")
+		c, err := destinationstore.New(s).GetConnection(ctx, "acme", "wordpress")
 		if err != nil || c.Sealed != "v2" || len(c.Fields) != 1 {
 			t.Fatalf("get: %+v %v", c, err)
 		}
-		if _, err := s.GetConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+		if _, err := destinationstore.New(s).GetConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace: %v", err)
 		}
-		all, _ := s.ListConnections(ctx, "acme")
+		all, _ := destinationstore.New(s).ListConnections(ctx, "acme")
 		if len(all) != 1 {
 			t.Fatalf("list: %v", all)
 		}
-		check := store.ConnectionCheck{At: ptr(int64(42)), Result: "failed", Message: "401", Account: "bob"}
-		if err := s.SetConnectionCheck(ctx, "acme", "wordpress", check, nil); err != nil {
+		check := destinationstore.ConnectionCheck{At: ptr(int64(42)), Result: "failed", Message: "401", Account: "bob"}
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "acme", "wordpress", check, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetConnectionCheck(ctx, "other", "wordpress", store.ConnectionCheck{Result: "ok"}, nil); err != nil {
+		if err := destinationstore.New(s).SetConnectionCheck(ctx, "other", "wordpress", destinationstore.ConnectionCheck{Result: "ok"}, nil); err != nil {
 			t.Fatalf("a check of a missing connection: %v", err)
 		}
-		if c, err := s.GetConnection(ctx, "acme", "wordpress"); err != nil || c.Check.At == nil || *c.Check.At != 42 ||
+		if c, err := destinationstore.New(s).GetConnection(ctx, "acme", "wordpress"); err != nil || c.Check.At == nil || *c.Check.At != 42 ||
 			c.Check.Result != "failed" || c.Check.Message != "401" || c.Check.Account != "bob" {
 			t.Fatalf("the recorded check: %+v %v", c.Check, err)
 		}
-		if err := s.DeleteConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+		if err := destinationstore.New(s).DeleteConnection(ctx, "other", "wordpress"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("delete from other workspace: %v", err)
 		}
-		if err := s.DeleteConnection(ctx, "acme", "wordpress"); err != nil {
+		if err := destinationstore.New(s).DeleteConnection(ctx, "acme", "wordpress"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteConnection(ctx, "acme", "wordpress"); !errors.Is(err, store.ErrNotFound) {
+		if err := destinationstore.New(s).DeleteConnection(ctx, "acme", "wordpress"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
 	})

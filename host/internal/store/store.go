@@ -148,3 +148,49 @@ func (s *Store) Now() int64 { return s.now().UnixMilli() }
 
 // SetClock replaces the store's clock; tests use it.
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// The area packages under store (voicestore, agentstore, jobstore, ...)
+// keep their queries beside their area's types and share this one schema,
+// its migrations and its connections. They run SQL through Exec, Query and
+// QueryRow (which make the Store a Querier outside any transaction) or Tx,
+// and build variable statements with the batch kit (InsertRows, ValuesRows,
+// InList, Placeholder, Param).
+
+// Exec runs a statement outside any transaction.
+func (s *Store) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
+	return s.b.Exec(ctx, sql, args...)
+}
+
+// Query runs a query outside any transaction; always Close the rows.
+func (s *Store) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
+	return s.b.Query(ctx, sql, args...)
+}
+
+// QueryRow runs a single-row query outside any transaction.
+func (s *Store) QueryRow(ctx context.Context, sql string, args ...any) Row {
+	return s.b.QueryRow(ctx, sql, args...)
+}
+
+// Capped runs insert after the workspace's cap on kind in one transaction
+// (an *OverCapError when it holds the maximum), or alone when no cap is given.
+func (s *Store) Capped(ctx context.Context, kind Counted, workspaceID string, caps []Cap, insert func(q Querier) error) error {
+	return s.capped(ctx, kind, workspaceID, caps, insert)
+}
+
+// EmitTx runs change and, when it changed something, writes events in the
+// same transaction and wakes the event notifier after the commit.
+func (s *Store) EmitTx(ctx context.Context, change func(q Querier) (bool, error), events ...*Event) (bool, error) {
+	return s.emitTx(ctx, change, events...)
+}
+
+// Job states as stored in the jobs table (the job queue's typed states
+// convert to and from these). JobDelayed is a job waiting out a retry
+// backoff or a run time in the future; once its run time has passed it is
+// claimable like a waiting job.
+const (
+	JobWaiting   = "waiting"
+	JobDelayed   = "delayed"
+	JobActive    = "active"
+	JobCompleted = "completed"
+	JobFailed    = "failed"
+)

@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/blobstore"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"sync"
 	"testing"
 	"time"
@@ -100,60 +102,60 @@ func TestVoicesAreScopedAndSoftDeleted(t *testing.T) {
 		_, bob, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "bob@acme.test")
 		other, mallory, _ := s.EnsureWorkspaceUser(ctx, "other", "business", "m@other.test")
 
-		team := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Team", Type: "text", Content: "hello"}
-		personal := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "personal", Name: "Mine", Type: "text", Content: "mïne", URL: ptr("https://a.test")}
-		for _, v := range []*store.Voice{team, personal} {
-			if err := s.CreateVoice(ctx, v); err != nil {
+		team := &voicestore.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Team", Type: "text", Content: "hello"}
+		personal := &voicestore.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "personal", Name: "Mine", Type: "text", Content: "mïne", URL: ptr("https://a.test")}
+		for _, v := range []*voicestore.Voice{team, personal} {
+			if err := voicestore.New(s).CreateVoice(ctx, v); err != nil {
 				t.Fatal(err)
 			}
 		}
-		list, err := s.ListVoices(ctx, ws.ID, alice.ID)
+		list, err := voicestore.New(s).ListVoices(ctx, ws.ID, alice.ID)
 		if err != nil || len(list) != 2 || list[0].ID != personal.ID {
 			t.Fatalf("alice list (newest first): %+v %v", list, err)
 		}
 		if *list[0].URL != "https://a.test" || list[1].URL != nil || !list[0].IsActive || list[0].ContentLength != 4 || list[0].Content != "" {
 			t.Fatalf("nullable columns: %+v", list)
 		}
-		list, _ = s.ListVoices(ctx, ws.ID, bob.ID)
+		list, _ = voicestore.New(s).ListVoices(ctx, ws.ID, bob.ID)
 		if len(list) != 1 || list[0].ID != team.ID {
 			t.Fatalf("bob sees personal voice of alice: %+v", list)
 		}
-		if _, err := s.GetVoice(ctx, ws.ID, bob.ID, personal.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := voicestore.New(s).GetVoice(ctx, ws.ID, bob.ID, personal.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("bob get personal: %v", err)
 		}
-		if _, err := s.GetVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := voicestore.New(s).GetVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace get: %v", err)
 		}
-		if _, err := s.UpdateVoice(ctx, other.ID, mallory.ID, team.ID, store.VoiceUpdate{Name: ptr("x")}); !errors.Is(err, store.ErrNotFound) {
+		if _, err := voicestore.New(s).UpdateVoice(ctx, other.ID, mallory.ID, team.ID, voicestore.VoiceUpdate{Name: ptr("x")}); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace update: %v", err)
 		}
-		up, err := s.UpdateVoice(ctx, ws.ID, bob.ID, team.ID, store.VoiceUpdate{Name: ptr("Renamed"), FetchInterval: ptr("weekly")})
+		up, err := voicestore.New(s).UpdateVoice(ctx, ws.ID, bob.ID, team.ID, voicestore.VoiceUpdate{Name: ptr("Renamed"), FetchInterval: ptr("weekly")})
 		if err != nil || up.Name != "Renamed" || up.Content != "hello" || *up.FetchInterval != "weekly" || up.UpdatedAt <= up.CreatedAt {
 			t.Fatalf("partial update: %+v %v", up, err)
 		}
-		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{URL: ptr("https://b.test"), SourceText: ptr("source")})
+		up, err = voicestore.New(s).UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, voicestore.VoiceUpdate{URL: ptr("https://b.test"), SourceText: ptr("source")})
 		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine" {
 			t.Fatalf("url and source text update: %+v %v", up, err)
 		}
 		// Fields not in an update keep their values.
-		up, err = s.UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, store.VoiceUpdate{Name: ptr("Mine 2")})
+		up, err = voicestore.New(s).UpdateVoice(ctx, ws.ID, alice.ID, personal.ID, voicestore.VoiceUpdate{Name: ptr("Mine 2")})
 		if err != nil || up.URL == nil || *up.URL != "https://b.test" || up.SourceText == nil || *up.SourceText != "source" || up.Name != "Mine 2" {
 			t.Fatalf("a rename: %+v %v", up, err)
 		}
-		if got, err := s.GetVoice(ctx, ws.ID, alice.ID, personal.ID); err != nil || got.URL == nil || *got.URL != "https://b.test" ||
+		if got, err := voicestore.New(s).GetVoice(ctx, ws.ID, alice.ID, personal.ID); err != nil || got.URL == nil || *got.URL != "https://b.test" ||
 			got.SourceText == nil || *got.SourceText != "source" || got.Name != "Mine 2" {
 			t.Fatalf("the stored voice: %+v %v", got, err)
 		}
-		if err := s.DeactivateVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+		if err := voicestore.New(s).DeactivateVoice(ctx, other.ID, mallory.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("other workspace delete: %v", err)
 		}
-		if err := s.DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); err != nil {
+		if err := voicestore.New(s).DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+		if err := voicestore.New(s).DeactivateVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("second delete: %v", err)
 		}
-		if _, err := s.GetVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := voicestore.New(s).GetVoice(ctx, ws.ID, alice.ID, team.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleted voice still fetchable: %v", err)
 		}
 		var active bool
@@ -180,23 +182,23 @@ func TestBlobsRoundTripTheirBytes(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		data := []byte{0, 1, 2, 0xff, '\n', 'x'}
-		if err := s.PutBlob(ctx, "k/1", "image/png", data); err != nil {
+		if err := blobstore.New(s).PutBlob(ctx, "k/1", "image/png", data); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutBlob(ctx, "k/1", "image/png", data); err == nil {
+		if err := blobstore.New(s).PutBlob(ctx, "k/1", "image/png", data); err == nil {
 			t.Error("a key stored twice")
 		}
-		mime, got, err := s.GetBlob(ctx, "k/1")
+		mime, got, err := blobstore.New(s).GetBlob(ctx, "k/1")
 		if err != nil || mime != "image/png" || string(got) != string(data) {
 			t.Fatalf("GetBlob = %q %v %v, want image/png %v", mime, got, err, data)
 		}
-		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+		if err := blobstore.New(s).DeleteBlob(ctx, "k/1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.GetBlob(ctx, "k/1"); !errors.Is(err, store.ErrNotFound) {
+		if _, _, err := blobstore.New(s).GetBlob(ctx, "k/1"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("a deleted blob: %v, want ErrNotFound", err)
 		}
-		if err := s.DeleteBlob(ctx, "k/1"); err != nil {
+		if err := blobstore.New(s).DeleteBlob(ctx, "k/1"); err != nil {
 			t.Fatalf("deleting a missing blob: %v", err)
 		}
 	})
@@ -210,44 +212,44 @@ func TestVoiceFetchesAreRecorded(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		ws, alice, _ := s.EnsureWorkspaceUser(ctx, "acme", "business", "alice@acme.test")
-		v := &store.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Site", Type: "website", Content: "old",
-			URL: ptr("https://a.test"), LastFetch: &store.VoiceFetch{At: 10, OK: false, Error: "timeout"}}
-		if err := s.CreateVoice(ctx, v); err != nil {
+		v := &voicestore.Voice{WorkspaceID: ws.ID, UserID: alice.ID, Scope: "team", Name: "Site", Type: "website", Content: "old",
+			URL: ptr("https://a.test"), LastFetch: &voicestore.VoiceFetch{At: 10, OK: false, Error: "timeout"}}
+		if err := voicestore.New(s).CreateVoice(ctx, v); err != nil {
 			t.Fatal(err)
 		}
-		get := func() store.Voice {
+		get := func() voicestore.Voice {
 			t.Helper()
-			got, err := s.GetVoice(ctx, ws.ID, alice.ID, v.ID)
+			got, err := voicestore.New(s).GetVoice(ctx, ws.ID, alice.ID, v.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return got
 		}
-		if got := get(); got.LastFetch == nil || *got.LastFetch != (store.VoiceFetch{At: 10, Error: "timeout"}) {
+		if got := get(); got.LastFetch == nil || *got.LastFetch != (voicestore.VoiceFetch{At: 10, Error: "timeout"}) {
 			t.Fatalf("created with a failed fetch: %+v", got.LastFetch)
 		}
-		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 20, OK: true}, ptr("new"), ptr("source"), ptr(int64(99))); err != nil {
+		if err := voicestore.New(s).RecordVoiceFetch(ctx, ws.ID, v.ID, voicestore.VoiceFetch{At: 20, OK: true}, ptr("new"), ptr("source"), ptr(int64(99))); err != nil {
 			t.Fatal(err)
 		}
 		got := get()
 		if got.Content != "new" || got.SourceText == nil || *got.SourceText != "source" || got.LastFetch == nil ||
-			*got.LastFetch != (store.VoiceFetch{At: 20, OK: true}) || got.NextFetchAt == nil || *got.NextFetchAt != 99 {
+			*got.LastFetch != (voicestore.VoiceFetch{At: 20, OK: true}) || got.NextFetchAt == nil || *got.NextFetchAt != 99 {
 			t.Fatalf("after a fetch: %+v %+v", got, got.LastFetch)
 		}
-		if err := s.RecordVoiceFetch(ctx, ws.ID, v.ID, store.VoiceFetch{At: 30, Error: "404"}, nil, nil, nil); err != nil {
+		if err := voicestore.New(s).RecordVoiceFetch(ctx, ws.ID, v.ID, voicestore.VoiceFetch{At: 30, Error: "404"}, nil, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		got = get()
-		if got.Content != "new" || *got.LastFetch != (store.VoiceFetch{At: 30, Error: "404"}) || got.NextFetchAt != nil {
+		if got.Content != "new" || *got.LastFetch != (voicestore.VoiceFetch{At: 30, Error: "404"}) || got.NextFetchAt != nil {
 			t.Fatalf("after a failed fetch: %+v %+v", got, got.LastFetch)
 		}
-		if err := s.SetVoiceNextFetch(ctx, ws.ID, v.ID, ptr(int64(500))); err != nil {
+		if err := voicestore.New(s).SetVoiceNextFetch(ctx, ws.ID, v.ID, ptr(int64(500))); err != nil {
 			t.Fatal(err)
 		}
 		if got := get(); got.NextFetchAt == nil || *got.NextFetchAt != 500 {
 			t.Fatalf("next fetch: %v", got.NextFetchAt)
 		}
-		if err := s.RecordVoiceFetch(ctx, "other", v.ID, store.VoiceFetch{At: 40, OK: true}, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
+		if err := voicestore.New(s).RecordVoiceFetch(ctx, "other", v.ID, voicestore.VoiceFetch{At: 40, OK: true}, nil, nil, nil); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another workspace's voice: %v, want ErrNotFound", err)
 		}
 	})

@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/destinationstore"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -17,7 +21,7 @@ type tenancy struct {
 	userA, userB string
 	schedule     store.Schedule
 	webhook      store.Webhook
-	voice        store.Voice
+	voice        voicestore.Voice
 	site         store.TrafficSite
 	jobID        string
 }
@@ -34,7 +38,7 @@ func newTenancy(t *testing.T, s *store.Store, n int) *tenancy {
 		t.Fatal(err)
 	}
 	f := &tenancy{a: wa.ID, b: wb.ID, userA: ua.ID, userB: ub.ID, jobID: store.NewID()}
-	if err := s.InsertJobs(ctx, nil, []store.Job{{ID: f.jobID, WorkspaceID: f.a, Queue: "contentQueue", Name: "publish", State: store.JobWaiting, Data: "{}", MaxAttempts: 1, RunAt: 1, CreatedAt: 1}}); err != nil {
+	if err := jobstore.New(s).InsertJobs(ctx, nil, []jobstore.Job{{ID: f.jobID, WorkspaceID: f.a, Queue: "contentQueue", Name: "publish", State: store.JobWaiting, Data: "{}", MaxAttempts: 1, RunAt: 1, CreatedAt: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	f.webhook = store.Webhook{WorkspaceID: f.a, Name: "hook", DisplayURL: "https://a.test/hook", Sealed: "v1.a"}
@@ -47,11 +51,11 @@ func newTenancy(t *testing.T, s *store.Store, n int) *tenancy {
 	if err := s.InsertSchedule(ctx, nil, &f.schedule); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: f.a, Destination: "wordpress", Sealed: "v1.a", Fields: []string{"url"}}); err != nil {
+	if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: f.a, Destination: "wordpress", Sealed: "v1.a", Fields: []string{"url"}}); err != nil {
 		t.Fatal(err)
 	}
-	f.voice = store.Voice{WorkspaceID: f.a, UserID: f.userA, Scope: "team", Name: "A voice", Type: "text", Content: "plain"}
-	if err := s.CreateVoice(ctx, &f.voice); err != nil {
+	f.voice = voicestore.Voice{WorkspaceID: f.a, UserID: f.userA, Scope: "team", Name: "A voice", Type: "text", Content: "plain"}
+	if err := voicestore.New(s).CreateVoice(ctx, &f.voice); err != nil {
 		t.Fatal(err)
 	}
 	if f.site, _, err = s.CreateTrafficSite(ctx, store.TrafficSite{WorkspaceID: f.a, SiteKey: fmt.Sprintf("ks_tenancy%d", n), Domain: "a.test", Name: "A", IsActive: true}); err != nil {
@@ -69,16 +73,16 @@ func (f *tenancy) intact(ctx context.Context, s *store.Store) error {
 	if w, err := s.GetWebhook(ctx, f.a, f.webhook.ID); err != nil || w.Sealed != "v1.a" {
 		return fmt.Errorf("A's webhook changed: %+v, %v", w, err)
 	}
-	if c, err := s.GetConnection(ctx, f.a, "wordpress"); err != nil || c.Sealed != "v1.a" {
+	if c, err := destinationstore.New(s).GetConnection(ctx, f.a, "wordpress"); err != nil || c.Sealed != "v1.a" {
 		return fmt.Errorf("A's connection changed: %+v, %v", c, err)
 	}
-	if v, err := s.GetVoice(ctx, f.a, f.userA, f.voice.ID); err != nil || v.Name != "A voice" || v.Content != "plain" || !v.IsActive {
+	if v, err := voicestore.New(s).GetVoice(ctx, f.a, f.userA, f.voice.ID); err != nil || v.Name != "A voice" || v.Content != "plain" || !v.IsActive {
 		return fmt.Errorf("A's voice changed: %+v, %v", v, err)
 	}
 	if site, err := s.TrafficSiteByKey(ctx, f.site.SiteKey); err != nil || !site.IsActive || site.WorkspaceID != f.a {
 		return fmt.Errorf("A's traffic site changed: %+v, %v", site, err)
 	}
-	if j, err := s.GetJob(ctx, f.a, f.jobID); err != nil || j.State != store.JobWaiting {
+	if j, err := jobstore.New(s).GetJob(ctx, f.a, f.jobID); err != nil || j.State != store.JobWaiting {
 		return fmt.Errorf("A's job changed: %+v, %v", j, err)
 	}
 	return nil
@@ -186,48 +190,48 @@ func TestWorkspaceScopedMethodsNeverReachAnotherWorkspace(t *testing.T) {
 			return notFound(err)
 		}},
 		{"GetConnection", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			_, err := s.GetConnection(ctx, f.b, "wordpress")
+			_, err := destinationstore.New(s).GetConnection(ctx, f.b, "wordpress")
 			return notFound(err)
 		}},
 		{"ListConnections", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			m, err := s.ListConnections(ctx, f.b)
+			m, err := destinationstore.New(s).ListConnections(ctx, f.b)
 			if err != nil || len(m) != 0 {
 				return fmt.Errorf("connections of another workspace: %v, %v", m, err)
 			}
 			return nil
 		}},
 		{"DeleteConnection", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			return notFound(s.DeleteConnection(ctx, f.b, "wordpress"))
+			return notFound(destinationstore.New(s).DeleteConnection(ctx, f.b, "wordpress"))
 		}},
 		{"PutConnection", func(ctx context.Context, s *store.Store, f *tenancy) error {
 			// B connecting the same destination is B's own row.
-			if err := s.PutConnection(ctx, &store.Connection{WorkspaceID: f.b, Destination: "wordpress", Sealed: "v1.b", Fields: []string{"url"}}); err != nil {
+			if err := destinationstore.New(s).PutConnection(ctx, &destinationstore.Connection{WorkspaceID: f.b, Destination: "wordpress", Sealed: "v1.b", Fields: []string{"url"}}); err != nil {
 				return err
 			}
-			if c, err := s.GetConnection(ctx, f.b, "wordpress"); err != nil || c.Sealed != "v1.b" {
+			if c, err := destinationstore.New(s).GetConnection(ctx, f.b, "wordpress"); err != nil || c.Sealed != "v1.b" {
 				return fmt.Errorf("B's own connection: %+v, %v", c, err)
 			}
 			return nil
 		}},
 		{"GetJob", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			_, err := s.GetJob(ctx, f.b, f.jobID)
+			_, err := jobstore.New(s).GetJob(ctx, f.b, f.jobID)
 			return notFound(err)
 		}},
 		{"GetVoice", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			_, err := s.GetVoice(ctx, f.b, f.userB, f.voice.ID)
+			_, err := voicestore.New(s).GetVoice(ctx, f.b, f.userB, f.voice.ID)
 			return notFound(err)
 		}},
 		{"ListVoices", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			rows, err := s.ListVoices(ctx, f.b, f.userB)
+			rows, err := voicestore.New(s).ListVoices(ctx, f.b, f.userB)
 			return none("voices", rows, err)
 		}},
 		{"UpdateVoice", func(ctx context.Context, s *store.Store, f *tenancy) error {
 			name := "taken over"
-			_, err := s.UpdateVoice(ctx, f.b, f.userB, f.voice.ID, store.VoiceUpdate{Name: &name})
+			_, err := voicestore.New(s).UpdateVoice(ctx, f.b, f.userB, f.voice.ID, voicestore.VoiceUpdate{Name: &name})
 			return notFound(err)
 		}},
 		{"DeactivateVoice", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			return notFound(s.DeactivateVoice(ctx, f.b, f.userB, f.voice.ID))
+			return notFound(voicestore.New(s).DeactivateVoice(ctx, f.b, f.userB, f.voice.ID))
 		}},
 		{"ListTrafficSites", func(ctx context.Context, s *store.Store, f *tenancy) error {
 			rows, err := s.ListTrafficSites(ctx, f.b)
@@ -244,13 +248,13 @@ func TestWorkspaceScopedMethodsNeverReachAnotherWorkspace(t *testing.T) {
 			return nil
 		}},
 		{"ReserveCredits", func(ctx context.Context, s *store.Store, f *tenancy) error {
-			if _, ok, err := s.ReserveCredits(ctx, f.a, "2026-11", 1, 1); !ok || err != nil {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, f.a, "2026-11", 1, 1); !ok || err != nil {
 				return fmt.Errorf("A's reservation: %v %v", ok, err)
 			}
-			if used, err := s.CreditsUsed(ctx, f.b, "2026-11"); err != nil || used != 0 {
+			if used, err := creditstore.New(s).CreditsUsed(ctx, f.b, "2026-11"); err != nil || used != 0 {
 				return fmt.Errorf("B's credits used after A spent one: %d, %v", used, err)
 			}
-			if _, ok, err := s.ReserveCredits(ctx, f.b, "2026-11", 1, 1); !ok || err != nil {
+			if _, ok, err := creditstore.New(s).ReserveCredits(ctx, f.b, "2026-11", 1, 1); !ok || err != nil {
 				return fmt.Errorf("B's own reservation refused after A spent its allowance: %v %v", ok, err)
 			}
 			return nil

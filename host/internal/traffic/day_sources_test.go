@@ -28,10 +28,7 @@ func TestSeriesCountsEachDaysAIVisitsPerSource(t *testing.T) {
 		yesterday := today.AddDate(0, 0, -1)
 		var events []store.TrafficEvent
 		visit := func(at time.Time, source string, n int) {
-			for i := 0; i < n; i++ {
-				events = append(events, store.TrafficEvent{SiteID: site.ID, Kind: store.TrafficPageview, Path: "/",
-					SessionID: fmt.Sprintf("%d-%s-%d", at.Unix(), source, i), Source: source, DurationMs: -1, ScrollDepth: -1, At: at.UnixMilli()})
-			}
+			events = append(events, pageviews(site.ID, at, source, n)...)
 		}
 		visit(yesterday, "perplexity", 1)
 		visit(yesterday, "chatgpt", 1)

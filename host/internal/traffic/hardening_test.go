@@ -137,3 +137,18 @@ func TestSitesAreCappedPerWorkspace(t *testing.T) {
 		t.Errorf("an existing site at the cap: %d %v", r.Status, r.Body)
 	}
 }
+
+// A site's name follows the plan's name length, with the one message of
+// the name rule.
+func TestSiteNamesFollowThePlansNameLength(t *testing.T) {
+	t.Parallel()
+	st := storetest.SQLite(t)
+	b := setup(t, st)
+	b.writer.Close()
+	b.srv, b.writer = trafficServer(t, st, quota.New(st, config.Limits{MaxNameLength: 10}))
+	r := b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/","name":"eleven char"}`)
+	if r.Status != http.StatusBadRequest || r.Body["message"] != "name is longer than 10 characters" {
+		t.Errorf("long name: %d %v", r.Status, r.Body)
+	}
+	b.srv.Do(t, "POST", "/v1/ai-traffic/sites", b.key, `{"domain":"https://two.test/","name":"ten chars!"}`).Want(t, http.StatusCreated)
+}

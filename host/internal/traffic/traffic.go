@@ -30,11 +30,11 @@ const MaxBeaconBytes = 16 << 10
 // Field limits of a beacon. Longer text fields are cut; longer paths and
 // session ids are refused.
 const (
-	maxPathLen      = 2048
-	maxSessionLen   = 128
-	maxTextLen      = 512
-	maxDurationMs   = 7 * 24 * 3600 * 1000
-	maxNameRunes    = 200
+	maxPathLen    = 2048
+	maxSessionLen = 128
+	maxTextLen    = 512
+	maxDurationMs = 7 * 24 * 3600 * 1000
+
 	siteCacheTTL    = 30 * time.Second
 	siteMissTTL     = 5 * time.Second
 	siteCacheMaxLen = 10000
@@ -148,7 +148,7 @@ type NewSite struct {
 }
 
 // validate normalises the domain and names the site after it by default.
-func (in *NewSite) validate() error {
+func (in *NewSite) validate(names *quota.Checker) error {
 	d, err := NormalizeDomain(in.Domain)
 	if err != nil {
 		return apierr.Invalid("%s", err.Error())
@@ -158,17 +158,14 @@ func (in *NewSite) validate() error {
 	if in.Name == "" {
 		in.Name = d
 	}
-	if utf8.RuneCountInString(in.Name) > maxNameRunes {
-		return apierr.Invalid("name is longer than %d characters", maxNameRunes)
-	}
-	return nil
+	return names.Name("name", in.Name)
 }
 
 // CreateSite adds a site for in.Domain, or returns the workspace's site
 // that already has that domain (created is false then). The first site of
 // a workspace without a website records its domain as the website.
 func (s *Service) CreateSite(ctx context.Context, p auth.Principal, in NewSite) (Site, bool, error) {
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return Site{}, false, err
 	}
 	d, name := in.Domain, in.Name

@@ -13,7 +13,6 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
-	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/store"
 )
 
@@ -26,8 +25,8 @@ import (
 // A refusal writes nothing. It returns the queued job's id.
 func (s *Service) admit(ctx context.Context, p auth.Principal, plan config.Plan, req ReportRequest, engines []string) (string, error) {
 	report := &store.VisibilityReport{WorkspaceID: p.WorkspaceID, OneOff: req.OneOff, Refresh: req.Refresh, WebsiteURL: req.WebsiteURL,
-		Input: mustJSON(req.Input), Engines: mustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines) * samplesOf(plan.ReportSamples),
-		Samples: samplesOf(plan.ReportSamples)}
+		Input: MustJSON(req.Input), Engines: MustJSON(engines), CreditsMonth: s.quota.Month(), CreditsReserved: len(req.Prompts) * len(engines) * SamplesOf(plan.ReportSamples),
+		Samples: SamplesOf(plan.ReportSamples)}
 	var jobID string
 	err := s.store.Tx(ctx, func(q store.Querier) error {
 		var err error
@@ -61,7 +60,7 @@ func (s *Service) admitTx(ctx context.Context, q store.Querier, p auth.Principal
 	if err := s.store.CreateVisibilityReport(ctx, q, report); err != nil {
 		return "", err
 	}
-	id, err := s.queue.EnqueueTx(ctx, q, jobs.NewJob{Workspace: p.WorkspaceID, Queue: jobs.SEOQueue, Name: JobName, Data: jobData{ReportID: report.ID}})
+	id, err := s.queue.EnqueueTx(ctx, q, ReportJob(p.WorkspaceID, report.ID))
 	if err != nil {
 		return "", err
 	}
@@ -113,3 +112,7 @@ func refreshLimitError(planName string, plan config.Plan, times []int64, now tim
 	e.Meta().Set("Retry-After", strconv.Itoa(secs))
 	return e
 }
+
+// SamplesOf is a plan's samples setting (report_samples or
+// tracker_samples), 1 when unset.
+func SamplesOf(n int) int { return max(1, min(config.MaxSamples, n)) }

@@ -2,6 +2,7 @@ package visibility_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"sync"
 	"testing"
@@ -57,7 +58,7 @@ func TestConcurrentFreeAuditsQueueExactlyThePlansNumber(t *testing.T) {
 			t.Fatalf("%d reports stored, want 2", n)
 		}
 		month := b.clock.now().UTC().Format("2006-01")
-		if used, _ := s.CreditsUsed(context.Background(), b.freeID, month); used != 2 {
+		if used, _ := creditstore.New(s).CreditsUsed(context.Background(), b.freeID, month); used != 2 {
 			t.Fatalf("%d credits reserved, want 2 (one prompt × one engine × two reports)", used)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strconv"
 	"strings"
@@ -182,7 +183,7 @@ func TestAReportEndToEndScoresEveryNumberFromTheAnswers(t *testing.T) {
 			t.Errorf("history times %v %v, report createdAt %v", p["timestamp"], p["time"], r["createdAt"])
 		}
 		// Credits: 2 prompts × 3 engines reserved, the 2 missing given back.
-		used, err := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01"))
+		used, err := creditstore.New(s).CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01"))
 		if err != nil || used != 4 {
 			t.Errorf("credits used = %d (%v), want 4", used, err)
 		}
@@ -274,5 +275,30 @@ func TestTheConnectFaceServesTheSameReports(t *testing.T) {
 	if err != nil || res.Msg.IsEmpty || res.Msg.GetScores().GetAiVisibility().GetInterpretation() != "absent" ||
 		res.Msg.GetReport().GetGeo().GetEntityUnderstanding().GetKnowledgeScore() != 87.5 {
 		t.Fatalf("report over Connect: %v %v", res.Msg, err)
+	}
+}
+
+func TestReportInputsTakeCompetitorObjectsAndSelfAliases(t *testing.T) {
+	t.Parallel()
+	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt"}})
+	res := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report/prefill", b.business,
+		`{"websiteurl":"https://example.com","selfAliases":["Acme Widgets"],"competitors":["Globex Corp (globex.com)",{"name":"Initech","domain":"initech.io","aliases":["Initrode"],"ambiguous":true}]}`).Want(t, http.StatusOK)
+	in, _ := json.Marshal(get(t, res.Body, "input"))
+	want := `{"competitors":["Globex Corp (globex.com)",{"aliases":["Initrode"],"ambiguous":true,"domain":"initech.io","name":"Initech"}],"prompts":[],"selfAliases":["Acme Widgets"],"websiteurl":"https://example.com/"}`
+	if string(in) != want {
+		t.Errorf("input =\n%s\nwant\n%s", in, want)
+	}
+	for body, msg := range map[string]string{
+		`{"websiteurl":"https://example.com","competitors":[3]}`:                                                  `competitors[0] must be a string (a name, a domain or "Name (domain)") or an object {name, domain, aliases, ambiguous}`,
+		`{"websiteurl":"https://example.com","competitors":["a",{"nme":"x"}]}`:                                    `competitors[1] has an unknown field "nme" (name, domain, aliases, ambiguous)`,
+		`{"websiteurl":"https://example.com","competitors":[{"name":"x","domain":"not a domain"}]}`:               `competitors[0].domain: "not a domain" is not a domain or URL (globex.com, https://globex.com)`,
+		`{"websiteurl":"https://example.com","competitors":[{"aliases":["x"]}]}`:                                  `competitors[0]: give a name, a domain or both`,
+		`{"websiteurl":"https://example.com","competitors":[{"name":"x","aliases":[1]}]}`:                         `competitors[0].aliases[0] must be a string`,
+		`{"websiteurl":"https://example.com","prompts":["p"],"selfAliases":["` + strings.Repeat("x", 201) + `"]}`: `selfAliases[0] is 201 characters; the limit is 200`,
+	} {
+		got := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, body).Want(t, http.StatusBadRequest)
+		if got.Body["message"] != msg {
+			t.Errorf("%s: message %q, want %q", body, got.Body["message"], msg)
+		}
 	}
 }

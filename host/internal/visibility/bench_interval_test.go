@@ -11,34 +11,35 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // intervalRun is a 50-prompt × 4-engine × 3-sample run naming 5 tracked
 // brands, with sentiment judged for every mention.
-func intervalRun() ([]visibility.Brand, []string, []visibility.Answer, []map[string]visibility.Sentiment) {
-	brands := visibility.BuildBrands(visibility.SelfBrand("Acme", "acme.com"), []visibility.CompetitorInput{
+func intervalRun() ([]analysis.Brand, []string, []analysis.Answer, []map[string]analysis.Sentiment) {
+	brands := analysis.BuildBrands(analysis.SelfBrand("Acme", "acme.com"), []analysis.CompetitorInput{
 		{Name: "Globex", Domain: "globex.com"}, {Name: "Initech", Domain: "initech.io"}, {Name: "Umbrella"}, {Name: "Hooli"}})
 	engines := []string{"gpt", "claude", "gemini", "perplexity"}
 	names := []string{"Acme", "Globex", "Initech", "Umbrella", "Hooli"}
 	r := rand.New(rand.NewPCG(1, 2))
-	var answers []visibility.Answer
-	var sentiments []map[string]visibility.Sentiment
+	var answers []analysis.Answer
+	var sentiments []map[string]analysis.Sentiment
 	for _, e := range engines {
 		for p := 0; p < 50; p++ {
 			for k := 0; k < 3; k++ {
 				var named []string
-				sent := map[string]visibility.Sentiment{}
+				sent := map[string]analysis.Sentiment{}
 				for i, n := range names {
 					if r.Float64() < 0.5 {
 						named = append(named, n)
-						sent[strings.ToLower(n)] = visibility.Sentiment{Label: "neutral", Score: 40 + r.IntN(30)}
+						sent[strings.ToLower(n)] = analysis.Sentiment{Label: "neutral", Score: 40 + r.IntN(30)}
 					}
 					_ = i
 				}
 				r.Shuffle(len(named), func(i, j int) { named[i], named[j] = named[j], named[i] })
 				text := "For this question, consider " + strings.Join(named, ", ") + ". See https://acme.com/pricing."
-				answers = append(answers, visibility.Answer{Engine: e, Prompt: "buyer question " + strconv.Itoa(p), Sample: k, Text: text})
+				answers = append(answers, analysis.Answer{Engine: e, Prompt: "buyer question " + strconv.Itoa(p), Sample: k, Text: text})
 				sentiments = append(sentiments, sent)
 			}
 		}
@@ -53,14 +54,14 @@ func intervalRun() ([]visibility.Brand, []string, []visibility.Answer, []map[str
 // p50 under 50 ms.
 func BenchmarkIntervals(b *testing.B) {
 	brands, engines, answers, sentiments := intervalRun()
-	c := visibility.Compute(brands, engines, answers, nil, nil)
+	c := scoring.Compute(brands, engines, answers, nil, nil)
 	b.Run("figures", func(b *testing.B) {
 		var samples []time.Duration
 		cpu := cpuNow()
 		for range b.N {
 			start := time.Now()
-			c := visibility.Compute(brands, engines, answers, nil, nil)
-			visibility.Extend(&c, brands, engines, answers, sentiments)
+			c := scoring.Compute(brands, engines, answers, nil, nil)
+			scoring.Extend(&c, brands, engines, answers, sentiments)
 			samples = append(samples, time.Since(start))
 		}
 		reportCPU(b, cpu)
@@ -71,23 +72,23 @@ func BenchmarkIntervals(b *testing.B) {
 		cpu := cpuNow()
 		for i := range b.N {
 			start := time.Now()
-			tab := visibility.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
+			tab := scoring.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
 			iv := tab.Intervals("run-" + strconv.Itoa(i))
 			samples = append(samples, time.Since(start))
-			if iv[""]["acme"][visibility.FigVisibility].Interval == nil {
+			if iv[""]["acme"][scoring.FigVisibility].Interval == nil {
 				b.Fatal("no interval")
 			}
 		}
 		reportCPU(b, cpu)
 		reportP50(b, samples)
 	})
-	prev := visibility.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
+	prev := scoring.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
 	b.Run("paired", func(b *testing.B) {
 		var samples []time.Duration
 		cpu := cpuNow()
 		for i := range b.N {
 			start := time.Now()
-			tab := visibility.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
+			tab := scoring.BuildPromptTable(brands, engines, answers, c.Mentions, sentiments)
 			tab.ChangesSince(prev, "run-"+strconv.Itoa(i))
 			samples = append(samples, time.Since(start))
 		}

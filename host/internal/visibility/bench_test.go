@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // BenchmarkReport runs whole reports through REST and the queue against
@@ -55,17 +56,17 @@ func BenchmarkReport(b *testing.B) {
 // baseline that only lowercases the same texts (the least any matcher
 // must do). Target: under 50 ms.
 func BenchmarkScoring(b *testing.B) {
-	brands := visibility.Brands(visibility.SelfBrand("Acme", "acme.com"),
+	brands := analysis.Brands(analysis.SelfBrand("Acme", "acme.com"),
 		[]string{"Globex Corp", "https://initech.io", "Umbrella", "Hooli", "Stark Industries"})
 	engines := []string{"gpt", "claude", "gemini", "perplexity"}
-	answers := make([]visibility.Answer, 1000)
+	answers := make([]analysis.Answer, 1000)
 	for i := range answers {
-		answers[i] = visibility.Answer{
+		answers[i] = analysis.Answer{
 			Engine: engines[i%4], Prompt: fmt.Sprintf("prompt %d", i%10),
 			Text: strings.Repeat("Buyers compare many vendors before choosing one for their factory. ", 12) +
 				[]string{"Globex Corp leads, then Acme (https://acme.com/widgets) and Hooli.", "Initech and Umbrella are popular; see https://initech.io.",
 					"Stark Industries is pricey.", "No vendor stands out."}[i%4],
-			Citations: []visibility.Citation{{URL: "https://news.example/widgets"}},
+			Citations: []analysis.Citation{{URL: "https://news.example/widgets"}},
 		}
 	}
 	b.Run("baseline-lowercase", func(b *testing.B) {
@@ -81,7 +82,7 @@ func BenchmarkScoring(b *testing.B) {
 	})
 	b.Run("compute-1000", func(b *testing.B) {
 		for range b.N {
-			c := visibility.Compute(brands, engines, answers, nil, nil)
+			c := scoring.Compute(brands, engines, answers, nil, nil)
 			if c.Scores.ShareOfVoice.TotalMentions == 0 {
 				b.Fatal("no mentions")
 			}

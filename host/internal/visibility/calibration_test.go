@@ -16,7 +16,8 @@ import (
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -95,21 +96,21 @@ func calText(r *rand.Rand, pSelf, pComp float64) string {
 
 func calPrompt(i int) string { return fmt.Sprintf("best widget tool for case %02d", i) }
 
-func calBrands() []visibility.Brand {
-	return visibility.BuildBrands(visibility.SelfBrand("Acme", "example.com"), []visibility.CompetitorInput{{Name: "Globex", Domain: "globex.com"}})
+func calBrands() []analysis.Brand {
+	return analysis.BuildBrands(analysis.SelfBrand("Acme", "example.com"), []analysis.CompetitorInput{{Name: "Globex", Domain: "globex.com"}})
 }
 
 // calMentions are the mentions ScoreMentions finds in each of the
 // scripted engine's few texts, computed once: a simulated run reuses them
 // instead of matching the same five texts thousands of times.
-var calMentions = sync.OnceValue(func() map[string][]visibility.Mention {
+var calMentions = sync.OnceValue(func() map[string][]analysis.Mention {
 	texts := []string{"Top picks: Acme, then Globex.", "Top picks: Globex, then Acme.", "A solid pick: Acme.", "A solid pick: Globex.", "It depends on what you need."}
-	answers := make([]visibility.Answer, len(texts))
+	answers := make([]analysis.Answer, len(texts))
 	for i, t := range texts {
-		answers[i] = visibility.Answer{Engine: "gpt", Prompt: "q", Text: t}
+		answers[i] = analysis.Answer{Engine: "gpt", Prompt: "q", Text: t}
 	}
-	ms := visibility.ScoreMentions(calBrands(), []string{"gpt"}, answers)
-	out := map[string][]visibility.Mention{}
+	ms := scoring.ScoreMentions(calBrands(), []string{"gpt"}, answers)
+	out := map[string][]analysis.Mention{}
 	for i, t := range texts {
 		out[t] = ms.Mentions[i]
 	}
@@ -118,19 +119,19 @@ var calMentions = sync.OnceValue(func() map[string][]visibility.Mention {
 
 // calRun simulates one run's answers and sums them per prompt with the
 // report's own code.
-func calRun(r *rand.Rand, w calWorld, shift float64) visibility.PromptTable {
-	var answers []visibility.Answer
-	var mentions [][]visibility.Mention
+func calRun(r *rand.Rand, w calWorld, shift float64) scoring.PromptTable {
+	var answers []analysis.Answer
+	var mentions [][]analysis.Mention
 	for _, e := range calEngines {
 		for i := range w.pSelf {
 			for k := 0; k < calSamples; k++ {
 				text := calText(r, w.pSelf[i]+shift, w.pComp[i])
-				answers = append(answers, visibility.Answer{Engine: e, Prompt: calPrompt(i), Sample: k, Text: text})
+				answers = append(answers, analysis.Answer{Engine: e, Prompt: calPrompt(i), Sample: k, Text: text})
 				mentions = append(mentions, calMentions()[text])
 			}
 		}
 	}
-	return visibility.BuildPromptTable(calBrands(), calEngines, answers, mentions, nil)
+	return scoring.BuildPromptTable(calBrands(), calEngines, answers, mentions, nil)
 }
 
 // calResult are the suite's counts.
@@ -145,7 +146,7 @@ func (c calResult) rates() (covRate, covVis, faRate, faVis, detRate, detVis floa
 	return f(c.coveredRate, c.runs), f(c.coveredVis, c.runs), f(c.alarmsRate, c.pairs), f(c.alarmsVis, c.pairs), f(c.detectedRate, c.shifted), f(c.detected, c.shifted)
 }
 
-func within(iv *visibility.FigureInterval, v float64) bool {
+func within(iv *scoring.FigureInterval, v float64) bool {
 	return iv.Interval != nil && iv.Interval.Low <= v && v <= iv.Interval.High
 }
 
@@ -157,30 +158,30 @@ func TestCalibration(t *testing.T) {
 		w := newCalWorld(r)
 		rate, vis := w.truth(0)
 		a, b, shifted := calRun(r, w, 0), calRun(r, w, 0), calRun(r, w, calShift)
-		for j, tab := range []visibility.PromptTable{a, b} {
+		for j, tab := range []scoring.PromptTable{a, b} {
 			iv := tab.Intervals(fmt.Sprintf("cal-%d-%d", it, j))[""]["acme"]
 			c.runs++
-			if f := iv[visibility.FigMentionRate]; within(&f, rate) {
+			if f := iv[scoring.FigMentionRate]; within(&f, rate) {
 				c.coveredRate++
 			}
-			if f := iv[visibility.FigVisibility]; within(&f, vis) {
+			if f := iv[scoring.FigVisibility]; within(&f, vis) {
 				c.coveredVis++
 			}
 		}
 		null := b.ChangesSince(a, fmt.Sprintf("cal-null-%d", it))[""]["acme"]
 		c.pairs++
-		if null[visibility.FigMentionRate].Significant {
+		if null[scoring.FigMentionRate].Significant {
 			c.alarmsRate++
 		}
-		if null[visibility.FigVisibility].Significant {
+		if null[scoring.FigVisibility].Significant {
 			c.alarmsVis++
 		}
 		up := shifted.ChangesSince(a, fmt.Sprintf("cal-shift-%d", it))[""]["acme"]
 		c.shifted++
-		if up[visibility.FigMentionRate].Significant {
+		if up[scoring.FigMentionRate].Significant {
 			c.detectedRate++
 		}
-		if up[visibility.FigVisibility].Significant {
+		if up[scoring.FigVisibility].Significant {
 			c.detected++
 		}
 	}
@@ -268,13 +269,13 @@ func TestCalibrationThroughTheJobPipeline(t *testing.T) {
 			r := b.srv.Do(t, "POST", "/v1/visibility/trackers/"+trackerID+"/run", b.business, "").Want(t, http.StatusAccepted)
 			ids = append(ids, b.waitJob(t, b.business, r.Body["jobId"].(string))["result"].(map[string]any)["reportId"].(string))
 		}
-		var tables []visibility.PromptTable
+		var tables []scoring.PromptTable
 		for _, id := range ids {
 			r, err := s.GetVisibilityReport(context.Background(), b.businessID, id)
 			if err != nil || r.Result == nil {
 				t.Fatalf("report %s: %v", id, err)
 			}
-			var c visibility.Computed
+			var c scoring.Computed
 			if err := json.Unmarshal([]byte(*r.Result), &c); err != nil {
 				t.Fatal(err)
 			}
@@ -284,16 +285,16 @@ func TestCalibrationThroughTheJobPipeline(t *testing.T) {
 			}
 			tab := tableOfStored(stored)
 			tables = append(tables, tab)
-			want := tab.Intervals(id)[""]["acme"][visibility.FigVisibility]
+			want := tab.Intervals(id)[""]["acme"][scoring.FigVisibility]
 			got := c.Scores.AIVisibility
 			if got.Spread == nil || got.N != 150 || got.Prompts != calPrompts || got.Interval == nil || *got.Interval != *want.Interval {
 				t.Fatalf("run %s: stored aiVisibility %+v, recomputed from its answers %+v", id, got.Spread, want)
 			}
 		}
-		var changes []map[string]visibility.Change
+		var changes []map[string]scoring.Change
 		for i, id := range ids[1:] {
 			r, _ := s.GetVisibilityReport(context.Background(), b.businessID, id)
-			var c visibility.Computed
+			var c scoring.Computed
 			_ = json.Unmarshal([]byte(*r.Result), &c)
 			changes = append(changes, c.Geo.Brands[0].Changes)
 			says := ""
@@ -305,21 +306,21 @@ func TestCalibrationThroughTheJobPipeline(t *testing.T) {
 			if want := map[int]string{0: "no significant change", 1: "significantly up"}[i]; !strings.Contains(says, want) {
 				t.Errorf("run %s: the recommendations say %q, want %q", id, says, want)
 			}
-			want := tables[i+1].ChangesSince(tables[i], id)[""]["acme"][visibility.FigMentionRate]
-			if got := c.Geo.Brands[0].Changes[visibility.FigMentionRate]; got.Interval == nil || *got.Interval != *want.Interval || got.Significant != want.Significant {
+			want := tables[i+1].ChangesSince(tables[i], id)[""]["acme"][scoring.FigMentionRate]
+			if got := c.Geo.Brands[0].Changes[scoring.FigMentionRate]; got.Interval == nil || *got.Interval != *want.Interval || got.Significant != want.Significant {
 				t.Fatalf("run %s: stored change %+v, recomputed %+v", id, got, want)
 			}
 		}
-		if changes[0][visibility.FigMentionRate].Significant || !changes[1][visibility.FigMentionRate].Significant {
+		if changes[0][scoring.FigMentionRate].Significant || !changes[1][scoring.FigMentionRate].Significant {
 			t.Errorf("unchanged pair significant %v, shifted pair significant %v; want false then true",
-				changes[0][visibility.FigMentionRate].Significant, changes[1][visibility.FigMentionRate].Significant)
+				changes[0][scoring.FigMentionRate].Significant, changes[1][scoring.FigMentionRate].Significant)
 		}
 	})
 }
 
 // tableOfStored sums stored answers as the report does (engines as
 // configured, prompts as given, samples in order).
-func tableOfStored(stored []store.VisibilityAnswer) visibility.PromptTable {
+func tableOfStored(stored []store.VisibilityAnswer) scoring.PromptTable {
 	rank := map[string]int{}
 	for i, e := range calEngines {
 		rank[e] = i
@@ -330,13 +331,13 @@ func tableOfStored(stored []store.VisibilityAnswer) visibility.PromptTable {
 		}
 		return itemOrder(stored[i].Item) < itemOrder(stored[j].Item)
 	})
-	answers := make([]visibility.Answer, len(stored))
+	answers := make([]analysis.Answer, len(stored))
 	for i, a := range stored {
-		answers[i] = visibility.Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text}
+		answers[i] = analysis.Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text}
 	}
 	brands := calBrands()
-	ms := visibility.ScoreMentions(brands, calEngines, answers)
-	return visibility.BuildPromptTable(brands, calEngines, answers, ms.Mentions, nil)
+	ms := scoring.ScoreMentions(brands, calEngines, answers)
+	return scoring.BuildPromptTable(brands, calEngines, answers, ms.Mentions, nil)
 }
 
 // itemOrder orders stored items "<prompt>" and "<prompt>#<k>" by prompt,

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/config"
+	"github.com/heraldhq/herald/host/internal/apierr"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // Engines returns the model routes asked: the configured engines (host/serve.go
@@ -102,4 +104,36 @@ func (s *Service) judgeModel(engines []string) string {
 		return engines[0]
 	}
 	return ""
+}
+
+// ProviderByName guesses an engine's provider from its model name, for
+// engines the host's config does not route (tests, renamed aliases).
+func ProviderByName(engine string) string {
+	l := strings.ToLower(engine)
+	switch {
+	case strings.HasPrefix(l, "gpt"), strings.HasPrefix(l, "o1"), strings.HasPrefix(l, "o3"), strings.HasPrefix(l, "o4"), strings.Contains(l, "openai"), strings.Contains(l, "chatgpt"):
+		return "openai"
+	case strings.Contains(l, "claude"), strings.Contains(l, "anthropic"):
+		return "anthropic"
+	case strings.Contains(l, "gemini"):
+		return "gemini"
+	case strings.Contains(l, "sonar"), strings.Contains(l, "perplexity"):
+		return "perplexity"
+	}
+	return ""
+}
+
+// ValidateEngines checks engines against the model routes the router knows.
+func (s *Service) ValidateEngines(engines []string) ([]string, error) {
+	engines = analysis.Dedupe(engines)
+	if len(engines) > MaxEngines {
+		return nil, apierr.Invalid("engines: %d given; the limit is %d", len(engines), MaxEngines)
+	}
+	known := s.models.Models()
+	for i, e := range engines {
+		if !slices.Contains(known, e) && !slices.Contains(s.cfg.Engines, e) {
+			return nil, apierr.Invalid("engines[%d]: %q is not a configured model route", i, e)
+		}
+	}
+	return engines, nil
 }

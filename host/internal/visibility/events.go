@@ -3,13 +3,14 @@ package visibility
 import (
 	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // trackerChangeIsSignificant is the one rule that decides whether a
 // tracker run's change is worth telling: the AI visibility score's change
 // is significant (its paired interval excludes 0, docs/METRICS.md), never
 // a difference alone.
-func trackerChangeIsSignificant(c Computed) bool {
+func trackerChangeIsSignificant(c scoring.Computed) bool {
 	ch := c.Scores.AIVisibility.Change
 	return ch != nil && ch.Significant
 }
@@ -17,7 +18,7 @@ func trackerChangeIsSignificant(c Computed) bool {
 // completionEvents are the events a report's completion writes with it:
 // report.completed and, for a tracker's run, tracker.run.completed and,
 // when the change is significant, tracker.changed.
-func completionEvents(r store.VisibilityReport, c Computed) []catalog.Event {
+func completionEvents(r store.VisibilityReport, c scoring.Computed) []catalog.Event {
 	vis, ent := c.Scores.AIVisibility.Score, c.Scores.EntityUnderstanding.Score
 	out := []catalog.Event{catalog.ReportDone(r.WorkspaceID, false, catalog.Report{
 		ReportID: r.ID, WebsiteURL: r.WebsiteURL, TrackerID: r.TrackerID, AIVisibility: &vis, EntityUnderstanding: &ent,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/visibility/interval"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 
 	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/store"
@@ -14,16 +15,16 @@ func TestATrackerRunReportsOnlyASignificantChange(t *testing.T) {
 	tracker := "tk1"
 	r := store.VisibilityReport{ID: "r1", WorkspaceID: "acme", WebsiteURL: "https://acme.test/", TrackerID: &tracker}
 	for _, tc := range []struct {
-		change *Change
+		change *scoring.Change
 		want   []string
 	}{
 		{nil, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted}},
 		// a large difference that is noise is not a change
-		{&Change{Value: -25, Interval: &interval.Interval{Low: -40, High: 2}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted}},
-		{&Change{Value: 4, Significant: true, Interval: &interval.Interval{Low: 0.5, High: 8}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted, catalog.TrackerChanged}},
-		{&Change{Value: -12.5, Significant: true, Interval: &interval.Interval{Low: -20, High: -3}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted, catalog.TrackerChanged}},
+		{&scoring.Change{Value: -25, Interval: &interval.Interval{Low: -40, High: 2}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted}},
+		{&scoring.Change{Value: 4, Significant: true, Interval: &interval.Interval{Low: 0.5, High: 8}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted, catalog.TrackerChanged}},
+		{&scoring.Change{Value: -12.5, Significant: true, Interval: &interval.Interval{Low: -20, High: -3}, Prompts: 25}, []string{catalog.ReportCompleted, catalog.TrackerRunCompleted, catalog.TrackerChanged}},
 	} {
-		var c Computed
+		var c scoring.Computed
 		c.Scores.AIVisibility.Score, c.Scores.AIVisibility.Change = 40, tc.change
 		got := completionEvents(r, c)
 		if tc.change != nil {
@@ -42,7 +43,7 @@ func TestATrackerRunReportsOnlyASignificantChange(t *testing.T) {
 		}
 	}
 	// A report that is not a tracker's run reports only its completion.
-	if got := completionEvents(store.VisibilityReport{ID: "r2", WorkspaceID: "acme"}, Computed{}); len(got) != 1 || got[0].Type != catalog.ReportCompleted {
+	if got := completionEvents(store.VisibilityReport{ID: "r2", WorkspaceID: "acme"}, scoring.Computed{}); len(got) != 1 || got[0].Type != catalog.ReportCompleted {
 		t.Fatalf("one-off report: %v", got)
 	}
 }

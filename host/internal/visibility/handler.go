@@ -2,17 +2,15 @@ package visibility
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"connectrpc.com/connect"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/heraldhq/herald/host/internal/apiconv"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	apiv1 "github.com/heraldhq/herald/proto/herald/api/v1"
 	"github.com/heraldhq/herald/proto/herald/api/v1/apiv1connect"
 )
@@ -33,7 +31,7 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 	if err != nil {
 		return nil, err
 	}
-	comps, err := CompetitorsFromValues(req.Msg.Competitors)
+	comps, err := analysis.CompetitorsFromValues(req.Msg.Competitors)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +43,8 @@ func (h *Handler) PrefillReport(ctx context.Context, req *connect.Request[apiv1.
 		Message:     "Prefill generated",
 		PromptLimit: int64(out.PromptLimit),
 		Input:       reportInput(out.Input),
-		Suggestions: &apiv1.Suggestions{Competitors: CompetitorValues(out.Suggested.Competitors), Prompts: nonNil(out.Suggested.Prompts)},
-		Prefill:     &apiv1.Suggestions{Competitors: CompetitorValues(out.Prefill.Competitors), Prompts: nonNil(out.Prefill.Prompts)},
+		Suggestions: &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Suggested.Competitors), Prompts: apiconv.NonNil(out.Suggested.Prompts)},
+		Prefill:     &apiv1.Suggestions{Competitors: analysis.CompetitorValues(out.Prefill.Competitors), Prompts: apiconv.NonNil(out.Prefill.Prompts)},
 	}), nil
 }
 
@@ -57,7 +55,7 @@ func (h *Handler) CreateReport(ctx context.Context, req *connect.Request[apiv1.C
 		return nil, err
 	}
 	m := req.Msg
-	comps, err := CompetitorsFromValues(m.Competitors)
+	comps, err := analysis.CompetitorsFromValues(m.Competitors)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +150,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 	if v.TrackerID != "" {
 		out.TrackerIdPresent = &apiv1.GetReportResponse_TrackerId{TrackerId: v.TrackerID}
 	}
-	engines, err := listOf(v.Engines)
+	engines, err := apiconv.ListOf(v.Engines)
 	if err != nil {
 		return nil, err
 	}
@@ -161,13 +159,13 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 	out.RefreshMetaPresent = &apiv1.GetReportResponse_RefreshMeta{RefreshMeta: meta}
 	if c := v.Computed; c != nil {
 		scores, detail := &apiv1.Scores{}, &apiv1.ReportDetail{}
-		if err := viaJSON(c.Scores, scores); err != nil {
+		if err := apiconv.ViaJSON(c.Scores, scores); err != nil {
 			return nil, err
 		}
-		if err := viaJSON(map[string]any{"geo": c.Geo, "sources": c.Sources, "sourceGaps": c.SourceGaps}, detail); err != nil {
+		if err := apiconv.ViaJSON(map[string]any{"geo": c.Geo, "sources": c.Sources, "sourceGaps": c.SourceGaps}, detail); err != nil {
 			return nil, err
 		}
-		recs, err := listOf(c.Recommendations)
+		recs, err := apiconv.ListOf(c.Recommendations)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +175,7 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 		out.ScoringVersionPresent = &apiv1.GetReportResponse_ScoringVersion{ScoringVersion: int32(c.Version())}
 	}
 	if v.Answers != nil {
-		answers, err := listOf(v.Answers)
+		answers, err := apiconv.ListOf(v.Answers)
 		if err != nil {
 			return nil, err
 		}
@@ -187,32 +185,5 @@ func reportResponse(v *View, msg string) (*connect.Response[apiv1.GetReportRespo
 }
 
 func reportInput(in Input) *apiv1.ReportInput {
-	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: CompetitorValues(in.Competitors), Prompts: nonNil(in.Prompts), SelfAliases: nonNil(in.SelfAliases)}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-var fromJSON = protojson.UnmarshalOptions{DiscardUnknown: true}
-
-// viaJSON converts a domain value to its proto message through the JSON
-// names both share, so the domain types stay the single definition.
-func viaJSON(v any, m proto.Message) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %T: %w", v, err)
-	}
-	if err := fromJSON.Unmarshal(b, m); err != nil {
-		return fmt.Errorf("convert %T: %w", v, err)
-	}
-	return nil
-}
-
-func listOf(v any) (*structpb.ListValue, error) {
-	l := &structpb.ListValue{}
-	return l, viaJSON(v, l)
+	return &apiv1.ReportInput{Websiteurl: in.WebsiteURL, Competitors: analysis.CompetitorValues(in.Competitors), Prompts: apiconv.NonNil(in.Prompts), SelfAliases: apiconv.NonNil(in.SelfAliases)}
 }

@@ -13,12 +13,14 @@ import (
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 	"github.com/heraldhq/herald/sdk"
 )
 
 // Kinds of stored answers.
 const (
-	kindPrompt = "prompt"
+	KindPrompt = "prompt"
 	kindProbe  = "probe"
 )
 
@@ -68,7 +70,7 @@ func (s *Service) workspaceSlots(ws string) (chan struct{}, func()) {
 	}
 }
 
-// RunReport runs (or resumes) the report of a JobName job. Answers
+// RunReport runs (or resumes) the report of a JobReport job. Answers
 // already stored are not asked again; a retry after a crash picks up where
 // the last attempt stopped.
 func (s *Service) RunReport(ctx context.Context, job *jobs.Job) (any, error) {
@@ -110,7 +112,7 @@ func (s *Service) fail(ctx context.Context, r store.VisibilityReport, cause erro
 // settle gives back, once, the credits of answers no engine gave or that
 // came from the cache: a report costs what the engines answered.
 func (s *Service) settle(ctx context.Context, r store.VisibilityReport) {
-	answers, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	answers, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		s.log.Error("settle report credits", "report", r.ID, "error", err)
 		return
@@ -191,15 +193,15 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 			// The samples of a prompt run concurrently, each in its own
 			// slot of the workspace's engine cap.
 			for k := range max(1, r.Samples) {
-				tasks = append(tasks, task{kind: kindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
+				tasks = append(tasks, task{kind: KindPrompt, engine: e, item: sampleItem(i, k), question: p, sample: k})
 			}
 		}
-		for _, pd := range Probes {
-			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, competitorNames(in.Competitors))})
+		for _, pd := range scoring.Probes {
+			tasks = append(tasks, task{kind: kindProbe, engine: e, item: pd.ID, question: pd.Question(brands[0].Name, domain), fact: pd.Fact(rec.Facts, analysis.CompetitorNames(in.Competitors))})
 		}
 	}
 	done := map[string]store.VisibilityAnswer{}
-	for _, kind := range []string{kindPrompt, kindProbe} {
+	for _, kind := range []string{KindPrompt, kindProbe} {
 		stored, err := s.store.ListVisibilityAnswers(ctx, ws, r.ID, kind)
 		if err != nil {
 			return err
@@ -235,7 +237,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
 			// Resumed: the answer is kept; only an unjudged probe is judged,
 			// and a prompt answer without its sentiment gets it.
-			if t.kind == kindPrompt && prev.Sentiment == nil && prev.Error == nil {
+			if t.kind == KindPrompt && prev.Sentiment == nil && prev.Error == nil {
 				wg.Add(1)
 				go func(a store.VisibilityAnswer) {
 					defer wg.Done()
@@ -262,7 +264,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				if t.kind == kindProbe {
 					s.judgeAndSave(ctx, brands[0], t, a)
 				}
-				if t.kind == kindPrompt {
+				if t.kind == KindPrompt {
 					s.saveSentiment(ctx, r, brands, engines, a)
 				}
 				report()
@@ -313,9 +315,9 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		if res.Model != "" {
 			a.Model = &res.Model
 		}
-		cites := make([]Citation, 0, len(res.Citations))
+		cites := make([]analysis.Citation, 0, len(res.Citations))
 		for _, c := range res.Citations {
-			cites = append(cites, Citation{URL: c.URL, Title: c.Title})
+			cites = append(cites, analysis.Citation{URL: c.URL, Title: c.Title})
 		}
 		b, _ := json.Marshal(cites)
 		a.Citations = string(b)
@@ -334,11 +336,11 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 
 // saveSentiment judges a stored prompt answer's sentiment and stores it
 // with the answer.
-func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []Brand, engines []string, sa store.VisibilityAnswer) {
-	if sa.Kind != kindPrompt || sa.Error != nil || sa.Sentiment != nil {
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
+	if sa.Kind != KindPrompt || sa.Error != nil || sa.Sentiment != nil {
 		return
 	}
-	a := Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
+	a := analysis.Answer{Engine: sa.Engine, Prompt: sa.Question, Text: sa.Text}
 	_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
 	sent := s.judgeSentiment(ctx, s.judgeModel(engines), brands, a)
 	if ctx.Err() != nil {
@@ -373,9 +375,9 @@ func engineError(err error) string {
 
 // siteAndBrands crawls the site once per report (stored for resumes and
 // recomputation) and builds the tracked brands.
-func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, in Input) (siteRecord, []Brand, error) {
+func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, in Input) (siteRecord, []analysis.Brand, error) {
 	var rec siteRecord
-	var brands []Brand
+	var brands []analysis.Brand
 	if r.Site != nil && r.Brands != nil {
 		if err := json.Unmarshal([]byte(*r.Site), &rec); err != nil {
 			return rec, nil, jobs.NoRetry(fmt.Errorf("decode site: %w", err))
@@ -409,4 +411,28 @@ func (s *Service) siteAndBrands(ctx context.Context, r store.VisibilityReport, i
 		return rec, nil, err
 	}
 	return rec, brands, nil
+}
+
+// buildBrands is the tracked brands of a report: the site's brand (with
+// the user's selfAliases and the site's category) and the competitors.
+func buildBrands(rec siteRecord, in Input) []analysis.Brand {
+	self := analysis.SelfBrand(rec.Facts.BrandName(), rec.Facts.Domain).WithAliases(in.SelfAliases)
+	self.Category = siteCategory(rec.Facts)
+	return analysis.BuildBrands(self, in.Competitors)
+}
+
+// siteCategory is what the site says it is: its first H1, else the
+// title after its brand part, else its meta description (at most 200
+// characters).
+func siteCategory(f site.Facts) string {
+	c := ""
+	switch {
+	case len(f.H1s) > 0:
+		c = f.H1s[0]
+	case titleTail(f.Title) != "":
+		c = titleTail(f.Title)
+	default:
+		c = f.Description
+	}
+	return analysis.Excerpt(strings.TrimSpace(c), 200)
 }

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -32,7 +34,7 @@ var judgeSchema = map[string]any{
 			"additionalProperties": false,
 			"required":             []string{"verdict", "explanation", "entities"},
 			"properties": map[string]any{
-				"verdict":     map[string]any{"type": "string", "enum": []string{VerdictCorrect, VerdictPartly, VerdictWrong, VerdictUnknown}},
+				"verdict":     map[string]any{"type": "string", "enum": []string{scoring.VerdictCorrect, scoring.VerdictPartly, scoring.VerdictWrong, scoring.VerdictUnknown}},
 				"explanation": map[string]any{"type": "string"},
 				"entities": map[string]any{"type": "array", "items": map[string]any{
 					"type": "object", "additionalProperties": false, "required": []string{"name", "kind"},
@@ -45,23 +47,23 @@ var judgeSchema = map[string]any{
 
 // judgement is what is stored beside a probe's verdict.
 type judgement struct {
-	Explanation string         `json:"explanation,omitempty"`
-	Entities    []JudgedEntity `json:"entities,omitempty"`
+	Explanation string                 `json:"explanation,omitempty"`
+	Entities    []scoring.JudgedEntity `json:"entities,omitempty"`
 }
 
 // judgeAndSave grades a probe answer against its site fact with the judge
 // model and stores the verdict, the fact and the judgement beside the
 // answer. A missing answer is "missing", a probe without a site fact
 // "unverifiable" (no judge call).
-func (s *Service) judgeAndSave(ctx context.Context, self Brand, t task, a store.VisibilityAnswer) {
+func (s *Service) judgeAndSave(ctx context.Context, self analysis.Brand, t task, a store.VisibilityAnswer) {
 	fact := t.fact
 	var verdict string
 	var j judgement
 	switch {
 	case a.Error != nil:
-		verdict = VerdictMissing
+		verdict = scoring.VerdictMissing
 	case fact == "":
-		verdict = VerdictUnverifiable
+		verdict = scoring.VerdictUnverifiable
 	default:
 		verdict, j = s.judge(ctx, self, t, a.Text)
 	}
@@ -74,13 +76,13 @@ func (s *Service) judgeAndSave(ctx context.Context, self Brand, t task, a store.
 	_ = s.save(ctx, &a)
 }
 
-func (s *Service) judge(ctx context.Context, self Brand, t task, answer string) (string, judgement) {
+func (s *Service) judge(ctx context.Context, self analysis.Brand, t task, answer string) (string, judgement) {
 	model := s.cfg.JudgeModel
 	if model == "" {
 		model = t.engine
 	}
 	prompt := fmt.Sprintf("Brand: %s (%s)\nQuestion: %s\nSite fact: %s\nAnswer to grade:\n%s",
-		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, excerpt(answer, 6000))
+		self.Name, strings.Join(self.Domains, ", "), t.question, t.fact, analysis.Excerpt(answer, 6000))
 	zero := 0.0
 	res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: judgeSystem, Prompt: prompt, Temperature: &zero,
 		Options: map[string]any{"response_format": judgeSchema}})
@@ -88,21 +90,21 @@ func (s *Service) judge(ctx context.Context, self Brand, t task, answer string) 
 		if ctx.Err() == nil {
 			s.log.Warn("probe judge failed", "probe", t.item, "model", model, "error", err)
 		}
-		return VerdictMissing, judgement{Explanation: "the judge failed: " + engineError(err)}
+		return scoring.VerdictMissing, judgement{Explanation: "the judge failed: " + engineError(err)}
 	}
 	var out struct {
-		Verdict     string         `json:"verdict"`
-		Explanation string         `json:"explanation"`
-		Entities    []JudgedEntity `json:"entities"`
+		Verdict     string                 `json:"verdict"`
+		Explanation string                 `json:"explanation"`
+		Entities    []scoring.JudgedEntity `json:"entities"`
 	}
 	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil {
-		return VerdictMissing, judgement{Explanation: "the judge's answer was not JSON"}
+		return scoring.VerdictMissing, judgement{Explanation: "the judge's answer was not JSON"}
 	}
 	switch v := strings.ToLower(strings.TrimSpace(out.Verdict)); v {
-	case VerdictCorrect, VerdictPartly, VerdictWrong, VerdictUnknown:
+	case scoring.VerdictCorrect, scoring.VerdictPartly, scoring.VerdictWrong, scoring.VerdictUnknown:
 		return v, judgement{Explanation: out.Explanation, Entities: out.Entities}
 	default:
-		return VerdictMissing, judgement{Explanation: "the judge gave no known verdict: " + strconv.Quote(out.Verdict)}
+		return scoring.VerdictMissing, judgement{Explanation: "the judge gave no known verdict: " + strconv.Quote(out.Verdict)}
 	}
 }
 
@@ -161,7 +163,7 @@ func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, s
 	if model == "" {
 		return
 	}
-	ms := ScoreMentions(st.brands, st.engines, st.answers)
+	ms := scoring.ScoreMentions(st.brands, st.engines, st.answers)
 	for i, pending := range ms.Pending {
 		if len(pending) == 0 {
 			continue
@@ -180,13 +182,13 @@ func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, s
 			continue
 		}
 		engine, item, _ := strings.Cut(st.keys[i], "/")
-		if err := s.store.SaveAnswerVerdicts(ctx, r.WorkspaceID, r.ID, engine, item, mustJSON(st.answers[i].Verdicts)); err != nil {
+		if err := s.store.SaveAnswerVerdicts(ctx, r.WorkspaceID, r.ID, engine, item, MustJSON(st.answers[i].Verdicts)); err != nil {
 			s.log.Error("store mention verdicts", "report", r.ID, "error", err)
 		}
 	}
 }
 
-func (s *Service) judgeMention(ctx context.Context, model string, req JudgeRequest) (MentionVerdict, error) {
+func (s *Service) judgeMention(ctx context.Context, model string, req analysis.JudgeRequest) (analysis.MentionVerdict, error) {
 	category := req.Category
 	if category == "" {
 		category = "unknown"
@@ -199,13 +201,13 @@ func (s *Service) judgeMention(ctx context.Context, model string, req JudgeReque
 	res, err := s.models.GenerateText(jctx, model, sdk.TextRequest{Model: model, System: mentionSystem, Prompt: prompt, Temperature: &zero,
 		Options: map[string]any{"response_format": mentionSchema}})
 	if err != nil {
-		return MentionVerdict{}, err
+		return analysis.MentionVerdict{}, err
 	}
 	var out struct {
 		NamesBrand *bool `json:"namesBrand"`
 	}
 	if err := json.Unmarshal([]byte(jsonObject(res.Text)), &out); err != nil || out.NamesBrand == nil {
-		return MentionVerdict{}, fmt.Errorf("the judge's answer is not {\"namesBrand\": bool}: %q", excerpt(res.Text, 200))
+		return analysis.MentionVerdict{}, fmt.Errorf("the judge's answer is not {\"namesBrand\": bool}: %q", analysis.Excerpt(res.Text, 200))
 	}
-	return MentionVerdict{Brand: req.Brand, Sentence: req.Sentence, Names: *out.NamesBrand, Model: model}, nil
+	return analysis.MentionVerdict{Brand: req.Brand, Sentence: req.Sentence, Names: *out.NamesBrand, Model: model}, nil
 }

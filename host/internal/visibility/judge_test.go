@@ -10,6 +10,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 const mondayBody = `{"websiteurl":"https://example.com","competitors":["Monday (monday.com)"],"prompts":["best work management tool"]}`
@@ -66,7 +67,7 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 			t.Fatal(err)
 		}
 		score := get(t, r, "scores.aiVisibility.score").(float64)
-		want := visibility.Rescored{ReportID: reportID, WorkspaceID: b.businessID, From: visibility.ScoringVersion, To: visibility.ScoringVersion, Before: score, After: score}
+		want := visibility.Rescored{ReportID: reportID, WorkspaceID: b.businessID, From: analysis.ScoringVersion, To: analysis.ScoringVersion, Before: score, After: score}
 		if len(done) != 1 || done[0] != want {
 			t.Errorf("rescored = %+v, want [%+v]", done, want)
 		}
@@ -110,7 +111,7 @@ func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
 	reportID := get(t, job, "result.reportId").(string)
 	// Stored when the report completed, before any read.
 	version, body, err := s.GetVisibilityEvidence(context.Background(), b.businessID, reportID)
-	if err != nil || version != visibility.ScoringVersion || !strings.Contains(body, `"brand":"g","name":"g","self":false,"mentioned":true`) {
+	if err != nil || version != analysis.ScoringVersion || !strings.Contains(body, `"brand":"g","name":"g","self":false,"mentioned":true`) {
 		t.Fatalf("stored evidence v%d %.200s: %v", version, body, err)
 	}
 	r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
@@ -120,7 +121,7 @@ func TestTheWorstAnswerIsCappedAndItsEvidenceIsReadAsStored(t *testing.T) {
 	}
 	// Read as stored, not recomputed: a changed stored evidence shows.
 	changed := strings.Replace(body, `"brand":"g","name":"g","self":false,"mentioned":true`, `"brand":"g","name":"g","self":false,"mentioned":false`, 1)
-	if err := s.SaveVisibilityEvidence(context.Background(), b.businessID, reportID, visibility.ScoringVersion, changed); err != nil {
+	if err := s.SaveVisibilityEvidence(context.Background(), b.businessID, reportID, analysis.ScoringVersion, changed); err != nil {
 		t.Fatal(err)
 	}
 	r = b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body

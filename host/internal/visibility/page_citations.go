@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/heraldhq/herald/host/internal/traffic"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // EngineOperators maps an engine's provider to the company whose crawlers
@@ -25,7 +26,7 @@ func (s *Service) engineOperator(engine string) string {
 		provider = s.engineProvider(engine)
 	}
 	if provider == "" {
-		provider = providerByName(engine)
+		provider = ProviderByName(engine)
 	}
 	return EngineOperators[provider]
 }
@@ -42,7 +43,7 @@ func (s *Service) PageCitations(ctx context.Context, workspaceID, domain string,
 	}
 	var out []traffic.PageCitation
 	for _, r := range reports {
-		answers, err := s.store.ListVisibilityAnswers(ctx, workspaceID, r.ID, kindPrompt)
+		answers, err := s.store.ListVisibilityAnswers(ctx, workspaceID, r.ID, KindPrompt)
 		if err != nil {
 			return nil, err
 		}
@@ -50,10 +51,10 @@ func (s *Service) PageCitations(ctx context.Context, workspaceID, domain string,
 			if sa.Error != nil {
 				continue
 			}
-			a := Answer{Engine: sa.Engine, Text: sa.Text}
+			a := analysis.Answer{Engine: sa.Engine, Text: sa.Text}
 			_ = json.Unmarshal([]byte(sa.Citations), &a.Citations)
 			seen := map[string]bool{}
-			for _, src := range AnswerSources(a) {
+			for _, src := range analysis.AnswerSources(a) {
 				path, ok := pageOf(src.URL, domain)
 				if !ok || seen[path] {
 					continue

@@ -11,6 +11,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/site"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -35,12 +36,12 @@ Reply with one JSON object and nothing else: {"competitors": [{"name": string, "
 func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Prefilled, error) {
 	plan := s.plan(p)
 	in = in.clean()
-	url, err := validateURL(in.WebsiteURL)
+	url, err := ValidateURL(in.WebsiteURL)
 	if err != nil {
 		return Prefilled{}, err
 	}
 	in.WebsiteURL = url
-	if err := in.validate(plan.PromptsPerReport, p.Plan, false); err != nil {
+	if err := in.Validate(plan.PromptsPerReport, p.Plan, false); err != nil {
 		return Prefilled{}, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -67,8 +68,8 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 	sug = sug.clean()
 	out := Prefilled{PromptLimit: plan.PromptsPerReport, Input: in, Suggested: sug}
 	out.Prefill = Input{
-		Competitors: dedupeCompetitors(append(append([]CompetitorInput{}, in.Competitors...), sug.Competitors...)),
-		Prompts:     dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
+		Competitors: analysis.DedupeCompetitors(append(append([]analysis.CompetitorInput{}, in.Competitors...), sug.Competitors...)),
+		Prompts:     analysis.Dedupe(append(append([]string{}, in.Prompts...), sug.Prompts...)),
 		SelfAliases: in.SelfAliases,
 	}
 	out.Prefill.Competitors = out.Prefill.Competitors[:min(len(out.Prefill.Competitors), MaxCompetitors)]
@@ -78,7 +79,7 @@ func (s *Service) Prefill(ctx context.Context, p auth.Principal, in Input) (Pref
 
 func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Facts, in Input) (Input, error) {
 	facts := fmt.Sprintf("Brand: %s\nDomain: %s\nTitle: %s\nDescription: %s\nHeadings: %s\nProducts: %s\nKnown competitors: %s\nAbout: %s",
-		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), competitorList(in.Competitors), excerpt(f.AboutText, 1500))
+		f.BrandName(), f.Domain, f.Title, f.Description, strings.Join(f.H1s, "; "), productNames(f), competitorList(in.Competitors), analysis.Excerpt(f.AboutText, 1500))
 	schema := map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": "prefill", "strict": true, "schema": map[string]any{
 		"type": "object", "additionalProperties": false, "required": []string{"competitors", "prompts"},
 		"properties": map[string]any{
@@ -110,33 +111,33 @@ func (s *Service) suggestWithModel(ctx context.Context, model string, f site.Fac
 // objects, or strings from a model that ignored the schema) as
 // "Name (domain)" strings; a domain that is not one is dropped, the name
 // kept.
-func suggestedCompetitors(list []json.RawMessage) []CompetitorInput {
-	out := []CompetitorInput{}
+func suggestedCompetitors(list []json.RawMessage) []analysis.CompetitorInput {
+	out := []analysis.CompetitorInput{}
 	for _, r := range list {
-		var c CompetitorInput
+		var c analysis.CompetitorInput
 		if json.Unmarshal(r, &c) != nil {
 			continue
 		}
-		c = c.clean()
+		c = c.Clean()
 		if c.Text != "" {
 			out = append(out, c)
 			continue
 		}
 		name := strings.TrimSpace(c.Name)
-		if d, ok := competitorDomain(c.Domain); ok {
-			if name == "" || len(name) > MaxNameChars {
-				out = append(out, ParseCompetitor(d))
+		if d, ok := analysis.CompetitorDomain(c.Domain); ok {
+			if name == "" || len(name) > analysis.MaxNameChars {
+				out = append(out, analysis.ParseCompetitor(d))
 			} else {
-				out = append(out, ParseCompetitor(name+" ("+d+")"))
+				out = append(out, analysis.ParseCompetitor(name+" ("+d+")"))
 			}
-		} else if name != "" && len(name) <= MaxNameChars {
-			out = append(out, ParseCompetitor(name))
+		} else if name != "" && len(name) <= analysis.MaxNameChars {
+			out = append(out, analysis.ParseCompetitor(name))
 		}
 	}
 	return out
 }
 
-func competitorList(list []CompetitorInput) string {
+func competitorList(list []analysis.CompetitorInput) string {
 	parts := make([]string, 0, len(list))
 	for _, c := range list {
 		parts = append(parts, c.String())
@@ -178,7 +179,7 @@ func templateSuggestions(f site.Facts, in Input) Input {
 	for _, c := range in.Competitors {
 		prompts = append(prompts, brand+" vs "+c.DisplayName())
 	}
-	return Input{Competitors: []CompetitorInput{}, Prompts: prompts}
+	return Input{Competitors: []analysis.CompetitorInput{}, Prompts: prompts}
 }
 
 // titleTail is what follows the title's first separator ("Acme | Widgets

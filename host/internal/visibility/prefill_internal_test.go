@@ -8,14 +8,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/site"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 )
 
 // The model's competitors: a name with a domain is "Name (domain)", a
-// name of exactly MaxNameChars still is; a longer name keeps only the
+// name of exactly analysis.MaxNameChars still is; a longer name keeps only the
 // domain, or is dropped without one; a domain that is not one is dropped
 // and the name kept; an entry with neither is dropped.
 func TestSuggestedCompetitorsKeepNamesUpToTheLimit(t *testing.T) {
-	atLimit, over := strings.Repeat("a", MaxNameChars), strings.Repeat("b", MaxNameChars+1)
+	atLimit, over := strings.Repeat("a", analysis.MaxNameChars), strings.Repeat("b", analysis.MaxNameChars+1)
 	raw := func(name, domain string) json.RawMessage {
 		b, _ := json.Marshal(map[string]string{"name": name, "domain": domain})
 		return b
@@ -98,6 +99,23 @@ func TestCapAnswerCutsOnACharacterBoundary(t *testing.T) {
 		}
 		if tc.name == "straddling" && !utf8.ValidString(got) {
 			t.Errorf("straddling: the cut splits é")
+		}
+	}
+}
+
+// The site's category: its first H1, else the title's tail, else the
+// description.
+func TestSiteCategoryIsTheH1ElseTheTitleTailElseTheDescription(t *testing.T) {
+	for _, tc := range []struct {
+		f    site.Facts
+		want string
+	}{
+		{site.Facts{H1s: []string{"Widgets"}, Title: "Acme | Gadgets", Description: "Tools"}, "Widgets"},
+		{site.Facts{Title: "Acme | Gadgets", Description: "Tools"}, "Gadgets"},
+		{site.Facts{Title: "Acme", Description: "Tools"}, "Tools"},
+	} {
+		if got := siteCategory(tc.f); got != tc.want {
+			t.Errorf("siteCategory(%+v) = %q, want %q", tc.f, got, tc.want)
 		}
 	}
 }

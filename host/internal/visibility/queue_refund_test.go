@@ -2,6 +2,7 @@ package visibility_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestAReportThatCannotBeQueuedGivesItsCreditsBack(t *testing.T) {
 		month := b.clock.now().UTC().Format("2006-01")
 		// A first report spends 2 prompts × 2 engines = 4 credits.
 		b.report(t, b.business, reportBody)
-		if used, _ := b.store.CreditsUsed(ctx, b.businessID, month); used != 4 {
+		if used, _ := creditstore.New(b.store).CreditsUsed(ctx, b.businessID, month); used != 4 {
 			t.Fatalf("credits after one report: %d, want 4", used)
 		}
 		// The queue's table goes away: the enqueue inside the report's
@@ -32,7 +33,7 @@ func TestAReportThatCannotBeQueuedGivesItsCreditsBack(t *testing.T) {
 		if res.Body["message"] != "failed to queue the report; no credit was spent, retry" {
 			t.Fatalf("body %s", res.Raw)
 		}
-		if used, _ := b.store.CreditsUsed(ctx, b.businessID, month); used != 4 {
+		if used, _ := creditstore.New(b.store).CreditsUsed(ctx, b.businessID, month); used != 4 {
 			t.Fatalf("credits after a report that could not be queued: %d, want still 4", used)
 		}
 		if n, _ := b.store.CountVisibilityReports(ctx, b.businessID); n != 1 {

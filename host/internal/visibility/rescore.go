@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // Rescored is one stored report recomputed under the current rules.
@@ -47,9 +49,9 @@ func Rescore(ctx context.Context, st *store.Store, workspaceID string, log hclog
 }
 
 func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescored, error) {
-	res := Rescored{ReportID: r.ID, WorkspaceID: r.WorkspaceID, From: 1, To: ScoringVersion}
+	res := Rescored{ReportID: r.ID, WorkspaceID: r.WorkspaceID, From: 1, To: analysis.ScoringVersion}
 	if r.Result != nil {
-		var old Computed
+		var old scoring.Computed
 		if err := json.Unmarshal([]byte(*r.Result), &old); err == nil {
 			res.From, res.Before = old.Version(), old.Scores.AIVisibility.Score
 		}
@@ -61,8 +63,8 @@ func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescor
 	// Brands under the current rules ("Name (domain)", selfAliases, the
 	// site's category), from the stored input and site.
 	st.brands = buildBrands(st.site, st.input)
-	brands := mustJSON(st.brands)
-	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, ScoringVersion, mustJSON(st.evidence())); err != nil {
+	brands := MustJSON(st.brands)
+	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(st.evidence())); err != nil {
 		return res, err
 	}
 	c := st.compute()
@@ -70,7 +72,7 @@ func (s *Service) rescore(ctx context.Context, r store.VisibilityReport) (Rescor
 	if err := s.extend(ctx, r, st, &c); err != nil {
 		return res, err
 	}
-	result := mustJSON(c)
+	result := MustJSON(c)
 	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{Brands: &brands, Result: &result}); err != nil {
 		return res, err
 	}

@@ -3,6 +3,7 @@ package visibility_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,7 +13,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/api/apitest"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
-	"github.com/heraldhq/herald/host/internal/visibility"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 func prompts(n int) string {
@@ -63,7 +64,7 @@ func TestReportStatusesFollowSPECsTableInOrder(t *testing.T) {
 	// anything is queued or reserved.
 	refuse(b.pro, body(prompts(25), ""), 403, "AI credit limit reached: this report costs 50 credits (prompts × engines × samples) and 40 of the pro plan's 40 monthly credits remain")
 	month := b.clock.now().UTC().Format("2006-01")
-	if used, _ := b.store.CreditsUsed(context.Background(), b.proID, month); used != 0 {
+	if used, _ := creditstore.New(b.store).CreditsUsed(context.Background(), b.proID, month); used != 0 {
 		t.Fatalf("a refused report reserved %d credits", used)
 	}
 	if n, _ := b.store.CountVisibilityReports(context.Background(), b.proID); n != 0 {
@@ -164,7 +165,7 @@ func TestIdenticalQuestionsWithinTenMinutesReuseAnswers(t *testing.T) {
 		t.Errorf("cached answer = %v", a)
 	}
 	// The cached answer cost nothing: 1 credit for the first report only.
-	if used, _ := b.store.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 1 {
+	if used, _ := creditstore.New(b.store).CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 1 {
 		t.Errorf("credits used = %d, want 1", used)
 	}
 	// The window counts from when the engine was asked, not from reuse.
@@ -219,7 +220,7 @@ func TestAReportResumesAfterAShutdownWithoutAskingAgain(t *testing.T) {
 	if get(t, r, "scores.aiVisibility.score") != float64(50) {
 		t.Errorf("resumed report scores = %v", r["scores"])
 	}
-	if used, _ := s.CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 4 {
+	if used, _ := creditstore.New(s).CreditsUsed(context.Background(), b.businessID, b.clock.now().UTC().Format("2006-01")); used != 4 {
 		t.Errorf("credits used = %d, want 4 (each answer paid once)", used)
 	}
 	// The site and brands stored by the first attempt are read, not crawled again.
@@ -246,7 +247,7 @@ func TestClarityChecksOnLocalSites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checks := visibility.ClarityChecks(st.Facts, true, "")
+			checks := scoring.ClarityChecks(st.Facts, true, "")
 			var failed []string
 			for _, c := range checks {
 				if !c.Passed {
@@ -256,12 +257,12 @@ func TestClarityChecksOnLocalSites(t *testing.T) {
 			if strings.Join(failed, " ") != tc.failed {
 				t.Errorf("failed checks = %q, want %q", failed, tc.failed)
 			}
-			if u := visibility.ScoreUnderstanding(nil, nil, checks); u.ContentClarityScore != tc.clarity {
+			if u := scoring.ScoreUnderstanding(nil, nil, checks); u.ContentClarityScore != tc.clarity {
 				t.Errorf("clarity = %v, want %v", u.ContentClarityScore, tc.clarity)
 			}
 		})
 	}
-	down := visibility.ClarityChecks(site.Facts{}, false, "example.com is unreachable")
+	down := scoring.ClarityChecks(site.Facts{}, false, "example.com is unreachable")
 	for _, c := range down {
 		if c.Passed || !strings.Contains(c.Detail, "example.com is unreachable") {
 			t.Errorf("an unreachable site passed %+v", c)

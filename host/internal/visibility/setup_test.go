@@ -25,6 +25,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/tracker"
 	"github.com/heraldhq/herald/host/internal/visibility"
 	"github.com/heraldhq/herald/internal/testwait"
 	"github.com/heraldhq/herald/sdk"
@@ -250,6 +251,7 @@ type bundle struct {
 	engines                    *fakeEngines
 	queue                      *jobs.Queue
 	svc                        *visibility.Service
+	trackers                   *tracker.Service
 	clock                      *clock
 	srv                        *apitest.Server
 	free, pro, business, other string // api keys
@@ -326,15 +328,19 @@ func (b *bundle) start(t testing.TB) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.trackers, err = tracker.New(tracker.Deps{Store: b.store, Queue: q, Quota: quota.New(b.store, config.Limits{}), Plans: b.plans, Now: b.clock.now, Reports: b.svc})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The report job, as host/jobs.go mounts it.
-	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobName, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
+	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobReport, Handler: jobs.HandlerFunc(b.svc.RunReport), Options: visibility.ReportJobOptions}})
 	if err := q.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { q.Stop(context.Background()) })
 	b.srv = apitest.Start(t, api.Deps{
 		Store: b.store, MaxBodyBytes: 1 << 20,
-		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc), Trackers: visibility.NewTrackerHandler(b.svc),
+		Jobs: jobs.NewAPIHandler(q), Visibility: visibility.NewHandler(b.svc), Trackers: tracker.NewHandler(b.trackers),
 	})
 }
 

@@ -3,6 +3,7 @@ package visibility_test
 import (
 	"context"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
 	"net/http"
 	"strings"
 	"sync"
@@ -186,7 +187,7 @@ func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := svc.svc.RunDue(ctx)
+				c, err := svc.trackers.QueueDue(ctx)
 				if err != nil {
 					t.Error(err)
 				}
@@ -208,7 +209,7 @@ func TestTrackerSlotsRunOnceAcrossHosts(t *testing.T) {
 			t.Fatalf("tracker reports = %d (%v), want %d", reports, err, n)
 		}
 		// Looking again finds nothing due.
-		if c, err := other.svc.RunDue(ctx); c != 0 || err != nil {
+		if c, err := other.trackers.QueueDue(ctx); c != 0 || err != nil {
 			t.Fatalf("second look claimed %d (%v)", c, err)
 		}
 		tr := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+ids[0], b.business, "").Want(t, http.StatusOK).Body["tracker"].(map[string]any)
@@ -231,11 +232,11 @@ func TestTrackerSkipsASlotTheCreditsDoNotCover(t *testing.T) {
 		ctx := context.Background()
 		b.clock.advance(7 * 24 * time.Hour)
 		month := b.clock.now().UTC().Format("2006-01")
-		used, _ := s.CreditsUsed(ctx, b.proID, month)
-		if _, ok, err := s.ReserveCredits(ctx, b.proID, month, 40-used, 40); err != nil || !ok {
+		used, _ := creditstore.New(s).CreditsUsed(ctx, b.proID, month)
+		if _, ok, err := creditstore.New(s).ReserveCredits(ctx, b.proID, month, 40-used, 40); err != nil || !ok {
 			t.Fatalf("reserve: %v %v", ok, err)
 		}
-		if c, err := b.svc.RunDue(ctx); c != 1 || err != nil {
+		if c, err := b.trackers.QueueDue(ctx); c != 1 || err != nil {
 			t.Fatalf("claimed %d (%v)", c, err)
 		}
 		tr := b.srv.Do(t, "GET", "/v1/visibility/trackers/"+id, b.pro, "").Want(t, http.StatusOK).Body["tracker"].(map[string]any)

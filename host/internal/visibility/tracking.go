@@ -8,20 +8,22 @@ import (
 	"sort"
 
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // extend adds the tracking figures to a report being completed: the
 // sentiment stored with its answers, the sources, every figure's interval,
 // and for tracker runs and refreshes the change since the previous run of
 // the same series, with its paired interval.
-func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st stored, c *Computed) error {
+func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st stored, c *scoring.Computed) error {
 	sentiments, err := s.sentimentsOf(ctx, r, st)
 	if err != nil {
 		return err
 	}
-	Extend(c, st.brands, st.engines, st.answers, sentiments)
-	table := BuildPromptTable(st.brands, st.engines, st.answers, c.Mentions, sentiments)
-	ApplyIntervals(c, table.Intervals(r.ID))
+	scoring.Extend(c, st.brands, st.engines, st.answers, sentiments)
+	table := scoring.BuildPromptTable(st.brands, st.engines, st.answers, c.Mentions, sentiments)
+	scoring.ApplyIntervals(c, table.Intervals(r.ID))
 	if r.TrackerID == nil && !r.Refresh {
 		return nil
 	}
@@ -35,7 +37,7 @@ func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st store
 	if prev.Result == nil {
 		return nil
 	}
-	var pc Computed
+	var pc scoring.Computed
 	if err := json.Unmarshal([]byte(*prev.Result), &pc); err != nil {
 		return fmt.Errorf("decode report %s result: %w", prev.ID, err)
 	}
@@ -43,7 +45,7 @@ func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st store
 	if err != nil {
 		return err
 	}
-	ApplyChange(c, &pc, table.ChangesSince(prevTable, r.ID))
+	scoring.ApplyChange(c, &pc, table.ChangesSince(prevTable, r.ID))
 	if rec, ok := changeRecommendation(c); ok {
 		c.Recommendations = append(c.Recommendations, rec)
 		order := map[string]int{"high": 0, "medium": 1, "low": 2}
@@ -58,12 +60,12 @@ func (s *Service) extend(ctx context.Context, r store.VisibilityReport, st store
 // in the only words the interval allows: a fall whose interval excludes 0
 // is a high-priority finding, anything not significant is "no significant
 // change".
-func changeRecommendation(c *Computed) (Recommendation, bool) {
+func changeRecommendation(c *scoring.Computed) (scoring.Recommendation, bool) {
 	ch := c.Scores.AIVisibility.Change
 	if ch == nil {
-		return Recommendation{}, false
+		return scoring.Recommendation{}, false
 	}
-	rec := Recommendation{ID: "visibility-change", Priority: "low", Title: "Visibility since the previous run: " + ch.Says(),
+	rec := scoring.Recommendation{ID: "visibility-change", Priority: "low", Title: "Visibility since the previous run: " + ch.Says(),
 		Detail:   "Answers vary from run to run; only a change whose 95% interval excludes 0 is a real change. Keep watching the trend before acting on it.",
 		Evidence: []string{fmt.Sprintf("visibility %.1f, previous run %.1f; change over the %d prompts both runs answered: %s", c.Scores.AIVisibility.Score, c.Scores.AIVisibility.Score-ch.Value, ch.Prompts, ch.Says())}}
 	if ch.Significant && ch.Value < 0 {
@@ -78,17 +80,17 @@ func changeRecommendation(c *Computed) (Recommendation, bool) {
 
 // sentimentsOf is the judged sentiment stored with each of st's answers
 // (same order; nil: not judged).
-func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st stored) ([]map[string]Sentiment, error) {
-	rows, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st stored) ([]map[string]analysis.Sentiment, error) {
+	rows, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		return nil, err
 	}
 	// By engine and item: samples of one prompt share its text.
-	byKey := map[string]map[string]Sentiment{}
+	byKey := map[string]map[string]analysis.Sentiment{}
 	for _, a := range rows {
-		byKey[a.Engine+"/"+a.Item] = decodeSentiment(a.Sentiment)
+		byKey[a.Engine+"/"+a.Item] = analysis.DecodeSentiment(a.Sentiment)
 	}
-	out := make([]map[string]Sentiment, len(st.answers))
+	out := make([]map[string]analysis.Sentiment, len(st.answers))
 	for i := range st.answers {
 		out[i] = byKey[st.keys[i]]
 	}
@@ -97,15 +99,15 @@ func (s *Service) sentimentsOf(ctx context.Context, r store.VisibilityReport, st
 
 // tableOf recomputes a stored run's per-prompt table from its stored
 // answers, verdicts and sentiment (the previous run of a change).
-func (s *Service) tableOf(ctx context.Context, r store.VisibilityReport) (PromptTable, error) {
+func (s *Service) tableOf(ctx context.Context, r store.VisibilityReport) (scoring.PromptTable, error) {
 	st, err := s.load(ctx, r)
 	if err != nil {
-		return PromptTable{}, err
+		return scoring.PromptTable{}, err
 	}
 	sentiments, err := s.sentimentsOf(ctx, r, st)
 	if err != nil {
-		return PromptTable{}, err
+		return scoring.PromptTable{}, err
 	}
-	mentions := ScoreMentions(st.brands, st.engines, st.answers).Mentions
-	return BuildPromptTable(st.brands, st.engines, st.answers, mentions, sentiments), nil
+	mentions := scoring.ScoreMentions(st.brands, st.engines, st.answers).Mentions
+	return scoring.BuildPromptTable(st.brands, st.engines, st.answers, mentions, sentiments), nil
 }

@@ -11,18 +11,20 @@ import (
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
 )
 
 // stored is a report's stored evidence, decoded.
 type stored struct {
 	input   Input
 	engines []string
-	brands  []Brand
+	brands  []analysis.Brand
 	site    siteRecord
-	answers []Answer
+	answers []analysis.Answer
 	// keys are the answers' engine/item, in the same order.
 	keys   []string
-	probes []ProbeResult
+	probes []scoring.ProbeResult
 }
 
 // load reads a report's answers and probes in a fixed order (engines as
@@ -50,7 +52,7 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 	for i, e := range st.engines {
 		rank[e] = i
 	}
-	prompts, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, kindPrompt)
+	prompts, err := s.store.ListVisibilityAnswers(ctx, r.WorkspaceID, r.ID, KindPrompt)
 	if err != nil {
 		return st, err
 	}
@@ -75,7 +77,7 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 	}
 	for _, a := range prompts {
 		_, sample := parseItem(a.Item)
-		ans := Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Cached: a.Cached, Citations: []Citation{}, Sample: sample}
+		ans := analysis.Answer{Engine: a.Engine, Prompt: a.Question, Text: a.Text, Cached: a.Cached, Citations: []analysis.Citation{}, Sample: sample}
 		if n, ok := byKey[a.Engine+"/"+a.Item]; ok {
 			ans.Truncated = n.Truncated
 			_ = json.Unmarshal([]byte(n.Verdicts), &ans.Verdicts)
@@ -95,7 +97,7 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		return st, err
 	}
 	probeRank := map[string]int{}
-	for i, p := range Probes {
+	for i, p := range scoring.Probes {
 		probeRank[p.ID] = i
 	}
 	sort.Slice(probes, func(i, j int) bool {
@@ -105,12 +107,12 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 		return rank[probes[i].Engine] < rank[probes[j].Engine]
 	})
 	for _, a := range probes {
-		p := ProbeResult{ID: a.Item, Question: a.Question, Engine: a.Engine, Answer: a.Text, Verdict: VerdictMissing}
+		p := scoring.ProbeResult{ID: a.Item, Question: a.Question, Engine: a.Engine, Answer: a.Text, Verdict: scoring.VerdictMissing}
 		if a.Verdict != nil {
 			p.Verdict = *a.Verdict
 		}
 		if a.Error != nil {
-			p.Verdict = VerdictMissing
+			p.Verdict = scoring.VerdictMissing
 			p.Answer = ""
 			msg := "the engine failed: " + *a.Error
 			p.Explanation = &msg
@@ -132,9 +134,9 @@ func (s *Service) load(ctx context.Context, r store.VisibilityReport) (stored, e
 	return st, nil
 }
 
-func (st stored) compute() Computed {
-	checks := ClarityChecks(st.site.Facts, st.site.Reached, st.site.Error)
-	return Compute(st.brands, st.engines, st.answers, st.probes, checks)
+func (st stored) compute() scoring.Computed {
+	checks := scoring.ClarityChecks(st.site.Facts, st.site.Reached, st.site.Error)
+	return scoring.Compute(st.brands, st.engines, st.answers, st.probes, checks)
 }
 
 // complete has the judge decide the sentence-initial ambiguous brand
@@ -151,14 +153,14 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 		return err
 	}
 	s.judgeMentions(ctx, r, st)
-	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, ScoringVersion, mustJSON(st.evidence())); err != nil {
+	if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(st.evidence())); err != nil {
 		return err
 	}
 	c := st.compute()
 	if err := s.extend(ctx, r, st, &c); err != nil { // tracking figures (tracking.go)
 		return err
 	}
-	result := mustJSON(c)
+	result := MustJSON(c)
 	state := store.ReportCompleted
 	now := s.now().UnixMilli()
 	if err := s.store.UpdateVisibilityReport(ctx, r.WorkspaceID, r.ID, store.ReportUpdate{State: &state, Result: &result, CompletedAt: &now,
@@ -169,7 +171,7 @@ func (s *Service) complete(ctx context.Context, r store.VisibilityReport) error 
 	return nil
 }
 
-func mustJSON(v any) string {
+func MustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic(err) // only our own types, which always marshal
@@ -179,29 +181,29 @@ func mustJSON(v any) string {
 
 // AnswerEvidence is one answer as GET ?evidence=true shows it.
 type AnswerEvidence struct {
-	Answer
+	analysis.Answer
 	// Mentions are the brands mentioned, by position.
-	Mentions []Mention `json:"mentions"`
+	Mentions []analysis.Mention `json:"mentions"`
 	// Brands is every tracked brand: mentioned, position, cited, the
 	// judge's verdicts.
-	Brands []BrandEvidence `json:"brands"`
+	Brands []analysis.BrandEvidence `json:"brands"`
 }
 
 // storedEvidence is the evidence stored when a report completes: per
 // answer (by engine/item) its mentions and every brand.
 type storedEvidence struct {
-	Key      string          `json:"key"`
-	Mentions []Mention       `json:"mentions"`
-	Brands   []BrandEvidence `json:"brands"`
+	Key      string                   `json:"key"`
+	Mentions []analysis.Mention       `json:"mentions"`
+	Brands   []analysis.BrandEvidence `json:"brands"`
 }
 
 func (st stored) evidence() []storedEvidence {
-	ms := ScoreMentions(st.brands, st.engines, st.answers)
+	ms := scoring.ScoreMentions(st.brands, st.engines, st.answers)
 	out := make([]storedEvidence, len(st.answers))
 	for i := range st.answers {
 		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: ms.Evidence[i]}
 		if out[i].Mentions == nil {
-			out[i].Mentions = []Mention{}
+			out[i].Mentions = []analysis.Mention{}
 		}
 	}
 	return out
@@ -222,7 +224,7 @@ type View struct {
 	Input     Input
 	Engines   []string
 	// Computed is nil until the report completes.
-	Computed    *Computed
+	Computed    *scoring.Computed
 	RefreshMeta RefreshMeta
 	// TrackerID is set on a tracker's runs.
 	TrackerID string
@@ -277,7 +279,7 @@ func (s *Service) view(ctx context.Context, p auth.Principal, r store.Visibility
 		return nil, fmt.Errorf("decode report engines: %w", err)
 	}
 	if r.Result != nil {
-		var c Computed
+		var c scoring.Computed
 		if err := json.Unmarshal([]byte(*r.Result), &c); err != nil {
 			return nil, fmt.Errorf("decode report result: %w", err)
 		}
@@ -317,7 +319,7 @@ func (s *Service) evidence(ctx context.Context, r store.VisibilityReport) ([]Ans
 	case errors.Is(err, store.ErrNotFound):
 		list = st.evidence()
 		if r.State == store.ReportCompleted {
-			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, ScoringVersion, mustJSON(list)); err != nil {
+			if err := s.store.SaveVisibilityEvidence(ctx, r.WorkspaceID, r.ID, analysis.ScoringVersion, MustJSON(list)); err != nil {
 				return nil, err
 			}
 		}
@@ -333,10 +335,10 @@ func (s *Service) evidence(ctx context.Context, r store.VisibilityReport) ([]Ans
 		e := byKey[st.keys[i]]
 		out[i] = AnswerEvidence{Answer: a, Mentions: e.Mentions, Brands: e.Brands}
 		if out[i].Mentions == nil {
-			out[i].Mentions = []Mention{}
+			out[i].Mentions = []analysis.Mention{}
 		}
 		if out[i].Brands == nil {
-			out[i].Brands = []BrandEvidence{}
+			out[i].Brands = []analysis.BrandEvidence{}
 		}
 	}
 	return out, nil
@@ -361,11 +363,11 @@ func (s *Service) History(ctx context.Context, p auth.Principal, days int) ([]ma
 		if r.Result == nil {
 			continue
 		}
-		var c Computed
+		var c scoring.Computed
 		if err := json.Unmarshal([]byte(*r.Result), &c); err != nil {
 			return nil, fmt.Errorf("decode report %s result: %w", r.ID, err)
 		}
-		points = append(points, HistoryPoint(time.UnixMilli(r.CreatedAt), c))
+		points = append(points, scoring.HistoryPoint(time.UnixMilli(r.CreatedAt), c))
 		if r.TrackerID != nil { // a tracker's run (tracking.go)
 			points[len(points)-1]["trackerId"] = *r.TrackerID
 		}
@@ -380,7 +382,7 @@ type Summary struct {
 	CreatedAt  time.Time
 	State      string
 	// Scores is nil until the report completes.
-	Scores *Scores
+	Scores *scoring.Scores
 }
 
 // OneOffs lists the workspace's one-off reports, newest first, 20 a page
@@ -397,7 +399,7 @@ func (s *Service) OneOffs(ctx context.Context, p auth.Principal, skip int) ([]Su
 	for _, r := range reports {
 		sum := Summary{ID: r.ID, WebsiteURL: r.WebsiteURL, CreatedAt: time.UnixMilli(r.CreatedAt).UTC(), State: r.State}
 		if r.Result != nil {
-			var c Computed
+			var c scoring.Computed
 			if json.Unmarshal([]byte(*r.Result), &c) == nil {
 				sum.Scores = &c.Scores
 			}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/quota"
 	"github.com/heraldhq/herald/host/internal/site"
 	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
 	"github.com/heraldhq/herald/sdk"
 )
 
@@ -37,9 +37,9 @@ type Crawler interface {
 	Crawl(ctx context.Context, url string) (site.Site, error)
 }
 
-// JobName is the seoQueue job of a report, run by Service.RunReport with
+// JobReport is the seoQueue job of a report, run by Service.RunReport with
 // ReportJobOptions (host/jobs.go mounts it).
-const JobName = "seo_site_report"
+const JobReport = "seo_site_report"
 
 // ReportJobOptions are the report job's: a report asks many engines, so
 // one attempt may run long, and a retry resumes from the answers stored
@@ -52,7 +52,6 @@ const (
 	MaxEngines        = 4
 	MaxCompetitors    = 20
 	MaxPromptChars    = 1000
-	MaxNameChars      = 200
 	OneOffPageSize    = 20
 	DefaultCacheTTL   = 10 * time.Minute
 	defaultHistory    = 90
@@ -83,8 +82,8 @@ type Deps struct {
 	// Plans gives each plan's report limits, read at request time (a
 	// reload may Set it); nil: config.DefaultPlans.
 	Plans *plans.Table
-	// Now is the clock (tests): slots of trackers and the credits' month
-	// come by it too. nil: time.Now.
+	// Now is the clock (tests): the credits' month comes by it too. nil:
+	// time.Now.
 	Now func() time.Time
 
 	Models Models
@@ -98,12 +97,9 @@ type Deps struct {
 	// (default 10 minutes).
 	CacheTTL time.Duration
 	// EngineProvider names the provider plugin of an engine (its model
-	// route's first deployment), for the trend's engine → AI traffic
-	// source mapping; nil or "": guessed from the model name.
+	// route's first deployment), for the operator of the engine a page
+	// citation came from; nil or "": guessed from the model name.
 	EngineProvider func(engine string) string
-	// HostID names this host in the tracker slots it claims (default
-	// hostname:pid).
-	HostID string
 }
 
 // Service runs visibility reports for both API faces.
@@ -119,7 +115,6 @@ type Service struct {
 	log    hclog.Logger
 	ttl    time.Duration
 	now    func() time.Time
-	hostID string
 	// engineProvider: see Deps.EngineProvider.
 	engineProvider func(string) string
 
@@ -128,7 +123,7 @@ type Service struct {
 }
 
 // New returns the Service, or an error naming each required dependency
-// missing. Its report job (JobName, RunReport) is mounted by the host's
+// missing. Its report job (JobReport, RunReport) is mounted by the host's
 // job table, not here.
 func New(d Deps) (*Service, error) {
 	if err := deps.Check("visibility",
@@ -141,11 +136,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{store: d.Store, queue: d.Queue, models: d.Models, site: d.Site, plans: d.Plans, cfg: d.Config, slots: d.Slots,
-		log: d.Logger, ttl: d.CacheTTL, now: d.Now, hostID: d.HostID, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
-	if s.hostID == "" {
-		name, _ := os.Hostname()
-		s.hostID = fmt.Sprintf("%s:%d", name, os.Getpid())
-	}
+		log: d.Logger, ttl: d.CacheTTL, now: d.Now, engineProvider: d.EngineProvider, sems: map[string]*workspaceSem{}}
 	if s.plans == nil {
 		s.plans = plans.New(nil)
 	}
@@ -168,9 +159,9 @@ func New(d Deps) (*Service, error) {
 
 // Input is what a report runs on.
 type Input struct {
-	WebsiteURL  string            `json:"websiteurl"`
-	Competitors []CompetitorInput `json:"competitors"`
-	Prompts     []string          `json:"prompts"`
+	WebsiteURL  string                     `json:"websiteurl"`
+	Competitors []analysis.CompetitorInput `json:"competitors"`
+	Prompts     []string                   `json:"prompts"`
 	// SelfAliases are more spellings of the brand itself.
 	SelfAliases []string `json:"selfAliases,omitempty"`
 }
@@ -185,27 +176,14 @@ type ReportRequest struct {
 // clean trims and de-duplicates (case-insensitively) the lists.
 func (in Input) clean() Input {
 	in.WebsiteURL = strings.TrimSpace(in.WebsiteURL)
-	in.Competitors = dedupeCompetitors(in.Competitors)
-	in.Prompts = dedupe(in.Prompts)
-	in.SelfAliases = dedupe(in.SelfAliases)
+	in.Competitors = analysis.DedupeCompetitors(in.Competitors)
+	in.Prompts = analysis.Dedupe(in.Prompts)
+	in.SelfAliases = analysis.Dedupe(in.SelfAliases)
 	return in
 }
 
-func dedupe(list []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, v := range list {
-		v = strings.Join(strings.Fields(v), " ")
-		if k := strings.ToLower(v); v != "" && !seen[k] {
-			seen[k] = true
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// validateURL checks websiteurl: required, https.
-func validateURL(raw string) (string, error) {
+// ValidateURL checks websiteurl: required, https.
+func ValidateURL(raw string) (string, error) {
 	if raw == "" {
 		return "", apierr.Invalid("websiteurl is required (an https:// URL of the brand's site)")
 	}
@@ -216,9 +194,9 @@ func validateURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// validate checks the lists against the plan's prompt limit. requirePrompts
+// Validate checks the lists against the plan's prompt limit. requirePrompts
 // is false for prefill, which suggests them.
-func (in Input) validate(limit int, plan string, requirePrompts bool) error {
+func (in Input) Validate(limit int, plan string, requirePrompts bool) error {
 	if len(in.Prompts) > limit {
 		return apierr.Invalid("prompts: %d prompts given; the %s plan allows %d per report", len(in.Prompts), plan, limit)
 	}
@@ -234,27 +212,27 @@ func (in Input) validate(limit int, plan string, requirePrompts bool) error {
 		return apierr.Invalid("competitors: %d given; the limit is %d", len(in.Competitors), MaxCompetitors)
 	}
 	for i, c := range in.Competitors {
-		if err := c.validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
+		if err := c.Validate(fmt.Sprintf("competitors[%d]", i)); err != nil {
 			return err
 		}
 	}
-	return validateAliases("selfAliases", in.SelfAliases)
+	return analysis.ValidateAliases("selfAliases", in.SelfAliases)
 }
 
 // plan is the caller's plan (planNamed).
-func (s *Service) plan(p auth.Principal) config.Plan { return s.planNamed(p.Plan) }
+func (s *Service) plan(p auth.Principal) config.Plan { return s.PlanNamed(p.Plan) }
 
 // validate normalises websiteurl and checks the request (its lists
 // cleaned, a refresh's filled in from the previous report) against the
 // plan's prompt limit: every 400 of a report request but a refresh
 // without a prior report.
 func (r *ReportRequest) validate(limit int, plan string) error {
-	url, err := validateURL(r.WebsiteURL)
+	url, err := ValidateURL(r.WebsiteURL)
 	if err != nil {
 		return err
 	}
 	r.WebsiteURL = url
-	return r.Input.validate(limit, plan, true)
+	return r.Input.Validate(limit, plan, true)
 }
 
 // Queue checks a report request against SPEC's statuses, in the order of
@@ -343,7 +321,22 @@ func creditError(planName string, plan config.Plan, used, cost int) error {
 		cost, max(0, plan.MonthlyAICredits-used), planName, plan.MonthlyAICredits)
 }
 
+// ReportJob is the job that runs the report reportID of workspace.
+func ReportJob(workspace, reportID string) jobs.NewJob {
+	return jobs.NewJob{Workspace: workspace, Queue: jobs.SEOQueue, Name: JobReport, Data: jobData{ReportID: reportID}}
+}
+
 // jobData is the stored input of a report job.
 type jobData struct {
 	ReportID string `json:"reportId"`
+}
+
+// PlanNamed is the plan named name, else the free plan (a plan the table
+// no longer holds).
+func (s *Service) PlanNamed(name string) config.Plan {
+	if plan, ok := s.plans.Get(name); ok {
+		return plan
+	}
+	plan, _ := s.plans.Get("free")
+	return plan
 }

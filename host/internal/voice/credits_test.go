@@ -3,6 +3,8 @@ package voice_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/creditstore"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		month := b.clock.Now().UTC().Format("2006-01")
 		used := func() int {
 			t.Helper()
-			n, err := s.CreditsUsed(ctx, ws.ID, month)
+			n, err := creditstore.New(s).CreditsUsed(ctx, ws.ID, month)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +71,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		b.model.mu.Unlock()
 
 		// The month's credits are spent.
-		if _, ok, err := s.ReserveCredits(ctx, ws.ID, month, 25-used(), 25); !ok || err != nil {
+		if _, ok, err := creditstore.New(s).ReserveCredits(ctx, ws.ID, month, 25-used(), 25); !ok || err != nil {
 			t.Fatal("could not spend the rest", err)
 		}
 		calls := b.modelCalls()
@@ -79,7 +81,7 @@ func TestVoiceProfilesArePaidOneCreditEachAndNotMadeWithoutCredits(t *testing.T)
 		b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/website", free, `{"websiteurl":"https://example.com/","useWorker":true}`).WantError(t, 403, "credit")
 		b.srv.Do(t, "PUT", "/v1/ai/brand-voice/"+id, free, `{"url":"https://example.com/"}`).WantError(t, 403, "credit")
 		text := b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", free, `{"content":"We keep it short."}`).Want(t, 201).Data(t)["id"].(string)
-		if v, _ := s.GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {
+		if v, _ := voicestore.New(s).GetWorkspaceVoice(ctx, ws.ID, text); v.Content != "We keep it short." {
 			t.Fatalf("text voice without credits: %q", v.Content)
 		}
 		b.clock.add(25 * time.Hour)

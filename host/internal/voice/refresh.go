@@ -3,6 +3,7 @@ package voice
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -64,7 +65,7 @@ func (s *Service) Stop(ctx context.Context) error {
 // refresh job for each; it returns the job ids.
 func (s *Service) RefreshDue(ctx context.Context) ([]string, error) {
 	now := s.deps.Now()
-	keys, err := s.store.ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
+	keys, err := voicestore.New(s.store).ClaimDueVoices(ctx, now.UnixMilli(), now.Add(refreshLease).UnixMilli(), refreshBatch)
 	if err != nil {
 		return nil, err
 	}
@@ -94,11 +95,11 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	if err := s.sourcesReady(); err != nil {
 		return nil, jobs.NoRetry(err)
 	}
-	var k store.VoiceKey
+	var k voicestore.VoiceKey
 	if err := job.Decode(&k); err != nil {
 		return nil, err
 	}
-	v, err := s.store.GetWorkspaceVoice(ctx, k.WorkspaceID, k.ID)
+	v, err := voicestore.New(s.store).GetWorkspaceVoice(ctx, k.WorkspaceID, k.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return RefreshResult{ID: k.ID, Error: "the voice was deleted"}, nil
 	}
@@ -110,15 +111,15 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 		interval = *v.FetchInterval
 	}
 	if v.Type != "website" || v.URL == nil {
-		return RefreshResult{ID: v.ID, Error: "not a website voice"}, s.store.SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
+		return RefreshResult{ID: v.ID, Error: "not a website voice"}, voicestore.New(s.store).SetVoiceNextFetch(ctx, k.WorkspaceID, k.ID, nil)
 	}
 	now := s.deps.Now()
 	// The profile's credit first: without one the refresh is skipped
 	// (nothing fetched, the old content kept) and lastFetch says why.
 	paid, cerr := s.reserveProfile(ctx, auth.Principal{WorkspaceID: k.WorkspaceID})
 	if quota.IsCreditLimit(cerr) {
-		f := store.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + message(cerr) + "; the previous profile is kept"}
-		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+		f := voicestore.VoiceFetch{At: now.UnixMilli(), Error: "refresh skipped: " + message(cerr) + "; the previous profile is kept"}
+		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
 		return RefreshResult{ID: v.ID, Error: f.Error}, nil
@@ -128,16 +129,16 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 	text, _, ferr := s.websiteSource(ctx, *v.URL)
 	if ferr != nil {
 		paid.refund()
-		f := store.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
-		if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
+		f := voicestore.VoiceFetch{At: now.UnixMilli(), Error: message(ferr)}
+		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, nil, nil, nextFetch(interval, now)); err != nil {
 			return nil, err
 		}
 		return RefreshResult{ID: v.ID, Error: f.Error}, nil
 	}
 	content, _ := s.profile(ctx, paid, v.Name, text)
 	content = capText(content)
-	f := store.VoiceFetch{At: now.UnixMilli(), OK: true}
-	if err := s.store.RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
+	f := voicestore.VoiceFetch{At: now.UnixMilli(), OK: true}
+	if err := voicestore.New(s.store).RecordVoiceFetch(ctx, k.WorkspaceID, k.ID, f, &content, &text, nextFetch(interval, now)); err != nil {
 		paid.refund()
 		return nil, err
 	}
@@ -149,14 +150,16 @@ func (s *Service) RunRefresh(ctx context.Context, job *jobs.Job) (any, error) {
 // and source text. A fetch failure is a 400, no credit left a 403, and
 // nothing changes. The returned charge is refunded by the caller if the
 // update is not written.
-func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old store.Voice, u *store.VoiceUpdate) (*store.VoiceFetch, charge, error) {
+func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old voicestore.Voice, u *voicestore.VoiceUpdate) (*voicestore.VoiceFetch, charge, error) {
 	if u.URL == nil || (old.Type != "website" && old.Type != "file") || (old.URL != nil && *old.URL == *u.URL) {
 		return nil, nil, nil
 	}
 	if err := s.sourcesReady(); err != nil {
 		return nil, nil, err
 	}
-	var in interface{ validate() error }
+	var in interface {
+		validate(names *quota.Checker) error
+	}
 	website := NewWebsite{URL: *u.URL, Scope: old.Scope}
 	file := NewFile{URL: *u.URL, Scope: old.Scope}
 	if old.Type == "website" {
@@ -164,7 +167,7 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old sto
 	} else {
 		in = &file
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return nil, nil, apierr.Invalid("url: %s", message(err))
 	}
 	paid, err := s.reserveProfile(ctx, p)
@@ -190,5 +193,5 @@ func (s *Service) refetchOnUpdate(ctx context.Context, p auth.Principal, old sto
 	content, _ := s.profile(ctx, paid, name, text)
 	content = capText(content)
 	u.Content, u.SourceText = &content, &text
-	return &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}, paid, nil
+	return &voicestore.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}, paid, nil
 }

@@ -3,12 +3,12 @@ package voice_test
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"testing"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/site"
-	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 	"github.com/heraldhq/herald/host/internal/voice"
 )
@@ -45,7 +45,7 @@ func TestAClaimedWebsiteVoiceIsNotClaimedAgainForAnHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, due := "https://example.com/", now.UnixMilli()
-	if err := st.CreateVoice(ctx, &store.Voice{WorkspaceID: ws.ID, UserID: u.ID, Scope: "team", Name: "site", Type: "website", URL: &url, Content: "p", NextFetchAt: &due}); err != nil {
+	if err := voicestore.New(st).CreateVoice(ctx, &voicestore.Voice{WorkspaceID: ws.ID, UserID: u.ID, Scope: "team", Name: "site", Type: "website", URL: &url, Content: "p", NextFetchAt: &due}); err != nil {
 		t.Fatal(err)
 	}
 	refresh := func() int {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heraldhq/herald/host/internal/quota"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"path"
 	"slices"
 	"sort"
@@ -61,7 +63,7 @@ type NewFile struct {
 	URL, Name, Scope string
 }
 
-func (in *NewWebsite) validate() error {
+func (in *NewWebsite) validate(names *quota.Checker) error {
 	if strings.TrimSpace(in.URL) == "" {
 		return apierr.Invalid("websiteurl is required")
 	}
@@ -81,10 +83,10 @@ func (in *NewWebsite) validate() error {
 	if serr != nil {
 		return serr
 	}
-	return checkName(strings.TrimSpace(in.Name))
+	return names.Name("name", strings.TrimSpace(in.Name))
 }
 
-func (in *NewFile) validate() error {
+func (in *NewFile) validate(names *quota.Checker) error {
 	if strings.TrimSpace(in.URL) == "" {
 		return apierr.Invalid("file is required")
 	}
@@ -101,7 +103,7 @@ func (in *NewFile) validate() error {
 	if serr != nil {
 		return serr
 	}
-	return checkName(strings.TrimSpace(in.Name))
+	return names.Name("name", strings.TrimSpace(in.Name))
 }
 
 func (s *Service) sourcesReady() error {
@@ -177,9 +179,9 @@ func (s *Service) CreateFromWebsite(ctx context.Context, p auth.Principal, in Ne
 	content, _ := s.profile(ctx, paid, name, text)
 	now := s.deps.Now()
 	url, interval := in.URL, in.FetchInterval
-	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
+	v := voicestore.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "website", URL: &url,
 		Content: capText(content), FetchInterval: &interval, SourceText: &text,
-		LastFetch: &store.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
+		LastFetch: &voicestore.VoiceFetch{At: now.UnixMilli(), OK: true}, NextFetchAt: nextFetch(interval, now)}
 	return s.create(ctx, v, paid)
 }
 
@@ -283,11 +285,13 @@ func jsonStrings(v any, out []string) []string {
 // fetches sources and that the workspace has room for one more voice (the
 // cap is enforced again atomically at the insert), then reserves the
 // profile's credit: a 403 without one.
-func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interface{ validate() error }) (charge, error) {
+func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interface {
+	validate(names *quota.Checker) error
+}) (charge, error) {
 	if err := s.sourcesReady(); err != nil {
 		return nil, err
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return nil, err
 	}
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
@@ -298,11 +302,13 @@ func (s *Service) admitSourced(ctx context.Context, p auth.Principal, in interfa
 
 // admitQueued is admitSourced for a voice created in a job: the input and
 // the month's credits are checked now, the credit is reserved by the job.
-func (s *Service) admitQueued(ctx context.Context, p auth.Principal, in interface{ validate() error }) error {
+func (s *Service) admitQueued(ctx context.Context, p auth.Principal, in interface {
+	validate(names *quota.Checker) error
+}) error {
 	if err := s.sourcesReady(); err != nil {
 		return err
 	}
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return err
 	}
 	return s.checkCredits(ctx, p)
@@ -329,8 +335,8 @@ func (s *Service) CreateFromFile(ctx context.Context, p auth.Principal, in NewFi
 	}
 	content, _ := s.profile(ctx, paid, name, text)
 	url := in.URL
-	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
-		Content: capText(content), SourceText: &text, LastFetch: &store.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
+	v := voicestore.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: in.Scope, Name: name, Type: "file", URL: &url,
+		Content: capText(content), SourceText: &text, LastFetch: &voicestore.VoiceFetch{At: s.deps.Now().UnixMilli(), OK: true}}
 	return s.create(ctx, v, paid)
 }
 
@@ -375,10 +381,10 @@ func (s *Service) enqueueCreate(ctx context.Context, d createJobData) (string, e
 	return id, nil
 }
 
-// JobOptions are the options of JobCreate and JobRefresh: one attempt
+// SourceJobOptions are the options of JobCreate and JobRefresh: one attempt
 // (a failed fetch is an outcome, not a reason to fetch again), five
 // minutes.
-var JobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
+var SourceJobOptions = jobs.HandlerOptions{MaxAttempts: 1, Timeout: 5 * time.Minute}
 
 // RunCreate runs a JobCreate job: it creates the website or file voice
 // that QueueWebsite or QueueFile queued, and returns its Summary.

@@ -3,6 +3,7 @@ package voice_test
 import (
 	"context"
 	"crypto/x509"
+	"github.com/heraldhq/herald/host/internal/store/jobstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -183,12 +184,12 @@ func setup(t *testing.T, s *store.Store, o opts) *bundle {
 // voiceJobs are the voice rows of the host's job table (host/jobs.go).
 func voiceJobs(svc *voice.Service) []jobs.Route {
 	return []jobs.Route{
-		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.JobOptions},
-		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.JobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(svc.RunCreate), Options: voice.SourceJobOptions},
+		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(svc.RunRefresh), Options: voice.SourceJobOptions},
 	}
 }
 
-func (b *bundle) waitJob(t *testing.T, ws, id string) store.Job {
+func (b *bundle) waitJob(t *testing.T, ws, id string) jobstore.Job {
 	t.Helper()
 	return jobstest.WaitFinished(t, b.queue, ws, id, 15*time.Second)
 }

@@ -3,6 +3,7 @@ package voice
 import (
 	"context"
 	"errors"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"slices"
 	"strings"
 	"time"
@@ -136,7 +137,7 @@ type Fetch struct {
 }
 
 // fromStore is the stored voice v as the service returns it.
-func fromStore(v store.Voice) Voice {
+func fromStore(v voicestore.Voice) Voice {
 	out := Voice{ID: v.ID, Scope: v.Scope, Name: v.Name, Type: v.Type, URL: v.URL, Content: v.Content,
 		ContentLength: v.ContentLength, FetchInterval: v.FetchInterval, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, IsActive: v.IsActive}
 	if f := v.LastFetch; f != nil {
@@ -152,7 +153,7 @@ type NewText struct {
 
 // validate checks a text voice and fills in the defaults: the team scope,
 // and a name made of the content's first words.
-func (in *NewText) validate() error {
+func (in *NewText) validate(names *quota.Checker) error {
 	in.Content = strings.TrimSpace(in.Content)
 	if in.Content == "" {
 		return apierr.Invalid("content is required")
@@ -168,19 +169,19 @@ func (in *NewText) validate() error {
 	if in.Name == "" {
 		in.Name = defaultName(in.Content)
 	}
-	return checkName(in.Name)
+	return names.Name("name", in.Name)
 }
 
 // CreateFromText stores a voice built from raw text.
 func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewText) (Voice, error) {
-	if err := in.validate(); err != nil {
+	if err := in.validate(s.quota); err != nil {
 		return Voice{}, err
 	}
 	content, name, scope := in.Content, in.Name, in.Scope
 	if err := s.quota.Room(ctx, store.CountVoices, p.WorkspaceID); err != nil {
 		return Voice{}, err
 	}
-	v := store.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
+	v := voicestore.Voice{WorkspaceID: p.WorkspaceID, UserID: p.UserID, Scope: scope, Name: name, Type: "text", Content: content}
 	var paid charge
 	if s.deps.ProfileText {
 		// The model's profile becomes the content; the raw text is kept.
@@ -203,8 +204,8 @@ func (s *Service) CreateFromText(ctx context.Context, p auth.Principal, in NewTe
 
 // create stores v, within the workspace's cap of voices; on failure it
 // refunds paid.
-func (s *Service) create(ctx context.Context, v store.Voice, paid charge) (Voice, error) {
-	if err := s.store.CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
+func (s *Service) create(ctx context.Context, v voicestore.Voice, paid charge) (Voice, error) {
+	if err := voicestore.New(s.store).CreateVoice(ctx, &v, s.quota.Cap(store.CountVoices)); err != nil {
 		paid.refund()
 		return Voice{}, quota.Err(err)
 	}
@@ -213,7 +214,7 @@ func (s *Service) create(ctx context.Context, v store.Voice, paid charge) (Voice
 
 // List returns the voices the caller can see, newest first.
 func (s *Service) List(ctx context.Context, p auth.Principal) ([]Voice, error) {
-	rows, err := s.store.ListVoices(ctx, p.WorkspaceID, p.UserID)
+	rows, err := voicestore.New(s.store).ListVoices(ctx, p.WorkspaceID, p.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +227,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal) ([]Voice, error) {
 
 // Get returns one voice the caller can see.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (Voice, error) {
-	v, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	v, err := voicestore.New(s.store).GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
 		return Voice{}, notFound(err, id)
 	}
@@ -239,7 +240,7 @@ type Update struct {
 }
 
 // validate checks a partial update and trims its name and content.
-func (u *Update) validate() error {
+func (u *Update) validate(names *quota.Checker) error {
 	if u.Name == nil && u.Content == nil && u.URL == nil && u.FetchInterval == nil {
 		return apierr.Invalid("nothing to update: send at least one of name, content, url, fetchInterval")
 	}
@@ -248,7 +249,7 @@ func (u *Update) validate() error {
 		if name == "" {
 			return apierr.Invalid("name must not be empty")
 		}
-		if err := checkName(name); err != nil {
+		if err := names.Name("name", name); err != nil {
 			return err
 		}
 		u.Name = &name
@@ -274,21 +275,21 @@ func (u *Update) validate() error {
 
 // Update applies a partial update and returns the voice as Get would.
 func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Update) (Voice, error) {
-	if err := u.validate(); err != nil {
+	if err := u.validate(s.quota); err != nil {
 		return Voice{}, err
 	}
-	old, err := s.store.GetVoice(ctx, p.WorkspaceID, p.UserID, id)
+	old, err := voicestore.New(s.store).GetVoice(ctx, p.WorkspaceID, p.UserID, id)
 	if err != nil {
 		return Voice{}, notFound(err, id)
 	}
 	// A new url of a website or file voice is fetched before anything is
 	// written; its profile replaces the content.
-	change := store.VoiceUpdate{Name: u.Name, Content: u.Content, URL: u.URL, FetchInterval: u.FetchInterval}
+	change := voicestore.VoiceUpdate{Name: u.Name, Content: u.Content, URL: u.URL, FetchInterval: u.FetchInterval}
 	fetched, paid, err := s.refetchOnUpdate(ctx, p, old, &change)
 	if err != nil {
 		return Voice{}, err
 	}
-	v, err := s.store.UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, change)
+	v, err := voicestore.New(s.store).UpdateVoice(ctx, p.WorkspaceID, p.UserID, id, change)
 	if err != nil {
 		paid.refund()
 		return Voice{}, notFound(err, id)
@@ -300,9 +301,9 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 		}
 		at := s.deps.Now()
 		if fetched != nil {
-			err = s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
+			err = voicestore.New(s.store).RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nextFetch(interval, at))
 		} else {
-			err = s.store.SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
+			err = voicestore.New(s.store).SetVoiceNextFetch(ctx, p.WorkspaceID, id, nextFetch(interval, at))
 		}
 		if err != nil {
 			return Voice{}, err
@@ -310,7 +311,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 		return s.Get(ctx, p, id)
 	}
 	if fetched != nil {
-		if err := s.store.RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
+		if err := voicestore.New(s.store).RecordVoiceFetch(ctx, p.WorkspaceID, id, *fetched, nil, nil, nil); err != nil {
 			return Voice{}, err
 		}
 		return s.Get(ctx, p, id)
@@ -320,7 +321,7 @@ func (s *Service) Update(ctx context.Context, p auth.Principal, id string, u Upd
 
 // Delete soft-deletes a voice: it stays stored with isActive false.
 func (s *Service) Delete(ctx context.Context, p auth.Principal, id string) error {
-	return notFound(s.store.DeactivateVoice(ctx, p.WorkspaceID, p.UserID, id), id)
+	return notFound(voicestore.New(s.store).DeactivateVoice(ctx, p.WorkspaceID, p.UserID, id), id)
 }
 
 func notFound(err error, id string) error {
@@ -343,13 +344,6 @@ func checkScope(scope string) (string, error) {
 func checkContent(content string) error {
 	if n := utf8.RuneCountInString(content); n > MaxContentChars {
 		return apierr.Invalid("content is %d characters; the limit is %d", n, MaxContentChars)
-	}
-	return nil
-}
-
-func checkName(name string) error {
-	if n := utf8.RuneCountInString(name); n > MaxNameChars {
-		return apierr.Invalid("name is %d characters; the limit is %d", n, MaxNameChars)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package voice_test
 
 import (
 	"context"
+	"github.com/heraldhq/herald/host/internal/store/voicestore"
 	"strings"
 	"testing"
 	"time"
@@ -200,7 +201,7 @@ func TestTextVoicesAreProfiledOnlyWhenConfigured(t *testing.T) {
 		s := storetest.SQLite(t)
 		b := setup(t, s, opts{profileText: profile})
 		id := b.srv.Do(t, "POST", "/v1/ai/generate/brand-voice/text", b.alice, `{"content":"We keep it short and kind."}`).Want(t, 201).Data(t)["id"].(string)
-		v, err := s.GetVoice(context.Background(), b.aliceP.WorkspaceID, b.aliceP.UserID, id)
+		v, err := voicestore.New(s).GetVoice(context.Background(), b.aliceP.WorkspaceID, b.aliceP.UserID, id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -134,7 +134,7 @@ func Setup(t testing.TB, s *store.Store, o ...Options) *Bundle {
 		t.Fatal(err)
 	}
 	// The host's job table row of the publisher (host/jobs.go).
-	b.Queue.Register(schedule.PublishJobName, b.Pub, b.Pub.JobOptions())
+	b.Queue.Register(schedule.JobPublish, b.Pub, b.Pub.JobOptions())
 	if err := q.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,180 @@
+package analysis_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/coregx/ahocorasick"
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+	"github.com/heraldhq/herald/host/internal/visibility/scoring"
+)
+
+// throughputTarget is how much text the answer-analysis benchmark pushes
+// through each side: the labelled corpus repeated to about 100 MB.
+const throughputTarget = 100 << 20
+
+type throughputSet struct {
+	brands  []analysis.Brand
+	answers []analysis.Answer
+	bytes   int
+	// bare is a multi-pattern automaton of the same aliases (as written,
+	// lower case and title case: the automaton has no case folding).
+	bare *ahocorasick.Automaton
+}
+
+// loadThroughputCorpus reads testdata/mentions_corpus.json into one set per
+// brand set, each answer list repeated until the whole corpus is about
+// throughputTarget bytes of answer text.
+func loadThroughputCorpus(tb testing.TB) ([]throughputSet, int) {
+	raw, err := os.ReadFile("testdata/mentions_corpus.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var c struct {
+		BrandSets map[string]struct {
+			Self struct {
+				Name, Domain, Category string
+			} `json:"self"`
+			Competitors []analysis.CompetitorInput `json:"competitors"`
+		} `json:"brandSets"`
+		Answers []struct {
+			Set       string                    `json:"set"`
+			Engine    string                    `json:"engine"`
+			Text      string                    `json:"text"`
+			Citations []string                  `json:"citations"`
+			Verdicts  []analysis.MentionVerdict `json:"verdicts"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		tb.Fatal(err)
+	}
+	var sets []throughputSet
+	once := 0
+	for name, bs := range c.BrandSets {
+		self := analysis.SelfBrand(bs.Self.Name, bs.Self.Domain)
+		self.Category = bs.Self.Category
+		set := throughputSet{brands: analysis.BuildBrands(self, bs.Competitors)}
+		for _, a := range c.Answers {
+			if a.Set != name {
+				continue
+			}
+			ans := analysis.Answer{Engine: a.Engine, Prompt: "p", Text: a.Text, Verdicts: a.Verdicts}
+			for _, u := range a.Citations {
+				ans.Citations = append(ans.Citations, analysis.Citation{URL: u})
+			}
+			set.answers = append(set.answers, ans)
+			set.bytes += len(a.Text)
+		}
+		var patterns []string
+		for _, b := range set.brands {
+			for _, al := range b.Aliases {
+				patterns = append(patterns, al, strings.ToLower(al), strings.ToUpper(al[:1])+al[1:])
+			}
+		}
+		set.bare, err = ahocorasick.NewBuilder().AddStrings(patterns).Build()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		once += set.bytes
+		sets = append(sets, set)
+	}
+	if once == 0 {
+		tb.Fatal("empty corpus")
+	}
+	reps := max(1, throughputTarget/once)
+	for i := range sets {
+		base := sets[i].answers
+		for range reps - 1 {
+			sets[i].answers = append(sets[i].answers, base...)
+		}
+		sets[i].bytes *= reps
+	}
+	return sets, once * reps
+}
+
+// heraldPass is the whole analysis a report does over its stored answers
+// without a judge model: mentions, positions and citations of every
+// tracked brand (ScoreMentions), then the sentiment cue pass over the
+// sentences that name each mentioned brand.
+func heraldPass(sets []throughputSet) int {
+	n := 0
+	engines := []string{"gpt", "claude", "gemini", "perplexity"}
+	for _, s := range sets {
+		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
+		for i, a := range s.answers {
+			for _, m := range ms.Mentions[i] {
+				b := s.brands[analysis.BrandIndex(s.brands, m.Brand)]
+				if analysis.NegativeCue(analysis.BrandSentences(a.Text, b), b) != "" {
+					n++
+				}
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// barePass finds every alias occurrence in every answer with the
+// automaton: the least any mention detection must do.
+func barePass(sets []throughputSet) int {
+	n := 0
+	for _, s := range sets {
+		for _, a := range s.answers {
+			n += len(s.bare.FindAll([]byte(a.Text), -1))
+		}
+	}
+	return n
+}
+
+// BenchmarkAnswerAnalysisThroughput measures Herald's answer analysis in
+// MB/s over the labelled corpus repeated to ~100 MB, against a bare
+// multi-pattern scan (github.com/coregx/ahocorasick) of the same aliases
+// over the same bytes, in the same run. "ratio" is Herald's time over the
+// bare scan's. docs/BENCHMARKS.md records the figures:
+//
+//	go test -run '^$' -bench AnswerAnalysisThroughput -benchtime 3x ./host/internal/visibility
+func BenchmarkAnswerAnalysisThroughput(b *testing.B) {
+	sets, total := loadThroughputCorpus(b)
+	mb := float64(total) / (1 << 20)
+	var herald, bare float64
+	b.Run("herald", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for range b.N {
+			if heraldPass(sets) == 0 {
+				b.Fatal("no mentions found")
+			}
+		}
+		herald = b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(mb/herald, "MB/s")
+	})
+	b.Run("bare-aho-corasick", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		for range b.N {
+			if barePass(sets) == 0 {
+				b.Fatal("no alias found")
+			}
+		}
+		bare = b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(mb/bare, "MB/s")
+	})
+	if herald > 0 && bare > 0 {
+		b.Logf("%.0f MB: herald %.1f MB/s, bare scan %.1f MB/s, ratio %.2f", mb, mb/herald, mb/bare, herald/bare)
+	}
+}
+
+// The benchmark's two sides must see the same text and both find
+// something: a pass that found nothing would measure nothing.
+func TestThroughputCorpusBothSidesFindMentions(t *testing.T) {
+	sets, total := loadThroughputCorpus(t)
+	if total < throughputTarget/2 {
+		t.Fatalf("corpus repeated to %d bytes, want about %d", total, throughputTarget)
+	}
+	for i := range sets {
+		sets[i].answers = sets[i].answers[:min(len(sets[i].answers), 20)]
+	}
+	if heraldPass(sets) == 0 || barePass(sets) == 0 {
+		t.Fatal("a pass found no mention")
+	}
+}

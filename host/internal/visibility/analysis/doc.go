@@ -1,0 +1,12 @@
+// Package analysis reads an answer engine's answer against the brands of a
+// report: pure functions of text and brands, with no store, queue or
+// plugin host. `brands.go` and `inputs.go` (competitor forms,
+// `CompetitorInput`, `BuildBrands`), `prose.go` (URLs, sources lists,
+// `AnswerSources`), `tokens.go` and `fold.go` (one tokenising pass, case
+// and diacritics folded), `mentions.go` (the `Matcher`: one trie of every
+// alias; ambiguity from `visibility/commonwords`), `analysis.go` (per
+// answer every brand: mentioned, position, cited, the occurrences a judge
+// must decide), `infer.go` (a name-only competitor's domain from the
+// answers' sources) and `sentiment.go` (sentiment bands and the negative
+// cues that overrule a judge).
+package analysis

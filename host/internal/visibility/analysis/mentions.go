@@ -1,0 +1,268 @@
+package analysis
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/heraldhq/herald/host/internal/visibility/commonwords"
+)
+
+// ScoringVersion is the version of the mention rules reports are computed
+// with: 1 (aliases anywhere, URLs included), 2 (prose without URLs and
+// sources lists, ambiguous names, the judge), 3 (a bare domain in prose is
+// a mention and not a source; competitors given by name only get a domain
+// inferred from the sources; history's self is visibility(self)).
+const ScoringVersion = 3
+
+// maxJudged is how many sentence-initial occurrences of one brand in one
+// answer go to the judge before the brand's first sure mention; later
+// ones do not count.
+const maxJudged = 3
+
+// Matcher finds tracked brands in answers under docs/METRICS.md's mention
+// rules. Build it once per report: it compiles every alias into one trie
+// of folded characters, so reading an answer is one pass over its prose
+// plus, at each word, a walk bounded by the longest alias.
+type Matcher struct {
+	brands  []Brand
+	domains [][]string // registrable, per brand
+	index   map[string]int
+	aliases []alias
+	next    map[uint64]int32 // node<<32 | rune → child
+	term    map[int32][]int32
+	nodes   int32
+}
+
+type alias struct {
+	brand     int
+	text      string
+	domain    bool
+	ambiguous bool
+	caps      []bool // which letters the brand writes in capitals
+}
+
+// NewMatcher prepares the aliases and domains of brands.
+func NewMatcher(brands []Brand) *Matcher {
+	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: map[int32][]int32{}, nodes: 1}
+	m.domains = make([][]string, len(brands))
+	m.index = make(map[string]int, len(brands))
+	for i, b := range brands {
+		m.index[b.Slug] = i
+		for _, d := range b.Domains {
+			m.domains[i] = append(m.domains[i], registrable(d))
+		}
+		for _, a := range b.Aliases {
+			m.add(i, a, false)
+		}
+		for _, d := range b.Domains {
+			m.add(i, d, true)
+		}
+	}
+	return m
+}
+
+func (m *Matcher) add(brand int, text string, domain bool) {
+	text = strings.TrimSpace(text)
+	var key []rune
+	words := 0
+	sep := ""
+	inWord := false
+	for _, r := range text {
+		if isWordRune(r) {
+			if !inWord && words > 0 {
+				for _, s := range strings.Map(func(r rune) rune {
+					if r == ' ' || r == '-' {
+						return -1
+					}
+					return normQuote(r)
+				}, sep) {
+					key = append(key, s)
+				}
+			}
+			if !inWord {
+				words++
+			}
+			inWord, sep = true, ""
+			key = foldAppend(key, r)
+			continue
+		}
+		inWord = false
+		sep += string(r)
+	}
+	if len(key) == 0 {
+		return
+	}
+	domain = domain || strings.Contains(text, ".") && hostLike(text)
+	a := alias{brand: brand, text: text, domain: domain}
+	if !domain && words == 1 && (m.brands[brand].Ambiguous || commonwords.English(string(key))) {
+		a.ambiguous = true
+		a.caps = capitals(text, m.brands[brand].Name)
+	}
+	for _, x := range m.aliases {
+		if x.brand == brand && strings.EqualFold(x.text, text) {
+			return
+		}
+	}
+	id := int32(len(m.aliases))
+	m.aliases = append(m.aliases, a)
+	node := int32(0)
+	for _, r := range key {
+		k := uint64(node)<<32 | uint64(uint32(r))
+		child, ok := m.next[k]
+		if !ok {
+			child = m.nodes
+			m.nodes++
+			m.next[k] = child
+		}
+		node = child
+	}
+	m.term[node] = append(m.term[node], id)
+}
+
+// capitals is the brand's way of writing a one-word alias: the alias as
+// given when it has capitals, else the brand's name when it is the same
+// word, else the alias with a capital first letter ("linear" from
+// linear.app → Linear).
+func capitals(a, name string) []bool {
+	src := a
+	if strings.ToLower(a) == a {
+		src = ""
+		if strings.EqualFold(name, a) && strings.ToLower(name) != name {
+			src = name
+		}
+	}
+	var want []rune
+	for _, r := range src {
+		if isWordRune(r) {
+			want = append(want, r)
+		}
+	}
+	var caps []bool
+	for _, r := range a {
+		if !isWordRune(r) {
+			continue
+		}
+		k := len(caps)
+		if src == "" {
+			caps = append(caps, k == 0)
+		} else {
+			caps = append(caps, k < len(want) && unicode.IsUpper(want[k]))
+		}
+	}
+	return caps
+}
+
+func normQuote(r rune) rune {
+	if r == '’' || r == '‘' {
+		return '\''
+	}
+	return r
+}
+
+func (m *Matcher) child(node int32, r rune) int32 {
+	c, ok := m.next[uint64(node)<<32|uint64(uint32(r))]
+	if !ok {
+		return -1
+	}
+	return c
+}
+
+// occurrence is an alias found in the prose.
+type occurrence struct {
+	brand int
+	tok   int // first token
+	// judge: a capitalised ambiguous alias as a sentence's first word,
+	// which counts only on the judge's word.
+	judge bool
+}
+
+// occurrences finds the brands in the prose, left to right, the longest
+// alias first where aliases overlap ("Acme Cloud" over "Acme").
+func (m *Matcher) occurrences(t *tokens) []occurrence {
+	var out []occurrence
+	type cand struct {
+		alias int32
+		last  int
+	}
+	var cands []cand
+	n := len(t.list)
+	for i := 0; i < n; {
+		cands = cands[:0]
+		node := int32(0)
+	walk:
+		for k := i; k < n; k++ {
+			tok := t.list[k]
+			for _, r := range t.folded[tok.fs:tok.fe] {
+				if node = m.child(node, r); node < 0 {
+					break walk
+				}
+			}
+			for _, id := range m.term[node] {
+				cands = append(cands, cand{id, k})
+			}
+			if k+1 >= n {
+				break
+			}
+			g := t.gap(k)
+			switch gapKind(g) {
+			case gapSoft:
+			case gapHard:
+				for _, r := range g {
+					if node = m.child(node, normQuote(r)); node < 0 {
+						break walk
+					}
+				}
+			default:
+				break walk
+			}
+		}
+		found := false
+		for c := len(cands) - 1; c >= 0 && !found; c-- {
+			a := m.aliases[cands[c].alias]
+			judge, ok := m.accept(t, a, i, cands[c].last)
+			if ok {
+				out = append(out, occurrence{brand: a.brand, tok: i, judge: judge})
+				i = cands[c].last + 1
+				found = true
+			}
+		}
+		if !found {
+			i++
+		}
+	}
+	return out
+}
+
+// accept applies the boundary and ambiguity rules to alias a found on
+// tokens first..last; judge says the occurrence needs the judge.
+func (m *Matcher) accept(t *tokens, a alias, first, last int) (judge, ok bool) {
+	// Inside a dotted name: x.Acme or Acme.x is another name (a
+	// subdomain of a domain alias is the domain's).
+	if first > 0 {
+		g := t.gap(first - 1)
+		if !a.domain && (g == "." || g == "@") || a.domain && g == "-" {
+			return false, false
+		}
+	}
+	if last+1 < len(t.list) && t.gap(last) == "." {
+		return false, false
+	}
+	if !a.ambiguous {
+		return false, true
+	}
+	if first != last {
+		return false, false // an ordinary word is not spelt in pieces
+	}
+	tok := t.list[first]
+	k := 0
+	for _, r := range t.text[tok.start:tok.end] {
+		if k < len(a.caps) && a.caps[k] && !unicode.IsUpper(r) {
+			return false, false // "linear roadmap", "the notion of done"
+		}
+		k++
+	}
+	if tok.initial && !t.label(first) {
+		return true, true
+	}
+	return false, true
+}

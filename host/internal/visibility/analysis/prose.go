@@ -1,0 +1,262 @@
+package analysis
+
+import (
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
+
+	"github.com/heraldhq/herald/host/internal/site"
+)
+
+// Source is one source of an answer: a URL the engine returned as a
+// citation, or a URL in the text (with a scheme, or a host with a path),
+// or a domain in the answer's sources list, with its registrable domain.
+// A bare domain written in the prose (monday.com is a visual planner) is
+// a name, not a source.
+type Source struct {
+	URL    string `json:"url"`
+	Domain string `json:"domain"`
+}
+
+// readProse returns the answer's prose — its text with every URL and the
+// trailing sources list blanked out (spaces of the same byte length, so
+// offsets into the text still hold) — and the sources found in the text.
+// One pass over the text: no regular expression, no quadratic scan.
+//
+// Defined as in docs/METRICS.md: a URL is a run starting with http:// or
+// https://, or a host under a public suffix followed by a path
+// (tasklane.io/pricing) or starting with www.; a bare domain in the prose
+// (usefathom.com) stays in the prose: it is a mention and not a source
+// (it names the brand; it does not say the engine used the site). In the
+// sources list and on [n] source lines a bare domain is a source.
+// The sources list is everything from a line that is only a "Sources",
+// "References" or "Citations" label (any case, markdown heading or bold,
+// optional colon, or the label and a colon followed by the list on the
+// same line) to the end; a line that starts with [n] and holds a URL is a
+// source line wherever it is.
+func readProse(text string) (string, []Source) {
+	var buf []byte // a copy, made at the first blank
+	blank := func(start, end int) {
+		if start >= end {
+			return
+		}
+		if buf == nil {
+			buf = []byte(text)
+		}
+		blankBytes(buf, start, end)
+	}
+	var sources []Source
+	cut := len(text)
+	for start := 0; start < len(text); {
+		end := strings.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		line := text[start:end]
+		if cut == len(text) && sourcesLabel(line) {
+			cut = start
+		}
+		if cut == len(text) && refLine(line) {
+			blank(start, end)
+		}
+		start = end + 1
+	}
+	blank(cut, len(text))
+	scanURLs(text, func(start, end int, host string, bare bool) {
+		if bare && start < cut && (buf == nil || buf[start] == text[start]) {
+			return // a domain written as a name, in the prose
+		}
+		sources = append(sources, Source{URL: text[start:end], Domain: registrable(host)})
+		if !bare {
+			blank(start, end)
+		}
+	})
+	if buf == nil {
+		return text, sources
+	}
+	return string(buf), sources
+}
+
+func blankBytes(buf []byte, start, end int) {
+	for i := start; i < end; i++ {
+		if buf[i] != '\n' {
+			buf[i] = ' '
+		}
+	}
+}
+
+var sourceLabels = []string{"sources", "source", "references", "reference", "citations", "citation"}
+
+// sourcesLabel reports whether line is the label of a sources list:
+// "Sources", "**References:**", "## Citations", "Sources: [1] …".
+func sourcesLabel(line string) bool {
+	s := strings.TrimLeft(line, " \t#*_>")
+	if len(s) < 6 || s[0]|0x20 != 's' && s[0]|0x20 != 'r' && s[0]|0x20 != 'c' {
+		return false
+	}
+	for _, l := range sourceLabels {
+		if !hasPrefixFold(s, l) {
+			continue
+		}
+		rest := strings.TrimLeft(s[len(l):], "*_ \t\r")
+		return rest == "" || rest[0] == ':'
+	}
+	return false
+}
+
+// refLine reports whether line is a source line: [n] (or [n]:) and a URL.
+func refLine(line string) bool {
+	s := strings.TrimLeft(strings.TrimSpace(line), "-*• ")
+	if len(s) < 3 || s[0] != '[' {
+		return false
+	}
+	i := 1
+	for i < len(s) && i < 5 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 1 || i >= len(s) || s[i] != ']' {
+		return false
+	}
+	found := false
+	scanURLs(s[i+1:], func(int, int, string, bool) { found = true })
+	return found
+}
+
+func isHostByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+}
+
+// scanURLs calls fn for every URL (bare false) and bare domain (bare
+// true) in text, in order.
+func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isHostByte(c) || c == '.' || c == '-' {
+			i++
+			continue
+		}
+		// Only at the start of a word: not inside an e-mail address, a
+		// path or another run.
+		if i > 0 {
+			if p := text[i-1]; p == '@' || p == '/' || p == '_' || p == ':' || p == '.' || p == '-' || isHostByte(p) {
+				j := i
+				for j < len(text) && isHostByte(text[j]) {
+					j++
+				}
+				i = j
+				continue
+			}
+		}
+		if hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://") {
+			end := urlEnd(text, i)
+			if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
+				fn(i, end, strings.ToLower(u.Hostname()), false)
+			}
+			i = max(end, i+1)
+			continue
+		}
+		j := i
+		for j < len(text) && isHostByte(text[j]) {
+			j++
+		}
+		k := j
+		for k > i && (text[k-1] == '.' || text[k-1] == '-') {
+			k--
+		}
+		host := text[i:k]
+		if hostLike(host) {
+			h := strings.ToLower(host)
+			switch {
+			case i+len(host) < len(text) && text[i+len(host)] == '/':
+				end := urlEnd(text, i)
+				fn(i, end, h, false)
+				j = max(end, j)
+			case strings.HasPrefix(h, "www."):
+				fn(i, i+len(host), h, false)
+			default:
+				fn(i, i+len(host), h, true)
+			}
+		}
+		i = j
+	}
+}
+
+// urlEnd is where the URL starting at i ends: at whitespace, quotes,
+// angle brackets, a closing bracket it did not open, a table bar or
+// emphasis; trailing punctuation is not part of it.
+func urlEnd(text string, i int) int {
+	depth := 0
+	j := i
+loop:
+	for ; j < len(text); j++ {
+		switch text[j] {
+		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`', '|', '*', ']', '[', '{', '}':
+			break loop
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				break loop
+			}
+			depth--
+		}
+		if text[j] >= 0x80 {
+			break // a non-ASCII character ends a URL written in prose
+		}
+	}
+	for j > i && strings.IndexByte(".,;:!?", text[j-1]) >= 0 {
+		j--
+	}
+	return j
+}
+
+// hostLike reports whether s is a host name under a public suffix
+// (acme.com, blog.acme.co.uk, notion.so; not Node.js, e.g or v2.0).
+func hostLike(s string) bool {
+	if len(s) < 4 || len(s) > 253 || !strings.Contains(s, ".") || strings.Contains(s, "..") {
+		return false
+	}
+	tld := s[strings.LastIndexByte(s, '.')+1:]
+	if len(tld) < 2 {
+		return false
+	}
+	for i := 0; i < len(tld); i++ {
+		if !(tld[i] >= 'a' && tld[i] <= 'z' || tld[i] >= 'A' && tld[i] <= 'Z') {
+			return false
+		}
+	}
+	suffix, icann := publicsuffix.PublicSuffix(strings.ToLower(s))
+	if !icann && !strings.Contains(suffix, ".") {
+		return false // an unlisted "suffix": not a domain
+	}
+	return len(suffix) < len(s)
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+func registrable(host string) string { return site.RegistrableDomain(host) }
+
+// AnswerSources lists an answer's sources: the engine's citations, then
+// the URLs and domains in its text, in order.
+func AnswerSources(a Answer) []Source {
+	var out []Source
+	for _, c := range a.Citations {
+		if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
+			out = append(out, Source{URL: c.URL, Domain: registrable(u.Hostname())})
+		}
+	}
+	_, inText := readProse(a.Text)
+	return append(out, inText...)
+}
+
+func Excerpt(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package analysis
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSentimentBandsAScoreWithoutALabel: 0–39 negative, 40–69 neutral,
+// 70–100 positive (docs/METRICS.md "Sentiment"), clamped to 0–100.
+func TestSentimentBandsAScoreWithoutALabel(t *testing.T) {
+	cases := []struct {
+		label string
+		score int
+		want  Sentiment
+	}{
+		{"", -5, Sentiment{Label: SentimentNegative, Score: 0}},
+		{"", 39, Sentiment{Label: SentimentNegative, Score: 39}},
+		{"", 40, Sentiment{Label: SentimentNeutral, Score: 40}},
+		{"", 69, Sentiment{Label: SentimentNeutral, Score: 69}},
+		{"", 70, Sentiment{Label: SentimentPositive, Score: 70}},
+		{"mixed", 150, Sentiment{Label: SentimentPositive, Score: 100}},
+		{SentimentNegative, 80, Sentiment{Label: SentimentNegative, Score: 39}},
+		{SentimentNeutral, 10, Sentiment{Label: SentimentNeutral, Score: 40}},
+		{SentimentPositive, 10, Sentiment{Label: SentimentPositive, Score: 70}},
+	}
+	for _, c := range cases {
+		if got := Band(c.label, c.score); got != c.want {
+			t.Errorf("band(%q, %d) = %+v, want %+v", c.label, c.score, got, c.want)
+		}
+	}
+}
+
+func TestSentencesSplitAtEndPunctuationAndNewlines(t *testing.T) {
+	cases := map[string][]string{
+		"One. Two! Three?\nFour": {"One.", "Two!", "Three?", "Four"},
+		"v2.0 is out. Fine":      {"v2.0 is out.", "Fine"},
+		"Only one.  ":            {"Only one."},
+		"  ":                     nil,
+	}
+	for text, want := range cases {
+		if got := sentences(text); !reflect.DeepEqual(got, want) {
+			t.Errorf("sentences(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestNegativeCueNeedsTheNameOnWordBoundariesAndAdjacentPhrase pins the
+// negative cues: a phrase right before the name (one word may sit
+// between), or right after it, the name on word boundaries.
+func TestNegativeCueNeedsTheNameOnWordBoundariesAndAdjacentPhrase(t *testing.T) {
+	b := Brand{Name: "Tasklane", Aliases: []string{"Tasklane"}}
+	sp := strings.Repeat(" ", 155)
+	cases := []struct {
+		sentence, want string
+	}{
+		{"Avoid Tasklane.", "avoid Tasklane"},
+		{"Avoid buying Tasklane.", "avoid Tasklane"},
+		{"Avoid buying old Tasklane.", ""},
+		{"Tasklane has had outages.", "Tasklane has had outages"},
+		{"Avoid Tasklanes.", ""},
+		{"Tasklanes is down.", ""},
+		{"Avoid myTasklane.", ""},
+		{"Mytasklane is down.", ""},
+		// a cue cut by the 160-byte window is no cue: "xavoid" is no "avoid"
+		{"xavoid" + sp + "Tasklane rocks.", ""},
+		{"x" + sp + "     Tasklane rocks.", ""},
+		{"x" + sp + "     Tasklane is down.", "Tasklane is down"},
+	}
+	for _, c := range cases {
+		if got := NegativeCue([]string{c.sentence}, b); got != c.want {
+			t.Errorf("negativeCue(%.40q) = %q, want %q", c.sentence, got, c.want)
+		}
+	}
+}
+
+func TestDecodeSentimentReadsTheStoredMap(t *testing.T) {
+	raw := `{"Tasklane":{"label":"positive","score":80}}`
+	want := map[string]Sentiment{"Tasklane": {Label: SentimentPositive, Score: 80}}
+	if got := DecodeSentiment(&raw); !reflect.DeepEqual(got, want) {
+		t.Errorf("decodeSentiment = %+v, want %+v", got, want)
+	}
+	bad := `{`
+	if got := DecodeSentiment(&bad); got != nil {
+		t.Errorf("decodeSentiment(bad) = %+v, want nil", got)
+	}
+	if got := DecodeSentiment(nil); got != nil {
+		t.Errorf("decodeSentiment(nil) = %+v, want nil", got)
+	}
+}

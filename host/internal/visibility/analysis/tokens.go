@@ -1,0 +1,154 @@
+package analysis
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is a run of letters and digits of the prose.
+type token struct {
+	start, end int32 // bytes of the text
+	fs, fe     int32 // its folded runes in tokens.folded
+	sentence   int32 // where its sentence starts (bytes)
+	// initial: the first word of a sentence, not marked up as a name
+	// (bold, code, link text or a table cell).
+	initial bool
+}
+
+type tokens struct {
+	text   string // the prose
+	list   []token
+	folded []rune
+}
+
+// abbreviations whose full stop does not end a sentence.
+var abbreviations = map[string]bool{"vs": true, "e.g": true, "i.e": true, "eg": true, "ie": true, "cf": true, "incl": true, "approx": true, "esp": true, "etc": false}
+
+// tokenPool keeps token buffers between answers.
+var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
+
+// reset splits the prose into tokens in one pass, marking the first
+// word of each sentence: at the start, after a line break, or after ., !
+// or ? and a space (not after vs., e.g., i.e.).
+func (t *tokens) reset(prose string) {
+	t.text, t.list, t.folded = prose, t.list[:0], t.folded[:0]
+	atStart, marked := true, false
+	sentence := 0
+	for i := 0; i < len(prose); {
+		r, size := utf8.DecodeRuneInString(prose[i:])
+		if isWordRune(r) {
+			tok := token{start: int32(i), fs: int32(len(t.folded)), sentence: int32(sentence), initial: atStart && !marked}
+			j := i
+			for j < len(prose) {
+				r2, s2 := utf8.DecodeRuneInString(prose[j:])
+				if !isWordRune(r2) {
+					break
+				}
+				t.folded = foldAppend(t.folded, r2)
+				j += s2
+			}
+			tok.end, tok.fe = int32(j), int32(len(t.folded))
+			t.list = append(t.list, tok)
+			atStart, marked = false, false
+			i = j
+			continue
+		}
+		switch {
+		case r == '\n':
+			atStart, marked, sentence = true, false, i+1
+		case r == '.' || r == '!' || r == '?':
+			next, _ := utf8.DecodeRuneInString(prose[i+size:])
+			if i+size >= len(prose) || unicode.IsSpace(next) || next == '*' || next == '"' || next == ')' {
+				if r != '.' || !abbreviation(prose, i) {
+					atStart, marked, sentence = true, false, i+size
+				}
+			}
+		case atStart && (r == '`' || r == '[' || r == '|' || r == '_'):
+			marked = true
+		case atStart && r == '*':
+			// "* item" is a bullet; "**Name**" is a name set in bold.
+			next, _ := utf8.DecodeRuneInString(prose[i+size:])
+			if next == '*' || isWordRune(next) {
+				marked = true
+			}
+		case r == '|':
+			marked = true // a table cell is not a sentence
+		}
+		i += size
+	}
+}
+
+// abbreviation reports whether the full stop at i ends an abbreviation
+// (vs., e.g., i.e.).
+func abbreviation(prose string, i int) bool {
+	j := i
+	for j > 0 && i-j < 8 && (prose[j-1] == '.' || prose[j-1] < 0x80 && unicode.IsLetter(rune(prose[j-1]))) {
+		j--
+	}
+	return abbreviations[strings.ToLower(prose[j:i])]
+}
+
+// gap is the text between tokens k and k+1.
+func (t *tokens) gap(k int) string {
+	return t.text[t.list[k].end:t.list[k+1].start]
+}
+
+const (
+	gapBreak = iota
+	gapSoft  // spaces or a hyphen inside a name: Hub Spot, Mail-Chimp
+	gapHard  // punctuation without spaces: monday.com, AT&T
+)
+
+func gapKind(g string) int {
+	switch {
+	case g == " " || g == "-" || g == "\u00a0":
+		return gapSoft
+	case len(g) <= 3 && !strings.ContainsAny(g, " \t\n\r") && g != "":
+		return gapHard
+	}
+	return gapBreak
+}
+
+// label reports whether the token at k is a list item's or a heading's
+// label: followed by a colon, a dash, a parenthesis or the end of the
+// line ("Linear – issue tracking", "Close: a CRM for inside sales").
+func (t *tokens) label(k int) bool {
+	rest := t.text[t.list[k].end:]
+	rest = strings.TrimLeft(rest, " *_`")
+	if rest == "" || rest[0] == '\n' || rest[0] == ':' || rest[0] == '(' || rest[0] == '\r' {
+		return true
+	}
+	for _, d := range []string{"- ", "– ", "— ", "-\n", "–\n", "—\n"} {
+		if strings.HasPrefix(rest, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceOf is the sentence around token k (at most 300 bytes either
+// side), spaces collapsed: what the judge reads.
+func (t *tokens) sentenceOf(k int) string {
+	tok := t.list[k]
+	start := max(int(tok.sentence), int(tok.start)-300)
+	end := int(tok.end)
+	for end < len(t.text) && end-int(tok.end) < 300 {
+		c := t.text[end]
+		if c == '\n' {
+			break
+		}
+		end++
+		if (c == '.' || c == '!' || c == '?') && (end == len(t.text) || t.text[end] == ' ' || t.text[end] == '\n') {
+			break
+		}
+	}
+	for start > 0 && !utf8.RuneStart(t.text[start]) {
+		start++
+	}
+	for end < len(t.text) && !utf8.RuneStart(t.text[end]) {
+		end++
+	}
+	return strings.Join(strings.Fields(t.text[start:end]), " ")
+}

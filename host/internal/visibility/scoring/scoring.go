@@ -1,0 +1,195 @@
+package scoring
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/heraldhq/herald/host/internal/visibility/analysis"
+)
+
+// Round1 rounds to one decimal, as every score is shown.
+func Round1(x float64) float64 { return math.Round(x*10) / 10 }
+
+// Interpretation names a score's band: strong (≥ 70), moderate (≥ 40),
+// weak (≥ 15), absent. Bands apply to the score as shown (one decimal).
+func Interpretation(score float64) string {
+	switch s := Round1(score); {
+	case s >= 70:
+		return "strong"
+	case s >= 40:
+		return "moderate"
+	case s >= 15:
+		return "weak"
+	default:
+		return "absent"
+	}
+}
+
+// BrandScore is one tracked brand's numbers over a report's answers.
+type BrandScore struct {
+	Name            string   `json:"name"`
+	Slug            string   `json:"slug"`
+	Self            bool     `json:"self"`
+	Aliases         []string `json:"aliases"`
+	Visibility      float64  `json:"visibility"`
+	MentionRate     float64  `json:"mentionRate"`
+	Mentions        int      `json:"mentions"`
+	ShareOfVoice    float64  `json:"shareOfVoice"`
+	AveragePosition float64  `json:"averagePosition"`
+	Citations       int      `json:"-"`
+	InferredDomain  string   `json:"inferredDomain,omitempty"` // a name-only competitor's domain (InferDomains)
+}
+
+// EngineStatus says how many of an engine's answers are in the report.
+type EngineStatus struct {
+	Engine   string  `json:"engine"`
+	Planned  int     `json:"planned"`
+	Answered int     `json:"answered"`
+	Missing  int     `json:"missing"`
+	Error    *string `json:"error"`
+}
+
+// MentionScores are the mention-based scores of docs/METRICS.md.
+type MentionScores struct {
+	// Visibility is visibility(self); Interpretation nil when no engine
+	// answered.
+	Visibility     float64
+	Interpretation *string
+	// Providers maps each engine to visibility(self) over its answers; nil
+	// when it answered none.
+	Providers     map[string]*float64
+	SelfMentions  int
+	TotalMentions int
+	ShareOfVoice  float64
+	// Brands are per brand, self first.
+	Brands  []BrandScore
+	Engines []EngineStatus
+	// Mentions are per answer, in the order of the answers.
+	Mentions [][]analysis.Mention
+	// Cited lists per answer the slugs of the brands it cites.
+	Cited [][]string
+	// Evidence is per answer every tracked brand: mentioned, position,
+	// cited, the judge's verdicts.
+	Evidence [][]analysis.BrandEvidence
+	// Pending are per answer the occurrences the judge has not decided.
+	Pending [][]analysis.JudgeRequest
+	// Judging sums up the judge's part.
+	Judging analysis.MentionJudging
+}
+
+// ScoreMentions computes every mention-based score from the answers: a
+// pure function, so a report's numbers can be recomputed from its stored
+// answers at any time. engines fixes the providers listed (an engine
+// with no answer at all is still listed, as missing).
+func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) MentionScores {
+	brands = analysis.InferDomains(brands, answers)
+	m := analysis.NewMatcher(brands)
+	engines = slices.Clone(engines) // answers of unlisted engines are appended
+	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
+		Evidence: make([][]analysis.BrandEvidence, len(answers)), Pending: make([][]analysis.JudgeRequest, len(answers))}
+	type acc struct {
+		weight        float64
+		mentions, pos int
+		cited         int
+	}
+	per := make([]acc, len(brands))
+	type engAcc struct {
+		weight float64
+		n      int
+		status EngineStatus
+	}
+	byEngine := map[string]*engAcc{}
+	for _, e := range engines {
+		byEngine[e] = &engAcc{status: EngineStatus{Engine: e}}
+	}
+	answered := 0
+	for i, a := range answers {
+		e := byEngine[a.Engine]
+		if e == nil {
+			e = &engAcc{status: EngineStatus{Engine: a.Engine}}
+			byEngine[a.Engine] = e
+			engines = append(engines, a.Engine)
+		}
+		e.status.Planned++
+		an := m.Analyze(a)
+		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
+		if a.Missing() {
+			e.status.Missing++
+			msg := a.Error
+			e.status.Error = &msg
+			continue
+		}
+		e.status.Answered++
+		e.n++
+		answered++
+		ms := an.Mentions
+		out.Mentions[i] = ms
+		for _, be := range an.Brands {
+			for _, v := range be.Judged {
+				out.Judging.Asked++
+				if v.Names {
+					out.Judging.Counted++
+				}
+			}
+			out.Judging.Unjudged += be.Unjudged
+		}
+		for _, mt := range ms {
+			bi := an.BrandIndex(mt.Brand)
+			per[bi].weight += mt.Weight
+			per[bi].mentions++
+			per[bi].pos += mt.Position
+			if mt.Self {
+				e.weight += mt.Weight
+			}
+		}
+		for bi, be := range an.Brands {
+			if be.Cited {
+				per[bi].cited++
+				out.Cited[i] = append(out.Cited[i], brands[bi].Slug)
+			}
+		}
+	}
+	for _, e := range engines {
+		ea := byEngine[e]
+		out.Engines = append(out.Engines, ea.status)
+		if ea.n > 0 {
+			v := Round1(100 * ea.weight / float64(ea.n))
+			out.Providers[e] = &v
+		} else {
+			out.Providers[e] = nil
+		}
+	}
+	for bi, b := range brands {
+		out.TotalMentions += per[bi].mentions
+		if b.Self {
+			out.SelfMentions = per[bi].mentions
+		}
+	}
+	for bi, b := range brands {
+		bs := BrandScore{Name: b.Name, Slug: b.Slug, Self: b.Self, Aliases: b.Aliases, InferredDomain: b.InferredDomain, Mentions: per[bi].mentions, Citations: per[bi].cited}
+		if answered > 0 {
+			bs.Visibility = Round1(100 * per[bi].weight / float64(answered))
+			bs.MentionRate = Round1(100 * float64(per[bi].mentions) / float64(answered))
+		}
+		if out.TotalMentions > 0 {
+			bs.ShareOfVoice = Round1(100 * float64(per[bi].mentions) / float64(out.TotalMentions))
+		}
+		if per[bi].mentions > 0 {
+			bs.AveragePosition = Round1(float64(per[bi].pos) / float64(per[bi].mentions))
+		}
+		out.Brands = append(out.Brands, bs)
+	}
+	if len(out.Brands) > 0 {
+		out.Visibility = out.Brands[0].Visibility
+		out.ShareOfVoice = out.Brands[0].ShareOfVoice
+	}
+	if answered > 0 {
+		s := Interpretation(out.Visibility)
+		out.Interpretation = &s
+	}
+	if out.Judging.Unjudged > 0 {
+		out.Judging.Note = fmt.Sprintf("%d sentence-initial occurrence(s) of brand names that are ordinary words were not decided by a judge model and do not count", out.Judging.Unjudged)
+	}
+	return out
+}
