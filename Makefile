@@ -2,7 +2,7 @@
 BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: test test-race vet generate tools check-generated plugin-author-check bench run build mutation
+.PHONY: test test-race vet generate tools check-generated plugin-author-check bench run build mutation soak
 
 # bin/herald with the version from git (herald version); the README's
 # commands use it. Without git, the Go toolchain's build info is used.
@@ -79,6 +79,19 @@ bench:
 	go test -run '^$$' -bench BenchmarkFairness -benchtime 300x -count 3 ./host/internal/jobs
 	cd integration/queuebench && go test -run '^$$' -bench SteadyLoad -benchtime 20000x
 	cd integration/queuebench && go test -run '^$$' -bench Drain -benchtime 20000x -count 3
+
+# The fleet run (integration/soak): two hosts on PostgreSQL + Redis, trackers
+# due within a window against local engine fakes, beacons and crawler log
+# lines for a duration, all on loopback; checks every run once within its
+# window, nothing accepted lost, read p99; samples CPU, memory, database size
+# and connections into bin/soak/. Needs HERALD_TEST_DATABASE_URL and
+# HERALD_TEST_REDIS_URL. The defaults are the scaled run (50 trackers, 5
+# minutes); the full size is
+#   make soak SOAK_TRACKERS=1000 SOAK_WINDOW=1h SOAK_DURATION=30m SOAK_BEACONS=200 SOAK_LOG_LINES=2000
+# Not part of `make test` (there it compiles and skips).
+soak_env = $(foreach v,$(filter SOAK_%,$(.VARIABLES)),HERALD_$(v)=$($(v)))
+soak:
+	$(soak_env) HERALD_SOAK=1 HERALD_REQUIRE_INTEGRATION=1 go test -count=1 -v -run TestSoak -timeout 3h ./integration/soak
 
 # Mutation testing (tools/mutate) over the packages that hold money,
 # tenancy and scoring rules: DIR, or DIR:FILE,FILE to mutate only those

@@ -182,10 +182,18 @@ func (l *Limiter) renewLoop() {
 		}
 		l.mu.Unlock()
 		for _, s := range held {
+			// A slot released since the snapshot is not renewed, and a
+			// renewal that finds it gone because it was released meanwhile
+			// is not a lease that ran out: with many short holds most
+			// slots of a snapshot are released before their turn.
+			if !l.holds(s) {
+				continue
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
 			ok, err := l.b.renew(ctx, s.name, s.n, s.holder, l.ttl)
 			cancel()
 			switch {
+			case !l.holds(s):
 			case err != nil:
 				l.log.Warn("cannot renew a concurrency slot", "name", s.name, "slot", s.n, "error", err)
 			case !ok:
@@ -193,6 +201,14 @@ func (l *Limiter) renewLoop() {
 			}
 		}
 	}
+}
+
+// holds reports whether s is still held here (not released).
+func (l *Limiter) holds(s *slot) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.held[s]
+	return ok
 }
 
 // Held is how many slots this Limiter holds (tests and metrics).

@@ -60,12 +60,13 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []ana
 	}
 	var prompt strings.Builder
 	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
-	sents := map[string][]string{}
+	cues := analysis.NewCueText(a.Text)
+	sents := map[string]analysis.BrandCue{}
 	for _, m := range ms {
 		b := brands[analysis.BrandIndex(brands, m.Brand)]
-		sents[m.Brand] = analysis.BrandSentences(a.Text, b)
+		sents[m.Brand] = cues.Brand(b)
 		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
-		for _, line := range sents[m.Brand] {
+		for _, line := range sents[m.Brand].Sentences {
 			fmt.Fprintf(&prompt, "- %s\n", analysis.Excerpt(line, 1000))
 		}
 	}
@@ -93,9 +94,8 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []ana
 	}
 	out := map[string]analysis.Sentiment{}
 	for _, m := range ms {
-		b := brands[analysis.BrandIndex(brands, m.Brand)]
 		j, ok := judged[m.Brand]
-		if cue := analysis.NegativeCue(sents[m.Brand], b); cue != "" {
+		if cue := sents[m.Brand].Negative(); cue != "" {
 			score := 20
 			if ok && j.Label == analysis.SentimentNegative {
 				score = j.Score

@@ -104,9 +104,12 @@ func heraldPass(sets []throughputSet) int {
 	for _, s := range sets {
 		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
 		for i, a := range s.answers {
+			var cues *analysis.CueText // split once per answer, as the judge pass does
 			for _, m := range ms.Mentions[i] {
-				b := s.brands[analysis.BrandIndex(s.brands, m.Brand)]
-				if analysis.NegativeCue(analysis.BrandSentences(a.Text, b), b) != "" {
+				if cues == nil {
+					cues = analysis.NewCueText(a.Text)
+				}
+				if cues.Brand(s.brands[analysis.BrandIndex(s.brands, m.Brand)]).Negative() != "" {
 					n++
 				}
 				n++

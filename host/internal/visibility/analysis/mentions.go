@@ -29,8 +29,11 @@ type Matcher struct {
 	index   map[string]int
 	aliases []alias
 	next    map[uint64]int32 // node<<32 | rune → child
-	term    map[int32][]int32
-	nodes   int32
+	// root is the root's children by ASCII rune (0: none), the first
+	// step of every walk, most of which end there.
+	root  [128]int32
+	term  map[int32][]int32
+	nodes int32
 }
 
 type alias struct {
@@ -113,6 +116,9 @@ func (m *Matcher) add(brand int, text string, domain bool) {
 			child = m.nodes
 			m.nodes++
 			m.next[k] = child
+			if node == 0 && r < 0x80 {
+				m.root[r] = child
+			}
 		}
 		node = child
 	}
@@ -160,6 +166,12 @@ func normQuote(r rune) rune {
 }
 
 func (m *Matcher) child(node int32, r rune) int32 {
+	if node == 0 && r >= 0 && r < 0x80 {
+		if c := m.root[r]; c > 0 {
+			return c
+		}
+		return -1
+	}
 	c, ok := m.next[uint64(node)<<32|uint64(uint32(r))]
 	if !ok {
 		return -1

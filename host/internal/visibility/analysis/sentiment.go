@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -74,22 +75,69 @@ func sentences(text string) []string {
 	return out
 }
 
+// CueText is an answer's text split into sentences once, each also in
+// lower case, so the cue pass over every brand the answer names neither
+// splits nor folds the text again.
+type CueText struct {
+	sents, lowered []string
+}
+
+// NewCueText splits text for the cue pass.
+func NewCueText(text string) *CueText {
+	c := &CueText{sents: sentences(text)}
+	c.lowered = make([]string, len(c.sents))
+	for i, s := range c.sents {
+		c.lowered[i] = strings.ToLower(s)
+	}
+	return c
+}
+
+// BrandCue is one brand in one answer for the cue pass: the sentences
+// that name it, as written (Sentences) and in lower case.
+type BrandCue struct {
+	Sentences []string
+	lowered   []string
+	needles   []string
+	name      string
+}
+
+// Brand returns the sentences of the text that name b (an alias on word
+// boundaries, case-folded).
+func (c *CueText) Brand(b Brand) BrandCue {
+	bc := BrandCue{needles: needles(b), name: b.Name}
+	for i, l := range c.lowered {
+		if _, ok := aliasIn(l, bc.needles); ok {
+			bc.Sentences = append(bc.Sentences, c.sents[i])
+			bc.lowered = append(bc.lowered, l)
+		}
+	}
+	return bc
+}
+
+// Negative is NegativeCue over the brand's sentences.
+func (bc BrandCue) Negative() string { return negativeCue(bc.lowered, bc.needles, bc.name) }
+
 // BrandSentences are the sentences of text that name b (an alias on word
 // boundaries, case-folded).
-func BrandSentences(text string, b Brand) []string {
-	var out []string
-	for _, s := range sentences(text) {
-		if _, ok := aliasAt(strings.ToLower(s), b); ok {
-			out = append(out, s)
-		}
+func BrandSentences(text string, b Brand) []string { return NewCueText(text).Brand(b).Sentences }
+
+// needles are b's aliases and then its domains, in lower case: what
+// aliasIn looks for, in that order.
+func needles(b Brand) []string {
+	out := make([]string, 0, len(b.Aliases)+len(b.Domains))
+	for _, a := range b.Aliases {
+		out = append(out, strings.ToLower(a))
+	}
+	for _, d := range b.Domains {
+		out = append(out, strings.ToLower(d))
 	}
 	return out
 }
 
-// aliasAt returns where an alias of b starts and ends in lowered.
-func aliasAt(lowered string, b Brand) ([2]int, bool) {
-	for _, a := range append(append([]string{}, b.Aliases...), b.Domains...) {
-		a = strings.ToLower(a)
+// aliasIn returns where the first of needles found on word boundaries
+// starts and ends in lowered.
+func aliasIn(lowered string, needles []string) ([2]int, bool) {
+	for _, a := range needles {
 		for off := 0; off < len(lowered); {
 			i := strings.Index(lowered[off:], a)
 			if i < 0 {
@@ -117,15 +165,32 @@ func wordBounded(text string, start, end int) bool {
 // than the longest phrase of negativeBefore plus one skipped word.
 const beforeWindow = 160
 
+// negativeBeforeWords are the words of each phrase of negativeBefore.
+var negativeBeforeWords = func() [][]string {
+	out := make([][]string, len(negativeBefore))
+	for i, p := range negativeBefore {
+		out[i] = strings.Fields(p)
+	}
+	return out
+}()
+
 // NegativeCue finds a negative phrase adjacent to a name of b in one of
 // its sentences: a phrase of negativeBefore ending right before the name
 // (up to one word between, "avoid using X"), or one of negativeAfter
 // starting right after it.
 func NegativeCue(sents []string, b Brand) string {
-	for _, s := range sents {
-		l := strings.ToLower(s)
+	lowered := make([]string, len(sents))
+	for i, s := range sents {
+		lowered[i] = strings.ToLower(s)
+	}
+	return negativeCue(lowered, needles(b), b.Name)
+}
+
+// negativeCue is NegativeCue over sentences already in lower case.
+func negativeCue(lowered, needles []string, name string) string {
+	for _, l := range lowered {
 		for off := 0; off < len(l); {
-			pos, ok := aliasAt(l[off:], b)
+			pos, ok := aliasIn(l[off:], needles)
 			if !ok {
 				break
 			}
@@ -139,17 +204,16 @@ func NegativeCue(sents []string, b Brand) string {
 				before = before[1:] // the window may cut its first word
 			}
 			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
-			for _, p := range negativeBefore {
-				pw := strings.Fields(p)
+			for i, pw := range negativeBeforeWords {
 				for skip := 0; skip <= 1; skip++ {
-					if n := len(before) - skip; n >= len(pw) && strings.Join(before[n-len(pw):n], " ") == p {
-						return p + " " + b.Name
+					if n := len(before) - skip; n >= len(pw) && slices.Equal(before[n-len(pw):n], pw) {
+						return negativeBefore[i] + " " + name
 					}
 				}
 			}
 			for _, p := range negativeAfter {
 				if strings.HasPrefix(after, p) {
-					return b.Name + " " + p
+					return name + " " + p
 				}
 			}
 			off = end

@@ -37,11 +37,28 @@ func (t *tokens) reset(prose string) {
 	atStart, marked := true, false
 	sentence := 0
 	for i := 0; i < len(prose); {
-		r, size := utf8.DecodeRuneInString(prose[i:])
+		r, size := rune(prose[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(prose[i:])
+		}
 		if isWordRune(r) {
 			tok := token{start: int32(i), fs: int32(len(t.folded)), sentence: int32(sentence), initial: atStart && !marked}
 			j := i
+		word:
 			for j < len(prose) {
+				if c := prose[j]; c < utf8.RuneSelf {
+					// ASCII: a letter or digit folds to itself in lower case.
+					switch {
+					case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
+						t.folded = append(t.folded, rune(c))
+					case c >= 'A' && c <= 'Z':
+						t.folded = append(t.folded, rune(c+'a'-'A'))
+					default:
+						break word
+					}
+					j++
+					continue
+				}
 				r2, s2 := utf8.DecodeRuneInString(prose[j:])
 				if !isWordRune(r2) {
 					break

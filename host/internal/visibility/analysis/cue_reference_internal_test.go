@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The cue pass as it was before it split and folded each answer once:
+// brandSentences and negativeCue re-split the text, lowered every sentence
+// and every alias, and joined the words before each name per phrase. The
+// faster pass must give exactly what this one gives.
+func refBrandSentences(text string, b Brand) []string {
+	var out []string
+	for _, s := range sentences(text) {
+		if _, ok := refAliasAt(strings.ToLower(s), b); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func refAliasAt(lowered string, b Brand) ([2]int, bool) {
+	for _, a := range append(append([]string{}, b.Aliases...), b.Domains...) {
+		a = strings.ToLower(a)
+		for off := 0; off < len(lowered); {
+			i := strings.Index(lowered[off:], a)
+			if i < 0 {
+				break
+			}
+			start, end := off+i, off+i+len(a)
+			if wordBounded(lowered, start, end) {
+				return [2]int{start, end}, true
+			}
+			off = start + 1
+		}
+	}
+	return [2]int{}, false
+}
+
+func refNegativeCue(sents []string, b Brand) string {
+	for _, s := range sents {
+		l := strings.ToLower(s)
+		for off := 0; off < len(l); {
+			pos, ok := refAliasAt(l[off:], b)
+			if !ok {
+				break
+			}
+			start, end := off+pos[0], off+pos[1]
+			from := max(0, start-beforeWindow)
+			before := strings.Fields(l[from:start])
+			if from > 0 && len(before) > 0 {
+				before = before[1:]
+			}
+			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
+			for _, p := range negativeBefore {
+				pw := strings.Fields(p)
+				for skip := 0; skip <= 1; skip++ {
+					if n := len(before) - skip; n >= len(pw) && strings.Join(before[n-len(pw):n], " ") == p {
+						return p + " " + b.Name
+					}
+				}
+			}
+			for _, p := range negativeAfter {
+				if strings.HasPrefix(after, p) {
+					return b.Name + " " + p
+				}
+			}
+			off = end
+		}
+	}
+	return ""
+}
+
+// TestCuePassGivesWhatTheReferenceGives compares, for every brand of every
+// answer of the labelled corpus (and for answers written to hit the cues,
+// with Unicode whose lower case changes length), the sentences and the
+// negative cue of the pass with the reference's.
+func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
+	raw, err := os.ReadFile("testdata/mentions_corpus.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		BrandSets map[string]struct {
+			Self struct {
+				Name, Domain string
+			} `json:"self"`
+			Competitors []CompetitorInput `json:"competitors"`
+		} `json:"brandSets"`
+		Answers []struct {
+			Set  string `json:"set"`
+			Text string `json:"text"`
+		} `json:"answers"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		brands []Brand
+		text   string
+	}
+	var all []answer
+	for _, a := range c.Answers {
+		bs := c.BrandSets[a.Set]
+		all = append(all, answer{BuildBrands(SelfBrand(bs.Self.Name, bs.Self.Domain), bs.Competitors), a.Text})
+	}
+	extra := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex Corp"}, {Name: "İnitech"}, {Name: "Straße Tools", Domain: "strasse.de"}})
+	for _, text := range []string{
+		"Avoid Acme. Acme has had outages! Steer clear of Globex Corp, and do not use İnitech.\nStraße Tools is unreliable; ACME.COM was breached.",
+		"I would not recommend using Acme? Problems with the Globex Corp API. complaints about straße tools, İNITECH is a scam.",
+		strings.Repeat("word ", 60) + "avoid using Acme and beware of Globex Corp's support; " + strings.Repeat("x ", 100) + "issues with Acme.",
+		"",
+	} {
+		all = append(all, answer{extra, text})
+	}
+	checked, cues := 0, 0
+	for _, a := range all {
+		ct := NewCueText(a.text)
+		for _, b := range a.brands {
+			want := refBrandSentences(a.text, b)
+			got := ct.Brand(b)
+			if !slices.Equal(got.Sentences, want) || (got.Sentences == nil) != (want == nil) {
+				t.Fatalf("sentences of %s in %.60q: %q, want %q", b.Name, a.text, got.Sentences, want)
+			}
+			if BrandSentences(a.text, b) == nil && want != nil {
+				t.Fatalf("BrandSentences of %s: nil, want %q", b.Name, want)
+			}
+			wantCue := refNegativeCue(want, b)
+			if cue := got.Negative(); cue != wantCue {
+				t.Fatalf("cue of %s in %.60q: %q, want %q", b.Name, a.text, cue, wantCue)
+			}
+			if cue := NegativeCue(want, b); cue != wantCue {
+				t.Fatalf("NegativeCue of %s: %q, want %q", b.Name, cue, wantCue)
+			}
+			checked++
+			if wantCue != "" {
+				cues++
+			}
+		}
+	}
+	if cues < 8 {
+		t.Fatalf("only %d of %d brand-answers had a cue: the comparison would say little", cues, checked)
+	}
+	t.Logf("%d brand-answers compared, %d with a negative cue", checked, cues)
+}
