@@ -1,11 +1,7 @@
 package store
 
 import (
-	"cmp"
 	"context"
-	"fmt"
-	"slices"
-	"strings"
 )
 
 // landingKey is a page on one day and the AI source of the visits that
@@ -26,36 +22,16 @@ func (r *TrafficRollups) AddLanding(site string, day int64, path, source string)
 	r.landings[landingKey{site, day, path, source}]++
 }
 
-type landingBlockKey struct {
-	site         string
-	span, period int64
-	path, source string
-}
-
-// writeLandings upserts the landings into traffic_page_sources, in the
-// block of every page span that holds their day, in key order.
+// writeLandings appends the landings to page_days, one entry per page,
+// source and day.
 func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect) error {
 	if len(r.landings) == 0 {
 		return nil
 	}
-	blocks := map[landingBlockKey]int64{}
+	p := pageDays{}
 	for k, n := range r.landings {
-		for _, span := range pageSpans {
-			blocks[landingBlockKey{k.site, span, floorDiv(k.day, span), k.path, k.source}] += n
-		}
+		p.add(pageDaysKey{k.site, k.path, pageKindSource, k.source}, k.day, n, 0)
 	}
 	clear(r.landings)
-	keys := slices.SortedFunc(mapKeys(blocks), func(a, b landingBlockKey) int {
-		return cmp.Or(strings.Compare(a.site, b.site), cmp.Compare(a.span, b.span), cmp.Compare(a.period, b.period),
-			strings.Compare(a.path, b.path), strings.Compare(a.source, b.source))
-	})
-	err := insertRows(ctx, q, d, `INSERT INTO traffic_page_sources (site_id, span, period, path, source, visits) VALUES `, 6, len(keys),
-		func(args []any, i int) []any {
-			k := keys[i]
-			return append(args, k.site, k.span, k.period, k.path, k.source, blocks[k])
-		}, ` ON CONFLICT (site_id, span, period, path, source) DO UPDATE SET visits = traffic_page_sources.visits + excluded.visits`)
-	if err != nil {
-		return fmt.Errorf("upsert traffic_page_sources: %w", err)
-	}
-	return nil
+	return p.write(ctx, q, d)
 }

@@ -1,10 +1,10 @@
 package traffic
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -108,11 +108,7 @@ func (s *Service) Pages(ctx context.Context, p auth.Principal, siteKey string, d
 	}
 	to := store.Day(s.store.Now())
 	from := to - int64(days) + 1
-	hits, err := s.store.CrawlerPages(ctx, site.ID, from, to)
-	if err != nil {
-		return PagesReport{}, err
-	}
-	visits, err := s.store.TrafficPageSources(ctx, site.ID, from, to)
+	hits, visits, err := s.store.PageActivity(ctx, site.ID, from, to)
 	if err != nil {
 		return PagesReport{}, err
 	}
@@ -233,27 +229,27 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 			r.CitedAndVisited = append(r.CitedAndVisited, cv)
 		}
 	}
-	// Most cited first, then most verified hits, then path.
-	weight := func(p PageRow) (int64, int64) {
-		var c, v int64
+	// Most cited first, then most verified hits, then path (the pages
+	// are in path order already).
+	type weighted struct {
+		cited, verified int64
+		row             PageRow
+	}
+	ws := make([]weighted, len(r.Pages))
+	for i, p := range r.Pages {
+		ws[i].row = p
 		for _, e := range p.CitedIn {
-			c += e.Answers
+			ws[i].cited += e.Answers
 		}
 		for _, o := range p.Crawled {
-			v += o.Verified
+			ws[i].verified += o.Verified
 		}
-		return c, v
 	}
-	sort.SliceStable(r.Pages, func(i, j int) bool {
-		ci, vi := weight(r.Pages[i])
-		cj, vj := weight(r.Pages[j])
-		if ci != cj {
-			return ci > cj
-		}
-		if vi != vj {
-			return vi > vj
-		}
-		return strings.Compare(r.Pages[i].Path, r.Pages[j].Path) < 0
+	slices.SortStableFunc(ws, func(a, b weighted) int {
+		return cmp.Or(cmp.Compare(b.cited, a.cited), cmp.Compare(b.verified, a.verified))
 	})
+	for i := range ws {
+		r.Pages[i] = ws[i].row
+	}
 	return r
 }
