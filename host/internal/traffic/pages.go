@@ -135,18 +135,22 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 		citedOps map[string]bool
 		visits   int64
 	}
-	pages := map[string]*page{}
+	// A page's maps are made when first written (most pages of a large
+	// site have hits or visits only).
+	pages := make(map[string]*page, len(hits))
 	get := func(path string) *page {
 		pg := pages[path]
 		if pg == nil {
-			pg = &page{row: PageRow{Path: path, CitedIn: []EngineCitations{}, Crawled: []OperatorHits{}, AIVisits: []SourceVisits{}},
-				engines: map[string]*EngineCitations{}, answers: map[string]bool{}, byOp: map[string]*OperatorHits{}, citedOps: map[string]bool{}}
+			pg = &page{row: PageRow{Path: path, CitedIn: []EngineCitations{}, Crawled: []OperatorHits{}, AIVisits: []SourceVisits{}}}
 			pages[path] = pg
 		}
 		return pg
 	}
 	for _, c := range cites {
 		pg := get(c.Path)
+		if pg.answers == nil {
+			pg.engines, pg.answers, pg.citedOps = map[string]*EngineCitations{}, map[string]bool{}, map[string]bool{}
+		}
 		key := c.ReportID + "\x00" + c.Engine + "\x00" + c.Answer
 		if pg.answers[key] {
 			continue
@@ -168,6 +172,9 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 	}
 	for _, h := range hits {
 		pg := get(h.Path)
+		if pg.byOp == nil {
+			pg.byOp = map[string]*OperatorHits{}
+		}
 		o := pg.byOp[h.Operator]
 		if o == nil {
 			o = &OperatorHits{Operator: h.Operator}
