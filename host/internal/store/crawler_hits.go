@@ -30,6 +30,10 @@ type CrawlerBatch struct {
 	// Cap is the plan's log_lines_per_day; 0 is no cap.
 	Cap  int64
 	Hits []CrawlerHit
+	// Events are written in the batch's transaction when it commits
+	// (crawler.first_seen, whose dedupe key makes all but the first a
+	// no-op).
+	Events []*Event
 }
 
 // ErrLogCap is returned, and nothing is written, when a batch would take
@@ -110,8 +114,19 @@ func (s *Store) RecordCrawlerHits(ctx context.Context, b CrawlerBatch) error {
 		if err != nil {
 			return fmt.Errorf("upsert crawler_daily: %w", err)
 		}
-		return pages.write(ctx, q, s.Dialect)
+		if err := pages.write(ctx, q, s.Dialect); err != nil {
+			return err
+		}
+		for _, e := range b.Events {
+			if _, err := s.EmitEvent(ctx, q, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+	if err == nil && len(b.Events) > 0 {
+		s.EventsCommitted()
+	}
 	if err != nil && !errors.Is(err, ErrLogCap) {
 		return fmt.Errorf("record crawler hits of site %s: %w", b.SiteID, err)
 	}
