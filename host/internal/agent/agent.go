@@ -107,6 +107,9 @@ type Deps struct {
 	Images     Images
 	Visibility VisibilityFunc
 	SEOScore   SEOScoreFunc
+	// Events says the event feed is wired: the agent may list the
+	// workspace's recent events (list_recent_events).
+	Events bool
 	// FineTune answers the workspace's fine-tuning job; nil: the stored
 	// job, never refreshed from its provider.
 	FineTune FineTuning
@@ -133,6 +136,7 @@ type Service struct {
 	images        Images
 	visibility    VisibilityFunc
 	seoScore      SEOScoreFunc
+	events        bool
 	fineTune      FineTuning
 	tuned         *finetune.Resolver
 	contextTokens int
@@ -178,7 +182,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		log: log, store: d.Store, quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
 		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, voices: d.Voices, images: d.Images,
-		visibility: d.Visibility, seoScore: d.SEOScore, fineTune: d.FineTune, tuned: d.Tuned,
+		visibility: d.Visibility, seoScore: d.SEOScore, events: d.Events, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}
 	s.tools, s.toolDef = s.registerTools()

@@ -58,6 +58,7 @@ var outsideText = map[string]string{
 	"get_ai_traffic_stats":  "site visitors' beacons (page paths and titles)",
 	"list_schedules":        "destinations' and receivers' error answers",
 	"get_visibility_report": "answer engines' answers and cited pages",
+	"list_recent_events":    "receivers' error answers and paths from site logs",
 }
 
 // budget is one turn's spending so far.
