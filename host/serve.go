@@ -375,7 +375,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler, Jobs: queue,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
 		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc), GapBrief: agentGapBrief(impactSvc),
-		FineTune: tuning, Tuned: tuned,
+		FineTune: tuning, Tuned: tuned, Events: true,
 	})
 	if err != nil {
 		return err

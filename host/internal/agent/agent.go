@@ -123,6 +123,9 @@ type Deps struct {
 	// GapBrief gives get_gap_brief (a tracker's gap as a brief); nil: no
 	// such tool.
 	GapBrief GapBriefFunc
+	// Events says the event feed is wired: the agent may list the
+	// workspace's recent events (list_recent_events).
+	Events bool
 	// FineTune answers the workspace's fine-tuning job; nil: the stored
 	// job, never refreshed from its provider.
 	FineTune FineTuning
@@ -152,6 +155,7 @@ type Service struct {
 	visibility    VisibilityFunc
 	seoScore      SEOScoreFunc
 	gapBrief      GapBriefFunc
+	events        bool
 	fineTune      FineTuning
 	tuned         *finetune.Resolver
 	contextTokens int
@@ -197,7 +201,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		log: log, store: d.Store, chats: agentstore.New(d.Store), quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
 		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
-		visibility: d.Visibility, seoScore: d.SEOScore, gapBrief: d.GapBrief, fineTune: d.FineTune, tuned: d.Tuned,
+		visibility: d.Visibility, seoScore: d.SEOScore, gapBrief: d.GapBrief, events: d.Events, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}
 	s.tools, s.toolDef = s.registerTools()

@@ -42,11 +42,12 @@ func TestEveryToolIsRegisteredOnlyWithItsDependencyAndCrossesThePluginProtocol(t
 		Traffic: (*traffic.Service)(nil), Scheduler: (*schedule.Service)(nil), Voices: (*voice.Service)(nil), Images: (*generate.Service)(nil),
 		Visibility: func(context.Context, auth.Principal) (*VisibilitySnapshot, error) { return nil, nil },
 		SEOScore:   func(context.Context, auth.Principal, SEOInput) (any, error) { return nil, nil },
+		Events:     true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"get_visibility_report", "get_ai_traffic_stats", "list_schedules", "list_brand_voices", "calculate_seo_score", "generate_image", "schedule_content"}
+	want := []string{"get_visibility_report", "get_ai_traffic_stats", "list_schedules", "list_brand_voices", "calculate_seo_score", "generate_image", "schedule_content", "list_recent_events"}
 	if got := full.ToolNames(); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v", got, want)
 	}

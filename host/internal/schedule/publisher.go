@@ -232,7 +232,7 @@ func (p *Publisher) Reconcile(ctx context.Context) error {
 			if o.JobReason != nil {
 				reason += ": " + *o.JobReason
 			}
-			event := catalog.ScheduleFailure(o.WorkspaceID, catalog.Schedule{ScheduleID: o.ID, Error: reason})
+			event := catalog.ScheduleFailure(o.WorkspaceID, catalog.Schedule{ScheduleID: o.ID, Destination: o.ExportTo, Error: reason})
 			if err := st.FailUnfinishedSchedule(ctx, o.WorkspaceID, o.ID, reason, &event); err != nil {
 				return err
 			}

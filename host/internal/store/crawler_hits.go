@@ -30,6 +30,10 @@ type CrawlerBatch struct {
 	// Cap is the plan's log_lines_per_day; 0 is no cap.
 	Cap  int64
 	Hits []CrawlerHit
+	// Events are written in the batch's transaction when it commits
+	// (crawler.first_seen, whose dedupe key makes all but the first a
+	// no-op).
+	Events []*Event
 }
 
 // ErrLogCap is returned, and nothing is written, when a batch would take
@@ -39,11 +43,6 @@ var ErrLogCap = errors.New("the site's log lines for today are over its plan's l
 type crawlerDayKey struct {
 	day int64
 	bot string
-}
-
-type crawlerPageKey struct {
-	span, period   int64
-	path, operator string
 }
 
 type crawlerCount struct{ verified, claimed int64 }
@@ -63,7 +62,7 @@ func (s *Store) RecordCrawlerHits(ctx context.Context, b CrawlerBatch) error {
 	now := s.Now()
 	today := Day(now)
 	days := map[crawlerDayKey]*crawlerCount{}
-	pages := map[crawlerPageKey]*crawlerCount{}
+	pages := pageDays{}
 	for _, h := range b.Hits {
 		day := Day(h.At)
 		dk := crawlerDayKey{day, h.Bot}
@@ -71,12 +70,10 @@ func (s *Store) RecordCrawlerHits(ctx context.Context, b CrawlerBatch) error {
 			days[dk] = &crawlerCount{}
 		}
 		days[dk].add(h.Verified)
-		for _, span := range pageSpans {
-			pk := crawlerPageKey{span, floorDiv(day, span), h.Path, h.Operator}
-			if pages[pk] == nil {
-				pages[pk] = &crawlerCount{}
-			}
-			pages[pk].add(h.Verified)
+		if h.Verified {
+			pages.add(pageDaysKey{b.SiteID, h.Path, pageKindCrawler, h.Operator}, day, 1, 0)
+		} else {
+			pages.add(pageDaysKey{b.SiteID, h.Path, pageKindCrawler, h.Operator}, day, 0, 1)
 		}
 	}
 	ids := make([]string, len(b.Hits))
@@ -117,19 +114,19 @@ func (s *Store) RecordCrawlerHits(ctx context.Context, b CrawlerBatch) error {
 		if err != nil {
 			return fmt.Errorf("upsert crawler_daily: %w", err)
 		}
-		pk := slices.SortedFunc(mapKeys(pages), func(a, b crawlerPageKey) int {
-			return cmp.Or(cmp.Compare(a.span, b.span), cmp.Compare(a.period, b.period), strings.Compare(a.path, b.path), strings.Compare(a.operator, b.operator))
-		})
-		err = insertRows(ctx, q, s.Dialect, `INSERT INTO crawler_pages (site_id, span, period, path, operator, verified, claimed) VALUES `, 7, len(pk),
-			func(args []any, i int) []any {
-				k, c := pk[i], pages[pk[i]]
-				return append(args, b.SiteID, k.span, k.period, k.path, k.operator, c.verified, c.claimed)
-			}, ` ON CONFLICT (site_id, span, period, path, operator) DO UPDATE SET verified = crawler_pages.verified + excluded.verified, claimed = crawler_pages.claimed + excluded.claimed`)
-		if err != nil {
-			return fmt.Errorf("upsert crawler_pages: %w", err)
+		if err := pages.write(ctx, q, s.Dialect); err != nil {
+			return err
+		}
+		for _, e := range b.Events {
+			if _, err := s.EmitEvent(ctx, q, e); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
+	if err == nil && len(b.Events) > 0 {
+		s.EventsCommitted()
+	}
 	if err != nil && !errors.Is(err, ErrLogCap) {
 		return fmt.Errorf("record crawler hits of site %s: %w", b.SiteID, err)
 	}

@@ -32,7 +32,8 @@ func gooseUp(ctx context.Context, p *goose.Provider, upTo int64) error {
 }
 
 // goMigrations are the migrations written in Go, numbered among the SQL
-// files (00010: mask webhook display URLs).
+// files (00010: mask webhook display URLs; 00052: the pages view's
+// page_days, from the block tables).
 func goMigrations() goose.ProviderOption {
-	return goose.WithGoMigrations(maskWebhookURLs)
+	return goose.WithGoMigrations(maskWebhookURLs, pageDaysMigration)
 }

@@ -326,6 +326,8 @@ func (s *Store) ReplaceScheduleJob(ctx context.Context, q Querier, workspaceID, 
 // finished: the reconciler either gives it a new job or fails it.
 type OrphanSchedule struct {
 	ID, WorkspaceID, Status string
+	// ExportTo is the schedule's destination.
+	ExportTo string
 	// JobID is the recorded job, nil when there is none; ReplaceScheduleJob
 	// replaces exactly this one.
 	JobID *string
@@ -338,7 +340,7 @@ type OrphanSchedule struct {
 // OrphanSchedules returns up to limit due pending or publishing schedules
 // (whenToExport before dueBefore) whose job is missing, completed or failed.
 func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int) ([]OrphanSchedule, error) {
-	rows, err := s.query(ctx, `SELECT s.id, s.workspace_id, s.status, s.job_id, COALESCE(j.state, ''), j.failed_reason
+	rows, err := s.query(ctx, `SELECT s.id, s.workspace_id, s.status, s.export_to, s.job_id, COALESCE(j.state, ''), j.failed_reason
 		FROM schedules s LEFT JOIN jobs j ON j.id = s.job_id
 		WHERE s.status IN ($1, $2) AND s.when_to_export <= $3 AND (j.id IS NULL OR j.state IN ($4, $5))
 		ORDER BY s.when_to_export LIMIT $6`,
@@ -350,7 +352,7 @@ func (s *Store) OrphanSchedules(ctx context.Context, dueBefore int64, limit int)
 	var out []OrphanSchedule
 	for rows.Next() {
 		var o OrphanSchedule
-		if err := rows.Scan(&o.ID, &o.WorkspaceID, &o.Status, &o.JobID, &o.JobState, &o.JobReason); err != nil {
+		if err := rows.Scan(&o.ID, &o.WorkspaceID, &o.Status, &o.ExportTo, &o.JobID, &o.JobState, &o.JobReason); err != nil {
 			return nil, fmt.Errorf("find orphan schedules: %w", err)
 		}
 		out = append(out, o)

@@ -233,7 +233,6 @@ func (s *Store) CancelScheduleRule(ctx context.Context, workspaceID, id string) 
 	return n == 1, nil
 }
 
-
 // ScheduleTarget is what a post is written for: a tracker of the same
 // workspace and the prompts (ids or tags) it targets.
 type ScheduleTarget struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/heraldhq/herald/config"
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
+	"github.com/heraldhq/herald/host/internal/events/catalog"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/traffic/crawlers"
@@ -210,7 +211,7 @@ func (s *Service) IngestLogs(ctx context.Context, b LogBatch) (LogResult, error)
 		return LogResult{}, apierr.Invalid("%s", err.Error())
 	}
 	err = s.store.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: site.ID, Lines: res.Accepted + res.Rejected,
-		Cap: int64(plan.LogLinesPerDay), Hits: hits})
+		Cap: int64(plan.LogLinesPerDay), Hits: hits, Events: firstSeen(site, hits)})
 	if errors.Is(err, store.ErrLogCap) {
 		return LogResult{}, overLogCap(plan.LogLinesPerDay, now)
 	}
@@ -218,6 +219,33 @@ func (s *Service) IngestLogs(ctx context.Context, b LogBatch) (LogResult, error)
 		return LogResult{}, err
 	}
 	return res, nil
+}
+
+// firstSeen is a crawler.first_seen event per operator with a verified hit
+// in hits, about its earliest one; the store writes each with a dedupe key
+// of site and operator, so an operator's first verified hit on a site
+// makes the one event and later batches none.
+func firstSeen(site store.TrafficSite, hits []store.CrawlerHit) []*store.Event {
+	first := map[string]int{}
+	var ops []string
+	for i, h := range hits {
+		if !h.Verified {
+			continue
+		}
+		j, ok := first[h.Operator]
+		if !ok {
+			ops = append(ops, h.Operator)
+		}
+		if !ok || h.At < hits[j].At {
+			first[h.Operator] = i
+		}
+	}
+	out := make([]*store.Event, 0, len(ops))
+	for _, op := range ops {
+		h := hits[first[op]]
+		out = append(out, store.EventOf(catalog.CrawlerSeen(site.WorkspaceID, catalog.Crawler{SiteID: site.ID, Operator: op, Crawler: h.Bot, Path: h.Path})))
+	}
+	return out
 }
 
 // lineProblem says why a parsed line is refused: another host, a time

@@ -39,7 +39,7 @@ func (s *Service) PageActivity(ctx context.Context, workspaceID, domain, path st
 		return out, nil
 	}
 	out.Tracked = true
-	hits, err := s.store.CrawlerPages(ctx, tracked.ID, from, to)
+	hits, visits, err := s.store.PageActivity(ctx, tracked.ID, from, to)
 	if err != nil {
 		return out, err
 	}
@@ -48,10 +48,6 @@ func (s *Service) PageActivity(ctx context.Context, workspaceID, domain, path st
 			out.Verified[h.Operator] += h.Verified
 			out.Claimed[h.Operator] += h.Claimed
 		}
-	}
-	visits, err := s.store.TrafficPageSources(ctx, tracked.ID, from, to)
-	if err != nil {
-		return out, err
 	}
 	for _, v := range visits {
 		if v.Path == path {

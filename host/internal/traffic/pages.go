@@ -1,10 +1,10 @@
 package traffic
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
 	"github.com/heraldhq/herald/host/internal/auth"
@@ -108,11 +108,7 @@ func (s *Service) Pages(ctx context.Context, p auth.Principal, siteKey string, d
 	}
 	to := store.Day(s.store.Now())
 	from := to - int64(days) + 1
-	hits, err := s.store.CrawlerPages(ctx, site.ID, from, to)
-	if err != nil {
-		return PagesReport{}, err
-	}
-	visits, err := s.store.TrafficPageSources(ctx, site.ID, from, to)
+	hits, visits, err := s.store.PageActivity(ctx, site.ID, from, to)
 	if err != nil {
 		return PagesReport{}, err
 	}
@@ -139,18 +135,22 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 		citedOps map[string]bool
 		visits   int64
 	}
-	pages := map[string]*page{}
+	// A page's maps are made when first written (most pages of a large
+	// site have hits or visits only).
+	pages := make(map[string]*page, len(hits))
 	get := func(path string) *page {
 		pg := pages[path]
 		if pg == nil {
-			pg = &page{row: PageRow{Path: path, CitedIn: []EngineCitations{}, Crawled: []OperatorHits{}, AIVisits: []SourceVisits{}},
-				engines: map[string]*EngineCitations{}, answers: map[string]bool{}, byOp: map[string]*OperatorHits{}, citedOps: map[string]bool{}}
+			pg = &page{row: PageRow{Path: path, CitedIn: []EngineCitations{}, Crawled: []OperatorHits{}, AIVisits: []SourceVisits{}}}
 			pages[path] = pg
 		}
 		return pg
 	}
 	for _, c := range cites {
 		pg := get(c.Path)
+		if pg.answers == nil {
+			pg.engines, pg.answers, pg.citedOps = map[string]*EngineCitations{}, map[string]bool{}, map[string]bool{}
+		}
 		key := c.ReportID + "\x00" + c.Engine + "\x00" + c.Answer
 		if pg.answers[key] {
 			continue
@@ -172,6 +172,9 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 	}
 	for _, h := range hits {
 		pg := get(h.Path)
+		if pg.byOp == nil {
+			pg.byOp = map[string]*OperatorHits{}
+		}
 		o := pg.byOp[h.Operator]
 		if o == nil {
 			o = &OperatorHits{Operator: h.Operator}
@@ -233,27 +236,27 @@ func JoinPages(hits []store.CrawlerPageRow, visits []store.PageSourceRow, cites 
 			r.CitedAndVisited = append(r.CitedAndVisited, cv)
 		}
 	}
-	// Most cited first, then most verified hits, then path.
-	weight := func(p PageRow) (int64, int64) {
-		var c, v int64
+	// Most cited first, then most verified hits, then path (the pages
+	// are in path order already).
+	type weighted struct {
+		cited, verified int64
+		row             PageRow
+	}
+	ws := make([]weighted, len(r.Pages))
+	for i, p := range r.Pages {
+		ws[i].row = p
 		for _, e := range p.CitedIn {
-			c += e.Answers
+			ws[i].cited += e.Answers
 		}
 		for _, o := range p.Crawled {
-			v += o.Verified
+			ws[i].verified += o.Verified
 		}
-		return c, v
 	}
-	sort.SliceStable(r.Pages, func(i, j int) bool {
-		ci, vi := weight(r.Pages[i])
-		cj, vj := weight(r.Pages[j])
-		if ci != cj {
-			return ci > cj
-		}
-		if vi != vj {
-			return vi > vj
-		}
-		return strings.Compare(r.Pages[i].Path, r.Pages[j].Path) < 0
+	slices.SortStableFunc(ws, func(a, b weighted) int {
+		return cmp.Or(cmp.Compare(b.cited, a.cited), cmp.Compare(b.verified, a.verified))
 	})
+	for i := range ws {
+		r.Pages[i] = ws[i].row
+	}
 	return r
 }

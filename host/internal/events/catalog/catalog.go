@@ -213,6 +213,14 @@ type Crawler struct {
 	Path     string `json:"path"`
 }
 
+// CrawlerSeen is crawler.first_seen for an operator's verified hit on a
+// site. Its dedupe key is the site and operator, so only the first such
+// hit ever stored makes an event.
+func CrawlerSeen(ws string, c Crawler) Event {
+	return Event{WorkspaceID: ws, Type: CrawlerFirstSeen, Data: c, Link: link("traffic", c.SiteID),
+		DedupeKey: CrawlerFirstSeen + ":" + c.SiteID + ":" + c.Operator}
+}
+
 // TestEvent is the payload of event.test.
 type TestEvent struct {
 	Message string `json:"message"`

@@ -1,0 +1,320 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Per-page day rollups of the pages view.
+//
+// page_days holds one row per site, page, kind and name (a crawler
+// operator, or the AI source of visits landing on the page) whose days
+// column lists that key's counts per epoch day as "day:a:b;" entries
+// (crawlers: a verified, b claimed; sources: a visits, b 0). Every write
+// appends its entries in the statement that upserts the row, so concurrent
+// writers never read and rewrite a row, and a day may appear more than
+// once until a read compacts the row (one entry per day, none older than
+// pageDaysKept). The pages view of any window reads one row per page and
+// key, whatever the number of days or hits behind it.
+
+// Kinds of page_days rows.
+const (
+	pageKindCrawler = "crawler"
+	pageKindSource  = "source"
+)
+
+// pageDaysKept is how many days before today a compacted row keeps: the
+// longest window the pages view reads, with some margin.
+const pageDaysKept = 400
+
+type pageDaysKey struct {
+	site, path, kind, name string
+}
+
+type pageDayCount struct{ a, b int64 }
+
+// pageDays collects the entries of one write, per key and day.
+type pageDays map[pageDaysKey]map[int64]*pageDayCount
+
+func (p pageDays) add(k pageDaysKey, day, a, b int64) {
+	days := p[k]
+	if days == nil {
+		days = map[int64]*pageDayCount{}
+		p[k] = days
+	}
+	c := days[day]
+	if c == nil {
+		c = &pageDayCount{}
+		days[day] = c
+	}
+	c.a += a
+	c.b += b
+}
+
+// appendPageDay writes one "day:a:b;" entry.
+func appendPageDay(buf []byte, day, a, b int64) []byte {
+	buf = strconv.AppendInt(buf, day, 10)
+	buf = append(buf, ':')
+	buf = strconv.AppendInt(buf, a, 10)
+	buf = append(buf, ':')
+	buf = strconv.AppendInt(buf, b, 10)
+	return append(buf, ';')
+}
+
+// write upserts the collected entries into page_days, in key order,
+// appending to the days of rows that exist.
+func (p pageDays) write(ctx context.Context, q Querier, d Dialect) error {
+	if len(p) == 0 {
+		return nil
+	}
+	keys := slices.SortedFunc(mapKeys(p), func(a, b pageDaysKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.path, b.path), strings.Compare(a.kind, b.kind), strings.Compare(a.name, b.name))
+	})
+	var buf []byte
+	err := insertRows(ctx, q, d, `INSERT INTO page_days (site_id, path, kind, name, last_day, days) VALUES `, 6, len(keys),
+		func(args []any, i int) []any {
+			k := keys[i]
+			days := slices.Sorted(mapKeys(p[k]))
+			buf = buf[:0]
+			for _, day := range days {
+				c := p[k][day]
+				buf = appendPageDay(buf, day, c.a, c.b)
+			}
+			return append(args, k.site, k.path, k.kind, k.name, days[len(days)-1], string(buf))
+		}, ` ON CONFLICT (site_id, path, kind, name) DO UPDATE SET days = page_days.days || excluded.days,
+			last_day = CASE WHEN excluded.last_day > page_days.last_day THEN excluded.last_day ELSE page_days.last_day END`)
+	if err != nil {
+		return fmt.Errorf("upsert page_days: %w", err)
+	}
+	return nil
+}
+
+// parsePageDays sums the entries of days within from..to into a and b. It
+// also reports whether the row wants compacting: a day listed twice, or
+// an entry older than keep.
+func parsePageDays(days string, from, to, keep int64) (a, b int64, compact bool, err error) {
+	prev := int64(-1 << 62)
+	for len(days) > 0 {
+		var f [3]int64
+		for i := range f {
+			j := 0
+			neg := false
+			if j < len(days) && days[j] == '-' {
+				neg, j = true, 1
+			}
+			start := j
+			var n int64
+			for j < len(days) && days[j] >= '0' && days[j] <= '9' {
+				n = n*10 + int64(days[j]-'0')
+				j++
+			}
+			sep := byte(':')
+			if i == 2 {
+				sep = ';'
+			}
+			if j == start || j >= len(days) || days[j] != sep {
+				return 0, 0, false, fmt.Errorf("bad page_days entry near %q", days)
+			}
+			if neg {
+				n = -n
+			}
+			f[i] = n
+			days = days[j+1:]
+		}
+		day := f[0]
+		if day <= prev || day < keep {
+			compact = true
+		}
+		prev = day
+		if day >= from && day <= to {
+			a += f[1]
+			b += f[2]
+		}
+	}
+	return a, b, compact, nil
+}
+
+// compactPageDays merges a row's entries per day and drops those older
+// than keep.
+func compactPageDays(days string, keep int64) (string, error) {
+	sums := map[int64]*pageDayCount{}
+	for len(days) > 0 {
+		end := strings.IndexByte(days, ';')
+		if end < 0 {
+			return "", fmt.Errorf("bad page_days entry %q", days)
+		}
+		parts := strings.Split(days[:end], ":")
+		days = days[end+1:]
+		if len(parts) != 3 {
+			return "", fmt.Errorf("bad page_days entry %q", parts)
+		}
+		var f [3]int64
+		for i, s := range parts {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return "", fmt.Errorf("bad page_days entry %q", parts)
+			}
+			f[i] = n
+		}
+		if f[0] < keep {
+			continue
+		}
+		c := sums[f[0]]
+		if c == nil {
+			c = &pageDayCount{}
+			sums[f[0]] = c
+		}
+		c.a += f[1]
+		c.b += f[2]
+	}
+	var buf []byte
+	for _, day := range slices.Sorted(mapKeys(sums)) {
+		if c := sums[day]; c.a != 0 || c.b != 0 {
+			buf = appendPageDay(buf, day, c.a, c.b)
+		}
+	}
+	return string(buf), nil
+}
+
+// pageDayRow is one page_days row summed over a window.
+type pageDayRow struct {
+	path, kind, name string
+	a, b             int64
+}
+
+// readPageDays sums a site's page_days rows over days from..to, returning
+// the keys with a non-zero sum, and compacts the rows that want it (a
+// later write's entries, appended meanwhile, are kept).
+func (s *Store) readPageDays(ctx context.Context, siteID string, from, to int64) ([]pageDayRow, error) {
+	if from > to {
+		return nil, nil
+	}
+	keep := Day(s.Now()) - pageDaysKept
+	rows, err := s.query(ctx, `SELECT path, kind, name, days FROM page_days WHERE site_id = $1 AND last_day >= $2`, siteID, from)
+	if err != nil {
+		return nil, fmt.Errorf("read page_days: %w", err)
+	}
+	var out []pageDayRow
+	var stale [][4]string
+	for rows.Next() {
+		var r pageDayRow
+		var days string
+		if err := rows.Scan(&r.path, &r.kind, &r.name, &days); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read page_days: %w", err)
+		}
+		a, b, compact, err := parsePageDays(days, from, to, keep)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read page_days of %s: %w", r.path, err)
+		}
+		if compact {
+			stale = append(stale, [4]string{r.path, r.kind, r.name, days})
+		}
+		if a != 0 || b != 0 {
+			r.a, r.b = a, b
+			out = append(out, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read page_days: %w", err)
+	}
+	if len(stale) > 0 {
+		if err := s.compactPageDayRows(ctx, siteID, keep, stale); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// compactPageDayRows rewrites the rows read as old (path, kind, name,
+// days): the prefix read is replaced by its compacted form and whatever a
+// write appended after the read stays. A row another read compacted first
+// no longer starts with that prefix and is left alone.
+func (s *Store) compactPageDayRows(ctx context.Context, siteID string, keep int64, stale [][4]string) error {
+	return s.Tx(ctx, func(q Querier) error {
+		for _, r := range stale {
+			days, err := compactPageDays(r[3], keep)
+			if err != nil {
+				return fmt.Errorf("compact page_days of %s: %w", r[0], err)
+			}
+			n := int64(len(r[3]))
+			if _, err := q.Exec(ctx, `UPDATE page_days SET days = $1 || substr(days, $2)
+				WHERE site_id = $3 AND path = $4 AND kind = $5 AND name = $6 AND substr(days, 1, $7) = $8`,
+				days, n+1, siteID, r[0], r[1], r[2], n, r[3]); err != nil {
+				return fmt.Errorf("compact page_days of %s: %w", r[0], err)
+			}
+		}
+		return nil
+	})
+}
+
+// CrawlerPageRow is a page's crawler hits by one operator over a window.
+type CrawlerPageRow struct {
+	Path, Operator    string
+	Verified, Claimed int64
+}
+
+// PageSourceRow is the AI visits of one source landing on a page.
+type PageSourceRow struct {
+	Path, Source string
+	Visits       int64
+}
+
+// PageActivity returns a site's crawler hits per page and operator and
+// the AI visits landing on each page per source over days from..to, in
+// one read of the per-page day rollups (page_days.go).
+func (s *Store) PageActivity(ctx context.Context, siteID string, from, to int64) ([]CrawlerPageRow, []PageSourceRow, error) {
+	rows, err := s.readPageDays(ctx, siteID, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	var hits []CrawlerPageRow
+	var visits []PageSourceRow
+	for _, r := range rows {
+		switch r.kind {
+		case pageKindCrawler:
+			hits = append(hits, CrawlerPageRow{Path: r.path, Operator: r.name, Verified: r.a, Claimed: r.b})
+		case pageKindSource:
+			visits = append(visits, PageSourceRow{Path: r.path, Source: r.name, Visits: r.a})
+		}
+	}
+	return hits, visits, nil
+}
+
+// landingKey is a page on one day and the AI source of the visits that
+// landed on it.
+type landingKey struct {
+	site   string
+	day    int64
+	path   string
+	source string
+}
+
+// AddLanding counts an AI visit from source that started on path on day
+// (the pages view's aiVisits per source).
+func (r *TrafficRollups) AddLanding(site string, day int64, path, source string) {
+	if r.landings == nil {
+		r.landings = map[landingKey]int64{}
+	}
+	r.landings[landingKey{site, day, path, source}]++
+}
+
+// writeLandings appends the landings to page_days, one entry per page,
+// source and day.
+func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect) error {
+	if len(r.landings) == 0 {
+		return nil
+	}
+	p := pageDays{}
+	for k, n := range r.landings {
+		p.add(pageDaysKey{k.site, k.path, pageKindSource, k.source}, k.day, n, 0)
+	}
+	clear(r.landings)
+	return p.write(ctx, q, d)
+}

@@ -1,0 +1,51 @@
+package store_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/heraldhq/herald/host/internal/store"
+	"github.com/heraldhq/herald/host/internal/store/storetest"
+)
+
+// Two batches hitting the same page and day append two entries; a read
+// sums them, compacts the row to one entry per day, and a read after that
+// (and after another batch appended meanwhile) sums the same plus the new.
+func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := s.Now()
+		today := store.Day(now)
+		hit := func(at int64, verified bool) store.CrawlerHit {
+			return store.CrawlerHit{At: at, Bot: "GPTBot", Operator: "OpenAI", Verified: verified, Method: "GET", Path: "/a", Status: 200}
+		}
+		for _, b := range [][]store.CrawlerHit{{hit(now, true), hit(now-86_400_000, false)}, {hit(now, true)}} {
+			if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: b}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		days := func() string {
+			var d string
+			storetest.QueryRow(ctx, s, `SELECT days FROM page_days WHERE site_id = 'site' AND path = '/a'`).Scan(&d)
+			return d
+		}
+		want := func(from int64, verified, claimed int64) {
+			t.Helper()
+			hits, _, err := s.PageActivity(ctx, "site", from, today)
+			if err != nil || len(hits) != 1 || hits[0].Verified != verified || hits[0].Claimed != claimed {
+				t.Fatalf("from %d: hits %v %v, want %d verified %d claimed", from, hits, err, verified, claimed)
+			}
+		}
+		want(today, 2, 0)
+		if got := days(); got != strconv.FormatInt(today-1, 10)+":0:1;"+strconv.FormatInt(today, 10)+":2:0;" {
+			t.Fatalf("compacted days %q", got)
+		}
+		if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: []store.CrawlerHit{hit(now, false)}}); err != nil {
+			t.Fatal(err)
+		}
+		want(today-1, 2, 2)
+		want(today, 2, 1)
+	})
+}
