@@ -380,8 +380,8 @@ func unjudged(a store.VisibilityAnswer) bool {
 }
 
 // engineError is the message of a missing answer, shown in the report: a
-// generic one by kind, as for every provider failure a tenant sees (issue
-// 16); the operator's log has the provider's own text.
+// generic one by kind, as for every provider failure a tenant sees;
+// the operator's log has the provider's own text.
 func engineError(err error) string {
 	var se *sdk.Error
 	if errors.As(err, &se) {
