@@ -296,7 +296,7 @@ func TestReportInputsTakeCompetitorObjectsAndSelfAliases(t *testing.T) {
 		`{"websiteurl":"https://example.com","competitors":[{"name":"x","domain":"not a domain"}]}`:               `competitors[0].domain: "not a domain" is not a domain or URL (globex.com, https://globex.com)`,
 		`{"websiteurl":"https://example.com","competitors":[{"aliases":["x"]}]}`:                                  `competitors[0]: give a name, a domain or both`,
 		`{"websiteurl":"https://example.com","competitors":[{"name":"x","aliases":[1]}]}`:                         `competitors[0].aliases[0] must be a string`,
-		`{"websiteurl":"https://example.com","prompts":["p"],"selfAliases":["` + strings.Repeat("x", 201) + `"]}`: `selfAliases[0] is longer than 200 characters`,
+		`{"websiteurl":"https://example.com","prompts":["p"],"selfAliases":["` + strings.Repeat("x", 201) + `"]}`: `selfAliases[0] is 201 characters; the limit is 200`,
 	} {
 		got := b.srv.Do(t, "POST", "/v1/ai/generate/seo-site-report", b.business, body).Want(t, http.StatusBadRequest)
 		if got.Body["message"] != msg {

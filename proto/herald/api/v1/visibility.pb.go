@@ -3608,14 +3608,14 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x16\n" +
 	"\x06domain\x18\x02 \x01(\tR\x06domain\x12\x18\n" +
 	"\aaliases\x18\x03 \x03(\tR\aaliases\x12\x1c\n" +
-	"\tambiguous\x18\x04 \x01(\bR\tambiguous\"\xe5\x01\n" +
+	"\tambiguous\x18\x04 \x01(\bR\tambiguous\"\xeb\x01\n" +
 	"\x14PrefillReportRequest\x12=\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tB\x1d\x92\xa8\x19\x19\b\x01R\x13https://example.comX\x01R\n" +
-	"websiteurl\x12@\n" +
-	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\x06\x92\xa8\x19\x028\x14R\vcompetitors\x12!\n" +
-	"\aprompts\x18\x03 \x03(\tB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12)\n" +
-	"\fself_aliases\x18\x04 \x03(\tB\x06\x92\xa8\x19\x028\x14R\vselfAliases\"a\n" +
+	"websiteurl\x12C\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12!\n" +
+	"\aprompts\x18\x03 \x03(\tB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12,\n" +
+	"\fself_aliases\x18\x04 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"a\n" +
 	"\vSuggestions\x128\n" +
 	"\vcompetitors\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\vcompetitors\x12\x18\n" +
 	"\aprompts\x18\x02 \x03(\tR\aprompts\"\xb2\x02\n" +
@@ -3627,16 +3627,16 @@ const file_herald_api_v1_visibility_proto_rawDesc = "" +
 	"\aprefill\x18\x05 \x01(\v2\x1a.herald.api.v1.SuggestionsR\aprefill\x126\n" +
 	"\n" +
 	"discovered\x18\x06 \x03(\v2\x16.google.protobuf.ValueR\n" +
-	"discovered\"\x95\x02\n" +
+	"discovered\"\x9b\x02\n" +
 	"\x13CreateReportRequest\x12;\n" +
 	"\n" +
 	"websiteurl\x18\x01 \x01(\tB\x1b\x92\xa8\x19\x17R\x13https://example.comX\x01R\n" +
-	"websiteurl\x12@\n" +
-	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\x06\x92\xa8\x19\x028\x14R\vcompetitors\x12!\n" +
+	"websiteurl\x12C\n" +
+	"\vcompetitors\x18\x02 \x03(\v2\x16.google.protobuf.ValueB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vcompetitors\x12!\n" +
 	"\aprompts\x18\x03 \x03(\tB\a\x92\xa8\x19\x03@\xe8\aR\aprompts\x12\x18\n" +
 	"\arefresh\x18\x04 \x01(\bR\arefresh\x12\x17\n" +
-	"\aone_off\x18\x05 \x01(\bR\x06oneOff\x12)\n" +
-	"\fself_aliases\x18\x06 \x03(\tB\x06\x92\xa8\x19\x028\x14R\vselfAliases\"G\n" +
+	"\aone_off\x18\x05 \x01(\bR\x06oneOff\x12,\n" +
+	"\fself_aliases\x18\x06 \x03(\tB\t\x92\xa8\x19\x058\x14@\xc8\x01R\vselfAliases\"G\n" +
 	"\x14CreateReportResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"S\n" +
