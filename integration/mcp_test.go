@@ -42,9 +42,10 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 	}
 	defer desktop.Close()
 	// Ten tools, the trackers' list_trackers and get_tracker, the events'
-	// list_event_subscriptions and list_recent_events, and get_ai_pages.
+	// list_event_subscriptions and list_recent_events, get_ai_pages, and
+	// the impact's get_post_impact and list_tracker_impact.
 	tools, err := desktop.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 15 {
+	if err != nil || len(tools.Tools) != 17 {
 		t.Fatalf("tools over stdio: %v %v", tools, err)
 	}
 	draft := map[string]any{"exportTo": "linkedin", "text": "From the desktop", "status": "draft"}

@@ -6306,14 +6306,14 @@ export interface operations {
     };
     getCalendar: {
         parameters: {
-            query?: {
+            query: {
                 /** @description First day (2030-01-01, in tz) or ISO-8601 time. Required. */
-                from?: string;
+                from: string;
                 /**
                  * @description Last day (inclusive) or ISO-8601 time (exclusive); at most 100 days
                  *     after from. Required.
                  */
-                to?: string;
+                to: string;
                 /** @description IANA time zone the days are in (default UTC). */
                 tz?: string;
             };

@@ -81,7 +81,7 @@ func TestCalendarAndRepeatRefuseBadInputNamingTheField(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"/v1/scheduler/calendar?from=2030-01-01&to=2030-01-31&tz=Mars/Base", `tz "Mars/Base" is not an IANA time zone`},
 		{"/v1/scheduler/calendar?to=2030-01-31", "from is required"},
-		{"/v1/scheduler/calendar?from=2030-01-01&to=soon", `to "soon" is not a date`},
+		{"/v1/scheduler/calendar?from=2030-01-01&to=soon", "to must be a date"},
 		{"/v1/scheduler/calendar?from=2030-01-01&to=2030-12-31", "longer than 100 days"},
 	} {
 		res := b.Do(t, "GET", tc.path, b.Acme, "").Want(t, http.StatusBadRequest)

@@ -3482,11 +3482,13 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x04post\x18\x02 \x01(\v2\x13.herald.api.v1.PostR\x04post\x126\n" +
 	"\boutcomes\x18\x03 \x03(\v2\x1a.herald.api.v1.PostOutcomeR\boutcomes\" \n" +
 	"\x0eGetPostRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"H\n" +
-	"\x12GetCalendarRequest\x12\x12\n" +
-	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to\x12\x0e\n" +
-	"\x02tz\x18\x03 \x01(\tR\x02tz\"k\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"\x87\x04\n" +
+	"\x12GetCalendarRequest\x12\xa9\x01\n" +
+	"\x04from\x18\x01 \x01(\tB\x94\x01\x92\xa8\x19\x8f\x01\b\x01R\n" +
+	"2030-01-01bH^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9:.]{1,15}([Zz]|[+-][0-9:]{1,5})?)?$j5must be a date such as 2030-01-01 or an ISO-8601 timeR\x04from\x12\xa5\x01\n" +
+	"\x02to\x18\x02 \x01(\tB\x94\x01\x92\xa8\x19\x8f\x01\b\x01R\n" +
+	"2030-01-31bH^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9:.]{1,15}([Zz]|[+-][0-9:]{1,5})?)?$j5must be a date such as 2030-01-01 or an ISO-8601 timeR\x02to\x12\x9c\x01\n" +
+	"\x02tz\x18\x03 \x01(\tB\x8b\x01\x92\xa8\x19\x86\x01R\rEurope/Berlinb0^([A-Za-z_]{1,32}(/[A-Za-z0-9_+-]{1,32}){0,2})?$jCmust be an IANA time zone such as Europe/Berlin or America/New_YorkR\x02tz\"k\n" +
 	"\x13CalendarDestination\x12\x1f\n" +
 	"\vschedule_id\x18\x01 \x01(\tR\n" +
 	"scheduleId\x12\x1b\n" +
@@ -3531,7 +3533,7 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\fdownload_url\x18\x01 \x01(\tR\vdownloadUrl\x12\x17\n" +
 	"\afile_id\x18\x02 \x01(\tR\x06fileId\x12\x1b\n" +
 	"\tmime_type\x18\x03 \x01(\tR\bmimeType\x12\x1b\n" +
-	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\x9f\x06\n" +
+	"\tfile_name\x18\x04 \x01(\tR\bfileName\"\xac\x06\n" +
 	"\x15CreateScheduleRequest\x12,\n" +
 	"\texport_to\x18\x01 \x01(\tB\x0f\x92\xa8\x19\v\b\x01R\awebhookR\bexportTo\x12C\n" +
 	"\x11content_to_export\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x0fcontentToExport\x12\x19\n" +
@@ -3550,8 +3552,8 @@ const file_herald_api_v1_scheduler_proto_rawDesc = "" +
 	"\x0fimage_mime_type\x18\r \x01(\tR\rimageMimeType\x12\x1d\n" +
 	"\aconfirm\x18\x0e \x01(\bH\x04R\aconfirm\x88\x01\x01\x12$\n" +
 	"\timage_alt\x18\x0f \x01(\tB\a\x92\xa8\x19\x03 \xe8\aR\bimageAlt\x12$\n" +
-	"\x0eexport_to_list\x18\x10 \x03(\tR\fexportToList\x12%\n" +
-	"\x0etarget_prompts\x18( \x03(\tR\rtargetPrompts\x12\"\n" +
+	"\x0eexport_to_list\x18\x10 \x03(\tR\fexportToList\x122\n" +
+	"\x0etarget_prompts\x18( \x03(\tB\v\x92\xa8\x19\a82@\xc8\x01x\x01R\rtargetPrompts\x12\"\n" +
 	"\n" +
 	"tracker_id\x18) \x01(\tH\x05R\ttrackerId\x88\x01\x01B\b\n" +
 	"\x06_titleB\a\n" +
