@@ -186,15 +186,20 @@ type pageDayRow struct {
 	a, b             int64
 }
 
-// readPageDays sums a site's page_days rows over days from..to, returning
-// the keys with a non-zero sum, and compacts the rows that want it (a
-// later write's entries, appended meanwhile, are kept).
-func (s *Store) readPageDays(ctx context.Context, siteID string, from, to int64) ([]pageDayRow, error) {
+// readPageDays sums a site's page_days rows over days from..to (of one
+// page when path is set, else of every page), returning the keys with a
+// non-zero sum, and compacts the rows that want it (a later write's
+// entries, appended meanwhile, are kept).
+func (s *Store) readPageDays(ctx context.Context, siteID, path string, from, to int64) ([]pageDayRow, error) {
 	if from > to {
 		return nil, nil
 	}
 	keep := Day(s.Now()) - pageDaysKept
-	rows, err := s.query(ctx, `SELECT path, kind, name, days FROM page_days WHERE site_id = $1 AND last_day >= $2`, siteID, from)
+	query, args := `SELECT path, kind, name, days FROM page_days WHERE site_id = $1 AND last_day >= $2`, []any{siteID, from}
+	if path != "" {
+		query, args = query+` AND path = $3`, append(args, path)
+	}
+	rows, err := s.query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read page_days: %w", err)
 	}
@@ -268,9 +273,22 @@ type PageSourceRow struct {
 
 // PageActivity returns a site's crawler hits per page and operator and
 // the AI visits landing on each page per source over days from..to, in
-// one read of the per-page day rollups (page_days.go).
+// one read of the per-page day rollups.
 func (s *Store) PageActivity(ctx context.Context, siteID string, from, to int64) ([]CrawlerPageRow, []PageSourceRow, error) {
-	rows, err := s.readPageDays(ctx, siteID, from, to)
+	return s.pageActivity(ctx, siteID, "", from, to)
+}
+
+// PathActivity is PageActivity for one page of the site (its path), read
+// through the rollups' key instead of every page.
+func (s *Store) PathActivity(ctx context.Context, siteID, path string, from, to int64) ([]CrawlerPageRow, []PageSourceRow, error) {
+	if path == "" {
+		return nil, nil, nil
+	}
+	return s.pageActivity(ctx, siteID, path, from, to)
+}
+
+func (s *Store) pageActivity(ctx context.Context, siteID, path string, from, to int64) ([]CrawlerPageRow, []PageSourceRow, error) {
+	rows, err := s.readPageDays(ctx, siteID, path, from, to)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,3 +49,28 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 		want(today, 2, 1)
 	})
 }
+
+// PathActivity reads one page's rows only: another page of the same site
+// on the same day is left out.
+func TestPathActivityReadsOnePage(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		now := s.Now()
+		today := store.Day(now)
+		var hits []store.CrawlerHit
+		for _, path := range []string{"/a", "/b", "/b"} {
+			hits = append(hits, store.CrawlerHit{At: now, Bot: "GPTBot", Operator: "OpenAI", Verified: true, Method: "GET", Path: path, Status: 200})
+		}
+		if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: hits}); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := s.PathActivity(ctx, "site", "/b", today, today)
+		if err != nil || len(got) != 1 || got[0].Path != "/b" || got[0].Verified != 2 {
+			t.Fatalf("PathActivity(/b) = %+v %v, want /b with 2 verified hits", got, err)
+		}
+		if all, _, _ := s.PageActivity(ctx, "site", today, today); len(all) != 2 {
+			t.Fatalf("PageActivity = %+v, want both pages", all)
+		}
+	})
+}

@@ -39,20 +39,16 @@ func (s *Service) PageActivity(ctx context.Context, workspaceID, domain, path st
 		return out, nil
 	}
 	out.Tracked = true
-	hits, visits, err := s.store.PageActivity(ctx, tracked.ID, from, to)
+	hits, visits, err := s.store.PathActivity(ctx, tracked.ID, path, from, to)
 	if err != nil {
 		return out, err
 	}
 	for _, h := range hits {
-		if h.Path == path {
-			out.Verified[h.Operator] += h.Verified
-			out.Claimed[h.Operator] += h.Claimed
-		}
+		out.Verified[h.Operator] += h.Verified
+		out.Claimed[h.Operator] += h.Claimed
 	}
 	for _, v := range visits {
-		if v.Path == path {
-			out.AIVisits[v.Source] += v.Visits
-		}
+		out.AIVisits[v.Source] += v.Visits
 	}
 	return out, nil
 }
