@@ -1,7 +1,10 @@
 package analysis
 
 import (
-	"sort"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
 )
 
 // MentionVerdict is the judge's word on a sentence-initial occurrence of a
@@ -68,43 +71,84 @@ func (m *Matcher) Mentions(a Answer) []Mention { return m.Analyze(a).Mentions }
 // stored judge verdicts) and their positions, and the brands its sources
 // cite, by registrable domain.
 func (m *Matcher) Analyze(a Answer) Analysis {
-	out := Analysis{Brands: make([]BrandEvidence, len(m.brands)), index: m.index}
+	return m.AnalyzeIn(nil, a)
+}
+
+// Blocks hands out the evidence and mentions of many answers from shared
+// blocks, so a report's analysis allocates per block and not per answer.
+// The zero value is ready; it is not safe for concurrent use.
+type Blocks struct {
+	evidence []BrandEvidence
+	mentions []Mention
+}
+
+const blockAnswers = 256
+
+func (b *Blocks) takeEvidence(n int) []BrandEvidence {
+	if b == nil {
+		return make([]BrandEvidence, n)
+	}
+	if len(b.evidence) < n {
+		b.evidence = make([]BrandEvidence, n*blockAnswers)
+	}
+	out := b.evidence[:n:n]
+	b.evidence = b.evidence[n:]
+	return out
+}
+
+func (b *Blocks) takeMentions(n int) []Mention {
+	if n == 0 {
+		return nil
+	}
+	if b == nil {
+		return make([]Mention, n)
+	}
+	if len(b.mentions) < n {
+		b.mentions = make([]Mention, max(n, blockAnswers))
+	}
+	out := b.mentions[:n:n]
+	b.mentions = b.mentions[n:]
+	return out
+}
+
+// scratch is what one Analyze call works in, kept between answers.
+type scratch struct {
+	t            tokens
+	sources      []Source
+	occurrences  []occurrence
+	cands        []cand
+	first, asked []int
+	order        []int
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// AnalyzeIn is Analyze with the answer's evidence and mentions taken from
+// blocks (nil: allocated for the answer).
+func (m *Matcher) AnalyzeIn(blocks *Blocks, a Answer) Analysis {
+	out := Analysis{Brands: blocks.takeEvidence(len(m.brands)), index: m.index}
 	for i, b := range m.brands {
 		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
 	}
 	if a.Missing() {
 		return out
 	}
-	prose, sources := readProse(a.Text)
-	cited := map[string]bool{}
-	for _, s := range sources {
-		cited[s.Domain] = true
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	var prose string
+	prose, sc.sources = readProseTo(a.Text, sc.sources[:0])
+	for _, s := range sc.sources {
+		m.cite(&out, s.Domain)
 	}
 	for _, c := range a.Citations {
-		for _, s := range citationSources(c) {
-			cited[s.Domain] = true
+		if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
+			m.cite(&out, registrable(u.Hostname()))
 		}
 	}
-	for i, ds := range m.domains {
-		for _, d := range ds {
-			if cited[d] {
-				out.Brands[i].Cited = true
-			}
-		}
-	}
-	verdicts := map[string]MentionVerdict{}
-	for _, v := range a.Verdicts {
-		verdicts[v.Brand+"\x00"+v.Sentence] = v
-	}
-	t := tokenPool.Get().(*tokens)
-	defer tokenPool.Put(t)
+	t := &sc.t
 	t.reset(prose)
-	first := make([]int, len(m.brands))
-	for i := range first {
-		first[i] = -1
-	}
-	asked := make([]int, len(m.brands))
-	for _, o := range m.occurrences(t) {
+	first, asked := resetInts(&sc.first, len(m.brands), -1), resetInts(&sc.asked, len(m.brands), 0)
+	for _, o := range m.occurrences(t, sc) {
 		b := o.brand
 		if first[b] >= 0 {
 			continue
@@ -114,7 +158,7 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 			continue
 		}
 		sentence := t.sentenceOf(o.tok)
-		if v, ok := verdicts[m.brands[b].Slug+"\x00"+sentence]; ok {
+		if v, ok := verdict(a.Verdicts, m.brands[b].Slug, sentence); ok {
 			out.Brands[b].Judged = append(out.Brands[b].Judged, v)
 			if v.Names {
 				first[b] = o.tok
@@ -127,23 +171,82 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 			out.Pending = append(out.Pending, JudgeRequest{Brand: m.brands[b].Slug, Name: m.brands[b].Name, Category: m.brands[b].Category, Sentence: sentence})
 		}
 	}
-	var order []int
+	order := sc.order[:0]
 	for b, f := range first {
 		if f >= 0 {
 			order = append(order, b)
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return first[order[i]] < first[order[j]] })
+	sc.order = order
+	// No two brands share a first token, so the order is the positions'.
+	slices.SortFunc(order, func(x, y int) int { return first[x] - first[y] })
+	out.Mentions = blocks.takeMentions(len(order))
 	for rank, b := range order {
 		e := &out.Brands[b]
 		e.Mentioned, e.Position, e.Weight = true, rank+1, Weight(rank+1)
-		out.Mentions = append(out.Mentions, Mention{Brand: e.Brand, Name: e.Name, Self: e.Self, Position: e.Position, Weight: e.Weight, Cited: e.Cited})
+		out.Mentions[rank] = Mention{Brand: e.Brand, Name: e.Name, Self: e.Self, Position: e.Position, Weight: e.Weight, Cited: e.Cited}
 	}
 	return out
 }
 
-func citationSources(c Citation) []Source {
-	return AnswerSources(Answer{Citations: []Citation{c}})
+// cite marks the brands whose registrable domain is domain as cited.
+func (m *Matcher) cite(out *Analysis, domain string) {
+	for i, ds := range m.domains {
+		for _, d := range ds {
+			if d == domain {
+				out.Brands[i].Cited = true
+			}
+		}
+	}
+}
+
+// verdict is the last of the stored verdicts on brand's sentence.
+func verdict(vs []MentionVerdict, brand, sentence string) (MentionVerdict, bool) {
+	for i := len(vs) - 1; i >= 0; i-- {
+		if sameKey(vs[i].Brand, vs[i].Sentence, brand, sentence) {
+			return vs[i], true
+		}
+	}
+	return MentionVerdict{}, false
+}
+
+// sameKey says brand+"\x00"+sentence are the same for both pairs, the key
+// the verdicts were looked up by.
+func sameKey(b1, s1, b2, s2 string) bool {
+	if b1 == b2 && s1 == s2 {
+		return true
+	}
+	n := len(b1) + 1 + len(s1)
+	if n != len(b2)+1+len(s2) {
+		return false
+	}
+	at := func(b, s string, i int) byte {
+		switch {
+		case i < len(b):
+			return b[i]
+		case i == len(b):
+			return 0
+		}
+		return s[i-len(b)-1]
+	}
+	for i := range n {
+		if at(b1, s1, i) != at(b2, s2, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// resetInts makes *buf n long, every element v.
+func resetInts(buf *[]int, n, v int) []int {
+	if cap(*buf) < n {
+		*buf = make([]int, n)
+	}
+	s := (*buf)[:n]
+	for i := range s {
+		s[i] = v
+	}
+	return s
 }
 
 // Answer is one prompt answered (or not) by one engine: the stored

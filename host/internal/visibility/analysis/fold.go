@@ -22,8 +22,13 @@ func foldAppend(dst []rune, r rune) []rune {
 		}
 		return append(dst, r)
 	}
+	return append(dst, foldRune(r)...)
+}
+
+// foldRune is the non-ASCII rune r folded: one rune or more.
+func foldRune(r rune) []rune {
 	if v, ok := foldCache.Load(r); ok {
-		return append(dst, v.([]rune)...)
+		return v.([]rune)
 	}
 	var out []rune
 	lr := unicode.ToLower(r)
@@ -40,7 +45,7 @@ func foldAppend(dst []rune, r rune) []rune {
 		}
 	}
 	foldCache.Store(r, out)
-	return append(dst, out...)
+	return out
 }
 
 func isWordRune(r rune) bool {

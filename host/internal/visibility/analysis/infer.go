@@ -42,17 +42,17 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 	}
 	var cands []cand
 	at := map[string]int{}
-	for _, a := range answers {
+	seen := map[string]int{} // domain → the last answer it was counted for, plus one
+	for ai, a := range answers {
 		if a.Missing() {
 			continue
 		}
-		seen := map[string]bool{}
 		add := func(host string) {
 			d := registrable(strings.ToLower(host))
-			if d == "" || owned[d] || seen[d] {
+			if d == "" || owned[d] || seen[d] == ai+1 {
 				return
 			}
-			seen[d] = true
+			seen[d] = ai + 1
 			i, ok := at[d]
 			if !ok {
 				i = len(cands)

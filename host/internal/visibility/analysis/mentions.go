@@ -3,6 +3,7 @@ package analysis
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/visibility/commonwords"
 )
@@ -29,11 +30,16 @@ type Matcher struct {
 	index   map[string]int
 	aliases []alias
 	next    map[uint64]int32 // node<<32 | rune → child
-	// root is the root's children by ASCII rune (0: none), the first
-	// step of every walk, most of which end there.
-	root  [128]int32
-	term  map[int32][]int32
-	nodes int32
+	// ascii holds the ASCII steps of the trie as a table, one row per
+	// node and one column per character some alias has (column[r]; column
+	// 0 is every other character): ascii[node*cols+column[r]] is the
+	// child, 0 for none. Every step of a walk over English text is one
+	// load; other runes are looked up in next.
+	ascii  []int32
+	column [128]uint8
+	cols   int
+	term   [][]int32 // node → the aliases ending there
+	nodes  int32
 }
 
 type alias struct {
@@ -46,7 +52,7 @@ type alias struct {
 
 // NewMatcher prepares the aliases and domains of brands.
 func NewMatcher(brands []Brand) *Matcher {
-	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: map[int32][]int32{}, nodes: 1}
+	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: [][]int32{nil}, nodes: 1}
 	m.domains = make([][]string, len(brands))
 	m.index = make(map[string]int, len(brands))
 	for i, b := range brands {
@@ -61,7 +67,25 @@ func NewMatcher(brands []Brand) *Matcher {
 			m.add(i, d, true)
 		}
 	}
+	m.table()
 	return m
+}
+
+// table builds the ASCII steps of the trie from next.
+func (m *Matcher) table() {
+	m.cols = 1
+	for k := range m.next {
+		if r := rune(uint32(k)); r < 0x80 && m.column[r] == 0 {
+			m.column[r] = uint8(m.cols)
+			m.cols++
+		}
+	}
+	m.ascii = make([]int32, int(m.nodes)*m.cols)
+	for k, child := range m.next {
+		if r := rune(uint32(k)); r < 0x80 {
+			m.ascii[int(k>>32)*m.cols+int(m.column[r])] = child
+		}
+	}
 }
 
 func (m *Matcher) add(brand int, text string, domain bool) {
@@ -116,9 +140,7 @@ func (m *Matcher) add(brand int, text string, domain bool) {
 			child = m.nodes
 			m.nodes++
 			m.next[k] = child
-			if node == 0 && r < 0x80 {
-				m.root[r] = child
-			}
+			m.term = append(m.term, nil)
 		}
 		node = child
 	}
@@ -166,8 +188,8 @@ func normQuote(r rune) rune {
 }
 
 func (m *Matcher) child(node int32, r rune) int32 {
-	if node == 0 && r >= 0 && r < 0x80 {
-		if c := m.root[r]; c > 0 {
+	if r >= 0 && r < 0x80 {
+		if c := m.ascii[int(node)*m.cols+int(m.column[r])]; c > 0 {
 			return c
 		}
 		return -1
@@ -179,6 +201,31 @@ func (m *Matcher) child(node int32, r rune) int32 {
 	return c
 }
 
+// walkWord walks from node through the folded runes of word (a token's
+// letters and digits); -1 when no alias goes that way.
+func (m *Matcher) walkWord(node int32, word string) int32 {
+	for i := 0; i < len(word); {
+		if c := word[i]; c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if node = m.ascii[int(node)*m.cols+int(m.column[c])]; node == 0 {
+				return -1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(word[i:])
+		for _, f := range foldRune(r) {
+			if node = m.child(node, f); node < 0 {
+				return -1
+			}
+		}
+		i += size
+	}
+	return node
+}
+
 // occurrence is an alias found in the prose.
 type occurrence struct {
 	brand int
@@ -188,15 +235,17 @@ type occurrence struct {
 	judge bool
 }
 
+// cand is an alias the walk found, ending at token last.
+type cand struct {
+	alias int32
+	last  int
+}
+
 // occurrences finds the brands in the prose, left to right, the longest
 // alias first where aliases overlap ("Acme Cloud" over "Acme").
-func (m *Matcher) occurrences(t *tokens) []occurrence {
-	var out []occurrence
-	type cand struct {
-		alias int32
-		last  int
-	}
-	var cands []cand
+func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
+	out, cands := sc.occurrences[:0], sc.cands[:0]
+	defer func() { sc.occurrences, sc.cands = out, cands }()
 	n := len(t.list)
 	for i := 0; i < n; {
 		cands = cands[:0]
@@ -204,10 +253,8 @@ func (m *Matcher) occurrences(t *tokens) []occurrence {
 	walk:
 		for k := i; k < n; k++ {
 			tok := t.list[k]
-			for _, r := range t.folded[tok.fs:tok.fe] {
-				if node = m.child(node, r); node < 0 {
-					break walk
-				}
+			if node = m.walkWord(node, t.text[tok.start:tok.end]); node < 0 {
+				break walk
 			}
 			for _, id := range m.term[node] {
 				cands = append(cands, cand{id, k})

@@ -35,7 +35,10 @@ type Source struct {
 // optional colon, or the label and a colon followed by the list on the
 // same line) to the end; a line that starts with [n] and holds a URL is a
 // source line wherever it is.
-func readProse(text string) (string, []Source) {
+func readProse(text string) (string, []Source) { return readProseTo(text, nil) }
+
+// readProseTo is readProse appending the sources to sources.
+func readProseTo(text string, sources []Source) (string, []Source) {
 	var buf []byte // a copy, made at the first blank
 	blank := func(start, end int) {
 		if start >= end {
@@ -46,7 +49,6 @@ func readProse(text string) (string, []Source) {
 		}
 		blankBytes(buf, start, end)
 	}
-	var sources []Source
 	cut := len(text)
 	for start := 0; start < len(text); {
 		end := strings.IndexByte(text[start:], '\n')
@@ -239,7 +241,34 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-func registrable(host string) string { return site.RegistrableDomain(host) }
+// registrable is site.RegistrableDomain(host), which for a host in lower
+// case with a letter, no port and no final dot (every host the scans
+// find, mostly) is the public suffix list's registrable domain.
+func registrable(host string) string {
+	if !plainHost(host) {
+		return site.RegistrableDomain(host)
+	}
+	if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+		return d
+	}
+	return strings.TrimPrefix(host, "www.")
+}
+
+// plainHost: lower-case letters, digits, dots and hyphens, at least one
+// letter (not an IP address), not ending in a dot.
+func plainHost(host string) bool {
+	letter := false
+	for i := 0; i < len(host); i++ {
+		switch c := host[i]; {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9' || c == '.' || c == '-':
+		default:
+			return false
+		}
+	}
+	return letter && !strings.HasSuffix(host, ".")
+}
 
 // AnswerSources lists an answer's sources: the engine's citations, then
 // the URLs and domains in its text, in order.

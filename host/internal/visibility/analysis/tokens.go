@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -10,7 +9,6 @@ import (
 // token is a run of letters and digits of the prose.
 type token struct {
 	start, end int32 // bytes of the text
-	fs, fe     int32 // its folded runes in tokens.folded
 	sentence   int32 // where its sentence starts (bytes)
 	// initial: the first word of a sentence, not marked up as a name
 	// (bold, code, link text or a table cell).
@@ -18,22 +16,26 @@ type token struct {
 }
 
 type tokens struct {
-	text   string // the prose
-	list   []token
-	folded []rune
+	text string // the prose
+	list []token
 }
 
 // abbreviations whose full stop does not end a sentence.
 var abbreviations = map[string]bool{"vs": true, "e.g": true, "i.e": true, "eg": true, "ie": true, "cf": true, "incl": true, "approx": true, "esp": true, "etc": false}
 
-// tokenPool keeps token buffers between answers.
-var tokenPool = sync.Pool{New: func() any { return new(tokens) }}
+// asciiWord says which ASCII characters are letters or digits.
+var asciiWord = func() (w [utf8.RuneSelf]bool) {
+	for c := range w {
+		w[c] = isWordRune(rune(c))
+	}
+	return w
+}()
 
 // reset splits the prose into tokens in one pass, marking the first
 // word of each sentence: at the start, after a line break, or after ., !
 // or ? and a space (not after vs., e.g., i.e.).
 func (t *tokens) reset(prose string) {
-	t.text, t.list, t.folded = prose, t.list[:0], t.folded[:0]
+	t.text, t.list = prose, t.list[:0]
 	atStart, marked := true, false
 	sentence := 0
 	for i := 0; i < len(prose); {
@@ -42,19 +44,12 @@ func (t *tokens) reset(prose string) {
 			r, size = utf8.DecodeRuneInString(prose[i:])
 		}
 		if isWordRune(r) {
-			tok := token{start: int32(i), fs: int32(len(t.folded)), sentence: int32(sentence), initial: atStart && !marked}
+			tok := token{start: int32(i), sentence: int32(sentence), initial: atStart && !marked}
 			j := i
-		word:
 			for j < len(prose) {
 				if c := prose[j]; c < utf8.RuneSelf {
-					// ASCII: a letter or digit folds to itself in lower case.
-					switch {
-					case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-						t.folded = append(t.folded, rune(c))
-					case c >= 'A' && c <= 'Z':
-						t.folded = append(t.folded, rune(c+'a'-'A'))
-					default:
-						break word
+					if !asciiWord[c] {
+						break
 					}
 					j++
 					continue
@@ -63,10 +58,9 @@ func (t *tokens) reset(prose string) {
 				if !isWordRune(r2) {
 					break
 				}
-				t.folded = foldAppend(t.folded, r2)
 				j += s2
 			}
-			tok.end, tok.fe = int32(j), int32(len(t.folded))
+			tok.end = int32(j)
 			t.list = append(t.list, tok)
 			atStart, marked = false, false
 			i = j

@@ -107,6 +107,8 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		byEngine[e] = &engAcc{status: EngineStatus{Engine: e}}
 	}
 	answered := 0
+	var blocks analysis.Blocks
+	var citedBlock []string
 	for i, a := range answers {
 		e := byEngine[a.Engine]
 		if e == nil {
@@ -115,7 +117,7 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			engines = append(engines, a.Engine)
 		}
 		e.status.Planned++
-		an := m.Analyze(a)
+		an := m.AnalyzeIn(&blocks, a)
 		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
@@ -150,6 +152,19 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 				e.weight += mt.Weight
 			}
 		}
+		cited := 0
+		for _, be := range an.Brands {
+			if be.Cited {
+				cited++
+			}
+		}
+		if cited == 0 {
+			continue
+		}
+		if len(citedBlock) < cited {
+			citedBlock = make([]string, max(cited, 1024))
+		}
+		out.Cited[i], citedBlock = citedBlock[:0:cited], citedBlock[cited:]
 		for bi, be := range an.Brands {
 			if be.Cited {
 				per[bi].cited++
