@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -60,19 +59,41 @@ var (
 // sentences splits text into sentences at . ! ? and newlines.
 func sentences(text string) []string {
 	var out []string
-	start := 0
-	for i, r := range text {
-		if r == '\n' || ((r == '.' || r == '!' || r == '?') && (i+1 == len(text) || unicode.IsSpace(rune(text[i+1])))) {
-			if s := strings.TrimSpace(text[start : i+1]); s != "" {
-				out = append(out, s)
+	forSentences(text, func(start, end int) { out = append(out, text[start:end]) })
+	return out
+}
+
+// forSentences calls fn with the bounds of each sentence of text, as
+// sentences splits it, trimmed of spaces.
+func forSentences(text string, fn func(start, end int)) {
+	emit := func(start, end int) {
+		for start < end {
+			r, size := utf8.DecodeRuneInString(text[start:end])
+			if !unicode.IsSpace(r) {
+				break
 			}
+			start += size
+		}
+		for start < end {
+			r, size := utf8.DecodeLastRuneInString(text[start:end])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			end -= size
+		}
+		if start < end {
+			fn(start, end)
+		}
+	}
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\n' || ((c == '.' || c == '!' || c == '?') && (i+1 == len(text) || unicode.IsSpace(rune(text[i+1])))) {
+			emit(start, i+1)
 			start = i + 1
 		}
 	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
+	emit(start, len(text))
 }
 
 // CueText is an answer's text split into sentences once, each also in
@@ -82,14 +103,60 @@ type CueText struct {
 	sents, lowered []string
 }
 
-// NewCueText splits text for the cue pass.
+// NewCueText splits text for the cue pass. The text is lowered once when
+// lower case keeps every character's length (then each sentence's lower
+// case is the same bytes of the lowered text), else sentence by sentence.
 func NewCueText(text string) *CueText {
-	c := &CueText{sents: sentences(text)}
-	c.lowered = make([]string, len(c.sents))
-	for i, s := range c.sents {
-		c.lowered[i] = strings.ToLower(s)
-	}
+	n := 0
+	forSentences(text, func(int, int) { n++ })
+	all := make([]string, 2*n)
+	c := &CueText{sents: all[:0:n], lowered: all[n:n]}
+	low, sameLength := lowerKeepingOffsets(text)
+	forSentences(text, func(start, end int) {
+		c.sents = append(c.sents, text[start:end])
+		if sameLength {
+			c.lowered = append(c.lowered, low[start:end])
+		} else {
+			c.lowered = append(c.lowered, strings.ToLower(text[start:end]))
+		}
+	})
 	return c
+}
+
+// lowerKeepingOffsets is strings.ToLower(text) when every character keeps
+// its byte length in lower case (ok), so that offsets into text hold in
+// it; ok is false when one does not (or the text is not valid UTF-8).
+func lowerKeepingOffsets(text string) (string, bool) {
+	upper := false
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return text, true // ASCII without capitals: its own lower case
+	}
+	buf := make([]byte, 0, len(text))
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		l := unicode.ToLower(r)
+		if r == utf8.RuneError && size == 1 || utf8.RuneLen(l) != size {
+			return "", false
+		}
+		buf = utf8.AppendRune(buf, l)
+		i += size
+	}
+	return string(buf), true
 }
 
 // BrandCue is one brand in one answer for the cue pass: the sentences
@@ -104,11 +171,30 @@ type BrandCue struct {
 // Brand returns the sentences of the text that name b (an alias on word
 // boundaries, case-folded).
 func (c *CueText) Brand(b Brand) BrandCue {
-	bc := BrandCue{needles: needles(b), name: b.Name}
-	for i, l := range c.lowered {
-		if _, ok := aliasIn(l, bc.needles); ok {
+	nd := needles(b)
+	var hits [64]bool
+	hit := hits[:0]
+	if len(c.lowered) > len(hits) {
+		hit = make([]bool, 0, len(c.lowered))
+	}
+	k := 0
+	for _, l := range c.lowered {
+		_, ok := aliasIn(l, nd)
+		hit = append(hit, ok)
+		if ok {
+			k++
+		}
+	}
+	bc := BrandCue{needles: nd, name: b.Name}
+	if k == 0 {
+		return bc
+	}
+	both := make([]string, 2*k)
+	bc.Sentences, bc.lowered = both[:0:k], both[k:k]
+	for i, ok := range hit {
+		if ok {
 			bc.Sentences = append(bc.Sentences, c.sents[i])
-			bc.lowered = append(bc.lowered, l)
+			bc.lowered = append(bc.lowered, c.lowered[i])
 		}
 	}
 	return bc
@@ -174,6 +260,62 @@ var negativeBeforeWords = func() [][]string {
 	return out
 }()
 
+// words are the last words of a text, as strings.Fields splits it:
+// n of them in all, the last len(last) kept (last[k%len(last)] is word
+// k), enough for the longest phrase of negativeBefore and a skipped word.
+type words struct {
+	n    int
+	last [4]string
+}
+
+func init() {
+	for _, pw := range negativeBeforeWords {
+		if len(pw)+1 > len(words{}.last) {
+			panic("analysis: a negative phrase is longer than the words kept before a name")
+		}
+	}
+}
+
+// lastWords reads s's words without allocating; dropFirst leaves out the
+// first word.
+func lastWords(s string, dropFirst bool) words {
+	var w words
+	add := func(word string) {
+		if dropFirst {
+			dropFirst = false
+			return
+		}
+		w.last[w.n%len(w.last)] = word
+		w.n++
+	}
+	start := -1
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				add(s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		add(s[start:])
+	}
+	return w
+}
+
+// endsWith says words n-len(pw) up to n are pw (n ≤ w.n, and at most
+// len(w.last)-1 words before the last).
+func (w words) endsWith(n int, pw []string) bool {
+	for k, p := range pw {
+		if w.last[(n-len(pw)+k)%len(w.last)] != p {
+			return false
+		}
+	}
+	return true
+}
+
 // NegativeCue finds a negative phrase adjacent to a name of b in one of
 // its sentences: a phrase of negativeBefore ending right before the name
 // (up to one word between, "avoid using X"), or one of negativeAfter
@@ -199,14 +341,11 @@ func negativeCue(lowered, needles []string, name string) string {
 			// window keeps this linear in the sentence's length (an
 			// answer of 150,000 one-letter names must not go quadratic).
 			from := max(0, start-beforeWindow)
-			before := strings.Fields(l[from:start])
-			if from > 0 && len(before) > 0 {
-				before = before[1:] // the window may cut its first word
-			}
+			before := lastWords(l[from:start], from > 0) // the window may cut its first word
 			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
 			for i, pw := range negativeBeforeWords {
 				for skip := 0; skip <= 1; skip++ {
-					if n := len(before) - skip; n >= len(pw) && slices.Equal(before[n-len(pw):n], pw) {
+					if n := before.n - skip; n >= len(pw) && before.endsWith(n, pw) {
 						return negativeBefore[i] + " " + name
 					}
 				}
