@@ -127,9 +127,15 @@ func refLine(line string) bool {
 	return found
 }
 
-func isHostByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
-}
+func isHostByte(c byte) bool { return hostByte[c] }
+
+// hostByte: letters, digits, '-' and '.'.
+var hostByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.'
+	}
+	return t
+}()
 
 // scanURLs calls fn for every URL (bare false) and bare domain (bare
 // true) in text, in order.
@@ -152,7 +158,7 @@ func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
 				continue
 			}
 		}
-		if hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://") {
+		if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
 			end := urlEnd(text, i)
 			if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
 				fn(i, end, strings.ToLower(u.Hostname()), false)
@@ -160,9 +166,14 @@ func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
 			i = max(end, i+1)
 			continue
 		}
-		j := i
-		for j < len(text) && isHostByte(text[j]) {
+		j, dot := i, false
+		for j < len(text) && hostByte[text[j]] {
+			dot = dot || text[j] == '.'
 			j++
+		}
+		if !dot {
+			i = j // a word, not a host
+			continue
 		}
 		k := j
 		for k > i && (text[k-1] == '.' || text[k-1] == '-') {

@@ -268,6 +268,32 @@ type words struct {
 	last [4]string
 }
 
+// negativeLast are the last words of negativeBefore's phrases, and
+// negativeAfterFirst the first bytes of negativeAfter's: a name whose
+// neighbours are neither needs no phrase compared.
+var negativeLast, negativeAfterFirst = func() (map[string]bool, [256]bool) {
+	last := map[string]bool{}
+	for _, pw := range negativeBeforeWords {
+		last[pw[len(pw)-1]] = true
+	}
+	var first [256]bool
+	for _, p := range negativeAfter {
+		first[p[0]] = true
+	}
+	return last, first
+}()
+
+// endsPhrase says the last or the one before it (a skipped word) can end
+// a phrase of negativeBefore.
+func (w words) endsPhrase() bool {
+	for skip := 0; skip <= 1 && skip < w.n; skip++ {
+		if negativeLast[w.last[(w.n-1-skip)%len(w.last)]] {
+			return true
+		}
+	}
+	return false
+}
+
 func init() {
 	for _, pw := range negativeBeforeWords {
 		if len(pw)+1 > len(words{}.last) {
@@ -341,18 +367,21 @@ func negativeCue(lowered, needles []string, name string) string {
 			// window keeps this linear in the sentence's length (an
 			// answer of 150,000 one-letter names must not go quadratic).
 			from := max(0, start-beforeWindow)
-			before := lastWords(l[from:start], from > 0) // the window may cut its first word
-			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
-			for i, pw := range negativeBeforeWords {
-				for skip := 0; skip <= 1; skip++ {
-					if n := before.n - skip; n >= len(pw) && before.endsWith(n, pw) {
-						return negativeBefore[i] + " " + name
+			if before := lastWords(l[from:start], from > 0); before.endsPhrase() { // the window may cut its first word
+				for i, pw := range negativeBeforeWords {
+					for skip := 0; skip <= 1; skip++ {
+						if n := before.n - skip; n >= len(pw) && before.endsWith(n, pw) {
+							return negativeBefore[i] + " " + name
+						}
 					}
 				}
 			}
-			for _, p := range negativeAfter {
-				if strings.HasPrefix(after, p) {
-					return name + " " + p
+			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
+			if after != "" && negativeAfterFirst[after[0]] {
+				for _, p := range negativeAfter {
+					if strings.HasPrefix(after, p) {
+						return name + " " + p
+					}
 				}
 			}
 			off = end
