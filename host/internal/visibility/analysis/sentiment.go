@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -59,30 +60,38 @@ var (
 // sentences splits text into sentences at . ! ? and newlines.
 func sentences(text string) []string {
 	var out []string
-	forSentences(text, func(start, end int) { out = append(out, text[start:end]) })
+	for _, sp := range sentenceSpans(text, nil) {
+		out = append(out, text[sp[0]:sp[1]])
+	}
 	return out
 }
 
-// forSentences calls fn with the bounds of each sentence of text, as
+// sentenceSpans appends to spans the bounds of each sentence of text, as
 // sentences splits it, trimmed of spaces.
-func forSentences(text string, fn func(start, end int)) {
+func sentenceSpans(text string, spans [][2]int32) [][2]int32 {
 	emit := func(start, end int) {
 		for start < end {
-			r, size := utf8.DecodeRuneInString(text[start:end])
+			r, size := rune(text[start]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(text[start:end])
+			}
 			if !unicode.IsSpace(r) {
 				break
 			}
 			start += size
 		}
 		for start < end {
-			r, size := utf8.DecodeLastRuneInString(text[start:end])
+			r, size := rune(text[end-1]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeLastRuneInString(text[start:end])
+			}
 			if !unicode.IsSpace(r) {
 				break
 			}
 			end -= size
 		}
 		if start < end {
-			fn(start, end)
+			spans = append(spans, [2]int32{int32(start), int32(end)})
 		}
 	}
 	start := 0
@@ -94,6 +103,7 @@ func forSentences(text string, fn func(start, end int)) {
 		}
 	}
 	emit(start, len(text))
+	return spans
 }
 
 // CueText is an answer's text split into sentences once, each also in
@@ -101,25 +111,34 @@ func forSentences(text string, fn func(start, end int)) {
 // splits nor folds the text again.
 type CueText struct {
 	sents, lowered []string
+	// low is the text in lower case when that keeps every offset (else
+	// ""), and spans the sentences' bounds in it.
+	low   string
+	spans [][2]int32
+	small [8][2]int32
 }
 
 // NewCueText splits text for the cue pass. The text is lowered once when
 // lower case keeps every character's length (then each sentence's lower
 // case is the same bytes of the lowered text), else sentence by sentence.
 func NewCueText(text string) *CueText {
-	n := 0
-	forSentences(text, func(int, int) { n++ })
+	c := &CueText{}
+	c.spans = sentenceSpans(text, c.small[:0])
+	n := len(c.spans)
 	all := make([]string, 2*n)
-	c := &CueText{sents: all[:0:n], lowered: all[n:n]}
+	c.sents, c.lowered = all[:n:n], all[n:]
 	low, sameLength := lowerKeepingOffsets(text)
-	forSentences(text, func(start, end int) {
-		c.sents = append(c.sents, text[start:end])
+	for i, sp := range c.spans {
+		c.sents[i] = text[sp[0]:sp[1]]
 		if sameLength {
-			c.lowered = append(c.lowered, low[start:end])
+			c.lowered[i] = low[sp[0]:sp[1]]
 		} else {
-			c.lowered = append(c.lowered, strings.ToLower(text[start:end]))
+			c.lowered[i] = strings.ToLower(c.sents[i])
 		}
-	})
+	}
+	if sameLength {
+		c.low = low
+	}
 	return c
 }
 
@@ -177,10 +196,16 @@ func (c *CueText) Brand(b Brand) BrandCue {
 	if len(c.lowered) > len(hits) {
 		hit = make([]bool, 0, len(c.lowered))
 	}
+	hit = hit[:len(c.lowered)]
+	if c.low != "" && !slices.Contains(nd, "") {
+		c.named(nd, hit)
+	} else {
+		for i, l := range c.lowered {
+			_, hit[i] = aliasIn(l, nd)
+		}
+	}
 	k := 0
-	for _, l := range c.lowered {
-		_, ok := aliasIn(l, nd)
-		hit = append(hit, ok)
+	for _, ok := range hit {
 		if ok {
 			k++
 		}
@@ -198,6 +223,34 @@ func (c *CueText) Brand(b Brand) BrandCue {
 		}
 	}
 	return bc
+}
+
+// named marks the sentences holding one of needles on word boundaries,
+// searching the whole lowered text once per needle. A sentence's edges are
+// word boundaries in the text too (spaces or the stop that ends it lie
+// outside), so an occurrence inside a sentence is bounded in the text
+// exactly when it is in the sentence.
+func (c *CueText) named(needles []string, hit []bool) {
+	for _, nd := range needles {
+		k := 0
+		for off := 0; off < len(c.low); {
+			i := strings.Index(c.low[off:], nd)
+			if i < 0 {
+				break
+			}
+			start, end := off+i, off+i+len(nd)
+			off = start + 1
+			for k < len(c.spans) && int(c.spans[k][1]) < end {
+				k++
+			}
+			if k == len(c.spans) {
+				break
+			}
+			if int(c.spans[k][0]) <= start && wordBounded(c.low, start, end) {
+				hit[k] = true
+			}
+		}
+	}
 }
 
 // Negative is NegativeCue over the brand's sentences.
