@@ -146,24 +146,22 @@ func NewCueText(text string) *CueText {
 // its byte length in lower case (ok), so that offsets into text hold in
 // it; ok is false when one does not (or the text is not valid UTF-8).
 func lowerKeepingOffsets(text string) (string, bool) {
-	upper := false
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
-			upper = true
-			break
-		}
+	ascii := true
+	for i := 0; i < len(text) && ascii; i++ {
+		ascii = text[i] < utf8.RuneSelf
 	}
-	if !upper {
-		return text, true // ASCII without capitals: its own lower case
+	if ascii {
+		return strings.ToLower(text), true
 	}
-	buf := make([]byte, 0, len(text))
+	var b strings.Builder
+	b.Grow(len(text))
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
 			if c >= 'A' && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-			buf = append(buf, c)
+			b.WriteByte(c)
 			i++
 			continue
 		}
@@ -172,10 +170,10 @@ func lowerKeepingOffsets(text string) (string, bool) {
 		if r == utf8.RuneError && size == 1 || utf8.RuneLen(l) != size {
 			return "", false
 		}
-		buf = utf8.AppendRune(buf, l)
+		b.WriteRune(l)
 		i += size
 	}
-	return string(buf), true
+	return b.String(), true
 }
 
 // BrandCue is one brand in one answer for the cue pass: the sentences

@@ -40,10 +40,12 @@ func (t *tokens) reset(prose string) {
 	sentence := 0
 	for i := 0; i < len(prose); {
 		r, size := rune(prose[i]), 1
+		word := r < utf8.RuneSelf && asciiWord[r]
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRuneInString(prose[i:])
+			word = isWordRune(r)
 		}
-		if isWordRune(r) {
+		if word {
 			tok := token{start: int32(i), sentence: int32(sentence), initial: atStart && !marked}
 			j := i
 			for j < len(prose) {
