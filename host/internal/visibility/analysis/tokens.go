@@ -163,5 +163,23 @@ func (t *tokens) sentenceOf(k int) string {
 	for end < len(t.text) && !utf8.RuneStart(t.text[end]) {
 		end++
 	}
-	return strings.Join(strings.Fields(t.text[start:end]), " ")
+	return collapseSpaces(t.text[start:end])
+}
+
+// collapseSpaces is strings.Join(strings.Fields(s), " "), without copying
+// s when it is ASCII with single spaces between words already.
+func collapseSpaces(s string) string {
+	plain := s != "" && s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; i < len(s) && plain; i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			plain = false
+		case c == ' ':
+			plain = s[i+1] != ' '
+		}
+	}
+	if plain {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
