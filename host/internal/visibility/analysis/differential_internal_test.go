@@ -139,6 +139,9 @@ func withVerdicts(r *rand.Rand, m *refMatcher, a Answer) Answer {
 		if r.IntN(3) > 0 {
 			a.Verdicts = append(a.Verdicts, MentionVerdict{Brand: p.Brand, Sentence: p.Sentence, Names: r.IntN(2) == 0})
 		}
+		if r.IntN(4) == 0 { // a later verdict on the same sentence overrides an earlier one
+			a.Verdicts = append(a.Verdicts, MentionVerdict{Brand: p.Brand, Sentence: p.Sentence, Names: r.IntN(2) == 0, Model: "second"})
+		}
 	}
 	return a
 }
