@@ -110,36 +110,41 @@ func sentenceSpans(text string, spans [][2]int32) [][2]int32 {
 // lower case, so the cue pass over every brand the answer names neither
 // splits nor folds the text again.
 type CueText struct {
-	sents, lowered []string
-	// low is the text in lower case when that keeps every offset (else
-	// ""), and spans the sentences' bounds in it.
-	low   string
-	spans [][2]int32
-	small [8][2]int32
+	text string
+	// low is the text in lower case when that keeps every offset, so a
+	// sentence's lower case is its span of low; else low is "" and
+	// slowLowered holds each sentence in lower case.
+	low         string
+	slowLowered []string
+	spans       [][2]int32 // the sentences' bounds
+	small       [8][2]int32
 }
 
 // NewCueText splits text for the cue pass. The text is lowered once when
 // lower case keeps every character's length (then each sentence's lower
 // case is the same bytes of the lowered text), else sentence by sentence.
 func NewCueText(text string) *CueText {
-	c := &CueText{}
+	c := &CueText{text: text}
 	c.spans = sentenceSpans(text, c.small[:0])
-	n := len(c.spans)
-	all := make([]string, 2*n)
-	c.sents, c.lowered = all[:n:n], all[n:]
 	low, sameLength := lowerKeepingOffsets(text)
-	for i, sp := range c.spans {
-		c.sents[i] = text[sp[0]:sp[1]]
-		if sameLength {
-			c.lowered[i] = low[sp[0]:sp[1]]
-		} else {
-			c.lowered[i] = strings.ToLower(c.sents[i])
-		}
-	}
 	if sameLength {
 		c.low = low
+		return c
+	}
+	c.slowLowered = make([]string, len(c.spans))
+	for i, sp := range c.spans {
+		c.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
 	}
 	return c
+}
+
+// sentence is sentence i as written and in lower case.
+func (c *CueText) sentence(i int) (string, string) {
+	sp := c.spans[i]
+	if c.slowLowered != nil {
+		return c.text[sp[0]:sp[1]], c.slowLowered[i]
+	}
+	return c.text[sp[0]:sp[1]], c.low[sp[0]:sp[1]]
 }
 
 // lowerKeepingOffsets is strings.ToLower(text) when every character keeps
@@ -191,14 +196,15 @@ func (c *CueText) Brand(b Brand) BrandCue {
 	nd := needles(b)
 	var hits [64]bool
 	hit := hits[:0]
-	if len(c.lowered) > len(hits) {
-		hit = make([]bool, 0, len(c.lowered))
+	if len(c.spans) > len(hits) {
+		hit = make([]bool, 0, len(c.spans))
 	}
-	hit = hit[:len(c.lowered)]
-	if c.low != "" && !slices.Contains(nd, "") {
+	hit = hit[:len(c.spans)]
+	if c.slowLowered == nil && !slices.Contains(nd, "") {
 		c.named(nd, hit)
 	} else {
-		for i, l := range c.lowered {
+		for i := range c.spans {
+			_, l := c.sentence(i)
 			_, hit[i] = aliasIn(l, nd)
 		}
 	}
@@ -216,8 +222,9 @@ func (c *CueText) Brand(b Brand) BrandCue {
 	bc.Sentences, bc.lowered = both[:0:k], both[k:k]
 	for i, ok := range hit {
 		if ok {
-			bc.Sentences = append(bc.Sentences, c.sents[i])
-			bc.lowered = append(bc.lowered, c.lowered[i])
+			sent, l := c.sentence(i)
+			bc.Sentences = append(bc.Sentences, sent)
+			bc.lowered = append(bc.lowered, l)
 		}
 	}
 	return bc
