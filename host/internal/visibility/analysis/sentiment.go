@@ -193,7 +193,8 @@ type BrandCue struct {
 // Brand returns the sentences of the text that name b (an alias on word
 // boundaries, case-folded).
 func (c *CueText) Brand(b Brand) BrandCue {
-	nd := needles(b)
+	var ndBuf [16]string
+	nd := appendNeedles(ndBuf[:0], b)
 	var hits [64]bool
 	hit := hits[:0]
 	if len(c.spans) > len(hits) {
@@ -214,12 +215,13 @@ func (c *CueText) Brand(b Brand) BrandCue {
 			k++
 		}
 	}
-	bc := BrandCue{needles: nd, name: b.Name}
+	bc := BrandCue{name: b.Name}
 	if k == 0 {
-		return bc
+		return bc // no sentence: Negative needs no needles
 	}
-	both := make([]string, 2*k)
-	bc.Sentences, bc.lowered = both[:0:k], both[k:k]
+	all := make([]string, 2*k+len(nd)) // the sentences, lowered, the needles
+	bc.Sentences, bc.lowered, bc.needles = all[:0:k], all[k:k:2*k], all[2*k:]
+	copy(bc.needles, nd)
 	for i, ok := range hit {
 		if ok {
 			sent, l := c.sentence(i)
@@ -267,8 +269,10 @@ func BrandSentences(text string, b Brand) []string { return NewCueText(text).Bra
 
 // needles are b's aliases and then its domains, in lower case: what
 // aliasIn looks for, in that order.
-func needles(b Brand) []string {
-	out := make([]string, 0, len(b.Aliases)+len(b.Domains))
+func needles(b Brand) []string { return appendNeedles(nil, b) }
+
+// appendNeedles appends b's needles to out.
+func appendNeedles(out []string, b Brand) []string {
 	for _, a := range b.Aliases {
 		out = append(out, strings.ToLower(a))
 	}
