@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/heraldhq/herald/host/internal/site"
 )
 
 // diffSet is one brand set and the answers the differential test reads
@@ -216,4 +218,23 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 		t.Fatalf("%d answers, %d mentions, %d judge occurrences, %d cues: the fuzzed set says too little", compared, mentioned, pending, cues)
 	}
 	t.Logf("%d answers compared: %d mentions, %d judge occurrences and verdicts, %d negative cues", compared, mentioned, pending, cues)
+}
+
+// registrable and registrableFrom take short cuts past
+// site.RegistrableDomain; they must give what it gives.
+func TestRegistrableGivesWhatTheSiteGives(t *testing.T) {
+	for _, h := range []string{"acme.com", "www.acme.com", "WWW.Acme.COM", "blog.acme.co.uk", "co.uk", "a..b.com", ".acme.com",
+		"acme.com.", "x.blogspot.com", "city.kawasaki.jp", "a.b.kawasaki.jp", "127.0.0.1", "[::1]", "acme.com:8080", "localhost",
+		"1.2.3.4.com", "xn--bcher-kva.de", "a-b.io", "-acme.com", "acme-.com", "s3.amazonaws.com", "bucket.s3.amazonaws.com", "git.io"} {
+		want := site.RegistrableDomain(h)
+		if got := registrable(h); got != want {
+			t.Errorf("registrable(%q) = %q, want %q", h, got, want)
+		}
+		if suffix, ok := hostSuffix(h); ok {
+			l := strings.ToLower(h)
+			if got := registrableFrom(l, suffix); got != site.RegistrableDomain(l) {
+				t.Errorf("registrableFrom(%q, %q) = %q, want %q", l, suffix, got, site.RegistrableDomain(l))
+			}
+		}
+	}
 }

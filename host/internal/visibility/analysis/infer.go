@@ -47,8 +47,8 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		if a.Missing() {
 			continue
 		}
-		add := func(host string) {
-			d := registrable(strings.ToLower(host))
+		add := func(host, suffix string) {
+			d := registrableFrom(strings.ToLower(host), suffix)
 			if d == "" || owned[d] || seen[d] == ai+1 {
 				return
 			}
@@ -63,10 +63,10 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		}
 		for _, c := range a.Citations {
 			if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
-				add(u.Hostname())
+				add(u.Hostname(), "")
 			}
 		}
-		scanURLs(a.Text, func(_, _ int, host string, _ bool) { add(host) })
+		scanURLs(a.Text, func(_, _ int, host, suffix string, _ bool) { add(host, suffix) })
 	}
 	if len(cands) == 0 {
 		return brands

@@ -67,11 +67,11 @@ func readProseTo(text string, sources []Source) (string, []Source) {
 		start = end + 1
 	}
 	blank(cut, len(text))
-	scanURLs(text, func(start, end int, host string, bare bool) {
+	scanURLs(text, func(start, end int, host, suffix string, bare bool) {
 		if bare && start < cut && (buf == nil || buf[start] == text[start]) {
 			return // a domain written as a name, in the prose
 		}
-		sources = append(sources, Source{URL: text[start:end], Domain: registrable(host)})
+		sources = append(sources, Source{URL: text[start:end], Domain: registrableFrom(host, suffix)})
 		if !bare {
 			blank(start, end)
 		}
@@ -123,7 +123,7 @@ func refLine(line string) bool {
 		return false
 	}
 	found := false
-	scanURLs(s[i+1:], func(int, int, string, bool) { found = true })
+	scanURLs(s[i+1:], func(int, int, string, string, bool) { found = true })
 	return found
 }
 
@@ -139,7 +139,7 @@ var hostByte = func() (t [256]bool) {
 
 // scanURLs calls fn for every URL (bare false) and bare domain (bare
 // true) in text, in order.
-func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
+func scanURLs(text string, fn func(start, end int, host, suffix string, bare bool)) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if !isHostByte(c) || c == '.' || c == '-' {
@@ -161,7 +161,7 @@ func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
 		if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
 			end := urlEnd(text, i)
 			if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
-				fn(i, end, strings.ToLower(u.Hostname()), false)
+				fn(i, end, strings.ToLower(u.Hostname()), "", false)
 			}
 			i = max(end, i+1)
 			continue
@@ -180,17 +180,17 @@ func scanURLs(text string, fn func(start, end int, host string, bare bool)) {
 			k--
 		}
 		host := text[i:k]
-		if hostLike(host) {
+		if suffix, ok := hostSuffix(host); ok {
 			h := strings.ToLower(host)
 			switch {
 			case i+len(host) < len(text) && text[i+len(host)] == '/':
 				end := urlEnd(text, i)
-				fn(i, end, h, false)
+				fn(i, end, h, suffix, false)
 				j = max(end, j)
 			case strings.HasPrefix(h, "www."):
-				fn(i, i+len(host), h, false)
+				fn(i, i+len(host), h, suffix, false)
 			default:
-				fn(i, i+len(host), h, true)
+				fn(i, i+len(host), h, suffix, true)
 			}
 		}
 		i = j
@@ -229,23 +229,45 @@ loop:
 // hostLike reports whether s is a host name under a public suffix
 // (acme.com, blog.acme.co.uk, notion.so; not Node.js, e.g or v2.0).
 func hostLike(s string) bool {
+	_, ok := hostSuffix(s)
+	return ok
+}
+
+// hostSuffix is hostLike, with the public suffix of s in lower case that
+// it looked up (registrableFrom uses it).
+func hostSuffix(s string) (string, bool) {
 	if len(s) < 4 || len(s) > 253 || !strings.Contains(s, ".") || strings.Contains(s, "..") {
-		return false
+		return "", false
 	}
 	tld := s[strings.LastIndexByte(s, '.')+1:]
 	if len(tld) < 2 {
-		return false
+		return "", false
 	}
 	for i := 0; i < len(tld); i++ {
 		if !(tld[i] >= 'a' && tld[i] <= 'z' || tld[i] >= 'A' && tld[i] <= 'Z') {
-			return false
+			return "", false
 		}
 	}
 	suffix, icann := publicsuffix.PublicSuffix(strings.ToLower(s))
 	if !icann && !strings.Contains(suffix, ".") {
-		return false // an unlisted "suffix": not a domain
+		return "", false // an unlisted "suffix": not a domain
 	}
-	return len(suffix) < len(s)
+	return suffix, len(suffix) < len(s)
+}
+
+// registrableFrom is registrable(host) for a host in lower case whose
+// public suffix is known (hostSuffix; "" when not): the registrable domain
+// is the suffix and the label before it, as the public suffix list's
+// EffectiveTLDPlusOne derives it, without looking the suffix up again.
+func registrableFrom(host, suffix string) string {
+	if suffix == "" || !plainHost(host) {
+		return registrable(host)
+	}
+	i := len(host) - len(suffix) - 1
+	if strings.HasPrefix(host, ".") || strings.Contains(host, "..") || i < 0 || host[i] != '.' {
+		return strings.TrimPrefix(host, "www.") // no registrable domain
+	}
+	return host[1+strings.LastIndexByte(host[:i], '.'):]
 }
 
 func hasPrefixFold(s, prefix string) bool {
