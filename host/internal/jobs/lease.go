@@ -10,7 +10,7 @@ import (
 )
 
 // finishLoop writes outcomes in batches: it gathers what finishes within
-// finishDelay of the first outcome (or until finishBatch are waiting), and
+// finishWindow of the first outcome (or until finishBatch are waiting), and
 // whatever finishes while a batch is being written goes in the next. Under
 // steady load this turns one statement per job or two into one per few
 // milliseconds, which leaves the database to the claims.
@@ -24,7 +24,7 @@ func (q *Queue) finishLoop() {
 			q.flush()
 			return
 		}
-		timer.Reset(finishDelay)
+		timer.Reset(finishWindow(q.outcomesWanted()))
 		select {
 		case <-timer.C:
 		case <-q.batchFull:
@@ -36,6 +36,25 @@ func (q *Queue) finishLoop() {
 		}
 		q.flush()
 	}
+}
+
+// outcomesWanted says whether some lane's last claim left claimable jobs
+// behind, which written outcomes may free (see finishDelay).
+func (q *Queue) outcomesWanted() bool {
+	for _, l := range q.lanes {
+		if l.more.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// finishWindow is how long outcomes gather before they are written.
+func finishWindow(wanted bool) time.Duration {
+	if wanted {
+		return finishDelay
+	}
+	return finishSteadyDelay
 }
 
 func (q *Queue) flush() {

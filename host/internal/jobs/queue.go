@@ -52,10 +52,18 @@ const fetchCooldown = 5 * time.Millisecond
 const backlogWait = time.Millisecond
 
 // finishDelay and finishBatch bound how long and how many outcomes wait to
-// be written together.
+// be written together while a lane needs them written soon: its last claim
+// left claimable jobs behind (a backlog, or workspaces at their running
+// cap, whose count only a written outcome lowers). Otherwise outcomes
+// gather for finishSteadyDelay, as River's completer does: under a steady
+// stream the outcome writes then cost the database one statement per
+// 50 ms instead of one per 5 ms, which left claims queued behind them
+// (docs/BENCHMARKS.md, job queue). A job's start does not wait for an
+// outcome write; only its visible end and the lease's release do.
 const (
-	finishDelay = 5 * time.Millisecond
-	finishBatch = 256
+	finishDelay       = 5 * time.Millisecond
+	finishSteadyDelay = 50 * time.Millisecond
+	finishBatch       = 256
 )
 
 // maxReasonBytes bounds a stored failure message.

@@ -158,6 +158,24 @@ func TestFinishRetriesBackOffFrom50msDoublingUpTo3s(t *testing.T) {
 	}
 }
 
+func TestOutcomesGatherLongerUnlessALaneWaitsForThem(t *testing.T) {
+	t.Parallel()
+	if got := finishWindow(true); got != 5*time.Millisecond {
+		t.Errorf("finishWindow(wanted) = %s, want 5ms", got)
+	}
+	if got := finishWindow(false); got != 50*time.Millisecond {
+		t.Errorf("finishWindow(not wanted) = %s, want 50ms", got)
+	}
+	q := &Queue{lanes: map[string]*lane{"a": {}, "b": {}}}
+	if q.outcomesWanted() {
+		t.Error("outcomesWanted with no lane leaving jobs behind = true")
+	}
+	q.lanes["b"].more.Store(true)
+	if !q.outcomesWanted() {
+		t.Error("outcomesWanted with a lane leaving jobs behind = false")
+	}
+}
+
 func TestARetryDueWithinThePollIntervalGetsATimer(t *testing.T) {
 	t.Parallel()
 	const now = 1_000_000
