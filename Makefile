@@ -91,7 +91,7 @@ bench:
 # (it waits for the run due at the hour's end: over an hour in all). The
 # full rate for 30 minutes, not the whole hour's fleet: `make soak-full-rate`
 # (500 trackers due within 30 minutes, 0.28 runs/s, 200 beacons/s, 2,000
-# log lines/s; about 40 minutes in all).
+# log lines/s; 35–40 minutes in all).
 # Not part of `make test` (there it compiles and skips).
 soak_env = $(foreach v,$(filter SOAK_%,$(.VARIABLES)),HERALD_$(v)=$($(v)))
 soak:
