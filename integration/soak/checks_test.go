@@ -143,6 +143,8 @@ func (r *recorder) finish(ctx context.Context, cfg config, all []string, slots m
 	line("hosts: %.1f CPU-s in all (both process trees, plugins included) over %s: %.2f cores on average; peak RSS %s MB, peak PostgreSQL connections %d",
 		r.cpuTotal.Seconds(), time.Since(r.began).Round(time.Second), r.cpuTotal.Seconds()/time.Since(r.began).Seconds(), mb(r.peakRSS), r.peakConns)
 	line("database: %.1f CPU-s in the PostgreSQL backends serving the hosts (%.2f cores on average)", r.dbCPU.Seconds(), r.dbCPU.Seconds()/time.Since(r.began).Seconds())
+	line("redis: %.1f CPU-s (every redis-server on the machine); load generator and fakes (this process): %.1f CPU-s",
+		(r.prevRedis - r.startRedis).Seconds(), (r.prevSelf - r.startSelf).Seconds())
 	sizes, err := tableSizes(ctx, r.conn)
 	if err != nil {
 		t.Fatal(err)

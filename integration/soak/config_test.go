@@ -13,7 +13,11 @@ import (
 //
 //	make soak SOAK_TRACKERS=1000 SOAK_WINDOW=1h SOAK_DURATION=30m SOAK_BEACONS=200 SOAK_LOG_LINES=2000
 //
-// (the Makefile passes SOAK_* as HERALD_SOAK_*).
+// which waits for the last run due at the hour's end (more than an hour
+// in all), and the full rate for 30 minutes is `make soak-full-rate`:
+// 500 trackers due within 30 minutes (the hour's 0.28 runs a second),
+// 200 beacons/s and 2,000 log lines/s for those 30 minutes (the
+// Makefile passes SOAK_* as HERALD_SOAK_*).
 type config struct {
 	trackers, perWorkspace      int
 	prompts, samples            int
@@ -24,6 +28,10 @@ type config struct {
 	p99                         time.Duration
 	out                         string
 	queueConcurrency, engineCap int
+	// pluginConcurrency is the openai plugin's own cap on requests in
+	// flight per host (OPENAI_MAX_CONCURRENCY): the fake is local, so
+	// the cap under test is the workspace's (engineCap).
+	pluginConcurrency int
 }
 
 // engines are the four engine routes every tracker asks (all on the
@@ -36,10 +44,11 @@ func loadConfig(t *testing.T) config {
 		window: 5 * time.Minute, duration: 5 * time.Minute, every: time.Minute,
 		beacons: 50, logLines: 500, reads: 4, logBatch: 500,
 		seed: 1, p99: 200 * time.Millisecond, out: "bin/soak",
-		queueConcurrency: 16, engineCap: 16,
+		queueConcurrency: 16, engineCap: 16, pluginConcurrency: 256,
 	}
 	ints := map[string]*int{"TRACKERS": &c.trackers, "TRACKERS_PER_WORKSPACE": &c.perWorkspace, "PROMPTS": &c.prompts,
-		"SAMPLES": &c.samples, "LOG_BATCH": &c.logBatch, "QUEUE_CONCURRENCY": &c.queueConcurrency, "ENGINE_CAP": &c.engineCap}
+		"SAMPLES": &c.samples, "LOG_BATCH": &c.logBatch, "QUEUE_CONCURRENCY": &c.queueConcurrency, "ENGINE_CAP": &c.engineCap,
+		"PLUGIN_CONCURRENCY": &c.pluginConcurrency}
 	for k, p := range ints {
 		if v := os.Getenv("HERALD_SOAK_" + k); v != "" {
 			n, err := strconv.Atoi(v)
@@ -86,6 +95,6 @@ func loadConfig(t *testing.T) config {
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("%d trackers (%d per workspace) × %d prompts × %d engines × %d samples due within %s; %.0f beacons/s, %.0f log lines/s (batches of %d), %.0f reads/s for %s; engines answer in %s–%s (seed %d)",
-		c.trackers, c.perWorkspace, c.prompts, len(engines), c.samples, c.window, c.beacons, c.logLines, c.logBatch, c.reads, c.duration, minDelay, maxDelay, c.seed)
+	return fmt.Sprintf("%d trackers (%d per workspace) × %d prompts × %d engines × %d samples due within %s; %.0f beacons/s, %.0f log lines/s (batches of %d), %.0f reads/s for %s; engines answer in %s–%s (seed %d); engine cap %d per workspace, plugin cap %d per host",
+		c.trackers, c.perWorkspace, c.prompts, len(engines), c.samples, c.window, c.beacons, c.logLines, c.logBatch, c.reads, c.duration, minDelay, maxDelay, c.seed, c.engineCap, c.pluginConcurrency)
 }

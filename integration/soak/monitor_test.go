@@ -199,3 +199,30 @@ type tableSize struct {
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }
+
+// sideCPU is the CPU time so far of what shares the machine with the
+// hosts: the Redis servers (every redis-server process: on a machine
+// others use too, an upper bound for the hosts' Redis) and this test
+// process (the load generator, the engine fake and the site).
+func sideCPU() (redis, self time.Duration) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err != nil || strings.TrimSpace(string(comm)) != "redis-server" {
+			continue
+		}
+		if st, ok := readStat(pid); ok {
+			redis += ticks(st.cpuTicks)
+		}
+	}
+	if st, ok := readStat(os.Getpid()); ok {
+		self = ticks(st.cpuTicks)
+	}
+	return redis, self
+}
+
+func ticks(n int64) time.Duration { return time.Duration(n) * time.Second / clockTicks }

@@ -46,6 +46,10 @@ type recorder struct {
 	rows      int
 	db        backends
 	dbCPU     time.Duration
+	// Redis and the load generator's CPU so far, at the last sample and
+	// at the start.
+	prevRedis, prevSelf   time.Duration
+	startRedis, startSelf time.Duration
 }
 
 func newRecorder(t *testing.T, cfg config, a, b *harness.Proc, conn *pgx.Conn, eng *engine, c *counters, lat *latencies) *recorder {
@@ -63,7 +67,7 @@ func newRecorder(t *testing.T, cfg config, a, b *harness.Proc, conn *pgx.Conn, e
 	}
 	t.Cleanup(func() { f.Close() })
 	fmt.Fprintf(f, "# %s\n", cfg)
-	fmt.Fprintln(f, "elapsed_s\tcpu_cores_a\tcpu_cores_b\tdb_cpu_cores\trss_mb_a\trss_mb_b\tprocs\tdb_mb\tpg_conns_a\tpg_conns_b\tredis_conns\tbeacons_per_s\tlog_lines_per_s\truns_done\tengine_calls_per_s\tread_p99_ms_worst_route\tread_p99_ms_by_route")
+	fmt.Fprintln(f, "elapsed_s\tcpu_cores_a\tcpu_cores_b\tdb_cpu_cores\trss_mb_a\trss_mb_b\tprocs\tdb_mb\tpg_conns_a\tpg_conns_b\tredis_conns\tbeacons_per_s\tlog_lines_per_s\truns_done\tengine_calls_per_s\tread_p99_ms_worst_route\tread_p99_ms_by_route\tredis_cpu_cores\tloadgen_cpu_cores")
 	pg, rd := ports(os.Getenv("HERALD_TEST_DATABASE_URL"), os.Getenv("HERALD_TEST_REDIS_URL"))
 	r := &recorder{t: t, hosts: []*harness.Proc{a, b}, conn: conn, eng: eng, c: c, lat: lat, file: f, path: path,
 		began: time.Now(), every: cfg.every, pgPort: pg, redisPort: rd, bound: cfg.p99}
@@ -75,6 +79,8 @@ func newRecorder(t *testing.T, cfg config, a, b *harness.Proc, conn *pgx.Conn, e
 		ports = append(ports, u.pgLocal...)
 	}
 	r.db.cpu(context.Background(), conn, ports)
+	r.prevRedis, r.prevSelf = sideCPU()
+	r.startRedis, r.startSelf = r.prevRedis, r.prevSelf
 	return r
 }
 
@@ -130,6 +136,9 @@ func (r *recorder) sample(ctx context.Context) {
 		fmt.Sprintf("%.1f", float64(beacons-r.prevB)/secs), fmt.Sprintf("%.1f", float64(lines-r.prevL)/secs),
 		fmt.Sprint(done-r.prevDone), fmt.Sprintf("%.1f", float64(calls-r.prevCalls)/secs),
 		fmt.Sprintf("%.1f", float64(worst.Microseconds())/1000), strings.Join(routes, " "))
+	rdCPU, selfCPU := sideCPU()
+	cells = append(cells, fmt.Sprintf("%.2f", (rdCPU-r.prevRedis).Seconds()/secs), fmt.Sprintf("%.2f", (selfCPU-r.prevSelf).Seconds()/secs))
+	r.prevRedis, r.prevSelf = rdCPU, selfCPU
 	fmt.Fprintln(r.file, strings.Join(cells, "\t"))
 	r.t.Logf("soak %s", strings.Join(cells, " | "))
 	r.prevB, r.prevL, r.prevDone, r.prevCalls = beacons, lines, done, calls

@@ -57,7 +57,7 @@ plan "business" {
 	env := map[string]string{
 		"HERALD_DATABASE_URL": dbURL, "HERALD_REDIS_URL": redisURL, "HERALD_CONFIG": cfgFile,
 		"HERALD_SECRET_KEY": "soak-secret-key-soak-secret-key-0123456789",
-		"OPENAI_API_KEY":    "sk-soak", "OPENAI_BASE_URL": eng.URL + "/v1",
+		"OPENAI_API_KEY":    "sk-soak", "OPENAI_BASE_URL": eng.URL + "/v1", "OPENAI_MAX_CONCURRENCY": fmt.Sprint(cfg.pluginConcurrency),
 		"SSL_CERT_FILE": ca, "HERALD_ALLOWED_PRIVATE_CIDRS": "127.0.0.0/8",
 	}
 	a := harness.Start(t, harness.Options{Env: env})

@@ -45,8 +45,8 @@ type progress struct {
 }
 
 // workspaceSem caps the engine calls of one workspace on this host, shared
-// by all its running reports, when no Slots limiter caps them across hosts
-// (slots.go).
+// by all its running reports; with a Slots limiter, the calls it admits
+// then take a cross-host lease (slots.go).
 type workspaceSem struct {
 	ch   chan struct{}
 	refs int
@@ -216,22 +216,9 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 	defer release()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var (
-		mu    sync.Mutex
-		count = len(done)
-		wg    sync.WaitGroup
-	)
-	report := func() {
-		// Written under the lock: two answers finishing together must not
-		// write their counts out of order, or progress would go backwards.
-		mu.Lock()
-		defer mu.Unlock()
-		count++
-		err := job.Progress(ctx, count*100/len(tasks), progress{ReportID: r.ID, AnswersDone: count, AnswersPlanned: len(tasks)})
-		if errors.Is(err, jobs.ErrLeaseLost) {
-			cancel(err)
-		}
-	}
+	var wg sync.WaitGroup
+	report, stopProgress := s.progressWriter(ctx, cancel, job, r.ID, len(done), len(tasks))
+	defer stopProgress()
 	for _, t := range tasks {
 		if prev, ok := done[t.kind+"/"+t.engine+"/"+t.item]; ok {
 			// Resumed: the answer is kept; only an unjudged probe is judged,
@@ -271,6 +258,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 		}(t)
 	}
 	wg.Wait()
+	stopProgress()
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/heraldhq/herald/host/internal/store"
@@ -163,26 +164,49 @@ var mentionSchema = map[string]any{
 // judgeMentions asks the judge model about every occurrence the mention
 // rules leave to it and stores the verdicts with their answers (st's
 // answers get them too). With no judge model, or when it fails, nothing
-// is stored: those occurrences do not count and the report says so.
+// is stored: those occurrences do not count and the report says so. The
+// occurrences are asked concurrently, each holding one of the workspace's
+// engine-call slots as the answers do; the verdicts are kept in the order
+// of the occurrences, as if asked one after another.
 func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, st stored) {
 	model := s.judgeModel(st.engines)
 	if model == "" {
 		return
 	}
 	ms := scoring.ScoreMentions(st.brands, st.engines, st.answers)
+	type verdict struct {
+		v  analysis.MentionVerdict
+		ok bool
+	}
+	verdicts := make([][]verdict, len(ms.Pending))
+	slots, release := s.workspaceSlots(r.WorkspaceID)
+	defer release()
+	var wg sync.WaitGroup
 	for i, pending := range ms.Pending {
-		if len(pending) == 0 {
-			continue
+		verdicts[i] = make([]verdict, len(pending))
+		for j, req := range pending {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.withSlot(ctx, r.WorkspaceID, slots, func() {
+					v, err := s.judgeMention(ctx, model, req)
+					if err != nil {
+						s.log.Warn("mention judge failed", "report", r.ID, "model", model, "error", err)
+						return
+					}
+					verdicts[i][j] = verdict{v: v, ok: true}
+				})
+			}()
 		}
+	}
+	wg.Wait()
+	for i, vs := range verdicts {
 		added := false
-		for _, req := range pending {
-			v, err := s.judgeMention(ctx, model, req)
-			if err != nil {
-				s.log.Warn("mention judge failed", "report", r.ID, "model", model, "error", err)
-				continue
+		for _, v := range vs {
+			if v.ok {
+				st.answers[i].Verdicts = append(st.answers[i].Verdicts, v.v)
+				added = true
 			}
-			st.answers[i].Verdicts = append(st.answers[i].Verdicts, v)
-			added = true
 		}
 		if !added {
 			continue
