@@ -363,7 +363,8 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	}
 	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
 	targets.svc = trackerSvc
-	impactSvc, err := impact.New(impact.Deps{Schedules: scheduler, Trackers: trackerSvc, Pages: trafficSvc, Logger: log})
+	impactSvc, err := impact.New(impact.Deps{Schedules: scheduler, Trackers: trackerSvc, Pages: trafficSvc, Logger: log,
+		Writer: generator, Credits: caps, Proposals: scheduler})
 	if err != nil {
 		return err
 	}
