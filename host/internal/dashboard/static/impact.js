@@ -3,7 +3,8 @@
 // change there minus the change on the tracker's other prompts) with its
 // 95% interval, whether it is significant, and its page's citations,
 // verified crawls and AI visits before and after; the gap of the last run
-// turned into a brief and opened in the content editor.
+// turned into a brief and opened in the content editor, where the draft
+// route can write it (content.js).
 // Routes: GET /v1/visibility/trackers/{id}/impact,
 // POST /v1/visibility/trackers/{id}/brief.
 import { get, post } from './api.js';
