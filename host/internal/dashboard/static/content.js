@@ -162,7 +162,7 @@ function gapDraftCard(ed, rescore) {
         ], draft.rounds || [], 'No round.'),
         h('p', { class: 'muted' }, 'Nothing is scheduled yet. Send it to the post form, check it and schedule it there.'),
         h('div', { class: 'row' }, h('button', { type: 'button', id: 'gap-to-post', onclick: () => sendToPost(ed.titleIn.value.trim(), ed.text.value,
-          { exportTo: pr.exportTo, webhookId: pr.webhookId, whenToExport: pr.whenToExport }) }, 'Send to the post form')));
+          { exportTo: pr.exportTo, webhookId: pr.webhookId, whenToExport: pr.whenToExport, status: pr.status }) }, 'Send to the post form')));
     } catch (err) {
       fill(out, errorBox(err));
     } finally {

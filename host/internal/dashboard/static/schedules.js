@@ -119,6 +119,8 @@ function createForm(root, dests, hooks) {
     for (const o of dest.options) o.selected = o.value === handoff.exportTo;
     if (handoff.webhookId) hook.value = handoff.webhookId;
   }
+  // A proposal without a time is a draft.
+  if (handoff && handoff.status === 'draft') draft.checked = true;
   if (handoff && handoff.whenToExport) {
     const d = new Date(handoff.whenToExport);
     if (!Number.isNaN(d.getTime())) when.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
@@ -134,7 +136,10 @@ function createForm(root, dests, hooks) {
     e.preventDefault();
     fill(err, );
     const picked = chosen();
-    const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value };
+    // The text as both text and content, as the preview sends it: each
+    // destination reads its own (LinkedIn text; WordPress, Webflow and
+    // Notion content).
+    const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value, content: text.value };
     if (picked.includes('webhook')) body.webhookId = hook.value;
     if (draft.checked) body.status = 'draft';
     if (when.value) body.whenToExport = new Date(when.value).toISOString();
