@@ -32,3 +32,22 @@ func agentGapBrief(svc *impact.Service) agent.GapBriefFunc {
 		return b, nil
 	}
 }
+
+// agentGapDraft is the agent's write_for_gap over the impact service's
+// Draft, the function behind the draft route.
+func agentGapDraft(svc *impact.Service) agent.GapDraftFunc {
+	return func(ctx context.Context, p auth.Principal, in agent.GapDraftArgs) (agent.GapDraft, error) {
+		d, err := svc.Draft(ctx, p, impact.DraftInput{TrackerID: in.TrackerID, VoiceID: in.VoiceID, Keyphrase: in.Keyphrase, MinScore: in.MinScore,
+			MaxRounds: in.MaxRounds, ExportTo: in.ExportTo, WebhookID: in.WebhookID, PublishAt: in.PublishAt})
+		if err != nil {
+			return agent.GapDraft{}, err
+		}
+		out := agent.GapDraft{Title: d.Title, Content: d.Content, Met: d.Met, MinScore: d.MinScore, Credits: d.Credits,
+			ExportTo: d.Proposal.ExportTo, WhenToExport: d.Proposal.WhenToExport, Status: d.Proposal.Status, TrackerID: d.Proposal.TrackerID,
+			WebhookID: d.Proposal.WebhookID, TargetPrompts: d.Proposal.TargetPrompts}
+		for _, r := range d.Rounds {
+			out.Scores = append(out.Scores, r.Score)
+		}
+		return out, nil
+	}
+}

@@ -363,7 +363,8 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	}
 	trackers := tracker.NewScheduler(trackerSvc, cfg.Visibility.TrackerTick)
 	targets.svc = trackerSvc
-	impactSvc, err := impact.New(impact.Deps{Schedules: scheduler, Trackers: trackerSvc, Pages: trafficSvc, Logger: log})
+	impactSvc, err := impact.New(impact.Deps{Schedules: scheduler, Trackers: trackerSvc, Pages: trafficSvc, Logger: log,
+		Writer: generator, Credits: caps, Proposals: scheduler})
 	if err != nil {
 		return err
 	}
@@ -374,7 +375,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: caps, Models: pluginMgr, Plans: planTable, Traffic: trafficSvc, Scheduler: scheduler, Jobs: queue,
 		Voices: voices, Images: generator, Registerer: reg, Logger: log,
-		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc), GapBrief: agentGapBrief(impactSvc),
+		Visibility: agentVisibility(reports), SEOScore: agentSEOScore(contentSvc), GapBrief: agentGapBrief(impactSvc), GapDraft: agentGapDraft(impactSvc),
 		FineTune: tuning, Tuned: tuned, Events: true,
 	})
 	if err != nil {

@@ -87,13 +87,20 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	for _, q := range append(append(append([]string{}, changed...), steady...), controls...) {
 		answers[q] = "The usual choice is Matomo, and Fathom is close behind."
 	}
-	// Self is named on two control prompts throughout.
+	// Self is named on two control prompts throughout; the other two name
+	// nobody, so the gap is the targeted prompts alone.
 	answers[controls[0]] = "The usual choice is Matomo, then Plausible."
 	answers[controls[1]] = "The usual choice is Plausible, then Matomo."
+	answers[controls[2]] = "A spreadsheet is the usual choice."
+	answers[controls[3]] = "A spreadsheet is the usual choice."
 	openai := newJudgeFake(t, "sk-impact", answers, map[string]bool{})
 	var engineMu sync.Mutex // the answers change between runs only
 	serve := openai.Server.Config.Handler
+	writer := &draftWriter{t: t}
 	openai.Server.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if writer.serve(w, r) {
+			return
+		}
 		engineMu.Lock()
 		defer engineMu.Unlock()
 		serve.ServeHTTP(w, r)
@@ -161,12 +168,12 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	rival := harness.LastLine(rivalOut)
 
 	// The gap: the prompts where engines name competitors and not the
-	// brand (every prompt but the two controls naming it), as a brief.
+	// brand (the three tagged prompts), as a brief.
 	status, out := api(t, p.URL, p.Key, "POST", "/v1/visibility/trackers/"+moving+"/brief", nil)
 	brief, _ := out["brief"].(map[string]any)
-	if status != 200 || len(brief["targetPrompts"].([]any)) != 5 || !strings.Contains(brief["outline"].(string), changed[0]) ||
-		strings.Contains(brief["outline"].(string), controls[0]) {
-		t.Errorf("brief: %d %v, want the 5 prompts without the brand", status, out)
+	if status != 200 || len(brief["targetPrompts"].([]any)) != 3 || !strings.Contains(brief["outline"].(string), changed[0]) ||
+		strings.Contains(brief["outline"].(string), controls[0]) || strings.Contains(brief["outline"].(string), controls[2]) {
+		t.Errorf("brief: %d %v, want the 3 prompts naming competitors without the brand", status, out)
 	}
 	if status, out := api(t, p.URL, rival, "POST", "/v1/visibility/trackers/"+moving+"/brief", nil); status != 404 {
 		t.Errorf("another workspace's tracker brief: %d %v, want 404", status, out)
@@ -193,18 +200,14 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	if status, out := post(rival, moving, []string{"guide"}); status != 404 || !strings.Contains(fmt.Sprint(out), "trackerId") {
 		t.Errorf("another workspace's tracker: %d %v, want 404 naming trackerId", status, out)
 	}
-	publish := func(tracker string) string {
-		status, out := post(p.Key, tracker, []string{"guide"})
-		if status != http.StatusOK {
-			t.Fatalf("schedule: %d %v\n%s", status, out, p.Output())
-		}
-		sc := out["schedule"].(map[string]any)
-		if sc["trackerId"] != tracker || fmt.Sprint(sc["targetPrompts"]) != "[guide]" {
-			t.Errorf("the schedule does not return its targets: %v", sc)
-		}
-		return sc["id"].(string)
+	// One after the other: the first is published (WordPress post 1, the
+	// page the engine cites later) before the second is drafted.
+	movingPost := draftAndConfirm(t, p.URL, p.Key, rival, moving, wp)
+	waitSchedule(t, p.URL, p.Key, movingPost, "published", 60*time.Second)
+	stillPost := draftAndConfirm(t, p.URL, p.Key, rival, still, wp)
+	if problems := writer.Problems(); len(problems) > 0 {
+		t.Errorf("the draft's model requests: %v", problems)
 	}
-	movingPost, stillPost := publish(moving), publish(still)
 	for _, id := range []string{movingPost, stillPost} {
 		waitSchedule(t, p.URL, p.Key, id, "published", 60*time.Second)
 	}

@@ -43,9 +43,9 @@ func TestMCPOverStdioAndHTTP(t *testing.T) {
 	defer desktop.Close()
 	// Ten tools, the trackers' list_trackers and get_tracker, the events'
 	// list_event_subscriptions and list_recent_events, get_ai_pages, and
-	// the impact's get_post_impact and list_tracker_impact.
+	// the impact's get_post_impact, list_tracker_impact and draft_for_gap.
 	tools, err := desktop.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 17 {
+	if err != nil || len(tools.Tools) != 18 {
 		t.Fatalf("tools over stdio: %v %v", tools, err)
 	}
 	draft := map[string]any{"exportTo": "linkedin", "text": "From the desktop", "status": "draft"}

@@ -1727,6 +1727,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/visibility/trackers/{id}/drafts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * CreateTrackerDraft writes a post for the tracker's gap: the brief, a first version in the brand voice, scored by the SEO scorer against the keyphrase, then improvement rounds fed the scorer's failing checks until the score reaches min_score or max_rounds (at most 3) are used; one AI credit per round.
+         * @description CreateTrackerDraft writes a post for the tracker's gap: the brief, a
+         *     first version in the brand voice, scored by the SEO scorer against the
+         *     keyphrase, then improvement rounds fed the scorer's failing checks
+         *     until the score reaches min_score or max_rounds (at most 3) are used;
+         *     one AI credit per round. The brief reaches the model only as untrusted
+         *     data. It schedules nothing: the answer's proposal is the body of
+         *     POST /v1/scheduler/create, and posting it is the confirmation.
+         *
+         *     Connect/gRPC: `herald.api.v1.ImpactService/CreateTrackerDraft`.
+         */
+        post: operations["createTrackerDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/visibility/trackers/{id}/impact": {
         parameters: {
             query?: never;
@@ -2659,6 +2687,48 @@ export interface components {
             brief: components["schemas"]["TrackerBrief"] | null;
             message: string;
         };
+        CreateTrackerDraftRequest: {
+            /**
+             * @description The proposed schedule's destination.
+             * @example webhook
+             */
+            exportTo: string;
+            /**
+             * @description The phrase the SEO score is computed for.
+             * @example privacy analytics
+             */
+            keyphrase: string;
+            /** @description Score in this language; empty detects it. */
+            language?: string | null;
+            /**
+             * Format: int32
+             * @description At most this many model rounds (1-3; unset: 3), one AI credit each.
+             */
+            maxRounds?: number | null;
+            /**
+             * Format: int32
+             * @description The SEO score (0-100) to reach; unset: 70.
+             */
+            minScore?: number | null;
+            /** @description A text model; empty: the default text model. */
+            model?: string | null;
+            /**
+             * @description ISO-8601 time to publish at; empty: the proposal is a draft without a
+             *     time.
+             */
+            publishAt?: string | null;
+            /**
+             * @description The brand voice to write in.
+             * @example 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b
+             */
+            voiceId: string;
+            /** @description A saved webhook of the workspace; required when export_to is webhook. */
+            webhookId?: string | null;
+        };
+        CreateTrackerDraftResponse: {
+            draft: components["schemas"]["TrackerDraft"] | null;
+            message: string;
+        };
         CreateTrackerRequest: {
             /** @description Default true. */
             active?: boolean | null;
@@ -2830,6 +2900,42 @@ export interface components {
             note: string;
             /** Format: int64 */
             unjudged: number;
+        };
+        /**
+         * @description DraftProposal is the schedule a draft proposes, as the body of
+         *     POST /v1/scheduler/create: nothing is scheduled until it is posted.
+         */
+        DraftProposal: {
+            content: string;
+            exportTo: string;
+            /** @description pending (with when_to_export) or draft. */
+            status: string;
+            targetPrompts: string[];
+            title: string;
+            trackerId: string;
+            webhookId: string | null;
+            /** @description Empty for a draft without a time. */
+            whenToExport: string;
+        };
+        /** @description DraftRound is one round's score. */
+        DraftRound: {
+            /**
+             * @description The scorer's checks not rated good ("id: text"), the next round's
+             *     instructions.
+             */
+            failing: string[];
+            /** Format: int32 */
+            readabilityScore: number;
+            /** Format: int32 */
+            round: number;
+            /**
+             * Format: int32
+             * @description The overall score (mean of SEO and readability), compared with
+             *     min_score.
+             */
+            score: number;
+            /** Format: int32 */
+            seoScore: number;
         };
         EngineStatus: {
             /** Format: int64 */
@@ -4305,6 +4411,30 @@ export interface components {
             /** @description The gap's prompt ids: the targetPrompts of the post written from it. */
             targetPrompts: string[];
             trackerId: string;
+        };
+        TrackerDraft: {
+            brandVoiceId: string;
+            brandVoiceName: string;
+            brief: components["schemas"]["TrackerBrief"] | null;
+            /** @description How to confirm: "POST /v1/scheduler/create" with the proposal. */
+            confirmWith: string;
+            /** @description Markdown, without the title. */
+            content: string;
+            /**
+             * Format: int32
+             * @description AI credits spent: one per round.
+             */
+            credits: number;
+            keyphrase: string;
+            /** @description The last round's score reached min_score. */
+            met: boolean;
+            /** Format: int32 */
+            minScore: number;
+            model: string;
+            proposal: components["schemas"]["DraftProposal"] | null;
+            /** @description Every round, first to last. */
+            rounds: components["schemas"]["DraftRound"][];
+            title: string;
         };
         /** @description TrackerPrompt is a buyer prompt with its optional tags. */
         TrackerPrompt: {
@@ -6658,6 +6788,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateTrackerBriefResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    createTrackerDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateTrackerDraftRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateTrackerDraftResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

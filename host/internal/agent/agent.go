@@ -123,6 +123,10 @@ type Deps struct {
 	// GapBrief gives get_gap_brief (a tracker's gap as a brief); nil: no
 	// such tool.
 	GapBrief GapBriefFunc
+	// GapDraft gives write_for_gap (a post written for a tracker's gap,
+	// proposed and then scheduled only on confirmation); nil: no such
+	// tool.
+	GapDraft GapDraftFunc
 	// Events says the event feed is wired: the agent may list the
 	// workspace's recent events (list_recent_events).
 	Events bool
@@ -155,6 +159,7 @@ type Service struct {
 	visibility    VisibilityFunc
 	seoScore      SEOScoreFunc
 	gapBrief      GapBriefFunc
+	gapDraft      GapDraftFunc
 	events        bool
 	fineTune      FineTuning
 	tuned         *finetune.Resolver
@@ -201,7 +206,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{
 		log: log, store: d.Store, chats: agentstore.New(d.Store), quota: d.Quota.WithLogger(log), plans: d.Plans, now: d.Now,
 		models: d.Models, traffic: d.Traffic, scheduler: d.Scheduler, jobs: d.Jobs, voices: d.Voices, images: d.Images,
-		visibility: d.Visibility, seoScore: d.SEOScore, gapBrief: d.GapBrief, events: d.Events, fineTune: d.FineTune, tuned: d.Tuned,
+		visibility: d.Visibility, seoScore: d.SEOScore, gapBrief: d.GapBrief, gapDraft: d.GapDraft, events: d.Events, fineTune: d.FineTune, tuned: d.Tuned,
 		contextTokens: d.ContextTokens, met: met,
 	}
 	s.tools, s.toolDef = s.registerTools()

@@ -59,6 +59,7 @@ var outsideText = map[string]string{
 	"list_schedules":        "destinations' and receivers' error answers",
 	"get_visibility_report": "answer engines' answers and cited pages",
 	"get_gap_brief":         "answer engines' answers and cited pages",
+	"write_for_gap":         "a draft written from answer engines' answers and cited pages",
 	"list_recent_events":    "receivers' error answers and paths from site logs",
 }
 

@@ -41,7 +41,15 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	name := *prop.Action
 	var result map[string]any
 	var text string
+	// follow is a proposal that comes of the confirmed action (a draft's
+	// schedule), added after its result.
+	var follow *followUp
 	switch {
+	case name == "write_for_gap" && s.gapDraft != nil && s.scheduler != nil:
+		if result, text, follow, err = s.confirmGapDraft(ctx, p, *prop.Args); err != nil {
+			release()
+			return Reply{}, err
+		}
 	case name == "schedule_content" && s.scheduler != nil:
 		var a scheduleArgs
 		if err := json.Unmarshal([]byte(*prop.Args), &a); err != nil {
@@ -78,6 +86,11 @@ func (s *Service) confirm(ctx context.Context, p auth.Principal, sessionID, toke
 	t := &turn{p: p, session: sessionID}
 	t.add(Block{Role: RoleTool, Type: TypeToolResult, Content: string(body), ToolName: &name})
 	t.add(Block{Role: RoleAssistant, Type: TypeText, Content: jsonString(text)})
+	if follow != nil {
+		if err := propose(t, follow.action, follow.summary, follow.args); err != nil {
+			return Reply{}, err
+		}
+	}
 	if t.blocks, err = s.appendBlocks(ctx, p, sessionID, "", "", t.blocks); err != nil {
 		// The action happened and the token stays claimed; only the
 		// record of it in the session is missing.

@@ -169,6 +169,10 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		json.Unmarshal([]byte(unwrap(results[0])), &res)
 		f.text(w, "You had ", fmt.Sprintf("%d AI visits", res.AIVisits), " this week.")
+	case strings.HasPrefix(last, "write for the gap") && round == 0:
+		f.call(w, "write_for_gap", `{"trackerId":"tr1","voiceId":"v1","keyphrase":"privacy analytics","minScore":75,"exportTo":"webhook","publishAt":"2030-01-02T15:04:05Z"}`)
+	case strings.HasPrefix(last, "write for the gap"):
+		f.text(w, "Proposed.")
 	case strings.HasPrefix(last, "gap brief") && round == 0:
 		f.call(w, "get_gap_brief", `{"trackerId":"tr1"}`)
 	case strings.HasPrefix(last, "gap brief") && round == 1:

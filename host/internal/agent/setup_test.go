@@ -56,7 +56,11 @@ type bundle struct {
 
 // options change the bundle: images wires generate_image (the generate
 // service with a blob store and the image model).
-type options struct{ images, gapBrief bool }
+type options struct {
+	images, gapBrief bool
+	// gapDraft is write_for_gap's draft function.
+	gapDraft agent.GapDraftFunc
+}
 
 func setup(t *testing.T, opts ...options) *bundle {
 	t.Helper()
@@ -125,6 +129,7 @@ func setup(t *testing.T, opts ...options) *bundle {
 	if opt.gapBrief {
 		deps.GapBrief = fakeGapBrief
 	}
+	deps.GapDraft = opt.gapDraft
 	b.svc, err = agent.New(deps)
 	if err != nil {
 		t.Fatal(err)

@@ -94,6 +94,7 @@ func (s *Service) registerTools() (map[string]tool, []sdk.Tool) {
 				"targetPrompts": map[string]any{"type": "array", "items": str("a prompt id or a tag"), "description": "the tracker's prompts (ids or tags) the post targets; its impact is read on them once published"}}, "exportTo")}, s.toolSchedule})
 	}
 	list = append(list, s.gapTools()...)
+	list = append(list, s.gapDraftTool()...)
 	if s.events {
 		list = append(list, tool{sdk.Tool{Name: "list_recent_events", Description: "What happened lately in the workspace, newest first: reports completed or failed, tracker runs and significant changes, posts published or failed, connection failures, credits running low, AI crawlers seen for the first time; each with its payload and a dashboard link.",
 			Parameters: object(map[string]any{"type": str("only events of this type, such as schedule.failed"), "limit": map[string]any{"type": "integer", "minimum": 1, "maximum": recentEventsLimit}})}, s.toolRecentEvents})

@@ -177,6 +177,7 @@ func (s *server) routes(mux muxer) {
 		mux.Handle("GET /v1/scheduler/{id}/impact", rest(s, either, http.StatusOK, im.GetScheduleImpact))
 		mux.Handle("GET /v1/visibility/trackers/{id}/impact", rest(s, either, http.StatusOK, im.ListTrackerImpact))
 		mux.Handle("POST /v1/visibility/trackers/{id}/brief", rest(s, either, http.StatusOK, im.CreateTrackerBrief))
+		mux.Handle("POST /v1/visibility/trackers/{id}/drafts", rest(s, either, http.StatusOK, im.CreateTrackerDraft))
 		s.connectService(mux, apiv1connect.ImpactServiceName, either, nil)(apiv1connect.NewImpactServiceHandler(im, s.connectOptions()...))
 	}
 

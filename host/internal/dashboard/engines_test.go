@@ -48,10 +48,12 @@ var answers = map[string]map[string]string{
 	"gpt-4o": {
 		"best widget supplier":  "Top picks: Acme, Globex Corp and Initech.",
 		"widgets for factories": "Globex Corp is the leader; see https://initech.io/widgets.",
+		gapQuestion:             "Globex Corp makes them; see https://initech.io/widgets.",
 	},
 	"claude": {
 		"best widget supplier":  "Acme (https://example.com) is great. Globex Corp is cheaper.",
 		"widgets for factories": "I would pick Acme, then Globex Corp.",
+		gapQuestion:             "Globex Corp, or Initech.",
 	},
 }
 
@@ -70,6 +72,14 @@ func (e *engines) GenerateText(_ context.Context, model string, req sdk.TextRequ
 	case strings.Contains(req.System, "buyers"):
 		e.note("suggest")
 		return sdk.TextResponse{Text: `{"competitors":["Globex Corp","Initech"],"prompts":["best widget supplier","widgets for factories"]}`, Model: model}, nil
+	case strings.Contains(req.System, "You write blog posts for a brand's website"):
+		// The draft route's writer: a thin first round, a full post when
+		// asked to improve it.
+		e.note("draft")
+		if strings.Contains(req.Prompt, "Improve the previous draft") {
+			return sdk.TextResponse{Text: improvedText, Model: model + "-2026"}, nil
+		}
+		return sdk.TextResponse{Text: "# Widgets\n\nWe make them.", Model: model + "-2026"}, nil
 	case strings.Contains(req.System, "careful editor"):
 		e.note("edit")
 		return sdk.TextResponse{Text: improvedText, Model: model + "-2026", Usage: sdk.Usage{InputTokens: 50, OutputTokens: 40, TotalTokens: 90}}, nil

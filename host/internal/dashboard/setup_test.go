@@ -29,6 +29,7 @@ import (
 	"github.com/heraldhq/herald/host/internal/destination"
 	"github.com/heraldhq/herald/host/internal/events"
 	"github.com/heraldhq/herald/host/internal/generate"
+	"github.com/heraldhq/herald/host/internal/impact"
 	"github.com/heraldhq/herald/host/internal/jobs"
 	"github.com/heraldhq/herald/host/internal/plans"
 	"github.com/heraldhq/herald/host/internal/pluginhost"
@@ -121,9 +122,11 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Quota: credits, Logger: hclog.NewNullLogger()})
 	must(err)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	targets := &lateTargets{}
 	sched, err := schedule.New(schedule.Deps{
 		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
 		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(), Quota: credits,
+		Trackers: targets,
 	})
 	must(err)
 	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
@@ -156,6 +159,9 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	}
 	trackers, err := tracker.New(tracker.Deps{Store: st, Queue: q, Quota: credits, Plans: planTable, Reports: vis, Traffic: trafficSvc})
 	must(err)
+	targets.svc = trackers
+	impactSvc, err := impact.New(impact.Deps{Schedules: sched, Trackers: trackers, Pages: trafficSvc, Writer: generator, Credits: credits, Proposals: sched})
+	must(err)
 	b.Serve(t, api.Deps{
 		Events: events.NewHandler(eventSvc),
 		Store:  st, Auth: auth.NewAuthenticator(st, ""),
@@ -169,10 +175,19 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		Destinations: destination.NewHandler(dests),
 		Visibility:   visibility.NewHandler(vis),
 		Trackers:     tracker.NewHandler(trackers),
+		Impact:       impact.NewHandler(impactSvc),
 		Agent:        agent.NewHandler(agentSvc),
 		Analytics:    analytics.NewHandler(gaSvc),
 	})
 	return b
+}
+
+// lateTargets checks a post's targets with the tracker service, built
+// after the scheduler (as host/impact.go does).
+type lateTargets struct{ svc *tracker.Service }
+
+func (l *lateTargets) CheckTargets(ctx context.Context, workspaceID, trackerID string, prompts []string) error {
+	return l.svc.CheckTargets(ctx, workspaceID, trackerID, prompts)
 }
 
 // siteHome is https://example.com's home page: Acme, industrial widgets.

@@ -108,6 +108,10 @@ func (h *Handler) CreateTrackerBrief(ctx context.Context, req *connect.Request[a
 	if err != nil {
 		return nil, err
 	}
+	return connect.NewResponse(&apiv1.CreateTrackerBriefResponse{Message: "Brief written", Brief: briefProto(b)}), nil
+}
+
+func briefProto(b Brief) *apiv1.TrackerBrief {
 	out := &apiv1.TrackerBrief{TrackerId: b.TrackerID, ReportId: b.ReportID, RunAt: ts(b.RunAt), TargetPrompts: b.TargetPrompts, Outline: b.Outline,
 		Prompts: make([]*apiv1.GapPrompt, 0, len(b.Prompts)), Sources: make([]*apiv1.GapSource, 0, len(b.Sources))}
 	for _, g := range b.Prompts {
@@ -116,5 +120,48 @@ func (h *Handler) CreateTrackerBrief(ctx context.Context, req *connect.Request[a
 	for _, s := range b.Sources {
 		out.Sources = append(out.Sources, &apiv1.GapSource{Url: s.URL, Answers: int32(s.Answers)})
 	}
-	return connect.NewResponse(&apiv1.CreateTrackerBriefResponse{Message: "Brief written", Brief: out}), nil
+	return out
+}
+
+// CreateTrackerDraft writes a post for a tracker's gap and returns it with
+// its proposed schedule (POST /v1/visibility/trackers/{id}/drafts); it
+// schedules nothing.
+func (h *Handler) CreateTrackerDraft(ctx context.Context, req *connect.Request[apiv1.CreateTrackerDraftRequest]) (*connect.Response[apiv1.CreateTrackerDraftResponse], error) {
+	p, err := auth.Caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := req.Msg
+	in := DraftInput{TrackerID: m.Id, VoiceID: m.VoiceId, Keyphrase: m.Keyphrase, Model: m.Model, Language: m.Language,
+		ExportTo: m.ExportTo, WebhookID: m.WebhookId, PublishAt: m.PublishAt}
+	if m.MinScore != nil {
+		v := int(*m.MinScore)
+		in.MinScore = &v
+	}
+	if m.MaxRounds != nil {
+		v := int(*m.MaxRounds)
+		in.MaxRounds = &v
+	}
+	d, err := h.svc.Draft(ctx, p, in)
+	if err != nil {
+		return nil, err
+	}
+	return connect.NewResponse(&apiv1.CreateTrackerDraftResponse{Message: "Draft written; nothing is scheduled until the proposal is posted to POST /v1/scheduler/create", Draft: DraftToProto(d)}), nil
+}
+
+// DraftToProto is a draft as the API shows it.
+func DraftToProto(d Draft) *apiv1.TrackerDraft {
+	out := &apiv1.TrackerDraft{Brief: briefProto(d.Brief), Title: d.Title, Content: d.Content, Keyphrase: d.Keyphrase, MinScore: int32(d.MinScore),
+		Met: d.Met, Model: d.Model, Credits: int32(d.Credits), ConfirmWith: "POST /v1/scheduler/create", Rounds: make([]*apiv1.DraftRound, 0, len(d.Rounds))}
+	if d.Voice != nil {
+		out.BrandVoiceId, out.BrandVoiceName = d.Voice.ID, d.Voice.Name
+	}
+	for _, r := range d.Rounds {
+		out.Rounds = append(out.Rounds, &apiv1.DraftRound{Round: int32(r.Round), Score: int32(r.Score), SeoScore: int32(r.SEOScore),
+			ReadabilityScore: int32(r.ReadabilityScore), Failing: r.Failing})
+	}
+	pr := d.Proposal
+	out.Proposal = &apiv1.DraftProposal{ExportTo: pr.ExportTo, WebhookId: pr.WebhookID, Title: pr.Title, Content: pr.Content,
+		WhenToExport: pr.WhenToExport, Status: pr.Status, TrackerId: pr.TrackerID, TargetPrompts: pr.TargetPrompts}
+	return out
 }

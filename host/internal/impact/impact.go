@@ -51,6 +51,11 @@ type Deps struct {
 	Pages Pages
 	// Now is the clock; nil: time.Now.
 	Now func() time.Time
+	// Writer, Credits and Proposals make drafts of a gap (Draft); any
+	// nil: drafts are unavailable.
+	Writer    Writer
+	Credits   Credits
+	Proposals Proposals
 }
 
 // Service reads the impact of published posts.
@@ -60,6 +65,9 @@ type Service struct {
 	trackers  Trackers
 	pages     Pages
 	now       func() time.Time
+	writer    Writer
+	credits   Credits
+	proposals Proposals
 }
 
 // New returns the impact service; the error names each missing required
@@ -68,7 +76,8 @@ func New(d Deps) (*Service, error) {
 	if err := deps.Check("impact", deps.Need("Schedules", d.Schedules == nil), deps.Need("Trackers", d.Trackers == nil)); err != nil {
 		return nil, err
 	}
-	s := &Service{log: deps.Logger(d.Logger, "impact"), schedules: d.Schedules, trackers: d.Trackers, pages: d.Pages, now: d.Now}
+	s := &Service{log: deps.Logger(d.Logger, "impact"), schedules: d.Schedules, trackers: d.Trackers, pages: d.Pages, now: d.Now,
+		writer: d.Writer, credits: d.Credits, proposals: d.Proposals}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -4,9 +4,11 @@
 // job, and the result sent to the post form.
 // Routes: POST /v1/ai/generate/calculate-seo-score,
 // .../improve-content-simple, .../improve-content-with-validation,
-// .../process-blog-post-with-images, GET /v1/ai/generate/job/{id}.
-import { post, pollJob } from './api.js';
-import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat } from './dom.js';
+// .../process-blog-post-with-images, GET /v1/ai/generate/job/{id}; for a
+// text opened from a tracker's gap, POST /v1/visibility/trackers/{id}/drafts
+// (with GET /v1/ai/brand-voice/ and GET /v1/destinations for its pickers).
+import { get, post, pollJob } from './api.js';
+import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat, table } from './dom.js';
 import { diffView } from './diff.js';
 
 export const title = 'Content';
@@ -15,6 +17,9 @@ const GEN = '/v1/ai/generate';
 const DRAFT = 'herald.contentDraft';
 // POST_DRAFT hands a text to the post form (schedules.js reads it once).
 export const POST_DRAFT = 'herald.postDraft';
+// GAP_TARGETS is the tracker and prompts of a text opened from a gap
+// (impact.js writes it; the post form sends them with the post).
+const GAP_TARGETS = 'herald.gapTargets';
 
 const LIGHT = { good: 'Good', ok: 'Could be better', bad: 'Problem' };
 
@@ -65,6 +70,7 @@ export async function render(root) {
           field('Text', text),
           h('div', { class: 'row' }, h('button', { type: 'button', class: 'secondary', id: 'content-to-post', onclick: () => sendToPost(values().title, values().content) }, 'Send to the post form')))),
       scores),
+    gapDraftCard(ed, rescore),
     improveCard(ed, values, rescore),
     blogCard(values));
   if (text.value.trim()) rescore();
@@ -103,9 +109,71 @@ export function scoreView(r, prefix = '') {
     group('seo', 'SEO'), group('readability', 'Readability'));
 }
 
-function sendToPost(title, content) {
-  sessionStorage.setItem(POST_DRAFT, JSON.stringify({ title, text: content }));
+function sendToPost(title, content, extra = {}) {
+  sessionStorage.setItem(POST_DRAFT, JSON.stringify({ title, text: content, ...extra }));
   location.hash = '#/schedules';
+}
+
+function gapTargets() {
+  try { return JSON.parse(sessionStorage.getItem(GAP_TARGETS)); } catch { return null; }
+}
+
+// gapDraftCard, for a text opened from a tracker's gap, runs the draft
+// route: a post written in the chosen voice, scored and improved until it
+// reaches the asked score (at most 3 rounds, one AI credit each). Nothing
+// is scheduled: the proposal goes to the post form, where the user checks
+// it and schedules it.
+function gapDraftCard(ed, rescore) {
+  const gap = gapTargets();
+  if (!gap || !gap.trackerId) return null;
+  const voice = h('select', { id: 'gap-voice', required: true }, h('option', { value: '' }, 'Loading voices…'));
+  const dest = h('select', { id: 'gap-export', required: true }, h('option', { value: '' }, 'Loading destinations…'));
+  const minScore = h('input', { id: 'gap-min-score', type: 'number', min: 0, max: 100, value: 70 });
+  const rounds = h('input', { id: 'gap-rounds', type: 'number', min: 1, max: 3, value: 3 });
+  const when = h('input', { id: 'gap-when', type: 'datetime-local' });
+  const out = h('div', { id: 'gap-draft-result', 'aria-live': 'polite' });
+  Promise.all([get('/v1/ai/brand-voice/'), get('/v1/destinations')]).then(([v, d]) => {
+    const voices = v.data || [];
+    fill(voice, voices.length ? voices.map((x) => h('option', { value: x.id }, x.name || x.id)) : h('option', { value: '' }, 'No brand voice yet: create one on the Voices page'));
+    fill(dest, (d.destinations || []).map((x) => h('option', { value: x.name }, `${x.displayName || x.name}${x.name === 'webhook' || x.connected ? '' : ' (not connected)'}`)));
+  }).catch((err) => fill(out, errorBox(err)));
+  const btn = h('button', { type: 'button', id: 'gap-draft-run', onclick: async () => {
+    const body = { voiceId: voice.value, keyphrase: ed.key.value.trim(), minScore: Number(minScore.value), maxRounds: Number(rounds.value), exportTo: dest.value };
+    if (when.value) body.publishAt = new Date(when.value).toISOString();
+    btn.disabled = true;
+    fill(out, h('p', { class: 'muted' }, 'Writing, scoring and improving the draft…'));
+    try {
+      const { draft } = await post(`/v1/visibility/trackers/${encodeURIComponent(gap.trackerId)}/drafts`, body);
+      ed.titleIn.value = draft.title;
+      ed.text.value = draft.content;
+      ed.format.value = 'markdown';
+      rescore();
+      const pr = draft.proposal || {};
+      fill(out,
+        h('p', { class: draft.met ? 'ok' : 'error' }, draft.met
+          ? `The draft reached ${draft.minScore} in ${draft.rounds.length} round(s) (${draft.credits} AI credit(s)); the editor holds it.`
+          : `The draft did not reach ${draft.minScore} in ${draft.rounds.length} round(s) (${draft.credits} AI credit(s)); the editor holds the last version.`),
+        table('Score of each round', [
+          ['Round', (r) => String(r.round)],
+          ['Overall', (r) => String(r.score)],
+          ['SEO', (r) => String(r.seoScore)],
+          ['Readability', (r) => String(r.readabilityScore)],
+          ['Checks not yet good', (r) => String((r.failing || []).length)],
+        ], draft.rounds || [], 'No round.'),
+        h('p', { class: 'muted' }, 'Nothing is scheduled yet. Send it to the post form, check it and schedule it there.'),
+        h('div', { class: 'row' }, h('button', { type: 'button', id: 'gap-to-post', onclick: () => sendToPost(ed.titleIn.value.trim(), ed.text.value,
+          { exportTo: pr.exportTo, webhookId: pr.webhookId, whenToExport: pr.whenToExport, status: pr.status }) }, 'Send to the post form')));
+    } catch (err) {
+      fill(out, errorBox(err));
+    } finally {
+      btn.disabled = false;
+    }
+  } }, 'Write the draft');
+  return h('section', { class: 'card', id: 'gap-draft', 'aria-labelledby': 'gap-draft-h' }, h('h2', { id: 'gap-draft-h' }, 'Write for this gap'),
+    h('p', { class: 'muted' }, `Opened from a tracker's gap: the post targets ${(gap.targetPrompts || []).length} prompt(s). A draft is written in the voice you choose, scored for the focus keyphrase and improved until it reaches the score (at most 3 rounds, one AI credit each).`),
+    field('Brand voice', voice), field('Destination', dest), field('Minimum score', minScore), field('Rounds at most', rounds),
+    field('Publish at (your time zone)', when, 'Empty: a draft without a time.'),
+    h('div', { class: 'row' }, btn), out);
 }
 
 function beforeAfter(before, after) {

@@ -3,7 +3,8 @@
 // change there minus the change on the tracker's other prompts) with its
 // 95% interval, whether it is significant, and its page's citations,
 // verified crawls and AI visits before and after; the gap of the last run
-// turned into a brief and opened in the content editor.
+// turned into a brief and opened in the content editor, where the draft
+// route can write it (content.js).
 // Routes: GET /v1/visibility/trackers/{id}/impact,
 // POST /v1/visibility/trackers/{id}/brief.
 import { get, post } from './api.js';
@@ -50,6 +51,29 @@ export function impactCard(t) {
   return box;
 }
 
+// The words a buyer's question is asked with, not what it is about.
+const ASKING = new Set(('what whats which who where when why how is are was were do does did can could should would will ' +
+  'i we you my our me us a an the some any there best top good great most recommended leading cheapest ' +
+  'company companies brand brands vendor vendors provider providers makes make offers offer sells sell provides provide ' +
+  'choose pick find buy get use need').split(' '));
+// Words a keyphrase does not end with.
+const LINKING = new Set('for in of to with on at by from and or the a an vs versus'.split(' '));
+
+// keyphraseOf is the focus keyphrase proposed for a gap's question: its
+// subject, at most 4 words ("Which company makes the best industrial
+// widgets for factories in Europe?" → "industrial widgets for
+// factories"), the question asked around it left out. The editor keeps it
+// editable.
+export function keyphraseOf(question) {
+  const words = question.toLowerCase().replace(/[?!.,;:"“”()]/g, ' ').split(/\s+/).filter(Boolean);
+  let i = 0;
+  while (i < words.length && ASKING.has(words[i].replace(/['’]s$/, ''))) i++;
+  let kept = words.slice(i, i + 4);
+  while (kept.length && LINKING.has(kept[kept.length - 1])) kept = kept.slice(0, -1);
+  if (!kept.length) kept = words.slice(0, 4);
+  return kept.join(' ');
+}
+
 // writeForGap asks for the brief of the gap and opens it in the content
 // editor; the post written from it keeps the gap's prompts as targets.
 async function writeForGap(t, status) {
@@ -57,7 +81,7 @@ async function writeForGap(t, status) {
   try {
     const { brief } = await post(`${API}/${encodeURIComponent(t.id)}/brief`, {});
     const first = (brief.prompts || [])[0];
-    sessionStorage.setItem(DRAFT, JSON.stringify({ title: first ? first.text : '', keyphrase: first ? first.text : '', format: 'markdown', content: brief.outline }));
+    sessionStorage.setItem(DRAFT, JSON.stringify({ title: first ? first.text : '', keyphrase: first ? keyphraseOf(first.text) : '', format: 'markdown', content: brief.outline }));
     sessionStorage.setItem(GAP_TARGETS, JSON.stringify({ trackerId: t.id, targetPrompts: brief.targetPrompts || [] }));
     location.hash = '#/content';
   } catch (err) {

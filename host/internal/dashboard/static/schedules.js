@@ -107,6 +107,24 @@ function createForm(root, dests, hooks) {
     titleIn.value = handoff.title || '';
     text.value = handoff.text || '';
   }
+  // A text written for a tracker's gap carries the gap's prompts as the
+  // post's targets, so its impact is measured once it is published.
+  let gap = null;
+  try { gap = JSON.parse(sessionStorage.getItem('herald.gapTargets')); } catch { gap = null; }
+  const targeted = gap && gap.trackerId && (gap.targetPrompts || []).length ? gap : null;
+  const measure = h('input', { id: 'measure-impact', name: 'measureImpact', type: 'checkbox', checked: !!targeted });
+  const gapRow = h('div', { class: 'check', id: 'post-targets', hidden: !targeted }, measure,
+    h('label', { for: 'measure-impact' }, targeted ? `Written for a tracker's gap: measure its impact on ${targeted.targetPrompts.length} target prompt(s)` : ''));
+  if (handoff && handoff.exportTo) {
+    for (const o of dest.options) o.selected = o.value === handoff.exportTo;
+    if (handoff.webhookId) hook.value = handoff.webhookId;
+  }
+  // A proposal without a time is a draft.
+  if (handoff && handoff.status === 'draft') draft.checked = true;
+  if (handoff && handoff.whenToExport) {
+    const d = new Date(handoff.whenToExport);
+    if (!Number.isNaN(d.getTime())) when.value = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+  }
   const draftImage = handoff && /^https?:\/\//.test(handoff.imageUrl || '') ? handoff.imageUrl : '';
   if (draftImage) {
     preview.src = draftImage;
@@ -118,10 +136,17 @@ function createForm(root, dests, hooks) {
     e.preventDefault();
     fill(err, );
     const picked = chosen();
-    const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value };
+    // The text as both text and content, as the preview sends it: each
+    // destination reads its own (LinkedIn text; WordPress, Webflow and
+    // Notion content).
+    const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value, content: text.value };
     if (picked.includes('webhook')) body.webhookId = hook.value;
     if (draft.checked) body.status = 'draft';
     if (when.value) body.whenToExport = new Date(when.value).toISOString();
+    if (targeted && measure.checked) {
+      body.trackerId = targeted.trackerId;
+      body.targetPrompts = targeted.targetPrompts;
+    }
     const f = image.files[0];
     const submit = form.querySelector('button[type=submit]');
     submit.disabled = true;
@@ -135,6 +160,7 @@ function createForm(root, dests, hooks) {
         if (alt.value) body.imageAlt = alt.value;
       }
       const r = await post('/v1/scheduler/create', body);
+      if (body.trackerId) sessionStorage.removeItem('herald.gapTargets');
       state.skip = 0;
       await render(root);
       fill(document.getElementById('schedule-notice'), h('p', { class: 'ok' }, `${r.message}: “${body.title}”.`));
@@ -153,6 +179,7 @@ function createForm(root, dests, hooks) {
   h('div', { class: 'check' }, draft, h('label', { for: 'draft' }, 'Save as a draft (no time needed)')),
   h('div', { class: 'field' }, h('label', { for: 'image' }, 'Image (PNG, JPEG, GIF or WebP)'), image, preview),
   h('div', { class: 'field' }, h('label', { for: 'imageAlt' }, 'Image alt text'), alt),
+  gapRow,
   err,
   h('p', { class: 'controls' }, h('button', { type: 'submit' }, 'Schedule'), ' ',
     h('button', { type: 'button', class: 'secondary', id: 'preview-button', onclick: async () => {

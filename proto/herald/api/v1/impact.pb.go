@@ -22,6 +22,514 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type CreateTrackerDraftRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The brand voice to write in.
+	VoiceId string `protobuf:"bytes,2,opt,name=voice_id,json=voiceId,proto3" json:"voice_id,omitempty"`
+	// The phrase the SEO score is computed for.
+	Keyphrase string `protobuf:"bytes,3,opt,name=keyphrase,proto3" json:"keyphrase,omitempty"`
+	// The SEO score (0-100) to reach; unset: 70.
+	MinScore *int32 `protobuf:"varint,4,opt,name=min_score,json=minScore,proto3,oneof" json:"min_score,omitempty"`
+	// At most this many model rounds (1-3; unset: 3), one AI credit each.
+	MaxRounds *int32 `protobuf:"varint,5,opt,name=max_rounds,json=maxRounds,proto3,oneof" json:"max_rounds,omitempty"`
+	// A text model; empty: the default text model.
+	Model string `protobuf:"bytes,6,opt,name=model,proto3" json:"model,omitempty"`
+	// Score in this language; empty detects it.
+	Language string `protobuf:"bytes,7,opt,name=language,proto3" json:"language,omitempty"`
+	// The proposed schedule's destination.
+	ExportTo string `protobuf:"bytes,8,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
+	// A saved webhook of the workspace; required when export_to is webhook.
+	WebhookId *string `protobuf:"bytes,9,opt,name=webhook_id,json=webhookId,proto3,oneof" json:"webhook_id,omitempty"`
+	// ISO-8601 time to publish at; empty: the proposal is a draft without a
+	// time.
+	PublishAt     string `protobuf:"bytes,10,opt,name=publish_at,json=publishAt,proto3" json:"publish_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTrackerDraftRequest) Reset() {
+	*x = CreateTrackerDraftRequest{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTrackerDraftRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTrackerDraftRequest) ProtoMessage() {}
+
+func (x *CreateTrackerDraftRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTrackerDraftRequest.ProtoReflect.Descriptor instead.
+func (*CreateTrackerDraftRequest) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CreateTrackerDraftRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetVoiceId() string {
+	if x != nil {
+		return x.VoiceId
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetKeyphrase() string {
+	if x != nil {
+		return x.Keyphrase
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetMinScore() int32 {
+	if x != nil && x.MinScore != nil {
+		return *x.MinScore
+	}
+	return 0
+}
+
+func (x *CreateTrackerDraftRequest) GetMaxRounds() int32 {
+	if x != nil && x.MaxRounds != nil {
+		return *x.MaxRounds
+	}
+	return 0
+}
+
+func (x *CreateTrackerDraftRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetLanguage() string {
+	if x != nil {
+		return x.Language
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetExportTo() string {
+	if x != nil {
+		return x.ExportTo
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetWebhookId() string {
+	if x != nil && x.WebhookId != nil {
+		return *x.WebhookId
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftRequest) GetPublishAt() string {
+	if x != nil {
+		return x.PublishAt
+	}
+	return ""
+}
+
+// DraftRound is one round's score.
+type DraftRound struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Round int32                  `protobuf:"varint,1,opt,name=round,proto3" json:"round,omitempty"`
+	// The overall score (mean of SEO and readability), compared with
+	// min_score.
+	Score            int32 `protobuf:"varint,2,opt,name=score,proto3" json:"score,omitempty"`
+	SeoScore         int32 `protobuf:"varint,3,opt,name=seo_score,json=seoScore,proto3" json:"seo_score,omitempty"`
+	ReadabilityScore int32 `protobuf:"varint,4,opt,name=readability_score,json=readabilityScore,proto3" json:"readability_score,omitempty"`
+	// The scorer's checks not rated good ("id: text"), the next round's
+	// instructions.
+	Failing       []string `protobuf:"bytes,5,rep,name=failing,proto3" json:"failing,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DraftRound) Reset() {
+	*x = DraftRound{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DraftRound) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DraftRound) ProtoMessage() {}
+
+func (x *DraftRound) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DraftRound.ProtoReflect.Descriptor instead.
+func (*DraftRound) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *DraftRound) GetRound() int32 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
+}
+
+func (x *DraftRound) GetScore() int32 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *DraftRound) GetSeoScore() int32 {
+	if x != nil {
+		return x.SeoScore
+	}
+	return 0
+}
+
+func (x *DraftRound) GetReadabilityScore() int32 {
+	if x != nil {
+		return x.ReadabilityScore
+	}
+	return 0
+}
+
+func (x *DraftRound) GetFailing() []string {
+	if x != nil {
+		return x.Failing
+	}
+	return nil
+}
+
+// DraftProposal is the schedule a draft proposes, as the body of
+// POST /v1/scheduler/create: nothing is scheduled until it is posted.
+type DraftProposal struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	ExportTo  string                 `protobuf:"bytes,1,opt,name=export_to,json=exportTo,proto3" json:"export_to,omitempty"`
+	WebhookId *string                `protobuf:"bytes,2,opt,name=webhook_id,json=webhookId,proto3,oneof" json:"webhook_id,omitempty"`
+	Title     string                 `protobuf:"bytes,3,opt,name=title,proto3" json:"title,omitempty"`
+	Content   string                 `protobuf:"bytes,4,opt,name=content,proto3" json:"content,omitempty"`
+	// Empty for a draft without a time.
+	WhenToExport string `protobuf:"bytes,5,opt,name=when_to_export,json=whenToExport,proto3" json:"when_to_export,omitempty"`
+	// pending (with when_to_export) or draft.
+	Status        string   `protobuf:"bytes,6,opt,name=status,proto3" json:"status,omitempty"`
+	TrackerId     string   `protobuf:"bytes,7,opt,name=tracker_id,json=trackerId,proto3" json:"tracker_id,omitempty"`
+	TargetPrompts []string `protobuf:"bytes,8,rep,name=target_prompts,json=targetPrompts,proto3" json:"target_prompts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DraftProposal) Reset() {
+	*x = DraftProposal{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DraftProposal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DraftProposal) ProtoMessage() {}
+
+func (x *DraftProposal) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DraftProposal.ProtoReflect.Descriptor instead.
+func (*DraftProposal) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DraftProposal) GetExportTo() string {
+	if x != nil {
+		return x.ExportTo
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetWebhookId() string {
+	if x != nil && x.WebhookId != nil {
+		return *x.WebhookId
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetWhenToExport() string {
+	if x != nil {
+		return x.WhenToExport
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetTrackerId() string {
+	if x != nil {
+		return x.TrackerId
+	}
+	return ""
+}
+
+func (x *DraftProposal) GetTargetPrompts() []string {
+	if x != nil {
+		return x.TargetPrompts
+	}
+	return nil
+}
+
+type TrackerDraft struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Brief *TrackerBrief          `protobuf:"bytes,1,opt,name=brief,proto3" json:"brief,omitempty"`
+	Title string                 `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	// Markdown, without the title.
+	Content   string `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	Keyphrase string `protobuf:"bytes,4,opt,name=keyphrase,proto3" json:"keyphrase,omitempty"`
+	MinScore  int32  `protobuf:"varint,5,opt,name=min_score,json=minScore,proto3" json:"min_score,omitempty"`
+	// The last round's score reached min_score.
+	Met bool `protobuf:"varint,6,opt,name=met,proto3" json:"met,omitempty"`
+	// Every round, first to last.
+	Rounds         []*DraftRound `protobuf:"bytes,7,rep,name=rounds,proto3" json:"rounds,omitempty"`
+	Model          string        `protobuf:"bytes,8,opt,name=model,proto3" json:"model,omitempty"`
+	BrandVoiceId   string        `protobuf:"bytes,9,opt,name=brand_voice_id,json=brandVoiceId,proto3" json:"brand_voice_id,omitempty"`
+	BrandVoiceName string        `protobuf:"bytes,10,opt,name=brand_voice_name,json=brandVoiceName,proto3" json:"brand_voice_name,omitempty"`
+	// AI credits spent: one per round.
+	Credits  int32          `protobuf:"varint,11,opt,name=credits,proto3" json:"credits,omitempty"`
+	Proposal *DraftProposal `protobuf:"bytes,12,opt,name=proposal,proto3" json:"proposal,omitempty"`
+	// How to confirm: "POST /v1/scheduler/create" with the proposal.
+	ConfirmWith   string `protobuf:"bytes,13,opt,name=confirm_with,json=confirmWith,proto3" json:"confirm_with,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TrackerDraft) Reset() {
+	*x = TrackerDraft{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TrackerDraft) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TrackerDraft) ProtoMessage() {}
+
+func (x *TrackerDraft) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TrackerDraft.ProtoReflect.Descriptor instead.
+func (*TrackerDraft) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *TrackerDraft) GetBrief() *TrackerBrief {
+	if x != nil {
+		return x.Brief
+	}
+	return nil
+}
+
+func (x *TrackerDraft) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetContent() string {
+	if x != nil {
+		return x.Content
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetKeyphrase() string {
+	if x != nil {
+		return x.Keyphrase
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetMinScore() int32 {
+	if x != nil {
+		return x.MinScore
+	}
+	return 0
+}
+
+func (x *TrackerDraft) GetMet() bool {
+	if x != nil {
+		return x.Met
+	}
+	return false
+}
+
+func (x *TrackerDraft) GetRounds() []*DraftRound {
+	if x != nil {
+		return x.Rounds
+	}
+	return nil
+}
+
+func (x *TrackerDraft) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetBrandVoiceId() string {
+	if x != nil {
+		return x.BrandVoiceId
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetBrandVoiceName() string {
+	if x != nil {
+		return x.BrandVoiceName
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetCredits() int32 {
+	if x != nil {
+		return x.Credits
+	}
+	return 0
+}
+
+func (x *TrackerDraft) GetProposal() *DraftProposal {
+	if x != nil {
+		return x.Proposal
+	}
+	return nil
+}
+
+func (x *TrackerDraft) GetConfirmWith() string {
+	if x != nil {
+		return x.ConfirmWith
+	}
+	return ""
+}
+
+type CreateTrackerDraftResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Draft         *TrackerDraft          `protobuf:"bytes,2,opt,name=draft,proto3" json:"draft,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTrackerDraftResponse) Reset() {
+	*x = CreateTrackerDraftResponse{}
+	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTrackerDraftResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTrackerDraftResponse) ProtoMessage() {}
+
+func (x *CreateTrackerDraftResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTrackerDraftResponse.ProtoReflect.Descriptor instead.
+func (*CreateTrackerDraftResponse) Descriptor() ([]byte, []int) {
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CreateTrackerDraftResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CreateTrackerDraftResponse) GetDraft() *TrackerDraft {
+	if x != nil {
+		return x.Draft
+	}
+	return nil
+}
+
 type CreateTrackerBriefRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -31,7 +539,7 @@ type CreateTrackerBriefRequest struct {
 
 func (x *CreateTrackerBriefRequest) Reset() {
 	*x = CreateTrackerBriefRequest{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -43,7 +551,7 @@ func (x *CreateTrackerBriefRequest) String() string {
 func (*CreateTrackerBriefRequest) ProtoMessage() {}
 
 func (x *CreateTrackerBriefRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[0]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -56,7 +564,7 @@ func (x *CreateTrackerBriefRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTrackerBriefRequest.ProtoReflect.Descriptor instead.
 func (*CreateTrackerBriefRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{0}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateTrackerBriefRequest) GetId() string {
@@ -80,7 +588,7 @@ type GapPrompt struct {
 
 func (x *GapPrompt) Reset() {
 	*x = GapPrompt{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -92,7 +600,7 @@ func (x *GapPrompt) String() string {
 func (*GapPrompt) ProtoMessage() {}
 
 func (x *GapPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[1]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -105,7 +613,7 @@ func (x *GapPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GapPrompt.ProtoReflect.Descriptor instead.
 func (*GapPrompt) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{1}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GapPrompt) GetId() string {
@@ -147,7 +655,7 @@ type GapSource struct {
 
 func (x *GapSource) Reset() {
 	*x = GapSource{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -159,7 +667,7 @@ func (x *GapSource) String() string {
 func (*GapSource) ProtoMessage() {}
 
 func (x *GapSource) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[2]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -172,7 +680,7 @@ func (x *GapSource) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GapSource.ProtoReflect.Descriptor instead.
 func (*GapSource) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{2}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GapSource) GetUrl() string {
@@ -206,7 +714,7 @@ type TrackerBrief struct {
 
 func (x *TrackerBrief) Reset() {
 	*x = TrackerBrief{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -218,7 +726,7 @@ func (x *TrackerBrief) String() string {
 func (*TrackerBrief) ProtoMessage() {}
 
 func (x *TrackerBrief) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[3]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -231,7 +739,7 @@ func (x *TrackerBrief) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackerBrief.ProtoReflect.Descriptor instead.
 func (*TrackerBrief) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{3}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TrackerBrief) GetTrackerId() string {
@@ -293,7 +801,7 @@ type CreateTrackerBriefResponse struct {
 
 func (x *CreateTrackerBriefResponse) Reset() {
 	*x = CreateTrackerBriefResponse{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -305,7 +813,7 @@ func (x *CreateTrackerBriefResponse) String() string {
 func (*CreateTrackerBriefResponse) ProtoMessage() {}
 
 func (x *CreateTrackerBriefResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[4]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -318,7 +826,7 @@ func (x *CreateTrackerBriefResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTrackerBriefResponse.ProtoReflect.Descriptor instead.
 func (*CreateTrackerBriefResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{4}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateTrackerBriefResponse) GetMessage() string {
@@ -346,7 +854,7 @@ type ImpactInterval struct {
 
 func (x *ImpactInterval) Reset() {
 	*x = ImpactInterval{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -358,7 +866,7 @@ func (x *ImpactInterval) String() string {
 func (*ImpactInterval) ProtoMessage() {}
 
 func (x *ImpactInterval) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[5]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -371,7 +879,7 @@ func (x *ImpactInterval) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactInterval.ProtoReflect.Descriptor instead.
 func (*ImpactInterval) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{5}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ImpactInterval) GetLow() float64 {
@@ -402,7 +910,7 @@ type ImpactGroup struct {
 
 func (x *ImpactGroup) Reset() {
 	*x = ImpactGroup{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +922,7 @@ func (x *ImpactGroup) String() string {
 func (*ImpactGroup) ProtoMessage() {}
 
 func (x *ImpactGroup) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[6]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +935,7 @@ func (x *ImpactGroup) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactGroup.ProtoReflect.Descriptor instead.
 func (*ImpactGroup) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{6}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ImpactGroup) GetPrompts() int32 {
@@ -475,7 +983,7 @@ type ImpactEffect struct {
 
 func (x *ImpactEffect) Reset() {
 	*x = ImpactEffect{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +995,7 @@ func (x *ImpactEffect) String() string {
 func (*ImpactEffect) ProtoMessage() {}
 
 func (x *ImpactEffect) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[7]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +1008,7 @@ func (x *ImpactEffect) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactEffect.ProtoReflect.Descriptor instead.
 func (*ImpactEffect) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{7}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ImpactEffect) GetFigure() string {
@@ -574,7 +1082,7 @@ type ImpactCount struct {
 
 func (x *ImpactCount) Reset() {
 	*x = ImpactCount{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -586,7 +1094,7 @@ func (x *ImpactCount) String() string {
 func (*ImpactCount) ProtoMessage() {}
 
 func (x *ImpactCount) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[8]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -599,7 +1107,7 @@ func (x *ImpactCount) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactCount.ProtoReflect.Descriptor instead.
 func (*ImpactCount) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{8}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ImpactCount) GetBefore() int64 {
@@ -652,7 +1160,7 @@ type ImpactPage struct {
 
 func (x *ImpactPage) Reset() {
 	*x = ImpactPage{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -664,7 +1172,7 @@ func (x *ImpactPage) String() string {
 func (*ImpactPage) ProtoMessage() {}
 
 func (x *ImpactPage) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[9]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -677,7 +1185,7 @@ func (x *ImpactPage) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactPage.ProtoReflect.Descriptor instead.
 func (*ImpactPage) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{9}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ImpactPage) GetUrl() string {
@@ -748,7 +1256,7 @@ type ImpactPrompt struct {
 
 func (x *ImpactPrompt) Reset() {
 	*x = ImpactPrompt{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +1268,7 @@ func (x *ImpactPrompt) String() string {
 func (*ImpactPrompt) ProtoMessage() {}
 
 func (x *ImpactPrompt) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[10]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +1281,7 @@ func (x *ImpactPrompt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImpactPrompt.ProtoReflect.Descriptor instead.
 func (*ImpactPrompt) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{10}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ImpactPrompt) GetId() string {
@@ -825,7 +1333,7 @@ type PostImpact struct {
 
 func (x *PostImpact) Reset() {
 	*x = PostImpact{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -837,7 +1345,7 @@ func (x *PostImpact) String() string {
 func (*PostImpact) ProtoMessage() {}
 
 func (x *PostImpact) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[11]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -850,7 +1358,7 @@ func (x *PostImpact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PostImpact.ProtoReflect.Descriptor instead.
 func (*PostImpact) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{11}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PostImpact) GetScheduleId() string {
@@ -967,7 +1475,7 @@ type GetScheduleImpactRequest struct {
 
 func (x *GetScheduleImpactRequest) Reset() {
 	*x = GetScheduleImpactRequest{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -979,7 +1487,7 @@ func (x *GetScheduleImpactRequest) String() string {
 func (*GetScheduleImpactRequest) ProtoMessage() {}
 
 func (x *GetScheduleImpactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[12]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -992,7 +1500,7 @@ func (x *GetScheduleImpactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleImpactRequest.ProtoReflect.Descriptor instead.
 func (*GetScheduleImpactRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{12}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetScheduleImpactRequest) GetId() string {
@@ -1012,7 +1520,7 @@ type GetScheduleImpactResponse struct {
 
 func (x *GetScheduleImpactResponse) Reset() {
 	*x = GetScheduleImpactResponse{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1532,7 @@ func (x *GetScheduleImpactResponse) String() string {
 func (*GetScheduleImpactResponse) ProtoMessage() {}
 
 func (x *GetScheduleImpactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[13]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1545,7 @@ func (x *GetScheduleImpactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetScheduleImpactResponse.ProtoReflect.Descriptor instead.
 func (*GetScheduleImpactResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{13}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *GetScheduleImpactResponse) GetMessage() string {
@@ -1063,7 +1571,7 @@ type ListTrackerImpactRequest struct {
 
 func (x *ListTrackerImpactRequest) Reset() {
 	*x = ListTrackerImpactRequest{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1583,7 @@ func (x *ListTrackerImpactRequest) String() string {
 func (*ListTrackerImpactRequest) ProtoMessage() {}
 
 func (x *ListTrackerImpactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[14]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1596,7 @@ func (x *ListTrackerImpactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTrackerImpactRequest.ProtoReflect.Descriptor instead.
 func (*ListTrackerImpactRequest) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{14}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListTrackerImpactRequest) GetId() string {
@@ -1110,7 +1618,7 @@ type ListTrackerImpactResponse struct {
 
 func (x *ListTrackerImpactResponse) Reset() {
 	*x = ListTrackerImpactResponse{}
-	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1630,7 @@ func (x *ListTrackerImpactResponse) String() string {
 func (*ListTrackerImpactResponse) ProtoMessage() {}
 
 func (x *ListTrackerImpactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_herald_api_v1_impact_proto_msgTypes[15]
+	mi := &file_herald_api_v1_impact_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1643,7 @@ func (x *ListTrackerImpactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTrackerImpactResponse.ProtoReflect.Descriptor instead.
 func (*ListTrackerImpactResponse) Descriptor() ([]byte, []int) {
-	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{15}
+	return file_herald_api_v1_impact_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListTrackerImpactResponse) GetMessage() string {
@@ -1163,7 +1671,64 @@ var File_herald_api_v1_impact_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\n" +
-	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"+\n" +
+	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18herald/api/v1/rule.proto\"\x93\x04\n" +
+	"\x19CreateTrackerDraftRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12J\n" +
+	"\bvoice_id\x18\x02 \x01(\tB/\x92\xa8\x19+\b\x01 \xc8\x01R$0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5bR\avoiceId\x12:\n" +
+	"\tkeyphrase\x18\x03 \x01(\tB\x1c\x92\xa8\x19\x18\b\x01 \xc8\x01R\x11privacy analyticsR\tkeyphrase\x128\n" +
+	"\tmin_score\x18\x04 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x00\x00Y@H\x00R\bminScore\x88\x01\x01\x12:\n" +
+	"\n" +
+	"max_rounds\x18\x05 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\x00\b@H\x01R\tmaxRounds\x88\x01\x01\x12\x1d\n" +
+	"\x05model\x18\x06 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x05model\x12\"\n" +
+	"\blanguage\x18\a \x01(\tB\x06\x92\xa8\x19\x02 \n" +
+	"R\blanguage\x12.\n" +
+	"\texport_to\x18\b \x01(\tB\x11\x92\xa8\x19\r\b\x01 dR\awebhookR\bexportTo\x12\"\n" +
+	"\n" +
+	"webhook_id\x18\t \x01(\tH\x02R\twebhookId\x88\x01\x01\x12%\n" +
+	"\n" +
+	"publish_at\x18\n" +
+	" \x01(\tB\x06\x92\xa8\x19\x02 @R\tpublishAtB\f\n" +
+	"\n" +
+	"_min_scoreB\r\n" +
+	"\v_max_roundsB\r\n" +
+	"\v_webhook_id\"\x9c\x01\n" +
+	"\n" +
+	"DraftRound\x12\x14\n" +
+	"\x05round\x18\x01 \x01(\x05R\x05round\x12\x14\n" +
+	"\x05score\x18\x02 \x01(\x05R\x05score\x12\x1b\n" +
+	"\tseo_score\x18\x03 \x01(\x05R\bseoScore\x12+\n" +
+	"\x11readability_score\x18\x04 \x01(\x05R\x10readabilityScore\x12\x18\n" +
+	"\afailing\x18\x05 \x03(\tR\afailing\"\x93\x02\n" +
+	"\rDraftProposal\x12\x1b\n" +
+	"\texport_to\x18\x01 \x01(\tR\bexportTo\x12\"\n" +
+	"\n" +
+	"webhook_id\x18\x02 \x01(\tH\x00R\twebhookId\x88\x01\x01\x12\x14\n" +
+	"\x05title\x18\x03 \x01(\tR\x05title\x12\x18\n" +
+	"\acontent\x18\x04 \x01(\tR\acontent\x12$\n" +
+	"\x0ewhen_to_export\x18\x05 \x01(\tR\fwhenToExport\x12\x16\n" +
+	"\x06status\x18\x06 \x01(\tR\x06status\x12\x1d\n" +
+	"\n" +
+	"tracker_id\x18\a \x01(\tR\ttrackerId\x12%\n" +
+	"\x0etarget_prompts\x18\b \x03(\tR\rtargetPromptsB\r\n" +
+	"\v_webhook_id\"\xce\x03\n" +
+	"\fTrackerDraft\x121\n" +
+	"\x05brief\x18\x01 \x01(\v2\x1b.herald.api.v1.TrackerBriefR\x05brief\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\tR\acontent\x12\x1c\n" +
+	"\tkeyphrase\x18\x04 \x01(\tR\tkeyphrase\x12\x1b\n" +
+	"\tmin_score\x18\x05 \x01(\x05R\bminScore\x12\x10\n" +
+	"\x03met\x18\x06 \x01(\bR\x03met\x121\n" +
+	"\x06rounds\x18\a \x03(\v2\x19.herald.api.v1.DraftRoundR\x06rounds\x12\x14\n" +
+	"\x05model\x18\b \x01(\tR\x05model\x12$\n" +
+	"\x0ebrand_voice_id\x18\t \x01(\tR\fbrandVoiceId\x12(\n" +
+	"\x10brand_voice_name\x18\n" +
+	" \x01(\tR\x0ebrandVoiceName\x12\x18\n" +
+	"\acredits\x18\v \x01(\x05R\acredits\x128\n" +
+	"\bproposal\x18\f \x01(\v2\x1c.herald.api.v1.DraftProposalR\bproposal\x12!\n" +
+	"\fconfirm_with\x18\r \x01(\tR\vconfirmWith\"i\n" +
+	"\x1aCreateTrackerDraftResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x121\n" +
+	"\x05draft\x18\x02 \x01(\v2\x1b.herald.api.v1.TrackerDraftR\x05draft\"+\n" +
 	"\x19CreateTrackerBriefRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"k\n" +
 	"\tGapPrompt\x12\x0e\n" +
@@ -1264,11 +1829,12 @@ const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12\x1d\n" +
 	"\n" +
 	"tracker_id\x18\x02 \x01(\tR\ttrackerId\x12/\n" +
-	"\x05posts\x18\x03 \x03(\v2\x19.herald.api.v1.PostImpactR\x05posts2\xd4\x02\n" +
+	"\x05posts\x18\x03 \x03(\v2\x19.herald.api.v1.PostImpactR\x05posts2\xbf\x03\n" +
 	"\rImpactService\x12k\n" +
 	"\x11GetScheduleImpact\x12'.herald.api.v1.GetScheduleImpactRequest\x1a(.herald.api.v1.GetScheduleImpactResponse\"\x03\x90\x02\x01\x12k\n" +
 	"\x11ListTrackerImpact\x12'.herald.api.v1.ListTrackerImpactRequest\x1a(.herald.api.v1.ListTrackerImpactResponse\"\x03\x90\x02\x01\x12i\n" +
-	"\x12CreateTrackerBrief\x12(.herald.api.v1.CreateTrackerBriefRequest\x1a).herald.api.v1.CreateTrackerBriefResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
+	"\x12CreateTrackerBrief\x12(.herald.api.v1.CreateTrackerBriefRequest\x1a).herald.api.v1.CreateTrackerBriefResponse\x12i\n" +
+	"\x12CreateTrackerDraft\x12(.herald.api.v1.CreateTrackerDraftRequest\x1a).herald.api.v1.CreateTrackerDraftResponseB6Z4github.com/heraldhq/herald/proto/herald/api/v1;apiv1b\x06proto3"
 
 var (
 	file_herald_api_v1_impact_proto_rawDescOnce sync.Once
@@ -1282,61 +1848,72 @@ func file_herald_api_v1_impact_proto_rawDescGZIP() []byte {
 	return file_herald_api_v1_impact_proto_rawDescData
 }
 
-var file_herald_api_v1_impact_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_herald_api_v1_impact_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
 var file_herald_api_v1_impact_proto_goTypes = []any{
-	(*CreateTrackerBriefRequest)(nil),  // 0: herald.api.v1.CreateTrackerBriefRequest
-	(*GapPrompt)(nil),                  // 1: herald.api.v1.GapPrompt
-	(*GapSource)(nil),                  // 2: herald.api.v1.GapSource
-	(*TrackerBrief)(nil),               // 3: herald.api.v1.TrackerBrief
-	(*CreateTrackerBriefResponse)(nil), // 4: herald.api.v1.CreateTrackerBriefResponse
-	(*ImpactInterval)(nil),             // 5: herald.api.v1.ImpactInterval
-	(*ImpactGroup)(nil),                // 6: herald.api.v1.ImpactGroup
-	(*ImpactEffect)(nil),               // 7: herald.api.v1.ImpactEffect
-	(*ImpactCount)(nil),                // 8: herald.api.v1.ImpactCount
-	(*ImpactPage)(nil),                 // 9: herald.api.v1.ImpactPage
-	(*ImpactPrompt)(nil),               // 10: herald.api.v1.ImpactPrompt
-	(*PostImpact)(nil),                 // 11: herald.api.v1.PostImpact
-	(*GetScheduleImpactRequest)(nil),   // 12: herald.api.v1.GetScheduleImpactRequest
-	(*GetScheduleImpactResponse)(nil),  // 13: herald.api.v1.GetScheduleImpactResponse
-	(*ListTrackerImpactRequest)(nil),   // 14: herald.api.v1.ListTrackerImpactRequest
-	(*ListTrackerImpactResponse)(nil),  // 15: herald.api.v1.ListTrackerImpactResponse
-	nil,                                // 16: herald.api.v1.ImpactCount.BeforeByEntry
-	nil,                                // 17: herald.api.v1.ImpactCount.AfterByEntry
-	(*timestamppb.Timestamp)(nil),      // 18: google.protobuf.Timestamp
+	(*CreateTrackerDraftRequest)(nil),  // 0: herald.api.v1.CreateTrackerDraftRequest
+	(*DraftRound)(nil),                 // 1: herald.api.v1.DraftRound
+	(*DraftProposal)(nil),              // 2: herald.api.v1.DraftProposal
+	(*TrackerDraft)(nil),               // 3: herald.api.v1.TrackerDraft
+	(*CreateTrackerDraftResponse)(nil), // 4: herald.api.v1.CreateTrackerDraftResponse
+	(*CreateTrackerBriefRequest)(nil),  // 5: herald.api.v1.CreateTrackerBriefRequest
+	(*GapPrompt)(nil),                  // 6: herald.api.v1.GapPrompt
+	(*GapSource)(nil),                  // 7: herald.api.v1.GapSource
+	(*TrackerBrief)(nil),               // 8: herald.api.v1.TrackerBrief
+	(*CreateTrackerBriefResponse)(nil), // 9: herald.api.v1.CreateTrackerBriefResponse
+	(*ImpactInterval)(nil),             // 10: herald.api.v1.ImpactInterval
+	(*ImpactGroup)(nil),                // 11: herald.api.v1.ImpactGroup
+	(*ImpactEffect)(nil),               // 12: herald.api.v1.ImpactEffect
+	(*ImpactCount)(nil),                // 13: herald.api.v1.ImpactCount
+	(*ImpactPage)(nil),                 // 14: herald.api.v1.ImpactPage
+	(*ImpactPrompt)(nil),               // 15: herald.api.v1.ImpactPrompt
+	(*PostImpact)(nil),                 // 16: herald.api.v1.PostImpact
+	(*GetScheduleImpactRequest)(nil),   // 17: herald.api.v1.GetScheduleImpactRequest
+	(*GetScheduleImpactResponse)(nil),  // 18: herald.api.v1.GetScheduleImpactResponse
+	(*ListTrackerImpactRequest)(nil),   // 19: herald.api.v1.ListTrackerImpactRequest
+	(*ListTrackerImpactResponse)(nil),  // 20: herald.api.v1.ListTrackerImpactResponse
+	nil,                                // 21: herald.api.v1.ImpactCount.BeforeByEntry
+	nil,                                // 22: herald.api.v1.ImpactCount.AfterByEntry
+	(*timestamppb.Timestamp)(nil),      // 23: google.protobuf.Timestamp
 }
 var file_herald_api_v1_impact_proto_depIdxs = []int32{
-	18, // 0: herald.api.v1.TrackerBrief.run_at:type_name -> google.protobuf.Timestamp
-	1,  // 1: herald.api.v1.TrackerBrief.prompts:type_name -> herald.api.v1.GapPrompt
-	2,  // 2: herald.api.v1.TrackerBrief.sources:type_name -> herald.api.v1.GapSource
-	3,  // 3: herald.api.v1.CreateTrackerBriefResponse.brief:type_name -> herald.api.v1.TrackerBrief
-	6,  // 4: herald.api.v1.ImpactEffect.targets:type_name -> herald.api.v1.ImpactGroup
-	6,  // 5: herald.api.v1.ImpactEffect.controls:type_name -> herald.api.v1.ImpactGroup
-	5,  // 6: herald.api.v1.ImpactEffect.interval:type_name -> herald.api.v1.ImpactInterval
-	16, // 7: herald.api.v1.ImpactCount.before_by:type_name -> herald.api.v1.ImpactCount.BeforeByEntry
-	17, // 8: herald.api.v1.ImpactCount.after_by:type_name -> herald.api.v1.ImpactCount.AfterByEntry
-	8,  // 9: herald.api.v1.ImpactPage.citations:type_name -> herald.api.v1.ImpactCount
-	8,  // 10: herald.api.v1.ImpactPage.verified_crawls:type_name -> herald.api.v1.ImpactCount
-	8,  // 11: herald.api.v1.ImpactPage.claimed_crawls:type_name -> herald.api.v1.ImpactCount
-	8,  // 12: herald.api.v1.ImpactPage.ai_visits:type_name -> herald.api.v1.ImpactCount
-	10, // 13: herald.api.v1.PostImpact.targets:type_name -> herald.api.v1.ImpactPrompt
-	18, // 14: herald.api.v1.PostImpact.published_at:type_name -> google.protobuf.Timestamp
-	18, // 15: herald.api.v1.PostImpact.readable_at:type_name -> google.protobuf.Timestamp
-	18, // 16: herald.api.v1.PostImpact.baseline_from:type_name -> google.protobuf.Timestamp
-	7,  // 17: herald.api.v1.PostImpact.effects:type_name -> herald.api.v1.ImpactEffect
-	9,  // 18: herald.api.v1.PostImpact.page:type_name -> herald.api.v1.ImpactPage
-	11, // 19: herald.api.v1.GetScheduleImpactResponse.impact:type_name -> herald.api.v1.PostImpact
-	11, // 20: herald.api.v1.ListTrackerImpactResponse.posts:type_name -> herald.api.v1.PostImpact
-	12, // 21: herald.api.v1.ImpactService.GetScheduleImpact:input_type -> herald.api.v1.GetScheduleImpactRequest
-	14, // 22: herald.api.v1.ImpactService.ListTrackerImpact:input_type -> herald.api.v1.ListTrackerImpactRequest
-	0,  // 23: herald.api.v1.ImpactService.CreateTrackerBrief:input_type -> herald.api.v1.CreateTrackerBriefRequest
-	13, // 24: herald.api.v1.ImpactService.GetScheduleImpact:output_type -> herald.api.v1.GetScheduleImpactResponse
-	15, // 25: herald.api.v1.ImpactService.ListTrackerImpact:output_type -> herald.api.v1.ListTrackerImpactResponse
-	4,  // 26: herald.api.v1.ImpactService.CreateTrackerBrief:output_type -> herald.api.v1.CreateTrackerBriefResponse
-	24, // [24:27] is the sub-list for method output_type
-	21, // [21:24] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	8,  // 0: herald.api.v1.TrackerDraft.brief:type_name -> herald.api.v1.TrackerBrief
+	1,  // 1: herald.api.v1.TrackerDraft.rounds:type_name -> herald.api.v1.DraftRound
+	2,  // 2: herald.api.v1.TrackerDraft.proposal:type_name -> herald.api.v1.DraftProposal
+	3,  // 3: herald.api.v1.CreateTrackerDraftResponse.draft:type_name -> herald.api.v1.TrackerDraft
+	23, // 4: herald.api.v1.TrackerBrief.run_at:type_name -> google.protobuf.Timestamp
+	6,  // 5: herald.api.v1.TrackerBrief.prompts:type_name -> herald.api.v1.GapPrompt
+	7,  // 6: herald.api.v1.TrackerBrief.sources:type_name -> herald.api.v1.GapSource
+	8,  // 7: herald.api.v1.CreateTrackerBriefResponse.brief:type_name -> herald.api.v1.TrackerBrief
+	11, // 8: herald.api.v1.ImpactEffect.targets:type_name -> herald.api.v1.ImpactGroup
+	11, // 9: herald.api.v1.ImpactEffect.controls:type_name -> herald.api.v1.ImpactGroup
+	10, // 10: herald.api.v1.ImpactEffect.interval:type_name -> herald.api.v1.ImpactInterval
+	21, // 11: herald.api.v1.ImpactCount.before_by:type_name -> herald.api.v1.ImpactCount.BeforeByEntry
+	22, // 12: herald.api.v1.ImpactCount.after_by:type_name -> herald.api.v1.ImpactCount.AfterByEntry
+	13, // 13: herald.api.v1.ImpactPage.citations:type_name -> herald.api.v1.ImpactCount
+	13, // 14: herald.api.v1.ImpactPage.verified_crawls:type_name -> herald.api.v1.ImpactCount
+	13, // 15: herald.api.v1.ImpactPage.claimed_crawls:type_name -> herald.api.v1.ImpactCount
+	13, // 16: herald.api.v1.ImpactPage.ai_visits:type_name -> herald.api.v1.ImpactCount
+	15, // 17: herald.api.v1.PostImpact.targets:type_name -> herald.api.v1.ImpactPrompt
+	23, // 18: herald.api.v1.PostImpact.published_at:type_name -> google.protobuf.Timestamp
+	23, // 19: herald.api.v1.PostImpact.readable_at:type_name -> google.protobuf.Timestamp
+	23, // 20: herald.api.v1.PostImpact.baseline_from:type_name -> google.protobuf.Timestamp
+	12, // 21: herald.api.v1.PostImpact.effects:type_name -> herald.api.v1.ImpactEffect
+	14, // 22: herald.api.v1.PostImpact.page:type_name -> herald.api.v1.ImpactPage
+	16, // 23: herald.api.v1.GetScheduleImpactResponse.impact:type_name -> herald.api.v1.PostImpact
+	16, // 24: herald.api.v1.ListTrackerImpactResponse.posts:type_name -> herald.api.v1.PostImpact
+	17, // 25: herald.api.v1.ImpactService.GetScheduleImpact:input_type -> herald.api.v1.GetScheduleImpactRequest
+	19, // 26: herald.api.v1.ImpactService.ListTrackerImpact:input_type -> herald.api.v1.ListTrackerImpactRequest
+	5,  // 27: herald.api.v1.ImpactService.CreateTrackerBrief:input_type -> herald.api.v1.CreateTrackerBriefRequest
+	0,  // 28: herald.api.v1.ImpactService.CreateTrackerDraft:input_type -> herald.api.v1.CreateTrackerDraftRequest
+	18, // 29: herald.api.v1.ImpactService.GetScheduleImpact:output_type -> herald.api.v1.GetScheduleImpactResponse
+	20, // 30: herald.api.v1.ImpactService.ListTrackerImpact:output_type -> herald.api.v1.ListTrackerImpactResponse
+	9,  // 31: herald.api.v1.ImpactService.CreateTrackerBrief:output_type -> herald.api.v1.CreateTrackerBriefResponse
+	4,  // 32: herald.api.v1.ImpactService.CreateTrackerDraft:output_type -> herald.api.v1.CreateTrackerDraftResponse
+	29, // [29:33] is the sub-list for method output_type
+	25, // [25:29] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_herald_api_v1_impact_proto_init() }
@@ -1344,15 +1921,18 @@ func file_herald_api_v1_impact_proto_init() {
 	if File_herald_api_v1_impact_proto != nil {
 		return
 	}
-	file_herald_api_v1_impact_proto_msgTypes[6].OneofWrappers = []any{}
-	file_herald_api_v1_impact_proto_msgTypes[7].OneofWrappers = []any{}
+	file_herald_api_v1_rule_proto_init()
+	file_herald_api_v1_impact_proto_msgTypes[0].OneofWrappers = []any{}
+	file_herald_api_v1_impact_proto_msgTypes[2].OneofWrappers = []any{}
+	file_herald_api_v1_impact_proto_msgTypes[11].OneofWrappers = []any{}
+	file_herald_api_v1_impact_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_herald_api_v1_impact_proto_rawDesc), len(file_herald_api_v1_impact_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   23,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -42,6 +42,9 @@ const (
 	// ImpactServiceCreateTrackerBriefProcedure is the fully-qualified name of the ImpactService's
 	// CreateTrackerBrief RPC.
 	ImpactServiceCreateTrackerBriefProcedure = "/herald.api.v1.ImpactService/CreateTrackerBrief"
+	// ImpactServiceCreateTrackerDraftProcedure is the fully-qualified name of the ImpactService's
+	// CreateTrackerDraft RPC.
+	ImpactServiceCreateTrackerDraftProcedure = "/herald.api.v1.ImpactService/CreateTrackerDraft"
 )
 
 // ImpactServiceClient is a client for the herald.api.v1.ImpactService service.
@@ -54,6 +57,14 @@ type ImpactServiceClient interface {
 	// text and cited pages in it are others' words, to be handed to a model
 	// only as untrusted data.
 	CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error)
+	// CreateTrackerDraft writes a post for the tracker's gap: the brief, a
+	// first version in the brand voice, scored by the SEO scorer against the
+	// keyphrase, then improvement rounds fed the scorer's failing checks
+	// until the score reaches min_score or max_rounds (at most 3) are used;
+	// one AI credit per round. The brief reaches the model only as untrusted
+	// data. It schedules nothing: the answer's proposal is the body of
+	// POST /v1/scheduler/create, and posting it is the confirmation.
+	CreateTrackerDraft(context.Context, *connect.Request[v1.CreateTrackerDraftRequest]) (*connect.Response[v1.CreateTrackerDraftResponse], error)
 }
 
 // NewImpactServiceClient constructs a client for the herald.api.v1.ImpactService service. By
@@ -87,6 +98,12 @@ func NewImpactServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(impactServiceMethods.ByName("CreateTrackerBrief")),
 			connect.WithClientOptions(opts...),
 		),
+		createTrackerDraft: connect.NewClient[v1.CreateTrackerDraftRequest, v1.CreateTrackerDraftResponse](
+			httpClient,
+			baseURL+ImpactServiceCreateTrackerDraftProcedure,
+			connect.WithSchema(impactServiceMethods.ByName("CreateTrackerDraft")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -95,6 +112,7 @@ type impactServiceClient struct {
 	getScheduleImpact  *connect.Client[v1.GetScheduleImpactRequest, v1.GetScheduleImpactResponse]
 	listTrackerImpact  *connect.Client[v1.ListTrackerImpactRequest, v1.ListTrackerImpactResponse]
 	createTrackerBrief *connect.Client[v1.CreateTrackerBriefRequest, v1.CreateTrackerBriefResponse]
+	createTrackerDraft *connect.Client[v1.CreateTrackerDraftRequest, v1.CreateTrackerDraftResponse]
 }
 
 // GetScheduleImpact calls herald.api.v1.ImpactService.GetScheduleImpact.
@@ -112,6 +130,11 @@ func (c *impactServiceClient) CreateTrackerBrief(ctx context.Context, req *conne
 	return c.createTrackerBrief.CallUnary(ctx, req)
 }
 
+// CreateTrackerDraft calls herald.api.v1.ImpactService.CreateTrackerDraft.
+func (c *impactServiceClient) CreateTrackerDraft(ctx context.Context, req *connect.Request[v1.CreateTrackerDraftRequest]) (*connect.Response[v1.CreateTrackerDraftResponse], error) {
+	return c.createTrackerDraft.CallUnary(ctx, req)
+}
+
 // ImpactServiceHandler is an implementation of the herald.api.v1.ImpactService service.
 type ImpactServiceHandler interface {
 	GetScheduleImpact(context.Context, *connect.Request[v1.GetScheduleImpactRequest]) (*connect.Response[v1.GetScheduleImpactResponse], error)
@@ -122,6 +145,14 @@ type ImpactServiceHandler interface {
 	// text and cited pages in it are others' words, to be handed to a model
 	// only as untrusted data.
 	CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error)
+	// CreateTrackerDraft writes a post for the tracker's gap: the brief, a
+	// first version in the brand voice, scored by the SEO scorer against the
+	// keyphrase, then improvement rounds fed the scorer's failing checks
+	// until the score reaches min_score or max_rounds (at most 3) are used;
+	// one AI credit per round. The brief reaches the model only as untrusted
+	// data. It schedules nothing: the answer's proposal is the body of
+	// POST /v1/scheduler/create, and posting it is the confirmation.
+	CreateTrackerDraft(context.Context, *connect.Request[v1.CreateTrackerDraftRequest]) (*connect.Response[v1.CreateTrackerDraftResponse], error)
 }
 
 // NewImpactServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -151,6 +182,12 @@ func NewImpactServiceHandler(svc ImpactServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(impactServiceMethods.ByName("CreateTrackerBrief")),
 		connect.WithHandlerOptions(opts...),
 	)
+	impactServiceCreateTrackerDraftHandler := connect.NewUnaryHandler(
+		ImpactServiceCreateTrackerDraftProcedure,
+		svc.CreateTrackerDraft,
+		connect.WithSchema(impactServiceMethods.ByName("CreateTrackerDraft")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/herald.api.v1.ImpactService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ImpactServiceGetScheduleImpactProcedure:
@@ -159,6 +196,8 @@ func NewImpactServiceHandler(svc ImpactServiceHandler, opts ...connect.HandlerOp
 			impactServiceListTrackerImpactHandler.ServeHTTP(w, r)
 		case ImpactServiceCreateTrackerBriefProcedure:
 			impactServiceCreateTrackerBriefHandler.ServeHTTP(w, r)
+		case ImpactServiceCreateTrackerDraftProcedure:
+			impactServiceCreateTrackerDraftHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -178,4 +217,8 @@ func (UnimplementedImpactServiceHandler) ListTrackerImpact(context.Context, *con
 
 func (UnimplementedImpactServiceHandler) CreateTrackerBrief(context.Context, *connect.Request[v1.CreateTrackerBriefRequest]) (*connect.Response[v1.CreateTrackerBriefResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ImpactService.CreateTrackerBrief is not implemented"))
+}
+
+func (UnimplementedImpactServiceHandler) CreateTrackerDraft(context.Context, *connect.Request[v1.CreateTrackerDraftRequest]) (*connect.Response[v1.CreateTrackerDraftResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("herald.api.v1.ImpactService.CreateTrackerDraft is not implemented"))
 }
