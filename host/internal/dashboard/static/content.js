@@ -131,15 +131,23 @@ function gapDraftCard(ed, rescore) {
   const minScore = h('input', { id: 'gap-min-score', type: 'number', min: 0, max: 100, value: 70 });
   const rounds = h('input', { id: 'gap-rounds', type: 'number', min: 1, max: 3, value: 3 });
   const when = h('input', { id: 'gap-when', type: 'datetime-local' });
+  const hook = h('select', { id: 'gap-webhook' }, h('option', { value: '' }, 'Loading webhooks…'));
+  const hookRow = field('Webhook', hook);
+  hookRow.hidden = true;
+  dest.addEventListener('change', () => { hookRow.hidden = dest.value !== 'webhook'; });
   const out = h('div', { id: 'gap-draft-result', 'aria-live': 'polite' });
-  Promise.all([get('/v1/ai/brand-voice/'), get('/v1/destinations')]).then(([v, d]) => {
+  Promise.all([get('/v1/ai/brand-voice/'), get('/v1/destinations'), get('/v1/webhooks').catch(() => ({ webhooks: [] }))]).then(([v, d, w]) => {
     const voices = v.data || [];
     fill(voice, voices.length ? voices.map((x) => h('option', { value: x.id }, x.name || x.id)) : h('option', { value: '' }, 'No brand voice yet: create one on the Voices page'));
     fill(dest, (d.destinations || []).map((x) => h('option', { value: x.name }, `${x.displayName || x.name}${x.name === 'webhook' || x.connected ? '' : ' (not connected)'}`)));
+    const hooks = w.webhooks || [];
+    fill(hook, hooks.length ? hooks.map((x) => h('option', { value: x.id }, `${x.name || x.url} (${x.url})`)) : h('option', { value: '' }, 'No saved webhook'));
+    hookRow.hidden = dest.value !== 'webhook';
   }).catch((err) => fill(out, errorBox(err)));
   const btn = h('button', { type: 'button', id: 'gap-draft-run', onclick: async () => {
     const body = { voiceId: voice.value, keyphrase: ed.key.value.trim(), minScore: Number(minScore.value), maxRounds: Number(rounds.value), exportTo: dest.value };
     if (when.value) body.publishAt = new Date(when.value).toISOString();
+    if (dest.value === 'webhook') body.webhookId = hook.value;
     btn.disabled = true;
     fill(out, h('p', { class: 'muted' }, 'Writing, scoring and improving the draft…'));
     try {
@@ -171,7 +179,7 @@ function gapDraftCard(ed, rescore) {
   } }, 'Write the draft');
   return h('section', { class: 'card', id: 'gap-draft', 'aria-labelledby': 'gap-draft-h' }, h('h2', { id: 'gap-draft-h' }, 'Write for this gap'),
     h('p', { class: 'muted' }, `Opened from a tracker's gap: the post targets ${(gap.targetPrompts || []).length} prompt(s). A draft is written in the voice you choose, scored for the focus keyphrase and improved until it reaches the score (at most 3 rounds, one AI credit each).`),
-    field('Brand voice', voice), field('Destination', dest), field('Minimum score', minScore), field('Rounds at most', rounds),
+    field('Brand voice', voice), field('Destination', dest), hookRow, field('Minimum score', minScore), field('Rounds at most', rounds),
     field('Publish at (your time zone)', when, 'Empty: a draft without a time.'),
     h('div', { class: 'row' }, btn), out);
 }
