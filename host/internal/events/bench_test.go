@@ -34,8 +34,9 @@ import (
 // arrival. Two baselines send the same number of deliveries (3N) first:
 // "bare", the webhook destination's Export called directly (same signing,
 // same guarded client, 16 at once, no queue, no database); and
-// "scheduled", 3N posts scheduled due now to a saved webhook through the
-// scheduler's Create (8 at once) on a store of the same backend, each
+// "scheduled", 3N posts scheduled due now to saved webhooks through the
+// scheduler's Create (8 at once, over three workspaces: a workspace holds
+// 10,000 schedules) on a store of the same backend, each
 // published by Herald's publisher (job claim, guarded update, plugin
 // process over gRPC, outcome and its event recorded). Set
 // HERALD_BENCH_EVENTS_DATABASE=postgres to run on HERALD_TEST_DATABASE_URL.
@@ -173,7 +174,7 @@ type scheduledRun struct {
 	lat                []time.Duration
 }
 
-// scheduledBaseline schedules n posts due now to a saved webhook on a
+// scheduledBaseline schedules n posts due now to saved webhooks on a
 // receiver answering 204, through the scheduler's Create (8 at once), and
 // waits until each arrived: Herald's own plain webhook-destination
 // deliveries. It returns the time from the first create to the last
@@ -196,8 +197,30 @@ func scheduledBaseline(t *testing.T, st *store.Store, n int) scheduledRun {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	sb := scheduletest.Setup(t, st)
-	hook := sb.SaveWebhook(t, sb.Acme, rc)
-	p := auth.Principal{WorkspaceID: sb.AcmeID, UserID: sb.AcmeUser, Plan: "business", Via: auth.ViaAPIKey}
+	// A business workspace holds at most 10,000 schedules: the posts are
+	// spread over three business workspaces, each with its saved webhook.
+	type poster struct {
+		p    auth.Principal
+		hook string
+	}
+	var posters []poster
+	for i, name := range []string{"acme", "other", "third"} {
+		key := map[string]string{"acme": sb.Acme, "other": sb.Other}[name]
+		if key == "" {
+			var err error
+			if key, err = auth.CreateKey(ctx, st, name, "business", name+"@"+name+".test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ws, u, err := st.EnsureWorkspaceUser(ctx, name, "business", name+"@"+name+".test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && ws.ID != sb.AcmeID {
+			t.Fatalf("acme is %s, the harness's %s", ws.ID, sb.AcmeID)
+		}
+		posters = append(posters, poster{auth.Principal{WorkspaceID: ws.ID, UserID: u.ID, Plan: "business", Via: auth.ViaAPIKey}, sb.SaveWebhook(t, key, rc)})
+	}
 	committed := make([]time.Time, n)
 	ids := make([]string, n)
 	start, cpu0 := time.Now(), processCPU()
@@ -209,7 +232,8 @@ func scheduledBaseline(t *testing.T, st *store.Store, n int) scheduledRun {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
 				title := fmt.Sprintf("post %d", i)
-				sc, err := sb.Svc.Create(ctx, p, schedule.NewSchedule{ExportTo: "webhook", WebhookID: &hook, Title: &title,
+				po := posters[i%int64(len(posters))]
+				sc, err := sb.Svc.Create(ctx, po.p, schedule.NewSchedule{ExportTo: "webhook", WebhookID: &po.hook, Title: &title,
 					WhenToExport: time.Now().UTC().Format(time.RFC3339Nano)})
 				if err != nil {
 					t.Error(err)
