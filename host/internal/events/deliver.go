@@ -33,8 +33,12 @@ type DelivererOptions struct {
 	// Workers is how many claim loops run (default 4); each sends its
 	// claim's deliveries at once.
 	Workers int
-	// Batch is the most deliveries one claim takes (default 16).
-	Batch int
+	// Batch is the most deliveries one claim takes (default 16) when
+	// little is due; while a backlog exists (a claim came back full) each
+	// next claim takes twice as many, up to MaxBatch (default 128), so
+	// the claim and the outcomes' transaction are shared by more
+	// deliveries.
+	Batch, MaxBatch int
 	// Poll is the fallback look for due deliveries (default 1 s).
 	Poll time.Duration
 	// Lease is how long a claim holds a delivery (default 60 s): a host
@@ -68,6 +72,9 @@ func NewDeliverer(svc *Service, opt DelivererOptions) *Deliverer {
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = 16
+	}
+	if opt.MaxBatch < opt.Batch {
+		opt.MaxBatch = max(opt.Batch, 128)
 	}
 	if opt.Poll <= 0 {
 		opt.Poll = time.Second
@@ -145,11 +152,17 @@ func (d *Deliverer) work() {
 	defer d.wg.Done()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	batch := d.opt.Batch
 	for {
 		woken := d.woken()
-		n, err := d.DeliverOnce(d.ctx, d.opt.Batch)
+		n, err := d.DeliverOnce(d.ctx, batch)
 		if err != nil && d.ctx.Err() == nil {
 			d.log.Warn("delivering events failed", "error", err)
+		}
+		if n >= batch {
+			batch = min(2*batch, d.opt.MaxBatch) // a backlog: claim more at once
+		} else {
+			batch = d.opt.Batch
 		}
 		if n > 0 {
 			select {

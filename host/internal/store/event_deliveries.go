@@ -160,14 +160,87 @@ type DeliveryResult struct {
 // transaction and, in it, each subscription's health: a success clears
 // failing_since, a failure sets it when unset and pauses the subscription
 // once it has failed for PauseAfterMs. An attempt that no longer owns its
-// delivery (lease lost) writes nothing.
+// delivery (lease lost: another claim, with another owner, took it) writes
+// nothing. The successes, the common case, are written together: one
+// update per claim and response code, and one clearing of failing_since
+// for their subscriptions; failures are written one by one, after them.
 func (s *Store) FinishEventDeliveries(ctx context.Context, results []DeliveryResult) error {
 	now := s.Now()
 	return s.Tx(ctx, func(q Querier) error {
+		type group struct {
+			owner string
+			code  int
+		}
+		delivered := map[group][]int{}
+		var order []group
 		for i := range results {
 			r := &results[i]
 			r.Owned, r.Paused = false, false
+			if r.Outcome.State != DeliveryDelivered {
+				continue
+			}
+			g := group{owner: r.Claimed.Owner, code: -1}
+			if r.Outcome.ResponseCode != nil {
+				g.code = *r.Outcome.ResponseCode
+			}
+			if _, ok := delivered[g]; !ok {
+				order = append(order, g)
+			}
+			delivered[g] = append(delivered[g], i)
+		}
+		healthy := map[string]bool{}
+		var cleared []string
+		for _, g := range order {
+			idx := delivered[g]
+			byID := make(map[string]int, len(idx))
+			ids := make([]string, 0, len(idx))
+			for _, i := range idx {
+				byID[results[i].Claimed.ID] = i
+				ids = append(ids, results[i].Claimed.ID)
+			}
+			var code *int
+			if g.code >= 0 {
+				code = &g.code
+			}
+			err := inList(s.Dialect, []any{code, now, g.owner}, ids, maxBatchParams, func(list string, args []any) error {
+				rows, err := q.Query(ctx, `UPDATE event_deliveries SET state = 'delivered', next_attempt_at = NULL, response_code = `+placeholder(s.Dialect, 1)+`,
+				error = NULL, last_attempt_at = `+placeholder(s.Dialect, 2)+`, lease_owner = NULL, lease_until = 0
+				WHERE lease_owner = `+placeholder(s.Dialect, 3)+` AND id IN (`+list+`) RETURNING id`, args...)
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				for rows.Next() {
+					var id string
+					if err := rows.Scan(&id); err != nil {
+						return err
+					}
+					if i, ok := byID[id]; ok {
+						results[i].Owned = true
+						if sub := results[i].Claimed.SubscriptionID; !healthy[sub] {
+							healthy[sub] = true
+							cleared = append(cleared, sub)
+						}
+					}
+				}
+				return rows.Err()
+			})
+			if err != nil {
+				return fmt.Errorf("record deliveries: %w", err)
+			}
+		}
+		if err := inList(s.Dialect, nil, cleared, maxBatchParams, func(list string, args []any) error {
+			_, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = NULL WHERE id IN (`+list+`) AND failing_since IS NOT NULL`, args...)
+			return err
+		}); err != nil {
+			return fmt.Errorf("record subscriptions' health: %w", err)
+		}
+		for i := range results {
+			r := &results[i]
 			c, o := r.Claimed, r.Outcome
+			if o.State == DeliveryDelivered {
+				continue
+			}
 			n, err := q.Exec(ctx, `UPDATE event_deliveries SET state = $1, next_attempt_at = $2, response_code = $3, error = $4, last_attempt_at = $5,
 			lease_owner = NULL, lease_until = 0 WHERE id = $6 AND lease_owner = $7 AND attempts = $8`,
 				o.State, o.NextAttemptAt, o.ResponseCode, o.Error, now, c.ID, c.Owner, c.Attempts)
@@ -178,12 +251,6 @@ func (s *Store) FinishEventDeliveries(ctx context.Context, results []DeliveryRes
 				continue
 			}
 			r.Owned = true
-			if o.State == DeliveryDelivered {
-				if _, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, c.SubscriptionID); err != nil {
-					return err
-				}
-				continue
-			}
 			if _, err := q.Exec(ctx, `UPDATE event_subscriptions SET failing_since = $1 WHERE id = $2 AND failing_since IS NULL`, now, c.SubscriptionID); err != nil {
 				return err
 			}

@@ -169,31 +169,98 @@ const (
 // written (false: its dedupe key had happened). The caller calls
 // EventsCommitted after the commit so that deliverers wake at once.
 func (s *Store) EmitEvent(ctx context.Context, q Querier, e *Event) (bool, error) {
-	if e.ID == "" {
-		e.ID = "evt_" + strings.ReplaceAll(NewID(), "-", "")
+	n, err := s.EmitEvents(ctx, q, []*Event{e})
+	return n == 1, err
+}
+
+// emitColumns are the events columns EmitEvents writes, one parameter each.
+const emitColumns = 7
+
+// EmitEvents is EmitEvent for a transaction's events at once, in two
+// statements for up to emitBatch events whatever the number of
+// subscriptions: one multi-row insert of the events (an event whose dedupe
+// key had happened is not written, and RETURNING names the ones that
+// were), and one insert of their deliveries selected from the workspaces'
+// matching active subscriptions. It returns how many events were written.
+func (s *Store) EmitEvents(ctx context.Context, q Querier, events []*Event) (int, error) {
+	now := s.Now()
+	for _, e := range events {
+		if e.ID == "" {
+			e.ID = "evt_" + strings.ReplaceAll(NewID(), "-", "")
+		}
+		if e.CreatedAt == 0 {
+			e.CreatedAt = now
+		}
 	}
-	if e.CreatedAt == 0 {
-		e.CreatedAt = s.Now()
+	written := 0
+	for start := 0; start < len(events); start += emitBatch {
+		chunk := events[start:min(start+emitBatch, len(events))]
+		n, err := s.emitChunk(ctx, q, chunk)
+		if err != nil {
+			return written, err
+		}
+		written += n
 	}
-	var dedupe *string
-	if e.DedupeKey != "" {
-		dedupe = &e.DedupeKey
+	return written, nil
+}
+
+// emitBatch is the most events one pair of statements writes (within the
+// bind-parameter limit of both dialects).
+const emitBatch = maxBatchParams / emitColumns
+
+var (
+	eventTypes    = []string{"", "", "", "", "", "", ""}
+	deliveryTypes = []string{"TEXT", "TEXT", "TEXT", "BIGINT"}
+)
+
+func (s *Store) emitChunk(ctx context.Context, q Querier, events []*Event) (int, error) {
+	args := make([]any, 0, len(events)*emitColumns)
+	byID := make(map[string]*Event, len(events))
+	for _, e := range events {
+		var dedupe *string
+		if e.DedupeKey != "" {
+			dedupe = &e.DedupeKey
+		}
+		args = append(args, e.ID, e.WorkspaceID, e.Type, dedupe, e.Data, e.Link, e.CreatedAt)
+		byID[e.ID] = e
 	}
-	n, err := q.Exec(ctx, `INSERT INTO events (id, workspace_id, type, dedupe_key, data, link, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT DO NOTHING`, e.ID, e.WorkspaceID, e.Type, dedupe, e.Data, e.Link, e.CreatedAt)
+	rows, err := q.Query(ctx, multiRowSQL(s.Dialect, `INSERT INTO events (id, workspace_id, type, dedupe_key, data, link, created_at) VALUES `,
+		` ON CONFLICT DO NOTHING RETURNING id`, "event", eventTypes, len(events)), args...)
 	if err != nil {
-		return false, fmt.Errorf("write event %s: %w", e.Type, err)
+		return 0, fmt.Errorf("write events: %w", err)
 	}
-	if n == 0 {
-		return false, nil
+	var written []*Event
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("write events: %w", err)
+		}
+		if e := byID[id]; e != nil {
+			written = append(written, e)
+		}
 	}
-	_, err = q.Exec(ctx, `INSERT INTO event_deliveries (id, workspace_id, subscription_id, event_id, state, attempts, next_attempt_at, lease_until, created_at)
-		SELECT CAST($1 AS TEXT) || '_' || id, workspace_id, id, $1, 'pending', 0, $2, 0, $2 FROM event_subscriptions
-		WHERE workspace_id = $3 AND state = 'active' AND events LIKE $4`, e.ID, e.CreatedAt, e.WorkspaceID, "%,"+e.Type+",%")
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("write events: %w", err)
+	}
+	if len(written) == 0 {
+		return 0, nil
+	}
+	// The VALUES list is (event id, workspace, type, created_at): its
+	// columns are column1..column4 on both dialects.
+	args = args[:0]
+	for _, e := range written {
+		args = append(args, e.ID, e.WorkspaceID, e.Type, e.CreatedAt)
+	}
+	_, err = q.Exec(ctx, multiRowSQL(s.Dialect, `INSERT INTO event_deliveries (id, workspace_id, subscription_id, event_id, state, attempts, next_attempt_at, lease_until, created_at)
+		SELECT v.column1 || '_' || sub.id, sub.workspace_id, sub.id, v.column1, 'pending', 0, v.column4, 0, v.column4
+		FROM (VALUES `, `) AS v JOIN event_subscriptions sub ON sub.workspace_id = v.column2 AND sub.state = 'active'
+		AND sub.events LIKE '%,' || v.column3 || ',%'`, "delivery", deliveryTypes, len(written)), args...)
 	if err != nil {
-		return false, fmt.Errorf("fan out event %s: %w", e.Type, err)
+		return 0, fmt.Errorf("fan out events: %w", err)
 	}
-	return true, nil
+	return len(written), nil
 }
 
 // emitTx runs change and, when it changed something, writes events in
@@ -209,15 +276,14 @@ func (s *Store) emitTx(ctx context.Context, change func(q Querier) (bool, error)
 		if changed, err = change(q); err != nil || !changed {
 			return err
 		}
+		var write []*Event
 		for _, e := range events {
-			if e == nil {
-				continue
-			}
-			if _, err := s.EmitEvent(ctx, q, e); err != nil {
-				return err
+			if e != nil {
+				write = append(write, e)
 			}
 		}
-		return nil
+		_, err = s.EmitEvents(ctx, q, write)
+		return err
 	})
 	if err == nil && changed {
 		s.EventsCommitted()
