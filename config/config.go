@@ -75,6 +75,11 @@ type Config struct {
 	// without renewing it; the slots of a crashed host free after it
 	// (HERALD_CONCURRENCY_LEASE).
 	ConcurrencyLease time.Duration
+	// EventDeliveryLease is how long a host holds the event deliveries it
+	// claimed; a crashed host's claims are sent by another after it, and
+	// an attempt is given up before its claim ends
+	// (HERALD_EVENT_DELIVERY_LEASE).
+	EventDeliveryLease time.Duration
 	// TrafficRetention is how long raw AI-traffic events and sessions are
 	// kept; daily rollups (what stats read) are kept for good
 	// (HERALD_TRAFFIC_RETENTION).
@@ -378,6 +383,9 @@ func (c *Config) validate(pos func(field string) (string, int)) error {
 	}
 	if c.ConcurrencyLease < time.Second {
 		return fail("concurrency_lease", "must be at least 1s, got %s", c.ConcurrencyLease)
+	}
+	if c.EventDeliveryLease < 2*time.Second {
+		return fail("event_delivery_lease", "must be at least 2s, got %s", c.EventDeliveryLease)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Plans)) {
 		if !slices.Contains(PlanNames, name) {

@@ -40,6 +40,7 @@ type fileSchema struct {
 	SchedulerRepeatAhead       *string   `hcl:"scheduler_repeat_ahead,optional"`
 	SchedulerReconcileInterval *string   `hcl:"scheduler_reconcile_interval,optional"`
 	ConcurrencyLease           *string   `hcl:"concurrency_lease,optional"`
+	EventDeliveryLease         *string   `hcl:"event_delivery_lease,optional"`
 	PluginCallTimeout          *string   `hcl:"plugin_call_timeout,optional"`
 	ModelRetries               *int      `hcl:"model_retries,optional"`
 	ModelRetryBackoff          *string   `hcl:"model_retry_backoff,optional"`

@@ -64,6 +64,8 @@ var settings = []setting{
 		cfg: func(c *Config) any { return &c.SchedulerReconcileInterval }, file: func(f *fileSchema) any { return f.SchedulerReconcileInterval }},
 	{name: "concurrency_lease", env: "HERALD_CONCURRENCY_LEASE", def: 15 * time.Second, doc: "(a slot of an \"at most N at once\" rule across hosts, such as a workspace's engine calls; renewed while held, freed after a crash)",
 		cfg: func(c *Config) any { return &c.ConcurrencyLease }, file: func(f *fileSchema) any { return f.ConcurrencyLease }},
+	{name: "event_delivery_lease", env: "HERALD_EVENT_DELIVERY_LEASE", def: time.Minute, doc: "(the event deliveries a host claimed; another host sends them after a crash, and an attempt is given up at three quarters of it or 15 s)",
+		cfg: func(c *Config) any { return &c.EventDeliveryLease }, file: func(f *fileSchema) any { return f.EventDeliveryLease }},
 	{name: "plugin_call_timeout", env: "HERALD_PLUGIN_CALL_TIMEOUT", def: 3 * time.Minute, doc: "(host-side cancel of one plugin call)",
 		cfg: func(c *Config) any { return &c.PluginCallTimeout }, file: func(f *fileSchema) any { return f.PluginCallTimeout }},
 	{name: "model_retries", env: "HERALD_MODEL_RETRIES", def: 2, doc: "(extra rounds over a model's deployments)",

@@ -405,7 +405,7 @@ func (a *areas) build(b *base, getenv func(string) string) error {
 			return err
 		}
 	}
-	deliverer := events.NewDeliverer(eventSvc, events.DelivererOptions{Host: hostName, Wake: wake})
+	deliverer := events.NewDeliverer(eventSvc, events.DelivererOptions{Host: hostName, Wake: wake, Lease: cfg.EventDeliveryLease})
 	*a = areas{
 		events: eventSvc, deliverer: deliverer,
 		voices: voices, generator: generator, content: contentSvc, destinations: destinations,

@@ -22,11 +22,12 @@ import (
 	"github.com/heraldhq/herald/integration/testenv"
 )
 
-// What the deliverer of `herald serve` uses (events.DelivererOptions'
-// defaults): a claim holds its deliveries for eventLease, and at most
-// eventWorkers claims of eventBatch deliveries are in flight on a host.
+// What the deliverer of `herald serve` uses: a claim holds its deliveries
+// for eventLease (HERALD_EVENT_DELIVERY_LEASE, set below; 60 s by default),
+// and at most eventWorkers claims of eventBatch deliveries (the deliverer's
+// defaults) are in flight on a host.
 const (
-	eventLease   = 60 * time.Second
+	eventLease   = 6 * time.Second
 	eventWorkers = 4
 	eventBatch   = 16
 )
@@ -205,6 +206,8 @@ func TestEventsTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 	env := withEnv(map[string]string{
 		"HERALD_DATABASE_URL": testenv.NewSchema(t, testenv.DatabaseURL(t)),
 		"HERALD_REDIS_URL":    testenv.RedisURL(t),
+
+		"HERALD_EVENT_DELIVERY_LEASE": eventLease.String(),
 	})
 	allow := []harness.Allow{
 		{Match: `rescued jobs with expired leases`, Why: "host A is killed holding publish jobs; B rescues them when their lease ends"},

@@ -42,7 +42,9 @@ type DelivererOptions struct {
 	// Poll is the fallback look for due deliveries (default 1 s).
 	Poll time.Duration
 	// Lease is how long a claim holds a delivery (default 60 s): a host
-	// that dies mid-send gives its deliveries back when it ends.
+	// that dies mid-send gives its deliveries back when it ends. An
+	// attempt is given up at three quarters of it, so it never outlives
+	// its claim.
 	Lease time.Duration
 	// Backoff replaces the retry schedule (tests).
 	Backoff []time.Duration
@@ -203,7 +205,9 @@ func (d *Deliverer) DeliverOnce(ctx context.Context, n int) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = store.DeliveryResult{Claimed: c, Outcome: d.outcome(c, d.attempt(ctx, c))}
+			actx, cancel := context.WithTimeout(ctx, d.opt.Lease*3/4)
+			defer cancel()
+			results[i] = store.DeliveryResult{Claimed: c, Outcome: d.outcome(c, d.attempt(actx, c))}
 		}()
 	}
 	wg.Wait()
