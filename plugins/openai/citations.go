@@ -16,22 +16,24 @@ import (
 // fills a citation that lacks one.
 func citations(resp *oai.ChatCompletion) []sdk.Citation {
 	var c provider.Citations
-	// openai-go does not model Perplexity's extra fields; read them from
-	// the response's raw JSON.
-	var extra struct {
-		Citations     []string `json:"citations"`
-		SearchResults []struct {
-			Title string `json:"title"`
-			URL   string `json:"url"`
-		} `json:"search_results"`
+	// openai-go does not model Perplexity's extra fields; it keeps each
+	// field's raw JSON, so only those are decoded again (not the whole
+	// response).
+	var cited []string
+	var results []struct {
+		Title string `json:"title"`
+		URL   string `json:"url"`
 	}
-	if raw := resp.RawJSON(); raw != "" {
-		_ = json.Unmarshal([]byte(raw), &extra)
+	if f, ok := resp.JSON.ExtraFields["citations"]; ok {
+		_ = json.Unmarshal([]byte(f.Raw()), &cited)
 	}
-	for _, u := range extra.Citations {
+	if f, ok := resp.JSON.ExtraFields["search_results"]; ok {
+		_ = json.Unmarshal([]byte(f.Raw()), &results)
+	}
+	for _, u := range cited {
 		c.Add(u, "", "")
 	}
-	for _, r := range extra.SearchResults {
+	for _, r := range results {
 		c.Add(r.URL, r.Title, "")
 	}
 	if len(resp.Choices) > 0 {

@@ -77,7 +77,7 @@ func setupDeployment(t *testing.T, d Deployment, f *fakeAPI) *Provider {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	p := NewDeployment(d)
-	p.apiKey, p.baseURL = f.key, srv.URL
+	p.set(f.key, srv.URL)
 	return p
 }
 
@@ -183,13 +183,13 @@ func TestAnswerEngineErrors(t *testing.T) {
 			if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeRateLimited || !e.Retryable || e.RetryAfter != 7*time.Second {
 				t.Errorf("429: %+v", e)
 			}
-			p.apiKey = "wrong-key-0123456789"
+			p.set("wrong-key-0123456789", p.baseURL)
 			_, err = client.GenerateText(t.Context(), sdk.TextRequest{Model: "m", Prompt: "hi"})
 			env := d.APIKeyEnv
 			if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeUnauthenticated || !strings.HasPrefix(e.Message, "check "+env) || strings.Contains(e.Message, p.apiKey) {
 				t.Errorf("401: %+v", e)
 			}
-			p.apiKey = ""
+			p.set("", p.baseURL)
 			_, err = client.GenerateText(t.Context(), sdk.TextRequest{Model: "m", Prompt: "hi"})
 			if e := sdk.AsError(err); e == nil || e.Code != sdk.CodeUnconfigured || !strings.Contains(e.Message, "set "+env) {
 				t.Errorf("no key: %+v", e)

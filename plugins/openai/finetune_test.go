@@ -125,7 +125,7 @@ func setupFineTune(t *testing.T, f *fakeFineTuning) (*sdk.ProviderClient, *fakeF
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	p := New()
-	p.apiKey, p.baseURL = apiKey, srv.URL+"/v1"
+	p.set(apiKey, srv.URL+"/v1")
 	return plugintest.InProcessProvider(t, p), f
 }
 
@@ -206,7 +206,7 @@ func TestFineTuneErrors(t *testing.T) {
 		srv := httptest.NewServer(f)
 		t.Cleanup(srv.Close)
 		p := New()
-		p.apiKey, p.baseURL = "sk-wrong", srv.URL+"/v1"
+		p.set("sk-wrong", srv.URL+"/v1")
 		_, err := plugintest.InProcessProvider(t, p).GetFineTune(t.Context(), "ftjob-1")
 		if sdk.ErrorCode(err) != sdk.CodeUnauthenticated || !strings.Contains(err.Error(), APIKeyEnv) || strings.Contains(err.Error(), "sk-wrong") {
 			t.Errorf("error = %v, want unauthenticated naming %s without the key", err, APIKeyEnv)
@@ -223,7 +223,7 @@ func TestFineTuneErrors(t *testing.T) {
 	t.Run("Perplexity does not fine-tune", func(t *testing.T) {
 		t.Parallel()
 		p := NewDeployment(Perplexity)
-		p.apiKey = apiKey
+		p.set(apiKey, p.baseURL)
 		_, err := plugintest.InProcessProvider(t, p).GetFineTune(t.Context(), "ftjob-1")
 		if sdk.ErrorCode(err) != sdk.CodeUnimplemented {
 			t.Errorf("error = %v, want unimplemented", err)
@@ -237,6 +237,6 @@ func TestFineTuneConformance(t *testing.T) {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	p := New()
-	p.apiKey, p.baseURL = apiKey, srv.URL+"/v1"
+	p.set(apiKey, srv.URL+"/v1")
 	plugintest.TestProvider(t, p, plugintest.ProviderChecks{FineTune: &sdk.FineTuneRequest{BaseModel: "gpt-4o-mini-2024-07-18", TrainingFile: []byte(trainingFile)}})
 }

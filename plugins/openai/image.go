@@ -84,7 +84,11 @@ func (p *Provider) fetch(ctx context.Context, url string) ([]byte, error) {
 	if err != nil {
 		return nil, sdk.Errorf(sdk.CodeRemote, "openai returned an invalid image URL")
 	}
-	resp, err := p.httpClient.Do(req)
+	c, err := p.current()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, sdk.RequestError("openai image download", err)
 	}

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -118,13 +119,25 @@ var Perplexity = Deployment{
 
 // Provider talks to an OpenAI-compatible API.
 type Provider struct {
-	httpClient *http.Client
-	d          Deployment
-	limit      *provider.Limiter
+	d     Deployment
+	limit *provider.Limiter
 
 	mu      sync.RWMutex
 	apiKey  string
 	baseURL string
+	// conn is the SDK client and its HTTP client for the current settings,
+	// built once per settings change (clientFor) and shared by concurrent
+	// calls, so that calls reuse its kept-alive connections.
+	conn *conn
+	// builds counts the SDK clients built (tests read it).
+	builds atomic.Int64
+}
+
+// conn is one settings' SDK client and the HTTP transport it sends on.
+type conn struct {
+	client    oai.Client
+	http      *http.Client
+	transport *http.Transport
 }
 
 // New returns the OpenAI provider configured from the environment.
@@ -137,13 +150,46 @@ func NewDeployment(d Deployment) *Provider {
 	if base == "" {
 		base = d.DefaultBaseURL
 	}
-	return &Provider{
-		httpClient: &http.Client{Timeout: 10 * time.Minute},
-		d:          d,
-		limit:      provider.NewLimiter(d.ConcurrencyEnv(), d.MaxConcurrency),
-		apiKey:     os.Getenv(d.APIKeyEnv),
-		baseURL:    base,
+	p := &Provider{
+		d:       d,
+		limit:   provider.NewLimiter(d.ConcurrencyEnv(), d.MaxConcurrency),
+		apiKey:  os.Getenv(d.APIKeyEnv),
+		baseURL: base,
 	}
+	p.conn = p.newConn()
+	return p
+}
+
+// idleConns is how many idle connections the transport keeps per host when
+// the deployment has no concurrency cap.
+const idleConns = 256
+
+// newConn builds the SDK client for the current settings (p.mu held, or p
+// not yet shared), or nil when there is no key. Its transport keeps as many
+// idle connections per host as the plugin has calls in flight, so that a
+// burst of calls does not open new connections for the next burst.
+func (p *Provider) newConn() *conn {
+	if p.apiKey == "" {
+		return nil
+	}
+	idle := p.limit.Size()
+	if idle < 1 {
+		idle = idleConns
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = idle
+	t.MaxIdleConnsPerHost = idle
+	hc := &http.Client{Timeout: 10 * time.Minute, Transport: t}
+	opts := []option.RequestOption{
+		option.WithAPIKey(p.apiKey),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+	}
+	if p.baseURL != "" {
+		opts = append(opts, option.WithBaseURL(p.baseURL))
+	}
+	p.builds.Add(1)
+	return &conn{client: oai.NewClient(opts...), http: hc, transport: t}
 }
 
 // Info describes the provider and its well-known models; other model names
@@ -170,12 +216,21 @@ func (p *Provider) Configure(_ context.Context, settings map[string]string) erro
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	key, base := p.apiKey, p.baseURL
 	if v, ok := settings["api_key"]; ok {
 		p.apiKey = v
 	}
 	if v, ok := settings["base_url"]; ok {
 		p.baseURL = v
 	}
+	if p.apiKey == key && p.baseURL == base && p.conn != nil {
+		return nil
+	}
+	// Calls in flight finish on the old client; its idle connections go.
+	if old := p.conn; old != nil {
+		defer old.transport.CloseIdleConnections()
+	}
+	p.conn = p.newConn()
 	return nil
 }
 
@@ -183,21 +238,22 @@ func (p *Provider) Configure(_ context.Context, settings map[string]string) erro
 // unconfigured error the host turns into 503 "set OPENAI_API_KEY" (or the
 // deployment's variable).
 func (p *Provider) client() (oai.Client, error) {
+	c, err := p.current()
+	if err != nil {
+		return oai.Client{}, err
+	}
+	return c.client, nil
+}
+
+// current returns the client and HTTP client of the current settings.
+func (p *Provider) current() (*conn, error) {
 	p.mu.RLock()
-	key, base := p.apiKey, p.baseURL
+	c := p.conn
 	p.mu.RUnlock()
-	if key == "" {
-		return oai.Client{}, sdk.Errorf(sdk.CodeUnconfigured, "set %s: the %s plugin has no API key", p.d.APIKeyEnv, p.d.Name)
+	if c == nil {
+		return nil, sdk.Errorf(sdk.CodeUnconfigured, "set %s: the %s plugin has no API key", p.d.APIKeyEnv, p.d.Name)
 	}
-	opts := []option.RequestOption{
-		option.WithAPIKey(key),
-		option.WithHTTPClient(p.httpClient),
-		option.WithMaxRetries(0),
-	}
-	if base != "" {
-		opts = append(opts, option.WithBaseURL(base))
-	}
-	return oai.NewClient(opts...), nil
+	return c, nil
 }
 
 // mapError turns an SDK error into an *sdk.Error: API errors keep their

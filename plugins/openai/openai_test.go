@@ -114,7 +114,7 @@ func setup(t *testing.T, f *fakeOpenAI) (*Provider, *fakeOpenAI) {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	p := New()
-	p.apiKey, p.baseURL = apiKey, srv.URL+"/v1"
+	p.set(apiKey, srv.URL+"/v1")
 	return p, f
 }
 
@@ -250,7 +250,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p, f := setup(t, tt.fake)
-			p.apiKey = tt.key
+			p.set(tt.key, p.baseURL)
 			client := plugintest.InProcessProvider(t, p)
 			var err error
 			switch tt.call {
@@ -282,7 +282,7 @@ func TestConfigureOverridesTheEnvironment(t *testing.T) {
 	t.Parallel()
 	p, _ := setup(t, &fakeOpenAI{})
 	base := p.baseURL
-	p.apiKey, p.baseURL = "", "http://127.0.0.1:1/v1"
+	p.set("", "http://127.0.0.1:1/v1")
 	client := plugintest.InProcessProvider(t, p)
 	if err := client.Configure(t.Context(), map[string]string{"api_key": apiKey, "base_url": base}); err != nil {
 		t.Fatal(err)

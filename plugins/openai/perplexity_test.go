@@ -69,7 +69,7 @@ func setupPerplexity(t *testing.T, f *fakePerplexity) *Provider {
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	p := NewDeployment(Perplexity)
-	p.apiKey, p.baseURL = pplxKey, srv.URL
+	p.set(pplxKey, srv.URL)
 	return p
 }
 
@@ -126,7 +126,7 @@ func TestPerplexityErrors(t *testing.T) {
 				tt.fake = &fakePerplexity{}
 			}
 			p := setupPerplexity(t, tt.fake)
-			p.apiKey = tt.key
+			p.set(tt.key, p.baseURL)
 			_, err := plugintest.InProcessProvider(t, p).GenerateText(t.Context(), sdk.TextRequest{Model: "sonar", Prompt: "hi"})
 			e := sdk.AsError(err)
 			if e == nil || e.Code != tt.want.Code || e.Retryable != tt.want.Retryable || e.StatusCode != tt.want.StatusCode || e.RetryAfter != tt.want.RetryAfter ||
