@@ -3673,6 +3673,11 @@ export interface components {
         ListEventDeliveriesResponse: {
             deliveries: components["schemas"]["EventDelivery"][];
             message: string;
+            /**
+             * Format: int64
+             * @description How many deliveries the subscription has in all.
+             */
+            total: number;
         };
         ListEventSubscriptionsResponse: {
             /** @description The event types a subscription may name. */
@@ -6150,6 +6155,11 @@ export interface operations {
             query?: {
                 /** @description At most this many (default 50, at most 200). */
                 limit?: number;
+                /**
+                 * @description Deliveries to pass over, newest first (default 0); increase it by the
+                 *     page's length to read on.
+                 */
+                skip?: number;
             };
             header?: never;
             path: {

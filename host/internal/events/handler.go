@@ -138,11 +138,11 @@ func (h *Handler) ListEventDeliveries(ctx context.Context, req *connect.Request[
 	if err != nil {
 		return nil, err
 	}
-	list, err := h.svc.Deliveries(ctx, p, req.Msg.GetId(), int(req.Msg.GetLimit()))
+	list, total, err := h.svc.Deliveries(ctx, p, req.Msg.GetId(), int(req.Msg.GetLimit()), int(req.Msg.GetSkip()))
 	if err != nil {
 		return nil, err
 	}
-	out := &apiv1.ListEventDeliveriesResponse{Message: "Deliveries", Deliveries: []*apiv1.EventDelivery{}}
+	out := &apiv1.ListEventDeliveriesResponse{Message: "Deliveries", Deliveries: []*apiv1.EventDelivery{}, Total: total}
 	for _, d := range list {
 		out.Deliveries = append(out.Deliveries, deliveryProto(d))
 	}

@@ -168,21 +168,26 @@ func (s *Service) Rotate(ctx context.Context, p auth.Principal, id string) (stri
 	return sec.Secret, until, nil
 }
 
-// Deliveries is the subscription's delivery log, newest first.
-func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id string, limit int) ([]Delivery, error) {
+// Deliveries is a page of the subscription's delivery log, newest first
+// (limit after skip), and how many deliveries it holds in all.
+func (s *Service) Deliveries(ctx context.Context, p auth.Principal, id string, limit, skip int) ([]Delivery, int64, error) {
 	if _, err := s.get(ctx, p, id); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	limit = clamp(limit, 50, 200)
-	rows, err := s.store.ListEventDeliveries(ctx, p.WorkspaceID, id, limit)
+	rows, err := s.store.ListEventDeliveries(ctx, p.WorkspaceID, id, limit, max(skip, 0))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	total, err := s.store.CountEventDeliveries(ctx, p.WorkspaceID, id)
+	if err != nil {
+		return nil, 0, err
 	}
 	out := make([]Delivery, len(rows))
 	for i, r := range rows {
 		out[i] = deliveryFromStore(r)
 	}
-	return out, nil
+	return out, total, nil
 }
 
 // Redeliver sends a delivery again from its first attempt (same

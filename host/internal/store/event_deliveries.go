@@ -32,10 +32,11 @@ func scanDelivery(r interface{ Scan(...any) error }) (EventDelivery, error) {
 	return d, err
 }
 
-// ListEventDeliveries returns a subscription's newest deliveries.
-func (s *Store) ListEventDeliveries(ctx context.Context, workspaceID, subscriptionID string, limit int) ([]EventDelivery, error) {
+// ListEventDeliveries returns a page of a subscription's deliveries,
+// newest first: limit of them after skip.
+func (s *Store) ListEventDeliveries(ctx context.Context, workspaceID, subscriptionID string, limit, skip int) ([]EventDelivery, error) {
 	rows, err := s.query(ctx, `SELECT `+deliveryColumns+` FROM event_deliveries d JOIN events e ON e.id = d.event_id
-		WHERE d.workspace_id = $1 AND d.subscription_id = $2 ORDER BY d.created_at DESC, d.id DESC LIMIT $3`, workspaceID, subscriptionID, limit)
+		WHERE d.workspace_id = $1 AND d.subscription_id = $2 ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`, workspaceID, subscriptionID, limit, skip)
 	if err != nil {
 		return nil, fmt.Errorf("list event deliveries: %w", err)
 	}
@@ -49,6 +50,16 @@ func (s *Store) ListEventDeliveries(ctx context.Context, workspaceID, subscripti
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// CountEventDeliveries is how many deliveries the workspace's
+// subscription has.
+func (s *Store) CountEventDeliveries(ctx context.Context, workspaceID, subscriptionID string) (int64, error) {
+	var n int64
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM event_deliveries WHERE workspace_id = $1 AND subscription_id = $2`, workspaceID, subscriptionID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count event deliveries: %w", err)
+	}
+	return n, nil
 }
 
 // RedeliverEvent puts a delivery of the workspace's subscription back to

@@ -902,7 +902,10 @@ type ListEventDeliveriesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// At most this many (default 50, at most 200).
-	Limit         *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	Limit *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// Deliveries to pass over, newest first (default 0); increase it by the
+	// page's length to read on.
+	Skip          *int32 `protobuf:"varint,3,opt,name=skip,proto3,oneof" json:"skip,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -951,10 +954,19 @@ func (x *ListEventDeliveriesRequest) GetLimit() int32 {
 	return 0
 }
 
+func (x *ListEventDeliveriesRequest) GetSkip() int32 {
+	if x != nil && x.Skip != nil {
+		return *x.Skip
+	}
+	return 0
+}
+
 type ListEventDeliveriesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
-	Deliveries    []*EventDelivery       `protobuf:"bytes,2,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Message    string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	Deliveries []*EventDelivery       `protobuf:"bytes,2,rep,name=deliveries,proto3" json:"deliveries,omitempty"`
+	// How many deliveries the subscription has in all.
+	Total         int64 `protobuf:"varint,3,opt,name=total,proto3" json:"total,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1001,6 +1013,13 @@ func (x *ListEventDeliveriesResponse) GetDeliveries() []*EventDelivery {
 		return x.Deliveries
 	}
 	return nil
+}
+
+func (x *ListEventDeliveriesResponse) GetTotal() int64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
 }
 
 type RedeliverEventRequest struct {
@@ -1363,16 +1382,19 @@ const file_herald_api_v1_events_proto_rawDesc = "" +
 	"created_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\x10\n" +
 	"\x0e_response_codeB\b\n" +
-	"\x06_error\"Q\n" +
+	"\x06_error\"\x8b\x01\n" +
 	"\x1aListEventDeliveriesRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
-	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01B\b\n" +
-	"\x06_limit\"u\n" +
+	"\x05limit\x18\x02 \x01(\x05H\x00R\x05limit\x88\x01\x01\x12/\n" +
+	"\x04skip\x18\x03 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x80\x84.AH\x01R\x04skip\x88\x01\x01B\b\n" +
+	"\x06_limitB\a\n" +
+	"\x05_skip\"\x8b\x01\n" +
 	"\x1bListEventDeliveriesResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x12<\n" +
 	"\n" +
 	"deliveries\x18\x02 \x03(\v2\x1c.herald.api.v1.EventDeliveryR\n" +
-	"deliveries\"H\n" +
+	"deliveries\x12\x14\n" +
+	"\x05total\x18\x03 \x01(\x03R\x05total\"H\n" +
 	"\x15RedeliverEventRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vdelivery_id\x18\x02 \x01(\tR\n" +
