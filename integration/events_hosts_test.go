@@ -288,7 +288,8 @@ func TestEventsTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 		t.Fatalf("host A sent nothing after the receiver's %d deliveries (%d in all)", rc.armAt, rc.distinct())
 	}
 	killStart := time.Now()
-	a.Kill()
+	a.Kill() // returns once the process has exited: A sends nothing after killed
+	killed := time.Now()
 	rc.mu.Lock()
 	atKill := rc.total
 	rc.mu.Unlock()
@@ -338,7 +339,7 @@ func TestEventsTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 	}
 	t.Logf("every event arrived and was logged delivered %s after the kill", time.Since(killStart).Round(time.Millisecond))
 	waitQueueIdle(t, b.URL, 30*time.Second)
-	checkEventDeliveries(t, rc, tenants, logs, killStart)
+	checkEventDeliveries(t, rc, tenants, logs, killed)
 }
 
 // checkEventDeliveries holds the receiver's record against the rules in
