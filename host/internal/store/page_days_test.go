@@ -9,9 +9,9 @@ import (
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-// Two batches hitting the same page and day append two entries; a read
-// sums them, compacts the row to one entry per day, and a read after that
-// (and after another batch appended meanwhile) sums the same plus the new.
+// Batches hitting the same page and day append an entry each; a read sums
+// them and writes nothing; once the row outgrows its bound the writer that
+// appends compacts it to one entry per day, and the sums stay the same.
 func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
@@ -21,7 +21,8 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 		hit := func(at int64, verified bool) store.CrawlerHit {
 			return store.CrawlerHit{At: at, Bot: "GPTBot", Operator: "OpenAI", Verified: verified, Method: "GET", Path: "/a", Status: 200}
 		}
-		for _, b := range [][]store.CrawlerHit{{hit(now, true), hit(now-86_400_000, false)}, {hit(now, true)}} {
+		record := func(b ...store.CrawlerHit) {
+			t.Helper()
 			if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: b}); err != nil {
 				t.Fatal(err)
 			}
@@ -38,15 +39,32 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 				t.Fatalf("from %d: hits %v %v, want %d verified %d claimed", from, hits, err, verified, claimed)
 			}
 		}
+		record(hit(now, true), hit(now-86_400_000, false))
+		record(hit(now, true))
+		before := days()
 		want(today, 2, 0)
-		if got := days(); got != strconv.FormatInt(today-1, 10)+":0:1;"+strconv.FormatInt(today, 10)+":2:0;" {
-			t.Fatalf("compacted days %q", got)
+		want(today-1, 2, 1)
+		if got := days(); got != before {
+			t.Fatalf("a read rewrote days %q to %q", before, got)
 		}
-		if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: []store.CrawlerHit{hit(now, false)}}); err != nil {
-			t.Fatal(err)
+		verified := int64(2)
+		for n := 0; ; n++ {
+			if n > 200 {
+				t.Fatalf("days never compacted: %d bytes", len(days()))
+			}
+			record(hit(now, true))
+			verified++
+			if len(days()) <= len(before) {
+				break
+			}
 		}
-		want(today-1, 2, 2)
-		want(today, 2, 1)
+		if got, w := days(), strconv.FormatInt(today-1, 10)+":0:1;"+strconv.FormatInt(today, 10)+":"+strconv.FormatInt(verified, 10)+":0;"; got != w {
+			t.Fatalf("compacted days %q, want %q", got, w)
+		}
+		want(today, verified, 0)
+		record(hit(now, false))
+		want(today-1, verified, 2)
+		want(today, verified, 1)
 	})
 }
 
