@@ -22,7 +22,7 @@ func TestPageDaysWritersAndReadersDoNotDeadlock(t *testing.T) {
 	ctx := context.Background()
 	now := s.Now()
 	today := store.Day(now)
-	const pages, rounds, writers, readers = 40, 40, 4, 3
+	const pages, rounds, writers, readers = 200, 40, 4, 4
 	paths := make([]string, pages)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("/p%02d", i)
