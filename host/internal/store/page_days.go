@@ -15,11 +15,15 @@ import (
 // operator, or the AI source of visits landing on the page) whose days
 // column lists that key's counts per epoch day as "day:a:b;" entries
 // (crawlers: a verified, b claimed; sources: a visits, b 0). Every write
-// appends its entries in the statement that upserts the row, so concurrent
-// writers never read and rewrite a row, and a day may appear more than
-// once until a read compacts the row (one entry per day, none older than
-// pageDaysKept). The pages view of any window reads one row per page and
-// key, whatever the number of days or hits behind it.
+// appends its entries in the statement that upserts the row, and a day may
+// appear more than once until a write compacts the row (one entry per day,
+// none older than pageDaysKept): once days has grown past twice its
+// compacted length (compact_len) plus pageDaysSlack, the writer that just
+// appended rewrites it in the same transaction, under the row lock its
+// upsert holds, so compaction takes no lock of its own. A read only reads:
+// it sums duplicate days the same as compacted ones. The pages view of any
+// window reads one row per page and key, whatever the number of days or
+// hits behind it.
 
 // Kinds of page_days rows.
 const (
@@ -30,6 +34,10 @@ const (
 // pageDaysKept is how many days before today a compacted row keeps: the
 // longest window the pages view reads, with some margin.
 const pageDaysKept = 400
+
+// pageDaysSlack is how many bytes of appended entries a row may gather
+// beyond twice its compacted length before its writer compacts it.
+const pageDaysSlack = 512
 
 type pageDaysKey struct {
 	site, path, kind, name string
@@ -66,14 +74,13 @@ func appendPageDay(buf []byte, day, a, b int64) []byte {
 }
 
 // write upserts the collected entries into page_days, in key order,
-// appending to the days of rows that exist.
-func (p pageDays) write(ctx context.Context, q Querier, d Dialect) error {
+// appending to the days of rows that exist, then compacts those of the
+// rows it wrote that grew past their bound.
+func (p pageDays) write(ctx context.Context, q Querier, d Dialect, now int64) error {
 	if len(p) == 0 {
 		return nil
 	}
-	keys := slices.SortedFunc(mapKeys(p), func(a, b pageDaysKey) int {
-		return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.path, b.path), strings.Compare(a.kind, b.kind), strings.Compare(a.name, b.name))
-	})
+	keys := slices.SortedFunc(mapKeys(p), comparePageDaysKeys)
 	var buf []byte
 	err := insertRows(ctx, q, d, `INSERT INTO page_days (site_id, path, kind, name, last_day, days) VALUES `, 6, len(keys),
 		func(args []any, i int) []any {
@@ -90,14 +97,78 @@ func (p pageDays) write(ctx context.Context, q Querier, d Dialect) error {
 	if err != nil {
 		return fmt.Errorf("upsert page_days: %w", err)
 	}
+	return p.compact(ctx, q, d, keys, Day(now)-pageDaysKept)
+}
+
+// compact rewrites the rows of keys (sorted, all upserted by this
+// transaction, which therefore holds their locks) whose days outgrew
+// 2×compact_len + pageDaysSlack: one entry per day, none older than keep.
+// It locks no row the upsert did not, and updates them in key order.
+func (p pageDays) compact(ctx context.Context, q Querier, d Dialect, keys []pageDaysKey, keep int64) error {
+	for start := 0; start < len(keys); {
+		site := keys[start].site
+		end := start
+		var paths []string
+		for end < len(keys) && keys[end].site == site {
+			if end == start || keys[end].path != keys[end-1].path {
+				paths = append(paths, keys[end].path)
+			}
+			end++
+		}
+		start = end
+		var stale []pageDaysKey
+		var staleDays []string
+		err := inList(d, []any{site, pageDaysSlack}, paths, 256, func(list string, args []any) error {
+			rows, err := q.Query(ctx, `SELECT path, kind, name, days FROM page_days
+				WHERE site_id = $1 AND length(days) > 2 * compact_len + $2 AND path IN (`+list+`)`, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				k := pageDaysKey{site: site}
+				var days string
+				if err := rows.Scan(&k.path, &k.kind, &k.name, &days); err != nil {
+					return err
+				}
+				if _, ok := p[k]; ok { // a row this transaction holds
+					stale = append(stale, k)
+					staleDays = append(staleDays, days)
+				}
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return fmt.Errorf("read page_days to compact: %w", err)
+		}
+		order := make([]int, len(stale))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return comparePageDaysKeys(stale[a], stale[b]) })
+		for _, i := range order {
+			k := stale[i]
+			days, err := compactPageDays(staleDays[i], keep)
+			if err != nil {
+				return fmt.Errorf("compact page_days of %s: %w", k.path, err)
+			}
+			if _, err := q.Exec(ctx, `UPDATE page_days SET days = $1, compact_len = $2
+				WHERE site_id = $3 AND path = $4 AND kind = $5 AND name = $6`,
+				days, int64(len(days)), k.site, k.path, k.kind, k.name); err != nil {
+				return fmt.Errorf("compact page_days of %s: %w", k.path, err)
+			}
+		}
+	}
 	return nil
 }
 
-// parsePageDays sums the entries of days within from..to into a and b. It
-// also reports whether the row wants compacting: a day listed twice, or
-// an entry older than keep.
-func parsePageDays(days string, from, to, keep int64) (a, b int64, compact bool, err error) {
-	prev := int64(-1 << 62)
+func comparePageDaysKeys(a, b pageDaysKey) int {
+	return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.path, b.path), strings.Compare(a.kind, b.kind), strings.Compare(a.name, b.name))
+}
+
+// parsePageDays sums the entries of days within from..to into a and b
+// (a day listed twice counts twice, as its writes did).
+func parsePageDays(days string, from, to int64) (a, b int64, err error) {
 	for len(days) > 0 {
 		var f [3]int64
 		for i := range f {
@@ -117,7 +188,7 @@ func parsePageDays(days string, from, to, keep int64) (a, b int64, compact bool,
 				sep = ';'
 			}
 			if j == start || j >= len(days) || days[j] != sep {
-				return 0, 0, false, fmt.Errorf("bad page_days entry near %q", days)
+				return 0, 0, fmt.Errorf("bad page_days entry near %q", days)
 			}
 			if neg {
 				n = -n
@@ -125,17 +196,12 @@ func parsePageDays(days string, from, to, keep int64) (a, b int64, compact bool,
 			f[i] = n
 			days = days[j+1:]
 		}
-		day := f[0]
-		if day <= prev || day < keep {
-			compact = true
-		}
-		prev = day
-		if day >= from && day <= to {
+		if day := f[0]; day >= from && day <= to {
 			a += f[1]
 			b += f[2]
 		}
 	}
-	return a, b, compact, nil
+	return a, b, nil
 }
 
 // compactPageDays merges a row's entries per day and drops those older
@@ -188,13 +254,11 @@ type pageDayRow struct {
 
 // readPageDays sums a site's page_days rows over days from..to (of one
 // page when path is set, else of every page), returning the keys with a
-// non-zero sum, and compacts the rows that want it (a later write's
-// entries, appended meanwhile, are kept).
+// non-zero sum. It writes nothing: the writers compact the rows.
 func (s *Store) readPageDays(ctx context.Context, siteID, path string, from, to int64) ([]pageDayRow, error) {
 	if from > to {
 		return nil, nil
 	}
-	keep := Day(s.Now()) - pageDaysKept
 	query, args := `SELECT path, kind, name, days FROM page_days WHERE site_id = $1 AND last_day >= $2`, []any{siteID, from}
 	if path != "" {
 		query, args = query+` AND path = $3`, append(args, path)
@@ -203,60 +267,27 @@ func (s *Store) readPageDays(ctx context.Context, siteID, path string, from, to 
 	if err != nil {
 		return nil, fmt.Errorf("read page_days: %w", err)
 	}
+	defer rows.Close()
 	var out []pageDayRow
-	var stale [][4]string
 	for rows.Next() {
 		var r pageDayRow
 		var days string
 		if err := rows.Scan(&r.path, &r.kind, &r.name, &days); err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("read page_days: %w", err)
 		}
-		a, b, compact, err := parsePageDays(days, from, to, keep)
+		a, b, err := parsePageDays(days, from, to)
 		if err != nil {
-			rows.Close()
 			return nil, fmt.Errorf("read page_days of %s: %w", r.path, err)
-		}
-		if compact {
-			stale = append(stale, [4]string{r.path, r.kind, r.name, days})
 		}
 		if a != 0 || b != 0 {
 			r.a, r.b = a, b
 			out = append(out, r)
 		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read page_days: %w", err)
 	}
-	if len(stale) > 0 {
-		if err := s.compactPageDayRows(ctx, siteID, keep, stale); err != nil {
-			return nil, err
-		}
-	}
 	return out, nil
-}
-
-// compactPageDayRows rewrites the rows read as old (path, kind, name,
-// days): the prefix read is replaced by its compacted form and whatever a
-// write appended after the read stays. A row another read compacted first
-// no longer starts with that prefix and is left alone.
-func (s *Store) compactPageDayRows(ctx context.Context, siteID string, keep int64, stale [][4]string) error {
-	return s.Tx(ctx, func(q Querier) error {
-		for _, r := range stale {
-			days, err := compactPageDays(r[3], keep)
-			if err != nil {
-				return fmt.Errorf("compact page_days of %s: %w", r[0], err)
-			}
-			n := int64(len(r[3]))
-			if _, err := q.Exec(ctx, `UPDATE page_days SET days = $1 || substr(days, $2)
-				WHERE site_id = $3 AND path = $4 AND kind = $5 AND name = $6 AND substr(days, 1, $7) = $8`,
-				days, n+1, siteID, r[0], r[1], r[2], n, r[3]); err != nil {
-				return fmt.Errorf("compact page_days of %s: %w", r[0], err)
-			}
-		}
-		return nil
-	})
 }
 
 // CrawlerPageRow is a page's crawler hits by one operator over a window.
@@ -325,7 +356,7 @@ func (r *TrafficRollups) AddLanding(site string, day int64, path, source string)
 
 // writeLandings appends the landings to page_days, one entry per page,
 // source and day.
-func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect) error {
+func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect, now int64) error {
 	if len(r.landings) == 0 {
 		return nil
 	}
@@ -333,6 +364,5 @@ func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect
 	for k, n := range r.landings {
 		p.add(pageDaysKey{k.site, k.path, pageKindSource, k.source}, k.day, n, 0)
 	}
-	clear(r.landings)
-	return p.write(ctx, q, d)
+	return p.write(ctx, q, d, now)
 }

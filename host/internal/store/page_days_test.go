@@ -2,16 +2,19 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/heraldhq/herald/host/internal/store"
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-// Two batches hitting the same page and day append two entries; a read
-// sums them, compacts the row to one entry per day, and a read after that
-// (and after another batch appended meanwhile) sums the same plus the new.
+// Batches hitting the same page and day append an entry each; a read sums
+// them and writes nothing; once the row outgrows its bound the writer that
+// appends compacts it to one entry per day, and the sums stay the same.
 func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
@@ -21,7 +24,8 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 		hit := func(at int64, verified bool) store.CrawlerHit {
 			return store.CrawlerHit{At: at, Bot: "GPTBot", Operator: "OpenAI", Verified: verified, Method: "GET", Path: "/a", Status: 200}
 		}
-		for _, b := range [][]store.CrawlerHit{{hit(now, true), hit(now-86_400_000, false)}, {hit(now, true)}} {
+		record := func(b ...store.CrawlerHit) {
+			t.Helper()
 			if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: b}); err != nil {
 				t.Fatal(err)
 			}
@@ -38,15 +42,32 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 				t.Fatalf("from %d: hits %v %v, want %d verified %d claimed", from, hits, err, verified, claimed)
 			}
 		}
+		record(hit(now, true), hit(now-86_400_000, false))
+		record(hit(now, true))
+		before := days()
 		want(today, 2, 0)
-		if got := days(); got != strconv.FormatInt(today-1, 10)+":0:1;"+strconv.FormatInt(today, 10)+":2:0;" {
-			t.Fatalf("compacted days %q", got)
+		want(today-1, 2, 1)
+		if got := days(); got != before {
+			t.Fatalf("a read rewrote days %q to %q", before, got)
 		}
-		if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: []store.CrawlerHit{hit(now, false)}}); err != nil {
-			t.Fatal(err)
+		verified := int64(2)
+		for n := 0; ; n++ {
+			if n > 200 {
+				t.Fatalf("days never compacted: %d bytes", len(days()))
+			}
+			record(hit(now, true))
+			verified++
+			if len(days()) <= len(before) {
+				break
+			}
 		}
-		want(today-1, 2, 2)
-		want(today, 2, 1)
+		if got, w := days(), strconv.FormatInt(today-1, 10)+":0:1;"+strconv.FormatInt(today, 10)+":"+strconv.FormatInt(verified, 10)+":0;"; got != w {
+			t.Fatalf("compacted days %q, want %q", got, w)
+		}
+		want(today, verified, 0)
+		record(hit(now, false))
+		want(today-1, verified, 2)
+		want(today, verified, 1)
 	})
 }
 
@@ -73,4 +94,72 @@ func TestPathActivityReadsOnePage(t *testing.T) {
 			t.Fatalf("PageActivity = %+v, want both pages", all)
 		}
 	})
+}
+
+// Writers appending to the same page_days rows in batches of opposite page
+// orders, and readers of the pages view, run together on PostgreSQL for a
+// bounded number of rounds: no statement fails (no deadlock, no lock wait
+// past a statement's patience), and the view's sums are exactly the hits
+// written.
+func TestPageDaysWritersAndReadersDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	s := storetest.Postgres(t)
+	ctx := context.Background()
+	now := s.Now()
+	today := store.Day(now)
+	const pages, rounds, writers, readers = 200, 40, 4, 4
+	paths := make([]string, pages)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("/p%02d", i)
+	}
+	batch := func(w, round int) []store.CrawlerHit {
+		order := slices.Clone(paths)
+		if (w+round)%2 == 1 {
+			slices.Reverse(order)
+		}
+		hits := make([]store.CrawlerHit, 0, 2*len(order))
+		for _, p := range order {
+			for _, op := range []string{"OpenAI", "Anthropic"} {
+				hits = append(hits, store.CrawlerHit{At: now, Bot: op + "Bot", Operator: op, Verified: true, Method: "GET", Path: p, Status: 200})
+			}
+		}
+		return hits
+	}
+	errs := make(chan error, writers*rounds+readers*rounds)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for round := range rounds {
+				if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: batch(w, round)}); err != nil {
+					errs <- fmt.Errorf("writer %d round %d: %w", w, round, err)
+				}
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			for round := range rounds {
+				if _, _, err := s.PageActivity(ctx, "site", today-30, today); err != nil {
+					errs <- fmt.Errorf("reader %d round %d: %w", r, round, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	hits, _, err := s.PageActivity(ctx, "site", today-30, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2*pages {
+		t.Fatalf("%d rows, want %d", len(hits), 2*pages)
+	}
+	for _, h := range hits {
+		if h.Verified != writers*rounds || h.Claimed != 0 {
+			t.Fatalf("%s %s: %d verified %d claimed, want %d and 0", h.Path, h.Operator, h.Verified, h.Claimed, writers*rounds)
+		}
+	}
 }

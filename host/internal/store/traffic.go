@@ -146,7 +146,7 @@ func (s *Store) writeTraffic(ctx context.Context, q Querier, b TrafficBatch) err
 		}
 	}
 	if b.Rollups != nil {
-		if err := b.Rollups.write(ctx, q, s.Dialect); err != nil {
+		if err := b.Rollups.write(ctx, q, s.Dialect, s.Now()); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,7 @@ func TestTrafficRollupsWriteRowsInKeyOrder(t *testing.T) {
 		t.Errorf("Daily(s1, 5, zero) = %+v, want zero", got)
 	}
 	q := &recordQuerier{}
-	if err := r.write(context.Background(), q, Postgres); err != nil {
+	if err := r.write(context.Background(), q, Postgres, 0); err != nil {
 		t.Fatal(err)
 	}
 	checkRows(t, "traffic_daily", rowsOf(q.execs, "traffic_daily", 9, 5),
@@ -91,7 +91,7 @@ func TestTrafficRollupsWriteStopsAtAFailedUpsert(t *testing.T) {
 	boom := errors.New("boom")
 	for failAt, table := range []string{"traffic_daily", "traffic_pages", "traffic_crawlers"} {
 		q := &recordQuerier{failAt: failAt + 1, err: boom}
-		err := r.write(context.Background(), q, SQLite)
+		err := r.write(context.Background(), q, SQLite, 0)
 		if !errors.Is(err, boom) || !strings.Contains(err.Error(), table) {
 			t.Errorf("upsert %d failing: err = %v, want %v naming %s", failAt+1, err, boom, table)
 		}
@@ -157,7 +157,7 @@ func TestTrafficRollupsAddPageCountsEverySpanOnceAcrossRetries(t *testing.T) {
 	}
 	for try := 1; try <= 2; try++ {
 		q := &recordQuerier{}
-		if err := r.write(context.Background(), q, SQLite); err != nil {
+		if err := r.write(context.Background(), q, SQLite, 0); err != nil {
 			t.Fatal(err)
 		}
 		checkRows(t, fmt.Sprintf("traffic_pages, write %d", try), rowsOf(q.execs, "traffic_pages", 7, 7), want...)

@@ -139,12 +139,12 @@ func (r *TrafficRollups) AddCrawler(site string, day int64, bot string, hits int
 // AddTrafficRollups writes rollups without raw events. Bulk imports and the
 // stats benchmark use it; RecordTraffic writes rollups with their events.
 func (s *Store) AddTrafficRollups(ctx context.Context, r *TrafficRollups) error {
-	return s.Tx(ctx, func(q Querier) error { return r.write(ctx, q, s.Dialect) })
+	return s.Tx(ctx, func(q Querier) error { return r.write(ctx, q, s.Dialect, s.Now()) })
 }
 
 // write upserts the increments in key order, so concurrent writers take row
 // locks in the same order.
-func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error {
+func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect, now int64) error {
 	dk := make([]dailyKey, 0, len(r.daily))
 	for k := range r.daily {
 		dk = append(dk, k)
@@ -197,7 +197,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect) error 
 	if err != nil {
 		return fmt.Errorf("upsert traffic_crawlers: %w", err)
 	}
-	return r.writeLandings(ctx, q, d)
+	return r.writeLandings(ctx, q, d, now)
 }
 
 // TrafficDailyRow is one traffic_daily row.
