@@ -4439,6 +4439,12 @@ export interface components {
             proposal: components["schemas"]["DraftProposal"] | null;
             /** @description Every round, first to last. */
             rounds: components["schemas"]["DraftRound"][];
+            /**
+             * @description Why the rounds stopped before min_score or max_rounds, when an
+             *     improvement round's model call failed: the draft is the last version
+             *     scored (that round cost nothing). Empty otherwise.
+             */
+            stopped: string;
             title: string;
         };
         /** @description TrackerPrompt is a buyer prompt with its optional tags. */

@@ -146,6 +146,9 @@ type Draft struct {
 	// Credits is the AI credits spent (one per round).
 	Credits  int
 	Proposal Proposal
+	// Stopped says why the rounds ended early: an improvement round's
+	// model call failed, and the draft is the last version scored.
+	Stopped string
 }
 
 // Draft writes a post for a tracker's gap and proposes its schedule; it
@@ -204,8 +207,14 @@ func (s *Service) Draft(ctx context.Context, p auth.Principal, in DraftInput) (D
 		}
 		text, res, voice, err := s.write(ctx, p, generate.TextInput{Model: model, Text: user, BrandVoiceID: in.VoiceID,
 			Options: map[string]any{"system": draftSystem + "\n\n" + untrusted.Rule(nonce)}})
-		if err != nil {
+		if err != nil && round == 1 {
 			return Draft{}, err
+		}
+		if err != nil {
+			// The rounds already paid for are kept: the last scored
+			// version is the draft, and the failed round was refunded.
+			d.Stopped = fmt.Sprintf("round %d failed (%v); the draft is round %d's version", round, err, round-1)
+			break
 		}
 		d.Credits++
 		d.Model, d.Voice = res.Model, voice

@@ -283,3 +283,27 @@ func TestDraftInputAndScope(t *testing.T) {
 		})
 	}
 }
+
+// An improvement round whose model call fails ends the rounds: the draft
+// is the last version scored, the failed round is refunded and the reason
+// is said; a failed first round is the request's error.
+func TestDraftKeepsTheLastScoredVersionWhenARoundFails(t *testing.T) {
+	w := &scriptedWriter{drafts: []string{weak}} // round 2 is not scripted: it fails
+	c := &countingCredits{}
+	in := draftIn()
+	in.MinScore = ptr(100)
+	d, err := newDraftService(t, w, c, &fakeScheduler{}).Draft(context.Background(), owner, in)
+	if err != nil {
+		t.Fatalf("a failed improvement round lost the paid first round: %v", err)
+	}
+	if len(d.Rounds) != 1 || d.Credits != 1 || c.reserved != 2 || c.refunded != 1 || d.Met {
+		t.Errorf("rounds %d, credits %d, reserved %d, refunded %d, met %v; want 1, 1, 2, 1, false", len(d.Rounds), d.Credits, c.reserved, c.refunded, d.Met)
+	}
+	if !strings.Contains(d.Stopped, "round 2 failed") || d.Proposal.Content != d.Content || d.Content == "" {
+		t.Errorf("stopped %q; the proposal must carry round 1's version", d.Stopped)
+	}
+	w = &scriptedWriter{}
+	if _, err := newDraftService(t, w, &countingCredits{}, &fakeScheduler{}).Draft(context.Background(), owner, in); err == nil {
+		t.Error("a failed first round gave no error")
+	}
+}

@@ -152,7 +152,7 @@ func (h *Handler) CreateTrackerDraft(ctx context.Context, req *connect.Request[a
 // DraftToProto is a draft as the API shows it.
 func DraftToProto(d Draft) *apiv1.TrackerDraft {
 	out := &apiv1.TrackerDraft{Brief: briefProto(d.Brief), Title: d.Title, Content: d.Content, Keyphrase: d.Keyphrase, MinScore: int32(d.MinScore),
-		Met: d.Met, Model: d.Model, Credits: int32(d.Credits), ConfirmWith: "POST /v1/scheduler/create", Rounds: make([]*apiv1.DraftRound, 0, len(d.Rounds))}
+		Met: d.Met, Model: d.Model, Credits: int32(d.Credits), ConfirmWith: "POST /v1/scheduler/create", Stopped: d.Stopped, Rounds: make([]*apiv1.DraftRound, 0, len(d.Rounds))}
 	if d.Voice != nil {
 		out.BrandVoiceId, out.BrandVoiceName = d.Voice.ID, d.Voice.Name
 	}

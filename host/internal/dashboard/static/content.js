@@ -161,6 +161,7 @@ function gapDraftCard(ed, rescore) {
         h('p', { class: draft.met ? 'ok' : 'error' }, draft.met
           ? `The draft reached ${draft.minScore} in ${draft.rounds.length} round(s) (${draft.credits} AI credit(s)); the editor holds it.`
           : `The draft did not reach ${draft.minScore} in ${draft.rounds.length} round(s) (${draft.credits} AI credit(s)); the editor holds the last version.`),
+        draft.stopped ? h('p', { class: 'muted', role: 'status' }, `Stopped early: ${draft.stopped}.`) : null,
         table('Score of each round', [
           ['Round', (r) => String(r.round)],
           ['Overall', (r) => String(r.score)],

@@ -352,7 +352,11 @@ type TrackerDraft struct {
 	Credits  int32          `protobuf:"varint,11,opt,name=credits,proto3" json:"credits,omitempty"`
 	Proposal *DraftProposal `protobuf:"bytes,12,opt,name=proposal,proto3" json:"proposal,omitempty"`
 	// How to confirm: "POST /v1/scheduler/create" with the proposal.
-	ConfirmWith   string `protobuf:"bytes,13,opt,name=confirm_with,json=confirmWith,proto3" json:"confirm_with,omitempty"`
+	ConfirmWith string `protobuf:"bytes,13,opt,name=confirm_with,json=confirmWith,proto3" json:"confirm_with,omitempty"`
+	// Why the rounds stopped before min_score or max_rounds, when an
+	// improvement round's model call failed: the draft is the last version
+	// scored (that round cost nothing). Empty otherwise.
+	Stopped       string `protobuf:"bytes,14,opt,name=stopped,proto3" json:"stopped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -474,6 +478,13 @@ func (x *TrackerDraft) GetProposal() *DraftProposal {
 func (x *TrackerDraft) GetConfirmWith() string {
 	if x != nil {
 		return x.ConfirmWith
+	}
+	return ""
+}
+
+func (x *TrackerDraft) GetStopped() string {
+	if x != nil {
+		return x.Stopped
 	}
 	return ""
 }
@@ -1710,7 +1721,7 @@ const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\n" +
 	"tracker_id\x18\a \x01(\tR\ttrackerId\x12%\n" +
 	"\x0etarget_prompts\x18\b \x03(\tR\rtargetPromptsB\r\n" +
-	"\v_webhook_id\"\xce\x03\n" +
+	"\v_webhook_id\"\xe8\x03\n" +
 	"\fTrackerDraft\x121\n" +
 	"\x05brief\x18\x01 \x01(\v2\x1b.herald.api.v1.TrackerBriefR\x05brief\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
@@ -1725,7 +1736,8 @@ const file_herald_api_v1_impact_proto_rawDesc = "" +
 	" \x01(\tR\x0ebrandVoiceName\x12\x18\n" +
 	"\acredits\x18\v \x01(\x05R\acredits\x128\n" +
 	"\bproposal\x18\f \x01(\v2\x1c.herald.api.v1.DraftProposalR\bproposal\x12!\n" +
-	"\fconfirm_with\x18\r \x01(\tR\vconfirmWith\"i\n" +
+	"\fconfirm_with\x18\r \x01(\tR\vconfirmWith\x12\x18\n" +
+	"\astopped\x18\x0e \x01(\tR\astopped\"i\n" +
 	"\x1aCreateTrackerDraftResponse\x12\x18\n" +
 	"\amessage\x18\x01 \x01(\tR\amessage\x121\n" +
 	"\x05draft\x18\x02 \x01(\v2\x1b.herald.api.v1.TrackerDraftR\x05draft\"+\n" +
