@@ -2698,8 +2698,11 @@ export interface components {
              * @example privacy analytics
              */
             keyphrase: string;
-            /** @description Score in this language; empty detects it. */
-            language?: string | null;
+            /**
+             * @description Score in this language; empty detects it.
+             * @enum {string|null}
+             */
+            language?: "de" | "en" | "es" | "fr" | "it" | "nl" | null;
             /**
              * Format: int32
              * @description At most this many model rounds (1-3; unset: 3), one AI credit each.
@@ -2715,6 +2718,7 @@ export interface components {
             /**
              * @description ISO-8601 time to publish at; empty: the proposal is a draft without a
              *     time.
+             * @example 2030-01-02T15:04:05Z
              */
             publishAt?: string | null;
             /**

@@ -1682,7 +1682,7 @@ var File_herald_api_v1_impact_proto protoreflect.FileDescriptor
 
 const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\n" +
-	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18herald/api/v1/rule.proto\"\x93\x04\n" +
+	"\x1aherald/api/v1/impact.proto\x12\rherald.api.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18herald/api/v1/rule.proto\"\xdf\x05\n" +
 	"\x19CreateTrackerDraftRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12J\n" +
 	"\bvoice_id\x18\x02 \x01(\tB/\x92\xa8\x19+\b\x01 \xc8\x01R$0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5bR\avoiceId\x12:\n" +
@@ -1690,15 +1690,14 @@ const file_herald_api_v1_impact_proto_rawDesc = "" +
 	"\tmin_score\x18\x04 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\x00\x001\x00\x00\x00\x00\x00\x00Y@H\x00R\bminScore\x88\x01\x01\x12:\n" +
 	"\n" +
 	"max_rounds\x18\x05 \x01(\x05B\x16\x92\xa8\x19\x12)\x00\x00\x00\x00\x00\x00\xf0?1\x00\x00\x00\x00\x00\x00\b@H\x01R\tmaxRounds\x88\x01\x01\x12\x1d\n" +
-	"\x05model\x18\x06 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x05model\x12\"\n" +
-	"\blanguage\x18\a \x01(\tB\x06\x92\xa8\x19\x02 \n" +
-	"R\blanguage\x12.\n" +
+	"\x05model\x18\x06 \x01(\tB\a\x92\xa8\x19\x03 \xc8\x01R\x05model\x128\n" +
+	"\blanguage\x18\a \x01(\tB\x1c\x92\xa8\x19\x18\x12\x02de\x12\x02en\x12\x02es\x12\x02fr\x12\x02it\x12\x02nlR\blanguage\x12.\n" +
 	"\texport_to\x18\b \x01(\tB\x11\x92\xa8\x19\r\b\x01 dR\awebhookR\bexportTo\x12\"\n" +
 	"\n" +
-	"webhook_id\x18\t \x01(\tH\x02R\twebhookId\x88\x01\x01\x12%\n" +
+	"webhook_id\x18\t \x01(\tH\x02R\twebhookId\x88\x01\x01\x12\xda\x01\n" +
 	"\n" +
 	"publish_at\x18\n" +
-	" \x01(\tB\x06\x92\xa8\x19\x02 @R\tpublishAtB\f\n" +
+	" \x01(\tB\xba\x01\x92\xa8\x19\xb5\x01R\x142030-01-02T15:04:05Zbf^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$j5must be an ISO-8601 time such as 2030-01-02T15:04:05ZR\tpublishAtB\f\n" +
 	"\n" +
 	"_min_scoreB\r\n" +
 	"\v_max_roundsB\r\n" +
