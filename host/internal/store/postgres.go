@@ -92,8 +92,9 @@ func (b *pgBackend) QueryRow(ctx context.Context, sql string, args ...any) Row {
 }
 
 // txAttempts is how many times tx runs a transaction that the database
-// aborts as a deadlock victim or a serialization failure: its normal
-// answer to contention, which a rerun settles.
+// aborts as a deadlock victim, its normal answer to contention, which a
+// rerun settles. Serialization failures (40001) are already retried
+// inside crdbpgx.ExecuteTx.
 const txAttempts = 3
 
 func (b *pgBackend) tx(ctx context.Context, fn func(Querier) error) error {
@@ -102,18 +103,17 @@ func (b *pgBackend) tx(ctx context.Context, fn func(Querier) error) error {
 		err = crdbpgx.ExecuteTx(ctx, b.pool, pgx.TxOptions{}, func(tx pgx.Tx) error {
 			return fn(pgQuerier{tx})
 		})
-		if !isContention(err) || ctx.Err() != nil {
+		if !isDeadlock(err) || ctx.Err() != nil {
 			return err
 		}
 	}
 	return err
 }
 
-// isContention reports whether err is a deadlock (40P01) or a
-// serialization failure (40001).
-func isContention(err error) bool {
+// isDeadlock reports whether err is a deadlock (40P01).
+func isDeadlock(err error) bool {
 	var pe *pgconn.PgError
-	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+	return errors.As(err, &pe) && pe.Code == "40P01"
 }
 
 func (b *pgBackend) ping(ctx context.Context) error { return b.pool.Ping(ctx) }
