@@ -66,7 +66,8 @@ func TestTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 	b.recv = recv
 	b.subscribe(t, "standard", catalog.ReportCompleted)
 
-	// A worker sends its claimed batch at once, so at most workers × batch
+	// A worker sends its claimed batch at once (and, with MaxBatch = Batch,
+	// never claims more while a backlog builds), so at most workers × batch
 	// attempts of host A are in flight when it is killed.
 	const workers, batch = 4, 8
 	prefix := fmt.Sprintf("herald-test-%d", time.Now().UnixNano())
@@ -80,7 +81,7 @@ func TestTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := events.NewDeliverer(svc, events.DelivererOptions{Host: name, Workers: workers, Batch: batch, Lease: 2 * time.Second, Poll: 5 * time.Second, Wake: wake})
+		d := events.NewDeliverer(svc, events.DelivererOptions{Host: name, Workers: workers, Batch: batch, MaxBatch: batch, Lease: 2 * time.Second, Poll: 5 * time.Second, Wake: wake})
 		if err := d.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
