@@ -209,6 +209,11 @@ func TestEventsTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 		"HERALD_REDIS_URL":    testenv.RedisURL(t),
 
 		"HERALD_EVENT_DELIVERY_LEASE": eventLease.String(),
+		// The publish jobs A held at the kill come back when their
+		// lease ends and the rescuer next looks (lease/2 later): with
+		// the 30 s default that can be 45 s after the kill, longer than
+		// the idle wait below.
+		"HERALD_JOB_LEASE": eventLease.String(),
 	})
 	allow := []harness.Allow{
 		{Match: `rescued jobs with expired leases`, Why: "host A is killed holding publish jobs; B rescues them when their lease ends"},
@@ -339,7 +344,7 @@ func TestEventsTwoHostsDeliverEachEventOnceWhenOneIsKilled(t *testing.T) {
 		}
 	}
 	t.Logf("every event arrived and was logged delivered %s after the kill", time.Since(killStart).Round(time.Millisecond))
-	waitQueueIdle(t, b.URL, 30*time.Second)
+	waitQueueIdle(t, b.URL, 2*eventLease+30*time.Second)
 	checkEventDeliveries(t, rc, tenants, logs, killed)
 }
 
