@@ -116,8 +116,9 @@ func strongDraft() string {
 
 // draftAndConfirm writes a post for the tracker's gap through the draft
 // route, checks that nothing is scheduled until the proposal is posted,
-// confirms it and returns the schedule's id.
-func draftAndConfirm(t *testing.T, base, key, rival, trackerID string, wp *wpFake) string {
+// confirms it and returns the schedule's id. Bad requests are refused
+// before the model is called.
+func draftAndConfirm(t *testing.T, base, key, rival, trackerID string, wp *wpFake, writer *draftWriter) string {
 	t.Helper()
 	status, out := api(t, base, key, "POST", "/v1/ai/generate/brand-voice/text", map[string]any{"name": "Warm", "content": "We write short, warm sentences. We say you, not users."})
 	if status != http.StatusCreated {
@@ -136,8 +137,33 @@ func draftAndConfirm(t *testing.T, base, key, rival, trackerID string, wp *wpFak
 			t.Errorf("draft with %s %v: %d %v, want 400 naming %s", field, bad, status, out, field)
 		}
 	}
+	// A webhook export names a saved webhook of the caller's workspace.
+	writer.mu.Lock()
+	calledBefore := writer.rounds
+	writer.mu.Unlock()
+	status, out = api(t, base, rival, "POST", "/v1/webhooks", map[string]any{"url": base + "/rival-hook"})
+	if status != http.StatusCreated {
+		t.Fatalf("the rival's webhook: %d %v", status, out)
+	}
+	rivalHook := out["webhook"].(map[string]any)["id"].(string)
+	for name, hook := range map[string]any{"no webhookId": nil, "an empty webhookId": "", "another workspace's webhook": rivalHook} {
+		in := req()
+		in["exportTo"] = "webhook"
+		if hook != nil {
+			in["webhookId"] = hook
+		}
+		if status, out := api(t, base, key, "POST", path, in); status != 400 || !strings.Contains(fmt.Sprint(out["message"]), "webhookId") {
+			t.Errorf("draft for a webhook with %s: %d %v, want 400 naming webhookId", name, status, out)
+		}
+	}
 	if status, out := api(t, base, rival, "POST", path, req()); status != 404 {
 		t.Errorf("another workspace's tracker draft: %d %v, want 404", status, out)
+	}
+	writer.mu.Lock()
+	called := writer.rounds - calledBefore
+	writer.mu.Unlock()
+	if called != 0 {
+		t.Errorf("the refused drafts called the model %d times: each check must come before any credit is spent", called)
 	}
 	_, list := api(t, base, key, "GET", "/v1/scheduler", nil)
 	before := list["total"]

@@ -202,9 +202,9 @@ func TestImpactOfAPublishedPost(t *testing.T) {
 	}
 	// One after the other: the first is published (WordPress post 1, the
 	// page the engine cites later) before the second is drafted.
-	movingPost := draftAndConfirm(t, p.URL, p.Key, rival, moving, wp)
+	movingPost := draftAndConfirm(t, p.URL, p.Key, rival, moving, wp, writer)
 	waitSchedule(t, p.URL, p.Key, movingPost, "published", 60*time.Second)
-	stillPost := draftAndConfirm(t, p.URL, p.Key, rival, still, wp)
+	stillPost := draftAndConfirm(t, p.URL, p.Key, rival, still, wp, writer)
 	if problems := writer.Problems(); len(problems) > 0 {
 		t.Errorf("the draft's model requests: %v", problems)
 	}

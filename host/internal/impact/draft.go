@@ -56,7 +56,7 @@ type Credits interface {
 // Proposals checks a proposed schedule with the scheduler's own rules
 // (*schedule.Service); it creates nothing.
 type Proposals interface {
-	Check(in schedule.NewSchedule) error
+	CheckFor(ctx context.Context, p auth.Principal, in schedule.NewSchedule) error
 }
 
 // DraftInput is a request for a draft of a tracker's gap.
@@ -179,7 +179,7 @@ func (s *Service) Draft(ctx context.Context, p auth.Principal, in DraftInput) (D
 	// The destination, webhook and time are checked before any credit
 	// is spent (the post's text is a placeholder here).
 	placeholder := "draft"
-	if err := s.proposals.Check(schedule.NewSchedule{ExportTo: prop.ExportTo, Title: &placeholder, Body: &placeholder, WhenToExport: prop.WhenToExport,
+	if err := s.proposals.CheckFor(ctx, p, schedule.NewSchedule{ExportTo: prop.ExportTo, Title: &placeholder, Body: &placeholder, WhenToExport: prop.WhenToExport,
 		Status: prop.Status, WebhookID: prop.WebhookID, Targets: schedule.Targets{TrackerID: prop.TrackerID, Prompts: prop.TargetPrompts}}); err != nil {
 		return Draft{}, err
 	}

@@ -77,7 +77,7 @@ func (c *countingCredits) Reserve(context.Context, auth.Principal, int) (func(),
 // only ever check.
 type fakeScheduler struct{ checked, created int }
 
-func (f *fakeScheduler) Check(in schedule.NewSchedule) error {
+func (f *fakeScheduler) CheckFor(_ context.Context, _ auth.Principal, in schedule.NewSchedule) error {
 	f.checked++
 	if in.ExportTo != "wordpress" && in.ExportTo != "webhook" {
 		return apierr.Invalid("exportTo %q is not a destination", in.ExportTo)

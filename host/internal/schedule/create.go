@@ -94,8 +94,27 @@ func (in NewSchedule) content() map[string]any {
 
 // Check runs the checks of a create request that need nothing stored (the
 // same messages as Create gives): the agent checks a post with it before
-// proposing it.
+// proposing it, and the confirmation runs the rest.
 func (s *Service) Check(in NewSchedule) error { return in.validate(s.destinationNames()) }
+
+// CheckFor runs Check and the checks against the caller's workspace that
+// Create runs first: the targets (a tracker of the workspace and its
+// prompts) and, for a webhook export, that webhookId names a saved webhook
+// of the workspace. A draft runs it before it spends a credit; the plan, a
+// connection's credentials and the destination's Validate run at Create.
+func (s *Service) CheckFor(ctx context.Context, p auth.Principal, in NewSchedule) error {
+	if err := s.Check(in); err != nil {
+		return err
+	}
+	if err := s.checkTargets(ctx, p.WorkspaceID, in.Targets); err != nil {
+		return err
+	}
+	if in.ExportTo != destination.WebhookDestination {
+		return nil
+	}
+	_, err := s.creds.ExportCredentials(ctx, destination.Export{Workspace: p.WorkspaceID, Destination: in.ExportTo, WebhookID: in.WebhookID})
+	return err
+}
 
 // Create validates and stores a schedule, as a post to one destination; a
 // pending one gets its publish job in the same transaction.
