@@ -32,6 +32,10 @@ func TestAGapWrittenScoredAndScheduledWithItsTargets(t *testing.T) {
 		t.Fatalf("voices: %v", voices)
 	}
 	voiceID := voices[0].(map[string]any)["id"].(string)
+	// Two saved webhooks: the draft's picker chooses neither for the user.
+	for _, name := range []string{"Launch channel", "Archive"} {
+		b.call(t, "POST", "/v1/webhooks", fmt.Sprintf(`{"url":"http://127.0.0.1:9/%s","name":%q}`, strings.ToLower(name[:1]), name), 201)
+	}
 	p := open(t, b, 1280, 900)
 	p.signIn("#/trackers")
 
@@ -74,6 +78,15 @@ func TestAGapWrittenScoredAndScheduledWithItsTargets(t *testing.T) {
 		t.Fatalf("the card does not say what the post targets: %q", got)
 	}
 	p.until("the pickers load", fmt.Sprintf(`!!document.querySelector('#gap-voice option[value=%q]') && !!document.querySelector('#gap-export option[value="wordpress"]')`, voiceID))
+
+	// A webhook export with no webhook chosen is refused on the page,
+	// before the request (a draft costs credits).
+	p.until("the webhooks load", `document.querySelectorAll('#gap-webhook option').length === 3`)
+	p.run("a draft to no webhook",
+		selectValue("#gap-voice", voiceID),
+		selectValue("#gap-export", "webhook"),
+		chromedp.Click(chromedp.CSS("#gap-draft-run")))
+	p.until("the page asks for the webhook", `document.getElementById('gap-draft-result').textContent === 'Choose the webhook the post goes to.' && document.getElementById('gap-webhook').value === ''`)
 
 	// The scores the scorer gives the two versions the writer writes.
 	scoreOf := func(content string) int {

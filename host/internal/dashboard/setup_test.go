@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,12 +66,38 @@ type bundle struct {
 	engines *engines
 	// google is the fake Google the in-process ga4 plugin calls.
 	google *ga4test.Google
+	logs   *logCheck
+}
+
+// logCheck is the services' log: every WARN or ERROR line fails the test
+// when it ends: no dashboard flow expects one.
+type logCheck struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logCheck) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func (l *logCheck) check(t testing.TB) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		t.Errorf("unexpected line in the server's log: %s", line)
+	}
 }
 
 func setup(t testing.TB, st *store.Store) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	b := &bundle{store: st, engines: newEngines()}
+	b := &bundle{store: st, engines: newEngines(), logs: &logCheck{}}
+	// Registered first, so it runs last: after the queue has stopped.
+	t.Cleanup(func() { b.logs.check(t) })
+	log := hclog.New(&hclog.LoggerOptions{Output: b.logs, Level: hclog.Warn})
 	var err error
 	if b.key, err = auth.CreateKey(ctx, st, "acme", "business", "owner@acme.test"); err != nil {
 		t.Fatal(err)
@@ -82,7 +110,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := jobs.New(jobs.Options{Store: st, PollInterval: 100 * time.Millisecond, Lease: 5 * time.Second, Logger: hclog.NewNullLogger()})
+	q, err := jobs.New(jobs.Options{Store: st, PollInterval: 100 * time.Millisecond, Lease: 5 * time.Second, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,16 +129,16 @@ func setup(t testing.TB, st *store.Store) *bundle {
 			t.Fatal(err)
 		}
 	}
-	voices, err := voice.New(voice.Deps{Store: st, Fetcher: fetcher, Queue: q, Logger: hclog.NewNullLogger()})
+	voices, err := voice.New(voice.Deps{Store: st, Fetcher: fetcher, Queue: q, Logger: log})
 	must(err)
 	q.Mount([]jobs.Route{ // voice's rows of the host's job table (host/jobs.go)
 		{Queue: jobs.ContentQueue, Name: voice.JobCreate, Handler: jobs.HandlerFunc(voices.RunCreate), Options: voice.SourceJobOptions},
 		{Queue: jobs.ContentQueue, Name: voice.JobRefresh, Handler: jobs.HandlerFunc(voices.RunRefresh), Options: voice.SourceJobOptions},
 	})
 	credits := quota.New(st, config.Limits{}).Follow(planTable)
-	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Quota: credits, Blobs: blobs, Voices: voices, Logger: hclog.NewNullLogger()})
+	generator, err := generate.New(generate.Deps{Models: b.engines, Queue: q, Store: st, Quota: credits, Blobs: blobs, Voices: voices, Logger: log})
 	must(err)
-	contentSvc, err := content.New(content.Deps{Logger: hclog.NewNullLogger(), Generator: generator, Queue: q, Quota: credits})
+	contentSvc, err := content.New(content.Deps{Logger: log, Generator: generator, Queue: q, Quota: credits})
 	must(err)
 	// content's and generate's rows of the job table (host/jobs.go).
 	q.Mount([]jobs.Route{
@@ -119,17 +147,17 @@ func setup(t testing.TB, st *store.Store) *bundle {
 		{Queue: jobs.ContentQueue, Name: content.JobBlogPost, Handler: jobs.HandlerFunc(contentSvc.RunBlogPost), Options: content.BlogJobOptions},
 		{Queue: jobs.AIQueue, Handler: jobs.HandlerFunc(generator.RunText), Options: generate.TextJobOptions},
 	})
-	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Quota: credits, Logger: hclog.NewNullLogger()})
+	dests, err := destination.New(destination.Deps{Store: st, Plugins: plugins(t), SecretKey: "dashboard-test-secret", Plans: planTable, Quota: credits, Logger: log})
 	must(err)
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 	targets := &lateTargets{}
 	sched, err := schedule.New(schedule.Deps{
 		Store: st, Queue: q, Destinations: plugins(t), Credentials: dests, Blobs: blobs,
-		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: hclog.NewNullLogger(), Quota: credits,
+		Plans: planTable, AllowedPrivateCIDRs: loopback, Logger: log, Quota: credits,
 		Trackers: targets,
 	})
 	must(err)
-	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: hclog.NewNullLogger(),
+	vis, err := visibility.New(visibility.Deps{Store: st, Queue: q, Quota: credits, Models: b.engines, Site: fetcher, Plans: planTable, Logger: log,
 		Config: config.Visibility{Engines: []string{"gpt-4o", "claude"}, JudgeModel: "gpt-4o", Concurrency: 4}})
 	must(err)
 	q.Mount([]jobs.Route{{Queue: jobs.SEOQueue, Name: visibility.JobReport, Handler: jobs.HandlerFunc(vis.RunReport), Options: visibility.ReportJobOptions}})
@@ -142,13 +170,13 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	b.google = ga4test.New(t)
 	ga := ga4.New()
 	must(ga.Configure(ctx, b.google.Settings()))
-	gaSvc, err := analytics.New(analytics.Deps{Store: st, Plugin: ga, SecretKey: "dashboard-test-secret", Logger: hclog.NewNullLogger()})
+	gaSvc, err := analytics.New(analytics.Deps{Store: st, Plugin: ga, SecretKey: "dashboard-test-secret", Logger: log})
 	must(err)
 	trafficSvc, err := traffic.New(traffic.Deps{Store: st, Writer: w, BaseURL: b.URL, External: gaSvc})
 	must(err)
 	agentSvc, err := agent.New(agent.Deps{
 		Store: st, Quota: quota.New(st, config.Limits{}).Follow(planTable), Models: b.engines, Plans: planTable, Traffic: trafficSvc, Scheduler: sched,
-		Voices: voices, Images: generator, Registerer: prometheus.NewRegistry(), Logger: hclog.NewNullLogger(),
+		Voices: voices, Images: generator, Registerer: prometheus.NewRegistry(), Logger: log,
 	})
 	must(err)
 	must(q.Start(ctx))
@@ -163,6 +191,7 @@ func setup(t testing.TB, st *store.Store) *bundle {
 	impactSvc, err := impact.New(impact.Deps{Schedules: sched, Trackers: trackers, Pages: trafficSvc, Writer: generator, Credits: credits, Proposals: sched})
 	must(err)
 	b.Serve(t, api.Deps{
+		Logger: log,
 		Events: events.NewHandler(eventSvc),
 		Store:  st, Auth: auth.NewAuthenticator(st, ""),
 		MaxBodyBytes: 4 << 20, Blobs: blobs,

@@ -8,7 +8,7 @@
 // text opened from a tracker's gap, POST /v1/visibility/trackers/{id}/drafts
 // (with GET /v1/ai/brand-voice/ and GET /v1/destinations for its pickers).
 import { get, post, pollJob } from './api.js';
-import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat, table } from './dom.js';
+import { h, fill, errorBox, field, debounce, progress, jobText, rating, stat, table, webhookOptions } from './dom.js';
 import { diffView } from './diff.js';
 
 export const title = 'Content';
@@ -140,14 +140,21 @@ function gapDraftCard(ed, rescore) {
     const voices = v.data || [];
     fill(voice, voices.length ? voices.map((x) => h('option', { value: x.id }, x.name || x.id)) : h('option', { value: '' }, 'No brand voice yet: create one on the Voices page'));
     fill(dest, (d.destinations || []).map((x) => h('option', { value: x.name }, `${x.displayName || x.name}${x.name === 'webhook' || x.connected ? '' : ' (not connected)'}`)));
-    const hooks = w.webhooks || [];
-    fill(hook, hooks.length ? hooks.map((x) => h('option', { value: x.id }, `${x.name || x.url} (${x.url})`)) : h('option', { value: '' }, 'No saved webhook'));
+    fill(hook, webhookOptions(w.webhooks || []));
     hookRow.hidden = dest.value !== 'webhook';
   }).catch((err) => fill(out, errorBox(err)));
   const btn = h('button', { type: 'button', id: 'gap-draft-run', onclick: async () => {
     const body = { voiceId: voice.value, keyphrase: ed.key.value.trim(), minScore: Number(minScore.value), maxRounds: Number(rounds.value), exportTo: dest.value };
     if (when.value) body.publishAt = new Date(when.value).toISOString();
-    if (dest.value === 'webhook') body.webhookId = hook.value;
+    if (dest.value === 'webhook') {
+      // Refused here, before the request: a draft costs AI credits.
+      if (!hook.value) {
+        fill(out, h('p', { class: 'error', role: 'alert' }, 'Choose the webhook the post goes to.'));
+        hook.focus();
+        return;
+      }
+      body.webhookId = hook.value;
+    }
     btn.disabled = true;
     fill(out, h('p', { class: 'muted' }, 'Writing, scoring and improving the draft…'));
     try {

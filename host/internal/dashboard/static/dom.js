@@ -137,3 +137,14 @@ export function fill(el, ...children) {
   append(el, children);
   return el;
 }
+
+// webhookOptions are a webhook picker's options: with several saved
+// webhooks none is chosen for the user (a post to the wrong endpoint
+// cannot be taken back), with one it is chosen, with none the picker says
+// so. The empty value means no webhook chosen.
+export function webhookOptions(hooks) {
+  const opts = hooks.map((w) => h('option', { value: w.id }, `${w.name || w.url} (${w.url})`));
+  if (hooks.length === 0) return [h('option', { value: '' }, 'No saved webhook: save one on the Destinations page')];
+  if (hooks.length === 1) return opts;
+  return [h('option', { value: '' }, 'Choose a webhook…'), ...opts];
+}

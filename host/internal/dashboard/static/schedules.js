@@ -3,7 +3,7 @@
 // chosen), POST /v1/scheduler/preview beside the editor, with
 // GET /v1/destinations and GET /v1/webhooks for the destination picker.
 import { get, post, del } from './api.js';
-import { h, fill, errorBox, fmtTime, table } from './dom.js';
+import { h, fill, errorBox, fmtTime, table, webhookOptions } from './dom.js';
 
 export const title = 'Scheduled posts';
 const state = { skip: 0 };
@@ -79,8 +79,7 @@ function readImage(file) {
 function createForm(root, dests, hooks) {
   const dest = h('select', { id: 'exportTo', name: 'exportTo', required: true, multiple: true, size: Math.min(6, Math.max(2, dests.length)) },
     dests.map((d) => h('option', { value: d.name }, `${d.displayName || d.name}${d.name === 'webhook' || d.connected ? '' : ' (not connected)'}`)));
-  const hook = h('select', { id: 'webhookId', name: 'webhookId' },
-    hooks.length ? hooks.map((w) => h('option', { value: w.id }, `${w.name || w.url} (${w.url})`)) : h('option', { value: '' }, 'No saved webhook'));
+  const hook = h('select', { id: 'webhookId', name: 'webhookId' }, webhookOptions(hooks));
   const hookRow = h('div', { class: 'field' }, h('label', { for: 'webhookId' }, 'Webhook'), hook);
   const chosen = () => [...dest.selectedOptions].map((o) => o.value);
   const syncHook = () => { hookRow.hidden = !chosen().includes('webhook'); };
@@ -140,7 +139,14 @@ function createForm(root, dests, hooks) {
     // destination reads its own (LinkedIn text; WordPress, Webflow and
     // Notion content).
     const body = { exportTo: picked.length > 1 ? picked : picked[0], title: titleIn.value, text: text.value, content: text.value };
-    if (picked.includes('webhook')) body.webhookId = hook.value;
+    if (picked.includes('webhook')) {
+      if (!hook.value) {
+        fill(err, h('p', { class: 'error', role: 'alert' }, 'Choose the webhook the post goes to.'));
+        hook.focus();
+        return;
+      }
+      body.webhookId = hook.value;
+    }
     if (draft.checked) body.status = 'draft';
     if (when.value) body.whenToExport = new Date(when.value).toISOString();
     if (targeted && measure.checked) {
