@@ -66,7 +66,7 @@ func drainRiver(b *testing.B, n int) time.Duration {
 	var count atomic.Int64
 	all := make(chan struct{})
 	ws := river.NewWorkers()
-	river.AddWorker(ws, &noopWorker{started: func(int64) {
+	river.AddWorker(ws, &noopWorker{started: func(noopArgs) {
 		if count.Add(1) == int64(n) {
 			close(all)
 		}
