@@ -86,6 +86,10 @@ var fuzzPieces = []string{
 	"notion.so", "linear.app", "hubspot.com", "user@hubspot.com", "blog.acme.com", "acme.com.", "Node.js", "v2.0", "e.g",
 	"\nSources:\n", "\n## References\n", "\n**Citations**\n", "\n[1] https://monday.com/x\n", "\n[2]: notion.so\n", "[3]",
 	"Zoë", "Zoe", "ZOË", "ß", "SS", "İ", "ı", "ǅ", "ﬁ", "Ünïcode", "\xff", "\xe2\x80", "Ⅻ", "٣", "日本",
+	// Capitals around a name and letters that fold to ASCII only in
+	// Unicode's case folding (ſ is s, K is k), for the comparisons made
+	// without lowering the text.
+	"'S", "’S ", "S, ", "AVOID ", "Do Not Use ", " Has Had Outages", " IS DOWN", "ſ", "\u212a", "Acmeſ", "ſtay away from ",
 }
 
 // fuzzAnswer writes an answer of pieces and of the brands' own aliases and
