@@ -139,62 +139,96 @@ var hostByte = func() (t [256]bool) {
 
 // scanURLs calls fn for every URL (bare false) and bare domain (bare
 // true) in text, in order.
+//
+// It reads the text as runs of host bytes (letters, digits, '-', '.'):
+// only a run with a dot, or one followed by "://" (a scheme), can give
+// anything, so it jumps from one '.' or ':' to the next (strings.IndexByte)
+// and looks back to where the run holding it starts; every run it jumps
+// over has neither, and gives nothing when read byte by byte either.
 func scanURLs(text string, fn func(start, end int, host, suffix string, bare bool)) {
+	nextDot, nextColon := -2, -2 // the next '.' and ':' at or after i; -1 none, -2 not looked up
 	for i := 0; i < len(text); {
-		c := text[i]
-		if !isHostByte(c) || c == '.' || c == '-' {
-			i++
+		nextDot = nextByte(text, '.', i, nextDot)
+		nextColon = nextByte(text, ':', i, nextColon)
+		p := nextDot
+		if nextColon >= 0 && (p < 0 || nextColon < p) {
+			p = nextColon
+		}
+		if p < 0 {
+			return
+		}
+		// The run holding p (a '.') or ending before it (a ':') starts at
+		// a; i may be inside it, after a URL.
+		a := p
+		for a > i && hostByte[text[a-1]] {
+			a--
+		}
+		c := text[a]
+		if !isHostByte(c) {
+			i = a + 1 // the ':' with no run before it
 			continue
 		}
 		// Only at the start of a word: not inside an e-mail address, a
-		// path or another run.
-		if i > 0 {
-			if p := text[i-1]; p == '@' || p == '/' || p == '_' || p == ':' || p == '.' || p == '-' || isHostByte(p) {
-				j := i
-				for j < len(text) && isHostByte(text[j]) {
-					j++
-				}
-				i = j
-				continue
+		// path or another run (a run starting with '.' or '-' is read from
+		// its next byte, whose previous byte is a host byte).
+		if c == '.' || c == '-' || a > 0 && scanSkipAfter[text[a-1]] {
+			j := a
+			for j < len(text) && isHostByte(text[j]) {
+				j++
 			}
-		}
-		if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
-			end := urlEnd(text, i)
-			if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
-				fn(i, end, strings.ToLower(u.Hostname()), "", false)
-			}
-			i = max(end, i+1)
+			i = max(j, a+1)
 			continue
 		}
-		j, dot := i, false
-		for j < len(text) && hostByte[text[j]] {
-			dot = dot || text[j] == '.'
-			j++
-		}
-		if !dot {
-			i = j // a word, not a host
-			continue
-		}
-		k := j
-		for k > i && (text[k-1] == '.' || text[k-1] == '-') {
-			k--
-		}
-		host := text[i:k]
-		if suffix, ok := hostSuffix(host); ok {
-			h := strings.ToLower(host)
-			switch {
-			case i+len(host) < len(text) && text[i+len(host)] == '/':
-				end := urlEnd(text, i)
-				fn(i, end, h, suffix, false)
-				j = max(end, j)
-			case strings.HasPrefix(h, "www."):
-				fn(i, i+len(host), h, suffix, false)
-			default:
-				fn(i, i+len(host), h, suffix, true)
-			}
-		}
-		i = j
+		i = scanAt(text, a, fn)
 	}
+}
+
+// scanSkipAfter: a run right after one of these is inside another name.
+var scanSkipAfter = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '@' || c == '/' || c == '_' || c == ':' || hostByte[c]
+	}
+	return t
+}()
+
+// scanAt reads the run starting at i (a letter or digit at the start of a
+// word) and says where the scan goes on.
+func scanAt(text string, i int, fn func(start, end int, host, suffix string, bare bool)) int {
+	c := text[i]
+	if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
+		end := urlEnd(text, i)
+		if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
+			fn(i, end, strings.ToLower(u.Hostname()), "", false)
+		}
+		return max(end, i+1)
+	}
+	j, dot := i, false
+	for j < len(text) && hostByte[text[j]] {
+		dot = dot || text[j] == '.'
+		j++
+	}
+	if !dot {
+		return j // a word, not a host
+	}
+	k := j
+	for k > i && (text[k-1] == '.' || text[k-1] == '-') {
+		k--
+	}
+	host := text[i:k]
+	if suffix, ok := hostSuffix(host); ok {
+		h := strings.ToLower(host)
+		switch {
+		case i+len(host) < len(text) && text[i+len(host)] == '/':
+			end := urlEnd(text, i)
+			fn(i, end, h, suffix, false)
+			j = max(end, j)
+		case strings.HasPrefix(h, "www."):
+			fn(i, i+len(host), h, suffix, false)
+		default:
+			fn(i, i+len(host), h, suffix, true)
+		}
+	}
+	return j
 }
 
 // urlEnd is where the URL starting at i ends: at whitespace, quotes,
