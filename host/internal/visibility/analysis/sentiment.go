@@ -124,6 +124,10 @@ type CueText struct {
 	slowLowered []string
 	spans       [][2]int32 // the sentences' bounds
 	small       [8][2]int32
+	// sents holds the brands' sentences (brandFolded) while it has room,
+	// so a brand's list is not an allocation of its own.
+	sents [8]string
+	used  int
 }
 
 // NewCueText splits text for the cue pass.
@@ -383,7 +387,12 @@ func (c *CueText) brandFolded(b Brand) BrandCue {
 		return bc
 	}
 	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
-	bc.Sentences = make([]string, 0, k)
+	if k <= len(c.sents)-c.used {
+		bc.Sentences = c.sents[c.used : c.used : c.used+k] // capped: an append copies
+		c.used += k
+	} else {
+		bc.Sentences = make([]string, 0, k)
+	}
 	for i, ok := range hit {
 		if ok {
 			sp := c.spans[i]

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,27 @@ func TestDecodeSentimentReadsTheStoredMap(t *testing.T) {
 	}
 	if got := DecodeSentiment(nil); got != nil {
 		t.Errorf("decodeSentiment(nil) = %+v, want nil", got)
+	}
+}
+
+// A CueText hands out the sentences of every brand from one buffer: each
+// brand's list must stay its own after the other brands are read, and
+// after a caller appends to one of them.
+func TestBrandSentencesStayTheirOwn(t *testing.T) {
+	brands := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech"}, {Name: "Hooli"}})
+	text := "Acme is fine. Globex is fine. Initech and Acme. Hooli too.\nGlobex again. Initech is down. Acme, Globex, Initech, Hooli."
+	ct := NewCueText(text)
+	var got [][]string
+	for _, b := range brands {
+		got = append(got, ct.Brand(b).Sentences)
+	}
+	for i := range got {
+		got[i] = append(got[i], "appended")
+	}
+	for i, b := range brands {
+		want := append(refBrandSentences(text, b), "appended")
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("sentences of %s: %q, want %q", b.Name, got[i], want)
+		}
 	}
 }
