@@ -119,6 +119,7 @@ type scratch struct {
 	cands        []cand
 	first, asked []int
 	order        []int
+	hosts        hostCache
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -136,13 +137,13 @@ func (m *Matcher) AnalyzeIn(blocks *Blocks, a Answer) Analysis {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	var prose string
-	prose, sc.sources = readProseTo(a.Text, sc.sources[:0])
+	prose, sc.sources = readProseTo(a.Text, sc.sources[:0], &sc.hosts)
 	for _, s := range sc.sources {
 		m.cite(&out, s.Domain)
 	}
 	for _, c := range a.Citations {
 		if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
-			m.cite(&out, registrable(u.Hostname()))
+			m.cite(&out, sc.hosts.registrable(u.Hostname()))
 		}
 	}
 	t := &sc.t

@@ -40,6 +40,9 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		domain, label string
 		answers       int
 	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	hc := &sc.hosts
 	var cands []cand
 	at := map[string]int{}
 	seen := map[string]int{} // domain → the last answer it was counted for, plus one
@@ -48,7 +51,7 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 			continue
 		}
 		add := func(host, suffix string) {
-			d := registrableFrom(strings.ToLower(host), suffix)
+			d := hc.registrableFrom(strings.ToLower(host), suffix)
 			if d == "" || owned[d] || seen[d] == ai+1 {
 				return
 			}
@@ -66,7 +69,7 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 				add(u.Hostname(), "")
 			}
 		}
-		scanURLs(a.Text, func(_, _ int, host, suffix string, _ bool) { add(host, suffix) })
+		scanURLs(a.Text, hc, func(_, _ int, host, suffix string, _ bool) { add(host, suffix) })
 	}
 	if len(cands) == 0 {
 		return brands
