@@ -114,20 +114,26 @@ func sentenceSpans(text string, spans [][2]int32) [][2]int32 {
 // lowered text finds (no character outside ASCII lowers to one inside it
 // without changing length); other brands search the lowered text, made
 // once when first needed. When lower case changes a length, each sentence
-// is lowered on its own (slowLowered).
+// is lowered on its own (slowLowered). One is made per answer that names
+// a brand, so it is kept small.
 type CueText struct {
-	text       string
+	text  string
+	spans [][2]int32 // the sentences' bounds
+	// lc holds the lowered text or sentences once made (nil: not yet).
+	lc         *cueLower
+	used       int32
 	sameLength bool
-	// low is the text in lower case (sameLength only), made by lower.
-	low         string
-	lowered     bool
-	slowLowered []string
-	spans       [][2]int32 // the sentences' bounds
-	small       [8][2]int32
+	small      [6][2]int32
 	// sents holds the brands' sentences (brandFolded) while it has room,
 	// so a brand's list is not an allocation of its own.
-	sents [8]string
-	used  int
+	sents [4]string
+}
+
+// cueLower is a CueText in lower case: low, the whole text (sameLength),
+// or slowLowered, each sentence.
+type cueLower struct {
+	low         string
+	slowLowered []string
 }
 
 // NewCueText splits text for the cue pass.
@@ -139,9 +145,9 @@ func NewCueText(text string) *CueText {
 		c.sameLength = true
 		return c
 	}
-	c.slowLowered = make([]string, len(c.spans))
+	c.lc = &cueLower{slowLowered: make([]string, len(c.spans))}
 	for i, sp := range c.spans {
-		c.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
+		c.lc.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
 	}
 	return c
 }
@@ -227,9 +233,9 @@ func keepsOffsets(text string) bool {
 
 // lower makes low (sameLength only).
 func (c *CueText) lower() {
-	if !c.lowered {
-		c.low, _ = lowerKeepingOffsets(c.text)
-		c.lowered = true
+	if c.lc == nil {
+		low, _ := lowerKeepingOffsets(c.text)
+		c.lc = &cueLower{low: low}
 	}
 }
 
@@ -237,10 +243,10 @@ func (c *CueText) lower() {
 // with slowLowered).
 func (c *CueText) sentence(i int) (string, string) {
 	sp := c.spans[i]
-	if c.slowLowered != nil {
-		return c.text[sp[0]:sp[1]], c.slowLowered[i]
+	if c.lc.slowLowered != nil {
+		return c.text[sp[0]:sp[1]], c.lc.slowLowered[i]
 	}
-	return c.text[sp[0]:sp[1]], c.low[sp[0]:sp[1]]
+	return c.text[sp[0]:sp[1]], c.lc.low[sp[0]:sp[1]]
 }
 
 // lowerKeepingOffsets is strings.ToLower(text) when every character keeps
@@ -297,7 +303,7 @@ func (c *CueText) Brand(b Brand) BrandCue {
 	if c.sameLength && asciiNeedles(b) {
 		return c.brandFolded(b)
 	}
-	if c.slowLowered == nil {
+	if c.sameLength {
 		c.lower()
 	}
 	var ndBuf [16]string
@@ -308,7 +314,7 @@ func (c *CueText) Brand(b Brand) BrandCue {
 		hit = make([]bool, 0, len(c.spans))
 	}
 	hit = hit[:len(c.spans)]
-	if c.slowLowered == nil && !slices.Contains(nd, "") {
+	if c.sameLength && !slices.Contains(nd, "") {
 		c.named(nd, hit)
 	} else {
 		for i := range c.spans {
@@ -387,9 +393,9 @@ func (c *CueText) brandFolded(b Brand) BrandCue {
 		return bc
 	}
 	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
-	if k <= len(c.sents)-c.used {
-		bc.Sentences = c.sents[c.used : c.used : c.used+k] // capped: an append copies
-		c.used += k
+	if u := int(c.used); k <= len(c.sents)-u {
+		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
+		c.used += int32(k)
 	} else {
 		bc.Sentences = make([]string, 0, k)
 	}
@@ -427,8 +433,9 @@ func (c *CueText) seenNeedle(b Brand, n int, nd string) bool {
 func (c *CueText) named(needles []string, hit []bool) {
 	for _, nd := range needles {
 		k := 0
-		for off := 0; off < len(c.low); {
-			i := strings.Index(c.low[off:], nd)
+		low := c.lc.low
+		for off := 0; off < len(low); {
+			i := strings.Index(low[off:], nd)
 			if i < 0 {
 				break
 			}
@@ -440,7 +447,7 @@ func (c *CueText) named(needles []string, hit []bool) {
 			if k == len(c.spans) {
 				break
 			}
-			if int(c.spans[k][0]) <= start && wordBounded(c.low, start, end) {
+			if int(c.spans[k][0]) <= start && wordBounded(low, start, end) {
 				hit[k] = true
 			}
 		}
