@@ -40,6 +40,12 @@ func readProse(text string) (string, []Source) { return readProseTo(text, nil, n
 // readProseTo is readProse appending the sources to sources, looking
 // hosts up through hc (nil: no cache).
 func readProseTo(text string, sources []Source, hc *hostCache) (string, []Source) {
+	return readProseHits(text, sources, hc, nil, false)
+}
+
+// readProseHits is readProseTo with the text's URLs and domains already
+// found (hits, when scanned), in scanURLs's order.
+func readProseHits(text string, sources []Source, hc *hostCache, hits []urlHit, scanned bool) (string, []Source) {
 	var buf []byte // a copy, made at the first blank
 	blank := func(start, end int) {
 		if start >= end {
@@ -68,15 +74,24 @@ func readProseTo(text string, sources []Source, hc *hostCache) (string, []Source
 		start = end + 1
 	}
 	blank(cut, len(text))
-	scanURLs(text, hc, func(start, end int, host, suffix string, bare bool) {
+	hit := func(start, end int, domain string, bare bool) {
 		if bare && start < cut && (buf == nil || buf[start] == text[start]) {
 			return // a domain written as a name, in the prose
 		}
-		sources = append(sources, Source{URL: text[start:end], Domain: hc.registrableFrom(host, suffix)})
+		sources = append(sources, Source{URL: text[start:end], Domain: domain})
 		if !bare {
 			blank(start, end)
 		}
-	})
+	}
+	if scanned {
+		for _, h := range hits {
+			hit(int(h.start), int(h.end), h.domain, h.bare)
+		}
+	} else {
+		scanURLs(text, hc, func(start, end int, host, suffix string, bare bool) {
+			hit(start, end, hc.registrableFrom(host, suffix), bare)
+		})
+	}
 	if buf == nil {
 		return text, sources
 	}
