@@ -768,7 +768,7 @@ func negativeCue(lowered, needles []string, name string) string {
 			// window keeps this linear in the sentence's length (an
 			// answer of 150,000 one-letter names must not go quadratic).
 			from := max(0, start-beforeWindow)
-			if before := lastWords(l[from:start], from > 0); before.endsPhrase() { // the window may cut its first word
+			if before := lastWordsBack(l[from:start], from > 0); before.endsPhrase() { // the window may cut its first word
 				for i, pw := range negativeBeforeWords {
 					for skip := 0; skip <= 1; skip++ {
 						if n := before.n - skip; n >= len(pw) && before.endsWith(n, pw) {
@@ -877,7 +877,7 @@ func negativeCueFold(sents, aliases, domains []string, name string) string {
 			}
 			start, end := off+pos[0], off+pos[1]
 			from := max(0, start-beforeWindow)
-			if before := lastWords(l[from:start], from > 0); before.endsPhraseFold() {
+			if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
 				for i, pw := range negativeBeforeWords {
 					for skip := 0; skip <= 1; skip++ {
 						if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
@@ -898,4 +898,55 @@ func negativeCueFold(sents, aliases, domains []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// lastWordsBack is lastWords(s, dropFirst) read from the end of s: only
+// the last len(words{}.last) words are kept, so it stops after one more
+// (which tells whether the first word, the one dropped, is among them).
+// With that many words or more, n is len(words{}.last): every use of n
+// (a phrase of at most len(last)-1 words, one skipped word) reads the
+// same words and compares the same way as with the whole count.
+func lastWordsBack(s string, dropFirst bool) words {
+	const keep = len(words{}.last)
+	var found [keep + 1]string // the last words, the last first
+	k := 0
+	i := len(s)
+	for k < len(found) {
+		for i > 0 {
+			r, size := rune(s[i-1]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeLastRuneInString(s[:i])
+			}
+			if !unicode.IsSpace(r) {
+				break
+			}
+			i -= size
+		}
+		if i == 0 {
+			break
+		}
+		end := i
+		for i > 0 {
+			r, size := rune(s[i-1]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeLastRuneInString(s[:i])
+			}
+			if unicode.IsSpace(r) {
+				break
+			}
+			i -= size
+		}
+		found[k] = s[i:end]
+		k++
+	}
+	if dropFirst && k > 0 && k <= keep {
+		k-- // every word was read: the earliest is the first, dropped
+	}
+	// With keep+1 words read, dropping the first leaves keep or more.
+	var w words
+	w.n = min(k, keep)
+	for j := range w.n {
+		w.last[j] = found[w.n-1-j]
+	}
+	return w
 }

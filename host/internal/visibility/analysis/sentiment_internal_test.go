@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,6 +109,36 @@ func TestBrandSentencesStayTheirOwn(t *testing.T) {
 		want := append(refBrandSentences(text, b), "appended")
 		if !slices.Equal(got[i], want) {
 			t.Fatalf("sentences of %s: %q, want %q", b.Name, got[i], want)
+		}
+	}
+}
+
+// lastWordsBack reads only the end of the window before a name; every
+// decision negativeCue takes from it must be the one lastWords (every
+// word of the window) gives.
+func TestLastWordsBackDecidesAsLastWords(t *testing.T) {
+	pieces := []string{" ", "  ", "\u00a0", "\u2028", "\t", "\n", "avoid", "using", "do", "not", "use", "stay", "away", "from", "x", "é", "\xe2\x80", "\x85", "Avoid"}
+	r := rand.New(rand.NewPCG(46, 9))
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		for _, drop := range []bool{false, true} {
+			a, b := lastWords(s, drop), lastWordsBack(s, drop)
+			if a.endsPhrase() != b.endsPhrase() || a.endsPhraseFold() != b.endsPhraseFold() {
+				t.Fatalf("%q (drop %v): endsPhrase differs: %+v, back %+v", s, drop, a, b)
+			}
+			for _, pw := range negativeBeforeWords {
+				for skip := 0; skip <= 1; skip++ {
+					na, nb := a.n-skip, b.n-skip
+					if (na >= len(pw) && a.endsWith(na, pw)) != (nb >= len(pw) && b.endsWith(nb, pw)) ||
+						(na >= len(pw) && a.endsWithFold(na, pw)) != (nb >= len(pw) && b.endsWithFold(nb, pw)) {
+						t.Fatalf("%q (drop %v): %q skip %d differs: %+v, back %+v", s, drop, pw, skip, a, b)
+					}
+				}
+			}
 		}
 	}
 }
