@@ -119,6 +119,7 @@ type scratch struct {
 	cands        []cand
 	first, asked []int
 	order        []int
+	hosts        hostCache
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -126,6 +127,17 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // AnalyzeIn is Analyze with the answer's evidence and mentions taken from
 // blocks (nil: allocated for the answer).
 func (m *Matcher) AnalyzeIn(blocks *Blocks, a Answer) Analysis {
+	return m.analyze(blocks, a, nil, 0)
+}
+
+// AnalyzeScannedIn is AnalyzeIn for answer i of the answers scanned was
+// made from (InferDomainsScanned), without reading its URLs and sources
+// again; a nil scanned reads them.
+func (m *Matcher) AnalyzeScannedIn(blocks *Blocks, a Answer, scanned *Scanned, i int) Analysis {
+	return m.analyze(blocks, a, scanned, i)
+}
+
+func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) Analysis {
 	out := Analysis{Brands: blocks.takeEvidence(len(m.brands)), index: m.index}
 	for i, b := range m.brands {
 		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
@@ -136,13 +148,26 @@ func (m *Matcher) AnalyzeIn(blocks *Blocks, a Answer) Analysis {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	var prose string
-	prose, sc.sources = readProseTo(a.Text, sc.sources[:0])
-	for _, s := range sc.sources {
-		m.cite(&out, s.Domain)
-	}
-	for _, c := range a.Citations {
-		if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
-			m.cite(&out, registrable(u.Hostname()))
+	if scanned != nil {
+		hits, cites := scanned.of(ai)
+		prose, sc.sources = readProseHits(a.Text, sc.sources[:0], &sc.hosts, hits, true)
+		for _, s := range sc.sources {
+			m.cite(&out, s.Domain)
+		}
+		for _, h := range cites {
+			if h != "" {
+				m.cite(&out, sc.hosts.registrable(h))
+			}
+		}
+	} else {
+		prose, sc.sources = readProseTo(a.Text, sc.sources[:0], &sc.hosts)
+		for _, s := range sc.sources {
+			m.cite(&out, s.Domain)
+		}
+		for _, c := range a.Citations {
+			if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
+				m.cite(&out, sc.hosts.registrable(u.Hostname()))
+			}
 		}
 	}
 	t := &sc.t

@@ -86,6 +86,10 @@ var fuzzPieces = []string{
 	"notion.so", "linear.app", "hubspot.com", "user@hubspot.com", "blog.acme.com", "acme.com.", "Node.js", "v2.0", "e.g",
 	"\nSources:\n", "\n## References\n", "\n**Citations**\n", "\n[1] https://monday.com/x\n", "\n[2]: notion.so\n", "[3]",
 	"Zoë", "Zoe", "ZOË", "ß", "SS", "İ", "ı", "ǅ", "ﬁ", "Ünïcode", "\xff", "\xe2\x80", "Ⅻ", "٣", "日本",
+	// Capitals around a name and letters that fold to ASCII only in
+	// Unicode's case folding (ſ is s, K is k), for the comparisons made
+	// without lowering the text.
+	"'S", "’S ", "S, ", "AVOID ", "Do Not Use ", " Has Had Outages", " IS DOWN", "ſ", "\u212a", "Acmeſ", "ſtay away from ",
 }
 
 // fuzzAnswer writes an answer of pieces and of the brands' own aliases and
@@ -170,12 +174,20 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 		if want := refInferDomains(s.brands, s.answers); !reflect.DeepEqual(brands, want) {
 			t.Fatalf("%s: inferred brands\n%+v, want\n%+v", s.name, brands, want)
 		}
+		// The same with each answer read once for both (ScoreMentions).
+		scannedBrands, scanned := InferDomainsScanned(s.brands, s.answers)
+		if !reflect.DeepEqual(scannedBrands, brands) {
+			t.Fatalf("%s: inferred brands, scanned\n%+v, want\n%+v", s.name, scannedBrands, brands)
+		}
 		ref, m := newRefMatcher(brands), NewMatcher(brands)
-		for _, a := range s.answers {
+		for ai, a := range s.answers {
 			a = withVerdicts(r, ref, a)
 			want, got := ref.Analyze(a), m.Analyze(a)
 			if !reflect.DeepEqual(got.Brands, want.Brands) || !reflect.DeepEqual(got.Mentions, want.Mentions) || !reflect.DeepEqual(got.Pending, want.Pending) {
 				t.Fatalf("%s: answer %q\ngot  %+v\n     %+v\n     %+v\nwant %+v\n     %+v\n     %+v", s.name, a.Text, got.Brands, got.Mentions, got.Pending, want.Brands, want.Mentions, want.Pending)
+			}
+			if got := m.AnalyzeScannedIn(nil, a, scanned, ai); !reflect.DeepEqual(got.Brands, want.Brands) || !reflect.DeepEqual(got.Mentions, want.Mentions) || !reflect.DeepEqual(got.Pending, want.Pending) {
+				t.Fatalf("%s: answer %q, scanned\ngot  %+v\n     %+v\n     %+v\nwant %+v\n     %+v\n     %+v", s.name, a.Text, got.Brands, got.Mentions, got.Pending, want.Brands, want.Mentions, want.Pending)
 			}
 			for _, mt := range got.Mentions {
 				if got.BrandIndex(mt.Brand) != want.BrandIndex(mt.Brand) {

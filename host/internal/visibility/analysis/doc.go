@@ -7,6 +7,8 @@
 // alias; ambiguity from `visibility/commonwords`), `analysis.go` (per
 // answer every brand: mentioned, position, cited, the occurrences a judge
 // must decide), `infer.go` (a name-only competitor's domain from the
-// answers' sources) and `sentiment.go` (sentiment bands and the negative
-// cues that overrule a judge).
+// answers' sources; `InferDomainsScanned` keeps what it read of each
+// answer for `Matcher.AnalyzeScannedIn`, so a report reads each answer's
+// URLs once) and `sentiment.go` (sentiment bands and the negative cues
+// that overrule a judge).
 package analysis

@@ -21,6 +21,42 @@ import (
 // always wins. brands is not modified; the result says what was inferred
 // in InferredDomain.
 func InferDomains(brands []Brand, answers []Answer) []Brand {
+	out, _ := inferDomains(brands, answers, false)
+	return out
+}
+
+// InferDomainsScanned is InferDomains that also keeps what it read of
+// each answer (its sources' hosts and the URLs and domains in its text),
+// so that AnalyzeScannedIn reads each answer once and not twice. The
+// Scanned is nil when no brand needed a domain (nothing was read).
+func InferDomainsScanned(brands []Brand, answers []Answer) ([]Brand, *Scanned) {
+	return inferDomains(brands, answers, true)
+}
+
+// Scanned is what InferDomainsScanned read of each answer, in the
+// answers' order.
+type Scanned struct {
+	hits   []urlHit
+	hitsAt []int32 // answer i's are hits[hitsAt[i]:hitsAt[i+1]]
+	cites  []string
+	citeAt []int32 // answer i's citation hosts ("" none) are cites[citeAt[i]:citeAt[i+1]]
+}
+
+// urlHit is one URL or bare domain scanURLs found, with its registrable
+// domain.
+type urlHit struct {
+	start, end int32
+	bare       bool
+	domain     string
+}
+
+// of is answer i's hits and citation hosts (none for a missing answer,
+// which is not read).
+func (s *Scanned) of(i int) (hits []urlHit, cites []string) {
+	return s.hits[s.hitsAt[i]:s.hitsAt[i+1]], s.cites[s.citeAt[i]:s.citeAt[i+1]]
+}
+
+func inferDomains(brands []Brand, answers []Answer, keep bool) ([]Brand, *Scanned) {
 	need := false
 	for _, b := range brands {
 		if len(b.Domains) == 0 && !b.Self {
@@ -28,7 +64,11 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		}
 	}
 	if !need {
-		return brands
+		return brands, nil
+	}
+	var scanned *Scanned
+	if keep {
+		scanned = &Scanned{hitsAt: make([]int32, 1, len(answers)+1), citeAt: make([]int32, 1, len(answers)+1)}
 	}
 	owned := map[string]bool{}
 	for _, b := range brands {
@@ -40,15 +80,21 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		domain, label string
 		answers       int
 	}
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	hc := &sc.hosts
 	var cands []cand
 	at := map[string]int{}
 	seen := map[string]int{} // domain → the last answer it was counted for, plus one
 	for ai, a := range answers {
 		if a.Missing() {
+			if scanned != nil {
+				scanned.hitsAt = append(scanned.hitsAt, int32(len(scanned.hits)))
+				scanned.citeAt = append(scanned.citeAt, int32(len(scanned.cites)))
+			}
 			continue
 		}
-		add := func(host, suffix string) {
-			d := registrableFrom(strings.ToLower(host), suffix)
+		add := func(d string) {
 			if d == "" || owned[d] || seen[d] == ai+1 {
 				return
 			}
@@ -62,14 +108,30 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 			cands[i].answers++
 		}
 		for _, c := range a.Citations {
+			h := ""
 			if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
-				add(u.Hostname(), "")
+				h = u.Hostname()
+				add(hc.registrableFrom(strings.ToLower(h), ""))
+			}
+			if scanned != nil {
+				scanned.cites = append(scanned.cites, h)
 			}
 		}
-		scanURLs(a.Text, func(_, _ int, host, suffix string, _ bool) { add(host, suffix) })
+		scanURLs(a.Text, hc, func(start, end int, host, suffix string, bare bool) {
+			// host is in lower case already: the domain is readProse's too.
+			d := hc.registrableFrom(strings.ToLower(host), suffix)
+			add(d)
+			if scanned != nil {
+				scanned.hits = append(scanned.hits, urlHit{start: int32(start), end: int32(end), bare: bare, domain: d})
+			}
+		})
+		if scanned != nil {
+			scanned.hitsAt = append(scanned.hitsAt, int32(len(scanned.hits)))
+			scanned.citeAt = append(scanned.citeAt, int32(len(scanned.cites)))
+		}
 	}
 	if len(cands) == 0 {
-		return brands
+		return brands, scanned
 	}
 	out := slices.Clone(brands)
 	for i, b := range out {
@@ -96,7 +158,7 @@ func InferDomains(brands []Brand, answers []Answer) []Brand {
 		out[i].Domains = []string{d}
 		out[i].InferredDomain = d
 	}
-	return out
+	return out, scanned
 }
 
 // foldKey is s folded (case, diacritics) with everything but letters and

@@ -35,10 +35,17 @@ type Source struct {
 // optional colon, or the label and a colon followed by the list on the
 // same line) to the end; a line that starts with [n] and holds a URL is a
 // source line wherever it is.
-func readProse(text string) (string, []Source) { return readProseTo(text, nil) }
+func readProse(text string) (string, []Source) { return readProseTo(text, nil, nil) }
 
-// readProseTo is readProse appending the sources to sources.
-func readProseTo(text string, sources []Source) (string, []Source) {
+// readProseTo is readProse appending the sources to sources, looking
+// hosts up through hc (nil: no cache).
+func readProseTo(text string, sources []Source, hc *hostCache) (string, []Source) {
+	return readProseHits(text, sources, hc, nil, false)
+}
+
+// readProseHits is readProseTo with the text's URLs and domains already
+// found (hits, when scanned), in scanURLs's order.
+func readProseHits(text string, sources []Source, hc *hostCache, hits []urlHit, scanned bool) (string, []Source) {
 	var buf []byte // a copy, made at the first blank
 	blank := func(start, end int) {
 		if start >= end {
@@ -61,21 +68,30 @@ func readProseTo(text string, sources []Source) (string, []Source) {
 		if cut == len(text) && sourcesLabel(line) {
 			cut = start
 		}
-		if cut == len(text) && refLine(line) {
+		if cut == len(text) && refLine(line, hc) {
 			blank(start, end)
 		}
 		start = end + 1
 	}
 	blank(cut, len(text))
-	scanURLs(text, func(start, end int, host, suffix string, bare bool) {
+	hit := func(start, end int, domain string, bare bool) {
 		if bare && start < cut && (buf == nil || buf[start] == text[start]) {
 			return // a domain written as a name, in the prose
 		}
-		sources = append(sources, Source{URL: text[start:end], Domain: registrableFrom(host, suffix)})
+		sources = append(sources, Source{URL: text[start:end], Domain: domain})
 		if !bare {
 			blank(start, end)
 		}
-	})
+	}
+	if scanned {
+		for _, h := range hits {
+			hit(int(h.start), int(h.end), h.domain, h.bare)
+		}
+	} else {
+		scanURLs(text, hc, func(start, end int, host, suffix string, bare bool) {
+			hit(start, end, hc.registrableFrom(host, suffix), bare)
+		})
+	}
 	if buf == nil {
 		return text, sources
 	}
@@ -110,7 +126,7 @@ func sourcesLabel(line string) bool {
 }
 
 // refLine reports whether line is a source line: [n] (or [n]:) and a URL.
-func refLine(line string) bool {
+func refLine(line string, hc *hostCache) bool {
 	s := strings.TrimLeft(strings.TrimSpace(line), "-*• ")
 	if len(s) < 3 || s[0] != '[' {
 		return false
@@ -123,7 +139,7 @@ func refLine(line string) bool {
 		return false
 	}
 	found := false
-	scanURLs(s[i+1:], func(int, int, string, string, bool) { found = true })
+	scanURLs(s[i+1:], hc, func(int, int, string, string, bool) { found = true })
 	return found
 }
 
@@ -139,62 +155,96 @@ var hostByte = func() (t [256]bool) {
 
 // scanURLs calls fn for every URL (bare false) and bare domain (bare
 // true) in text, in order.
-func scanURLs(text string, fn func(start, end int, host, suffix string, bare bool)) {
+//
+// It reads the text as runs of host bytes (letters, digits, '-', '.'):
+// only a run with a dot, or one followed by "://" (a scheme), can give
+// anything, so it jumps from one '.' or ':' to the next (strings.IndexByte)
+// and looks back to where the run holding it starts; every run it jumps
+// over has neither, and gives nothing when read byte by byte either.
+func scanURLs(text string, hc *hostCache, fn func(start, end int, host, suffix string, bare bool)) {
+	nextDot, nextColon := -2, -2 // the next '.' and ':' at or after i; -1 none, -2 not looked up
 	for i := 0; i < len(text); {
-		c := text[i]
-		if !isHostByte(c) || c == '.' || c == '-' {
-			i++
+		nextDot = nextByte(text, '.', i, nextDot)
+		nextColon = nextByte(text, ':', i, nextColon)
+		p := nextDot
+		if nextColon >= 0 && (p < 0 || nextColon < p) {
+			p = nextColon
+		}
+		if p < 0 {
+			return
+		}
+		// The run holding p (a '.') or ending before it (a ':') starts at
+		// a; i may be inside it, after a URL.
+		a := p
+		for a > i && hostByte[text[a-1]] {
+			a--
+		}
+		c := text[a]
+		if !isHostByte(c) {
+			i = a + 1 // the ':' with no run before it
 			continue
 		}
 		// Only at the start of a word: not inside an e-mail address, a
-		// path or another run.
-		if i > 0 {
-			if p := text[i-1]; p == '@' || p == '/' || p == '_' || p == ':' || p == '.' || p == '-' || isHostByte(p) {
-				j := i
-				for j < len(text) && isHostByte(text[j]) {
-					j++
-				}
-				i = j
-				continue
+		// path or another run (a run starting with '.' or '-' is read from
+		// its next byte, whose previous byte is a host byte).
+		if c == '.' || c == '-' || a > 0 && scanSkipAfter[text[a-1]] {
+			j := a
+			for j < len(text) && isHostByte(text[j]) {
+				j++
 			}
-		}
-		if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
-			end := urlEnd(text, i)
-			if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
-				fn(i, end, strings.ToLower(u.Hostname()), "", false)
-			}
-			i = max(end, i+1)
+			i = max(j, a+1)
 			continue
 		}
-		j, dot := i, false
-		for j < len(text) && hostByte[text[j]] {
-			dot = dot || text[j] == '.'
-			j++
-		}
-		if !dot {
-			i = j // a word, not a host
-			continue
-		}
-		k := j
-		for k > i && (text[k-1] == '.' || text[k-1] == '-') {
-			k--
-		}
-		host := text[i:k]
-		if suffix, ok := hostSuffix(host); ok {
-			h := strings.ToLower(host)
-			switch {
-			case i+len(host) < len(text) && text[i+len(host)] == '/':
-				end := urlEnd(text, i)
-				fn(i, end, h, suffix, false)
-				j = max(end, j)
-			case strings.HasPrefix(h, "www."):
-				fn(i, i+len(host), h, suffix, false)
-			default:
-				fn(i, i+len(host), h, suffix, true)
-			}
-		}
-		i = j
+		i = scanAt(text, a, hc, fn)
 	}
+}
+
+// scanSkipAfter: a run right after one of these is inside another name.
+var scanSkipAfter = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '@' || c == '/' || c == '_' || c == ':' || hostByte[c]
+	}
+	return t
+}()
+
+// scanAt reads the run starting at i (a letter or digit at the start of a
+// word) and says where the scan goes on.
+func scanAt(text string, i int, hc *hostCache, fn func(start, end int, host, suffix string, bare bool)) int {
+	c := text[i]
+	if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
+		end := urlEnd(text, i)
+		if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
+			fn(i, end, strings.ToLower(u.Hostname()), "", false)
+		}
+		return max(end, i+1)
+	}
+	j, dot := i, false
+	for j < len(text) && hostByte[text[j]] {
+		dot = dot || text[j] == '.'
+		j++
+	}
+	if !dot {
+		return j // a word, not a host
+	}
+	k := j
+	for k > i && (text[k-1] == '.' || text[k-1] == '-') {
+		k--
+	}
+	host := text[i:k]
+	if suffix, ok := hc.hostSuffix(host); ok {
+		h := strings.ToLower(host)
+		switch {
+		case i+len(host) < len(text) && text[i+len(host)] == '/':
+			end := urlEnd(text, i)
+			fn(i, end, h, suffix, false)
+			j = max(end, j)
+		case strings.HasPrefix(h, "www."):
+			fn(i, i+len(host), h, suffix, false)
+		default:
+			fn(i, i+len(host), h, suffix, true)
+		}
+	}
+	return j
 }
 
 // urlEnd is where the URL starting at i ends: at whitespace, quotes,
@@ -236,18 +286,32 @@ func hostLike(s string) bool {
 // hostSuffix is hostLike, with the public suffix of s in lower case that
 // it looked up (registrableFrom uses it).
 func hostSuffix(s string) (string, bool) {
-	if len(s) < 4 || len(s) > 253 || !strings.Contains(s, ".") || strings.Contains(s, "..") {
+	if !hostShape(s) {
 		return "", false
+	}
+	return listedSuffix(s)
+}
+
+// hostShape is hostSuffix's test before the list: a dot, no empty label,
+// a last label of two letters or more.
+func hostShape(s string) bool {
+	if len(s) < 4 || len(s) > 253 || !strings.Contains(s, ".") || strings.Contains(s, "..") {
+		return false
 	}
 	tld := s[strings.LastIndexByte(s, '.')+1:]
 	if len(tld) < 2 {
-		return "", false
+		return false
 	}
 	for i := 0; i < len(tld); i++ {
 		if !(tld[i] >= 'a' && tld[i] <= 'z' || tld[i] >= 'A' && tld[i] <= 'Z') {
-			return "", false
+			return false
 		}
 	}
+	return true
+}
+
+// listedSuffix is hostSuffix's look-up in the public suffix list.
+func listedSuffix(s string) (string, bool) {
 	suffix, icann := publicsuffix.PublicSuffix(strings.ToLower(s))
 	if !icann && !strings.Contains(suffix, ".") {
 		return "", false // an unlisted "suffix": not a domain
@@ -321,4 +385,66 @@ func Excerpt(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// hostCache remembers hostSuffix's list look-up and registrable per host:
+// both are pure functions of the host, and the public suffix list's
+// look-up allocates an error in its IP address check for every host that
+// is not one. A report's answers name the same few hosts again and again.
+// A nil cache looks every host up. Keys are copies, so a cache kept
+// between answers holds no answer's text; it starts again when full.
+type hostCache struct {
+	suffixes map[string]cachedSuffix
+	domains  map[string]string
+}
+
+type cachedSuffix struct {
+	suffix string
+	ok     bool
+}
+
+// hostCacheSize is how many hosts of each kind a cache holds.
+const hostCacheSize = 1024
+
+func (hc *hostCache) hostSuffix(s string) (string, bool) {
+	if hc == nil {
+		return hostSuffix(s)
+	}
+	if !hostShape(s) {
+		return "", false
+	}
+	if r, ok := hc.suffixes[s]; ok {
+		return r.suffix, r.ok
+	}
+	if hc.suffixes == nil || len(hc.suffixes) >= hostCacheSize {
+		hc.suffixes = make(map[string]cachedSuffix, 64)
+	}
+	k := strings.Clone(s)
+	suffix, ok := listedSuffix(k)
+	hc.suffixes[k] = cachedSuffix{suffix, ok}
+	return suffix, ok
+}
+
+func (hc *hostCache) registrable(host string) string {
+	if hc == nil {
+		return registrable(host)
+	}
+	if d, ok := hc.domains[host]; ok {
+		return d
+	}
+	if hc.domains == nil || len(hc.domains) >= hostCacheSize {
+		hc.domains = make(map[string]string, 64)
+	}
+	k := strings.Clone(host)
+	d := registrable(k)
+	hc.domains[k] = d
+	return d
+}
+
+// registrableFrom is registrableFrom(host, suffix) through the cache.
+func (hc *hostCache) registrableFrom(host, suffix string) string {
+	if suffix == "" || !plainHost(host) {
+		return hc.registrable(host)
+	}
+	return registrableFrom(host, suffix)
 }

@@ -135,7 +135,7 @@ func TestURLEndsAndBareWWWHosts(t *testing.T) {
 		}
 	}
 	var got []string
-	scanURLs("see www.acme.com today", func(start, end int, host, _ string, bare bool) {
+	scanURLs("see www.acme.com today", nil, func(start, end int, host, _ string, bare bool) {
 		got = append(got, "see www.acme.com today"[start:end]+"|"+host)
 	})
 	if len(got) != 1 || got[0] != "www.acme.com|www.acme.com" {

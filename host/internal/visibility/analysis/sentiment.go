@@ -106,45 +106,147 @@ func sentenceSpans(text string, spans [][2]int32) [][2]int32 {
 	return spans
 }
 
-// CueText is an answer's text split into sentences once, each also in
-// lower case, so the cue pass over every brand the answer names neither
-// splits nor folds the text again.
+// CueText is an answer's text split into sentences once, so the cue pass
+// over every brand the answer names does not split the text again. When
+// lower case keeps every character's byte length (sameLength), a brand
+// whose aliases and domains are ASCII is found by comparing ASCII letters
+// case-insensitively in the text as written, which is what searching the
+// lowered text finds (no character outside ASCII lowers to one inside it
+// without changing length); other brands search the lowered text, made
+// once when first needed. When lower case changes a length, each sentence
+// is lowered on its own (slowLowered). One is made per answer that names
+// a brand, so it is kept small.
 type CueText struct {
-	text string
-	// low is the text in lower case when that keeps every offset, so a
-	// sentence's lower case is its span of low; else low is "" and
-	// slowLowered holds each sentence in lower case.
-	low         string
-	slowLowered []string
-	spans       [][2]int32 // the sentences' bounds
-	small       [8][2]int32
+	text  string
+	spans [][2]int32 // the sentences' bounds
+	// lc holds the lowered text or sentences once made (nil: not yet).
+	lc         *cueLower
+	used       int32
+	sameLength bool
+	small      [6][2]int32
+	// sents holds the brands' sentences (brandFolded) while it has room,
+	// so a brand's list is not an allocation of its own.
+	sents [4]string
 }
 
-// NewCueText splits text for the cue pass. The text is lowered once when
-// lower case keeps every character's length (then each sentence's lower
-// case is the same bytes of the lowered text), else sentence by sentence.
+// cueLower is a CueText in lower case: low, the whole text (sameLength),
+// or slowLowered, each sentence.
+type cueLower struct {
+	low         string
+	slowLowered []string
+}
+
+// NewCueText splits text for the cue pass.
 func NewCueText(text string) *CueText {
 	c := &CueText{text: text}
-	c.spans = sentenceSpans(text, c.small[:0])
-	low, sameLength := lowerKeepingOffsets(text)
-	if sameLength {
-		c.low = low
+	var ascii bool
+	c.spans, ascii = cueSpans(text, c.small[:0])
+	if ascii || keepsOffsets(text) {
+		c.sameLength = true
 		return c
 	}
-	c.slowLowered = make([]string, len(c.spans))
+	c.lc = &cueLower{slowLowered: make([]string, len(c.spans))}
 	for i, sp := range c.spans {
-		c.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
+		c.lc.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
 	}
 	return c
 }
 
-// sentence is sentence i as written and in lower case.
+// stopClass tells cueSpans which bytes matter: 1 a newline, 2 a full
+// stop, ! or ?, 3 a byte outside ASCII.
+var stopClass = func() (t [256]uint8) {
+	t['\n'] = 1
+	t['.'], t['!'], t['?'] = 2, 2, 2
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = 3
+	}
+	return t
+}()
+
+// cueSpans is sentenceSpans, and says whether text is ASCII, in one pass.
+func cueSpans(text string, spans [][2]int32) ([][2]int32, bool) {
+	ascii := true
+	start := 0
+	for i := 0; i < len(text); i++ {
+		switch stopClass[text[i]] {
+		case 0:
+			continue
+		case 3:
+			ascii = false
+			continue
+		case 2:
+			if i+1 != len(text) && !unicode.IsSpace(rune(text[i+1])) {
+				continue
+			}
+		}
+		spans = appendSpan(text, spans, start, i+1)
+		start = i + 1
+	}
+	return appendSpan(text, spans, start, len(text)), ascii
+}
+
+// appendSpan is sentenceSpans's emit: start..end trimmed of spaces,
+// appended when not empty.
+func appendSpan(text string, spans [][2]int32, start, end int) [][2]int32 {
+	for start < end {
+		r, size := rune(text[start]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[start:end])
+		}
+		if !unicode.IsSpace(r) {
+			break
+		}
+		start += size
+	}
+	for start < end {
+		r, size := rune(text[end-1]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeLastRuneInString(text[start:end])
+		}
+		if !unicode.IsSpace(r) {
+			break
+		}
+		end -= size
+	}
+	if start < end {
+		spans = append(spans, [2]int32{int32(start), int32(end)})
+	}
+	return spans
+}
+
+// keepsOffsets is lowerKeepingOffsets's ok without building the lowered
+// text.
+func keepsOffsets(text string) bool {
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 || utf8.RuneLen(unicode.ToLower(r)) != size {
+			return false
+		}
+		i += size
+	}
+	return true
+}
+
+// lower makes low (sameLength only).
+func (c *CueText) lower() {
+	if c.lc == nil {
+		low, _ := lowerKeepingOffsets(c.text)
+		c.lc = &cueLower{low: low}
+	}
+}
+
+// sentence is sentence i as written and in lower case (after lower, or
+// with slowLowered).
 func (c *CueText) sentence(i int) (string, string) {
 	sp := c.spans[i]
-	if c.slowLowered != nil {
-		return c.text[sp[0]:sp[1]], c.slowLowered[i]
+	if c.lc.slowLowered != nil {
+		return c.text[sp[0]:sp[1]], c.lc.slowLowered[i]
 	}
-	return c.text[sp[0]:sp[1]], c.low[sp[0]:sp[1]]
+	return c.text[sp[0]:sp[1]], c.lc.low[sp[0]:sp[1]]
 }
 
 // lowerKeepingOffsets is strings.ToLower(text) when every character keeps
@@ -182,17 +284,28 @@ func lowerKeepingOffsets(text string) (string, bool) {
 }
 
 // BrandCue is one brand in one answer for the cue pass: the sentences
-// that name it, as written (Sentences) and in lower case.
+// that name it, as written (Sentences) and in lower case (lowered, with
+// the needles in lower case), or, when fold, compared with the brand's
+// ASCII aliases and domains (aliases, domains) case-insensitively.
 type BrandCue struct {
 	Sentences []string
 	lowered   []string
 	needles   []string
+	fold      bool
+	aliases   []string
+	domains   []string
 	name      string
 }
 
 // Brand returns the sentences of the text that name b (an alias on word
 // boundaries, case-folded).
 func (c *CueText) Brand(b Brand) BrandCue {
+	if c.sameLength && asciiNeedles(b) {
+		return c.brandFolded(b)
+	}
+	if c.sameLength {
+		c.lower()
+	}
 	var ndBuf [16]string
 	nd := appendNeedles(ndBuf[:0], b)
 	var hits [64]bool
@@ -201,7 +314,7 @@ func (c *CueText) Brand(b Brand) BrandCue {
 		hit = make([]bool, 0, len(c.spans))
 	}
 	hit = hit[:len(c.spans)]
-	if c.slowLowered == nil && !slices.Contains(nd, "") {
+	if c.sameLength && !slices.Contains(nd, "") {
 		c.named(nd, hit)
 	} else {
 		for i := range c.spans {
@@ -232,6 +345,86 @@ func (c *CueText) Brand(b Brand) BrandCue {
 	return bc
 }
 
+// asciiNeedles: every alias and domain of b is ASCII and not empty.
+func asciiNeedles(b Brand) bool {
+	for _, list := range [2][]string{b.Aliases, b.Domains} {
+		for _, s := range list {
+			if s == "" {
+				return false
+			}
+			for i := 0; i < len(s); i++ {
+				if s[i] >= utf8.RuneSelf {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// brandFolded is Brand for a brand with ASCII needles over a text whose
+// lower case keeps its offsets.
+func (c *CueText) brandFolded(b Brand) BrandCue {
+	var hits [64]bool
+	hit := hits[:0]
+	if len(c.spans) > len(hits) {
+		hit = make([]bool, 0, len(c.spans))
+	}
+	hit = hit[:len(c.spans)]
+	seen := 0
+	for _, list := range [2][]string{b.Aliases, b.Domains} {
+		for _, nd := range list {
+			if c.seenNeedle(b, seen, nd) {
+				seen++
+				continue
+			}
+			seen++
+			c.namedFold(nd, hit)
+		}
+	}
+	k := 0
+	for _, ok := range hit {
+		if ok {
+			k++
+		}
+	}
+	bc := BrandCue{name: b.Name}
+	if k == 0 {
+		return bc
+	}
+	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
+	if u := int(c.used); k <= len(c.sents)-u {
+		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
+		c.used += int32(k)
+	} else {
+		bc.Sentences = make([]string, 0, k)
+	}
+	for i, ok := range hit {
+		if ok {
+			sp := c.spans[i]
+			bc.Sentences = append(bc.Sentences, c.text[sp[0]:sp[1]])
+		}
+	}
+	return bc
+}
+
+// seenNeedle says one of the first n needles of b (aliases, then domains)
+// is nd in another case: searching it again would mark nothing new.
+func (c *CueText) seenNeedle(b Brand, n int, nd string) bool {
+	for _, list := range [2][]string{b.Aliases, b.Domains} {
+		for _, x := range list {
+			if n == 0 {
+				return false
+			}
+			n--
+			if foldEqualASCII(x, nd) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // named marks the sentences holding one of needles on word boundaries,
 // searching the whole lowered text once per needle. A sentence's edges are
 // word boundaries in the text too (spaces or the stop that ends it lie
@@ -240,8 +433,9 @@ func (c *CueText) Brand(b Brand) BrandCue {
 func (c *CueText) named(needles []string, hit []bool) {
 	for _, nd := range needles {
 		k := 0
-		for off := 0; off < len(c.low); {
-			i := strings.Index(c.low[off:], nd)
+		low := c.lc.low
+		for off := 0; off < len(low); {
+			i := strings.Index(low[off:], nd)
 			if i < 0 {
 				break
 			}
@@ -253,15 +447,160 @@ func (c *CueText) named(needles []string, hit []bool) {
 			if k == len(c.spans) {
 				break
 			}
-			if int(c.spans[k][0]) <= start && wordBounded(c.low, start, end) {
+			if int(c.spans[k][0]) <= start && wordBounded(low, start, end) {
 				hit[k] = true
 			}
 		}
 	}
 }
 
+// namedFold is named for one ASCII needle over the text as written,
+// compared case-insensitively.
+func (c *CueText) namedFold(nd string, hit []bool) {
+	k := 0
+	var f folder
+	f.reset(c.text, nd)
+	for {
+		start := f.next()
+		if start < 0 {
+			return
+		}
+		end := start + len(nd)
+		for k < len(c.spans) && int(c.spans[k][1]) < end {
+			k++
+		}
+		if k == len(c.spans) {
+			return
+		}
+		if int(c.spans[k][0]) <= start && wordBoundedFold(c.text, start, end) {
+			hit[k] = true
+		}
+	}
+}
+
+// folder finds an ASCII needle in a text, ASCII letters compared without
+// case, left to right, one start after the other (each start after the
+// last one found).
+type folder struct {
+	text, nd string
+	lo, up   byte // the needle's first byte in either case
+	off      int  // where the next search starts
+	nlo, nup int  // the next lo and up at or after off; -1 none, -2 not looked up
+}
+
+func (f *folder) reset(text, nd string) {
+	f.text, f.nd, f.off = text, nd, 0
+	f.lo, f.up = lowerASCII(nd[0]), nd[0]
+	if f.lo >= 'a' && f.lo <= 'z' {
+		f.up = f.lo - ('a' - 'A')
+	}
+	f.nlo, f.nup = -2, -2
+	if f.lo == f.up {
+		f.nup = -1
+	}
+}
+
+// nextByte is the index of b at or after off in text, given the last
+// answer n for an earlier off.
+func nextByte(text string, b byte, off, n int) int {
+	if n == -1 || n >= off {
+		return n
+	}
+	if off >= len(text) {
+		return -1
+	}
+	i := strings.IndexByte(text[off:], b)
+	if i < 0 {
+		return -1
+	}
+	return off + i
+}
+
+// next is the start of the next occurrence, -1 when none is left.
+func (f *folder) next() int {
+	for {
+		if f.off+len(f.nd) > len(f.text) {
+			return -1
+		}
+		f.nlo = nextByte(f.text, f.lo, f.off, f.nlo)
+		if f.lo != f.up {
+			f.nup = nextByte(f.text, f.up, f.off, f.nup)
+		}
+		i := f.nlo
+		if f.nup >= 0 && (i < 0 || f.nup < i) {
+			i = f.nup
+		}
+		if i < 0 || i+len(f.nd) > len(f.text) {
+			return -1
+		}
+		f.off = i + 1
+		if foldEqualASCII(f.text[i:i+len(f.nd)], f.nd) {
+			return i
+		}
+	}
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// foldEqualASCII says a and b are the same bytes with ASCII letters
+// compared without case (a byte outside ASCII equals only itself; unlike
+// strings.EqualFold, ſ is not s and K is not k).
+func foldEqualASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if a[i] != b[i] && lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// wordBoundedFold is wordBounded over the lowered text, read in the text
+// as written (whose lower case keeps its offsets): no letter or digit,
+// in lower case, right before start or right after end.
+func wordBoundedFold(text string, start, end int) bool {
+	word := func(r rune) bool {
+		if r < utf8.RuneSelf {
+			return asciiWord[r]
+		}
+		r = unicode.ToLower(r)
+		return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r))
+	}
+	if start > 0 {
+		before := rune(text[start-1])
+		if before >= utf8.RuneSelf {
+			before, _ = utf8.DecodeLastRuneInString(text[:start])
+		}
+		if word(before) {
+			return false
+		}
+	}
+	if end < len(text) {
+		after := rune(text[end])
+		if after >= utf8.RuneSelf {
+			after, _ = utf8.DecodeRuneInString(text[end:])
+		}
+		if word(after) {
+			return false
+		}
+	}
+	return true
+}
+
 // Negative is NegativeCue over the brand's sentences.
-func (bc BrandCue) Negative() string { return negativeCue(bc.lowered, bc.needles, bc.name) }
+func (bc BrandCue) Negative() string {
+	if bc.fold {
+		return negativeCueFold(bc.Sentences, bc.aliases, bc.domains, bc.name)
+	}
+	return negativeCue(bc.lowered, bc.needles, bc.name)
+}
 
 // BrandSentences are the sentences of text that name b (an alias on word
 // boundaries, case-folded).
@@ -429,7 +768,7 @@ func negativeCue(lowered, needles []string, name string) string {
 			// window keeps this linear in the sentence's length (an
 			// answer of 150,000 one-letter names must not go quadratic).
 			from := max(0, start-beforeWindow)
-			if before := lastWords(l[from:start], from > 0); before.endsPhrase() { // the window may cut its first word
+			if before := lastWordsBack(l[from:start], from > 0); before.endsPhrase() { // the window may cut its first word
 				for i, pw := range negativeBeforeWords {
 					for skip := 0; skip <= 1; skip++ {
 						if n := before.n - skip; n >= len(pw) && before.endsWith(n, pw) {
@@ -462,4 +801,152 @@ func DecodeSentiment(raw *string) map[string]Sentiment {
 		return nil
 	}
 	return m
+}
+
+// negativeLastList is negativeLast's words, for comparing without case.
+var negativeLastList = func() []string {
+	var out []string
+	for _, pw := range negativeBeforeWords {
+		if w := pw[len(pw)-1]; !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// endsPhraseFold is endsPhrase with the words compared in lower case.
+func (w words) endsPhraseFold() bool {
+	for skip := 0; skip <= 1 && skip < w.n; skip++ {
+		word := w.last[(w.n-1-skip)%len(w.last)]
+		for _, l := range negativeLastList {
+			if foldEqualASCII(word, l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// endsWithFold is endsWith with the words compared in lower case.
+func (w words) endsWithFold(n int, pw []string) bool {
+	for k, p := range pw {
+		if !foldEqualASCII(w.last[(n-len(pw)+k)%len(w.last)], p) {
+			return false
+		}
+	}
+	return true
+}
+
+// aliasInFold is aliasIn over a sentence as written for ASCII aliases and
+// domains, compared case-insensitively.
+func aliasInFold(s string, aliases, domains []string) ([2]int, bool) {
+	var f folder
+	for _, list := range [2][]string{aliases, domains} {
+		for _, a := range list {
+			f.reset(s, a)
+			for {
+				start := f.next()
+				if start < 0 {
+					break
+				}
+				if wordBoundedFold(s, start, start+len(a)) {
+					return [2]int{start, start + len(a)}, true
+				}
+			}
+		}
+	}
+	return [2]int{}, false
+}
+
+// hasPrefixFoldASCII is strings.HasPrefix(lower(s), p) for p in ASCII
+// lower case, s in a text whose lower case keeps its offsets.
+func hasPrefixFoldASCII(s, p string) bool {
+	return len(s) >= len(p) && foldEqualASCII(s[:len(p)], p)
+}
+
+// negativeCueFold is negativeCue over sentences as written, for a brand
+// whose aliases and domains are ASCII, in a text whose lower case keeps
+// its offsets: every comparison is made in ASCII lower case, which is what
+// the lowered text would give.
+func negativeCueFold(sents, aliases, domains []string, name string) string {
+	for _, l := range sents {
+		for off := 0; off < len(l); {
+			pos, ok := aliasInFold(l[off:], aliases, domains)
+			if !ok {
+				break
+			}
+			start, end := off+pos[0], off+pos[1]
+			from := max(0, start-beforeWindow)
+			if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
+				for i, pw := range negativeBeforeWords {
+					for skip := 0; skip <= 1; skip++ {
+						if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
+							return negativeBefore[i] + " " + name
+						}
+					}
+				}
+			}
+			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
+			if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
+				for _, p := range negativeAfter {
+					if hasPrefixFoldASCII(after, p) {
+						return name + " " + p
+					}
+				}
+			}
+			off = end
+		}
+	}
+	return ""
+}
+
+// lastWordsBack is lastWords(s, dropFirst) read from the end of s: only
+// the last len(words{}.last) words are kept, so it stops after one more
+// (which tells whether the first word, the one dropped, is among them).
+// With that many words or more, n is len(words{}.last): every use of n
+// (a phrase of at most len(last)-1 words, one skipped word) reads the
+// same words and compares the same way as with the whole count.
+func lastWordsBack(s string, dropFirst bool) words {
+	const keep = len(words{}.last)
+	var found [keep + 1]string // the last words, the last first
+	k := 0
+	i := len(s)
+	for k < len(found) {
+		for i > 0 {
+			r, size := rune(s[i-1]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeLastRuneInString(s[:i])
+			}
+			if !unicode.IsSpace(r) {
+				break
+			}
+			i -= size
+		}
+		if i == 0 {
+			break
+		}
+		end := i
+		for i > 0 {
+			r, size := rune(s[i-1]), 1
+			if r >= utf8.RuneSelf {
+				r, size = utf8.DecodeLastRuneInString(s[:i])
+			}
+			if unicode.IsSpace(r) {
+				break
+			}
+			i -= size
+		}
+		found[k] = s[i:end]
+		k++
+	}
+	if dropFirst && k > 0 && k <= keep {
+		k-- // every word was read: the earliest is the first, dropped
+	}
+	// With keep+1 words read, dropping the first leaves keep or more.
+	var w words
+	w.n = min(k, keep)
+	for j := range w.n {
+		w.last[j] = found[w.n-1-j]
+	}
+	return w
 }

@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,5 +88,57 @@ func TestDecodeSentimentReadsTheStoredMap(t *testing.T) {
 	}
 	if got := DecodeSentiment(nil); got != nil {
 		t.Errorf("decodeSentiment(nil) = %+v, want nil", got)
+	}
+}
+
+// A CueText hands out the sentences of every brand from one buffer: each
+// brand's list must stay its own after the other brands are read, and
+// after a caller appends to one of them.
+func TestBrandSentencesStayTheirOwn(t *testing.T) {
+	brands := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech"}, {Name: "Hooli"}})
+	text := "Acme is fine. Globex is fine. Initech and Acme. Hooli too.\nGlobex again. Initech is down. Acme, Globex, Initech, Hooli."
+	ct := NewCueText(text)
+	var got [][]string
+	for _, b := range brands {
+		got = append(got, ct.Brand(b).Sentences)
+	}
+	for i := range got {
+		got[i] = append(got[i], "appended")
+	}
+	for i, b := range brands {
+		want := append(refBrandSentences(text, b), "appended")
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("sentences of %s: %q, want %q", b.Name, got[i], want)
+		}
+	}
+}
+
+// lastWordsBack reads only the end of the window before a name; every
+// decision negativeCue takes from it must be the one lastWords (every
+// word of the window) gives.
+func TestLastWordsBackDecidesAsLastWords(t *testing.T) {
+	pieces := []string{" ", "  ", "\u00a0", "\u2028", "\t", "\n", "avoid", "using", "do", "not", "use", "stay", "away", "from", "x", "é", "\xe2\x80", "\x85", "Avoid"}
+	r := rand.New(rand.NewPCG(46, 9))
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		for _, drop := range []bool{false, true} {
+			a, b := lastWords(s, drop), lastWordsBack(s, drop)
+			if a.endsPhrase() != b.endsPhrase() || a.endsPhraseFold() != b.endsPhraseFold() {
+				t.Fatalf("%q (drop %v): endsPhrase differs: %+v, back %+v", s, drop, a, b)
+			}
+			for _, pw := range negativeBeforeWords {
+				for skip := 0; skip <= 1; skip++ {
+					na, nb := a.n-skip, b.n-skip
+					if (na >= len(pw) && a.endsWith(na, pw)) != (nb >= len(pw) && b.endsWith(nb, pw)) ||
+						(na >= len(pw) && a.endsWithFold(na, pw)) != (nb >= len(pw) && b.endsWithFold(nb, pw)) {
+						t.Fatalf("%q (drop %v): %q skip %d differs: %+v, back %+v", s, drop, pw, skip, a, b)
+					}
+				}
+			}
+		}
 	}
 }

@@ -86,7 +86,10 @@ type MentionScores struct {
 // answers at any time. engines fixes the providers listed (an engine
 // with no answer at all is still listed, as missing).
 func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) MentionScores {
-	brands = analysis.InferDomains(brands, answers)
+	// Inferred domains are decided over every answer before any answer's
+	// evidence (a name-only brand's citations and mentions depend on
+	// them); what that pass read of each answer is read once.
+	brands, scanned := analysis.InferDomainsScanned(brands, answers)
 	m := analysis.NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
 	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
@@ -117,7 +120,7 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			engines = append(engines, a.Engine)
 		}
 		e.status.Planned++
-		an := m.AnalyzeIn(&blocks, a)
+		an := m.AnalyzeScannedIn(&blocks, a, scanned, i)
 		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
