@@ -2,6 +2,7 @@ package impact
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/tracker"
@@ -86,9 +87,69 @@ type Figures struct {
 // and mentions of the brand itself.
 type sums struct{ answers, weight, mentions float64 }
 
+// index is a tracker's runs read once for every post of a view: each
+// answer's prompt as a slot (one per distinct prompt id of the tracker),
+// and per cited page of the tracked domain the answers citing it. Each
+// post then sums its windows by slot, in the runs' and answers' order, and
+// reads its page's citations from one list.
+type index struct {
+	data tracker.ImpactData
+	// slot is the slot of each of data.Prompts (prompts of the same id
+	// share one).
+	slot  []int
+	slots int
+	// prompt is, per run and answer, the slot of the answer's prompt; -1
+	// when it is not one of the tracker's prompts.
+	prompt [][]int
+	// cites are, per page path, the answers citing it (each answer once).
+	cites map[string][]cite
+}
+
+// cite is one answer citing a page: its run (an index into data.Runs) and
+// its engine.
+type cite struct {
+	run    int
+	engine string
+}
+
+func newIndex(data tracker.ImpactData) *index {
+	ix := &index{data: data, slot: make([]int, len(data.Prompts)), prompt: make([][]int, len(data.Runs)), cites: map[string][]cite{}}
+	byID := map[string]int{}
+	for i, p := range data.Prompts {
+		s, ok := byID[p.ID]
+		if !ok {
+			s = len(byID)
+			byID[p.ID] = s
+		}
+		ix.slot[i] = s
+	}
+	ix.slots = len(byID)
+	for r, run := range data.Runs {
+		ix.prompt[r] = make([]int, len(run.Answers))
+		for j, a := range run.Answers {
+			s, ok := byID[a.Prompt]
+			if !ok {
+				s = -1
+			}
+			ix.prompt[r][j] = s
+			for k, path := range a.Pages {
+				if !slices.Contains(a.Pages[:k], path) {
+					ix.cites[path] = append(ix.cites[path], cite{run: r, engine: a.Engine})
+				}
+			}
+		}
+	}
+	return ix
+}
+
 // Compute reads a post's effect from the tracker's runs at now. Runs
 // before the baseline window or after now are ignored.
 func Compute(data tracker.ImpactData, post Post, now time.Time) Figures {
+	return newIndex(data).compute(post, now)
+}
+
+func (ix *index) compute(post Post, now time.Time) Figures {
+	data := ix.data
 	pub := post.PublishedAt
 	f := Figures{ReadableAt: pub.AddDate(0, 0, MinAfterDays), BaselineFrom: pub.AddDate(0, 0, -BaselineDays)}
 	targeted := tracker.MatchTargets(data.Prompts, post.Targets)
@@ -100,9 +161,9 @@ func Compute(data tracker.ImpactData, post Post, now time.Time) Figures {
 	if now.After(pub) {
 		f.DaysAfter = int(now.Sub(pub) / (24 * time.Hour))
 	}
-	before, after := map[string]*sums{}, map[string]*sums{}
-	for _, run := range data.Runs {
-		var into map[string]*sums
+	before, after := make([]sums, ix.slots), make([]sums, ix.slots)
+	for r, run := range data.Runs {
+		var into []sums
 		switch {
 		case run.At.Before(f.BaselineFrom) || run.At.After(now):
 			continue
@@ -113,12 +174,12 @@ func Compute(data tracker.ImpactData, post Post, now time.Time) Figures {
 			into = after
 			f.AfterRuns++
 		}
-		for _, a := range run.Answers {
-			s := into[a.Prompt]
-			if s == nil {
-				s = &sums{}
-				into[a.Prompt] = s
+		for j, sl := range ix.prompt[r] {
+			if sl < 0 {
+				continue
 			}
+			a := &run.Answers[j]
+			s := &into[sl]
 			s.answers++
 			s.weight += a.Weight
 			if a.Mentioned {
@@ -134,18 +195,18 @@ func Compute(data tracker.ImpactData, post Post, now time.Time) Figures {
 	f.State = StateReady
 	f.Notes = append(f.Notes, NoteNoCausal)
 	// The prompts compared: the tracker's prompts answered in both windows.
-	var prompts []string
+	var cmpBefore, cmpAfter []sums
 	var isTarget []bool
-	for _, p := range data.Prompts {
-		if b, a := before[p.ID], after[p.ID]; b != nil && a != nil && b.answers > 0 && a.answers > 0 {
-			prompts = append(prompts, p.ID)
+	for i, p := range data.Prompts {
+		if b, a := before[ix.slot[i]], after[ix.slot[i]]; b.answers > 0 && a.answers > 0 {
+			cmpBefore, cmpAfter = append(cmpBefore, b), append(cmpAfter, a)
 			isTarget = append(isTarget, targeted[p.ID])
 			if !targeted[p.ID] {
 				f.Controls++
 			}
 		}
 	}
-	nTargets := len(prompts) - f.Controls
+	nTargets := len(isTarget) - f.Controls
 	note := ""
 	switch {
 	case f.BaselineRuns == 0:
@@ -157,7 +218,7 @@ func Compute(data tracker.ImpactData, post Post, now time.Time) Figures {
 	case f.Controls == 0:
 		note = NoteNoControls
 	}
-	f.Effects = effects(interval.Seed(post.ScheduleID), prompts, isTarget, before, after, note)
+	f.Effects = effects(interval.Seed(post.ScheduleID), isTarget, cmpBefore, cmpAfter, note)
 	return f
 }
 
@@ -182,18 +243,19 @@ func col(target, afterWindow bool, c int) int {
 }
 
 // effects are the effects on visibility and mention rate over the compared
-// prompts; note set: no value, only the groups.
-func effects(seed uint64, prompts []string, isTarget []bool, before, after map[string]*sums, note string) []Effect {
-	n := len(prompts)
+// prompts (before[i] and after[i] the sums of the i-th); note set: no
+// value, only the groups.
+func effects(seed uint64, isTarget []bool, before, after []sums, note string) []Effect {
+	n := len(isTarget)
 	cols := make([][]float64, 4*colsPerCell)
 	for c := range cols {
 		cols[c] = make([]float64, n)
 	}
-	for i, id := range prompts {
+	for i := range isTarget {
 		for _, w := range []struct {
 			after bool
-			s     *sums
-		}{{false, before[id]}, {true, after[id]}} {
+			s     sums
+		}{{false, before[i]}, {true, after[i]}} {
 			cols[col(isTarget[i], w.after, colAnswers)][i] = w.s.answers
 			cols[col(isTarget[i], w.after, colWeight)][i] = w.s.weight
 			cols[col(isTarget[i], w.after, colMentions)][i] = w.s.mentions

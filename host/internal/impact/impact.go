@@ -146,7 +146,7 @@ func (s *Service) Schedule(ctx context.Context, p auth.Principal, id string) (Po
 	if err != nil {
 		return PostImpact{}, err
 	}
-	return s.post(ctx, p.WorkspaceID, data, sc, pub, s.now())
+	return s.post(ctx, p.WorkspaceID, newIndex(data), sc, pub, s.now())
 }
 
 // Tracker returns the impact of every targeted post of a tracker of the
@@ -169,6 +169,7 @@ func (s *Service) Tracker(ctx context.Context, p auth.Principal, trackerID strin
 	if err != nil {
 		return nil, err
 	}
+	ix := newIndex(data)
 	// The posts are computed on every core (each one's bootstrap is
 	// independent), in the list's order.
 	out := make([]PostImpact, len(list))
@@ -186,7 +187,7 @@ func (s *Service) Tracker(ctx context.Context, p auth.Principal, trackerID strin
 					out[i] = unpublished(PostImpact{ScheduleID: sc.ID, TrackerID: trackerID, TargetPrompts: sc.Targets.Prompts})
 					continue
 				}
-				out[i], errs[i] = s.post(ctx, p.WorkspaceID, data, sc, pub, now)
+				out[i], errs[i] = s.post(ctx, p.WorkspaceID, ix, sc, pub, now)
 			}
 		}()
 	}
@@ -215,10 +216,10 @@ func unpublished(out PostImpact) PostImpact {
 }
 
 // post computes one published post's impact and its page's counts.
-func (s *Service) post(ctx context.Context, ws string, data tracker.ImpactData, sc schedule.Schedule, pub, now time.Time) (PostImpact, error) {
+func (s *Service) post(ctx context.Context, ws string, ix *index, sc schedule.Schedule, pub, now time.Time) (PostImpact, error) {
 	out := PostImpact{ScheduleID: sc.ID, TrackerID: sc.Targets.TrackerID, TargetPrompts: sc.Targets.Prompts, PublishedAt: &pub}
-	out.Figures = Compute(data, Post{ScheduleID: sc.ID, PublishedAt: pub, Targets: sc.Targets.Prompts}, now)
-	page, err := s.page(ctx, ws, data, *sc.ExternalURL, pub, now)
+	out.Figures = ix.compute(Post{ScheduleID: sc.ID, PublishedAt: pub, Targets: sc.Targets.Prompts}, now)
+	page, err := s.page(ctx, ws, ix, *sc.ExternalURL, pub, now)
 	if err != nil {
 		return PostImpact{}, err
 	}
@@ -229,7 +230,8 @@ func (s *Service) post(ctx context.Context, ws string, data tracker.ImpactData, 
 // page counts the answers citing the post's page in the tracker's runs,
 // and its crawler hits and AI visits, over the baseline window and since
 // publishing.
-func (s *Service) page(ctx context.Context, ws string, data tracker.ImpactData, raw string, pub, now time.Time) (Page, error) {
+func (s *Service) page(ctx context.Context, ws string, ix *index, raw string, pub, now time.Time) (Page, error) {
+	data := ix.data
 	pg := Page{URL: raw, Path: tracker.PagePath(raw), Citations: newCount(), VerifiedCrawls: newCount(), ClaimedCrawls: newCount(), AIVisits: newCount()}
 	if u, err := url.Parse(raw); err == nil && data.Domain != "" {
 		pg.OnTrackedSite = site.RegistrableDomain(strings.ToLower(u.Hostname())) == data.Domain
@@ -238,19 +240,12 @@ func (s *Service) page(ctx context.Context, ws string, data tracker.ImpactData, 
 		return pg, nil
 	}
 	from := pub.AddDate(0, 0, -BaselineDays)
-	for _, run := range data.Runs {
-		if run.At.Before(from) || run.At.After(now) {
+	for _, c := range ix.cites[pg.Path] {
+		at := data.Runs[c.run].At
+		if at.Before(from) || at.After(now) {
 			continue
 		}
-		afterWindow := !run.At.Before(pub)
-		for _, a := range run.Answers {
-			for _, path := range a.Pages {
-				if path == pg.Path {
-					pg.Citations.add(afterWindow, a.Engine, 1)
-					break
-				}
-			}
-		}
+		pg.Citations.add(!at.Before(pub), c.engine, 1)
 	}
 	if s.pages == nil {
 		return pg, nil

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heraldhq/herald/host/internal/apierr"
@@ -153,50 +155,89 @@ func (s *Service) ImpactRuns(ctx context.Context, workspaceID, trackerID string,
 		data.Runs[i] = ImpactRun{ReportID: r.ID, At: time.UnixMilli(r.CreatedAt).UTC()}
 		runs[r.ID] = &data.Runs[i]
 	}
-	self, err := s.selfEvidence(ctx, workspaceID, ids)
+	// The evidence (one query, its JSON decoded) is read beside the
+	// answers (one query, their cited pages parsed on every core).
+	var self map[string]answerBrands
+	var selfErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		self, selfErr = s.selfEvidence(ctx, workspaceID, ids)
+	}()
+	answers, err := s.store.ImpactAnswers(ctx, workspaceID, ids)
+	<-done
 	if err != nil {
 		return ImpactData{}, err
 	}
-	answers, err := s.store.ReportAnswers(ctx, workspaceID, ids)
-	if err != nil {
-		return ImpactData{}, err
+	if selfErr != nil {
+		return ImpactData{}, selfErr
 	}
-	for _, a := range answers {
+	parsed := make([]ImpactAnswer, len(answers))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(answers)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			promptIDs := map[string]string{} // question → prompt id
+			for i := w; i < len(answers); i += workers {
+				a := &answers[i]
+				id, ok := promptIDs[a.Question]
+				if !ok {
+					id = PromptID(a.Question)
+					promptIDs[a.Question] = id
+				}
+				ia := ImpactAnswer{Prompt: id, Engine: a.Engine}
+				ia.Pages, ia.Sources = citedPages(a.Engine, a.Text, a.Citations, data.Domain)
+				parsed[i] = ia
+			}
+		}()
+	}
+	wg.Wait()
+	for i, a := range answers {
 		run := runs[a.ReportID]
-		if run == nil || a.Error != nil {
+		if run == nil {
 			continue
 		}
-		ia := ImpactAnswer{Prompt: PromptID(a.Question), Engine: a.Engine}
+		ia := parsed[i]
 		if e, ok := self[a.ReportID+"\x00"+a.Engine+"/"+a.Item]; ok {
-			ia.Weight, ia.Mentioned, ia.Competitors = e.self.Weight, e.self.Mentioned, e.competitors
+			ia.Weight, ia.Mentioned, ia.Competitors = e.weight, e.mentioned, e.competitors
 		}
-		ia.Pages, ia.Sources = citedPages(a, data.Domain)
 		run.Answers = append(run.Answers, ia)
 	}
 	return data, nil
 }
 
-// answerBrands are an answer's brand itself and the competitors it names.
+// answerBrands are an answer's figures for the brand itself and the
+// competitors it names.
 type answerBrands struct {
-	self        analysis.BrandEvidence
+	weight      float64
+	mentioned   bool
 	competitors []string
 }
 
 // selfEvidence reads the stored evidence of the runs: per report and
 // engine/item, the brand itself and the competitors named.
 func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []string) (map[string]answerBrands, error) {
+	bodies, err := s.store.VisibilityEvidenceBodies(ctx, workspaceID, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]answerBrands{}
 	for _, id := range ids {
-		_, body, err := s.store.GetVisibilityEvidence(ctx, workspaceID, id)
-		if errors.Is(err, store.ErrNotFound) {
+		body, ok := bodies[id]
+		if !ok {
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
+		// Only the fields read here (analysis.BrandEvidence's names).
 		var list []struct {
-			Key    string                   `json:"key"`
-			Brands []analysis.BrandEvidence `json:"brands"`
+			Key    string `json:"key"`
+			Brands []struct {
+				Name      string  `json:"name"`
+				Self      bool    `json:"self"`
+				Mentioned bool    `json:"mentioned"`
+				Weight    float64 `json:"weight"`
+			} `json:"brands"`
 		}
 		if err := json.Unmarshal([]byte(body), &list); err != nil {
 			return nil, fmt.Errorf("decode evidence of report %s: %w", id, err)
@@ -206,7 +247,7 @@ func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []st
 			for _, b := range e.Brands {
 				switch {
 				case b.Self:
-					ab.self = b
+					ab.weight, ab.mentioned = b.Weight, b.Mentioned
 				case b.Mentioned:
 					ab.competitors = append(ab.competitors, b.Name)
 				}
@@ -219,9 +260,9 @@ func (s *Service) selfEvidence(ctx context.Context, workspaceID string, ids []st
 
 // citedPages are the paths of domain an answer cites and the URLs it
 // cites elsewhere, each once.
-func citedPages(a store.VisibilityAnswer, domain string) (pages, others []string) {
-	an := analysis.Answer{Engine: a.Engine, Text: a.Text}
-	_ = json.Unmarshal([]byte(a.Citations), &an.Citations)
+func citedPages(engine, text, citations, domain string) (pages, others []string) {
+	an := analysis.Answer{Engine: engine, Text: text}
+	_ = json.Unmarshal([]byte(citations), &an.Citations)
 	seen := map[string]bool{}
 	for _, src := range analysis.AnswerSources(an) {
 		if domain == "" || src.Domain != domain {

@@ -301,8 +301,14 @@ func quantiles(vals []float64, pLo, pHi float64) (float64, float64) {
 	small := make([]float64, 0, min(n, kLo+2))
 	large := make([]float64, 0, min(n, n-kHi+1))
 	for _, v := range vals {
-		small = keep(small, v, func(a, b float64) bool { return a < b })
-		large = keep(large, v, func(a, b float64) bool { return a > b })
+		// Most values enter neither list once both are full: that test
+		// inline, keep for the rest.
+		if len(small) < cap(small) || v < small[len(small)-1] {
+			small = keep(small, v, func(a, b float64) bool { return a < b })
+		}
+		if len(large) < cap(large) || v > large[len(large)-1] {
+			large = keep(large, v, func(a, b float64) bool { return a > b })
+		}
 	}
 	at := func(k int) float64 { // the k-th smallest (0-based)
 		if k < len(small) {
