@@ -188,9 +188,10 @@ func TestConcurrentFoldersCountEachDeltaOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		l := newPageLoad(t, s, "site-concurrent")
-		const writers, rounds, folders = 3, 12, 3
-		errs := make(chan error, writers*rounds+folders*rounds)
-		var wg sync.WaitGroup
+		const writers, rounds, folders = 3, 12, 4
+		errs := make(chan error, writers*rounds+folders)
+		var wg, folding sync.WaitGroup
+		done := make(chan struct{})
 		for w := range writers {
 			wg.Go(func() {
 				for r := range rounds {
@@ -200,16 +201,26 @@ func TestConcurrentFoldersCountEachDeltaOnce(t *testing.T) {
 				}
 			})
 		}
+		// The folders take small bites (limit 7) without pause until the
+		// writers are done, so their transactions overlap.
 		for range folders {
-			wg.Go(func() {
-				for range rounds {
+			folding.Go(func() {
+				for {
+					select {
+					case <-done:
+						return
+					default:
+					}
 					if _, err := s.FoldPageDays(ctx, 7); err != nil {
 						errs <- err
+						return
 					}
 				}
 			})
 		}
 		wg.Wait()
+		close(done)
+		folding.Wait()
 		close(errs)
 		for err := range errs {
 			t.Fatal(err)
