@@ -21,6 +21,13 @@ type Lease interface {
 	Acquire(ctx context.Context, name string, limit int) (release func(), err error)
 }
 
+// DefaultPageFoldEvery is the time between folds. A view sums the deltas
+// of up to this long: at 2,000 crawler lines a second over four sites, a
+// minute of them (30,000 rows a site) made the view's p99 264 ms before
+// any fold had run, so the fold runs more often than that; a page_days row
+// is still rewritten once per fold, not once per log request.
+const DefaultPageFoldEvery = 10 * time.Second
+
 // PageFold merges the pages view's per-batch deltas into page_days
 // (store.FoldPageDays) every Every, on one host at a time: each pass first
 // takes PageFoldLease, and a host that cannot take it within a short wait
@@ -33,7 +40,7 @@ type PageFold struct {
 	// Lease is required: folders on several hosts would wait on each
 	// other's page_days rows.
 	Lease Lease
-	// Every is the time between passes (default time.Minute).
+	// Every is the time between passes (default DefaultPageFoldEvery).
 	Every time.Duration
 	// Limit is how many deltas one fold transaction takes (default
 	// store.DefaultPageFoldLimit).
@@ -74,7 +81,7 @@ func (f *PageFold) FoldOnce(ctx context.Context) (folded int64, held bool, err e
 
 func (f *PageFold) every() time.Duration {
 	if f.Every <= 0 {
-		return time.Minute
+		return DefaultPageFoldEvery
 	}
 	return f.Every
 }
