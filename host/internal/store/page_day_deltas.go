@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -119,19 +120,33 @@ func (s *Store) vacuumPageDays(ctx context.Context) error {
 	return nil
 }
 
-// foldPageDaysOnce is one fold transaction: it deletes up to limit deltas
-// (the oldest per site first; on PostgreSQL/CockroachDB skipping those
-// another folder holds), sums what the DELETE returned per key and day, and
-// upserts page_days in key order (pageDays.write, which compacts the rows
-// that outgrew their bound).
+// foldPageDaysOnce is one fold transaction: it deletes about limit deltas
+// (the first in key order: by site, oldest first), sums what the DELETE
+// returned per key and day, and upserts page_days in key order
+// (pageDays.write, which compacts the rows that outgrew their bound).
 func (s *Store) foldPageDaysOnce(ctx context.Context, limit int) (int64, error) {
 	var n int64
 	err := s.Tx(ctx, func(q Querier) error {
 		n = 0
 		p := pageDays{}
-		rows, err := q.Query(ctx, `DELETE FROM page_day_deltas WHERE (site_id, id) IN (
-			SELECT site_id, id FROM page_day_deltas ORDER BY site_id, id LIMIT $1`+s.SkipLocked()+`)
-			RETURNING site_id, path, kind, name, day, a, b`, limit)
+		// The limit-th delta in key order bounds the DELETE: a range of
+		// the primary key, scanned once whatever the planner believes of
+		// the table's size (an IN (subquery with LIMIT) planned from the
+		// statistics of the empty table a vacuum had just seen ran as a
+		// nested loop over every delta, for minutes). What the DELETE
+		// returns is what is counted, so a delta committed into the range
+		// meanwhile is counted once too; one another folder deleted first
+		// is skipped once that folder commits.
+		where, args := "", []any(nil)
+		var bound [2]string
+		err := q.QueryRow(ctx, `SELECT site_id, id FROM page_day_deltas ORDER BY site_id, id LIMIT 1 OFFSET $1`, limit-1).Scan(&bound[0], &bound[1])
+		switch {
+		case err == nil:
+			where, args = ` WHERE (site_id, id) <= ($1, $2)`, []any{bound[0], bound[1]}
+		case !errors.Is(err, ErrNotFound):
+			return fmt.Errorf("bound page_day_deltas: %w", err)
+		}
+		rows, err := q.Query(ctx, `DELETE FROM page_day_deltas`+where+` RETURNING site_id, path, kind, name, day, a, b`, args...)
 		if err != nil {
 			return fmt.Errorf("take page_day_deltas: %w", err)
 		}
