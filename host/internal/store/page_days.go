@@ -17,7 +17,7 @@ import (
 // (crawlers: a verified, b claimed; sources: a visits, b 0). Ingest does
 // not write it: batches insert page_day_deltas rows, and the fold
 // (FoldPageDays, page_day_deltas.go) appends their sums to page_days, one
-// upsert per key, at most once a minute. A day may appear more than once
+// upsert per key, once per fold (every 10 s). A day may appear more than once
 // until a fold compacts the row (one entry per day, none older than
 // pageDaysKept): once days has grown past twice its compacted length
 // (compact_len) plus pageDaysSlack, the fold that just appended rewrites it
@@ -25,7 +25,7 @@ import (
 // compaction takes no lock of its own. A read only reads: it sums
 // duplicate days the same as compacted ones, plus the deltas not folded
 // yet. The pages view of any window reads one row per page and key, and
-// at most a minute of deltas, whatever the number of days or hits behind it.
+// at most one fold interval of deltas, whatever the number of days or hits behind it.
 
 // Kinds of page_days rows.
 const (
