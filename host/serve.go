@@ -428,6 +428,9 @@ func backgroundParts(b *base, a *areas, sighup lifecycle, web *httpServer) []par
 		{"beacons", funcs{stop: b.beacons.Close}},
 		// Stops after the queue: running reports release their slots first.
 		{"leases", funcs{stop: func() { b.slots.Close() }}},
+		// Folds the pages view's deltas into page_days every 10 s, on
+		// one host at a time (stops before the leases).
+		{"page fold", &traffic.PageFold{Store: b.st, Lease: b.slots, Logger: b.log.Named("traffic")}},
 		{"plans", b.planSync},
 		{"traffic retention", b.retention},
 		{"jobs", b.queue},

@@ -155,7 +155,7 @@ func (r *recorder) finish(ctx context.Context, cfg config, all []string, slots m
 		if s.rows > 0 {
 			per = fmt.Sprintf("%d", s.total/s.rows)
 		}
-		line("table %s: %d rows, %s MB with indexes (%s MB heap), %s bytes a row", s.name, s.rows, mb(s.total), mb(s.heap), per)
+		line("table %s: %d rows, %s MB with indexes (%s MB heap), %s bytes a row, %d dead tuples", s.name, s.rows, mb(s.total), mb(s.heap), per, s.dead)
 	}
 	if err := os.WriteFile(strings.TrimSuffix(r.path, ".tsv")+".txt", []byte(sum.String()), 0o644); err != nil {
 		t.Fatal(err)

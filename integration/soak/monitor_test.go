@@ -170,7 +170,8 @@ func dbSize(ctx context.Context, conn *pgx.Conn) int64 {
 	return n
 }
 
-// tableSizes lists the schema's tables by size with their row counts.
+// tableSizes lists the schema's tables by size with their row counts and
+// the dead tuples PostgreSQL's statistics count in each (not yet vacuumed).
 func tableSizes(ctx context.Context, conn *pgx.Conn) ([]tableSize, error) {
 	rows, err := conn.Query(ctx, `SELECT c.relname, pg_total_relation_size(c.oid), pg_relation_size(c.oid) FROM pg_class c
 		JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relkind = 'r'
@@ -189,6 +190,8 @@ func tableSizes(ctx context.Context, conn *pgx.Conn) ([]tableSize, error) {
 	rows.Close()
 	for i := range out {
 		conn.QueryRow(ctx, `SELECT COUNT(*) FROM `+pgx.Identifier{out[i].name}.Sanitize()).Scan(&out[i].rows)
+		conn.QueryRow(ctx, `SELECT COALESCE(n_dead_tup, 0) FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = $1`,
+			out[i].name).Scan(&out[i].dead)
 	}
 	return out, rows.Err()
 }
@@ -196,6 +199,7 @@ func tableSizes(ctx context.Context, conn *pgx.Conn) ([]tableSize, error) {
 type tableSize struct {
 	name              string
 	total, heap, rows int64
+	dead              int64 // n_dead_tup
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f", float64(n)/(1<<20)) }

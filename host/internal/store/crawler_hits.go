@@ -114,7 +114,7 @@ func (s *Store) RecordCrawlerHits(ctx context.Context, b CrawlerBatch) error {
 		if err != nil {
 			return fmt.Errorf("upsert crawler_daily: %w", err)
 		}
-		if err := pages.write(ctx, q, s.Dialect, now); err != nil {
+		if err := pages.writeDeltas(ctx, q, s.Dialect); err != nil {
 			return err
 		}
 		for _, e := range b.Events {

@@ -33,7 +33,8 @@ func gooseUp(ctx context.Context, p *goose.Provider, upTo int64) error {
 
 // goMigrations are the migrations written in Go, numbered among the SQL
 // files (00010: mask webhook display URLs; 00052: the pages view's
-// page_days, from the block tables).
+// page_days, from the block tables; 00061: page_day_deltas, and page_days'
+// storage on PostgreSQL).
 func goMigrations() goose.ProviderOption {
-	return goose.WithGoMigrations(maskWebhookURLs, pageDaysMigration)
+	return goose.WithGoMigrations(maskWebhookURLs, pageDaysMigration, pageDayDeltasMigration)
 }

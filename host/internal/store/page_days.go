@@ -14,16 +14,18 @@ import (
 // page_days holds one row per site, page, kind and name (a crawler
 // operator, or the AI source of visits landing on the page) whose days
 // column lists that key's counts per epoch day as "day:a:b;" entries
-// (crawlers: a verified, b claimed; sources: a visits, b 0). Every write
-// appends its entries in the statement that upserts the row, and a day may
-// appear more than once until a write compacts the row (one entry per day,
-// none older than pageDaysKept): once days has grown past twice its
-// compacted length (compact_len) plus pageDaysSlack, the writer that just
-// appended rewrites it in the same transaction, under the row lock its
-// upsert holds, so compaction takes no lock of its own. A read only reads:
-// it sums duplicate days the same as compacted ones. The pages view of any
-// window reads one row per page and key, whatever the number of days or
-// hits behind it.
+// (crawlers: a verified, b claimed; sources: a visits, b 0). Ingest does
+// not write it: batches insert page_day_deltas rows, and the fold
+// (FoldPageDays, page_day_deltas.go) appends their sums to page_days, one
+// upsert per key, once per fold (every 10 s). A day may appear more than once
+// until a fold compacts the row (one entry per day, none older than
+// pageDaysKept): once days has grown past twice its compacted length
+// (compact_len) plus pageDaysSlack, the fold that just appended rewrites it
+// in the same transaction, under the row lock its upsert holds, so
+// compaction takes no lock of its own. A read only reads: it sums
+// duplicate days the same as compacted ones, plus the deltas not folded
+// yet. The pages view of any window reads one row per page and key, and
+// at most one fold interval of deltas, whatever the number of days or hits behind it.
 
 // Kinds of page_days rows.
 const (
@@ -252,37 +254,55 @@ type pageDayRow struct {
 	a, b             int64
 }
 
-// readPageDays sums a site's page_days rows over days from..to (of one
-// page when path is set, else of every page), returning the keys with a
-// non-zero sum. It writes nothing: the writers compact the rows.
+// readPageDays sums a site's counts over days from..to (of one page when
+// path is set, else of every page), returning the keys with a non-zero
+// sum. One statement reads page_days and the deltas not folded into it
+// yet (page_day_deltas, summed per key), so it sees one snapshot: a fold
+// that commits meanwhile is seen whole or not at all, and no count is
+// missed or read twice. It writes nothing: the fold writes page_days.
 func (s *Store) readPageDays(ctx context.Context, siteID, path string, from, to int64) ([]pageDayRow, error) {
 	if from > to {
 		return nil, nil
 	}
-	query, args := `SELECT path, kind, name, days FROM page_days WHERE site_id = $1 AND last_day >= $2`, []any{siteID, from}
+	rollup := `SELECT path, kind, name, days, CAST(0 AS BIGINT), CAST(0 AS BIGINT) FROM page_days WHERE site_id = $1 AND last_day >= $2`
+	deltas := `SELECT path, kind, name, '', CAST(SUM(a) AS BIGINT), CAST(SUM(b) AS BIGINT) FROM page_day_deltas
+		WHERE site_id = $1 AND day >= $2 AND day <= $3`
+	args := []any{siteID, from, to}
 	if path != "" {
-		query, args = query+` AND path = $3`, append(args, path)
+		rollup, deltas, args = rollup+` AND path = $4`, deltas+` AND path = $4`, append(args, path)
 	}
-	rows, err := s.query(ctx, query, args...)
+	rows, err := s.query(ctx, rollup+` UNION ALL `+deltas+` GROUP BY path, kind, name`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read page_days: %w", err)
 	}
 	defer rows.Close()
+	type key struct{ path, kind, name string }
+	at := map[key]int{}
 	var out []pageDayRow
 	for rows.Next() {
 		var r pageDayRow
 		var days string
-		if err := rows.Scan(&r.path, &r.kind, &r.name, &days); err != nil {
+		var da, db int64
+		if err := rows.Scan(&r.path, &r.kind, &r.name, &days, &da, &db); err != nil {
 			return nil, fmt.Errorf("read page_days: %w", err)
 		}
 		a, b, err := parsePageDays(days, from, to)
 		if err != nil {
 			return nil, fmt.Errorf("read page_days of %s: %w", r.path, err)
 		}
-		if a != 0 || b != 0 {
-			r.a, r.b = a, b
-			out = append(out, r)
+		a, b = a+da, b+db
+		if a == 0 && b == 0 {
+			continue
 		}
+		k := key{r.path, r.kind, r.name}
+		if i, ok := at[k]; ok {
+			out[i].a += a
+			out[i].b += b
+			continue
+		}
+		r.a, r.b = a, b
+		at[k] = len(out)
+		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read page_days: %w", err)
@@ -354,9 +374,9 @@ func (r *TrafficRollups) AddLanding(site string, day int64, path, source string)
 	r.landings[landingKey{site, day, path, source}]++
 }
 
-// writeLandings appends the landings to page_days, one entry per page,
-// source and day.
-func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect, now int64) error {
+// writeLandings inserts the landings as page_day_deltas, one row per page,
+// source and day (folded into page_days later).
+func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect) error {
 	if len(r.landings) == 0 {
 		return nil
 	}
@@ -364,5 +384,5 @@ func (r *TrafficRollups) writeLandings(ctx context.Context, q Querier, d Dialect
 	for k, n := range r.landings {
 		p.add(pageDaysKey{k.site, k.path, pageKindSource, k.source}, k.day, n, 0)
 	}
-	return p.write(ctx, q, d, now)
+	return p.writeDeltas(ctx, q, d)
 }

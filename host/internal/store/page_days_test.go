@@ -12,9 +12,10 @@ import (
 	"github.com/heraldhq/herald/host/internal/store/storetest"
 )
 
-// Batches hitting the same page and day append an entry each; a read sums
-// them and writes nothing; once the row outgrows its bound the writer that
-// appends compacts it to one entry per day, and the sums stay the same.
+// Folds of batches hitting the same page and day append an entry each; a
+// read sums them and writes nothing; once the row outgrows its bound the
+// fold that appends compacts it to one entry per day, and the sums stay
+// the same.
 func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, s *store.Store) {
@@ -27,6 +28,9 @@ func TestPageDaysSumAndCompactWithoutLosingAppends(t *testing.T) {
 		record := func(b ...store.CrawlerHit) {
 			t.Helper()
 			if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: b}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.FoldPageDays(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -96,18 +100,18 @@ func TestPathActivityReadsOnePage(t *testing.T) {
 	})
 }
 
-// Writers appending to the same page_days rows in batches of opposite page
-// orders, and readers of the pages view, run together on PostgreSQL for a
-// bounded number of rounds: no statement fails (no deadlock, no lock wait
-// past a statement's patience), and the view's sums are exactly the hits
-// written.
+// Writers of crawler batches in opposite page orders, folders merging
+// their deltas into the same page_days rows, and readers of the pages view,
+// run together on PostgreSQL for a bounded number of rounds: no statement
+// fails (no deadlock, no lock wait past a statement's patience), and the
+// view's sums are exactly the hits written, before and after the last fold.
 func TestPageDaysWritersAndReadersDoNotDeadlock(t *testing.T) {
 	t.Parallel()
 	s := storetest.Postgres(t)
 	ctx := context.Background()
 	now := s.Now()
 	today := store.Day(now)
-	const pages, rounds, writers, readers = 200, 40, 4, 4
+	const pages, rounds, writers, readers, folders = 200, 40, 4, 4, 2
 	paths := make([]string, pages)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("/p%02d", i)
@@ -125,13 +129,22 @@ func TestPageDaysWritersAndReadersDoNotDeadlock(t *testing.T) {
 		}
 		return hits
 	}
-	errs := make(chan error, writers*rounds+readers*rounds)
+	errs := make(chan error, writers*rounds+readers*rounds+folders*rounds)
 	var wg sync.WaitGroup
 	for w := range writers {
 		wg.Go(func() {
 			for round := range rounds {
 				if err := s.RecordCrawlerHits(ctx, store.CrawlerBatch{SiteID: "site", Hits: batch(w, round)}); err != nil {
 					errs <- fmt.Errorf("writer %d round %d: %w", w, round, err)
+				}
+			}
+		})
+	}
+	for f := range folders {
+		wg.Go(func() {
+			for round := range rounds {
+				if _, err := s.FoldPageDays(ctx, 1000); err != nil {
+					errs <- fmt.Errorf("folder %d round %d: %w", f, round, err)
 				}
 			}
 		})
@@ -150,16 +163,21 @@ func TestPageDaysWritersAndReadersDoNotDeadlock(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	hits, _, err := s.PageActivity(ctx, "site", today-30, today)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(hits) != 2*pages {
-		t.Fatalf("%d rows, want %d", len(hits), 2*pages)
-	}
-	for _, h := range hits {
-		if h.Verified != writers*rounds || h.Claimed != 0 {
-			t.Fatalf("%s %s: %d verified %d claimed, want %d and 0", h.Path, h.Operator, h.Verified, h.Claimed, writers*rounds)
+	for _, when := range []string{"before the last fold", "after the last fold"} {
+		hits, _, err := s.PageActivity(ctx, "site", today-30, today)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 2*pages {
+			t.Fatalf("%s: %d rows, want %d", when, len(hits), 2*pages)
+		}
+		for _, h := range hits {
+			if h.Verified != writers*rounds || h.Claimed != 0 {
+				t.Fatalf("%s: %s %s: %d verified %d claimed, want %d and 0", when, h.Path, h.Operator, h.Verified, h.Claimed, writers*rounds)
+			}
+		}
+		if _, err := s.FoldPageDays(ctx, 0); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -197,7 +197,7 @@ func (r *TrafficRollups) write(ctx context.Context, q Querier, d Dialect, now in
 	if err != nil {
 		return fmt.Errorf("upsert traffic_crawlers: %w", err)
 	}
-	return r.writeLandings(ctx, q, d, now)
+	return r.writeLandings(ctx, q, d)
 }
 
 // TrafficDailyRow is one traffic_daily row.

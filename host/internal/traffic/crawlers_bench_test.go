@@ -159,4 +159,8 @@ func seedPages(t *testing.T, st *store.Store, b *logBundle) {
 	if err := st.AddTrafficRollups(context.Background(), roll); err != nil {
 		t.Fatal(err)
 	}
+	// The steady state: the fold has merged the ingest's deltas into page_days.
+	if _, err := st.FoldPageDays(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
 }
