@@ -127,6 +127,11 @@ type CueText struct {
 	// sents holds the brands' sentences (brandFolded) while it has room,
 	// so a brand's list is not an allocation of its own.
 	sents [4]string
+	// index, hits: the needles an index found (CueIndex.Text), in the
+	// order of their starts.
+	index  *CueIndex
+	hits   []cueHit
+	hitBuf [6]cueHit
 }
 
 // cueLower is a CueText in lower case: low, the whole text (sameLength),
@@ -949,4 +954,127 @@ func lastWordsBack(s string, dropFirst bool) words {
 		w.last[j] = found[w.n-1-j]
 	}
 	return w
+}
+
+// CueIndex finds the ASCII aliases and domains of every brand of a report
+// (those of brands whose needles are all ASCII and not empty) in one pass
+// over an answer, instead of one search of the answer per needle of each
+// brand the answer names. Its rule is the cue pass's own (plain lower
+// case on word boundaries, URLs included), not the mention pass's (prose
+// without URLs, folded diacritics, names spelt in pieces), so it is not
+// driven by the mention pass's occurrences: neither rule's finds hold the
+// other's. Build it once per brand list; it is safe for concurrent use.
+type CueIndex struct {
+	brands []Brand
+	// folded says brand i is read from the index (asciiNeedles).
+	folded []bool
+	// first lists, per lower-case first byte, the needles starting so.
+	first   [256][]int32
+	needles []cueNeedle
+}
+
+type cueNeedle struct {
+	text  string // lower case
+	brand int32
+}
+
+// cueHit is a needle of brand found on word boundaries inside sentence
+// span of a CueText.
+type cueHit struct {
+	brand, span int32
+}
+
+// NewCueIndex prepares the needles of brands.
+func NewCueIndex(brands []Brand) *CueIndex {
+	x := &CueIndex{brands: brands, folded: make([]bool, len(brands))}
+	for bi, b := range brands {
+		if !asciiNeedles(b) {
+			continue
+		}
+		x.folded[bi] = true
+		var mine []string
+		for _, list := range [2][]string{b.Aliases, b.Domains} {
+			for _, nd := range list {
+				l := strings.ToLower(nd)
+				if slices.Contains(mine, l) {
+					continue // the same needle in another case finds nothing new
+				}
+				mine = append(mine, l)
+				x.first[l[0]] = append(x.first[l[0]], int32(len(x.needles)))
+				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
+			}
+		}
+	}
+	return x
+}
+
+// Text splits text for the cue pass, as NewCueText, and finds every
+// indexed needle in it (when its lower case keeps its offsets).
+func (x *CueIndex) Text(text string) *CueText {
+	c := NewCueText(text)
+	c.index = x
+	if !c.sameLength {
+		return c
+	}
+	c.hits = c.hitBuf[:0]
+	k := 0
+	for i := 0; i < len(text); i++ {
+		ids := x.first[lowerASCII(text[i])]
+		if len(ids) == 0 || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+			continue // no needle starts so, or not at a word boundary
+		}
+		for k < len(c.spans) && int(c.spans[k][1]) <= i {
+			k++
+		}
+		if k == len(c.spans) {
+			break
+		}
+		if int(c.spans[k][0]) > i {
+			continue
+		}
+		for _, id := range ids {
+			nd := x.needles[id]
+			end := i + len(nd.text)
+			if end <= int(c.spans[k][1]) && foldEqualASCII(text[i:end], nd.text) && wordBoundedFold(text, i, end) {
+				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k)})
+			}
+		}
+	}
+	return c
+}
+
+// BrandAt is Brand for brand i of the index the text was made with
+// (CueIndex.Text), from the needles found in the one pass.
+func (c *CueText) BrandAt(i int) BrandCue {
+	b := c.index.brands[i]
+	if !c.sameLength || !c.index.folded[i] {
+		return c.Brand(b)
+	}
+	k, last := 0, int32(-1)
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			k++
+			last = h.span
+		}
+	}
+	bc := BrandCue{name: b.Name}
+	if k == 0 {
+		return bc
+	}
+	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
+	if u := int(c.used); k <= len(c.sents)-u {
+		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
+		c.used += int32(k)
+	} else {
+		bc.Sentences = make([]string, 0, k)
+	}
+	last = -1
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			last = h.span
+			sp := c.spans[h.span]
+			bc.Sentences = append(bc.Sentences, c.text[sp[0]:sp[1]])
+		}
+	}
+	return bc
 }
