@@ -118,6 +118,13 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 	} {
 		all = append(all, answer{extra, text})
 	}
+	// A needle starting with a non-word byte can start where the last
+	// name ended ("acme" then "!zed"): bounded in the rest of the
+	// sentence, not in the text.
+	bang := []Brand{{Name: "Acme", Slug: "acme", Aliases: []string{"Acme", "!zed"}}, {Name: "Zed", Slug: "zed", Aliases: []string{"zed"}}}
+	for _, text := range []string{"Use acme!zed is down.", "Avoid zed!zed, acme!ZED has had outages"} {
+		all = append(all, answer{bang, text})
+	}
 	checked, cues := 0, 0
 	for _, a := range all {
 		ct, ict := NewCueText(a.text), NewCueIndex(a.brands).Text(a.text)

@@ -131,7 +131,7 @@ type CueText struct {
 	// order of their starts.
 	index  *CueIndex
 	hits   []cueHit
-	hitBuf [6]cueHit
+	hitBuf [4]cueHit
 }
 
 // cueLower is a CueText in lower case: low, the whole text (sameLength),
@@ -300,6 +300,10 @@ type BrandCue struct {
 	aliases   []string
 	domains   []string
 	name      string
+	// hits, when set, is the text whose index found the brand (brand):
+	// Negative reads the names from its hits.
+	hits  *CueText
+	brand int32
 }
 
 // Brand returns the sentences of the text that name b (an alias on word
@@ -601,6 +605,9 @@ func wordBoundedFold(text string, start, end int) bool {
 
 // Negative is NegativeCue over the brand's sentences.
 func (bc BrandCue) Negative() string {
+	if bc.hits != nil {
+		return bc.hits.negativeHits(int(bc.brand), bc.name)
+	}
 	if bc.fold {
 		return negativeCueFold(bc.Sentences, bc.aliases, bc.domains, bc.name)
 	}
@@ -881,25 +888,35 @@ func negativeCueFold(sents, aliases, domains []string, name string) string {
 				break
 			}
 			start, end := off+pos[0], off+pos[1]
-			from := max(0, start-beforeWindow)
-			if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
-				for i, pw := range negativeBeforeWords {
-					for skip := 0; skip <= 1; skip++ {
-						if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
-							return negativeBefore[i] + " " + name
-						}
-					}
-				}
-			}
-			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
-			if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
-				for _, p := range negativeAfter {
-					if hasPrefixFoldASCII(after, p) {
-						return name + " " + p
-					}
-				}
+			if cue := phraseFoldAt(l, start, end, name); cue != "" {
+				return cue
 			}
 			off = end
+		}
+	}
+	return ""
+}
+
+// phraseFoldAt is negativeCueFold's test of one name, at start..end of
+// sentence l: a phrase of negativeBefore ending right before it, or one
+// of negativeAfter starting right after it.
+func phraseFoldAt(l string, start, end int, name string) string {
+	from := max(0, start-beforeWindow)
+	if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
+		for i, pw := range negativeBeforeWords {
+			for skip := 0; skip <= 1; skip++ {
+				if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
+					return negativeBefore[i] + " " + name
+				}
+			}
+		}
+	}
+	after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
+	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
+		for _, p := range negativeAfter {
+			if hasPrefixFoldASCII(after, p) {
+				return name + " " + p
+			}
 		}
 	}
 	return ""
@@ -971,6 +988,11 @@ type CueIndex struct {
 	// first lists, per lower-case first byte, the needles starting so.
 	first   [256][]int32
 	needles []cueNeedle
+	// own is brand i's needles, needles[own[i][0]:own[i][1]], in the
+	// order aliasInFold tries them; wordFirst says each starts with a
+	// letter or digit (so no name can start where the last one ended).
+	own       [][2]int32
+	wordFirst []bool
 }
 
 type cueNeedle struct {
@@ -981,17 +1003,18 @@ type cueNeedle struct {
 // cueHit is a needle of brand found on word boundaries inside sentence
 // span of a CueText.
 type cueHit struct {
-	brand, span int32
+	brand, span, start, needle int32
 }
 
 // NewCueIndex prepares the needles of brands.
 func NewCueIndex(brands []Brand) *CueIndex {
-	x := &CueIndex{brands: brands, folded: make([]bool, len(brands))}
+	x := &CueIndex{brands: brands, folded: make([]bool, len(brands)), own: make([][2]int32, len(brands)), wordFirst: make([]bool, len(brands))}
 	for bi, b := range brands {
 		if !asciiNeedles(b) {
 			continue
 		}
-		x.folded[bi] = true
+		x.folded[bi], x.wordFirst[bi] = true, true
+		x.own[bi][0] = int32(len(x.needles))
 		var mine []string
 		for _, list := range [2][]string{b.Aliases, b.Domains} {
 			for _, nd := range list {
@@ -1000,10 +1023,16 @@ func NewCueIndex(brands []Brand) *CueIndex {
 					continue // the same needle in another case finds nothing new
 				}
 				mine = append(mine, l)
-				x.first[l[0]] = append(x.first[l[0]], int32(len(x.needles)))
+				x.wordFirst[bi] = x.wordFirst[bi] && asciiWord[l[0]]
+				id := int32(len(x.needles))
+				x.first[l[0]] = append(x.first[l[0]], id)
+				if u := l[0] - ('a' - 'A'); l[0] >= 'a' && l[0] <= 'z' {
+					x.first[u] = append(x.first[u], id)
+				}
 				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
 			}
 		}
+		x.own[bi][1] = int32(len(x.needles))
 	}
 	return x
 }
@@ -1019,7 +1048,7 @@ func (x *CueIndex) Text(text string) *CueText {
 	c.hits = c.hitBuf[:0]
 	k := 0
 	for i := 0; i < len(text); i++ {
-		ids := x.first[lowerASCII(text[i])]
+		ids := x.first[text[i]]
 		if len(ids) == 0 || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
 			continue // no needle starts so, or not at a word boundary
 		}
@@ -1036,7 +1065,7 @@ func (x *CueIndex) Text(text string) *CueText {
 			nd := x.needles[id]
 			end := i + len(nd.text)
 			if end <= int(c.spans[k][1]) && foldEqualASCII(text[i:end], nd.text) && wordBoundedFold(text, i, end) {
-				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k)})
+				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k), start: int32(i), needle: id})
 			}
 		}
 	}
@@ -1062,6 +1091,9 @@ func (c *CueText) BrandAt(i int) BrandCue {
 		return bc
 	}
 	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
+	if c.index.wordFirst[i] {
+		bc.hits, bc.brand = c, int32(i)
+	}
 	if u := int(c.used); k <= len(c.sents)-u {
 		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
 		c.used += int32(k)
@@ -1077,4 +1109,53 @@ func (c *CueText) BrandAt(i int) BrandCue {
 		}
 	}
 	return bc
+}
+
+// negativeHits is negativeCueFold over brand bi's sentences, its names
+// read from the hits instead of searched again: in each sentence, from
+// the start, the first of the brand's needles (in aliasInFold's order)
+// found at or after off, its first occurrence there, then off moves past
+// it. A hit is bounded in the text; it is in its sentence too, since a
+// sentence's edges are boundaries, and, from off, the same, since a
+// needle starting with a letter or digit cannot start at off (the last
+// name's end is bounded).
+func (c *CueText) negativeHits(bi int, name string) string {
+	x, hits := c.index, c.hits
+	lo, hi := x.own[bi][0], x.own[bi][1]
+	for j := 0; j < len(hits); {
+		if int(hits[j].brand) != bi {
+			j++
+			continue
+		}
+		k := hits[j].span
+		e := j
+		for e < len(hits) && hits[e].span == k {
+			e++
+		}
+		s0, s1 := c.spans[k][0], c.spans[k][1]
+		l := c.text[s0:s1]
+		off := s0
+		for {
+			best := -1
+			for n := lo; n < hi && best < 0; n++ {
+				for h := j; h < e; h++ {
+					if hits[h].needle == n && hits[h].start >= off {
+						best = h
+						break
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			start := hits[best].start
+			end := start + int32(len(x.needles[hits[best].needle].text))
+			if cue := phraseFoldAt(l, int(start-s0), int(end-s0), name); cue != "" {
+				return cue
+			}
+			off = end
+		}
+		j = e
+	}
+	return ""
 }
