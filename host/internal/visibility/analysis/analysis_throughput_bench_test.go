@@ -107,11 +107,13 @@ func heraldPass(sets []throughputSet) int {
 	for _, s := range sets {
 		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
 		ix := analysis.NewCueIndex(s.brands) // once per report
+		var cues analysis.CueText            // reused from answer to answer
 		for i, a := range s.answers {
-			var cues *analysis.CueText // split and searched once per answer
+			read := false // split and searched once per answer
 			for _, m := range ms.Mentions[i] {
-				if cues == nil {
-					cues = ix.Text(a.Text)
+				if !read {
+					ix.Reset(&cues, a.Text)
+					read = true
 				}
 				if cues.BrandAt(analysis.BrandIndex(s.brands, m.Brand)).Negative() != "" {
 					n++

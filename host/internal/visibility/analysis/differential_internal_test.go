@@ -181,6 +181,7 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 		}
 		ref, m := newRefMatcher(brands), NewMatcher(brands)
 		ix := NewCueIndex(brands)
+		var ict CueText // reused from answer to answer (Reset)
 		for ai, a := range s.answers {
 			a = withVerdicts(r, ref, a)
 			want, got := ref.Analyze(a), m.Analyze(a)
@@ -203,7 +204,8 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 			if got, want := AnswerSources(a), refAnswerSources(a); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: sources of %q: %v, want %v", s.name, a.Text, got, want)
 			}
-			ct, ict := NewCueText(a.Text), ix.Text(a.Text)
+			ct := NewCueText(a.Text)
+			ix.Reset(&ict, a.Text)
 			for bi, b := range brands {
 				wantSents := refBrandSentences(a.Text, b)
 				bc := ct.Brand(b)

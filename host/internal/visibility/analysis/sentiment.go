@@ -143,18 +143,28 @@ type cueLower struct {
 
 // NewCueText splits text for the cue pass.
 func NewCueText(text string) *CueText {
-	c := &CueText{text: text}
+	c := &CueText{}
+	c.split(text, nil)
+	return c
+}
+
+// split makes c, zero but for the buffers given (spans with no length),
+// the cue text of text.
+func (c *CueText) split(text string, spans [][2]int32) {
+	c.text = text
+	if cap(spans) <= len(c.small) {
+		spans = c.small[:0]
+	}
 	var ascii bool
-	c.spans, ascii = cueSpans(text, c.small[:0])
+	c.spans, ascii = cueSpans(text, spans)
 	if ascii || keepsOffsets(text) {
 		c.sameLength = true
-		return c
+		return
 	}
 	c.lc = &cueLower{slowLowered: make([]string, len(c.spans))}
 	for i, sp := range c.spans {
 		c.lc.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
 	}
-	return c
 }
 
 // stopClass tells cueSpans which bytes matter: 1 a newline, 2 a full
@@ -1040,12 +1050,26 @@ func NewCueIndex(brands []Brand) *CueIndex {
 // Text splits text for the cue pass, as NewCueText, and finds every
 // indexed needle in it (when its lower case keeps its offsets).
 func (x *CueIndex) Text(text string) *CueText {
-	c := NewCueText(text)
-	c.index = x
+	c := new(CueText)
+	x.Reset(c, text)
+	return c
+}
+
+// Reset makes c what x.Text(text) gives, reusing c's buffers, so a pass
+// over many answers needs no CueText of its own per answer. The
+// BrandCues c gave before are no longer valid (their sentence lists
+// share c's buffer).
+func (x *CueIndex) Reset(c *CueText, text string) {
+	spans, hits := c.spans[:0], c.hits[:0]
+	*c = CueText{index: x}
+	c.split(text, spans)
 	if !c.sameLength {
-		return c
+		return
 	}
-	c.hits = c.hitBuf[:0]
+	if cap(hits) <= len(c.hitBuf) {
+		hits = c.hitBuf[:0]
+	}
+	c.hits = hits
 	k := 0
 	for i := 0; i < len(text); i++ {
 		ids := x.first[text[i]]
@@ -1069,7 +1093,6 @@ func (x *CueIndex) Text(text string) *CueText {
 			}
 		}
 	}
-	return c
 }
 
 // BrandAt is Brand for brand i of the index the text was made with
