@@ -106,13 +106,16 @@ func heraldPass(sets []throughputSet) int {
 	engines := []string{"gpt", "claude", "gemini", "perplexity"}
 	for _, s := range sets {
 		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
+		ix := analysis.NewCueIndex(s.brands) // once per report
+		var cues analysis.CueText            // reused from answer to answer
 		for i, a := range s.answers {
-			var cues *analysis.CueText // split once per answer, as the judge pass does
+			read := false // split and searched once per answer
 			for _, m := range ms.Mentions[i] {
-				if cues == nil {
-					cues = analysis.NewCueText(a.Text)
+				if !read {
+					ix.Reset(&cues, a.Text)
+					read = true
 				}
-				if cues.Brand(s.brands[analysis.BrandIndex(s.brands, m.Brand)]).Negative() != "" {
+				if cues.BrandAt(analysis.BrandIndex(s.brands, m.Brand)).Negative() != "" {
 					n++
 				}
 				n++

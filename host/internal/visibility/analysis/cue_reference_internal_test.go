@@ -107,23 +107,37 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 		bs := c.BrandSets[a.Set]
 		all = append(all, answer{BuildBrands(SelfBrand(bs.Self.Name, bs.Self.Domain), bs.Competitors), a.Text})
 	}
-	extra := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex Corp"}, {Name: "İnitech"}, {Name: "Straße Tools", Domain: "strasse.de"}})
+	extra := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex Corp"}, {Name: "İnitech"}, {Name: "Straße Tools", Domain: "strasse.de"}, {Name: "Yahoo! Mail"}})
 	for _, text := range []string{
 		"Avoid Acme. Acme has had outages! Steer clear of Globex Corp, and do not use İnitech.\nStraße Tools is unreliable; ACME.COM was breached.",
 		"I would not recommend using Acme? Problems with the Globex Corp API. complaints about straße tools, İNITECH is a scam.",
 		strings.Repeat("word ", 60) + "avoid using Acme and beware of Globex Corp's support; " + strings.Repeat("x ", 100) + "issues with Acme.",
 		"",
+		// A name that crosses a sentence's end names no sentence.
+		"Try Yahoo! Mail today. Avoid yahoo! mail, or Yahoo!Mail.",
 	} {
 		all = append(all, answer{extra, text})
 	}
+	// A needle starting with a non-word byte can start where the last
+	// name ended ("acme" then "!zed"): bounded in the rest of the
+	// sentence, not in the text.
+	bang := []Brand{{Name: "Acme", Slug: "acme", Aliases: []string{"Acme", "!zed"}}, {Name: "Zed", Slug: "zed", Aliases: []string{"zed"}}}
+	for _, text := range []string{"Use acme!zed is down.", "Avoid zed!zed, acme!ZED has had outages"} {
+		all = append(all, answer{bang, text})
+	}
 	checked, cues := 0, 0
 	for _, a := range all {
-		ct := NewCueText(a.text)
-		for _, b := range a.brands {
+		ct, ict := NewCueText(a.text), NewCueIndex(a.brands).Text(a.text)
+		for bi, b := range a.brands {
 			want := refBrandSentences(a.text, b)
 			got := ct.Brand(b)
 			if !slices.Equal(got.Sentences, want) || (got.Sentences == nil) != (want == nil) {
 				t.Fatalf("sentences of %s in %.60q: %q, want %q", b.Name, a.text, got.Sentences, want)
+			}
+			if igot := ict.BrandAt(bi); !slices.Equal(igot.Sentences, want) || (igot.Sentences == nil) != (want == nil) {
+				t.Fatalf("sentences of %s in %.60q, indexed: %q, want %q", b.Name, a.text, igot.Sentences, want)
+			} else if cue := igot.Negative(); cue != refNegativeCue(want, b) {
+				t.Fatalf("cue of %s in %.60q, indexed: %q, want %q", b.Name, a.text, cue, refNegativeCue(want, b))
 			}
 			if BrandSentences(a.text, b) == nil && want != nil {
 				t.Fatalf("BrandSentences of %s: nil, want %q", b.Name, want)

@@ -180,6 +180,8 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 			t.Fatalf("%s: inferred brands, scanned\n%+v, want\n%+v", s.name, scannedBrands, brands)
 		}
 		ref, m := newRefMatcher(brands), NewMatcher(brands)
+		ix := NewCueIndex(brands)
+		var ict CueText // reused from answer to answer (Reset)
 		for ai, a := range s.answers {
 			a = withVerdicts(r, ref, a)
 			want, got := ref.Analyze(a), m.Analyze(a)
@@ -203,11 +205,20 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 				t.Fatalf("%s: sources of %q: %v, want %v", s.name, a.Text, got, want)
 			}
 			ct := NewCueText(a.Text)
-			for _, b := range brands {
+			ix.Reset(&ict, a.Text)
+			for bi, b := range brands {
 				wantSents := refBrandSentences(a.Text, b)
 				bc := ct.Brand(b)
 				if !slices.Equal(bc.Sentences, wantSents) || (bc.Sentences == nil) != (wantSents == nil) {
 					t.Fatalf("%s: sentences of %s in %q: %q, want %q", s.name, b.Name, a.Text, bc.Sentences, wantSents)
+				}
+				// The same from the index's one pass over the answer.
+				ibc := ict.BrandAt(bi)
+				if !slices.Equal(ibc.Sentences, wantSents) || (ibc.Sentences == nil) != (wantSents == nil) {
+					t.Fatalf("%s: sentences of %s in %q, indexed: %q, want %q", s.name, b.Name, a.Text, ibc.Sentences, wantSents)
+				}
+				if cue, want := ibc.Negative(), refNegativeCue(wantSents, b); cue != want {
+					t.Fatalf("%s: cue of %s in %q, indexed: %q, want %q", s.name, b.Name, a.Text, cue, want)
 				}
 				if cue, want := bc.Negative(), refNegativeCue(wantSents, b); cue != want {
 					t.Fatalf("%s: cue of %s in %q: %q, want %q", s.name, b.Name, a.Text, cue, want)

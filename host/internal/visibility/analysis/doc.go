@@ -10,5 +10,6 @@
 // answers' sources; `InferDomainsScanned` keeps what it read of each
 // answer for `Matcher.AnalyzeScannedIn`, so a report reads each answer's
 // URLs once) and `sentiment.go` (sentiment bands and the negative cues
-// that overrule a judge).
+// that overrule a judge; `CueIndex` finds every brand's cue needles in one
+// pass per answer, under the cue pass's own rule).
 package analysis

@@ -127,6 +127,11 @@ type CueText struct {
 	// sents holds the brands' sentences (brandFolded) while it has room,
 	// so a brand's list is not an allocation of its own.
 	sents [4]string
+	// index, hits: the needles an index found (CueIndex.Text), in the
+	// order of their starts.
+	index  *CueIndex
+	hits   []cueHit
+	hitBuf [4]cueHit
 }
 
 // cueLower is a CueText in lower case: low, the whole text (sameLength),
@@ -138,18 +143,28 @@ type cueLower struct {
 
 // NewCueText splits text for the cue pass.
 func NewCueText(text string) *CueText {
-	c := &CueText{text: text}
+	c := &CueText{}
+	c.split(text, nil)
+	return c
+}
+
+// split makes c, zero but for the buffers given (spans with no length),
+// the cue text of text.
+func (c *CueText) split(text string, spans [][2]int32) {
+	c.text = text
+	if cap(spans) <= len(c.small) {
+		spans = c.small[:0]
+	}
 	var ascii bool
-	c.spans, ascii = cueSpans(text, c.small[:0])
+	c.spans, ascii = cueSpans(text, spans)
 	if ascii || keepsOffsets(text) {
 		c.sameLength = true
-		return c
+		return
 	}
 	c.lc = &cueLower{slowLowered: make([]string, len(c.spans))}
 	for i, sp := range c.spans {
 		c.lc.slowLowered[i] = strings.ToLower(text[sp[0]:sp[1]])
 	}
-	return c
 }
 
 // stopClass tells cueSpans which bytes matter: 1 a newline, 2 a full
@@ -295,6 +310,10 @@ type BrandCue struct {
 	aliases   []string
 	domains   []string
 	name      string
+	// hits, when set, is the text whose index found the brand (brand):
+	// Negative reads the names from its hits.
+	hits  *CueText
+	brand int32
 }
 
 // Brand returns the sentences of the text that name b (an alias on word
@@ -596,6 +615,9 @@ func wordBoundedFold(text string, start, end int) bool {
 
 // Negative is NegativeCue over the brand's sentences.
 func (bc BrandCue) Negative() string {
+	if bc.hits != nil {
+		return bc.hits.negativeHits(int(bc.brand), bc.name)
+	}
 	if bc.fold {
 		return negativeCueFold(bc.Sentences, bc.aliases, bc.domains, bc.name)
 	}
@@ -876,25 +898,35 @@ func negativeCueFold(sents, aliases, domains []string, name string) string {
 				break
 			}
 			start, end := off+pos[0], off+pos[1]
-			from := max(0, start-beforeWindow)
-			if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
-				for i, pw := range negativeBeforeWords {
-					for skip := 0; skip <= 1; skip++ {
-						if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
-							return negativeBefore[i] + " " + name
-						}
-					}
-				}
-			}
-			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
-			if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
-				for _, p := range negativeAfter {
-					if hasPrefixFoldASCII(after, p) {
-						return name + " " + p
-					}
-				}
+			if cue := phraseFoldAt(l, start, end, name); cue != "" {
+				return cue
 			}
 			off = end
+		}
+	}
+	return ""
+}
+
+// phraseFoldAt is negativeCueFold's test of one name, at start..end of
+// sentence l: a phrase of negativeBefore ending right before it, or one
+// of negativeAfter starting right after it.
+func phraseFoldAt(l string, start, end int, name string) string {
+	from := max(0, start-beforeWindow)
+	if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
+		for i, pw := range negativeBeforeWords {
+			for skip := 0; skip <= 1; skip++ {
+				if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
+					return negativeBefore[i] + " " + name
+				}
+			}
+		}
+	}
+	after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
+	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
+		for _, p := range negativeAfter {
+			if hasPrefixFoldASCII(after, p) {
+				return name + " " + p
+			}
 		}
 	}
 	return ""
@@ -949,4 +981,204 @@ func lastWordsBack(s string, dropFirst bool) words {
 		w.last[j] = found[w.n-1-j]
 	}
 	return w
+}
+
+// CueIndex finds the ASCII aliases and domains of every brand of a report
+// (those of brands whose needles are all ASCII and not empty) in one pass
+// over an answer, instead of one search of the answer per needle of each
+// brand the answer names. Its rule is the cue pass's own (plain lower
+// case on word boundaries, URLs included), not the mention pass's (prose
+// without URLs, folded diacritics, names spelt in pieces), so it is not
+// driven by the mention pass's occurrences: neither rule's finds hold the
+// other's. Build it once per brand list; it is safe for concurrent use.
+type CueIndex struct {
+	brands []Brand
+	// folded says brand i is read from the index (asciiNeedles).
+	folded []bool
+	// first lists, per lower-case first byte, the needles starting so.
+	first   [256][]int32
+	needles []cueNeedle
+	// own is brand i's needles, needles[own[i][0]:own[i][1]], in the
+	// order aliasInFold tries them; wordFirst says each starts with a
+	// letter or digit (so no name can start where the last one ended).
+	own       [][2]int32
+	wordFirst []bool
+}
+
+type cueNeedle struct {
+	text  string // lower case
+	brand int32
+}
+
+// cueHit is a needle of brand found on word boundaries inside sentence
+// span of a CueText.
+type cueHit struct {
+	brand, span, start, needle int32
+}
+
+// NewCueIndex prepares the needles of brands.
+func NewCueIndex(brands []Brand) *CueIndex {
+	x := &CueIndex{brands: brands, folded: make([]bool, len(brands)), own: make([][2]int32, len(brands)), wordFirst: make([]bool, len(brands))}
+	for bi, b := range brands {
+		if !asciiNeedles(b) {
+			continue
+		}
+		x.folded[bi], x.wordFirst[bi] = true, true
+		x.own[bi][0] = int32(len(x.needles))
+		var mine []string
+		for _, list := range [2][]string{b.Aliases, b.Domains} {
+			for _, nd := range list {
+				l := strings.ToLower(nd)
+				if slices.Contains(mine, l) {
+					continue // the same needle in another case finds nothing new
+				}
+				mine = append(mine, l)
+				x.wordFirst[bi] = x.wordFirst[bi] && asciiWord[l[0]]
+				id := int32(len(x.needles))
+				x.first[l[0]] = append(x.first[l[0]], id)
+				if u := l[0] - ('a' - 'A'); l[0] >= 'a' && l[0] <= 'z' {
+					x.first[u] = append(x.first[u], id)
+				}
+				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
+			}
+		}
+		x.own[bi][1] = int32(len(x.needles))
+	}
+	return x
+}
+
+// Text splits text for the cue pass, as NewCueText, and finds every
+// indexed needle in it (when its lower case keeps its offsets).
+func (x *CueIndex) Text(text string) *CueText {
+	c := new(CueText)
+	x.Reset(c, text)
+	return c
+}
+
+// Reset makes c what x.Text(text) gives, reusing c's buffers, so a pass
+// over many answers needs no CueText of its own per answer. The
+// BrandCues c gave before are no longer valid (their sentence lists
+// share c's buffer).
+func (x *CueIndex) Reset(c *CueText, text string) {
+	spans, hits := c.spans[:0], c.hits[:0]
+	*c = CueText{index: x}
+	c.split(text, spans)
+	if !c.sameLength {
+		return
+	}
+	if cap(hits) <= len(c.hitBuf) {
+		hits = c.hitBuf[:0]
+	}
+	c.hits = hits
+	k := 0
+	for i := 0; i < len(text); i++ {
+		ids := x.first[text[i]]
+		if len(ids) == 0 || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+			continue // no needle starts so, or not at a word boundary
+		}
+		for k < len(c.spans) && int(c.spans[k][1]) <= i {
+			k++
+		}
+		if k == len(c.spans) {
+			break
+		}
+		if int(c.spans[k][0]) > i {
+			continue
+		}
+		for _, id := range ids {
+			nd := x.needles[id]
+			end := i + len(nd.text)
+			if end <= int(c.spans[k][1]) && foldEqualASCII(text[i:end], nd.text) && wordBoundedFold(text, i, end) {
+				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k), start: int32(i), needle: id})
+			}
+		}
+	}
+}
+
+// BrandAt is Brand for brand i of the index the text was made with
+// (CueIndex.Text), from the needles found in the one pass.
+func (c *CueText) BrandAt(i int) BrandCue {
+	b := c.index.brands[i]
+	if !c.sameLength || !c.index.folded[i] {
+		return c.Brand(b)
+	}
+	k, last := 0, int32(-1)
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			k++
+			last = h.span
+		}
+	}
+	bc := BrandCue{name: b.Name}
+	if k == 0 {
+		return bc
+	}
+	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
+	if c.index.wordFirst[i] {
+		bc.hits, bc.brand = c, int32(i)
+	}
+	if u := int(c.used); k <= len(c.sents)-u {
+		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
+		c.used += int32(k)
+	} else {
+		bc.Sentences = make([]string, 0, k)
+	}
+	last = -1
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			last = h.span
+			sp := c.spans[h.span]
+			bc.Sentences = append(bc.Sentences, c.text[sp[0]:sp[1]])
+		}
+	}
+	return bc
+}
+
+// negativeHits is negativeCueFold over brand bi's sentences, its names
+// read from the hits instead of searched again: in each sentence, from
+// the start, the first of the brand's needles (in aliasInFold's order)
+// found at or after off, its first occurrence there, then off moves past
+// it. A hit is bounded in the text; it is in its sentence too, since a
+// sentence's edges are boundaries, and, from off, the same, since a
+// needle starting with a letter or digit cannot start at off (the last
+// name's end is bounded).
+func (c *CueText) negativeHits(bi int, name string) string {
+	x, hits := c.index, c.hits
+	lo, hi := x.own[bi][0], x.own[bi][1]
+	for j := 0; j < len(hits); {
+		if int(hits[j].brand) != bi {
+			j++
+			continue
+		}
+		k := hits[j].span
+		e := j
+		for e < len(hits) && hits[e].span == k {
+			e++
+		}
+		s0, s1 := c.spans[k][0], c.spans[k][1]
+		l := c.text[s0:s1]
+		off := s0
+		for {
+			best := -1
+			for n := lo; n < hi && best < 0; n++ {
+				for h := j; h < e; h++ {
+					if hits[h].needle == n && hits[h].start >= off {
+						best = h
+						break
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			start := hits[best].start
+			end := start + int32(len(x.needles[hits[best].needle].text))
+			if cue := phraseFoldAt(l, int(start-s0), int(end-s0), name); cue != "" {
+				return cue
+			}
+			off = end
+		}
+		j = e
+	}
+	return ""
 }

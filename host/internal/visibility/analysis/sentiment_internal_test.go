@@ -97,18 +97,23 @@ func TestDecodeSentimentReadsTheStoredMap(t *testing.T) {
 func TestBrandSentencesStayTheirOwn(t *testing.T) {
 	brands := BuildBrands(SelfBrand("Acme", "acme.com"), []CompetitorInput{{Name: "Globex", Domain: "globex.com"}, {Name: "Initech"}, {Name: "Hooli"}})
 	text := "Acme is fine. Globex is fine. Initech and Acme. Hooli too.\nGlobex again. Initech is down. Acme, Globex, Initech, Hooli."
-	ct := NewCueText(text)
-	var got [][]string
-	for _, b := range brands {
+	ct, ict := NewCueText(text), NewCueIndex(brands).Text(text)
+	var got, igot [][]string
+	for i, b := range brands {
 		got = append(got, ct.Brand(b).Sentences)
+		igot = append(igot, ict.BrandAt(i).Sentences)
 	}
 	for i := range got {
 		got[i] = append(got[i], "appended")
+		igot[i] = append(igot[i], "appended")
 	}
 	for i, b := range brands {
 		want := append(refBrandSentences(text, b), "appended")
 		if !slices.Equal(got[i], want) {
 			t.Fatalf("sentences of %s: %q, want %q", b.Name, got[i], want)
+		}
+		if !slices.Equal(igot[i], want) {
+			t.Fatalf("sentences of %s, indexed: %q, want %q", b.Name, igot[i], want)
 		}
 	}
 }
