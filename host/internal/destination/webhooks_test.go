@@ -82,6 +82,7 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 		// Rows no delete may touch: a published and a failed post of acme,
 		// and a pending post of another workspace naming the same id.
 		now := s.Now()
+		dueLater := now + time.Hour.Milliseconds()
 		other, _, err := s.EnsureWorkspaceUser(ctx, "other", "business", "o@other.test")
 		if err != nil {
 			t.Fatal(err)
@@ -93,6 +94,12 @@ func TestDeletingAWebhookThatPendingPostsUseIsRefusedUnlessForced(t *testing.T) 
 			{WorkspaceID: other.ID, Status: store.SchedulePending},
 		} {
 			sc.UserID, sc.ExportTo, sc.WhenToExport, sc.WebhookID, sc.Content = "u", "webhook", &now, &hook, `{"title":"t"}`
+			if sc.Status == store.SchedulePending {
+				// Due later: a due pending row without a job is the
+				// publisher reconciler's to give a job (which would fail
+				// it, the webhook not being its workspace's).
+				sc.WhenToExport = &dueLater
+			}
 			if err := s.InsertSchedule(ctx, nil, sc); err != nil {
 				t.Fatal(err)
 			}
