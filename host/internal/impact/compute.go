@@ -292,7 +292,7 @@ func effects(seed uint64, isTarget []bool, before, after []sums, note string) []
 	if note != "" {
 		return out
 	}
-	for i, r := range interval.BootstrapCombined(seed, n, cols, combined) {
+	for i, r := range interval.BootstrapCombined(seed, n, []int{nt, n - nt}, cols, combined) {
 		if r.Interval != nil {
 			iv := interval.Interval{Low: round1(r.Interval.Low), High: round1(r.Interval.High)}
 			out[i].Interval = &iv

@@ -1,6 +1,7 @@
 package interval
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -11,8 +12,9 @@ import (
 // −1, −1, +1, each over the prompts of its group (a prompt outside a group
 // has zeros in that group's columns). It is resampled like every other
 // figure: the prompts with replacement, each with all its answers, 2,000
-// resamples seeded by the caller, the same interval ends; only the way the
-// resampled prompts are drawn is its own (bulkIndices: two prompts from
+// resamples seeded by the caller; its own are the interval's ends, set from
+// the sizes of the groups it compares (groupPercentiles), and the way the
+// resampled prompts are drawn (bulkIndices: two prompts from
 // each 64-bit draw), because an impact view bootstraps every post of a
 // tracker on each read.
 
@@ -103,8 +105,10 @@ func (g *bulkIndices) next() int {
 // the n prompts with replacement drawn by bulkIndices seeded by seed, so
 // the same seed gives the same interval. A resample in which a term has no
 // value (none of its group's prompts drawn) is left out. Fewer than
-// MinPrompts prompts: no interval and NoteFewPrompts.
-func BootstrapCombined(seed uint64, n int, cols [][]float64, figs []Combined) []Result {
+// MinPrompts prompts: no interval and NoteFewPrompts. groups are the sizes
+// of the groups of prompts the figure compares (the targets and the other
+// prompts; they sum to n), which set the interval's ends (groupPercentiles).
+func BootstrapCombined(seed uint64, n int, groups []int, cols [][]float64, figs []Combined) []Result {
 	out := make([]Result, len(figs))
 	for i := range out {
 		out[i].Prompts = n
@@ -115,7 +119,7 @@ func BootstrapCombined(seed uint64, n int, cols [][]float64, figs []Combined) []
 		}
 		return out
 	}
-	lo, hi := percentiles(n)
+	lo, hi := groupPercentiles(n, groups)
 	live := make([]bool, len(figs))
 	for f, fig := range figs {
 		if _, ok := fig.Value(cols); ok {
@@ -210,4 +214,41 @@ func dot(a, b []float64) float64 {
 		s0 += a[i] * b[i]
 	}
 	return s0 + s1
+}
+
+// groupPercentiles are the levels read as a combined figure's ends. The
+// figure compares groups of prompts (a post's targets and the tracker's
+// other prompts), and its spread is that of a difference of group means:
+// with few prompts in one group, the expanded percentile levels over all
+// n prompts (percentiles) are too narrow, as they would be for a
+// two-sample t interval given n − 1 degrees of freedom. The levels here
+// are those of the expanded percentile interval for a difference of means
+// with a common variance (Welch–Satterthwaite): z = t(ν) / √b, with
+// weights w_g = 1/n_g, ν = (Σ w_g)² / Σ w_g²/(n_g − 1) degrees of freedom
+// (rounded down) and b = Σ w_g (n_g − 1)/n_g / Σ w_g the bias of the
+// resampled variance. A group of one prompt adds no spread (every
+// resample that draws it gives it the same value) and is left out; with
+// one group left this is percentiles(n_g). Over 10 targets and 10 others
+// the ends are at about 1.3% and 98.7%; over 4 and 16 at about 0.09% and
+// 99.91%, near the extremes of the 2,000 resampled values.
+func groupPercentiles(n int, groups []int) (lo, hi float64) {
+	var sw, sw2, sb float64
+	used := 0
+	for _, g := range groups {
+		if g < 2 {
+			continue
+		}
+		w, ng := 1/float64(g), float64(g)
+		sw += w
+		sw2 += w * w / (ng - 1)
+		sb += w * (ng - 1) / ng
+		used++
+	}
+	if used == 0 {
+		return percentiles(n)
+	}
+	df := int(sw * sw / sw2)
+	z := studentT975(max(df, 1)) / math.Sqrt(sb/sw)
+	lo = 0.5 * math.Erfc(z/math.Sqrt2)
+	return lo, 1 - lo
 }

@@ -81,9 +81,9 @@ func TestBootstrapCombinedReproducesAndHoldsItsValue(t *testing.T) {
 	before := []float64{1, 0, 2, 3, 1, 2, 0, 1, 3, 2}
 	after := []float64{3, 2, 3, 2, 1, 3, 0, 2, 3, 1}
 	cols, figs := effectCols(targets, before, after, 3)
-	a := BootstrapCombined(Seed("s1"), 10, cols, figs)[0]
-	b := BootstrapCombined(Seed("s1"), 10, cols, figs)[0]
-	c := BootstrapCombined(Seed("s2"), 10, cols, figs)[0]
+	a := BootstrapCombined(Seed("s1"), 10, nil, cols, figs)[0]
+	b := BootstrapCombined(Seed("s1"), 10, nil, cols, figs)[0]
+	c := BootstrapCombined(Seed("s2"), 10, nil, cols, figs)[0]
 	if a.Interval == nil || b.Interval == nil || *a.Interval != *b.Interval {
 		t.Fatalf("same seed, two intervals: %+v %+v", a.Interval, b.Interval)
 	}
@@ -94,7 +94,7 @@ func TestBootstrapCombinedReproducesAndHoldsItsValue(t *testing.T) {
 	if !ok || a.Interval.Low > v || a.Interval.High < v {
 		t.Fatalf("interval %+v does not hold the value %.2f", *a.Interval, v)
 	}
-	if r := BootstrapCombined(1, 4, cols, figs)[0]; r.Interval != nil || r.Note != NoteFewPrompts {
+	if r := BootstrapCombined(1, 4, nil, cols, figs)[0]; r.Interval != nil || r.Note != NoteFewPrompts {
 		t.Fatalf("4 prompts: %+v", r)
 	}
 }
@@ -114,7 +114,7 @@ func TestBootstrapCombinedOfAConstantShiftIsAPoint(t *testing.T) {
 		}
 	}
 	cols, figs := effectCols(targets, before, after, 3)
-	r := BootstrapCombined(Seed("point"), len(targets), cols, figs)[0]
+	r := BootstrapCombined(Seed("point"), len(targets), nil, cols, figs)[0]
 	want := 100.0 / 3
 	if r.Interval == nil || math.Abs(r.Interval.Low-want) > 1e-9 || math.Abs(r.Interval.High-want) > 1e-9 {
 		t.Fatalf("got %+v, want [%.4f, %.4f]", r.Interval, want, want)
@@ -131,6 +131,31 @@ func BenchmarkBootstrapCombined(b *testing.B) {
 	cols, figs := effectCols(targets, before, after, 28)
 	figs = append(figs, figs[0])
 	for b.Loop() {
-		BootstrapCombined(Seed("bench"), 20, cols, figs)
+		BootstrapCombined(Seed("bench"), 20, []int{10, 10}, cols, figs)
+	}
+}
+
+// One group gives the expanded percentile levels over its prompts; a
+// group of one prompt adds nothing; a small group widens the ends past
+// those of all the prompts together.
+func TestGroupPercentiles(t *testing.T) {
+	for _, n := range []int{5, 9, 25, 200} {
+		lo, hi := groupPercentiles(n, []int{n})
+		wlo, whi := percentiles(n)
+		if math.Abs(lo-wlo) > 1e-12 || math.Abs(hi-whi) > 1e-12 {
+			t.Errorf("one group of %d: %g–%g, want %g–%g", n, lo, hi, wlo, whi)
+		}
+		if glo, _ := groupPercentiles(n+1, []int{1, n}); math.Abs(glo-wlo) > 1e-12 {
+			t.Errorf("a single-prompt group beside %d: %g, want %g", n, glo, wlo)
+		}
+	}
+	all, _ := percentiles(20)
+	even, _ := groupPercentiles(20, []int{10, 10})
+	few, _ := groupPercentiles(20, []int{4, 16})
+	if !(few < even && even < all) {
+		t.Errorf("lower ends: 4+16 %g, 10+10 %g, all 20 %g; want them in that order", few, even, all)
+	}
+	if lo, hi := groupPercentiles(7, nil); lo <= 0 || hi >= 1 || math.Abs(lo+hi-1) > 1e-12 {
+		t.Errorf("no groups: %g–%g", lo, hi)
 	}
 }
