@@ -139,7 +139,15 @@ func (f *fakeEngines) GenerateText(ctx context.Context, model string, req sdk.Te
 	f.mu.Lock()
 	f.calls[model+"|"+req.Prompt]++
 	f.mu.Unlock()
-	defer func() { f.asked <- model + "|" + req.Prompt }()
+	defer func() {
+		// A signal for the tests that wait on calls; dropped when nobody
+		// has read the last 1,000, so that a test making more calls than
+		// that does not block its engine calls (and the queue's Stop).
+		select {
+		case f.asked <- model + "|" + req.Prompt:
+		default:
+		}
+	}()
 	if f.delay > 0 {
 		select {
 		case <-time.After(f.delay):
