@@ -87,7 +87,7 @@ func TestServeRunsInProcessAndStopsInReverseOrder(t *testing.T) {
 	for _, m := range regexp.MustCompile(`stopping: part="?([a-z ]+?)"?\n`).FindAllStringSubmatch(logs.String(), -1) {
 		stopped = append(stopped, m[1])
 	}
-	want := []string{"http", "visibility trackers", "image sweeper", "voice refresh", "publisher", "event deliverer", "jobs", "traffic retention", "plans", "leases", "beacons", "sighup", "plugins"}
+	want := []string{"http", "visibility trackers", "image sweeper", "voice refresh", "publisher", "event deliverer", "jobs", "traffic retention", "plans", "page fold", "leases", "beacons", "sighup", "plugins"}
 	if !slices.Equal(stopped, want) {
 		t.Fatalf("stopped %q, want %q\n%s", stopped, want, logs)
 	}
