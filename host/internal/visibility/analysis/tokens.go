@@ -31,6 +31,15 @@ var asciiWord = func() (w [utf8.RuneSelf]bool) {
 	return w
 }()
 
+// asciiPlain says which bytes reset may step over: ASCII that is no
+// letter or digit and none of the characters its switch reads.
+var asciiPlain = func() (p [256]bool) {
+	for c := range utf8.RuneSelf {
+		p[c] = !asciiWord[c] && !strings.ContainsRune("\n.!?`[|_*", rune(c))
+	}
+	return p
+}()
+
 // reset splits the prose into tokens in one pass, marking the first
 // word of each sentence: at the start, after a line break, or after ., !
 // or ? and a space (not after vs., e.g., i.e.).
@@ -39,6 +48,10 @@ func (t *tokens) reset(prose string) {
 	atStart, marked := true, false
 	sentence := 0
 	for i := 0; i < len(prose); {
+		if asciiPlain[prose[i]] {
+			i++ // a space or punctuation that marks nothing
+			continue
+		}
 		r, size := rune(prose[i]), 1
 		word := r < utf8.RuneSelf && asciiWord[r]
 		if r >= utf8.RuneSelf {
