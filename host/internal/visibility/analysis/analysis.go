@@ -139,9 +139,7 @@ func (m *Matcher) AnalyzeScannedIn(blocks *Blocks, a Answer, scanned *Scanned, i
 
 func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) Analysis {
 	out := Analysis{Brands: blocks.takeEvidence(len(m.brands)), index: m.index}
-	for i, b := range m.brands {
-		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
-	}
+	copy(out.Brands, m.blank)
 	if a.Missing() {
 		return out
 	}
