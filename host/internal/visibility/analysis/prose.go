@@ -3,6 +3,7 @@ package analysis
 import (
 	"net/url"
 	"strings"
+	"unsafe"
 
 	"golang.org/x/net/publicsuffix"
 
@@ -95,7 +96,9 @@ func readProseHits(text string, sources []Source, hc *hostCache, hits []urlHit, 
 	if buf == nil {
 		return text, sources
 	}
-	return string(buf), sources
+	// buf is this call's own copy and is not written again: the prose
+	// is a view of it, not a second copy.
+	return unsafe.String(&buf[0], len(buf)), sources
 }
 
 func blankBytes(buf []byte, start, end int) {
@@ -213,8 +216,8 @@ func scanAt(text string, i int, hc *hostCache, fn func(start, end int, host, suf
 	c := text[i]
 	if c|0x20 == 'h' && (hasPrefixFold(text[i:], "https://") || hasPrefixFold(text[i:], "http://")) {
 		end := urlEnd(text, i)
-		if u, err := url.Parse(text[i:end]); err == nil && strings.Contains(u.Hostname(), ".") {
-			fn(i, end, strings.ToLower(u.Hostname()), "", false)
+		if h := urlHostname(text[i:end]); strings.Contains(h, ".") {
+			fn(i, end, strings.ToLower(h), "", false)
 		}
 		return max(end, i+1)
 	}
@@ -245,6 +248,30 @@ func scanAt(text string, i int, hc *hostCache, fn func(start, end int, host, suf
 		}
 	}
 	return j
+}
+
+// urlHostname is url.Parse(u).Hostname() for an http(s) URL u, "" when
+// it does not parse. The common URL (a host of letters, digits, dots and
+// hyphens; no percent sign or control byte anywhere) is read directly;
+// any other goes through url.Parse.
+func urlHostname(u string) string {
+	rest := u[strings.IndexByte(u, ':')+3:] // after "://"
+	n := 0
+	for n < len(rest) && hostByte[rest[n]] {
+		n++
+	}
+	plain := n == len(rest) || rest[n] == '/' || rest[n] == '?' || rest[n] == '#'
+	for i := n; plain && i < len(rest); i++ {
+		plain = rest[i] != '%' && rest[i] >= 0x20 && rest[i] != 0x7f
+	}
+	if plain {
+		return rest[:n]
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Hostname()
 }
 
 // urlEnd is where the URL starting at i ends: at whitespace, quotes,

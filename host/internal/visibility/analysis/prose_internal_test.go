@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -140,5 +141,27 @@ func TestURLEndsAndBareWWWHosts(t *testing.T) {
 	})
 	if len(got) != 1 || got[0] != "www.acme.com|www.acme.com" {
 		t.Errorf("www host: %q", got)
+	}
+}
+
+// urlHostname reads the common URL itself: it must give what url.Parse
+// gives for every URL, common or not.
+func TestURLHostnameIsURLParsesHostname(t *testing.T) {
+	cases := []string{
+		"https://acme.com", "http://acme.com/", "https://Acme.COM/x?y=1#z", "https://acme.com?q", "https://acme.com#f",
+		"https://acme.com:8080/x", "https://user@acme.com/x", "https://user:pw@acme.com", "https://[::1]:80/x",
+		"https://acme.com/%zz", "https://acme.com/%41", "https://acme.com/x#%zz", "https://acme.com/x?%zz",
+		"https://ac%41me.com/", "https://acme.com/\x01", "https://acme.com/\x7f", "https://", "http://.", "https://a..b/",
+		"https://acme.com./x", "https://-acme.com", "https://acme.com\\x", "https://acme_x.com/", "https://acme.com/a b",
+		"HTTPS://ACME.COM/X", "https://acme.com/(x)", "https://acme.com/x;y", "http://1.2.3.4/x",
+	}
+	for _, u := range cases {
+		want := ""
+		if p, err := url.Parse(u); err == nil {
+			want = p.Hostname()
+		}
+		if got := urlHostname(u); got != want {
+			t.Errorf("urlHostname(%q) = %q, url.Parse's Hostname %q", u, got, want)
+		}
 	}
 }
