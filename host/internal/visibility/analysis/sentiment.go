@@ -995,8 +995,10 @@ type CueIndex struct {
 	brands []Brand
 	// folded says brand i is read from the index (asciiNeedles).
 	folded []bool
-	// first lists, per lower-case first byte, the needles starting so.
+	// first lists, per first byte (either case), the needles starting
+	// so; starts says the list is not empty.
 	first   [256][]int32
+	starts  [256]bool
 	needles []cueNeedle
 	// own is brand i's needles, needles[own[i][0]:own[i][1]], in the
 	// order aliasInFold tries them; wordFirst says each starts with a
@@ -1036,8 +1038,10 @@ func NewCueIndex(brands []Brand) *CueIndex {
 				x.wordFirst[bi] = x.wordFirst[bi] && asciiWord[l[0]]
 				id := int32(len(x.needles))
 				x.first[l[0]] = append(x.first[l[0]], id)
+				x.starts[l[0]] = true
 				if u := l[0] - ('a' - 'A'); l[0] >= 'a' && l[0] <= 'z' {
 					x.first[u] = append(x.first[u], id)
+					x.starts[u] = true
 				}
 				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
 			}
@@ -1072,10 +1076,10 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 	c.hits = hits
 	k := 0
 	for i := 0; i < len(text); i++ {
-		ids := x.first[text[i]]
-		if len(ids) == 0 || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+		if !x.starts[text[i]] || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
 			continue // no needle starts so, or not at a word boundary
 		}
+		ids := x.first[text[i]]
 		for k < len(c.spans) && int(c.spans[k][1]) <= i {
 			k++
 		}
