@@ -253,6 +253,17 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 	defer func() { sc.occurrences, sc.cands = out, cands }()
 	n := len(t.list)
 	for i := 0; i < n; {
+		// Most words start no alias: one load of the trie's root row
+		// tells (a byte outside ASCII takes the walk).
+		if c := t.text[t.list[i].start]; c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if m.ascii[m.column[c]] == 0 {
+				i++
+				continue
+			}
+		}
 		cands = cands[:0]
 		node := int32(0)
 	walk:

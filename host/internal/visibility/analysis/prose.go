@@ -114,7 +114,7 @@ var sourceLabels = []string{"sources", "source", "references", "reference", "cit
 // sourcesLabel reports whether line is the label of a sources list:
 // "Sources", "**References:**", "## Citations", "Sources: [1] …".
 func sourcesLabel(line string) bool {
-	s := strings.TrimLeft(line, " \t#*_>")
+	s := trimLeftASCII(line, &labelLead)
 	if len(s) < 6 || s[0]|0x20 != 's' && s[0]|0x20 != 'r' && s[0]|0x20 != 'c' {
 		return false
 	}
@@ -128,9 +128,34 @@ func sourcesLabel(line string) bool {
 	return false
 }
 
+// labelLead is what sourcesLabel trims from the start of a line.
+var labelLead = asciiSet(" \t#*_>")
+
+// asciiSet is the bytes of an ASCII cut set, for trimLeftASCII.
+func asciiSet(cut string) (t [256]bool) {
+	for i := 0; i < len(cut); i++ {
+		t[cut[i]] = true
+	}
+	return t
+}
+
+// trimLeftASCII is strings.TrimLeft(s, cut) for the ASCII cut set of
+// asciiSet(cut), without building the set on every call.
+func trimLeftASCII(s string, set *[256]bool) string {
+	i := 0
+	for i < len(s) && set[s[i]] {
+		i++
+	}
+	return s[i:]
+}
+
 // refLine reports whether line is a source line: [n] (or [n]:) and a URL.
 func refLine(line string, hc *hostCache) bool {
-	s := strings.TrimLeft(strings.TrimSpace(line), "-*• ")
+	s := strings.TrimSpace(line)
+	if s == "" || s[0] != '[' && s[0] != '-' && s[0] != '*' && s[0] != 0xe2 { // 0xe2: "•"
+		return false // the common line, without trimming
+	}
+	s = strings.TrimLeft(s, "-*• ")
 	if len(s) < 3 || s[0] != '[' {
 		return false
 	}

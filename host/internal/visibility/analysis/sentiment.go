@@ -938,6 +938,14 @@ func phraseFoldAt(l string, start, end int, name string) string {
 // With that many words or more, n is len(words{}.last): every use of n
 // (a phrase of at most len(last)-1 words, one skipped word) reads the
 // same words and compares the same way as with the whole count.
+// asciiSpace is unicode.IsSpace for the ASCII bytes.
+var asciiSpace = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = unicode.IsSpace(rune(c))
+	}
+	return t
+}()
+
 func lastWordsBack(s string, dropFirst bool) words {
 	const keep = len(words{}.last)
 	var found [keep + 1]string // the last words, the last first
@@ -945,10 +953,14 @@ func lastWordsBack(s string, dropFirst bool) words {
 	i := len(s)
 	for k < len(found) {
 		for i > 0 {
-			r, size := rune(s[i-1]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeLastRuneInString(s[:i])
+			if c := s[i-1]; c < utf8.RuneSelf {
+				if !asciiSpace[c] {
+					break
+				}
+				i--
+				continue
 			}
+			r, size := utf8.DecodeLastRuneInString(s[:i])
 			if !unicode.IsSpace(r) {
 				break
 			}
@@ -959,10 +971,14 @@ func lastWordsBack(s string, dropFirst bool) words {
 		}
 		end := i
 		for i > 0 {
-			r, size := rune(s[i-1]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeLastRuneInString(s[:i])
+			if c := s[i-1]; c < utf8.RuneSelf {
+				if asciiSpace[c] {
+					break
+				}
+				i--
+				continue
 			}
+			r, size := utf8.DecodeLastRuneInString(s[:i])
 			if unicode.IsSpace(r) {
 				break
 			}

@@ -137,12 +137,15 @@ func gapKind(g string) int {
 	return gapBreak
 }
 
+// labelTrail is what label steps over after a token.
+var labelTrail = asciiSet(" *_`")
+
 // label reports whether the token at k is a list item's or a heading's
 // label: followed by a colon, a dash, a parenthesis or the end of the
 // line ("Linear – issue tracking", "Close: a CRM for inside sales").
 func (t *tokens) label(k int) bool {
 	rest := t.text[t.list[k].end:]
-	rest = strings.TrimLeft(rest, " *_`")
+	rest = trimLeftASCII(rest, &labelTrail)
 	if rest == "" || rest[0] == '\n' || rest[0] == ':' || rest[0] == '(' || rest[0] == '\r' {
 		return true
 	}
