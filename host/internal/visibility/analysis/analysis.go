@@ -139,7 +139,9 @@ func (m *Matcher) AnalyzeScannedIn(blocks *Blocks, a Answer, scanned *Scanned, i
 
 func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) Analysis {
 	out := Analysis{Brands: blocks.takeEvidence(len(m.brands)), index: m.index}
-	copy(out.Brands, m.blank)
+	for i := range out.Brands {
+		out.Brands[i] = m.blank[i] // not copy(): its bulk barrier measured slower here
+	}
 	if a.Missing() {
 		return out
 	}
