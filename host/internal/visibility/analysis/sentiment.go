@@ -1091,11 +1091,21 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 	}
 	c.hits = hits
 	k := 0
-	for i := 0; i < len(text); i++ {
-		if !x.starts[text[i]] || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+	for i, next := 0, 0; i < len(text); i = next {
+		b := text[i]
+		if next = i + 1; b < utf8.RuneSelf && asciiWord[b] {
+			// A word: no needle starts inside it, so the pass steps
+			// over the rest of it.
+			for next < len(text) && text[next] < utf8.RuneSelf && asciiWord[text[next]] {
+				next++
+			}
+			if !x.starts[b] {
+				continue
+			}
+		} else if !x.starts[b] || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
 			continue // no needle starts so, or not at a word boundary
 		}
-		ids := x.first[text[i]]
+		ids := x.first[b]
 		for k < len(c.spans) && int(c.spans[k][1]) <= i {
 			k++
 		}
