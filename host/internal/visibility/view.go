@@ -204,7 +204,7 @@ func (st stored) evidence() []storedEvidence {
 	ms := scoring.ScoreMentions(st.brands, st.engines, st.answers)
 	out := make([]storedEvidence, len(st.answers))
 	for i := range st.answers {
-		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: ms.Evidence[i]}
+		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: ms.EvidenceOf(i)}
 		if out[i].Mentions == nil {
 			out[i].Mentions = []analysis.Mention{}
 		}

@@ -42,6 +42,36 @@ type BrandEvidence struct {
 	Unjudged int `json:"unjudged,omitempty"`
 }
 
+// Fact is what one answer says of one tracked brand it mentions, cites
+// or leaves to the judge: an answer's evidence without the brands it
+// says nothing of (Evidence writes out every brand).
+type Fact struct {
+	Brand    int32 // the brand's index in the matcher's brands
+	Position int32 // 0 when not mentioned
+	Unjudged int32
+	Cited    bool
+	Judged   []MentionVerdict
+}
+
+// Evidence is every brand of brands in one answer whose facts (in the
+// brands' order) are facts: the brands with no fact neither mentioned
+// nor cited.
+func Evidence(brands []Brand, facts []Fact) []BrandEvidence {
+	return evidenceInto(make([]BrandEvidence, len(brands)), brands, facts)
+}
+
+func evidenceInto(out []BrandEvidence, brands []Brand, facts []Fact) []BrandEvidence {
+	for i, b := range brands {
+		out[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
+	}
+	for _, f := range facts {
+		e := &out[f.Brand]
+		e.Mentioned, e.Position, e.Weight = f.Position > 0, int(f.Position), Weight(int(f.Position))
+		e.Cited, e.Judged, e.Unjudged = f.Cited, f.Judged, int(f.Unjudged)
+	}
+	return out
+}
+
 // MentionJudging sums up the judge's part in a report.
 type MentionJudging struct {
 	// Asked is the verdicts used; Counted how many named the brand.
@@ -55,8 +85,12 @@ type MentionJudging struct {
 
 // Analysis is one answer read under the mention rules.
 type Analysis struct {
-	// Brands is every tracked brand, in the brands' order.
+	// Brands is every tracked brand, in the brands' order (not set by
+	// AnalyzeFactsIn).
 	Brands []BrandEvidence
+	// Facts are the brands the answer mentions, cites or leaves to the
+	// judge, in the brands' order.
+	Facts []Fact
 	// Mentions are the brands mentioned, by position.
 	Mentions []Mention
 	// Pending are the occurrences waiting for the judge.
@@ -80,6 +114,7 @@ func (m *Matcher) Analyze(a Answer) Analysis {
 type Blocks struct {
 	evidence []BrandEvidence
 	mentions []Mention
+	facts    []Fact
 }
 
 const blockAnswers = 256
@@ -93,6 +128,21 @@ func (b *Blocks) takeEvidence(n int) []BrandEvidence {
 	}
 	out := b.evidence[:n:n]
 	b.evidence = b.evidence[n:]
+	return out
+}
+
+func (b *Blocks) takeFacts(n int) []Fact {
+	if n == 0 {
+		return nil
+	}
+	if b == nil {
+		return make([]Fact, n)
+	}
+	if len(b.facts) < n {
+		b.facts = make([]Fact, max(n, 2*blockAnswers))
+	}
+	out := b.facts[:n:n]
+	b.facts = b.facts[n:]
 	return out
 }
 
@@ -120,6 +170,20 @@ type scratch struct {
 	first, asked []int
 	order        []int
 	hosts        hostCache
+	// facts are the answer's facts being gathered, slot each brand's
+	// index in them (-1: none yet).
+	facts []Fact
+	slot  []int
+}
+
+// fact is brand b's fact of the answer being read, made when first
+// needed.
+func (sc *scratch) fact(b int) *Fact {
+	if sc.slot[b] < 0 {
+		sc.slot[b] = len(sc.facts)
+		sc.facts = append(sc.facts, Fact{Brand: int32(b)})
+	}
+	return &sc.facts[sc.slot[b]]
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -127,46 +191,63 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // AnalyzeIn is Analyze with the answer's evidence and mentions taken from
 // blocks (nil: allocated for the answer).
 func (m *Matcher) AnalyzeIn(blocks *Blocks, a Answer) Analysis {
-	return m.analyze(blocks, a, nil, 0)
+	return m.withEvidence(blocks, m.analyze(blocks, a, nil, 0))
 }
 
 // AnalyzeScannedIn is AnalyzeIn for answer i of the answers scanned was
 // made from (InferDomainsScanned), without reading its URLs and sources
 // again; a nil scanned reads them.
 func (m *Matcher) AnalyzeScannedIn(blocks *Blocks, a Answer, scanned *Scanned, i int) Analysis {
+	return m.withEvidence(blocks, m.analyze(blocks, a, scanned, i))
+}
+
+// AnalyzeFactsIn is AnalyzeScannedIn without Brands: a report's pass
+// keeps the facts and writes out every brand's evidence (Evidence) only
+// where it is stored or shown.
+func (m *Matcher) AnalyzeFactsIn(blocks *Blocks, a Answer, scanned *Scanned, i int) Analysis {
 	return m.analyze(blocks, a, scanned, i)
 }
 
+func (m *Matcher) withEvidence(blocks *Blocks, an Analysis) Analysis {
+	an.Brands = evidenceInto(blocks.takeEvidence(len(m.brands)), m.brands, an.Facts)
+	return an
+}
+
 func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) Analysis {
-	out := Analysis{Brands: blocks.takeEvidence(len(m.brands)), index: m.index}
-	for i := range out.Brands {
-		out.Brands[i] = m.blank[i] // not copy(): its bulk barrier measured slower here
-	}
+	out := Analysis{index: m.index}
 	if a.Missing() {
 		return out
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
+	sc.facts = sc.facts[:0]
+	if cap(sc.slot) < len(m.brands) {
+		sc.slot = make([]int, len(m.brands))
+	}
+	sc.slot = sc.slot[:len(m.brands)]
+	for i := range sc.slot {
+		sc.slot[i] = -1
+	}
 	var prose string
 	if scanned != nil {
 		hits, cites := scanned.of(ai)
 		prose, sc.sources = readProseHits(a.Text, sc.sources[:0], &sc.hosts, hits, true)
 		for _, s := range sc.sources {
-			m.cite(&out, s.Domain)
+			m.cite(sc, s.Domain)
 		}
 		for _, h := range cites {
 			if h != "" {
-				m.cite(&out, sc.hosts.registrable(h))
+				m.cite(sc, sc.hosts.registrable(h))
 			}
 		}
 	} else {
 		prose, sc.sources = readProseTo(a.Text, sc.sources[:0], &sc.hosts)
 		for _, s := range sc.sources {
-			m.cite(&out, s.Domain)
+			m.cite(sc, s.Domain)
 		}
 		for _, c := range a.Citations {
 			if u, err := url.Parse(strings.TrimSpace(c.URL)); err == nil && u.Hostname() != "" {
-				m.cite(&out, sc.hosts.registrable(u.Hostname()))
+				m.cite(sc, sc.hosts.registrable(u.Hostname()))
 			}
 		}
 	}
@@ -184,13 +265,14 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 		}
 		sentence := t.sentenceOf(o.tok)
 		if v, ok := verdict(a.Verdicts, m.brands[b].Slug, sentence); ok {
-			out.Brands[b].Judged = append(out.Brands[b].Judged, v)
+			f := sc.fact(b)
+			f.Judged = append(f.Judged, v)
 			if v.Names {
 				first[b] = o.tok
 			}
 			continue
 		}
-		out.Brands[b].Unjudged++
+		sc.fact(b).Unjudged++
 		if asked[b] < maxJudged {
 			asked[b]++
 			out.Pending = append(out.Pending, JudgeRequest{Brand: m.brands[b].Slug, Name: m.brands[b].Name, Category: m.brands[b].Category, Sentence: sentence})
@@ -207,19 +289,28 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 	slices.SortFunc(order, func(x, y int) int { return first[x] - first[y] })
 	out.Mentions = blocks.takeMentions(len(order))
 	for rank, b := range order {
-		e := &out.Brands[b]
-		e.Mentioned, e.Position, e.Weight = true, rank+1, Weight(rank+1)
-		out.Mentions[rank] = Mention{Brand: e.Brand, Name: e.Name, Self: e.Self, Position: e.Position, Weight: e.Weight, Cited: e.Cited}
+		f := sc.fact(b)
+		f.Position = int32(rank + 1)
+		br := &m.brands[b]
+		out.Mentions[rank] = Mention{Brand: br.Slug, Name: br.Name, Self: br.Self, Position: rank + 1, Weight: Weight(rank + 1), Cited: f.Cited}
+	}
+	out.Facts = blocks.takeFacts(len(sc.facts))
+	copy(out.Facts, sc.facts)
+	// In the brands' order: the facts are few, an insertion sort.
+	for i := 1; i < len(out.Facts); i++ {
+		for j := i; j > 0 && out.Facts[j].Brand < out.Facts[j-1].Brand; j-- {
+			out.Facts[j], out.Facts[j-1] = out.Facts[j-1], out.Facts[j]
+		}
 	}
 	return out
 }
 
 // cite marks the brands whose registrable domain is domain as cited.
-func (m *Matcher) cite(out *Analysis, domain string) {
+func (m *Matcher) cite(sc *scratch, domain string) {
 	for i, ds := range m.domains {
 		for _, d := range ds {
 			if d == domain {
-				out.Brands[i].Cited = true
+				sc.fact(i).Cited = true
 			}
 		}
 	}

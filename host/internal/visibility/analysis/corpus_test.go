@@ -75,7 +75,7 @@ func TestLabelledCorpus(t *testing.T) {
 		ms := scoring.ScoreMentions(brands, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
 		for k, i := range idx {
 			want := c.Answers[i]
-			for _, be := range ms.Evidence[k] {
+			for _, be := range ms.EvidenceOf(k) {
 				wantPos := slices.Index(want.Mentions, be.Brand) + 1
 				switch {
 				case be.Mentioned && wantPos > 0:

@@ -5,8 +5,9 @@
 // `AnswerSources`), `tokens.go` and `fold.go` (one tokenising pass, case
 // and diacritics folded), `mentions.go` (the `Matcher`: one trie of every
 // alias; ambiguity from `visibility/commonwords`), `analysis.go` (per
-// answer every brand: mentioned, position, cited, the occurrences a judge
-// must decide), `infer.go` (a name-only competitor's domain from the
+// answer the facts of the brands it mentions, cites or leaves to the
+// judge, and from them every brand's evidence: mentioned, position,
+// cited, the occurrences a judge must decide), `infer.go` (a name-only competitor's domain from the
 // answers' sources; `InferDomainsScanned` keeps what it read of each
 // answer for `Matcher.AnalyzeScannedIn`, so a report reads each answer's
 // URLs once) and `sentiment.go` (sentiment bands and the negative cues

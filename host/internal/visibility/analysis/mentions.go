@@ -40,9 +40,6 @@ type Matcher struct {
 	cols   int
 	term   [][]int32 // node → the aliases ending there
 	nodes  int32
-	// blank is every brand's evidence before an answer is read (slug,
-	// name, self): an answer's evidence starts as a copy of it.
-	blank []BrandEvidence
 }
 
 type alias struct {
@@ -58,10 +55,8 @@ func NewMatcher(brands []Brand) *Matcher {
 	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: [][]int32{nil}, nodes: 1}
 	m.domains = make([][]string, len(brands))
 	m.index = make(map[string]int, len(brands))
-	m.blank = make([]BrandEvidence, len(brands))
 	for i, b := range brands {
 		m.index[b.Slug] = i
-		m.blank[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
 		for _, d := range b.Domains {
 			m.domains[i] = append(m.domains[i], registrable(d))
 		}

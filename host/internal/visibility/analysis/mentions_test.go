@@ -123,8 +123,8 @@ func TestEveryBrandIsCitedOrNotInEveryAnswer(t *testing.T) {
 		t.Errorf("mentions %q cited %q, want none and \"notion plausible\"", got, cited)
 	}
 	ms := scoring.ScoreMentions(bs, []string{"e"}, []analysis.Answer{{Engine: "e", Text: a.Text, Citations: a.Citations}})
-	if fmt.Sprint(ms.Cited) != "[[notion plausible]]" || len(ms.Evidence[0]) != 4 || !ms.Evidence[0][1].Cited || ms.Evidence[0][1].Mentioned {
-		t.Errorf("cited = %v, evidence = %+v", ms.Cited, ms.Evidence)
+	if fmt.Sprint(ms.Cited) != "[[notion plausible]]" || len(ms.EvidenceOf(0)) != 4 || !ms.EvidenceOf(0)[1].Cited || ms.EvidenceOf(0)[1].Mentioned {
+		t.Errorf("cited = %v, evidence = %+v", ms.Cited, ms.EvidenceOf(0))
 	}
 }
 

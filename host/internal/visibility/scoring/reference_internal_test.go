@@ -11,14 +11,16 @@ import (
 )
 
 // refScoreMentions is ScoreMentions as it was before its evidence was
-// allocated in blocks, kept verbatim: the differential test below holds
-// ScoreMentions to it.
-func refScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) MentionScores {
+// allocated in blocks, kept verbatim but for where the evidence goes (it
+// returns every answer's evidence beside the scores, which now keep
+// facts): the differential test below holds ScoreMentions to it.
+func refScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) (MentionScores, [][]analysis.BrandEvidence) {
+	evidence := make([][]analysis.BrandEvidence, len(answers))
 	brands = analysis.InferDomains(brands, answers)
 	m := analysis.NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
 	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
-		Evidence: make([][]analysis.BrandEvidence, len(answers)), Pending: make([][]analysis.JudgeRequest, len(answers))}
+		Pending: make([][]analysis.JudgeRequest, len(answers))}
 	type acc struct {
 		weight        float64
 		mentions, pos int
@@ -44,7 +46,7 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 		}
 		e.status.Planned++
 		an := m.Analyze(a)
-		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
+		evidence[i], out.Pending[i] = an.Brands, an.Pending
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
 			continue
@@ -126,7 +128,7 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 	if out.Judging.Unjudged > 0 {
 		out.Judging.Note = fmt.Sprintf("%d sentence-initial occurrence(s) of brand names that are ordinary words were not decided by a judge model and do not count", out.Judging.Unjudged)
 	}
-	return out
+	return out, evidence
 }
 
 // TestScoreMentionsGivesWhatTheReferenceGives compares ScoreMentions with
@@ -161,7 +163,13 @@ func TestScoreMentionsGivesWhatTheReferenceGives(t *testing.T) {
 	for _, answers := range sets {
 		for _, bs := range [][]analysis.Brand{brands, brands[:3], {brands[0]}} {
 			got := ScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
-			want := refScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
+			want, evidence := refScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
+			for i := range answers {
+				if g := got.EvidenceOf(i); !reflect.DeepEqual(g, evidence[i]) {
+					t.Fatalf("answer %d's evidence differs from the reference:\n%+v\nwant\n%+v", i, g, evidence[i])
+				}
+			}
+			got.Facts, got.brands = nil, nil
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("ScoreMentions differs from the reference:\n%s\nwant\n%s", show(got), show(want))
 			}

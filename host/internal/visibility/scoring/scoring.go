@@ -72,13 +72,21 @@ type MentionScores struct {
 	Mentions [][]analysis.Mention
 	// Cited lists per answer the slugs of the brands it cites.
 	Cited [][]string
-	// Evidence is per answer every tracked brand: mentioned, position,
-	// cited, the judge's verdicts.
-	Evidence [][]analysis.BrandEvidence
+	// Facts are per answer the tracked brands it mentions, cites or
+	// leaves to the judge; EvidenceOf writes out every brand.
+	Facts [][]analysis.Fact
+	// brands are the brands the facts index (their domains inferred).
+	brands []analysis.Brand
 	// Pending are per answer the occurrences the judge has not decided.
 	Pending [][]analysis.JudgeRequest
 	// Judging sums up the judge's part.
 	Judging analysis.MentionJudging
+}
+
+// EvidenceOf is answer i's evidence: every tracked brand, mentioned,
+// position, cited, the judge's verdicts.
+func (ms MentionScores) EvidenceOf(i int) []analysis.BrandEvidence {
+	return analysis.Evidence(ms.brands, ms.Facts[i])
 }
 
 // ScoreMentions computes every mention-based score from the answers: a
@@ -93,7 +101,7 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 	m := analysis.NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
 	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
-		Evidence: make([][]analysis.BrandEvidence, len(answers)), Pending: make([][]analysis.JudgeRequest, len(answers))}
+		Facts: make([][]analysis.Fact, len(answers)), brands: brands, Pending: make([][]analysis.JudgeRequest, len(answers))}
 	type acc struct {
 		weight        float64
 		mentions, pos int
@@ -120,8 +128,8 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			engines = append(engines, a.Engine)
 		}
 		e.status.Planned++
-		an := m.AnalyzeScannedIn(&blocks, a, scanned, i)
-		out.Evidence[i], out.Pending[i] = an.Brands, an.Pending
+		an := m.AnalyzeFactsIn(&blocks, a, scanned, i)
+		out.Facts[i], out.Pending[i] = an.Facts, an.Pending
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
 			continue
@@ -137,14 +145,18 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		answered++
 		ms := an.Mentions
 		out.Mentions[i] = ms
-		for _, be := range an.Brands {
-			for _, v := range be.Judged {
+		cited := 0
+		for _, f := range an.Facts {
+			for _, v := range f.Judged {
 				out.Judging.Asked++
 				if v.Names {
 					out.Judging.Counted++
 				}
 			}
-			out.Judging.Unjudged += be.Unjudged
+			out.Judging.Unjudged += int(f.Unjudged)
+			if f.Cited {
+				cited++
+			}
 		}
 		for _, mt := range ms {
 			bi := an.BrandIndex(mt.Brand)
@@ -155,12 +167,6 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 				e.weight += mt.Weight
 			}
 		}
-		cited := 0
-		for _, be := range an.Brands {
-			if be.Cited {
-				cited++
-			}
-		}
 		if cited == 0 {
 			continue
 		}
@@ -168,10 +174,10 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			citedBlock = make([]string, max(cited, 1024))
 		}
 		out.Cited[i], citedBlock = citedBlock[:0:cited], citedBlock[cited:]
-		for bi, be := range an.Brands {
-			if be.Cited {
-				per[bi].cited++
-				out.Cited[i] = append(out.Cited[i], brands[bi].Slug)
+		for _, f := range an.Facts {
+			if f.Cited {
+				per[f.Brand].cited++
+				out.Cited[i] = append(out.Cited[i], brands[f.Brand].Slug)
 			}
 		}
 	}
