@@ -101,11 +101,21 @@ func loadThroughputCorpus(tb testing.TB) ([]throughputSet, int) {
 // without a judge model: mentions, positions and citations of every
 // tracked brand (ScoreMentions), then the sentiment cue pass over the
 // sentences that name each mentioned brand.
-func heraldPass(sets []throughputSet) int {
+func heraldPass(sets []throughputSet) int { return heraldPassWith(sets, false) }
+
+// heraldPassWith is heraldPass; with evidence it also writes out every
+// brand's evidence of every answer (MentionScores.EvidenceOf), as a
+// report does where it stores its evidence.
+func heraldPassWith(sets []throughputSet, evidence bool) int {
 	n := 0
 	engines := []string{"gpt", "claude", "gemini", "perplexity"}
 	for _, s := range sets {
 		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
+		if evidence {
+			for i := range s.answers {
+				n += len(ms.EvidenceOf(i))
+			}
+		}
 		ix := analysis.NewCueIndex(s.brands) // once per report
 		var cues analysis.CueText            // reused from answer to answer
 		for i, a := range s.answers {
@@ -141,14 +151,30 @@ func barePass(sets []throughputSet) int {
 // MB/s over the labelled corpus repeated to ~100 MB, against a bare
 // multi-pattern scan (github.com/coregx/ahocorasick) of the same aliases
 // over the same bytes, in the same run. "ratio" is Herald's time over the
-// bare scan's, in wall time and in the process's CPU time.
+// bare scan's, in wall time and in the process's CPU time;
+// herald-with-evidence also writes out every brand's evidence of every
+// answer, as a report does where it stores its evidence.
 // docs/BENCHMARKS.md records the figures:
 //
 //	go test -run '^$' -bench AnswerAnalysisThroughput -benchtime 1x ./host/internal/visibility/analysis
 func BenchmarkAnswerAnalysisThroughput(b *testing.B) {
 	sets, total := loadThroughputCorpus(b)
 	mb := float64(total) / (1 << 20)
-	var herald, bare, heraldCPU, bareCPU float64
+	var herald, bare, heraldCPU, bareCPU, withCPU float64
+	b.Run("herald-with-evidence", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		runtime.GC()
+		cpu := processCPU()
+		b.ResetTimer()
+		for range b.N {
+			if heraldPassWith(sets, true) == 0 {
+				b.Fatal("no mentions found")
+			}
+		}
+		withCPU = (processCPU() - cpu).Seconds() / float64(b.N)
+		b.ReportMetric(mb/(b.Elapsed().Seconds()/float64(b.N)), "MB/s")
+		b.ReportMetric(mb/withCPU, "MB/cpu-s")
+	})
 	b.Run("herald", func(b *testing.B) {
 		b.SetBytes(int64(total))
 		runtime.GC()
@@ -182,6 +208,9 @@ func BenchmarkAnswerAnalysisThroughput(b *testing.B) {
 	if herald > 0 && bare > 0 && heraldCPU > 0 && bareCPU > 0 {
 		b.Logf("%.0f MB: herald %.1f MB/s, bare scan %.1f MB/s, ratio %.2f; CPU time: herald %.1f MB/cpu-s, bare %.1f, ratio %.2f",
 			mb, mb/herald, mb/bare, herald/bare, mb/heraldCPU, mb/bareCPU, heraldCPU/bareCPU)
+		if withCPU > 0 {
+			b.Logf("with every answer's evidence written out: herald %.1f MB/cpu-s, ratio %.2f", mb/withCPU, withCPU/bareCPU)
+		}
 	}
 }
 
