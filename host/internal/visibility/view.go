@@ -202,9 +202,10 @@ type storedEvidence struct {
 
 func (st stored) evidence() []storedEvidence {
 	ms := scoring.ScoreMentions(st.brands, st.engines, st.answers)
+	evidence := ms.AllEvidence()
 	out := make([]storedEvidence, len(st.answers))
 	for i := range st.answers {
-		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: ms.EvidenceOf(i)}
+		out[i] = storedEvidence{Key: st.keys[i], Mentions: ms.Mentions[i], Brands: evidence[i]}
 		if out[i].Mentions == nil {
 			out[i].Mentions = []analysis.Mention{}
 		}

@@ -60,6 +60,11 @@ func Evidence(brands []Brand, facts []Fact) []BrandEvidence {
 	return evidenceInto(make([]BrandEvidence, len(brands)), brands, facts)
 }
 
+// EvidenceIn is Evidence taken from blocks, for many answers at once.
+func EvidenceIn(blocks *Blocks, brands []Brand, facts []Fact) []BrandEvidence {
+	return evidenceInto(blocks.takeEvidence(len(brands)), brands, facts)
+}
+
 func evidenceInto(out []BrandEvidence, brands []Brand, facts []Fact) []BrandEvidence {
 	for i, b := range brands {
 		out[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}

@@ -104,7 +104,7 @@ func loadThroughputCorpus(tb testing.TB) ([]throughputSet, int) {
 func heraldPass(sets []throughputSet) int { return heraldPassWith(sets, false) }
 
 // heraldPassWith is heraldPass; with evidence it also writes out every
-// brand's evidence of every answer (MentionScores.EvidenceOf), as a
+// brand's evidence of every answer (MentionScores.AllEvidence), as a
 // report does where it stores its evidence.
 func heraldPassWith(sets []throughputSet, evidence bool) int {
 	n := 0
@@ -112,9 +112,7 @@ func heraldPassWith(sets []throughputSet, evidence bool) int {
 	for _, s := range sets {
 		ms := scoring.ScoreMentions(s.brands, engines, s.answers)
 		if evidence {
-			for i := range s.answers {
-				n += len(ms.EvidenceOf(i))
-			}
+			n += len(ms.AllEvidence())
 		}
 		ix := analysis.NewCueIndex(s.brands) // once per report
 		var cues analysis.CueText            // reused from answer to answer

@@ -89,6 +89,16 @@ func (ms MentionScores) EvidenceOf(i int) []analysis.BrandEvidence {
 	return analysis.Evidence(ms.brands, ms.Facts[i])
 }
 
+// AllEvidence is EvidenceOf of every answer, from shared blocks.
+func (ms MentionScores) AllEvidence() [][]analysis.BrandEvidence {
+	var blocks analysis.Blocks
+	out := make([][]analysis.BrandEvidence, len(ms.Facts))
+	for i, f := range ms.Facts {
+		out[i] = analysis.EvidenceIn(&blocks, ms.brands, f)
+	}
+	return out
+}
+
 // ScoreMentions computes every mention-based score from the answers: a
 // pure function, so a report's numbers can be recomputed from its stored
 // answers at any time. engines fixes the providers listed (an engine
