@@ -128,41 +128,37 @@ func (b *Blocks) takeEvidence(n int) []BrandEvidence {
 	if b == nil {
 		return make([]BrandEvidence, n)
 	}
-	if len(b.evidence) < n {
-		b.evidence = make([]BrandEvidence, n*blockAnswers)
-	}
-	out := b.evidence[:n:n]
-	b.evidence = b.evidence[n:]
-	return out
+	return take(&b.evidence, n, n*blockAnswers)
 }
 
 func (b *Blocks) takeFacts(n int) []Fact {
-	if n == 0 {
+	switch {
+	case n == 0:
 		return nil
-	}
-	if b == nil {
+	case b == nil:
 		return make([]Fact, n)
 	}
-	if len(b.facts) < n {
-		b.facts = make([]Fact, max(n, 2*blockAnswers))
-	}
-	out := b.facts[:n:n]
-	b.facts = b.facts[n:]
-	return out
+	return take(&b.facts, n, max(n, 2*blockAnswers))
 }
 
 func (b *Blocks) takeMentions(n int) []Mention {
-	if n == 0 {
+	switch {
+	case n == 0:
 		return nil
-	}
-	if b == nil {
+	case b == nil:
 		return make([]Mention, n)
 	}
-	if len(b.mentions) < n {
-		b.mentions = make([]Mention, max(n, blockAnswers))
+	return take(&b.mentions, n, max(n, blockAnswers))
+}
+
+// take hands out the next n elements of *block, a new block of size
+// elements first when fewer are left.
+func take[T any](block *[]T, n, size int) []T {
+	if len(*block) < n {
+		*block = make([]T, size)
 	}
-	out := b.mentions[:n:n]
-	b.mentions = b.mentions[n:]
+	out := (*block)[:n:n]
+	*block = (*block)[n:]
 	return out
 }
 
