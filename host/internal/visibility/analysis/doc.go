@@ -1,16 +1,24 @@
 // Package analysis reads an answer engine's answer against the brands of a
 // report: pure functions of text and brands, with no store, queue or
-// plugin host. `brands.go` and `inputs.go` (competitor forms,
-// `CompetitorInput`, `BuildBrands`), `prose.go` (URLs, sources lists,
-// `AnswerSources`), `tokens.go` and `fold.go` (one tokenising pass, case
-// and diacritics folded), `mentions.go` (the `Matcher`: one trie of every
-// alias; ambiguity from `visibility/commonwords`), `analysis.go` (per
-// answer the facts of the brands it mentions, cites or leaves to the
-// judge, and from them every brand's evidence: mentioned, position,
-// cited, the occurrences a judge must decide), `infer.go` (a name-only competitor's domain from the
-// answers' sources; `InferDomainsScanned` keeps what it read of each
-// answer for `Matcher.AnalyzeScannedIn`, so a report reads each answer's
-// URLs once) and `sentiment.go` (sentiment bands and the negative cues
-// that overrule a judge; `CueIndex` finds every brand's cue needles in one
-// pass per answer, under the cue pass's own rule).
+// plugin host.
+//
+//   - `brands.go` and `inputs.go`: competitor forms, `CompetitorInput`,
+//     `BuildBrands`.
+//   - `prose.go`: sources lists, the prose without URLs, `AnswerSources`;
+//     `urls.go`: the URL and bare-domain scan.
+//   - `tokens.go` and `fold.go`: one tokenising pass, case and diacritics
+//     folded.
+//   - `mentions.go`: the `Matcher`, one trie of every alias; ambiguity from
+//     `visibility/commonwords`.
+//   - `analysis.go`: per answer the facts of the brands it mentions, cites
+//     or leaves to the judge, and from them every brand's evidence
+//     (mentioned, position, cited, the occurrences a judge must decide).
+//   - `infer.go`: a name-only competitor's domain from the answers' sources;
+//     `InferDomainsScanned` keeps what it read of each answer for
+//     `Matcher.AnalyzeScannedIn`, so a report reads each answer's URLs once.
+//   - `sentiment.go`: sentiment bands; `negative.go`: the negative cues that
+//     overrule a judge; `cuetext.go` and `cuefold.go`: an answer's sentences
+//     and the ones naming each brand, for the cue pass; `cueindex.go`:
+//     `CueIndex`, every brand's cue needles in one pass per answer, under the
+//     cue pass's own rule.
 package analysis

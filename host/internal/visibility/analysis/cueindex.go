@@ -1,0 +1,223 @@
+package analysis
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// CueIndex: every brand's ASCII cue needles found in one pass per answer.
+
+// CueIndex finds the ASCII aliases and domains of every brand of a report
+// (those of brands whose needles are all ASCII and not empty) in one pass
+// over an answer, instead of one search of the answer per needle of each
+// brand the answer names. Its rule is the cue pass's own (plain lower
+// case on word boundaries, URLs included), not the mention pass's (prose
+// without URLs, folded diacritics, names spelt in pieces), so it is not
+// driven by the mention pass's occurrences: neither rule's finds hold the
+// other's. Build it once per brand list; it is safe for concurrent use.
+type CueIndex struct {
+	brands []Brand
+	// folded says brand i is read from the index (asciiNeedles).
+	folded []bool
+	// first lists, per first byte (either case), the needles starting
+	// so; starts says the list is not empty.
+	first   [256][]int32
+	starts  [256]bool
+	needles []cueNeedle
+	// own is brand i's needles, needles[own[i][0]:own[i][1]], in the
+	// order aliasInFold tries them; wordFirst says each starts with a
+	// letter or digit (so no name can start where the last one ended).
+	own       [][2]int32
+	wordFirst []bool
+}
+
+type cueNeedle struct {
+	text  string // lower case
+	brand int32
+}
+
+// cueHit is a needle of brand found on word boundaries inside sentence
+// span of a CueText.
+type cueHit struct {
+	brand, span, start, needle int32
+}
+
+// NewCueIndex prepares the needles of brands.
+func NewCueIndex(brands []Brand) *CueIndex {
+	x := &CueIndex{brands: brands, folded: make([]bool, len(brands)), own: make([][2]int32, len(brands)), wordFirst: make([]bool, len(brands))}
+	for bi, b := range brands {
+		if !asciiNeedles(b) {
+			continue
+		}
+		x.folded[bi], x.wordFirst[bi] = true, true
+		x.own[bi][0] = int32(len(x.needles))
+		var mine []string
+		for _, list := range [2][]string{b.Aliases, b.Domains} {
+			for _, nd := range list {
+				l := strings.ToLower(nd)
+				if slices.Contains(mine, l) {
+					continue // the same needle in another case finds nothing new
+				}
+				mine = append(mine, l)
+				x.wordFirst[bi] = x.wordFirst[bi] && asciiWord[l[0]]
+				id := int32(len(x.needles))
+				x.first[l[0]] = append(x.first[l[0]], id)
+				x.starts[l[0]] = true
+				if u := l[0] - ('a' - 'A'); l[0] >= 'a' && l[0] <= 'z' {
+					x.first[u] = append(x.first[u], id)
+					x.starts[u] = true
+				}
+				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
+			}
+		}
+		x.own[bi][1] = int32(len(x.needles))
+	}
+	return x
+}
+
+// Text splits text for the cue pass, as NewCueText, and finds every
+// indexed needle in it (when its lower case keeps its offsets).
+func (x *CueIndex) Text(text string) *CueText {
+	c := new(CueText)
+	x.Reset(c, text)
+	return c
+}
+
+// Reset makes c what x.Text(text) gives, reusing c's buffers, so a pass
+// over many answers needs no CueText of its own per answer. The
+// BrandCues c gave before are no longer valid (their sentence lists
+// share c's buffer).
+func (x *CueIndex) Reset(c *CueText, text string) {
+	spans, hits := c.spans[:0], c.hits[:0]
+	*c = CueText{index: x}
+	c.split(text, spans)
+	if !c.sameLength {
+		return
+	}
+	if cap(hits) <= len(c.hitBuf) {
+		hits = c.hitBuf[:0]
+	}
+	c.hits = hits
+	k := 0
+	for i, next := 0, 0; i < len(text); i = next {
+		b := text[i]
+		if next = i + 1; b < utf8.RuneSelf && asciiWord[b] {
+			// A word: no needle starts inside it, so the pass steps
+			// over the rest of it.
+			for next < len(text) && text[next] < utf8.RuneSelf && asciiWord[text[next]] {
+				next++
+			}
+			if !x.starts[b] {
+				continue
+			}
+		} else if !x.starts[b] || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+			continue // no needle starts so, or not at a word boundary
+		}
+		ids := x.first[b]
+		for k < len(c.spans) && int(c.spans[k][1]) <= i {
+			k++
+		}
+		if k == len(c.spans) {
+			break
+		}
+		if int(c.spans[k][0]) > i {
+			continue
+		}
+		for _, id := range ids {
+			nd := x.needles[id]
+			end := i + len(nd.text)
+			if end <= int(c.spans[k][1]) && foldEqualASCII(text[i:end], nd.text) && wordBoundedFold(text, i, end) {
+				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k), start: int32(i), needle: id})
+			}
+		}
+	}
+}
+
+// BrandAt is Brand for brand i of the index the text was made with
+// (CueIndex.Text), from the needles found in the one pass.
+func (c *CueText) BrandAt(i int) BrandCue {
+	b := c.index.brands[i]
+	if !c.sameLength || !c.index.folded[i] {
+		return c.Brand(b)
+	}
+	k, last := 0, int32(-1)
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			k++
+			last = h.span
+		}
+	}
+	bc := BrandCue{name: b.Name}
+	if k == 0 {
+		return bc
+	}
+	bc.fold, bc.aliases, bc.domains = true, b.Aliases, b.Domains
+	if c.index.wordFirst[i] {
+		bc.hits, bc.brand = c, int32(i)
+	}
+	if u := int(c.used); k <= len(c.sents)-u {
+		bc.Sentences = c.sents[u : u : u+k] // capped: an append copies
+		c.used += int32(k)
+	} else {
+		bc.Sentences = make([]string, 0, k)
+	}
+	last = -1
+	for _, h := range c.hits {
+		if int(h.brand) == i && h.span != last {
+			last = h.span
+			sp := c.spans[h.span]
+			bc.Sentences = append(bc.Sentences, c.text[sp[0]:sp[1]])
+		}
+	}
+	return bc
+}
+
+// negativeHits is negativeCueFold over brand bi's sentences, its names
+// read from the hits instead of searched again: in each sentence, from
+// the start, the first of the brand's needles (in aliasInFold's order)
+// found at or after off, its first occurrence there, then off moves past
+// it. A hit is bounded in the text; it is in its sentence too, since a
+// sentence's edges are boundaries, and, from off, the same, since a
+// needle starting with a letter or digit cannot start at off (the last
+// name's end is bounded).
+func (c *CueText) negativeHits(bi int, name string) string {
+	x, hits := c.index, c.hits
+	lo, hi := x.own[bi][0], x.own[bi][1]
+	for j := 0; j < len(hits); {
+		if int(hits[j].brand) != bi {
+			j++
+			continue
+		}
+		k := hits[j].span
+		e := j
+		for e < len(hits) && hits[e].span == k {
+			e++
+		}
+		s0, s1 := c.spans[k][0], c.spans[k][1]
+		l := c.text[s0:s1]
+		off := s0
+		for {
+			best := -1
+			for n := lo; n < hi && best < 0; n++ {
+				for h := j; h < e; h++ {
+					if hits[h].needle == n && hits[h].start >= off {
+						best = h
+						break
+					}
+				}
+			}
+			if best < 0 {
+				break
+			}
+			start := hits[best].start
+			end := start + int32(len(x.needles[hits[best].needle].text))
+			if cue := phraseFoldAt(l, int(start-s0), int(end-s0), name); cue != "" {
+				return cue
+			}
+			off = end
+		}
+		j = e
+	}
+	return ""
+}
