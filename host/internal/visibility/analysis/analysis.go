@@ -53,9 +53,9 @@ type Fact struct {
 	Judged   []MentionVerdict
 }
 
-// Evidence is every brand of brands in one answer whose facts (in the
-// brands' order) are facts: the brands with no fact neither mentioned
-// nor cited.
+// Evidence writes out one answer's evidence of every brand of brands from
+// the answer's facts (in the brands' order): a brand with no fact is
+// neither mentioned nor cited.
 func Evidence(brands []Brand, facts []Fact) []BrandEvidence {
 	return evidenceInto(make([]BrandEvidence, len(brands)), brands, facts)
 }
@@ -221,14 +221,7 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	sc.facts = sc.facts[:0]
-	if cap(sc.slot) < len(m.brands) {
-		sc.slot = make([]int, len(m.brands))
-	}
-	sc.slot = sc.slot[:len(m.brands)]
-	for i := range sc.slot {
-		sc.slot[i] = -1
-	}
+	sc.facts, sc.slot = sc.facts[:0], resetInts(&sc.slot, len(m.brands), -1)
 	var prose string
 	if scanned != nil {
 		hits, cites := scanned.of(ai)
