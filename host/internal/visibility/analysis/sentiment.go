@@ -3,7 +3,6 @@ package analysis
 import (
 	"encoding/json"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Sentiment labels and their score bands (docs/METRICS.md).
@@ -67,31 +66,7 @@ func sentences(text string) []string {
 // sentenceSpans appends to spans the bounds of each sentence of text, as
 // sentences splits it, trimmed of spaces.
 func sentenceSpans(text string, spans [][2]int32) [][2]int32 {
-	emit := func(start, end int) {
-		for start < end {
-			r, size := rune(text[start]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRuneInString(text[start:end])
-			}
-			if !unicode.IsSpace(r) {
-				break
-			}
-			start += size
-		}
-		for start < end {
-			r, size := rune(text[end-1]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeLastRuneInString(text[start:end])
-			}
-			if !unicode.IsSpace(r) {
-				break
-			}
-			end -= size
-		}
-		if start < end {
-			spans = append(spans, [2]int32{int32(start), int32(end)})
-		}
-	}
+	emit := func(start, end int) { spans = appendSpan(text, spans, start, end) }
 	start := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
