@@ -44,7 +44,7 @@ type BrandEvidence struct {
 
 // Fact is what one answer says of one tracked brand it mentions, cites
 // or leaves to the judge: an answer's evidence without the brands it
-// says nothing of (Evidence writes out every brand).
+// says nothing of (EvidenceIn writes out every brand).
 type Fact struct {
 	Brand    int32 // the brand's index in the matcher's brands
 	Position int32 // 0 when not mentioned
@@ -53,14 +53,10 @@ type Fact struct {
 	Judged   []MentionVerdict
 }
 
-// Evidence writes out one answer's evidence of every brand of brands from
-// the answer's facts (in the brands' order): a brand with no fact is
-// neither mentioned nor cited.
-func Evidence(brands []Brand, facts []Fact) []BrandEvidence {
-	return evidenceInto(make([]BrandEvidence, len(brands)), brands, facts)
-}
-
-// EvidenceIn is Evidence taken from blocks, for many answers at once.
+// EvidenceIn writes out one answer's evidence of every brand of brands
+// from the answer's facts (in the brands' order), taken from blocks (nil:
+// allocated for the answer): a brand with no fact is neither mentioned
+// nor cited.
 func EvidenceIn(blocks *Blocks, brands []Brand, facts []Fact) []BrandEvidence {
 	return evidenceInto(blocks.takeEvidence(len(brands)), brands, facts)
 }
@@ -203,7 +199,7 @@ func (m *Matcher) AnalyzeScannedIn(blocks *Blocks, a Answer, scanned *Scanned, i
 }
 
 // AnalyzeFactsIn is AnalyzeScannedIn without Brands: a report's pass
-// keeps the facts and writes out every brand's evidence (Evidence) only
+// keeps the facts and writes out every brand's evidence (EvidenceIn) only
 // where it is stored or shown.
 func (m *Matcher) AnalyzeFactsIn(blocks *Blocks, a Answer, scanned *Scanned, i int) Analysis {
 	return m.analyze(blocks, a, scanned, i)

@@ -73,9 +73,10 @@ func TestLabelledCorpus(t *testing.T) {
 			idx = append(idx, i)
 		}
 		ms := scoring.ScoreMentions(brands, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
+		evidence := ms.AllEvidence()
 		for k, i := range idx {
 			want := c.Answers[i]
-			for _, be := range ms.EvidenceOf(k) {
+			for _, be := range evidence[k] {
 				wantPos := slices.Index(want.Mentions, be.Brand) + 1
 				switch {
 				case be.Mentioned && wantPos > 0:

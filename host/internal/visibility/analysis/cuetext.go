@@ -245,12 +245,7 @@ func (c *CueText) Brand(b Brand) BrandCue {
 			_, hit[i] = aliasIn(l, nd)
 		}
 	}
-	k := 0
-	for _, ok := range hit {
-		if ok {
-			k++
-		}
-	}
+	k := countTrue(hit)
 	bc := BrandCue{name: b.Name}
 	if k == 0 {
 		return bc // no sentence: Negative needs no needles
@@ -305,12 +300,7 @@ func (c *CueText) brandFolded(b Brand) BrandCue {
 			c.namedFold(nd, hit)
 		}
 	}
-	k := 0
-	for _, ok := range hit {
-		if ok {
-			k++
-		}
-	}
+	k := countTrue(hit)
 	bc := BrandCue{name: b.Name}
 	if k == 0 {
 		return bc
@@ -399,4 +389,15 @@ func (c *CueText) namedFold(nd string, hit []bool) {
 			hit[k] = true
 		}
 	}
+}
+
+// countTrue is how many of hit are true: the sentences naming a brand.
+func countTrue(hit []bool) int {
+	k := 0
+	for _, ok := range hit {
+		if ok {
+			k++
+		}
+	}
+	return k
 }

@@ -38,19 +38,20 @@ func TestNameOnlyCompetitorsGetAnInferredDomain(t *testing.T) {
 
 	ms := scoring.ScoreMentions(brands, []string{"gpt"}, answers)
 	cited := map[string]bool{}
-	for _, be := range ms.EvidenceOf(0) {
+	evidence := ms.AllEvidence()
+	for _, be := range evidence[0] {
 		cited[be.Brand] = be.Cited
 	}
 	if !cited["bose"] || !cited["sony"] {
 		t.Errorf("the name-only competitors' citations do not count: %v", cited)
 	}
-	for _, be := range ms.EvidenceOf(1) {
+	for _, be := range evidence[1] {
 		if be.Brand == "apple" && be.Cited {
 			t.Error("apple.com counted for the Apple whose domain the user gave as apple.co.uk")
 		}
 	}
 	// jabra.com, written in prose, is a mention of Jabra and no citation.
-	for _, be := range ms.EvidenceOf(3) {
+	for _, be := range evidence[3] {
 		if be.Brand == "jabra" && (!be.Mentioned || be.Cited) {
 			t.Errorf("jabra in %q: mentioned %v cited %v", answers[3].Text, be.Mentioned, be.Cited)
 		}

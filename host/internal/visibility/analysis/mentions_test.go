@@ -123,8 +123,9 @@ func TestEveryBrandIsCitedOrNotInEveryAnswer(t *testing.T) {
 		t.Errorf("mentions %q cited %q, want none and \"notion plausible\"", got, cited)
 	}
 	ms := scoring.ScoreMentions(bs, []string{"e"}, []analysis.Answer{{Engine: "e", Text: a.Text, Citations: a.Citations}})
-	if fmt.Sprint(ms.Cited) != "[[notion plausible]]" || len(ms.EvidenceOf(0)) != 4 || !ms.EvidenceOf(0)[1].Cited || ms.EvidenceOf(0)[1].Mentioned {
-		t.Errorf("cited = %v, evidence = %+v", ms.Cited, ms.EvidenceOf(0))
+	evidence := ms.AllEvidence()
+	if fmt.Sprint(ms.Cited) != "[[notion plausible]]" || len(evidence[0]) != 4 || !evidence[0][1].Cited || evidence[0][1].Mentioned {
+		t.Errorf("cited = %v, evidence = %+v", ms.Cited, evidence[0])
 	}
 }
 

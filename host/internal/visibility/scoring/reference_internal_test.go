@@ -166,8 +166,8 @@ func TestScoreMentionsGivesWhatTheReferenceGives(t *testing.T) {
 			want, evidence := refScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
 			all := got.AllEvidence()
 			for i := range answers {
-				if g := got.EvidenceOf(i); !reflect.DeepEqual(g, evidence[i]) || !reflect.DeepEqual(all[i], evidence[i]) {
-					t.Fatalf("answer %d's evidence differs from the reference:\n%+v\n%+v\nwant\n%+v", i, g, all[i], evidence[i])
+				if !reflect.DeepEqual(all[i], evidence[i]) {
+					t.Fatalf("answer %d's evidence differs from the reference:\n%+v\nwant\n%+v", i, all[i], evidence[i])
 				}
 			}
 			got.Facts, got.brands = nil, nil

@@ -73,7 +73,7 @@ type MentionScores struct {
 	// Cited lists per answer the slugs of the brands it cites.
 	Cited [][]string
 	// Facts are per answer the tracked brands it mentions, cites or
-	// leaves to the judge; EvidenceOf writes out every brand.
+	// leaves to the judge; AllEvidence writes out every brand.
 	Facts [][]analysis.Fact
 	// brands are the brands the facts index (their domains inferred).
 	brands []analysis.Brand
@@ -83,13 +83,8 @@ type MentionScores struct {
 	Judging analysis.MentionJudging
 }
 
-// EvidenceOf is answer i's evidence: every tracked brand, mentioned,
-// position, cited, the judge's verdicts.
-func (ms MentionScores) EvidenceOf(i int) []analysis.BrandEvidence {
-	return analysis.Evidence(ms.brands, ms.Facts[i])
-}
-
-// AllEvidence is EvidenceOf of every answer, from shared blocks.
+// AllEvidence is every answer's evidence, from shared blocks: every
+// tracked brand, mentioned, position, cited, the judge's verdicts.
 func (ms MentionScores) AllEvidence() [][]analysis.BrandEvidence {
 	var blocks analysis.Blocks
 	out := make([][]analysis.BrandEvidence, len(ms.Facts))
