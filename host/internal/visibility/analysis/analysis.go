@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -96,7 +95,6 @@ type Analysis struct {
 	Mentions []Mention
 	// Pending are the occurrences waiting for the judge.
 	Pending []JudgeRequest
-	index   map[string]int // slug → brand
 }
 
 // Mentions returns the brands a mentions, ordered by position.
@@ -211,7 +209,7 @@ func (m *Matcher) withEvidence(blocks *Blocks, an Analysis) Analysis {
 }
 
 func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) Analysis {
-	out := Analysis{index: m.index}
+	out := Analysis{}
 	if a.Missing() {
 		return out
 	}
@@ -275,8 +273,13 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 		}
 	}
 	sc.order = order
-	// No two brands share a first token, so the order is the positions'.
-	slices.SortFunc(order, func(x, y int) int { return first[x] - first[y] })
+	// No two brands share a first token, so the order is the positions';
+	// the brands an answer names are few: an insertion sort.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && first[order[j]] < first[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
 	out.Mentions = blocks.takeMentions(len(order))
 	for rank, b := range order {
 		f := sc.fact(b)
@@ -426,6 +429,3 @@ func Weight(pos int) float64 {
 		return 0.25
 	}
 }
-
-// BrandIndex is the index in the matcher's brands of the brand slug.
-func (a Analysis) BrandIndex(slug string) int { return a.index[slug] }

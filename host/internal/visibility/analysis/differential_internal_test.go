@@ -191,10 +191,23 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 			if got := m.AnalyzeScannedIn(nil, a, scanned, ai); !reflect.DeepEqual(got.Brands, want.Brands) || !reflect.DeepEqual(got.Mentions, want.Mentions) || !reflect.DeepEqual(got.Pending, want.Pending) {
 				t.Fatalf("%s: answer %q, scanned\ngot  %+v\n     %+v\n     %+v\nwant %+v\n     %+v\n     %+v", s.name, a.Text, got.Brands, got.Mentions, got.Pending, want.Brands, want.Mentions, want.Pending)
 			}
-			for _, mt := range got.Mentions {
-				if got.BrandIndex(mt.Brand) != want.BrandIndex(mt.Brand) {
-					t.Fatalf("%s: brand index of %s differs", s.name, mt.Brand)
+			// A report sums the mentions from the facts: each mention's
+			// brand has a fact holding its position, and no other fact
+			// has one.
+			positioned := 0
+			for _, f := range got.Facts {
+				if f.Position > 0 {
+					positioned++
 				}
+			}
+			for _, mt := range got.Mentions {
+				bi := BrandIndex(m.brands, mt.Brand)
+				if !slices.ContainsFunc(got.Facts, func(f Fact) bool { return int(f.Brand) == bi && int(f.Position) == mt.Position }) {
+					t.Fatalf("%s: answer %q: mention %+v has no fact with its position: %+v", s.name, a.Text, mt, got.Facts)
+				}
+			}
+			if positioned != len(got.Mentions) {
+				t.Fatalf("%s: answer %q: %d facts with a position, %d mentions", s.name, a.Text, positioned, len(got.Mentions))
 			}
 			prose, sources := readProse(a.Text)
 			wantProse, wantSources := refReadProse(a.Text)

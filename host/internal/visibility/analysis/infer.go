@@ -68,7 +68,10 @@ func inferDomains(brands []Brand, answers []Answer, keep bool) ([]Brand, *Scanne
 	}
 	var scanned *Scanned
 	if keep {
-		scanned = &Scanned{hitsAt: make([]int32, 1, len(answers)+1), citeAt: make([]int32, 1, len(answers)+1)}
+		// About one URL or domain and one citation an answer: room for
+		// that, so the lists do not grow by copying.
+		scanned = &Scanned{hitsAt: make([]int32, 1, len(answers)+1), citeAt: make([]int32, 1, len(answers)+1),
+			hits: make([]urlHit, 0, len(answers)), cites: make([]string, 0, len(answers))}
 	}
 	owned := map[string]bool{}
 	for _, b := range brands {

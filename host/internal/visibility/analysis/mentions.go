@@ -27,7 +27,6 @@ const maxJudged = 3
 type Matcher struct {
 	brands  []Brand
 	domains [][]string // registrable, per brand
-	index   map[string]int
 	aliases []alias
 	next    map[uint64]int32 // node<<32 | rune → child
 	// ascii holds the ASCII steps of the trie as a table, one row per
@@ -54,9 +53,7 @@ type alias struct {
 func NewMatcher(brands []Brand) *Matcher {
 	m := &Matcher{brands: brands, next: map[uint64]int32{}, term: [][]int32{nil}, nodes: 1}
 	m.domains = make([][]string, len(brands))
-	m.index = make(map[string]int, len(brands))
 	for i, b := range brands {
-		m.index[b.Slug] = i
 		for _, d := range b.Domains {
 			m.domains[i] = append(m.domains[i], registrable(d))
 		}

@@ -19,7 +19,6 @@ import (
 type refMatcher struct {
 	brands  []Brand
 	domains [][]string // refRegistrable, per brand
-	index   map[string]int
 	aliases []refAlias
 	next    map[uint64]int32 // node<<32 | rune → child
 	// root is the root's children by ASCII rune (0: none), the first
@@ -41,9 +40,7 @@ type refAlias struct {
 func newRefMatcher(brands []Brand) *refMatcher {
 	m := &refMatcher{brands: brands, next: map[uint64]int32{}, term: map[int32][]int32{}, nodes: 1}
 	m.domains = make([][]string, len(brands))
-	m.index = make(map[string]int, len(brands))
 	for i, b := range brands {
-		m.index[b.Slug] = i
 		for _, d := range b.Domains {
 			m.domains[i] = append(m.domains[i], refRegistrable(d))
 		}
@@ -276,7 +273,7 @@ func (m *refMatcher) accept(t *refTokens, a refAlias, first, last int) (judge, o
 // stored judge verdicts) and their positions, and the brands its sources
 // cite, by refRegistrable domain.
 func (m *refMatcher) Analyze(a Answer) Analysis {
-	out := Analysis{Brands: make([]BrandEvidence, len(m.brands)), index: m.index}
+	out := Analysis{Brands: make([]BrandEvidence, len(m.brands))}
 	for i, b := range m.brands {
 		out.Brands[i] = BrandEvidence{Brand: b.Slug, Name: b.Name, Self: b.Self}
 	}

@@ -72,7 +72,7 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 			out.Judging.Unjudged += be.Unjudged
 		}
 		for _, mt := range ms {
-			bi := an.BrandIndex(mt.Brand)
+			bi := analysis.BrandIndex(brands, mt.Brand)
 			per[bi].weight += mt.Weight
 			per[bi].mentions++
 			per[bi].pos += mt.Position

@@ -148,9 +148,10 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		e.status.Answered++
 		e.n++
 		answered++
-		ms := an.Mentions
-		out.Mentions[i] = ms
+		out.Mentions[i] = an.Mentions
 		cited := 0
+		// A mentioned brand's fact holds its position: the mentions are
+		// summed from the facts, without looking each brand up by slug.
 		for _, f := range an.Facts {
 			for _, v := range f.Judged {
 				out.Judging.Asked++
@@ -162,14 +163,14 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			if f.Cited {
 				cited++
 			}
-		}
-		for _, mt := range ms {
-			bi := an.BrandIndex(mt.Brand)
-			per[bi].weight += mt.Weight
-			per[bi].mentions++
-			per[bi].pos += mt.Position
-			if mt.Self {
-				e.weight += mt.Weight
+			if f.Position > 0 {
+				w := analysis.Weight(int(f.Position))
+				per[f.Brand].weight += w
+				per[f.Brand].mentions++
+				per[f.Brand].pos += int(f.Position)
+				if brands[f.Brand].Self {
+					e.weight += w
+				}
 			}
 		}
 		if cited == 0 {
