@@ -30,7 +30,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	q.fetchStop = fetchStop
 	q.workCtx, q.workCancel = context.WithCancel(context.Background())
 	bgCtx, bgCancel := context.WithCancel(context.Background())
-	q.bgCancel = bgCancel
+	q.bgCtx, q.bgCancel = bgCtx, bgCancel
 	q.finishStop = make(chan struct{})
 
 	for _, name := range QueueNames {
@@ -226,6 +226,7 @@ func (q *Queue) fetch(ctx context.Context, l *lane) time.Duration {
 		for _, j := range claimed {
 			q.start(l, j)
 		}
+		q.churned(len(claimed))
 		l.backlog.Store(len(claimed) == n)
 		if len(claimed) == n {
 			l.more.Store(true)
@@ -413,4 +414,30 @@ func (q *Queue) outcome(a *attempt, result any, err error) jobstore.JobOutcome {
 		o.RunAt = q.store.Now() + delay.Milliseconds()
 	}
 	return o
+}
+
+// churned counts n jobs just claimed towards the next vacuum of the jobs
+// table, and starts it in the background when it is due (vacuumEvery,
+// vacuumGap); a claim never waits for it.
+func (q *Queue) churned(n int) {
+	if n == 0 || q.claimedSinceVacuum.Add(int64(n)) < vacuumEvery || !q.vacuuming.CompareAndSwap(false, true) {
+		return
+	}
+	if time.Since(q.lastVacuum) < vacuumGap {
+		q.vacuuming.Store(false)
+		return
+	}
+	q.lastVacuum = time.Now()
+	q.claimedSinceVacuum.Store(0)
+	q.background.Add(1)
+	go func() {
+		defer q.background.Done()
+		defer q.vacuuming.Store(false)
+		ctx, cancel := context.WithTimeout(q.bgCtx, time.Minute)
+		defer cancel()
+		if err := q.store.Vacuum(ctx, "jobs"); err != nil && q.bgCtx.Err() == nil {
+			q.log.Warn("vacuum of the jobs table failed; claims slow down until autovacuum runs", "error", err)
+			q.metrics.errors.WithLabelValues("vacuum").Inc()
+		}
+	}()
 }

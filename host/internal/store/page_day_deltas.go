@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 )
 
@@ -94,27 +93,13 @@ func (s *Store) FoldPageDays(ctx context.Context, limit int) (int64, error) {
 	return total, nil
 }
 
-// vacuumPageDays reclaims, on PostgreSQL, the row versions a fold left
-// dead: every delta it took, and the page_days versions its upserts
-// replaced. The view reads the deltas through their key's index, and an
-// index entry of a deleted delta stays until a vacuum, so without one
-// each view would walk every delta ever folded; autovacuum may be late or
-// off (it is on the test machine), so the fold does not rely on it.
-// SKIP_LOCKED: a vacuum another folder runs is enough. CockroachDB (no
-// VACUUM; its MVCC garbage collection is by age) and SQLite (deleted rows'
-// pages are reused at once) skip it.
+// vacuumPageDays reclaims the row versions a fold left dead: every delta
+// it took, and the page_days versions its upserts replaced. The view
+// reads the deltas through their key's index, and an index entry of a
+// deleted delta stays until a vacuum, so without one each view would walk
+// every delta ever folded (see Vacuum).
 func (s *Store) vacuumPageDays(ctx context.Context) error {
-	if s.Dialect != Postgres {
-		return nil
-	}
-	var v string
-	if err := s.queryRow(ctx, `SELECT version()`).Scan(&v); err != nil {
-		return fmt.Errorf("vacuum page_days: %w", err)
-	}
-	if strings.Contains(v, "CockroachDB") {
-		return nil
-	}
-	if _, err := s.exec(ctx, `VACUUM (SKIP_LOCKED) page_day_deltas, page_days`); err != nil {
+	if err := s.Vacuum(ctx, "page_day_deltas", "page_days"); err != nil {
 		return fmt.Errorf("vacuum page_days: %w", err)
 	}
 	return nil

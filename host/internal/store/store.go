@@ -62,6 +62,9 @@ type Store struct {
 	now     func() time.Time
 	// onEvents is called after a commit that wrote events (events.go).
 	onEvents atomic.Pointer[func()]
+	// vacuums is 1 when Vacuum runs VACUUM (PostgreSQL), 2 when it does
+	// nothing (CockroachDB); 0 until first asked (vacuum.go).
+	vacuums atomic.Int32
 }
 
 // Open opens the store: databaseURL selects PostgreSQL/CockroachDB, empty
