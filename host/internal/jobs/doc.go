@@ -114,8 +114,9 @@
 // (`backlogWait`); while enqueues stream in (a wake-up during a claim that
 // was not full), the next claim starts at least 5 ms after the previous one
 // began (`fetchCooldown`); a lone enqueue is claimed at once. A claim leaves
-// its jobs' entries in the ready indexes dead until a vacuum, and every
-// later claim walks them, so on PostgreSQL each host vacuums the jobs table
-// after every 1,000 jobs it claims, at most once a second, in the
-// background (`churned`, `store.Vacuum`; autovacuum may be late or off).
+// its jobs' entries in the ready indexes dead until a vacuum, and a claim
+// planned from stale statistics walks them all, so on PostgreSQL each host
+// vacuums the jobs table after every 1,000 jobs it claims, at most once a
+// second, in the background (`churned`, `store.Vacuum`; autovacuum may be
+// late or off).
 package jobs

@@ -69,11 +69,13 @@ const (
 // vacuumEvery and vacuumGap pace this host's vacuums of the jobs table
 // (store.Vacuum): one after every vacuumEvery jobs it claims, at most one
 // per vacuumGap. A claim leaves its jobs' entries in the ready indexes
-// dead, and every later claim walks them until a vacuum: with autovacuum
-// off, a steady 500 jobs/s made the claim statement's median grow from
-// 2.0 ms over the first 2,000 jobs to 7.7 ms over the last 2,000 of
-// 10,000, and 1.05 ms with a vacuum every second (docs/BENCHMARKS.md,
-// job queue).
+// dead, and a claim planned from a stale picture of the table (its size
+// as the last VACUUM or ANALYZE saw it) walks every one of them: with
+// autovacuum off, a steady 500 jobs/s made the claim statement's median
+// grow from 2.0 ms over the first 2,000 jobs to 7.7 ms over the last 2,000
+// of 10,000, and kept it at 1.05 ms with a vacuum every second, which
+// both removes the entries and refreshes the table's size
+// (docs/BENCHMARKS.md, job queue).
 const (
 	vacuumEvery = 1000
 	vacuumGap   = time.Second
