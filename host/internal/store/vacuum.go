@@ -13,7 +13,10 @@ import (
 // index walks it until then. Autovacuum may be late (by default it waits
 // for a fifth of a table to be dead) or off (it is on the test machine),
 // so what churns a table does not rely on it. SKIP_LOCKED: a vacuum that
-// another host runs on the same table is enough. CockroachDB (no VACUUM;
+// another host runs on the same table is enough. TRUNCATE false: giving
+// the empty pages at a table's end back to the system takes the table's
+// exclusive lock, which every reader and writer of a hot table would
+// queue behind; new rows reuse those pages anyway. CockroachDB (no VACUUM;
 // its MVCC garbage collection is by age) and SQLite (a deleted row's
 // index entries go with it) do nothing.
 func (s *Store) Vacuum(ctx context.Context, tables ...string) error {
@@ -34,7 +37,7 @@ func (s *Store) Vacuum(ctx context.Context, tables ...string) error {
 	case 2:
 		return nil
 	}
-	if _, err := s.exec(ctx, `VACUUM (SKIP_LOCKED) `+strings.Join(tables, ", ")); err != nil {
+	if _, err := s.exec(ctx, `VACUUM (SKIP_LOCKED, TRUNCATE false) `+strings.Join(tables, ", ")); err != nil {
 		return fmt.Errorf("vacuum %s: %w", strings.Join(tables, ", "), err)
 	}
 	return nil
