@@ -26,7 +26,7 @@
 // `Check` runs the same validation for the agent's schedule tool, so there
 // is one set of messages; `retry.go`; `image_host.go`: images re-hosted in
 // the blob store through the guarded client; `image_sweep.go`: the
-// `ImageSweeper`), and the `Publisher` (`publisher.go`,
+// `ImageSweeper`), and the `Publisher` (`publisher.go`, `reconcile.go`,
 // `publish_credentials.go`), built by `NewPublisher(PublisherDeps,
 // PublisherOptions)` with its own store, queue, destinations, blobs,
 // `Credentials` and logger; its publish job is a row of `host/jobs.go`
