@@ -33,6 +33,11 @@ type VisibilityReport struct {
 	// Samples is how many times each prompt is asked on each engine, fixed
 	// when the report is queued (0 is stored as 1).
 	Samples int
+	// AnswerPages is set on reports whose prompt answers are saved with
+	// their source pages (VisibilityAnswer.Pages): every report created
+	// since migration 62. The pages view reads those pages instead of the
+	// answers' text; older reports' answers are read as before.
+	AnswerPages bool
 }
 
 // States of a visibility report.
@@ -44,12 +49,12 @@ const (
 )
 
 const reportColumns = `id, workspace_id, job_id, one_off, refresh, state, website_url, input, engines, brands, site, result, error,
-	credits_month, credits_reserved, credits_settled, created_at, completed_at, tracker_id, samples`
+	credits_month, credits_reserved, credits_settled, created_at, completed_at, tracker_id, samples, answer_pages`
 
 func scanReport(r interface{ Scan(...any) error }) (VisibilityReport, error) {
 	var v VisibilityReport
 	err := r.Scan(&v.ID, &v.WorkspaceID, &v.JobID, &v.OneOff, &v.Refresh, &v.State, &v.WebsiteURL, &v.Input, &v.Engines,
-		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt, &v.TrackerID, &v.Samples)
+		&v.Brands, &v.Site, &v.Result, &v.Error, &v.CreditsMonth, &v.CreditsReserved, &v.CreditsSettled, &v.CreatedAt, &v.CompletedAt, &v.TrackerID, &v.Samples, &v.AnswerPages)
 	return v, err
 }
 
@@ -68,13 +73,16 @@ func (s *Store) CreateVisibilityReport(ctx context.Context, q Querier, r *Visibi
 	if r.Samples < 1 {
 		r.Samples = 1
 	}
+	// Every report created from migration 62 on has its prompt answers
+	// saved with their pages (the visibility job's save).
+	r.AnswerPages = true
 	if q == nil {
 		q = s.b
 	}
 	_, err := q.Exec(ctx, `INSERT INTO visibility_reports (`+reportColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 		r.ID, r.WorkspaceID, r.JobID, r.OneOff, r.Refresh, r.State, r.WebsiteURL, r.Input, r.Engines, r.Brands, r.Site, r.Result, r.Error,
-		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt, r.TrackerID, r.Samples)
+		r.CreditsMonth, r.CreditsReserved, r.CreditsSettled, r.CreatedAt, r.CompletedAt, r.TrackerID, r.Samples, r.AnswerPages)
 	if err != nil {
 		return fmt.Errorf("create visibility report: %w", err)
 	}
@@ -243,6 +251,18 @@ type VisibilityAnswer struct {
 	// Discovered is the brands and products the judge says the answer
 	// names (JSON [{name, domain}]); nil when not judged.
 	Discovered *string
+	// Pages, when not nil, replaces the answer's source pages
+	// (visibility_answer_pages) in the same transaction as the answer;
+	// nil leaves them as they are. Only written, never read back here
+	// (VisibilityAnswerPages reads them by site).
+	Pages []AnswerPage
+}
+
+// AnswerPage is one page an answer's sources cite: Domain is the
+// registrable domain of Host (the key the pages view reads by), Host the
+// URL's host in lower case and Path its escaped path ("/" when empty).
+type AnswerPage struct {
+	Domain, Host, Path string
 }
 
 // AnswerNoAnswer is the Outcome of an answer the engine did not give for
@@ -271,14 +291,28 @@ func (s *Store) SaveVisibilityAnswer(ctx context.Context, a *VisibilityAnswer) e
 	if a.Citations == "" {
 		a.Citations = "[]"
 	}
-	_, err := s.exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
+	save := func(q Querier) error {
+		_, err := q.Exec(ctx, `INSERT INTO visibility_answers (`+answerColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
 		ON CONFLICT (report_id, kind, engine, item) DO UPDATE SET question = excluded.question, text = excluded.text,
 		model = excluded.model, citations = excluded.citations, error = excluded.error, cached = excluded.cached,
 		asked_at = excluded.asked_at, verdict = excluded.verdict, fact = excluded.fact, judgement = excluded.judgement,
 		created_at = excluded.created_at, sentiment = excluded.sentiment, outcome = excluded.outcome, discovered = excluded.discovered`,
-		a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
-		a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment, a.Outcome, a.Discovered)
+			a.ReportID, a.WorkspaceID, a.Kind, a.Engine, a.Item, a.Question, a.Text, a.Model, a.Citations, a.Error,
+			a.Cached, a.AskedAt, a.Verdict, a.Fact, a.Judgement, a.CreatedAt, a.Sentiment, a.Outcome, a.Discovered)
+		return err
+	}
+	var err error
+	if a.Pages == nil {
+		err = save(s.b)
+	} else {
+		err = s.Tx(ctx, func(q Querier) error {
+			if err := save(q); err != nil {
+				return err
+			}
+			return saveAnswerPages(ctx, q, s.Dialect, a)
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("save visibility answer: %w", err)
 	}

@@ -278,6 +278,7 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		// The brands a text names do not depend on who tracks what: the
 		// judge's list comes along (sentiment, which does, is judged again).
 		a.Discovered = c.Discovered
+		withPages(&a)
 		return a, s.save(ctx, &a)
 	}
 	actx, cancel := context.WithTimeout(ctx, answerTimeout)
@@ -315,6 +316,7 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		b, _ := json.Marshal(cites)
 		a.Citations = string(b)
 	}
+	withPages(&a)
 	return a, s.save(ctx, &a)
 }
 
