@@ -279,7 +279,8 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		// judge's list comes along (sentiment, which does, is judged again).
 		a.Discovered = c.Discovered
 		withPages(&a)
-		return a, s.save(ctx, &a)
+		err := s.save(ctx, &a)
+		return a, err
 	}
 	actx, cancel := context.WithTimeout(ctx, answerTimeout)
 	res, err := s.models.GenerateText(actx, t.engine, sdk.TextRequest{Model: t.engine, Prompt: t.question})
@@ -317,7 +318,8 @@ func (s *Service) ask(ctx context.Context, r store.VisibilityReport, t task) (st
 		a.Citations = string(b)
 	}
 	withPages(&a)
-	return a, s.save(ctx, &a)
+	err = s.save(ctx, &a)
+	return a, err
 }
 
 func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
@@ -326,6 +328,9 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 		s.log.Error("store answer", "report", a.ReportID, "error", err)
 		return err
 	}
+	// Its pages are written: a later save of the same answer (its
+	// sentiment, its judged brands) leaves them as they are.
+	a.Pages = nil
 	return nil
 }
 
