@@ -126,8 +126,9 @@ func onDomain(host, domain string) bool {
 	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
-// answerPages is the pages an answer's sources cite, each host and path
-// once (nil for a failed answer), as saved with a prompt answer.
+// answerPages is the pages an answer's sources cite, in their order (nil
+// for a failed answer), as saved with a prompt answer; a page cited twice
+// is listed twice (the store saves it once, the old read keeps it once).
 func answerPages(sa store.VisibilityAnswer) []store.AnswerPage {
 	if sa.Error != nil {
 		return nil
@@ -137,7 +138,7 @@ func answerPages(sa store.VisibilityAnswer) []store.AnswerPage {
 	var out []store.AnswerPage
 	for _, src := range analysis.AnswerSources(a) {
 		host, path, ok := hostPath(src.URL)
-		if !ok || slices.ContainsFunc(out, func(p store.AnswerPage) bool { return p.Host == host && p.Path == path }) {
+		if !ok {
 			continue
 		}
 		out = append(out, store.AnswerPage{Domain: site.RegistrableDomain(host), Host: host, Path: path})

@@ -26,14 +26,17 @@ func (c citingEngines) GenerateText(ctx context.Context, model string, req sdk.T
 	}
 	res.Text += " See https://example.com/guide?utm_source=chatgpt.com and https://www.example.com/guide, " +
 		"https://blog.example.com/post, https://notexample.com/a and https://example.com.evil.test/b."
-	res.Citations = append(res.Citations, sdk.Citation{URL: "https://example.com/pricing"}, sdk.Citation{URL: "https://docs.example.com/api#auth"})
+	// blog.example.com/post both in the text and in the citations: one page.
+	res.Citations = append(res.Citations, sdk.Citation{URL: "https://example.com/pricing"}, sdk.Citation{URL: "https://docs.example.com/api#auth"},
+		sdk.Citation{URL: "https://blog.example.com/post"})
 	return res, nil
 }
 
 // The pages view's citations come from the pages saved with each prompt
 // answer (one read by the site's registrable domain) and, for a report
 // saved before answers kept their pages, from its answers' text as before:
-// both give the same entries, in the same order; a subdomain site keeps
+// both give the same entries in report order, and the same pages view; a
+// subdomain site keeps
 // its own pages only, probes and other workspaces' answers never count,
 // and a cached answer (the second report) keeps its pages too.
 func TestPageCitationsFromSavedPagesMatchTheAnswers(t *testing.T) {

@@ -18,7 +18,7 @@ CREATE TABLE visibility_answer_pages (
     item         TEXT NOT NULL,
     PRIMARY KEY (report_id, engine, item, host, path)
 );
--- report_id last: a join from the workspace's reports reads each report's
+-- report_id last: a read by the window's report ids takes each report's
 -- pages of the domain as one range, statistics or not.
 CREATE INDEX visibility_answer_pages_by_domain ON visibility_answer_pages (workspace_id, domain, report_id);
 ALTER TABLE visibility_reports ADD COLUMN answer_pages BOOLEAN NOT NULL DEFAULT FALSE;
