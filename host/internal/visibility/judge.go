@@ -183,8 +183,8 @@ func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, s
 	defer release()
 	var wg sync.WaitGroup
 	for i, pending := range ms.Pending {
-		verdicts[i] = make([]verdict, len(pending))
-		for j, req := range pending {
+		verdicts[i] = make([]verdict, len(pending.Requests))
+		for j, req := range pending.Requests {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -200,7 +200,8 @@ func (s *Service) judgeMentions(ctx context.Context, r store.VisibilityReport, s
 		}
 	}
 	wg.Wait()
-	for i, vs := range verdicts {
+	for p, vs := range verdicts {
+		i := ms.Pending[p].Answer
 		added := false
 		for _, v := range vs {
 			if v.ok {

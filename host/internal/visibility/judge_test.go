@@ -78,6 +78,39 @@ func TestTheJudgeDecidesSentenceInitialNamesAndItsVerdictIsStored(t *testing.T) 
 	})
 }
 
+// The judge's verdicts go to the answers they were asked of, when answers
+// with nothing to judge come between them.
+func TestTheJudgesVerdictsGoToTheAnswersTheyDecide(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, s *store.Store) {
+		b := setup(t, s, options{engines: []string{"gpt", "claude"}})
+		b.report(t, b.business, `{"websiteurl":"https://example.com","competitors":["Monday (monday.com)"],"prompts":["best widget supplier","best work management tool"]}`)
+		r := b.srv.Do(t, "GET", "/v1/ai/generate/seo-site-report?evidence=true", b.business, "").Want(t, http.StatusOK).Body
+		for _, a := range r["answers"].([]any) {
+			am := a.(map[string]any)
+			for _, be := range am["brands"].([]any) {
+				bm := be.(map[string]any)
+				if bm["brand"] != "monday" {
+					continue
+				}
+				judged, _ := json.Marshal(bm["judged"])
+				text, _ := am["text"].(string)
+				// Only an answer that opens a sentence with Monday has a
+				// verdict, and it is on that sentence.
+				if has := bm["judged"] != nil; has != strings.HasPrefix(text, "Monday") || has && !strings.Contains(string(judged), strings.Split(text, ".")[0]) {
+					t.Errorf("%s's answer %q: monday judged %s", am["engine"], text, judged)
+				}
+				if want := strings.HasPrefix(text, "Monday is where"); bm["mentioned"] != want {
+					t.Errorf("%s's answer %q: monday mentioned %v, want %v", am["engine"], text, bm["mentioned"], want)
+				}
+			}
+		}
+		if mj, _ := json.Marshal(get(t, r, "report.geo.mentionJudging")); string(mj) != `{"asked":2,"counted":1,"note":"","unjudged":0}` {
+			t.Errorf("mentionJudging = %s", mj)
+		}
+	})
+}
+
 func TestWithoutAJudgeTheOccurrenceDoesNotCountAndTheReportSaysSo(t *testing.T) {
 	t.Parallel()
 	b := setup(t, storetest.SQLite(t), options{engines: []string{"gpt", "claude"}, judge: "broken"})

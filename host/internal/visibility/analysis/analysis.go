@@ -114,6 +114,7 @@ type Blocks struct {
 	evidence []BrandEvidence
 	mentions []Mention
 	facts    []Fact
+	verdicts []MentionVerdict
 }
 
 const blockAnswers = 256
@@ -133,6 +134,14 @@ func (b *Blocks) takeFacts(n int) []Fact {
 		return make([]Fact, n)
 	}
 	return take(&b.facts, n, max(n, 2*blockAnswers))
+}
+
+// takeVerdict is room for a fact's first verdict (more are appended).
+func (b *Blocks) takeVerdict() []MentionVerdict {
+	if b == nil {
+		return make([]MentionVerdict, 0, 1)
+	}
+	return take(&b.verdicts, 1, blockAnswers)[:0]
 }
 
 func (b *Blocks) takeMentions(n int) []Mention {
@@ -254,6 +263,9 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 		sentence := t.sentenceOf(o.tok)
 		if v, ok := verdict(a.Verdicts, m.brands[b].Slug, sentence); ok {
 			f := sc.fact(b)
+			if f.Judged == nil {
+				f.Judged = blocks.takeVerdict()
+			}
 			f.Judged = append(f.Judged, v)
 			if v.Names {
 				first[b] = o.tok

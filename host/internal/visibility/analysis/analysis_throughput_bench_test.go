@@ -31,6 +31,12 @@ type throughputSet struct {
 // brand set, each answer list repeated until the whole corpus is about
 // throughputTarget bytes of answer text.
 func loadThroughputCorpus(tb testing.TB) ([]throughputSet, int) {
+	return loadThroughputCorpusTo(tb, throughputTarget)
+}
+
+// loadThroughputCorpusTo is loadThroughputCorpus repeated to about target
+// bytes.
+func loadThroughputCorpusTo(tb testing.TB, target int) ([]throughputSet, int) {
 	raw, err := os.ReadFile("testdata/mentions_corpus.json")
 	if err != nil {
 		tb.Fatal(err)
@@ -86,7 +92,7 @@ func loadThroughputCorpus(tb testing.TB) ([]throughputSet, int) {
 	if once == 0 {
 		tb.Fatal("empty corpus")
 	}
-	reps := max(1, throughputTarget/once)
+	reps := max(1, target/once)
 	for i := range sets {
 		base := sets[i].answers
 		for range reps - 1 {

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -159,4 +160,29 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 		t.Fatalf("only %d of %d brand-answers had a cue: the comparison would say little", cues, checked)
 	}
 	t.Logf("%d brand-answers compared, %d with a negative cue", checked, cues)
+}
+
+// cueSpans jumps from stop to stop; it must split as sentenceSpans reads
+// every byte, and tell ASCII text as a byte loop does.
+func TestCueSpansSplitAsSentenceSpans(t *testing.T) {
+	pieces := []string{"a", "Acme", " ", "  ", "\n", ".", "!", "?", ". ", ".\n", "e.g.", "\t", "\u00a0", "\x85", "é", "\xe2\x80", "...", "?!", "x.com", "12345678"}
+	r := rand.New(rand.NewPCG(46, 11))
+	for range 30000 {
+		var sb strings.Builder
+		for range r.IntN(24) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		got, ascii := cueSpans(s, nil)
+		if want := sentenceSpans(s, nil); !slices.Equal(got, want) {
+			t.Fatalf("cueSpans(%q) = %v, sentenceSpans %v", s, got, want)
+		}
+		wantASCII := true
+		for i := 0; i < len(s); i++ {
+			wantASCII = wantASCII && s[i] < 0x80
+		}
+		if ascii != wantASCII {
+			t.Fatalf("cueSpans(%q) says ASCII %v", s, ascii)
+		}
+	}
 }

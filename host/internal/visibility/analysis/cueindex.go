@@ -3,7 +3,6 @@ package analysis
 import (
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
 
 // CueIndex: every brand's ASCII cue needles found in one pass per answer.
@@ -102,16 +101,16 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 	k := 0
 	for i, next := 0, 0; i < len(text); i = next {
 		b := text[i]
-		if next = i + 1; b < utf8.RuneSelf && asciiWord[b] {
+		if next = i + 1; wordByte[b] {
 			// A word: no needle starts inside it, so the pass steps
 			// over the rest of it.
-			for next < len(text) && text[next] < utf8.RuneSelf && asciiWord[text[next]] {
+			for next < len(text) && wordByte[text[next]] {
 				next++
 			}
 			if !x.starts[b] {
 				continue
 			}
-		} else if !x.starts[b] || i > 0 && text[i-1] < utf8.RuneSelf && asciiWord[text[i-1]] {
+		} else if !x.starts[b] || i > 0 && wordByte[text[i-1]] {
 			continue // no needle starts so, or not at a word boundary
 		}
 		ids := x.first[b]

@@ -124,8 +124,8 @@ func TestEveryBrandIsCitedOrNotInEveryAnswer(t *testing.T) {
 	}
 	ms := scoring.ScoreMentions(bs, []string{"e"}, []analysis.Answer{{Engine: "e", Text: a.Text, Citations: a.Citations}})
 	evidence := ms.AllEvidence()
-	if fmt.Sprint(ms.Cited) != "[[notion plausible]]" || len(evidence[0]) != 4 || !evidence[0][1].Cited || evidence[0][1].Mentioned {
-		t.Errorf("cited = %v, evidence = %+v", ms.Cited, evidence[0])
+	if fmt.Sprint(ms.Cited(0)) != "[notion plausible]" || len(evidence[0]) != 4 || !evidence[0][1].Cited || evidence[0][1].Mentioned {
+		t.Errorf("cited = %v, evidence = %+v", ms.Cited(0), evidence[0])
 	}
 }
 

@@ -297,16 +297,20 @@ func negativeCueFold(sents, aliases, domains []string, name string) string {
 // of negativeAfter starting right after it.
 func phraseFoldAt(l string, start, end int, name string) string {
 	from := max(0, start-beforeWindow)
-	if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
-		for i, pw := range negativeBeforeWords {
-			for skip := 0; skip <= 1; skip++ {
-				if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
-					return negativeBefore[i] + " " + name
+	// Most names follow no word that ends a phrase: the last two words
+	// tell, before all of them are read.
+	if mayEndPhrase(l[from:start]) {
+		if before := lastWordsBack(l[from:start], from > 0); before.endsPhraseFold() {
+			for i, pw := range negativeBeforeWords {
+				for skip := 0; skip <= 1; skip++ {
+					if n := before.n - skip; n >= len(pw) && before.endsWithFold(n, pw) {
+						return negativeBefore[i] + " " + name
+					}
 				}
 			}
 		}
 	}
-	after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’sS,:"))
+	after := strings.TrimSpace(trimPossessive(l[end:]))
 	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
 		for _, p := range negativeAfter {
 			if hasPrefixFoldASCII(after, p) {
@@ -315,6 +319,62 @@ func phraseFoldAt(l string, start, end int, name string) string {
 		}
 	}
 	return ""
+}
+
+// mayEndPhrase says one of the last two words of s (as strings.Fields
+// splits it) is, in lower case, the last word of a phrase of
+// negativeBefore: lastWordsBack(s, dropFirst).endsPhraseFold() can be
+// true only then, since the words it keeps end s too.
+func mayEndPhrase(s string) bool {
+	i := len(s)
+	for range 2 {
+		end := skipBack(s, i, true)
+		if i = skipBack(s, end, false); i == end {
+			return false
+		}
+		for _, l := range negativeLastList {
+			if foldEqualASCII(s[i:end], l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// skipBack is where the run of spaces (space) or of other characters
+// (!space) that ends at i of s starts.
+func skipBack(s string, i int, space bool) int {
+	for i > 0 {
+		if c := s[i-1]; c < utf8.RuneSelf {
+			if asciiSpace[c] != space {
+				break
+			}
+			i--
+			continue
+		}
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if unicode.IsSpace(r) != space {
+			break
+		}
+		i -= size
+	}
+	return i
+}
+
+// trimPossessive is strings.TrimLeft(s, "'’sS,:").
+func trimPossessive(s string) string {
+	for len(s) > 0 {
+		switch s[0] {
+		case '\'', 's', 'S', ',', ':':
+			s = s[1:]
+			continue
+		}
+		if !strings.HasPrefix(s, "’") {
+			break
+		}
+		s = s[len("’"):]
+	}
+	return s
 }
 
 // lastWordsBack is lastWords(s, dropFirst) read from the end of s: only

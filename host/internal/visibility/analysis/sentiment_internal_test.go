@@ -122,7 +122,7 @@ func TestBrandSentencesStayTheirOwn(t *testing.T) {
 // decision negativeCue takes from it must be the one lastWords (every
 // word of the window) gives.
 func TestLastWordsBackDecidesAsLastWords(t *testing.T) {
-	pieces := []string{" ", "  ", "\u00a0", "\u2028", "\t", "\n", "avoid", "using", "do", "not", "use", "stay", "away", "from", "x", "é", "\xe2\x80", "\x85", "Avoid"}
+	pieces := []string{" ", "  ", "\u00a0", "\u2028", "\t", "\n", "avoid", "using", "do", "not", "use", "stay", "away", "from", "x", "é", "\xe2\x80", "\x85", "Avoid", "with", "OF", "about"}
 	r := rand.New(rand.NewPCG(46, 9))
 	for range 20000 {
 		var sb strings.Builder
@@ -132,6 +132,9 @@ func TestLastWordsBackDecidesAsLastWords(t *testing.T) {
 		s := sb.String()
 		for _, drop := range []bool{false, true} {
 			a, b := lastWords(s, drop), lastWordsBack(s, drop)
+			if a.endsPhraseFold() && !mayEndPhrase(s) {
+				t.Fatalf("%q (drop %v): mayEndPhrase says no phrase can end it, but %+v ends one", s, drop, a)
+			}
 			if a.endsPhrase() != b.endsPhrase() || a.endsPhraseFold() != b.endsPhraseFold() {
 				t.Fatalf("%q (drop %v): endsPhrase differs: %+v, back %+v", s, drop, a, b)
 			}
@@ -144,6 +147,22 @@ func TestLastWordsBackDecidesAsLastWords(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// trimPossessive is the TrimLeft it stands for.
+func TestTrimPossessiveIsTrimLeft(t *testing.T) {
+	pieces := []string{"'", "’", "s", "S", ",", ":", " ", "x", "\xe2\x80", "‘", "is down"}
+	r := rand.New(rand.NewPCG(46, 10))
+	for range 20000 {
+		var sb strings.Builder
+		for range r.IntN(8) {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := sb.String()
+		if got, want := trimPossessive(s), strings.TrimLeft(s, "'’sS,:"); got != want {
+			t.Fatalf("trimPossessive(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -31,6 +31,14 @@ var asciiWord = func() (w [utf8.RuneSelf]bool) {
 	return w
 }()
 
+// wordByte is asciiWord over every byte: false for the bytes of a
+// character outside ASCII, so a loop over ASCII words needs one test a
+// byte.
+var wordByte = func() (w [256]bool) {
+	copy(w[:], asciiWord[:])
+	return w
+}()
+
 // asciiPlain says which bytes reset may step over: ASCII that is no
 // letter or digit and none of the characters its switch reads.
 var asciiPlain = func() (p [256]bool) {
@@ -62,12 +70,13 @@ func (t *tokens) reset(prose string) {
 			tok := token{start: int32(i), sentence: int32(sentence), initial: atStart && !marked}
 			j := i
 			for j < len(prose) {
-				if c := prose[j]; c < utf8.RuneSelf {
-					if !asciiWord[c] {
-						break
-					}
+				c := prose[j]
+				if wordByte[c] {
 					j++
 					continue
+				}
+				if c < utf8.RuneSelf {
+					break
 				}
 				r2, s2 := utf8.DecodeRuneInString(prose[j:])
 				if !isWordRune(r2) {

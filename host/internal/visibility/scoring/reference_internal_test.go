@@ -14,13 +14,13 @@ import (
 // allocated in blocks, kept verbatim but for where the evidence goes (it
 // returns every answer's evidence beside the scores, which now keep
 // facts): the differential test below holds ScoreMentions to it.
-func refScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) (MentionScores, [][]analysis.BrandEvidence) {
+func refScoreMentions(brands []analysis.Brand, engines []string, answers []analysis.Answer) (MentionScores, [][]analysis.BrandEvidence, [][]string) {
 	evidence := make([][]analysis.BrandEvidence, len(answers))
+	cited := make([][]string, len(answers))
 	brands = analysis.InferDomains(brands, answers)
 	m := analysis.NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
-	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
-		Pending: make([][]analysis.JudgeRequest, len(answers))}
+	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers))}
 	type acc struct {
 		weight        float64
 		mentions, pos int
@@ -46,7 +46,10 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 		}
 		e.status.Planned++
 		an := m.Analyze(a)
-		evidence[i], out.Pending[i] = an.Brands, an.Pending
+		evidence[i] = an.Brands
+		if len(an.Pending) > 0 {
+			out.Pending = append(out.Pending, PendingAnswer{Answer: i, Requests: an.Pending})
+		}
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
 			continue
@@ -83,7 +86,7 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 		for bi, be := range an.Brands {
 			if be.Cited {
 				per[bi].cited++
-				out.Cited[i] = append(out.Cited[i], brands[bi].Slug)
+				cited[i] = append(cited[i], brands[bi].Slug)
 			}
 		}
 	}
@@ -128,7 +131,7 @@ func refScoreMentions(brands []analysis.Brand, engines []string, answers []analy
 	if out.Judging.Unjudged > 0 {
 		out.Judging.Note = fmt.Sprintf("%d sentence-initial occurrence(s) of brand names that are ordinary words were not decided by a judge model and do not count", out.Judging.Unjudged)
 	}
-	return out, evidence
+	return out, evidence, cited
 }
 
 // TestScoreMentionsGivesWhatTheReferenceGives compares ScoreMentions with
@@ -163,11 +166,14 @@ func TestScoreMentionsGivesWhatTheReferenceGives(t *testing.T) {
 	for _, answers := range sets {
 		for _, bs := range [][]analysis.Brand{brands, brands[:3], {brands[0]}} {
 			got := ScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
-			want, evidence := refScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
+			want, evidence, cited := refScoreMentions(bs, []string{"gpt", "claude", "gemini", "perplexity"}, answers)
 			all := got.AllEvidence()
 			for i := range answers {
 				if !reflect.DeepEqual(all[i], evidence[i]) {
 					t.Fatalf("answer %d's evidence differs from the reference:\n%+v\nwant\n%+v", i, all[i], evidence[i])
+				}
+				if !reflect.DeepEqual(got.Cited(i), cited[i]) {
+					t.Fatalf("answer %d cites %q, the reference %q", i, got.Cited(i), cited[i])
 				}
 			}
 			got.Facts, got.brands = nil, nil

@@ -182,8 +182,11 @@ func recommend(brands []analysis.Brand, answers []analysis.Answer, ms MentionSco
 			missed = append(missed, fmt.Sprintf("%q on %s mentions %s but not %s", a.Prompt, a.Engine, strings.Join(comps, ", "), brands[0].Name))
 		}
 		selfCited, compCited := false, []string{}
-		for _, slug := range ms.Cited[i] {
-			b := brands[analysis.BrandIndex(brands, slug)]
+		for _, f := range ms.Facts[i] {
+			if !f.Cited {
+				continue
+			}
+			b := brands[f.Brand]
 			if b.Self {
 				selfCited = true
 			} else {

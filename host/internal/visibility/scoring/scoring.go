@@ -70,17 +70,35 @@ type MentionScores struct {
 	Engines []EngineStatus
 	// Mentions are per answer, in the order of the answers.
 	Mentions [][]analysis.Mention
-	// Cited lists per answer the slugs of the brands it cites.
-	Cited [][]string
 	// Facts are per answer the tracked brands it mentions, cites or
-	// leaves to the judge; AllEvidence writes out every brand.
+	// leaves to the judge; AllEvidence writes out every brand, Cited the
+	// brands cited.
 	Facts [][]analysis.Fact
 	// brands are the brands the facts index (their domains inferred).
 	brands []analysis.Brand
-	// Pending are per answer the occurrences the judge has not decided.
-	Pending [][]analysis.JudgeRequest
+	// Pending are the occurrences the judge has not decided, of each
+	// answer that has any, in the answers' order.
+	Pending []PendingAnswer
 	// Judging sums up the judge's part.
 	Judging analysis.MentionJudging
+}
+
+// PendingAnswer is answer Answer's occurrences waiting for the judge.
+type PendingAnswer struct {
+	Answer   int
+	Requests []analysis.JudgeRequest
+}
+
+// Cited is the slugs of the brands answer i cites, in the brands' order
+// (nil: none).
+func (ms MentionScores) Cited(i int) []string {
+	var out []string
+	for _, f := range ms.Facts[i] {
+		if f.Cited {
+			out = append(out, ms.brands[f.Brand].Slug)
+		}
+	}
+	return out
 }
 
 // AllEvidence is every answer's evidence, from shared blocks: every
@@ -105,8 +123,8 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 	brands, scanned := analysis.InferDomainsScanned(brands, answers)
 	m := analysis.NewMatcher(brands)
 	engines = slices.Clone(engines) // answers of unlisted engines are appended
-	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)), Cited: make([][]string, len(answers)),
-		Facts: make([][]analysis.Fact, len(answers)), brands: brands, Pending: make([][]analysis.JudgeRequest, len(answers))}
+	out := MentionScores{Providers: map[string]*float64{}, Mentions: make([][]analysis.Mention, len(answers)),
+		Facts: make([][]analysis.Fact, len(answers)), brands: brands}
 	type acc struct {
 		weight        float64
 		mentions, pos int
@@ -124,7 +142,6 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 	}
 	answered := 0
 	var blocks analysis.Blocks
-	var citedBlock []string
 	for i, a := range answers {
 		e := byEngine[a.Engine]
 		if e == nil {
@@ -134,7 +151,10 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		}
 		e.status.Planned++
 		an := m.AnalyzeFactsIn(&blocks, a, scanned, i)
-		out.Facts[i], out.Pending[i] = an.Facts, an.Pending
+		out.Facts[i] = an.Facts
+		if len(an.Pending) > 0 {
+			out.Pending = append(out.Pending, PendingAnswer{Answer: i, Requests: an.Pending})
+		}
 		if a.NoAnswer && a.Error == "" {
 			e.status.NoAnswer++
 			continue
@@ -149,7 +169,6 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		e.n++
 		answered++
 		out.Mentions[i] = an.Mentions
-		cited := 0
 		// A mentioned brand's fact holds its position: the mentions are
 		// summed from the facts, without looking each brand up by slug.
 		for _, f := range an.Facts {
@@ -161,7 +180,7 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			}
 			out.Judging.Unjudged += int(f.Unjudged)
 			if f.Cited {
-				cited++
+				per[f.Brand].cited++
 			}
 			if f.Position > 0 {
 				w := analysis.Weight(int(f.Position))
@@ -171,19 +190,6 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 				if brands[f.Brand].Self {
 					e.weight += w
 				}
-			}
-		}
-		if cited == 0 {
-			continue
-		}
-		if len(citedBlock) < cited {
-			citedBlock = make([]string, max(cited, 1024))
-		}
-		out.Cited[i], citedBlock = citedBlock[:0:cited], citedBlock[cited:]
-		for _, f := range an.Facts {
-			if f.Cited {
-				per[f.Brand].cited++
-				out.Cited[i] = append(out.Cited[i], brands[f.Brand].Slug)
 			}
 		}
 	}

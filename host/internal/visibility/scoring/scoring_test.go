@@ -71,8 +71,8 @@ func TestMentionsPositionsAndCitations(t *testing.T) {
 	if !reflect.DeepEqual(ms.Mentions, want) {
 		t.Fatalf("mentions =\n%+v\nwant\n%+v", ms.Mentions, want)
 	}
-	if !reflect.DeepEqual(ms.Cited, [][]string{{"initech_io"}, nil, {"acme"}, nil}) {
-		t.Errorf("cited = %q", ms.Cited)
+	if cited := [][]string{ms.Cited(0), ms.Cited(1), ms.Cited(2), ms.Cited(3)}; !reflect.DeepEqual(cited, [][]string{{"initech_io"}, nil, {"acme"}, nil}) {
+		t.Errorf("cited = %q", cited)
 	}
 }
 
