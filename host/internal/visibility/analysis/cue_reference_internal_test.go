@@ -119,6 +119,20 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 	} {
 		all = append(all, answer{extra, text})
 	}
+	// Brands with needles outside ASCII beside ASCII ones: over an ASCII
+	// text the index reads the ASCII ones only; over any other text, and
+	// for a needle that lowers into ASCII (the Kelvin sign), every needle.
+	mixed := []Brand{{Name: "Zoë", Slug: "zoe", Aliases: []string{"Zoë", "Zoe", "ZOË Studio"}, Domains: []string{"zoe.io"}},
+		{Name: "Kelvin", Slug: "kelvin", Aliases: []string{"\u212aelvin", "Kel"}}, {Name: "Acme", Slug: "acme", Aliases: []string{"Acme"}}}
+	for _, text := range []string{
+		"Avoid Zoe. Zoe has had outages! Steer clear of zoe.io and kelvin; kel is down.",
+		"Avoid Zoë. ZOË STUDIO has had outages! Zoe is unreliable; Acme is fine.",
+		"Kelvin is down. Do not use \u212aelvin, avoid Kel.",
+		"Problems with Zoe and Acme. zoë was breached.",
+		"Avoid kelvin today.",
+	} {
+		all = append(all, answer{mixed, text})
+	}
 	// A needle starting with a non-word byte can start where the last
 	// name ended ("acme" then "!zed"): bounded in the rest of the
 	// sentence, not in the text.

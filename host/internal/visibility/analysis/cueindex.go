@@ -3,6 +3,7 @@ package analysis
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // CueIndex: every brand's ASCII cue needles found in one pass per answer.
@@ -17,13 +18,22 @@ import (
 // other's. Build it once per brand list; it is safe for concurrent use.
 type CueIndex struct {
 	brands []Brand
-	// folded says brand i is read from the index (asciiNeedles).
-	folded []bool
+	// folded says brand i is read from the index (asciiNeedles); partial
+	// says it is read from the index in an ASCII text (asciiInAnswers:
+	// its needles outside ASCII are not in the index, and no ASCII text
+	// holds them).
+	folded, partial []bool
 	// first lists, per first byte (either case), the needles starting
 	// so; starts says the list is not empty.
 	first   [256][]int32
 	starts  [256]bool
 	needles []cueNeedle
+	// pairs has bit a<<8|b for the first two bytes a, b of each needle of
+	// two bytes or more, in lower case; single says a needle of one byte
+	// starts with byte a (either case). Most words that start like a
+	// needle differ from every needle at the second byte: one bit tells.
+	pairs  [1 << 16 / 64]uint64
+	single [256]bool
 	// own is brand i's needles, needles[own[i][0]:own[i][1]], in the
 	// order aliasInFold tries them; wordFirst says each starts with a
 	// letter or digit (so no name can start where the last one ended).
@@ -45,15 +55,24 @@ type cueHit struct {
 // NewCueIndex prepares the needles of brands.
 func NewCueIndex(brands []Brand) *CueIndex {
 	x := &CueIndex{brands: brands, folded: make([]bool, len(brands)), own: make([][2]int32, len(brands)), wordFirst: make([]bool, len(brands))}
+	x.partial = make([]bool, len(brands))
 	for bi, b := range brands {
-		if !asciiNeedles(b) {
+		switch {
+		case asciiNeedles(b):
+			x.folded[bi] = true
+		case asciiInAnswers(b):
+			x.partial[bi] = true
+		default:
 			continue
 		}
-		x.folded[bi], x.wordFirst[bi] = true, true
+		x.wordFirst[bi] = true
 		x.own[bi][0] = int32(len(x.needles))
 		var mine []string
 		for _, list := range [2][]string{b.Aliases, b.Domains} {
 			for _, nd := range list {
+				if !isASCII(nd) {
+					continue // found in no ASCII text (asciiInAnswers)
+				}
 				l := strings.ToLower(nd)
 				if slices.Contains(mine, l) {
 					continue // the same needle in another case finds nothing new
@@ -68,11 +87,59 @@ func NewCueIndex(brands []Brand) *CueIndex {
 					x.starts[u] = true
 				}
 				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
+				if len(l) == 1 {
+					x.single[l[0]], x.single[asciiUpper(l[0])] = true, true
+				} else {
+					p := pairKey(l[0], l[1])
+					x.pairs[p/64] |= 1 << (p % 64)
+				}
 			}
 		}
 		x.own[bi][1] = int32(len(x.needles))
+		if x.partial[bi] && !x.wordFirst[bi] {
+			x.partial[bi] = false // its cue would search the aliases as written
+		}
 	}
 	return x
+}
+
+// asciiInAnswers says b's needles that are not ASCII lower to characters
+// outside ASCII (so no ASCII text holds them, in any case), and none is
+// empty: over an ASCII text, b's ASCII needles alone find what all of
+// them find.
+func asciiInAnswers(b Brand) bool {
+	for _, list := range [2][]string{b.Aliases, b.Domains} {
+		for _, s := range list {
+			if s == "" {
+				return false
+			}
+			if !isASCII(s) && isASCII(strings.ToLower(s)) {
+				return false // "\u212aelvin" lowers to "kelvin"
+			}
+		}
+	}
+	return true
+}
+
+// isASCII says every byte of s is below 0x80.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// pairKey is the pairs bit of two bytes, in ASCII lower case.
+func pairKey(a, b byte) uint32 { return uint32(lowerASCII(a))<<8 | uint32(lowerASCII(b)) }
+
+// asciiUpper is c in upper case when it is an ASCII letter.
+func asciiUpper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
 }
 
 // Text splits text for the cue pass, as NewCueText, and finds every
@@ -113,6 +180,14 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 		} else if !x.starts[b] || i > 0 && wordByte[text[i-1]] {
 			continue // no needle starts so, or not at a word boundary
 		}
+		if !x.single[b] {
+			if i+1 == len(text) {
+				continue
+			}
+			if p := pairKey(b, text[i+1]); x.pairs[p/64]&(1<<(p%64)) == 0 {
+				continue // no needle starts with these two bytes
+			}
+		}
 		ids := x.first[b]
 		for k < len(c.spans) && int(c.spans[k][1]) <= i {
 			k++
@@ -137,7 +212,7 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 // (CueIndex.Text), from the needles found in the one pass.
 func (c *CueText) BrandAt(i int) BrandCue {
 	b := c.index.brands[i]
-	if !c.sameLength || !c.index.folded[i] {
+	if !c.sameLength || !c.index.folded[i] && !(c.index.partial[i] && c.ascii) {
 		return c.Brand(b)
 	}
 	k, last := 0, int32(-1)

@@ -27,6 +27,7 @@ type CueText struct {
 	lc         *cueLower
 	used       int32
 	sameLength bool
+	ascii      bool // every byte of the text
 	small      [6][2]int32
 	// sents holds the brands' sentences (brandFolded) while it has room,
 	// so a brand's list is not an allocation of its own.
@@ -61,6 +62,7 @@ func (c *CueText) split(text string, spans [][2]int32) {
 	}
 	var ascii bool
 	c.spans, ascii = cueSpans(text, spans)
+	c.ascii = ascii
 	if ascii || keepsOffsets(text) {
 		c.sameLength = true
 		return
