@@ -2,7 +2,7 @@
 BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-.PHONY: test test-race vet generate tools check-generated plugin-author-check bench run build mutation soak soak-full-rate
+.PHONY: test test-race vet generate tools check-generated plugin-author-check bench bench-instructions run build mutation soak soak-full-rate
 
 # bin/herald with the version from git (herald version); the README's
 # commands use it. Without git, the Go toolchain's build info is used.
@@ -74,11 +74,18 @@ bench:
 	go test -run '^$$' -bench 'BenchmarkPluginCall|BenchmarkManagerOverheadInProcess' -benchtime 5000x -count 3 ./host/internal/pluginhost
 	go test -run '^$$' -bench 'BenchmarkReport' -benchtime 1x -count 3 ./host/internal/visibility
 	go test -run '^$$' -bench 'BenchmarkScoring' -benchtime 20x -count 3 ./host/internal/visibility
+	go test -run '^$$' -bench AnswerAnalysisThroughput -benchtime 1x -count 3 ./host/internal/visibility/analysis
 	HERALD_BENCH_SCHEDULER=1 go test -count=1 -v -run TestSchedulerLag ./integration
 	go test -run '^$$' -bench 'Parse2000|Score2000' -benchmem -count 5 ./host/internal/seo
 	go test -run '^$$' -bench BenchmarkFairness -benchtime 300x -count 3 ./host/internal/jobs
 	cd integration/queuebench && go test -run '^$$' -bench SteadyLoad -benchtime 20000x
 	cd integration/queuebench && go test -run '^$$' -bench Drain -benchtime 20000x -count 3
+
+# The answer analysis against the bare Aho-Corasick scan in instructions per
+# pass (valgrind's cachegrind; the counts repeat from run to run, unlike times
+# on a shared machine). Needs valgrind.
+bench-instructions:
+	scripts/analysis-instructions.sh
 
 # The fleet run (integration/soak): two hosts on PostgreSQL + Redis, trackers
 # due within a window against local engine fakes, beacons and crawler log

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,6 +194,39 @@ func BenchmarkAnswerAnalysisThroughput(b *testing.B) {
 		if withCPU > 0 {
 			b.Logf("with every answer's evidence written out: herald %.1f MB/cpu-s, ratio %.2f", mb/withCPU, withCPU/bareCPU)
 		}
+	}
+}
+
+// BenchmarkAnswerAnalysisInstructions is the benchmark above's two passes
+// over a smaller copy of the corpus (HERALD_ANALYSIS_MB, 2 MB unless set),
+// one pass per iteration, for counting instructions under valgrind: an
+// instruction count does not move with the machine's load, so a ratio of
+// counts shows a change of a few percent that wall and CPU times on a
+// shared machine hide. scripts/analysis-instructions.sh runs it:
+//
+//	make bench-instructions
+func BenchmarkAnswerAnalysisInstructions(b *testing.B) {
+	mb := 2
+	if v := os.Getenv("HERALD_ANALYSIS_MB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("HERALD_ANALYSIS_MB=%q: want a whole number of MB", v)
+		}
+		mb = n
+	}
+	sets, total := loadThroughputCorpusTo(b, mb<<20)
+	for _, side := range []struct {
+		name string
+		pass func([]throughputSet) int
+	}{{"herald", heraldPass}, {"bare", barePass}} {
+		b.Run(side.name, func(b *testing.B) {
+			b.SetBytes(int64(total))
+			for range b.N {
+				if side.pass(sets) == 0 {
+					b.Fatal("found nothing")
+				}
+			}
+		})
 	}
 }
 

@@ -332,14 +332,24 @@ func mayEndPhrase(s string) bool {
 		if i = skipBack(s, end, false); i == end {
 			return false
 		}
-		for _, l := range negativeLastList {
-			if foldEqualASCII(s[i:end], l) {
-				return true
+		if n := end - i; n < len(negativeLastByLen) {
+			for _, l := range negativeLastByLen[n] {
+				if foldEqualASCII(s[i:end], l) {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
+
+// negativeLastByLen is negativeLastList by the words' length in bytes.
+var negativeLastByLen = func() (out [16][]string) {
+	for _, w := range negativeLastList {
+		out[len(w)] = append(out[len(w)], w)
+	}
+	return out
+}()
 
 // skipBack is where the run of spaces (space) or of other characters
 // (!space) that ends at i of s starts.
