@@ -9,7 +9,8 @@ import (
 // CueIndex: every brand's ASCII cue needles found in one pass per answer.
 
 // CueIndex finds the ASCII aliases and domains of every brand of a report
-// (those of brands whose needles are all ASCII and not empty) in one pass
+// (of brands whose needles are all ASCII and not empty, and, for ASCII
+// answers, of brands whose other needles no ASCII text holds) in one pass
 // over an answer, instead of one search of the answer per needle of each
 // brand the answer names. Its rule is the cue pass's own (plain lower
 // case on word boundaries, URLs included), not the mention pass's (prose
