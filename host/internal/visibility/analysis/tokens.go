@@ -20,8 +20,8 @@ type tokens struct {
 	list []token
 }
 
-// abbreviations whose full stop does not end a sentence.
-var abbreviations = map[string]bool{"vs": true, "e.g": true, "i.e": true, "eg": true, "ie": true, "cf": true, "incl": true, "approx": true, "esp": true, "etc": false}
+// abbreviations whose full stop does not end a sentence ("etc." does).
+var abbreviations = []string{"vs", "e.g", "i.e", "eg", "ie", "cf", "incl", "approx", "esp"}
 
 // asciiWord says which ASCII characters are letters or digits.
 var asciiWord = func() (w [utf8.RuneSelf]bool) {
@@ -122,7 +122,15 @@ func abbreviation(prose string, i int) bool {
 	for j > 0 && i-j < 8 && (prose[j-1] == '.' || prose[j-1] < 0x80 && unicode.IsLetter(rune(prose[j-1]))) {
 		j--
 	}
-	return abbreviations[strings.ToLower(prose[j:i])]
+	// Every byte of prose[j:i] is ASCII: compared without case, as the
+	// lowered word would be.
+	w := prose[j:i]
+	for _, a := range abbreviations {
+		if foldEqualASCII(w, a) {
+			return true
+		}
+	}
+	return false
 }
 
 // gap is the text between tokens k and k+1.
