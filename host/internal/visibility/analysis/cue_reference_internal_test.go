@@ -176,17 +176,13 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 	t.Logf("%d brand-answers compared, %d with a negative cue", checked, cues)
 }
 
-// cueSpans jumps from stop to stop; it must split as sentenceSpans reads
-// every byte, and tell ASCII text as a byte loop does.
+// cueSpans, which also tells whether the text is ASCII, must split as
+// sentenceSpans does.
 func TestCueSpansSplitAsSentenceSpans(t *testing.T) {
 	pieces := []string{"a", "Acme", " ", "  ", "\n", ".", "!", "?", ". ", ".\n", "e.g.", "\t", "\u00a0", "\x85", "é", "\xe2\x80", "...", "?!", "x.com", "12345678"}
 	r := rand.New(rand.NewPCG(46, 11))
 	for range 30000 {
-		var sb strings.Builder
-		for range r.IntN(24) {
-			sb.WriteString(pieces[r.IntN(len(pieces))])
-		}
-		s := sb.String()
+		s := joinPieces(r, pieces, 24)
 		got, ascii := cueSpans(s, nil)
 		if want := sentenceSpans(s, nil); !slices.Equal(got, want) {
 			t.Fatalf("cueSpans(%q) = %v, sentenceSpans %v", s, got, want)
