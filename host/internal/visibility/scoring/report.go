@@ -99,7 +99,7 @@ type Computed struct {
 	// (sources.go).
 	Sources    []SourceRow `json:"sources"`
 	SourceGaps []SourceGap `json:"sourceGaps"`
-	// Mentions and Cited are per answer (evidence).
+	// Mentions are per answer (evidence).
 	Mentions [][]analysis.Mention `json:"-"`
 }
 
