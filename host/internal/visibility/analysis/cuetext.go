@@ -174,11 +174,7 @@ func (c *CueText) sentence(i int) (string, string) {
 // its byte length in lower case (ok), so that offsets into text hold in
 // it; ok is false when one does not (or the text is not valid UTF-8).
 func lowerKeepingOffsets(text string) (string, bool) {
-	ascii := true
-	for i := 0; i < len(text) && ascii; i++ {
-		ascii = text[i] < utf8.RuneSelf
-	}
-	if ascii {
+	if isASCII(text) {
 		return strings.ToLower(text), true
 	}
 	var b strings.Builder
@@ -269,13 +265,8 @@ func (c *CueText) Brand(b Brand) BrandCue {
 func asciiNeedles(b Brand) bool {
 	for _, list := range [2][]string{b.Aliases, b.Domains} {
 		for _, s := range list {
-			if s == "" {
+			if s == "" || !isASCII(s) {
 				return false
-			}
-			for i := 0; i < len(s); i++ {
-				if s[i] >= utf8.RuneSelf {
-					return false
-				}
 			}
 		}
 	}
