@@ -83,7 +83,7 @@ func NewCueIndex(brands []Brand) *CueIndex {
 				id := int32(len(x.needles))
 				x.first[l[0]] = append(x.first[l[0]], id)
 				x.starts[l[0]] = true
-				if u := l[0] - ('a' - 'A'); l[0] >= 'a' && l[0] <= 'z' {
+				if u := asciiUpper(l[0]); u != l[0] {
 					x.first[u] = append(x.first[u], id)
 					x.starts[u] = true
 				}
