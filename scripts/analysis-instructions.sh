@@ -4,8 +4,8 @@
 # valgrind's cachegrind: each side is run for 6 and for 11 passes after the
 # same corpus load, and the difference is divided by 5, so the load and the
 # start-up cancel out. Garbage collection is off (GOGC=off) and one thread
-# runs Go code (GOMAXPROCS=1), so the counts repeat to the instruction from
-# run to run; the allocation work is counted, the collection is not (the
+# runs Go code (GOMAXPROCS=1), so the counts repeat to within 0.1% from run
+# to run (the corpus's map order still varies); the allocation work is counted, the collection is not (the
 # throughput benchmark's CPU time has it). HERALD_ANALYSIS_MB sets the corpus
 # size (2 MB unless set). Needs valgrind (Debian: apt-get install valgrind).
 set -euo pipefail
