@@ -175,6 +175,9 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 			for next < len(text) && wordByte[text[next]] {
 				next++
 			}
+			// Nor does one start at the byte after it: that byte is not
+			// a letter or digit, so not at a word boundary either.
+			next++
 			if !x.starts[b] {
 				continue
 			}

@@ -247,13 +247,18 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 	for i := 0; i < n; {
 		// Most words start no alias: one load of the trie's root row
 		// tells (a byte outside ASCII takes the walk).
-		if c := t.text[t.list[i].start]; c < utf8.RuneSelf {
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if m.ascii[m.column[c]] == 0 {
+		if tk := t.list[i]; t.text[tk.start] < utf8.RuneSelf {
+			node := m.ascii[m.column[lowerASCII(t.text[tk.start])]]
+			if node == 0 {
 				i++
 				continue
+			}
+			// Most that do stop at the second step.
+			if tk.end-tk.start > 1 {
+				if c := t.text[tk.start+1]; c < utf8.RuneSelf && m.ascii[int(node)*m.cols+int(m.column[lowerASCII(c)])] == 0 {
+					i++
+					continue
+				}
 			}
 		}
 		cands = cands[:0]

@@ -87,7 +87,9 @@ func (t *tokens) reset(prose string) {
 			tok.end = int32(j)
 			t.list = append(t.list, tok)
 			atStart, marked = false, false
-			i = j
+			if i = j; i < len(prose) && asciiPlain[prose[i]] {
+				i++ // the space after a word, read without a turn of the loop
+			}
 			continue
 		}
 		switch {
