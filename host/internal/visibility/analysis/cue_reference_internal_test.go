@@ -176,6 +176,65 @@ func TestCuePassGivesWhatTheReferenceGives(t *testing.T) {
 	t.Logf("%d brand-answers compared, %d with a negative cue", checked, cues)
 }
 
+// The cue index over fuzzed answers, every brand of it against the
+// reference: brands whose names are ASCII, mixed (ASCII and not: the
+// index compares their other needles in lower case character by
+// character, over any text whose lower case keeps its offsets), or that
+// the index cannot read (a name starting outside ASCII, the Kelvin sign);
+// answers in ASCII, with typographic punctuation and letters outside
+// ASCII, with characters whose lower case changes length, and broken
+// UTF-8.
+func TestCueIndexGivesWhatTheReferenceGivesOnFuzzedAnswers(t *testing.T) {
+	brands := []Brand{
+		{Name: "Zoë Analytics", Slug: "zoe", Aliases: []string{"Zoë Analytics", "Zoë", "Zoe", "ZOË Studio"}, Domains: []string{"zoe-analytics.com"}},
+		{Name: "Café Noir", Slug: "cafe", Aliases: []string{"Café Noir", "CAFÉ"}},
+		{Name: "Señor", Slug: "senor", Aliases: []string{"Señor", "Senor"}},
+		{Name: "Ünïcode", Slug: "unicode", Aliases: []string{"Ünïcode", "Unicode"}},
+		{Name: "Kelvin", Slug: "kelvin", Aliases: []string{"\u212aelvin", "Kel"}},
+		{Name: "Acme", Slug: "acme", Aliases: []string{"Acme"}, Domains: []string{"acme.com"}},
+	}
+	pieces := []string{
+		"Zoë", "ZOË", "zoë", "Zoe", "ZOE", "zoe", "Zoë Analytics", "zoë analytics", "ZOË STUDIO", "zoe-analytics.com", "Zoëx", "xZoë",
+		"Café Noir", "CAFÉ NOIR", "café", "Cafe", "Señor", "SEÑOR", "senor", "Ünïcode", "ünïcode", "UNICODE", "\u212aelvin", "kelvin", "Kel",
+		"Acme", "ACME", "acme.com",
+		"avoid ", "Avoid ", "do not use ", "issues with ", "beware of ", " is down", " has had outages", " is unreliable", " was breached",
+		" ", " ", " ", ", ", ". ", "! ", "? ", "\n", " – ", "—", "’s", "'s", ":", "é", "Ë", "ß", "İ", "\u212a", "x", "7", "\xff", "\u00a0",
+	}
+	x := NewCueIndex(brands)
+	if !x.mixed[0] || !x.mixed[1] || !x.mixed[2] || x.partial[3] && x.mixed[3] || x.partial[4] {
+		t.Fatalf("mixed %v, partial %v: the brands do not test what they are meant to", x.mixed, x.partial)
+	}
+	r := rand.New(rand.NewPCG(46, 12))
+	var c CueText
+	indexed, cues := 0, 0
+	for range 20000 {
+		text := joinPieces(r, pieces, 16)
+		x.Reset(&c, text)
+		for bi, b := range brands {
+			want := refBrandSentences(text, b)
+			got := c.BrandAt(bi)
+			if !slices.Equal(got.Sentences, want) {
+				t.Fatalf("sentences of %s in %q: %q, want %q", b.Name, text, got.Sentences, want)
+			}
+			wantCue := refNegativeCue(want, b)
+			if cue := got.Negative(); cue != wantCue {
+				t.Fatalf("cue of %s in %q: %q, want %q", b.Name, text, cue, wantCue)
+			}
+			if got.hits != nil && !c.ascii && x.mixed[bi] && len(want) > 0 {
+				indexed++
+			}
+			if wantCue != "" {
+				cues++
+			}
+		}
+	}
+	// The comparison says something only if mixed brands were read from
+	// the index over texts outside ASCII, and cues were found.
+	if indexed < 1000 || cues < 1000 {
+		t.Fatalf("%d mixed brand-answers read from the index outside ASCII, %d cues", indexed, cues)
+	}
+}
+
 // cueSpans, which also tells whether the text is ASCII, must split as
 // sentenceSpans does.
 func TestCueSpansSplitAsSentenceSpans(t *testing.T) {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,9 +22,10 @@ type CueIndex struct {
 	brands []Brand
 	// folded says brand i is read from the index (asciiNeedles); partial
 	// says it is read from the index in an ASCII text (asciiInAnswers:
-	// its needles outside ASCII are not in the index, and no ASCII text
-	// holds them).
-	folded, partial []bool
+	// no ASCII text holds its needles outside ASCII), and mixed, a partial
+	// brand, in any text (its needles outside ASCII are in the index too,
+	// compared in lower case character by character: mixedNeedles).
+	folded, partial, mixed []bool
 	// first lists, per first byte (either case), the needles starting
 	// so; starts says the list is not empty.
 	first   [256][]int32
@@ -45,6 +47,9 @@ type CueIndex struct {
 type cueNeedle struct {
 	text  string // lower case
 	brand int32
+	// unicode: text is not ASCII (a mixed brand's), compared by
+	// lowerEqual and only in a text that is not ASCII either.
+	unicode bool
 }
 
 // cueHit is a needle of brand found on word boundaries inside sentence
@@ -56,13 +61,13 @@ type cueHit struct {
 // NewCueIndex prepares the needles of brands.
 func NewCueIndex(brands []Brand) *CueIndex {
 	x := &CueIndex{brands: brands, folded: make([]bool, len(brands)), own: make([][2]int32, len(brands)), wordFirst: make([]bool, len(brands))}
-	x.partial = make([]bool, len(brands))
+	x.partial, x.mixed = make([]bool, len(brands)), make([]bool, len(brands))
 	for bi, b := range brands {
 		switch {
 		case asciiNeedles(b):
 			x.folded[bi] = true
 		case asciiInAnswers(b):
-			x.partial[bi] = true
+			x.partial[bi], x.mixed[bi] = true, mixedNeedles(b)
 		default:
 			continue
 		}
@@ -71,7 +76,7 @@ func NewCueIndex(brands []Brand) *CueIndex {
 		var mine []string
 		for _, list := range [2][]string{b.Aliases, b.Domains} {
 			for _, nd := range list {
-				if !isASCII(nd) {
+				if !isASCII(nd) && !x.mixed[bi] {
 					continue // found in no ASCII text (asciiInAnswers)
 				}
 				l := strings.ToLower(nd)
@@ -87,7 +92,7 @@ func NewCueIndex(brands []Brand) *CueIndex {
 					x.first[u] = append(x.first[u], id)
 					x.starts[u] = true
 				}
-				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi)})
+				x.needles = append(x.needles, cueNeedle{text: l, brand: int32(bi), unicode: !isASCII(l)})
 				if len(l) == 1 {
 					x.single[l[0]], x.single[asciiUpper(l[0])] = true, true
 				} else {
@@ -98,7 +103,7 @@ func NewCueIndex(brands []Brand) *CueIndex {
 		}
 		x.own[bi][1] = int32(len(x.needles))
 		if x.partial[bi] && !x.wordFirst[bi] {
-			x.partial[bi] = false // its cue would search the aliases as written
+			x.partial[bi], x.mixed[bi] = false, false // its cue would search the aliases as written
 		}
 	}
 	return x
@@ -118,6 +123,49 @@ func asciiInAnswers(b Brand) bool {
 				return false // "\u212aelvin" lowers to "kelvin"
 			}
 		}
+	}
+	return true
+}
+
+// mixedNeedles says every needle of b outside ASCII starts, in lower
+// case, with an ASCII letter or digit and another ASCII byte, so the
+// index finds it by its first byte and its pair (a character outside
+// ASCII has other bytes in another case: "Ü" and "ü").
+func mixedNeedles(b Brand) bool {
+	for _, list := range [2][]string{b.Aliases, b.Domains} {
+		for _, s := range list {
+			if l := strings.ToLower(s); !isASCII(l) && (l[0] >= utf8.RuneSelf || !asciiWord[l[0]] || l[1] >= utf8.RuneSelf) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// lowerEqual says the lower case of s, a piece of a text whose lower case
+// keeps every character's length, is low: what comparing the lowered text
+// gives, without lowering it.
+func lowerEqual(s, low string) bool {
+	if len(s) != len(low) {
+		return false
+	}
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if lowerASCII(c) != low[i] {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return false // s ends inside a character
+		}
+		l := unicode.ToLower(r)
+		if r2, size2 := utf8.DecodeRuneInString(low[i:]); r2 != l || size2 != size {
+			return false
+		}
+		i += size
 	}
 	return true
 }
@@ -205,7 +253,17 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 		for _, id := range ids {
 			nd := x.needles[id]
 			end := i + len(nd.text)
-			if end <= int(c.spans[k][1]) && foldEqualASCII(text[i:end], nd.text) && wordBoundedFold(text, i, end) {
+			if end > int(c.spans[k][1]) {
+				continue
+			}
+			if nd.unicode {
+				if c.ascii || !lowerEqual(text[i:end], nd.text) {
+					continue
+				}
+			} else if !foldEqualASCII(text[i:end], nd.text) {
+				continue
+			}
+			if wordBoundedFold(text, i, end) {
 				c.hits = append(c.hits, cueHit{brand: nd.brand, span: int32(k), start: int32(i), needle: id})
 			}
 		}
@@ -216,7 +274,7 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 // (CueIndex.Text), from the needles found in the one pass.
 func (c *CueText) BrandAt(i int) BrandCue {
 	b := c.index.brands[i]
-	if !c.sameLength || !c.index.folded[i] && !(c.index.partial[i] && c.ascii) {
+	if !c.sameLength || !c.index.folded[i] && !(c.index.partial[i] && (c.ascii || c.index.mixed[i])) {
 		return c.Brand(b)
 	}
 	k, last := 0, int32(-1)
