@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The cue pass as it was before it split and folded each answer once:
@@ -252,6 +253,16 @@ func TestCueSpansSplitAsSentenceSpans(t *testing.T) {
 		}
 		if ascii != wantASCII {
 			t.Fatalf("cueSpans(%q) says ASCII %v", s, ascii)
+		}
+	}
+}
+
+// lowerKeepsLength skips the look-up for U+2000 to U+206F on the word
+// that lower case leaves them as they are.
+func TestGeneralPunctuationHasNoLowerCase(t *testing.T) {
+	for r := rune(0x2000); r <= 0x206f; r++ {
+		if unicode.ToLower(r) != r {
+			t.Fatalf("unicode.ToLower(%U) = %U: lowerKeepsLength must look it up", r, unicode.ToLower(r))
 		}
 	}
 }

@@ -110,20 +110,28 @@ func cueSpans(text string, spans [][2]int32) ([][2]int32, bool) {
 // appended when not empty.
 func appendSpan(text string, spans [][2]int32, start, end int) [][2]int32 {
 	for start < end {
-		r, size := rune(text[start]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[start:end])
+		if c := text[start]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			start++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(text[start:end])
 		if !unicode.IsSpace(r) {
 			break
 		}
 		start += size
 	}
 	for start < end {
-		r, size := rune(text[end-1]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeLastRuneInString(text[start:end])
+		if c := text[end-1]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			end--
+			continue
 		}
+		r, size := utf8.DecodeLastRuneInString(text[start:end])
 		if !unicode.IsSpace(r) {
 			break
 		}
@@ -144,12 +152,20 @@ func keepsOffsets(text string) bool {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		if r == utf8.RuneError && size == 1 || utf8.RuneLen(unicode.ToLower(r)) != size {
+		if r == utf8.RuneError && size == 1 || !lowerKeepsLength(r, size) {
 			return false
 		}
 		i += size
 	}
 	return true
+}
+
+// lowerKeepsLength says unicode.ToLower(r), r size bytes long, is size
+// bytes long too. The punctuation answers are written with (dashes,
+// quotes, the ellipsis: U+2000 to U+206F) has no case, so it is not
+// looked up.
+func lowerKeepsLength(r rune, size int) bool {
+	return r >= 0x2000 && r <= 0x206f || utf8.RuneLen(unicode.ToLower(r)) == size
 }
 
 // lower makes low (sameLength only).

@@ -122,7 +122,7 @@ func inferDomains(brands []Brand, answers []Answer, keep bool) ([]Brand, *Scanne
 		}
 		scanURLs(a.Text, hc, func(start, end int, host, suffix string, bare bool) {
 			// host is in lower case already: the domain is readProse's too.
-			d := hc.registrableFrom(strings.ToLower(host), suffix)
+			d := hc.registrableFrom(host, suffix)
 			add(d)
 			if scanned != nil {
 				scanned.hits = append(scanned.hits, urlHit{start: int32(start), end: int32(end), bare: bare, domain: d})

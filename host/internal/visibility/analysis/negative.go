@@ -310,7 +310,8 @@ func phraseFoldAt(l string, start, end int, name string) string {
 			}
 		}
 	}
-	after := strings.TrimSpace(trimPossessive(l[end:]))
+	// Spaces at the end would not change which phrase starts the rest.
+	after := trimLeftSpace(trimPossessive(l[end:]))
 	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
 		for _, p := range negativeAfter {
 			if hasPrefixFoldASCII(after, p) {
@@ -369,6 +370,25 @@ func skipBack(s string, i int, space bool) int {
 		i -= size
 	}
 	return i
+}
+
+// trimLeftSpace is strings.TrimLeftFunc(s, unicode.IsSpace).
+func trimLeftSpace(s string) string {
+	for len(s) > 0 {
+		if c := s[0]; c < utf8.RuneSelf {
+			if !asciiSpace[c] {
+				break
+			}
+			s = s[1:]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s)
+		if !unicode.IsSpace(r) {
+			break
+		}
+		s = s[size:]
+	}
+	return s
 }
 
 // trimPossessive is strings.TrimLeft(s, "'’sS,:").

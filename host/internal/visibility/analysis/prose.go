@@ -3,6 +3,7 @@ package analysis
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"golang.org/x/net/publicsuffix"
@@ -151,9 +152,18 @@ func trimLeftASCII(s string, set *[256]bool) string {
 
 // refLine reports whether line is a source line: [n] (or [n]:) and a URL.
 func refLine(line string, hc *hostCache) bool {
+	// The common line starts, after ASCII spaces, with an ASCII byte that
+	// starts no source line: told without trimming.
+	j := 0
+	for j < len(line) && line[j] < utf8.RuneSelf && asciiSpace[line[j]] {
+		j++
+	}
+	if j == len(line) || line[j] < utf8.RuneSelf && line[j] != '[' && line[j] != '-' && line[j] != '*' {
+		return false
+	}
 	s := strings.TrimSpace(line)
 	if s == "" || s[0] != '[' && s[0] != '-' && s[0] != '*' && s[0] != 0xe2 { // 0xe2: "•"
-		return false // the common line, without trimming
+		return false
 	}
 	s = strings.TrimLeft(s, "-*• ")
 	if len(s) < 3 || s[0] != '[' {

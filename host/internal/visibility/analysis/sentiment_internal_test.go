@@ -39,6 +39,8 @@ func TestSentencesSplitAtEndPunctuationAndNewlines(t *testing.T) {
 		"v2.0 is out. Fine":      {"v2.0 is out.", "Fine"},
 		"Only one.  ":            {"Only one."},
 		"  ":                     nil,
+		// Trimmed of every space, as strings.TrimSpace trims.
+		"One.\t\u00a0Two. \u2003\r\n\vThree\u2003\t": {"One.", "Two.", "Three"},
 	}
 	for text, want := range cases {
 		if got := sentences(text); !reflect.DeepEqual(got, want) {
