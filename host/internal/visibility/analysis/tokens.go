@@ -23,6 +23,15 @@ type tokens struct {
 // abbreviations whose full stop does not end a sentence ("etc." does).
 var abbreviations = []string{"vs", "e.g", "i.e", "eg", "ie", "cf", "incl", "approx", "esp"}
 
+// abbreviationEnd says which bytes (either case) end an abbreviation.
+var abbreviationEnd = func() (t [256]bool) {
+	for _, a := range abbreviations {
+		c := a[len(a)-1]
+		t[c], t[asciiUpper(c)] = true, true
+	}
+	return t
+}()
+
 // asciiWord says which ASCII characters are letters or digits.
 var asciiWord = func() (w [utf8.RuneSelf]bool) {
 	for c := range w {
@@ -120,6 +129,9 @@ func (t *tokens) reset(prose string) {
 // abbreviation reports whether the full stop at i ends an abbreviation
 // (vs., e.g., i.e.).
 func abbreviation(prose string, i int) bool {
+	if i == 0 || !abbreviationEnd[prose[i-1]] {
+		return false // the word before the stop ends no abbreviation
+	}
 	j := i
 	for j > 0 && i-j < 8 && (prose[j-1] == '.' || prose[j-1] < 0x80 && unicode.IsLetter(rune(prose[j-1]))) {
 		j--
@@ -184,11 +196,15 @@ func (t *tokens) sentenceOf(k int) string {
 	end := int(tok.end)
 	for end < len(t.text) && end-int(tok.end) < 300 {
 		c := t.text[end]
+		if stopClass[c] != 1 && stopClass[c] != 2 {
+			end++ // neither a line break nor . ! ?
+			continue
+		}
 		if c == '\n' {
 			break
 		}
 		end++
-		if (c == '.' || c == '!' || c == '?') && (end == len(t.text) || t.text[end] == ' ' || t.text[end] == '\n') {
+		if end == len(t.text) || t.text[end] == ' ' || t.text[end] == '\n' {
 			break
 		}
 	}
@@ -201,10 +217,39 @@ func (t *tokens) sentenceOf(k int) string {
 	return collapseSpaces(t.text[start:end])
 }
 
+// printableASCII says no byte of s is below a space (0x20) or outside
+// ASCII, eight bytes at a time: a byte below 0x20 sets its top bit when
+// 0x20 is taken from it, and a byte above 0x7f has it set; a borrow
+// crosses into the next byte only from a byte that set it already.
+func printableASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if (w-0x2020202020202020|w)&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // collapseSpaces is strings.Join(strings.Fields(s), " "), without copying
 // s when it is ASCII with single spaces between words already.
 func collapseSpaces(s string) string {
 	plain := s != "" && s[0] != ' ' && s[len(s)-1] != ' '
+	if plain && printableASCII(s) {
+		// No byte outside ASCII or below a space: only two spaces in a
+		// row would need collapsing.
+		if !strings.Contains(s, "  ") {
+			return s
+		}
+		return strings.Join(strings.Fields(s), " ")
+	}
 	for i := 0; i < len(s) && plain; i++ {
 		switch c := s[i]; {
 		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -78,6 +79,41 @@ func TestSentenceOfIsTheSentenceAroundTheWord(t *testing.T) {
 		}
 		if got := tk.sentenceOf(k); got != tc.want {
 			t.Errorf("%.40q:\n got %.80q (%d bytes)\nwant %.80q (%d bytes)", tc.in, got, len(got), tc.want, len(tc.want))
+		}
+	}
+}
+
+// printableASCII's eight-bytes-at-a-time test must say what the byte by
+// byte one says, for bytes at either edge of the range anywhere in a word.
+func TestPrintableASCIIIsTheByteTest(t *testing.T) {
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 'a', 0x7e, 0x7f, 0x80, 0x81, 0xa0, 0xdf, 0xe0, 0xff}
+	r := rand.New(rand.NewPCG(46, 13))
+	for range 50000 {
+		b := make([]byte, r.IntN(40))
+		for i := range b {
+			b[i] = 'a'
+			if r.IntN(6) == 0 {
+				b[i] = edges[r.IntN(len(edges))]
+			}
+		}
+		want := true
+		for _, c := range b {
+			want = want && c >= 0x20 && c < 0x80
+		}
+		if got := printableASCII(string(b)); got != want {
+			t.Fatalf("printableASCII(%q) = %v", b, got)
+		}
+	}
+}
+
+// collapseSpaces is strings.Join(strings.Fields(s), " ") for every s.
+func TestCollapseSpacesIsFieldsJoined(t *testing.T) {
+	pieces := []string{"a", "Acme", " ", "  ", "\t", "\r", "\v", "\f", "\x01", "\x7f", "é", "\x85", "\u00a0", "\u2003", "\xff", ".", "x"}
+	r := rand.New(rand.NewPCG(46, 14))
+	for range 30000 {
+		s := joinPieces(r, pieces, 30)
+		if got, want := collapseSpaces(s), strings.Join(strings.Fields(s), " "); got != want {
+			t.Fatalf("collapseSpaces(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
