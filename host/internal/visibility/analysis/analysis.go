@@ -115,6 +115,9 @@ type Blocks struct {
 	mentions []Mention
 	facts    []Fact
 	verdicts []MentionVerdict
+	// work is what each answer's analysis works in, kept from one
+	// answer to the next (nil: not yet made).
+	work *scratch
 }
 
 const blockAnswers = 256
@@ -165,7 +168,8 @@ func take[T any](block *[]T, n, size int) []T {
 	return out
 }
 
-// scratch is what one Analyze call works in, kept between answers.
+// scratch is what one Analyze call works in, kept between answers (in a
+// pool, or in the Blocks of a report's pass).
 type scratch struct {
 	t            tokens
 	sources      []Source
@@ -222,8 +226,17 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 	if a.Missing() {
 		return out
 	}
-	sc := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(sc)
+	var sc *scratch
+	switch {
+	case blocks == nil:
+		sc = scratchPool.Get().(*scratch)
+		defer scratchPool.Put(sc)
+	case blocks.work == nil:
+		blocks.work = new(scratch)
+		fallthrough
+	default:
+		sc = blocks.work // one answer after the other: not shared
+	}
 	sc.facts, sc.slot = sc.facts[:0], resetInts(&sc.slot, len(m.brands), -1)
 	var prose string
 	if scanned != nil {
