@@ -182,6 +182,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 	if err != nil {
 		return err
 	}
+	cues := analysis.NewCueIndex(brands) // every answer's sentiment cues, one pass each
 	domain := ""
 	if len(brands[0].Domains) > 0 {
 		domain = brands[0].Domains[0]
@@ -227,7 +228,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 				wg.Add(1)
 				go func(a store.VisibilityAnswer) {
 					defer wg.Done()
-					s.withSlot(ctx, ws, slots, func() { s.saveSentiment(ctx, r, brands, engines, a) })
+					s.withSlot(ctx, ws, slots, func() { s.saveSentiment(ctx, r, brands, cues, engines, a) })
 				}(prev)
 			}
 			if t.kind == kindProbe && prev.Verdict == nil {
@@ -251,7 +252,7 @@ func (s *Service) run(ctx context.Context, job *jobs.Job, r store.VisibilityRepo
 					s.judgeAndSave(ctx, brands[0], t, a)
 				}
 				if t.kind == KindPrompt {
-					s.saveSentiment(ctx, r, brands, engines, a)
+					s.saveSentiment(ctx, r, brands, cues, engines, a)
 				}
 				report()
 			})
@@ -337,7 +338,7 @@ func (s *Service) save(ctx context.Context, a *store.VisibilityAnswer) error {
 // saveSentiment judges a stored prompt answer's sentiment and the brands
 // it names, and stores both with the answer. The brands stay unjudged
 // (NULL) when there is no judge model or it failed.
-func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, engines []string, sa store.VisibilityAnswer) {
+func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, brands []analysis.Brand, cues *analysis.CueIndex, engines []string, sa store.VisibilityAnswer) {
 	if !unjudged(sa) {
 		return
 	}
@@ -346,7 +347,7 @@ func (s *Service) saveSentiment(ctx context.Context, r store.VisibilityReport, b
 	model := s.judgeModel(engines)
 	changed := false
 	if sa.Sentiment == nil {
-		sent := s.judgeSentiment(ctx, model, brands, a)
+		sent := s.judgeSentiment(ctx, model, brands, cues, a)
 		if ctx.Err() != nil {
 			return // judged on the next attempt
 		}

@@ -47,7 +47,10 @@ var sentimentSchema = map[string]any{
 // sentence-initial ordinary word: sentiment is judged as each answer
 // arrives, the mention judge at completion) is rated too: the figures
 // count its sentiment only if the mention judge says it is named.
-func (s *Service) judgeSentiment(ctx context.Context, model string, brands []analysis.Brand, a analysis.Answer) map[string]analysis.Sentiment {
+//
+// cues is the index of brands (NewCueIndex), built once for a run's
+// answers.
+func (s *Service) judgeSentiment(ctx context.Context, model string, brands []analysis.Brand, cues *analysis.CueIndex, a analysis.Answer) map[string]analysis.Sentiment {
 	an := analysis.NewMatcher(analysis.InferDomains(brands, []analysis.Answer{a})).Analyze(a)
 	ms := an.Mentions
 	for _, p := range an.Pending {
@@ -60,11 +63,12 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []ana
 	}
 	var prompt strings.Builder
 	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
-	cues := analysis.NewCueText(a.Text)
+	text := cues.Text(a.Text)
 	sents := map[string]analysis.BrandCue{}
 	for _, m := range ms {
-		b := brands[analysis.BrandIndex(brands, m.Brand)]
-		sents[m.Brand] = cues.Brand(b)
+		bi := analysis.BrandIndex(brands, m.Brand)
+		b := brands[bi]
+		sents[m.Brand] = text.BrandAt(bi)
 		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
 		for _, line := range sents[m.Brand].Sentences {
 			fmt.Fprintf(&prompt, "- %s\n", analysis.Excerpt(line, 1000))

@@ -44,7 +44,7 @@ func TestSentimentAvoidAndOutagesAreNegative(t *testing.T) {
 		{"I would avoid using Globex for this.", map[string]string{"globex": "negative:20"}, "avoid using X"},
 		{"Globex and Zentrix are both solid picks.", map[string]string{"globex": "positive:80", "zentrix": "positive:80"}, "no cue"},
 	} {
-		got := s.judgeSentiment(context.Background(), "judge", brands, analysis.Answer{Engine: "gpt", Prompt: "q", Text: tc.text})
+		got := s.judgeSentiment(context.Background(), "judge", brands, analysis.NewCueIndex(brands), analysis.Answer{Engine: "gpt", Prompt: "q", Text: tc.text})
 		for slug, want := range tc.want {
 			if g := got[slug]; fmt.Sprintf("%s:%d", g.Label, g.Score) != want {
 				t.Errorf("%s: %q → %s = %+v, want %s", tc.label, tc.text, slug, g, want)
