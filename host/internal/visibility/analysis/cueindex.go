@@ -170,6 +170,22 @@ func lowerEqual(s, low string) bool {
 	return true
 }
 
+// asciiRun is where the run of ASCII bytes at i of s ends, read eight
+// bytes at a time.
+func asciiRun(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(s) && s[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
+}
+
 // isASCII says every byte of s is below 0x80.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -148,7 +148,7 @@ func appendSpan(text string, spans [][2]int32, start, end int) [][2]int32 {
 func keepsOffsets(text string) bool {
 	for i := 0; i < len(text); {
 		if text[i] < utf8.RuneSelf {
-			i++
+			i = asciiRun(text, i+1)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
