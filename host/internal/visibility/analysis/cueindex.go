@@ -289,9 +289,9 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 // BrandAt is Brand for brand i of the index the text was made with
 // (CueIndex.Text), from the needles found in the one pass.
 func (c *CueText) BrandAt(i int) BrandCue {
-	b := c.index.brands[i]
+	b := &c.index.brands[i]
 	if !c.sameLength || !c.index.folded[i] && !(c.index.partial[i] && (c.ascii || c.index.mixed[i])) {
-		return c.Brand(b)
+		return c.Brand(*b)
 	}
 	k, last := 0, int32(-1)
 	for _, h := range c.hits {
@@ -350,13 +350,13 @@ func (c *CueText) negativeHits(bi int, name string) string {
 		l := c.text[s0:s1]
 		off := s0
 		for {
+			// The first needle in the brand's order found at or after
+			// off, at its first start there: one read of the sentence's
+			// hits (the needle ids of brand bi are lo..hi-1, in order).
 			best := -1
-			for n := lo; n < hi && best < 0; n++ {
-				for h := j; h < e; h++ {
-					if hits[h].needle == n && hits[h].start >= off {
-						best = h
-						break
-					}
+			for h := j; h < e; h++ {
+				if n := hits[h].needle; n >= lo && n < hi && hits[h].start >= off && (best < 0 || n < hits[best].needle) {
+					best = h
 				}
 			}
 			if best < 0 {
