@@ -89,9 +89,13 @@ func cueSpans(text string, spans [][2]int32) ([][2]int32, bool) {
 	ascii := true
 	start := 0
 	for i := 0; i < len(text); i++ {
+		for i < len(text) && stopClass[text[i]] == 0 {
+			i++ // the bytes that are neither a stop nor outside ASCII, in a loop of their own
+		}
+		if i == len(text) {
+			break
+		}
 		switch stopClass[text[i]] {
-		case 0:
-			continue
 		case 3:
 			ascii = false
 			continue
