@@ -39,6 +39,14 @@ func scanURLs(text string, hc *hostCache, fn func(start, end int, host, suffix s
 		if p < 0 {
 			return
 		}
+		if text[p] == '.' && (p+1 == len(text) || !hostByte[text[p+1]]) {
+			// A full stop before no host byte, the first '.' at or after
+			// i, is the only dot of the run it ends: no host ends with its
+			// dot, and no scheme's ':' is in a run. The end of a sentence,
+			// mostly: nothing to read back.
+			i = p + 1
+			continue
+		}
 		// The run holding p (a '.') or ending before it (a ':') starts at
 		// a; i may be inside it, after a URL.
 		a := p
