@@ -47,6 +47,12 @@ func scanURLs(text string, hc *hostCache, fn func(start, end int, host, suffix s
 			i = p + 1
 			continue
 		}
+		if text[p] == ':' && (p+1 == len(text) || text[p+1] != '/') {
+			// A colon before no '/' starts no scheme's "://", and the run
+			// before it has no dot (p is the first at or after i): "Pros:".
+			i = p + 1
+			continue
+		}
 		// The run holding p (a '.') or ending before it (a ':') starts at
 		// a; i may be inside it, after a URL.
 		a := p
