@@ -313,7 +313,7 @@ func phraseFoldAt(l string, start, end int, name string) string {
 	// Spaces at the end would not change which phrase starts the rest.
 	after := trimLeftSpace(trimPossessive(l[end:]))
 	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
-		for _, p := range negativeAfter {
+		for _, p := range negativeAfterBy[lowerASCII(after[0])] {
 			if hasPrefixFoldASCII(after, p) {
 				return name + " " + p
 			}
@@ -321,6 +321,15 @@ func phraseFoldAt(l string, start, end int, name string) string {
 	}
 	return ""
 }
+
+// negativeAfterBy is negativeAfter by the phrases' first byte, each list
+// in negativeAfter's order (the first phrase found is the one named).
+var negativeAfterBy = func() (out [256][]string) {
+	for _, p := range negativeAfter {
+		out[p[0]] = append(out[p[0]], p)
+	}
+	return out
+}()
 
 // mayEndPhrase says one of the last two words of s (as strings.Fields
 // splits it) is, in lower case, the last word of a phrase of
