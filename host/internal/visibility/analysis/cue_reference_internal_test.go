@@ -199,6 +199,7 @@ func TestCueIndexGivesWhatTheReferenceGivesOnFuzzedAnswers(t *testing.T) {
 		"Café Noir", "CAFÉ NOIR", "café", "Cafe", "Señor", "SEÑOR", "senor", "Ünïcode", "ünïcode", "UNICODE", "\u212aelvin", "kelvin", "Kel",
 		"Acme", "ACME", "acme.com",
 		"avoid ", "Avoid ", "do not use ", "issues with ", "beware of ", " is down", " has had outages", " is unreliable", " was breached",
+		" outages", " outage", " had outages", " has had a breach", " has outages",
 		" ", " ", " ", ", ", ". ", "! ", "? ", "\n", " – ", "—", "’s", "'s", ":", "é", "Ë", "ß", "İ", "\u212a", "x", "7", "\xff", "\u00a0",
 	}
 	x := NewCueIndex(brands)
