@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 	"unicode/utf8"
@@ -102,13 +103,22 @@ func readProseHits(text string, sources []Source, hc *hostCache, hits []urlHit, 
 	return unsafe.String(&buf[0], len(buf)), sources
 }
 
+// blankBytes writes a space over every byte of buf[start:end] but its
+// line breaks, a line at a time and 64 bytes a copy.
 func blankBytes(buf []byte, start, end int) {
-	for i := start; i < end; i++ {
-		if buf[i] != '\n' {
-			buf[i] = ' '
+	for start < end {
+		stop := end
+		if nl := bytes.IndexByte(buf[start:end], '\n'); nl >= 0 {
+			stop = start + nl
 		}
+		for b := buf[start:stop]; len(b) > 0; {
+			b = b[copy(b, spaces64):]
+		}
+		start = stop + 1
 	}
 }
+
+const spaces64 = "                                                                "
 
 var sourceLabels = []string{"sources", "source", "references", "reference", "citations", "citation"}
 
