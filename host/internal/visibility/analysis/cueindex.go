@@ -173,12 +173,7 @@ func lowerEqual(s, low string) bool {
 // asciiRun is where the run of ASCII bytes at i of s ends, read eight
 // bytes at a time.
 func asciiRun(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if w&0x8080808080808080 != 0 {
-			break
-		}
+	for ; i+8 <= len(s) && word8(s, i)&0x8080808080808080 == 0; i += 8 {
 	}
 	for i < len(s) && s[i] < utf8.RuneSelf {
 		i++
@@ -186,15 +181,15 @@ func asciiRun(s string, i int) int {
 	return i
 }
 
-// isASCII says every byte of s is below 0x80.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
+// word8 is bytes i to i+8 of s as one little-endian word (the compiler
+// makes it one load).
+func word8(s string, i int) uint64 {
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
+
+// isASCII says every byte of s is below 0x80.
+func isASCII(s string) bool { return asciiRun(s, 0) == len(s) }
 
 // pairKey is the pairs bit of two bytes, in ASCII lower case.
 func pairKey(a, b byte) uint32 { return uint32(lowerASCII(a))<<8 | uint32(lowerASCII(b)) }

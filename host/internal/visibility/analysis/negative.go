@@ -88,19 +88,25 @@ type words struct {
 	last [4]string
 }
 
-// negativeLast are the last words of negativeBefore's phrases, and
-// negativeAfterFirst the first bytes of negativeAfter's: a name whose
-// neighbours are neither needs no phrase compared.
-var negativeLast, negativeAfterFirst = func() (map[string]bool, [256]bool) {
+// negativeLast are the last words of negativeBefore's phrases: a name
+// after none of them needs no phrase before it compared.
+var negativeLast = func() map[string]bool {
 	last := map[string]bool{}
 	for _, pw := range negativeBeforeWords {
 		last[pw[len(pw)-1]] = true
 	}
-	var first [256]bool
+	return last
+}()
+
+// negativeAfterBy is negativeAfter by the phrases' first byte, each list
+// in negativeAfter's order (the first phrase found is the one named): a
+// name followed by a byte that starts none needs no phrase after it
+// compared.
+var negativeAfterBy = func() (out [256][]string) {
 	for _, p := range negativeAfter {
-		first[p[0]] = true
+		out[p[0]] = append(out[p[0]], p)
 	}
-	return last, first
+	return out
 }()
 
 // endsPhrase says the last or the one before it (a skipped word) can end
@@ -197,8 +203,8 @@ func negativeCue(lowered, needles []string, name string) string {
 				}
 			}
 			after := strings.TrimSpace(strings.TrimLeft(l[end:], "'’s,:"))
-			if after != "" && negativeAfterFirst[after[0]] {
-				for _, p := range negativeAfter {
+			if after != "" {
+				for _, p := range negativeAfterBy[after[0]] {
 					if strings.HasPrefix(after, p) {
 						return name + " " + p
 					}
@@ -312,7 +318,7 @@ func phraseFoldAt(l string, start, end int, name string) string {
 	}
 	// Spaces at the end would not change which phrase starts the rest.
 	after := trimLeftSpace(trimPossessive(l[end:]))
-	if after != "" && negativeAfterFirst[lowerASCII(after[0])] {
+	if after != "" {
 		for _, p := range negativeAfterBy[lowerASCII(after[0])] {
 			if hasPrefixFoldASCII(after, p) {
 				return name + " " + p
@@ -321,15 +327,6 @@ func phraseFoldAt(l string, start, end int, name string) string {
 	}
 	return ""
 }
-
-// negativeAfterBy is negativeAfter by the phrases' first byte, each list
-// in negativeAfter's order (the first phrase found is the one named).
-var negativeAfterBy = func() (out [256][]string) {
-	for _, p := range negativeAfter {
-		out[p[0]] = append(out[p[0]], p)
-	}
-	return out
-}()
 
 // mayEndPhrase says one of the last two words of s (as strings.Fields
 // splits it) is, in lower case, the last word of a phrase of

@@ -224,9 +224,7 @@ func (t *tokens) sentenceOf(k int) string {
 func printableASCII(s string) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if (w-0x2020202020202020|w)&0x8080808080808080 != 0 {
+		if w := word8(s, i); (w-0x2020202020202020|w)&0x8080808080808080 != 0 {
 			return false
 		}
 	}
