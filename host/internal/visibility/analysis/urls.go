@@ -3,6 +3,7 @@ package analysis
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // The URL and bare-domain scan of an answer's text: scanURLs finds every
@@ -151,6 +152,18 @@ func urlHostname(u string) string {
 	return p.Hostname()
 }
 
+// urlSpecial are the bytes urlEnd looks at: those that end a URL or
+// count its brackets, and every byte outside ASCII.
+var urlSpecial = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\"'<>`|*][{}()") {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
 // urlEnd is where the URL starting at i ends: at whitespace, quotes,
 // angle brackets, a closing bracket it did not open, a table bar or
 // emphasis; trailing punctuation is not part of it.
@@ -159,6 +172,9 @@ func urlEnd(text string, i int) int {
 	j := i
 loop:
 	for ; j < len(text); j++ {
+		if !urlSpecial[text[j]] {
+			continue // a byte a URL goes on over: one table test
+		}
 		switch text[j] {
 		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`', '|', '*', ']', '[', '{', '}':
 			break loop
