@@ -245,8 +245,8 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 	defer func() { sc.occurrences, sc.cands = out, cands }()
 	n := len(t.list)
 	for i := 0; i < n; {
-		// Most words start no alias: one load of the trie's root row
-		// tells (a byte outside ASCII takes the walk).
+		// Most words start no alias: the trie's first two steps tell (a
+		// byte outside ASCII takes the walk).
 		if tk := t.list[i]; t.text[tk.start] < utf8.RuneSelf {
 			node := m.ascii[m.column[lowerASCII(t.text[tk.start])]]
 			if node == 0 {

@@ -152,17 +152,26 @@ func urlHostname(u string) string {
 	return p.Hostname()
 }
 
-// urlSpecial are the bytes urlEnd looks at: those that end a URL or
-// count its brackets, and every byte outside ASCII.
-var urlSpecial = func() (t [256]bool) {
-	for _, c := range []byte(" \t\n\r\"'<>`|*][{}()") {
-		t[c] = true
+// urlByte is what urlEnd does at each byte: goes on (0), ends the URL
+// (urlStop: whitespace, quotes, angle brackets, a table bar, emphasis,
+// the other brackets, and every byte outside ASCII, a character written
+// in prose), or counts a parenthesis.
+var urlByte = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r\"'<>`|*][{}") {
+		t[c] = urlStop
 	}
 	for c := utf8.RuneSelf; c < 256; c++ {
-		t[c] = true
+		t[c] = urlStop
 	}
+	t['('], t[')'] = urlOpen, urlClose
 	return t
 }()
+
+const (
+	urlStop = 1 + iota
+	urlOpen
+	urlClose
+)
 
 // urlEnd is where the URL starting at i ends: at whitespace, quotes,
 // angle brackets, a closing bracket it did not open, a table bar or
@@ -172,22 +181,20 @@ func urlEnd(text string, i int) int {
 	j := i
 loop:
 	for ; j < len(text); j++ {
-		if !urlSpecial[text[j]] {
+		k := urlByte[text[j]]
+		if k == 0 {
 			continue // a byte a URL goes on over: one table test
 		}
-		switch text[j] {
-		case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`', '|', '*', ']', '[', '{', '}':
+		switch k {
+		case urlStop:
 			break loop
-		case '(':
+		case urlOpen:
 			depth++
-		case ')':
+		case urlClose:
 			if depth == 0 {
 				break loop
 			}
 			depth--
-		}
-		if text[j] >= 0x80 {
-			break // a non-ASCII character ends a URL written in prose
 		}
 	}
 	for j > i && strings.IndexByte(".,;:!?", text[j-1]) >= 0 {
