@@ -61,21 +61,21 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []ana
 	if len(ms) == 0 {
 		return map[string]analysis.Sentiment{}
 	}
-	var prompt strings.Builder
-	fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
 	text := cues.Text(a.Text)
-	sents := map[string]analysis.BrandCue{}
-	for _, m := range ms {
-		bi := analysis.BrandIndex(brands, m.Brand)
-		b := brands[bi]
-		sents[m.Brand] = text.BrandAt(bi)
-		fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, b.Name)
-		for _, line := range sents[m.Brand].Sentences {
-			fmt.Fprintf(&prompt, "- %s\n", analysis.Excerpt(line, 1000))
-		}
-	}
 	judged := map[string]analysis.Sentiment{}
 	if model != "" {
+		// The judge reads the sentences that name each brand; without
+		// one, only the negative cues are read (NegativeAt), and an
+		// answer holding no negative phrase is not split at all.
+		var prompt strings.Builder
+		fmt.Fprintf(&prompt, "Question: %s\n", a.Prompt)
+		for _, m := range ms {
+			bi := analysis.BrandIndex(brands, m.Brand)
+			fmt.Fprintf(&prompt, "\nBrand %q (%s):\n", m.Brand, brands[bi].Name)
+			for _, line := range text.BrandAt(bi).Sentences {
+				fmt.Fprintf(&prompt, "- %s\n", analysis.Excerpt(line, 1000))
+			}
+		}
 		zero := 0.0
 		res, err := s.models.GenerateText(ctx, model, sdk.TextRequest{Model: model, System: sentimentSystem, Prompt: prompt.String(),
 			Temperature: &zero, Options: map[string]any{"response_format": sentimentSchema}})
@@ -99,7 +99,7 @@ func (s *Service) judgeSentiment(ctx context.Context, model string, brands []ana
 	out := map[string]analysis.Sentiment{}
 	for _, m := range ms {
 		j, ok := judged[m.Brand]
-		if cue := sents[m.Brand].Negative(); cue != "" {
+		if cue := text.NegativeAt(analysis.BrandIndex(brands, m.Brand)); cue != "" {
 			score := 20
 			if ok && j.Label == analysis.SentimentNegative {
 				score = j.Score

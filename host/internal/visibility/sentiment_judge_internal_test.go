@@ -51,6 +51,31 @@ func TestSentimentAvoidAndOutagesAreNegative(t *testing.T) {
 			}
 		}
 	}
+	// Without a judge model the cues alone decide: a negative phrase
+	// makes its brand negative, every other brand is left out, and the
+	// prompt's sentences are never gathered (nothing is asked).
+	asked := len(judge.asked)
+	for _, tc := range []struct {
+		text string
+		want map[string]string
+	}{
+		{"Avoid Globex. Zentrix is the safer choice.", map[string]string{"globex": "negative:20 avoid Globex"}},
+		{"Zentrix's outages were long; GLOBEX IS DOWN again.", map[string]string{"globex": "negative:20 Globex is down", "zentrix": "negative:20 Zentrix outage"}},
+		{"Globex and Zentrix are both solid picks.", map[string]string{}},
+	} {
+		got := s.judgeSentiment(context.Background(), "", brands, analysis.NewCueIndex(brands), analysis.Answer{Engine: "gpt", Prompt: "q", Text: tc.text})
+		if len(got) != len(tc.want) {
+			t.Errorf("no judge: %q → %+v, want %v", tc.text, got, tc.want)
+		}
+		for slug, want := range tc.want {
+			if g := got[slug]; fmt.Sprintf("%s:%d %s", g.Label, g.Score, g.Cue) != want {
+				t.Errorf("no judge: %q → %s = %+v, want %s", tc.text, slug, g, want)
+			}
+		}
+	}
+	if len(judge.asked) != asked {
+		t.Errorf("no judge model, yet the judge was asked %d times", len(judge.asked)-asked)
+	}
 	// Structured output was asked for.
 	if _, ok := judge.asked[0].Options["response_format"]; !ok {
 		t.Errorf("the sentiment judge was not asked for a JSON schema response_format")

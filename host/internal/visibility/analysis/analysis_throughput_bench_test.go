@@ -2,8 +2,10 @@ package analysis_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -131,7 +133,7 @@ func heraldPassWith(sets []throughputSet, evidence bool) int {
 					ix.Reset(&cues, a.Text)
 					read = true
 				}
-				if cues.BrandAt(analysis.BrandIndex(s.brands, m.Brand)).Negative() != "" {
+				if cues.NegativeAt(analysis.BrandIndex(s.brands, m.Brand)) != "" {
 					n++
 				}
 				n++
@@ -216,6 +218,13 @@ func BenchmarkAnswerAnalysisInstructions(b *testing.B) {
 		mb = n
 	}
 	sets, total := loadThroughputCorpusTo(b, mb<<20)
+	if v := os.Getenv("HERALD_ANALYSIS_CUES"); v != "" {
+		every, err := strconv.Atoi(v)
+		if err != nil || every < 1 {
+			b.Fatalf("HERALD_ANALYSIS_CUES=%q: want one answer in how many to hold a negative phrase", v)
+		}
+		total = withNegativePhrases(sets, every)
+	}
 	for _, side := range []struct {
 		name string
 		pass func([]throughputSet) int
@@ -229,6 +238,31 @@ func BenchmarkAnswerAnalysisInstructions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// withNegativePhrases gives one answer in every of each set a sentence
+// with a negative phrase next to one of the set's brands ("Avoid Acme
+// if uptime matters.", "Acme has had outages."), in turn, so that the
+// cue pass has cues to find: the labelled corpus holds none, as most
+// answers do not. It returns the sets' bytes of answer text.
+func withNegativePhrases(sets []throughputSet, every int) int {
+	phrases := []string{" Avoid %s if uptime matters.", " %s has had outages this year.", "\nSome teams report problems with %s.", " %s is overpriced for small teams."}
+	total, k := 0, 0
+	for i := range sets {
+		s := &sets[i]
+		s.answers = slices.Clone(s.answers)
+		s.bytes = 0
+		for j := range s.answers {
+			if j%every == 0 {
+				b := s.brands[k%len(s.brands)]
+				s.answers[j].Text += fmt.Sprintf(phrases[k%len(phrases)], b.Name)
+				k++
+			}
+			s.bytes += len(s.answers[j].Text)
+		}
+		total += s.bytes
+	}
+	return total
 }
 
 // processCPU is the process's user and system CPU time (garbage
@@ -252,5 +286,26 @@ func TestThroughputCorpusBothSidesFindMentions(t *testing.T) {
 	}
 	if heraldPass(sets) == 0 || barePass(sets) == 0 {
 		t.Fatal("a pass found no mention")
+	}
+	// With a negative phrase in one answer of two, the cue pass has cues
+	// to find: one answer of two holds one.
+	withNegativePhrases(sets, 2)
+	answers, cued := 0, 0
+	for _, s := range sets {
+		ix := analysis.NewCueIndex(s.brands)
+		var c analysis.CueText
+		for _, a := range s.answers {
+			answers++
+			ix.Reset(&c, a.Text)
+			for bi := range s.brands {
+				if c.NegativeAt(bi) != "" {
+					cued++
+					break
+				}
+			}
+		}
+	}
+	if 2*cued < answers {
+		t.Fatalf("%d of %d answers have a negative cue, want half", cued, answers)
 	}
 }

@@ -207,20 +207,30 @@ func TestCueIndexGivesWhatTheReferenceGivesOnFuzzedAnswers(t *testing.T) {
 		t.Fatalf("mixed %v, partial %v: the brands do not test what they are meant to", x.mixed, x.partial)
 	}
 	r := rand.New(rand.NewPCG(46, 12))
-	var c CueText
-	indexed, cues := 0, 0
+	var c, first CueText // first: NegativeAt before any BrandAt
+	indexed, cues, calm := 0, 0, 0
 	for range 20000 {
 		text := joinPieces(r, pieces, 16)
 		x.Reset(&c, text)
+		x.Reset(&first, text)
+		if first.calm {
+			calm++
+		}
 		for bi, b := range brands {
 			want := refBrandSentences(text, b)
+			wantCue := refNegativeCue(want, b)
+			if cue := first.NegativeAt(bi); cue != wantCue {
+				t.Fatalf("NegativeAt of %s in %q: %q, want %q", b.Name, text, cue, wantCue)
+			}
 			got := c.BrandAt(bi)
 			if !slices.Equal(got.Sentences, want) {
 				t.Fatalf("sentences of %s in %q: %q, want %q", b.Name, text, got.Sentences, want)
 			}
-			wantCue := refNegativeCue(want, b)
 			if cue := got.Negative(); cue != wantCue {
 				t.Fatalf("cue of %s in %q: %q, want %q", b.Name, text, cue, wantCue)
+			}
+			if cue := c.NegativeAt(bi); cue != wantCue {
+				t.Fatalf("NegativeAt of %s in %q after BrandAt: %q, want %q", b.Name, text, cue, wantCue)
 			}
 			if got.hits != nil && !c.ascii && x.mixed[bi] && len(want) > 0 {
 				indexed++
@@ -232,8 +242,8 @@ func TestCueIndexGivesWhatTheReferenceGivesOnFuzzedAnswers(t *testing.T) {
 	}
 	// The comparison says something only if mixed brands were read from
 	// the index over texts outside ASCII, and cues were found.
-	if indexed < 1000 || cues < 1000 {
-		t.Fatalf("%d mixed brand-answers read from the index outside ASCII, %d cues", indexed, cues)
+	if indexed < 1000 || cues < 1000 || calm < 100 {
+		t.Fatalf("%d mixed brand-answers read from the index outside ASCII, %d cues, %d texts without a phrase", indexed, cues, calm)
 	}
 }
 

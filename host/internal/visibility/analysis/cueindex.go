@@ -184,8 +184,9 @@ func asciiRun(s string, i int) int {
 // word8 is bytes i to i+8 of s as one little-endian word (the compiler
 // makes it one load).
 func word8(s string, i int) uint64 {
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	b := s[i : i+8] // one bounds check: the indexes below are known to hold
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // isASCII says every byte of s is below 0x80.
@@ -213,10 +214,21 @@ func (x *CueIndex) Text(text string) *CueText {
 // Reset makes c what x.Text(text) gives, reusing c's buffers, so a pass
 // over many answers needs no CueText of its own per answer. The
 // BrandCues c gave before are no longer valid (their sentence lists
-// share c's buffer).
+// share c's buffer). It reads the text once for the negative phrases
+// (mayHoldNegative); the sentences are split and the needles found
+// when first asked for (BrandAt), and never for NegativeAt over a text
+// that holds no phrase.
 func (x *CueIndex) Reset(c *CueText, text string) {
 	spans, hits := c.spans[:0], c.hits[:0]
-	*c = CueText{index: x}
+	*c = CueText{index: x, text: text, spans: spans, hits: hits, unread: true}
+	c.calm = !mayHoldNegative(text)
+}
+
+// read splits c's text and finds every indexed needle in it (when its
+// lower case keeps its offsets): what Reset leaves for when it is needed.
+func (c *CueText) read() {
+	x, text, spans, hits := c.index, c.text, c.spans, c.hits
+	c.unread, c.spans, c.hits = false, nil, nil
 	c.split(text, spans)
 	if !c.sameLength {
 		return
@@ -231,9 +243,7 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 		if next = i + 1; wordByte[b] {
 			// A word: no needle starts inside it, so the pass steps
 			// over the rest of it.
-			for next < len(text) && wordByte[text[next]] {
-				next++
-			}
+			next = asciiWordEnd(text, next)
 			// Nor does one start at the byte after it: that byte is not
 			// a letter or digit, so not at a word boundary either.
 			next++
@@ -281,9 +291,22 @@ func (x *CueIndex) Reset(c *CueText, text string) {
 	}
 }
 
+// NegativeAt is BrandAt(i).Negative(): the negative cue of brand i, ""
+// at once when the text holds no negative phrase (its sentences are not
+// looked for).
+func (c *CueText) NegativeAt(i int) string {
+	if c.calm {
+		return ""
+	}
+	return c.BrandAt(i).Negative()
+}
+
 // BrandAt is Brand for brand i of the index the text was made with
 // (CueIndex.Text), from the needles found in the one pass.
 func (c *CueText) BrandAt(i int) BrandCue {
+	if c.unread {
+		c.read()
+	}
 	b := &c.index.brands[i]
 	if !c.sameLength || !c.index.folded[i] && !(c.index.partial[i] && (c.ascii || c.index.mixed[i])) {
 		return c.Brand(*b)

@@ -37,6 +37,10 @@ type CueText struct {
 	index  *CueIndex
 	hits   []cueHit
 	hitBuf [4]cueHit
+	// unread: Reset has not split the text nor found the needles yet
+	// (read does); calm: the text holds no negative phrase
+	// (mayHoldNegative), so no brand has a cue.
+	unread, calm bool
 }
 
 // cueLower is a CueText in lower case: low, the whole text (sameLength),
@@ -241,6 +245,9 @@ type BrandCue struct {
 // Brand returns the sentences of the text that name b (an alias on word
 // boundaries, case-folded).
 func (c *CueText) Brand(b Brand) BrandCue {
+	if c.unread {
+		c.read()
+	}
 	if c.sameLength && asciiNeedles(b) {
 		return c.brandFolded(b)
 	}

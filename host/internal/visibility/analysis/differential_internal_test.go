@@ -233,6 +233,9 @@ func TestAnalysisGivesWhatTheReferenceGives(t *testing.T) {
 				if cue, want := ibc.Negative(), refNegativeCue(wantSents, b); cue != want {
 					t.Fatalf("%s: cue of %s in %q, indexed: %q, want %q", s.name, b.Name, a.Text, cue, want)
 				}
+				if cue, want := ix.Text(a.Text).NegativeAt(bi), refNegativeCue(wantSents, b); cue != want {
+					t.Fatalf("%s: NegativeAt of %s in %q: %q, want %q", s.name, b.Name, a.Text, cue, want)
+				}
 				if cue, want := bc.Negative(), refNegativeCue(wantSents, b); cue != want {
 					t.Fatalf("%s: cue of %s in %q: %q, want %q", s.name, b.Name, a.Text, cue, want)
 				} else if cue != "" {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -47,6 +48,38 @@ var wordByte = func() (w [256]bool) {
 	copy(w[:], asciiWord[:])
 	return w
 }()
+
+// asciiWordEnd is where the run of ASCII letters and digits at i of s
+// ends, read eight bytes at a time (notWord8).
+func asciiWordEnd(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		if m := notWord8(word8(s, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(s) && wordByte[s[i]] {
+		i++
+	}
+	return i
+}
+
+// notWord8 has the top bit set of each byte of w that is no ASCII letter
+// or digit (wordByte false), and no other bit. Each byte's low seven bits
+// are compared with a range's ends by adding so that the top bit carries
+// the answer and nothing crosses into the next byte: setting 0x20 puts a
+// capital letter on its small one and leaves a digit as it is (it puts
+// 0x10 to 0x19 on the digits too, so a digit must also be 0x20 or more).
+func notWord8(w uint64) uint64 {
+	const (
+		ones = 0x0101010101010101
+		top  = 0x8080808080808080
+	)
+	low := w &^ top
+	x := low | 0x20*ones
+	letter := (x + (0x80-'a')*ones) &^ (x + (0x80-'z'-1)*ones)
+	digit := (x + (0x80-'0')*ones) &^ (x + (0x80-'9'-1)*ones) & (low + (0x80-0x20)*ones)
+	return (w | ^(letter | digit)) & top
+}
 
 // asciiPlain says which bytes reset may step over: ASCII that is no
 // letter or digit and none of the characters its switch reads.

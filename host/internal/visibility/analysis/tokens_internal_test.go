@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -114,6 +116,43 @@ func TestCollapseSpacesIsFieldsJoined(t *testing.T) {
 		s := joinPieces(r, pieces, 30)
 		if got, want := collapseSpaces(s), strings.Join(strings.Fields(s), " "); got != want {
 			t.Fatalf("collapseSpaces(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// notWord8 and asciiWordEnd must say what wordByte says, byte by byte.
+func TestNotWord8IsWordByte(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		for _, fill := range []byte{'a', ' ', 0x80, 0x7f, 0} {
+			w := bytes.Repeat([]byte{fill}, 8)
+			for k := range 8 {
+				w[k] = byte(c)
+				got := notWord8(binary.LittleEndian.Uint64(w))
+				for j := range 8 {
+					if want := !wordByte[w[j]]; (got>>(8*j+7))&1 == 1 != want || got&^0x8080808080808080 != 0 {
+						t.Fatalf("notWord8(% x) = %#x: byte %d", w, got, j)
+					}
+				}
+				w[k] = fill
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(46, 13))
+	alphabet := "aZ09 .-_@[`{/:\x80\xff\x1a\x10é"
+	for range 20000 {
+		b := make([]byte, r.IntN(24))
+		for k := range b {
+			b[k] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		for i := 0; i <= len(s); i++ {
+			want := i
+			for want < len(s) && wordByte[s[want]] {
+				want++
+			}
+			if got := asciiWordEnd(s, i); got != want {
+				t.Fatalf("asciiWordEnd(%q, %d) = %d, want %d", s, i, got, want)
+			}
 		}
 	}
 }

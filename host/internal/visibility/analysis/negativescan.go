@@ -1,0 +1,263 @@
+package analysis
+
+import (
+	"math/bits"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The negative phrases' scan: whether an answer could hold a negative cue
+// at all, read once over its text before any brand's sentences are
+// looked for. Most answers hold no phrase of negativeBefore or
+// negativeAfter anywhere, and then no brand of them has a cue.
+
+// mayHoldNegative says text may hold a negative cue for some brand: it is
+// false only when no phrase of negativeBefore or negativeAfter can be
+// read, in lower case, where the cue rule reads one. Every such phrase
+// is in the lowered sentence, word after word with spaces between (a
+// phrase before a name is compared word by word as strings.Fields splits
+// the sentence, one after it as written), and it starts where a word
+// starts: after a space or the start of its sentence (so after a byte
+// that is no ASCII letter or digit), or, after a name, past the
+// apostrophes, s's, commas and colons trimPossessive steps over (a run
+// of s at the start of a word). A text holding a character whose lower
+// case is ASCII (İ lowers to i, the Kelvin sign to k) is not read: it
+// may hold a phrase its bytes do not show.
+func mayHoldNegative(text string) bool {
+	// Eight bytes at a time: where words start (a letter or digit after a
+	// byte that is none, notWord8), and at each start its first byte.
+	var before uint64 // the top bit: the last byte read was a letter or digit
+	for i := 0; i < len(text); i += 8 {
+		var w uint64
+		if i+8 <= len(text) {
+			w = word8(text, i)
+		} else {
+			for k := len(text) - 1; k >= i; k-- {
+				w = w<<8 | uint64(text[k]) // the missing bytes are zero: no letter
+			}
+		}
+		if w&0x8080808080808080 != 0 && outsideIntoASCII(text, i) {
+			return true
+		}
+		word := ^notWord8(w) & 0x8080808080808080
+		starts := word &^ (word<<8 | before)
+		before = word >> 56
+		for ; starts != 0; starts &= starts - 1 {
+			j := i + bits.TrailingZeros64(starts)>>3
+			b := text[j]
+			if j+1 == len(text) {
+				break // a word of one byte starts no phrase
+			}
+			if p := pairKey(b, text[j+1]); negativePairs[p/64]&(1<<(p%64)) != 0 && negativeKeyAt(text, j) || b|0x20 == 's' {
+				if negativeWordAt(text, j) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// outsideIntoASCII says bytes i to i+8 of text (or to its end) start a
+// character of intoASCII.
+func outsideIntoASCII(text string, i int) bool {
+	for k := i; k < min(i+8, len(text)); k++ {
+		if intoASCIILead[text[k]] {
+			if r, _ := utf8.DecodeRuneInString(text[k:]); lowersIntoASCII(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// negativeWordAt says a phrase of negativePhrases starts at the word
+// starting at start of text or, when it starts with a run of s, right
+// after the run.
+func negativeWordAt(text string, start int) bool {
+	if negativeStart(text, start) {
+		return true
+	}
+	if text[start]|0x20 != 's' {
+		return false
+	}
+	j := start + 1
+	for j < len(text) && text[j]|0x20 == 's' {
+		j++
+	}
+	return j < len(text) && wordByte[text[j]] && negativeKeyAt(text, j) && negativeStart(text, j)
+}
+
+// negativeKeyAt says the word at i of text starts as the first word of a
+// phrase of negativePhrases does: its first four bytes (in ASCII lower
+// case), or the whole of a shorter first word and then a byte that is
+// no letter or digit. Most words that start with a phrase's first byte
+// do not: this is read before the phrases are compared.
+func negativeKeyAt(text string, i int) bool {
+	var k uint32
+	if i+4 <= len(text) {
+		b := text[i : i+4]
+		k = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	} else {
+		for j := len(text) - 1; j >= i; j-- {
+			k = k<<8 | uint32(text[j])
+		}
+	}
+	k |= 0x20202020 // ASCII lower case (and no byte that is not a letter becomes one)
+	for _, key := range negativeKeys[lowerASCII(text[i])] {
+		if k&key.mask != key.text {
+			continue
+		}
+		if key.n == 4 || i+key.n == len(text) || !wordByte[text[i+key.n]] {
+			return true
+		}
+	}
+	return false
+}
+
+// negativeKey is the start of a phrase's first word: its first n bytes
+// (at most four), in text (mask keeps them).
+type negativeKey struct {
+	text, mask uint32
+	n          int
+}
+
+// negativeKeys are the phrases' first words' keys, by their first byte.
+var negativeKeys = func() (out [256][]negativeKey) {
+	for _, p := range negativePhrases {
+		w := p.words[0]
+		key := negativeKey{n: min(len(w), 4)}
+		for k := range key.n {
+			key.text |= uint32(w[k]|0x20) << (8 * k)
+			key.mask |= 0xff << (8 * k)
+		}
+		if !slices.Contains(out[w[0]], key) {
+			out[w[0]] = append(out[w[0]], key)
+		}
+	}
+	return out
+}()
+
+// negativeStart says a phrase of negativePhrases starts at i of text,
+// its words compared in ASCII lower case with one space or more
+// between them (the last word as a prefix).
+func negativeStart(text string, i int) bool {
+	if !negativeFirst[text[i]] || i+1 == len(text) {
+		return false
+	}
+	if p := pairKey(text[i], text[i+1]); negativePairs[p/64]&(1<<(p%64)) == 0 {
+		return false
+	}
+	for _, p := range negativeBy[lowerASCII(text[i])] {
+		if p.looseAt(text, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// negativePhrase is a phrase's words; spaceAfter says a space follows
+// its last word (a phrase before a name is whole words of the sentence,
+// and the name cannot start right after a letter; one after a name is a
+// prefix of the rest of the sentence, "Acme outages" holds "outage").
+type negativePhrase struct {
+	words      []string
+	spaceAfter bool
+}
+
+// looseAt says p's words are at i of text, in ASCII lower case, with a
+// run of spaces (unicode.IsSpace) between each two and, with spaceAfter,
+// after the last; else the last may end inside a longer word.
+func (p negativePhrase) looseAt(text string, i int) bool {
+	for k, w := range p.words {
+		if !hasPrefixFoldASCII(text[i:], w) {
+			return false
+		}
+		i += len(w)
+		if k == len(p.words)-1 && !p.spaceAfter {
+			return true
+		}
+		j := len(text) - len(trimLeftSpace(text[i:]))
+		if j == i {
+			return false
+		}
+		i = j
+	}
+	return true
+}
+
+// negativePhrases are every phrase of negativeBefore and negativeAfter;
+// negativeBy lists them by their first byte, negativeFirst says a phrase
+// starts with the byte (either case) and negativePairs holds pairKey of
+// every phrase's first two bytes.
+var (
+	negativePhrases = func() (out []negativePhrase) {
+		for _, p := range negativeBefore {
+			out = append(out, negativePhrase{words: strings.Fields(p), spaceAfter: true})
+		}
+		for _, p := range negativeAfter {
+			out = append(out, negativePhrase{words: strings.Fields(p)})
+		}
+		return out
+	}()
+	negativeBy = func() (out [256][]negativePhrase) {
+		for _, p := range negativePhrases {
+			c := p.words[0][0]
+			out[c] = append(out[c], p)
+		}
+		return out
+	}()
+	negativeFirst = func() (t [256]bool) {
+		for _, p := range negativePhrases {
+			c := p.words[0][0]
+			t[c], t[asciiUpper(c)] = true, true
+		}
+		return t
+	}()
+	negativePairs = func() (t [1 << 16 / 64]uint64) {
+		for _, p := range negativePhrases {
+			w := p.words[0]
+			if len(w) < 2 {
+				panic("analysis: a negative phrase starts with a word of one byte")
+			}
+			k := pairKey(w[0], w[1])
+			t[k/64] |= 1 << (k % 64)
+		}
+		return t
+	}()
+)
+
+// intoASCIILead says which bytes start a character of intoASCII.
+var intoASCIILead = func() (t [256]bool) {
+	for _, r := range intoASCII {
+		t[string(r)[0]] = true
+	}
+	return t
+}()
+
+// lowersIntoASCII says r, outside ASCII, is a character whose lower case
+// is ASCII.
+func lowersIntoASCII(r rune) bool {
+	for _, x := range intoASCII {
+		if r == x {
+			return true
+		}
+	}
+	return false
+}
+
+// intoASCII are the characters outside ASCII whose lower case
+// (unicode.ToLower, as strings.ToLower lowers each) is ASCII: every
+// character with a case is in unicode.CaseRanges.
+var intoASCII = func() (out []rune) {
+	for _, cr := range unicode.CaseRanges {
+		for r := max(rune(cr.Lo), utf8.RuneSelf); r <= rune(cr.Hi); r++ {
+			if unicode.ToLower(r) < utf8.RuneSelf {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}()
