@@ -45,15 +45,18 @@ func mayHoldNegative(text string) bool {
 		starts := word &^ (word<<8 | before)
 		before = word >> 56
 		for ; starts != 0; starts &= starts - 1 {
-			j := i + bits.TrailingZeros64(starts)>>3
-			b := text[j]
-			if j+1 == len(text) {
-				break // a word of one byte starts no phrase
-			}
-			if p := pairKey(b, text[j+1]); negativePairs[p/64]&(1<<(p%64)) != 0 && negativeKeyAt(text, j) || b|0x20 == 's' {
-				if negativeWordAt(text, j) {
-					return true
+			// The word's first two bytes, from w but at its last byte.
+			sh := bits.TrailingZeros64(starts) - 7 // 8 × the byte's place in w
+			k := uint32(w>>sh)&0xffff | 0x2020
+			if sh == 56 {
+				j := i + 7
+				if j+1 == len(text) {
+					break // a word of one byte starts no phrase
 				}
+				k = uint32(text[j]) | uint32(text[j+1])<<8 | 0x2020
+			}
+			if negativeLead[k/64]&(1<<(k%64)) != 0 && negativeWordAt(text, i+sh>>3) {
+				return true
 			}
 		}
 	}
@@ -77,7 +80,7 @@ func outsideIntoASCII(text string, i int) bool {
 // starting at start of text or, when it starts with a run of s, right
 // after the run.
 func negativeWordAt(text string, start int) bool {
-	if negativeStart(text, start) {
+	if negativeKeyAt(text, start) && negativeStart(text, start) {
 		return true
 	}
 	if text[start]|0x20 != 's' {
@@ -228,6 +231,22 @@ var (
 		return t
 	}()
 )
+
+// negativeLead holds, for two bytes a and b, bit a|b<<8|0x2020 (each in
+// ASCII lower case, and no byte that is not a letter made one) when a
+// phrase's first word starts with them, or a is s (a run of s may come
+// before a phrase after a name): the words negativeWordAt reads.
+var negativeLead = func() (t [1 << 16 / 64]uint64) {
+	set := func(k uint32) { t[k/64] |= 1 << (k % 64) }
+	for _, p := range negativePhrases {
+		w := p.words[0]
+		set(uint32(w[0]) | uint32(w[1])<<8 | 0x2020)
+	}
+	for b := range uint32(256) {
+		set('s' | b<<8 | 0x2020)
+	}
+	return t
+}()
 
 // intoASCIILead says which bytes start a character of intoASCII.
 var intoASCIILead = func() (t [256]bool) {

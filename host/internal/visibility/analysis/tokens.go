@@ -50,8 +50,20 @@ var wordByte = func() (w [256]bool) {
 }()
 
 // asciiWordEnd is where the run of ASCII letters and digits at i of s
-// ends, read eight bytes at a time (notWord8).
+// ends, read eight bytes at a time (notWord8). Most words end within the
+// first eight bytes: that read is small enough to be inlined.
 func asciiWordEnd(s string, i int) int {
+	if i+8 <= len(s) {
+		if m := notWord8(word8(s, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	return asciiWordEndFrom(s, i)
+}
+
+// asciiWordEndFrom is asciiWordEnd's loop.
+func asciiWordEndFrom(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
 		if m := notWord8(word8(s, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
@@ -66,9 +78,8 @@ func asciiWordEnd(s string, i int) int {
 // notWord8 has the top bit set of each byte of w that is no ASCII letter
 // or digit (wordByte false), and no other bit. Each byte's low seven bits
 // are compared with a range's ends by adding so that the top bit carries
-// the answer and nothing crosses into the next byte: setting 0x20 puts a
-// capital letter on its small one and leaves a digit as it is (it puts
-// 0x10 to 0x19 on the digits too, so a digit must also be 0x20 or more).
+// the answer and nothing crosses into the next byte; setting 0x20 puts a
+// capital letter on its small one (and no other byte on a letter).
 func notWord8(w uint64) uint64 {
 	const (
 		ones = 0x0101010101010101
@@ -77,7 +88,7 @@ func notWord8(w uint64) uint64 {
 	low := w &^ top
 	x := low | 0x20*ones
 	letter := (x + (0x80-'a')*ones) &^ (x + (0x80-'z'-1)*ones)
-	digit := (x + (0x80-'0')*ones) &^ (x + (0x80-'9'-1)*ones) & (low + (0x80-0x20)*ones)
+	digit := (low + (0x80-'0')*ones) &^ (low + (0x80-'9'-1)*ones)
 	return (w | ^(letter | digit)) & top
 }
 
@@ -110,21 +121,25 @@ func (t *tokens) reset(prose string) {
 		}
 		if word {
 			tok := token{start: int32(i), sentence: int32(sentence), initial: atStart && !marked}
-			j := i
-			for j < len(prose) {
-				c := prose[j]
-				if wordByte[c] {
-					j++
-					continue
+			// asciiWordEnd, its first read written out here (it is not
+			// inlined, and most words end within it).
+			j := i + size
+			if j+8 <= len(prose) {
+				if m := notWord8(word8(prose, j)); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
+				} else {
+					j = asciiWordEndFrom(prose, j+8)
 				}
-				if c < utf8.RuneSelf {
-					break
-				}
+			} else {
+				j = asciiWordEndFrom(prose, j)
+			}
+			for j < len(prose) && prose[j] >= utf8.RuneSelf {
+				// A letter or digit outside ASCII goes on with the word.
 				r2, s2 := utf8.DecodeRuneInString(prose[j:])
 				if !isWordRune(r2) {
 					break
 				}
-				j += s2
+				j = asciiWordEnd(prose, j+s2)
 			}
 			tok.end = int32(j)
 			t.list = append(t.list, tok)
