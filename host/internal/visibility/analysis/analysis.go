@@ -270,10 +270,10 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 			continue
 		}
 		if !o.judge {
-			first[b] = o.tok
+			first[b] = int(o.start)
 			continue
 		}
-		sentence := t.sentenceOf(o.tok)
+		sentence := t.sentenceOf(int(o.start), int(o.end))
 		if v, ok := verdict(a.Verdicts, m.brands[b].Slug, sentence); ok {
 			f := sc.fact(b)
 			if f.Judged == nil {
@@ -281,7 +281,7 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 			}
 			f.Judged = append(f.Judged, v)
 			if v.Names {
-				first[b] = o.tok
+				first[b] = int(o.start)
 			}
 			continue
 		}
@@ -298,7 +298,7 @@ func (m *Matcher) analyze(blocks *Blocks, a Answer, scanned *Scanned, ai int) An
 		}
 	}
 	sc.order = order
-	// No two brands share a first token, so the order is the positions';
+	// No two brands share a first word, so the order is the positions';
 	// the brands an answer names are few: an insertion sort.
 	for i := 1; i < len(order); i++ {
 		for j := i; j > 0 && first[order[j]] < first[order[j-1]]; j-- {

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -225,57 +226,87 @@ func (m *Matcher) walkWord(node int32, word string) int32 {
 
 // occurrence is an alias found in the prose.
 type occurrence struct {
-	brand int
-	tok   int // first token
+	brand      int
+	start, end int32 // its first word's bytes
 	// judge: a capitalised ambiguous alias as a sentence's first word,
 	// which counts only on the judge's word.
 	judge bool
 }
 
-// cand is an alias the walk found, ending at token last.
+// cand is an alias the walk found, ending at token last of the walk.
 type cand struct {
 	alias int32
 	last  int
 }
 
 // occurrences finds the brands in the prose, left to right, the longest
-// alias first where aliases overlap ("Acme Cloud" over "Acme").
+// alias first where aliases overlap ("Acme Cloud" over "Acme"). It reads
+// the prose a word at a time and walks the trie only from the words its
+// first two steps allow.
 func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 	out, cands := sc.occurrences[:0], sc.cands[:0]
 	defer func() { sc.occurrences, sc.cands = out, cands }()
-	n := len(t.list)
-	for i := 0; i < n; {
-		// Most words start no alias: the trie's first two steps tell (a
-		// byte outside ASCII takes the walk).
-		if tk := t.list[i]; t.text[tk.start] < utf8.RuneSelf {
-			node := m.ascii[m.column[lowerASCII(t.text[tk.start])]]
-			if node == 0 {
-				i++
+	text := t.text
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if !wordByte[c] {
+				// Spaces and punctuation, in a loop of their own.
+				for i++; i < len(text) && asciiGap[text[i]]; i++ {
+				}
 				continue
 			}
+			// Most words start no alias: the trie's first two steps tell.
 			// Most that do stop at the second step.
-			if tk.end-tk.start > 1 {
-				if c := t.text[tk.start+1]; c < utf8.RuneSelf && m.ascii[int(node)*m.cols+int(m.column[lowerASCII(c)])] == 0 {
-					i++
-					continue
+			node := m.ascii[m.column[lowerASCII(c)]]
+			if node != 0 && i+1 < len(text) {
+				if c2 := text[i+1]; wordByte[c2] && m.ascii[int(node)*m.cols+int(m.column[lowerASCII(c2)])] == 0 {
+					node = 0
 				}
 			}
+			if node == 0 {
+				// The word's end: its first eight bytes read here (the
+				// read is not inlined, and most words end within it).
+				j := i + 1
+				if j+8 <= len(text) {
+					if m := notWord8(word8(text, j)); m != 0 {
+						j += bits.TrailingZeros64(m) >> 3
+					} else {
+						j = asciiWordEndFrom(text, j+8)
+					}
+				} else {
+					j = asciiWordEndFrom(text, j)
+				}
+				if j < len(text) && text[j] >= utf8.RuneSelf {
+					j = t.wordEnd(j) // a letter outside ASCII goes on with the word
+				}
+				i = j
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
+			i += size
+			continue
 		}
+		// A word the trie may start with (a letter outside ASCII takes
+		// the walk): walk it and the words after it.
+		t.list = append(t.list[:0], token{int32(i), int32(t.wordEnd(i))})
 		cands = cands[:0]
 		node := int32(0)
 	walk:
-		for k := i; k < n; k++ {
+		for k := 0; ; k++ {
 			tok := t.list[k]
-			if node = m.walkWord(node, t.text[tok.start:tok.end]); node < 0 {
+			if node = m.walkWord(node, text[tok.start:tok.end]); node < 0 {
 				break walk
 			}
 			for _, id := range m.term[node] {
 				cands = append(cands, cand{id, k})
 			}
-			if k+1 >= n {
+			// A name goes on only over a gap of three bytes or fewer.
+			next := t.nextWord(int(tok.end), 3)
+			if next < 0 {
 				break
 			}
-			g := t.gap(k)
+			g := text[tok.end:next]
 			switch gapKind(g) {
 			case gapSoft:
 			case gapHard:
@@ -287,45 +318,47 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 			default:
 				break walk
 			}
+			t.list = append(t.list, token{int32(next), int32(t.wordEnd(next))})
 		}
 		found := false
 		for c := len(cands) - 1; c >= 0 && !found; c-- {
 			a := m.aliases[cands[c].alias]
-			judge, ok := m.accept(t, a, i, cands[c].last)
+			judge, ok := m.accept(t, a, cands[c].last)
 			if ok {
-				out = append(out, occurrence{brand: a.brand, tok: i, judge: judge})
-				i = cands[c].last + 1
+				out = append(out, occurrence{brand: a.brand, start: t.list[0].start, end: t.list[0].end, judge: judge})
+				i = int(t.list[cands[c].last].end)
 				found = true
 			}
 		}
 		if !found {
-			i++
+			i = int(t.list[0].end)
 		}
 	}
 	return out
 }
 
 // accept applies the boundary and ambiguity rules to alias a found on
-// tokens first..last; judge says the occurrence needs the judge.
-func (m *Matcher) accept(t *tokens, a alias, first, last int) (judge, ok bool) {
+// the walk's tokens 0..last; judge says the occurrence needs the judge.
+func (m *Matcher) accept(t *tokens, a alias, last int) (judge, ok bool) {
 	// Inside a dotted name: x.Acme or Acme.x is another name (a
-	// subdomain of a domain alias is the domain's).
-	if first > 0 {
-		g := t.gap(first - 1)
-		if !a.domain && (g == "." || g == "@") || a.domain && g == "-" {
+	// subdomain of a domain alias is the domain's). The gap before is
+	// one of these bytes only if a word ends right before it.
+	text, start := t.text, int(t.list[0].start)
+	if start >= 2 {
+		if g := text[start-1]; (!a.domain && (g == '.' || g == '@') || a.domain && g == '-') && t.wordRuneBefore(start-1) {
 			return false, false
 		}
 	}
-	if last+1 < len(t.list) && t.gap(last) == "." {
+	if end := int(t.list[last].end); end < len(text) && text[end] == '.' && t.wordRuneAt(end+1) {
 		return false, false
 	}
 	if !a.ambiguous {
 		return false, true
 	}
-	if first != last {
+	if last != 0 {
 		return false, false // an ordinary word is not spelt in pieces
 	}
-	tok := t.list[first]
+	tok := t.list[0]
 	k := 0
 	for _, r := range t.text[tok.start:tok.end] {
 		if k < len(a.caps) && a.caps[k] && !unicode.IsUpper(r) {
@@ -333,7 +366,7 @@ func (m *Matcher) accept(t *tokens, a alias, first, last int) (judge, ok bool) {
 		}
 		k++
 	}
-	if tok.initial && !t.label(first) {
+	if t.initial(start) && !t.label(0) {
 		return true, true
 	}
 	return false, true

@@ -7,15 +7,21 @@ import (
 	"unicode/utf8"
 )
 
+// The prose's words, read where the matcher needs them: a pass over the
+// prose stops only at the words the trie may start with (most words start
+// no alias), and there it reads the word and the ones after it that a
+// name may go on into. What the tokens around a word say (where its
+// sentence starts, whether it is a sentence's first word, the gap before
+// it) depends only on the bytes around it, so it is read from them when a
+// rule asks, not kept for every word.
+
 // token is a run of letters and digits of the prose.
 type token struct {
 	start, end int32 // bytes of the text
-	sentence   int32 // where its sentence starts (bytes)
-	// initial: the first word of a sentence, not marked up as a name
-	// (bold, code, link text or a table cell).
-	initial bool
 }
 
+// tokens are the words of one walk of the trie: list[0] is the word the
+// walk starts at, then each word after it that a name may go on into.
 type tokens struct {
 	text string // the prose
 	list []token
@@ -47,6 +53,14 @@ var asciiWord = func() (w [utf8.RuneSelf]bool) {
 var wordByte = func() (w [256]bool) {
 	copy(w[:], asciiWord[:])
 	return w
+}()
+
+// asciiGap says which bytes are ASCII and no letter or digit.
+var asciiGap = func() (g [256]bool) {
+	for c := range utf8.RuneSelf {
+		g[c] = !asciiWord[c]
+	}
+	return g
 }()
 
 // asciiWordEnd is where the run of ASCII letters and digits at i of s
@@ -92,86 +106,158 @@ func notWord8(w uint64) uint64 {
 	return (w | ^(letter | digit)) & top
 }
 
-// asciiPlain says which bytes reset may step over: ASCII that is no
-// letter or digit and none of the characters its switch reads.
-var asciiPlain = func() (p [256]bool) {
-	for c := range utf8.RuneSelf {
-		p[c] = !asciiWord[c] && !strings.ContainsRune("\n.!?`[|_*", rune(c))
-	}
-	return p
-}()
+// reset makes t the tokens of prose, with no walk yet.
+func (t *tokens) reset(prose string) { t.text, t.list = prose, t.list[:0] }
 
-// reset splits the prose into tokens in one pass, marking the first
-// word of each sentence: at the start, after a line break, or after ., !
-// or ? and a space (not after vs., e.g., i.e.).
-func (t *tokens) reset(prose string) {
-	t.text, t.list = prose, t.list[:0]
-	atStart, marked := true, false
-	sentence := 0
-	for i := 0; i < len(prose); {
-		if asciiPlain[prose[i]] {
-			i++ // a space or punctuation that marks nothing
+// wordEnd is where the word starting at i ends: its ASCII letters and
+// digits read eight bytes at a time, then each letter or digit outside
+// ASCII and the ASCII ones after it.
+func (t *tokens) wordEnd(i int) int {
+	s := t.text
+	j := asciiWordEnd(s, i)
+	for j < len(s) && s[j] >= utf8.RuneSelf {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if !isWordRune(r) {
+			break
+		}
+		j = asciiWordEnd(s, j+size)
+	}
+	return j
+}
+
+// nextWord is where the first word at or after i starts, looking at most
+// limit bytes past i; -1 when none starts there.
+func (t *tokens) nextWord(i, limit int) int {
+	s := t.text
+	for j := i; j < len(s) && j <= i+limit; {
+		c := s[j]
+		if c < utf8.RuneSelf {
+			if wordByte[c] {
+				return j
+			}
+			j++
 			continue
 		}
-		r, size := rune(prose[i]), 1
-		word := r < utf8.RuneSelf && asciiWord[r]
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if isWordRune(r) {
+			return j
+		}
+		j += size
+	}
+	return -1
+}
+
+// wordRuneBefore says the character ending at i is a letter or digit.
+func (t *tokens) wordRuneBefore(i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := t.text[i-1]; c < utf8.RuneSelf {
+		return wordByte[c]
+	}
+	r, _ := utf8.DecodeLastRuneInString(t.text[:i])
+	return isWordRune(r)
+}
+
+// wordRuneAt says the character starting at i is a letter or digit.
+func (t *tokens) wordRuneAt(i int) bool {
+	if i >= len(t.text) {
+		return false
+	}
+	if c := t.text[i]; c < utf8.RuneSelf {
+		return wordByte[c]
+	}
+	r, _ := utf8.DecodeRuneInString(t.text[i:])
+	return isWordRune(r)
+}
+
+// prevEnd is where the word before the one starting at i ends, -1 when
+// none comes before it. (Read backwards, the prose's characters are the
+// ones read forwards: a valid character's first byte is never inside
+// another valid one, and each byte of an invalid one is a character.)
+func (t *tokens) prevEnd(i int) int {
+	s := t.text
+	for i > 0 {
+		c := s[i-1]
+		if c < utf8.RuneSelf {
+			if wordByte[c] {
+				return i
+			}
+			i--
+			continue
+		}
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if isWordRune(r) {
+			return i
+		}
+		i -= size
+	}
+	return -1
+}
+
+// initial says the word starting at i is the first word of a sentence,
+// not marked up as a name: at the start of the prose, after a line
+// break, or after ., ! or ? and a space (not after vs., e.g., i.e.), with
+// no code, link, table-cell or emphasis mark after that in the gap before
+// it (a bullet's "* " is no mark). The gap since the word before decides:
+// each word ends the sentence start before it.
+func (t *tokens) initial(i int) bool {
+	from := t.prevEnd(i)
+	atStart, marked := from < 0, false
+	s := t.text
+	for j := max(from, 0); j < i; {
+		r, size := rune(s[j]), 1
 		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(prose[i:])
-			word = isWordRune(r)
-		}
-		if word {
-			tok := token{start: int32(i), sentence: int32(sentence), initial: atStart && !marked}
-			// asciiWordEnd, its first read written out here (it is not
-			// inlined, and most words end within it).
-			j := i + size
-			if j+8 <= len(prose) {
-				if m := notWord8(word8(prose, j)); m != 0 {
-					j += bits.TrailingZeros64(m) >> 3
-				} else {
-					j = asciiWordEndFrom(prose, j+8)
-				}
-			} else {
-				j = asciiWordEndFrom(prose, j)
-			}
-			for j < len(prose) && prose[j] >= utf8.RuneSelf {
-				// A letter or digit outside ASCII goes on with the word.
-				r2, s2 := utf8.DecodeRuneInString(prose[j:])
-				if !isWordRune(r2) {
-					break
-				}
-				j = asciiWordEnd(prose, j+s2)
-			}
-			tok.end = int32(j)
-			t.list = append(t.list, tok)
-			atStart, marked = false, false
-			if i = j; i < len(prose) && asciiPlain[prose[i]] {
-				i++ // the space after a word, read without a turn of the loop
-			}
-			continue
+			r, size = utf8.DecodeRuneInString(s[j:])
 		}
 		switch {
 		case r == '\n':
-			atStart, marked, sentence = true, false, i+1
+			atStart, marked = true, false
 		case r == '.' || r == '!' || r == '?':
-			next, _ := utf8.DecodeRuneInString(prose[i+size:])
-			if i+size >= len(prose) || unicode.IsSpace(next) || next == '*' || next == '"' || next == ')' {
-				if r != '.' || !abbreviation(prose, i) {
-					atStart, marked, sentence = true, false, i+size
-				}
+			if endsSentence(s, j) {
+				atStart, marked = true, false
 			}
 		case atStart && (r == '`' || r == '[' || r == '|' || r == '_'):
 			marked = true
 		case atStart && r == '*':
 			// "* item" is a bullet; "**Name**" is a name set in bold.
-			next, _ := utf8.DecodeRuneInString(prose[i+size:])
+			next, _ := utf8.DecodeRuneInString(s[j+size:])
 			if next == '*' || isWordRune(next) {
 				marked = true
 			}
-		case r == '|':
-			marked = true // a table cell is not a sentence
 		}
-		i += size
+		j += size
 	}
+	return atStart && !marked
+}
+
+// endsSentence says the ., ! or ? at i ends a sentence: the prose ends
+// after it, or a space, a bold mark, a quote or a parenthesis follows,
+// and a full stop does not end an abbreviation.
+func endsSentence(prose string, i int) bool {
+	next, _ := utf8.DecodeRuneInString(prose[i+1:])
+	if i+1 >= len(prose) || unicode.IsSpace(next) || next == '*' || next == '"' || next == ')' {
+		return prose[i] != '.' || !abbreviation(prose, i)
+	}
+	return false
+}
+
+// sentenceStart is where the sentence of the word starting at i starts:
+// after the last line break or sentence end before it, looking back at
+// most window bytes (0 when none is there).
+func (t *tokens) sentenceStart(i, window int) int {
+	s := t.text
+	for j := i - 1; j >= max(0, i-window-1); j-- {
+		switch s[j] {
+		case '\n':
+			return j + 1
+		case '.', '!', '?':
+			if endsSentence(s, j) {
+				return j + 1
+			}
+		}
+	}
+	return 0
 }
 
 // abbreviation reports whether the full stop at i ends an abbreviation
@@ -236,13 +322,12 @@ func (t *tokens) label(k int) bool {
 	return false
 }
 
-// sentenceOf is the sentence around token k (at most 300 bytes either
-// side), spaces collapsed: what the judge reads.
-func (t *tokens) sentenceOf(k int) string {
-	tok := t.list[k]
-	start := max(int(tok.sentence), int(tok.start)-300)
-	end := int(tok.end)
-	for end < len(t.text) && end-int(tok.end) < 300 {
+// sentenceOf is the sentence around the word start..end (at most 300
+// bytes either side), spaces collapsed: what the judge reads.
+func (t *tokens) sentenceOf(start, end int) string {
+	tokEnd := end
+	start = max(t.sentenceStart(start, 300), start-300)
+	for end < len(t.text) && end-tokEnd < 300 {
 		c := t.text[end]
 		if stopClass[c] != 1 && stopClass[c] != 2 {
 			end++ // neither a line break nor . ! ?

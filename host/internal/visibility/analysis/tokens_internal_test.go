@@ -7,22 +7,74 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
+
+// wordInfo is one word of the prose as the rules read it around the
+// word: its bytes, where its sentence starts, whether it is initial.
+type wordInfo struct {
+	start, end, sentence int
+	initial              bool
+}
+
+// allWords reads every word of prose with tokens' lazy reads, as the
+// matcher would if every word started an alias.
+func allWords(prose string) []wordInfo {
+	var t tokens
+	t.reset(prose)
+	var out []wordInfo
+	for i := 0; i < len(prose); {
+		if !t.wordRuneAt(i) {
+			_, size := utf8.DecodeRuneInString(prose[i:])
+			i += size
+			continue
+		}
+		end := t.wordEnd(i)
+		out = append(out, wordInfo{i, end, t.sentenceStart(i, i), t.initial(i)})
+		i = end
+	}
+	return out
+}
 
 // renderTokens shows each token with ^ when it starts a sentence and
 // the byte where its sentence starts.
 func renderTokens(prose string) string {
-	var t tokens
-	t.reset(prose)
 	var out []string
-	for _, tok := range t.list {
+	for _, w := range allWords(prose) {
 		mark := ""
-		if tok.initial {
+		if w.initial {
 			mark = "^"
 		}
-		out = append(out, fmt.Sprintf("%s%s@%d", mark, prose[tok.start:tok.end], tok.sentence))
+		out = append(out, fmt.Sprintf("%s%s@%d", mark, prose[w.start:w.end], w.sentence))
 	}
 	return strings.Join(out, " ")
+}
+
+// The words read around each word, over fuzzed prose, are the reference
+// tokeniser's tokens: the same words, sentence starts and first words.
+func TestWordsReadAroundAWordAreTheReferenceTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(46, 15))
+	for range 20000 {
+		prose := joinPieces(r, fuzzPieces, 40)
+		var ref refTokens
+		ref.reset(prose)
+		got := allWords(prose)
+		if len(got) != len(ref.list) {
+			t.Fatalf("%q: %d words, the reference %d", prose, len(got), len(ref.list))
+		}
+		for k, w := range got {
+			rt := ref.list[k]
+			if w.start != int(rt.start) || w.end != int(rt.end) || w.sentence != int(rt.sentence) || w.initial != rt.initial {
+				t.Fatalf("%q: word %d %q: %+v, the reference %+v", prose, k, prose[w.start:w.end], w, rt)
+			}
+			// The judge's sentence, as the reference cuts it.
+			var tk tokens
+			tk.reset(prose)
+			if got, want := tk.sentenceOf(w.start, w.end), ref.sentenceOf(k); got != want {
+				t.Fatalf("%q: sentence of word %d: %q, the reference %q", prose, k, got, want)
+			}
+		}
+	}
 }
 
 // Sentence starts: after a line break, or after . ! ? followed by a
@@ -72,14 +124,14 @@ func TestSentenceOfIsTheSentenceAroundTheWord(t *testing.T) {
 	} {
 		var tk tokens
 		tk.reset(tc.in)
-		k := -1
-		for i, tok := range tk.list {
-			if tc.in[tok.start:tok.end] == tc.word {
-				k = i
+		start := -1
+		for _, w := range allWords(tc.in) {
+			if tc.in[w.start:w.end] == tc.word {
+				start = w.start
 				break
 			}
 		}
-		if got := tk.sentenceOf(k); got != tc.want {
+		if got := tk.sentenceOf(start, start+len(tc.word)); got != tc.want {
 			t.Errorf("%.40q:\n got %.80q (%d bytes)\nwant %.80q (%d bytes)", tc.in, got, len(got), tc.want, len(tc.want))
 		}
 	}
