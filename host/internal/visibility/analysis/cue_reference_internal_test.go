@@ -269,11 +269,17 @@ func TestCueSpansSplitAsSentenceSpans(t *testing.T) {
 }
 
 // lowerKeepsLength skips the look-up for U+2000 to U+206F on the word
-// that lower case leaves them as they are.
+// that lower case leaves them as they are, and isWordRune on the word
+// that none is a letter or digit (nor the no-break space).
 func TestGeneralPunctuationHasNoLowerCase(t *testing.T) {
 	for r := rune(0x2000); r <= 0x206f; r++ {
 		if unicode.ToLower(r) != r {
 			t.Fatalf("unicode.ToLower(%U) = %U: lowerKeepsLength must look it up", r, unicode.ToLower(r))
+		}
+	}
+	for r := rune(0x80); r <= 0x10ffff; r++ {
+		if want := unicode.IsLetter(r) || unicode.IsDigit(r); isWordRune(r) != want {
+			t.Fatalf("isWordRune(%U) = %v, want %v", r, !want, want)
 		}
 	}
 }

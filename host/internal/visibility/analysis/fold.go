@@ -48,9 +48,15 @@ func foldRune(r rune) []rune {
 	return out
 }
 
+// isWordRune says r is a letter or a digit. The punctuation answers are
+// written with (dashes, quotes, the ellipsis: U+2000 to U+206F) and the
+// no-break space are neither, so they are not looked up.
 func isWordRune(r rune) bool {
 	if r < 0x80 {
 		return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+	}
+	if r >= 0x2000 && r <= 0x206f || r == 0xa0 {
+		return false
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
