@@ -219,9 +219,10 @@ func (x *CueIndex) Text(text string) *CueText {
 // when first asked for (BrandAt), and never for NegativeAt over a text
 // that holds no phrase.
 func (x *CueIndex) Reset(c *CueText, text string) {
-	spans, hits := c.spans[:0], c.hits[:0]
-	*c = CueText{index: x, text: text, spans: spans, hits: hits, unread: true}
-	c.calm = !mayHoldNegative(text)
+	spans, hits, spots, phrased := c.spans[:0], c.hits[:0], c.spots[:0], c.phrased[:0]
+	*c = CueText{index: x, text: text, spans: spans, hits: hits, unread: true, phrased: phrased}
+	c.spots, c.anywhere = negativeSpots(text, spots)
+	c.calm = len(c.spots) == 0 && !c.anywhere
 }
 
 // read splits c's text and finds every indexed needle in it (when its
@@ -292,13 +293,45 @@ func (c *CueText) read() {
 }
 
 // NegativeAt is BrandAt(i).Negative(): the negative cue of brand i, ""
-// at once when the text holds no negative phrase (its sentences are not
-// looked for).
+// at once when the text holds no negative phrase. Only the sentences
+// where a phrase may start are read (a cue is a phrase next to the
+// brand's name in one of its sentences, so a sentence without one holds
+// none), in order, each as the brand's sentences are read: its ASCII
+// names compared without case in an ASCII sentence, else in the lowered
+// sentence.
 func (c *CueText) NegativeAt(i int) string {
-	if c.calm {
+	switch {
+	case c.calm:
 		return ""
+	case c.anywhere:
+		return c.BrandAt(i).Negative()
 	}
-	return c.BrandAt(i).Negative()
+	if !c.phrasedMade {
+		c.phrasedMade = true
+		next := 0
+		for _, p := range c.spots {
+			if int(p) < next {
+				continue // in the sentence before
+			}
+			var start, end int
+			start, end, next = sentenceAround(c.text, int(p))
+			c.phrased = append(c.phrased, [2]int32{int32(start), int32(end)})
+		}
+	}
+	b := &c.index.brands[i]
+	for _, sp := range c.phrased {
+		s := c.text[sp[0]:sp[1]]
+		var cue string
+		if c.index.folded[i] && isASCII(s) {
+			cue = negativeCueFold([]string{s}, b.Aliases, b.Domains, b.Name)
+		} else {
+			cue = negativeCue([]string{strings.ToLower(s)}, needles(*b), b.Name)
+		}
+		if cue != "" {
+			return cue
+		}
+	}
+	return ""
 }
 
 // BrandAt is Brand for brand i of the index the text was made with

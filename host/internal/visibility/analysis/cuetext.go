@@ -39,8 +39,13 @@ type CueText struct {
 	hitBuf [4]cueHit
 	// unread: Reset has not split the text nor found the needles yet
 	// (read does); calm: the text holds no negative phrase
-	// (mayHoldNegative), so no brand has a cue.
-	unread, calm bool
+	// (negativeSpots), so no brand has a cue; spots are where one may
+	// start, and anywhere says one may be anywhere; phrased are the
+	// sentences holding a spot (made by NegativeAt when first needed).
+	unread, calm, anywhere bool
+	spots                  []int32
+	phrased                [][2]int32
+	phrasedMade            bool
 }
 
 // cueLower is a CueText in lower case: low, the whole text (sameLength),

@@ -26,6 +26,16 @@ import (
 // case is ASCII (İ lowers to i, the Kelvin sign to k) is not read: it
 // may hold a phrase its bytes do not show.
 func mayHoldNegative(text string) bool {
+	spots, anywhere := negativeSpots(text, nil)
+	return anywhere || len(spots) > 0
+}
+
+// negativeSpots appends to spots, in order, every word start of text
+// where a negative phrase may start (mayHoldNegative's rule: every phrase
+// the cue rule reads starts at one of them); anywhere says the text
+// holds a character whose lower case is ASCII, so a phrase may be
+// anywhere (spots is then cut short).
+func negativeSpots(text string, spots []int32) (_ []int32, anywhere bool) {
 	// Eight bytes at a time: where words start (a letter or digit after a
 	// byte that is none, notWord8), and at each start its first byte.
 	var before uint64 // the top bit: the last byte read was a letter or digit
@@ -39,7 +49,7 @@ func mayHoldNegative(text string) bool {
 			}
 		}
 		if w&0x8080808080808080 != 0 && outsideIntoASCII(text, i) {
-			return true
+			return spots, true
 		}
 		word := ^notWord8(w) & 0x8080808080808080
 		starts := word &^ (word<<8 | before)
@@ -56,11 +66,39 @@ func mayHoldNegative(text string) bool {
 				k = uint32(text[j]) | uint32(text[j+1])<<8 | 0x2020
 			}
 			if negativeLead[k/64]&(1<<(k%64)) != 0 && negativeWordAt(text, i+sh>>3) {
-				return true
+				spots = append(spots, int32(i+sh>>3))
 			}
 		}
 	}
-	return false
+	return spots, false
+}
+
+// sentenceAround is the sentence of text (as cueSpans splits it: at a
+// line break, or at . ! ? before a space or the end; spaces trimmed)
+// holding i, a letter's byte, and the end of its untrimmed span (where
+// the next sentence's span starts).
+func sentenceAround(text string, i int) (start, end, next int) {
+	boundary := func(j int) bool {
+		switch text[j] {
+		case '\n':
+			return true
+		case '.', '!', '?':
+			return j+1 == len(text) || unicode.IsSpace(rune(text[j+1]))
+		}
+		return false
+	}
+	start = i
+	for start > 0 && !boundary(start-1) {
+		start--
+	}
+	next = i
+	for next < len(text) && !boundary(next) {
+		next++
+	}
+	next = min(next+1, len(text))
+	var buf [1][2]int32
+	sp := appendSpan(text, buf[:0], start, next)
+	return int(sp[0][0]), int(sp[0][1]), next
 }
 
 // outsideIntoASCII says bytes i to i+8 of text (or to its end) start a

@@ -116,3 +116,21 @@ func TestIntoASCIIListsEveryCharacterLoweredIntoASCII(t *testing.T) {
 		t.Errorf("%d characters lower into ASCII, %d listed", n, len(intoASCII))
 	}
 }
+
+// A sentence of 40,000 negative phrases is read once for a brand's cue,
+// not once per phrase (that would be quadratic: minutes, not a moment).
+func TestNegativeAtReadsEachPhrasedSentenceOnce(t *testing.T) {
+	t.Parallel()
+	brands := []Brand{{Name: "G", Slug: "g", Aliases: []string{"g"}}}
+	text := strings.Repeat("avoid x, ", 40000) + "and then g is fine"
+	c := NewCueIndex(brands).Text(text)
+	if cue := c.NegativeAt(0); cue != "" {
+		t.Fatalf("cue %q: no phrase is next to g", cue)
+	}
+	if len(c.spots) != 40000 || len(c.phrased) != 1 {
+		t.Fatalf("%d spots in %d sentences, want 40000 in 1", len(c.spots), len(c.phrased))
+	}
+	if cue := NewCueIndex(brands).Text(text + ". Avoid g.").NegativeAt(0); cue != "avoid G" {
+		t.Fatalf("cue %q, want avoid G", cue)
+	}
+}
