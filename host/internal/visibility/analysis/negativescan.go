@@ -118,7 +118,7 @@ func outsideIntoASCII(text string, i int) bool {
 // starting at start of text or, when it starts with a run of s, right
 // after the run.
 func negativeWordAt(text string, start int) bool {
-	if negativeKeyAt(text, start) && negativeStart(text, start) {
+	if negativeAt(text, start) {
 		return true
 	}
 	if text[start]|0x20 != 's' {
@@ -128,15 +128,14 @@ func negativeWordAt(text string, start int) bool {
 	for j < len(text) && text[j]|0x20 == 's' {
 		j++
 	}
-	return j < len(text) && wordByte[text[j]] && negativeKeyAt(text, j) && negativeStart(text, j)
+	return j < len(text) && wordByte[text[j]] && negativeAt(text, j)
 }
 
-// negativeKeyAt says the word at i of text starts as the first word of a
-// phrase of negativePhrases does: its first four bytes (in ASCII lower
-// case), or the whole of a shorter first word and then a byte that is
-// no letter or digit. Most words that start with a phrase's first byte
-// do not: this is read before the phrases are compared.
-func negativeKeyAt(text string, i int) bool {
+// negativeAt says a phrase of negativePhrases starts at i of text, its
+// words compared in ASCII lower case with one space or more between
+// them. The word's start is read first (negativeKeys), and where that
+// is a whole short word ("is", "has"), the byte that starts the next.
+func negativeAt(text string, i int) bool {
 	var k uint32
 	if i+4 <= len(text) {
 		b := text[i : i+4]
@@ -147,22 +146,42 @@ func negativeKeyAt(text string, i int) bool {
 		}
 	}
 	k |= 0x20202020 // ASCII lower case (and no byte that is not a letter becomes one)
-	for _, key := range negativeKeys[lowerASCII(text[i])] {
+	for ki := range negativeKeys[lowerASCII(text[i])] {
+		key := &negativeKeys[lowerASCII(text[i])][ki]
 		if k&key.mask != key.text {
 			continue
 		}
-		if key.n == 4 || i+key.n == len(text) || !wordByte[text[i+key.n]] {
-			return true
+		if key.n < 4 {
+			e := i + key.n
+			if e < len(text) && wordByte[text[e]] {
+				continue // a longer word
+			}
+			if key.next != nil {
+				j := len(text) - len(trimLeftSpace(text[e:]))
+				if j == e || j == len(text) || !key.next[text[j]|0x20] {
+					continue // no phrase's second word starts there
+				}
+			}
+		}
+		for _, p := range key.phrases {
+			if p.looseAt(text, i) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
 // negativeKey is the start of a phrase's first word: its first n bytes
-// (at most four), in text (mask keeps them).
+// (at most four), in text (mask keeps them); phrases are the phrases
+// whose first word starts so. For a first word of fewer than four bytes
+// whose phrases all have a second word, next holds the second words'
+// first bytes.
 type negativeKey struct {
 	text, mask uint32
 	n          int
+	phrases    []negativePhrase
+	next       *[256]bool
 }
 
 // negativeKeys are the phrases' first words' keys, by their first byte.
@@ -174,30 +193,27 @@ var negativeKeys = func() (out [256][]negativeKey) {
 			key.text |= uint32(w[k]|0x20) << (8 * k)
 			key.mask |= 0xff << (8 * k)
 		}
-		if !slices.Contains(out[w[0]], key) {
+		i := slices.IndexFunc(out[w[0]], func(x negativeKey) bool { return x.text == key.text && x.mask == key.mask })
+		if i < 0 {
 			out[w[0]] = append(out[w[0]], key)
+			i = len(out[w[0]]) - 1
+		}
+		out[w[0]][i].phrases = append(out[w[0]][i].phrases, p)
+	}
+	for c := range out {
+		for i := range out[c] {
+			key := &out[c][i]
+			if key.n == 4 || slices.ContainsFunc(key.phrases, func(p negativePhrase) bool { return len(p.words) == 1 }) {
+				continue
+			}
+			key.next = new([256]bool)
+			for _, p := range key.phrases {
+				key.next[p.words[1][0]] = true
+			}
 		}
 	}
 	return out
 }()
-
-// negativeStart says a phrase of negativePhrases starts at i of text,
-// its words compared in ASCII lower case with one space or more
-// between them (the last word as a prefix).
-func negativeStart(text string, i int) bool {
-	if !negativeFirst[text[i]] || i+1 == len(text) {
-		return false
-	}
-	if p := pairKey(text[i], text[i+1]); negativePairs[p/64]&(1<<(p%64)) == 0 {
-		return false
-	}
-	for _, p := range negativeBy[lowerASCII(text[i])] {
-		if p.looseAt(text, i) {
-			return true
-		}
-	}
-	return false
-}
 
 // negativePhrase is a phrase's words; spaceAfter says a space follows
 // its last word (a phrase before a name is whole words of the sentence,
@@ -229,46 +245,21 @@ func (p negativePhrase) looseAt(text string, i int) bool {
 	return true
 }
 
-// negativePhrases are every phrase of negativeBefore and negativeAfter;
-// negativeBy lists them by their first byte, negativeFirst says a phrase
-// starts with the byte (either case) and negativePairs holds pairKey of
-// every phrase's first two bytes.
-var (
-	negativePhrases = func() (out []negativePhrase) {
-		for _, p := range negativeBefore {
-			out = append(out, negativePhrase{words: strings.Fields(p), spaceAfter: true})
+// negativePhrases are every phrase of negativeBefore and negativeAfter.
+var negativePhrases = func() (out []negativePhrase) {
+	for _, p := range negativeBefore {
+		out = append(out, negativePhrase{words: strings.Fields(p), spaceAfter: true})
+	}
+	for _, p := range negativeAfter {
+		out = append(out, negativePhrase{words: strings.Fields(p)})
+	}
+	for _, p := range out {
+		if len(p.words[0]) < 2 {
+			panic("analysis: a negative phrase starts with a word of one byte")
 		}
-		for _, p := range negativeAfter {
-			out = append(out, negativePhrase{words: strings.Fields(p)})
-		}
-		return out
-	}()
-	negativeBy = func() (out [256][]negativePhrase) {
-		for _, p := range negativePhrases {
-			c := p.words[0][0]
-			out[c] = append(out[c], p)
-		}
-		return out
-	}()
-	negativeFirst = func() (t [256]bool) {
-		for _, p := range negativePhrases {
-			c := p.words[0][0]
-			t[c], t[asciiUpper(c)] = true, true
-		}
-		return t
-	}()
-	negativePairs = func() (t [1 << 16 / 64]uint64) {
-		for _, p := range negativePhrases {
-			w := p.words[0]
-			if len(w) < 2 {
-				panic("analysis: a negative phrase starts with a word of one byte")
-			}
-			k := pairKey(w[0], w[1])
-			t[k/64] |= 1 << (k % 64)
-		}
-		return t
-	}()
-)
+	}
+	return out
+}()
 
 // negativeLead holds, for two bytes a and b, bit a|b<<8|0x2020 (each in
 // ASCII lower case, and no byte that is not a letter made one) when a
