@@ -38,8 +38,15 @@ type Matcher struct {
 	ascii  []int32
 	column [128]uint8
 	cols   int
-	term   [][]int32 // node → the aliases ending there
-	nodes  int32
+	// first says the trie's first step takes an ASCII letter or digit
+	// (either case); lead has bit a|b<<8 for two such bytes a, b (each
+	// |0x20: ASCII lower case for a letter, a digit as it is) when its
+	// first two steps take them: most words start no alias, and these
+	// tell from the word's first bytes.
+	first [256]bool
+	lead  [1 << 16 / 64]uint64
+	term  [][]int32 // node → the aliases ending there
+	nodes int32
 }
 
 type alias struct {
@@ -82,6 +89,19 @@ func (m *Matcher) table() {
 	for k, child := range m.next {
 		if r := rune(uint32(k)); r < 0x80 {
 			m.ascii[int(k>>32)*m.cols+int(m.column[r])] = child
+		}
+	}
+	for a := range utf8.RuneSelf {
+		node := m.ascii[m.column[lowerASCII(byte(a))]]
+		if !asciiWord[a] || node == 0 {
+			continue
+		}
+		m.first[a] = true
+		for b := range utf8.RuneSelf {
+			if asciiWord[b] && m.ascii[int(node)*m.cols+int(m.column[lowerASCII(byte(b))])] != 0 {
+				k := uint32(a|0x20) | uint32(b|0x20)<<8
+				m.lead[k/64] |= 1 << (k % 64)
+			}
 		}
 	}
 }
@@ -256,31 +276,36 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 				}
 				continue
 			}
-			// Most words start no alias: the trie's first two steps tell.
-			// Most that do stop at the second step.
-			node := m.ascii[m.column[lowerASCII(c)]]
-			if node != 0 && i+1 < len(text) {
-				if c2 := text[i+1]; wordByte[c2] && m.ascii[int(node)*m.cols+int(m.column[lowerASCII(c2)])] == 0 {
-					node = 0
-				}
-			}
-			if node == 0 {
-				// The word's end: its first eight bytes read here (the
-				// read is not inlined, and most words end within it).
-				j := i + 1
-				if j+8 <= len(text) {
-					if m := notWord8(word8(text, j)); m != 0 {
-						j += bits.TrailingZeros64(m) >> 3
-					} else {
-						j = asciiWordEndFrom(text, j+8)
-					}
+			// Most words start no alias: the trie's first two steps tell
+			// (first, lead), read with the word's end from its first
+			// eight bytes.
+			if i+8 <= len(text) {
+				w := word8(text, i)
+				nw := notWord8(w) // byte 0, a letter or digit, has no bit
+				var may bool
+				if nw&0x8000 == 0 { // a second letter or digit in ASCII
+					k := uint32(w)&0xffff | 0x2020
+					may = m.lead[k/64]&(1<<(k%64)) != 0
 				} else {
-					j = asciiWordEndFrom(text, j)
+					may = m.first[c]
 				}
-				if j < len(text) && text[j] >= utf8.RuneSelf {
-					j = t.wordEnd(j) // a letter outside ASCII goes on with the word
+				if !may {
+					j := i + 8
+					if nw != 0 {
+						j = i + bits.TrailingZeros64(nw)>>3
+					} else {
+						j = asciiWordEndFrom(text, j)
+					}
+					if j < len(text) && text[j] >= utf8.RuneSelf {
+						j = t.wordEnd(j) // a letter outside ASCII goes on with the word
+					} else if j+1 < len(text) && text[j] == ' ' && wordByte[text[j+1]] {
+						j++ // one space and the next word: no turn of the gap loop
+					}
+					i = j
+					continue
 				}
-				i = j
+			} else if !m.first[c] || i+1 < len(text) && wordByte[text[i+1]] && !m.leadsWith(c, text[i+1]) {
+				i = t.wordEnd(i)
 				continue
 			}
 		} else if r, size := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
@@ -335,6 +360,13 @@ func (m *Matcher) occurrences(t *tokens, sc *scratch) []occurrence {
 		}
 	}
 	return out
+}
+
+// leadsWith says the trie's first two steps take the ASCII letters or
+// digits a and b.
+func (m *Matcher) leadsWith(a, b byte) bool {
+	k := uint32(a|0x20) | uint32(b|0x20)<<8
+	return m.lead[k/64]&(1<<(k%64)) != 0
 }
 
 // accept applies the boundary and ambiguity rules to alias a found on

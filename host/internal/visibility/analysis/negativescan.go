@@ -65,8 +65,9 @@ func negativeSpots(text string, spots []int32) (_ []int32, anywhere bool) {
 				}
 				k = uint32(text[j]) | uint32(text[j+1])<<8 | 0x2020
 			}
-			if negativeLead[k/64]&(1<<(k%64)) != 0 && negativeWordAt(text, i+sh>>3) {
-				spots = append(spots, int32(i+sh>>3))
+			j := i + sh>>3
+			if (negativeLead[k/64]&(1<<(k%64)) != 0 || k&0xff == 's' && j > 0 && possessiveEnd[text[j-1]]) && negativeWordAt(text, j) {
+				spots = append(spots, int32(j))
 			}
 		}
 	}
@@ -115,13 +116,13 @@ func outsideIntoASCII(text string, i int) bool {
 }
 
 // negativeWordAt says a phrase of negativePhrases starts at the word
-// starting at start of text or, when it starts with a run of s, right
-// after the run.
+// starting at start of text or, when it starts with a run of s after a
+// byte of possessiveEnd, right after the run.
 func negativeWordAt(text string, start int) bool {
 	if negativeAt(text, start) {
 		return true
 	}
-	if text[start]|0x20 != 's' {
+	if text[start]|0x20 != 's' || start == 0 || !possessiveEnd[text[start-1]] {
 		return false
 	}
 	j := start + 1
@@ -263,16 +264,24 @@ var negativePhrases = func() (out []negativePhrase) {
 
 // negativeLead holds, for two bytes a and b, bit a|b<<8|0x2020 (each in
 // ASCII lower case, and no byte that is not a letter made one) when a
-// phrase's first word starts with them, or a is s (a run of s may come
-// before a phrase after a name): the words negativeWordAt reads.
+// phrase's first word starts with them: the words negativeWordAt reads,
+// with those starting with s after a byte of possessiveEnd.
 var negativeLead = func() (t [1 << 16 / 64]uint64) {
-	set := func(k uint32) { t[k/64] |= 1 << (k % 64) }
 	for _, p := range negativePhrases {
 		w := p.words[0]
-		set(uint32(w[0]) | uint32(w[1])<<8 | 0x2020)
+		k := uint32(w[0]) | uint32(w[1])<<8 | 0x2020
+		t[k/64] |= 1 << (k % 64)
 	}
-	for b := range uint32(256) {
-		set('s' | b<<8 | 0x2020)
+	return t
+}()
+
+// possessiveEnd says which bytes trimPossessive steps over before a run
+// of s, or end a character it does (’ ends in 0x99): a phrase after a
+// name starts past a run of s only after one of them (a word after a
+// space starts where it starts).
+var possessiveEnd = func() (t [256]bool) {
+	for _, c := range []byte{'\'', ',', ':', "’"[len("’")-1]} {
+		t[c] = true
 	}
 	return t
 }()
