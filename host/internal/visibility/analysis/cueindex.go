@@ -219,9 +219,14 @@ func (x *CueIndex) Text(text string) *CueText {
 // when first asked for (BrandAt), and never for NegativeAt over a text
 // that holds no phrase.
 func (x *CueIndex) Reset(c *CueText, text string) {
-	spans, hits, spots, phrased := c.spans[:0], c.hits[:0], c.spots[:0], c.phrased[:0]
-	*c = CueText{index: x, text: text, spans: spans, hits: hits, unread: true, phrased: phrased}
-	c.spots, c.anywhere = negativeSpots(text, spots)
+	// Every field but the buffers (small, sents, hitBuf: each use writes
+	// before it reads), set one by one: zeroing the whole CueText is a
+	// tenth of this pass over a short answer.
+	c.text, c.spans, c.lc, c.used = text, c.spans[:0], nil, 0
+	c.sameLength, c.ascii = false, false
+	c.index, c.hits = x, c.hits[:0]
+	c.unread, c.phrased, c.phrasedMade = true, c.phrased[:0], false
+	c.spots, c.anywhere = negativeSpots(text, c.spots[:0])
 	c.calm = len(c.spots) == 0 && !c.anywhere
 }
 
