@@ -24,7 +24,8 @@ const maxJudged = 3
 // Matcher finds tracked brands in answers under docs/METRICS.md's mention
 // rules. Build it once per report: it compiles every alias into one trie
 // of folded characters, so reading an answer is one pass over its prose
-// plus, at each word, a walk bounded by the longest alias.
+// plus, at each word the trie's first two steps allow, a walk bounded by
+// the longest alias.
 type Matcher struct {
 	brands  []Brand
 	domains [][]string // registrable, per brand
