@@ -350,20 +350,40 @@ func (t *tokens) sentenceOf(start, end int) string {
 	return collapseSpaces(t.text[start:end])
 }
 
-// printableASCII says no byte of s is below a space (0x20) or outside
-// ASCII, eight bytes at a time: a byte below 0x20 sets its top bit when
-// 0x20 is taken from it, and a byte above 0x7f has it set; a borrow
-// crosses into the next byte only from a byte that set it already.
-func printableASCII(s string) bool {
+// singleSpaced says no byte of s is below a space (0x20) or outside
+// ASCII, and no two spaces are in a row, eight bytes at a time: a byte
+// below 0x20 sets its top bit when 0x20 is taken from it, and a byte
+// above 0x7f has it set (a borrow crosses into the next byte only from a
+// byte that set it already); a space is a byte that is zero once 0x20 is
+// xored out of it, told without a borrow by adding 0x7f to its low bits.
+func singleSpaced(s string) bool {
+	const (
+		ones   = 0x0101010101010101
+		top    = 0x8080808080808080
+		spaces = 0x20 * ones
+	)
+	var prev uint64 // the top bit: the last byte read was a space
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if w := word8(s, i); (w-0x2020202020202020|w)&0x8080808080808080 != 0 {
+		w := word8(s, i)
+		if (w-spaces|w)&top != 0 {
 			return false
 		}
+		x := w ^ spaces
+		sp := ^((x &^ top) + 0x7f*ones | x) & top // the top bit of each space
+		if sp&(sp<<8|prev) != 0 {
+			return false
+		}
+		prev = sp >> 56
 	}
 	for ; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= utf8.RuneSelf {
+		c := s[i]
+		if c < 0x20 || c >= utf8.RuneSelf || c == ' ' && prev != 0 {
 			return false
+		}
+		prev = 0
+		if c == ' ' {
+			prev = 0x80
 		}
 	}
 	return true
@@ -373,13 +393,8 @@ func printableASCII(s string) bool {
 // s when it is ASCII with single spaces between words already.
 func collapseSpaces(s string) string {
 	plain := s != "" && s[0] != ' ' && s[len(s)-1] != ' '
-	if plain && printableASCII(s) {
-		// No byte outside ASCII or below a space: only two spaces in a
-		// row would need collapsing.
-		if !strings.Contains(s, "  ") {
-			return s
-		}
-		return strings.Join(strings.Fields(s), " ")
+	if plain && singleSpaced(s) {
+		return s // no byte outside ASCII or below a space, no two spaces
 	}
 	for i := 0; i < len(s) && plain; i++ {
 		switch c := s[i]; {
