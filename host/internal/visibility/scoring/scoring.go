@@ -136,17 +136,29 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 		n      int
 		status EngineStatus
 	}
-	byEngine := map[string]*engAcc{}
-	for _, e := range engines {
-		byEngine[e] = &engAcc{status: EngineStatus{Engine: e}}
+	// The engines are few: an answer's is looked up in a list, in the
+	// engines' order (a map's hash of the name costs more).
+	accs := make([]*engAcc, len(engines))
+	for i, e := range engines {
+		if j := slices.Index(engines[:i], e); j >= 0 {
+			accs[i] = accs[j] // a name listed twice is one engine
+			continue
+		}
+		accs[i] = &engAcc{status: EngineStatus{Engine: e}}
 	}
 	answered := 0
 	var blocks analysis.Blocks
 	for i, a := range answers {
-		e := byEngine[a.Engine]
+		var e *engAcc
+		for k, name := range engines {
+			if name == a.Engine {
+				e = accs[k]
+				break
+			}
+		}
 		if e == nil {
 			e = &engAcc{status: EngineStatus{Engine: a.Engine}}
-			byEngine[a.Engine] = e
+			accs = append(accs, e)
 			engines = append(engines, a.Engine)
 		}
 		e.status.Planned++
@@ -193,8 +205,8 @@ func ScoreMentions(brands []analysis.Brand, engines []string, answers []analysis
 			}
 		}
 	}
-	for _, e := range engines {
-		ea := byEngine[e]
+	for k, e := range engines {
+		ea := accs[k]
 		out.Engines = append(out.Engines, ea.status)
 		if ea.n > 0 {
 			v := Round1(100 * ea.weight / float64(ea.n))
