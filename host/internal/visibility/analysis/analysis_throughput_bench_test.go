@@ -108,9 +108,9 @@ func loadThroughputCorpusTo(tb testing.TB, target int) ([]throughputSet, int) {
 
 // heraldPass is the whole analysis a report's answers get without a
 // judge model: mentions, positions and citations of every tracked brand
-// (ScoreMentions, as a report is scored), then the sentiment cue pass over
-// the sentences that name each mentioned brand (through one CueIndex of
-// the brands, as a run reads each answer it stores).
+// (ScoreMentions, as a report is scored), then each mentioned brand's
+// negative cue (CueText.NegativeAt through one CueIndex of the brands, as
+// a run reads each answer it stores without a judge model).
 func heraldPass(sets []throughputSet) int { return heraldPassWith(sets, false) }
 
 // heraldPassWith is heraldPass; with evidence it also writes out every

@@ -215,7 +215,7 @@ func (x *CueIndex) Text(text string) *CueText {
 // over many answers needs no CueText of its own per answer. The
 // BrandCues c gave before are no longer valid (their sentence lists
 // share c's buffer). It reads the text once for the negative phrases
-// (mayHoldNegative); the sentences are split and the needles found
+// (negativeSpots); the sentences are split and the needles found
 // when first asked for (BrandAt), and never for NegativeAt over a text
 // that holds no phrase.
 func (x *CueIndex) Reset(c *CueText, text string) {

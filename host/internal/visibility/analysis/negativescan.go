@@ -8,33 +8,24 @@ import (
 	"unicode/utf8"
 )
 
-// The negative phrases' scan: whether an answer could hold a negative cue
-// at all, read once over its text before any brand's sentences are
-// looked for. Most answers hold no phrase of negativeBefore or
-// negativeAfter anywhere, and then no brand of them has a cue.
-
-// mayHoldNegative says text may hold a negative cue for some brand: it is
-// false only when no phrase of negativeBefore or negativeAfter can be
-// read, in lower case, where the cue rule reads one. Every such phrase
-// is in the lowered sentence, word after word with spaces between (a
-// phrase before a name is compared word by word as strings.Fields splits
-// the sentence, one after it as written), and it starts where a word
-// starts: after a space or the start of its sentence (so after a byte
-// that is no ASCII letter or digit), or, after a name, past the
-// apostrophes, s's, commas and colons trimPossessive steps over (a run
-// of s at the start of a word). A text holding a character whose lower
-// case is ASCII (İ lowers to i, the Kelvin sign to k) is not read: it
-// may hold a phrase its bytes do not show.
-func mayHoldNegative(text string) bool {
-	spots, anywhere := negativeSpots(text, nil)
-	return anywhere || len(spots) > 0
-}
+// The negative phrases' scan: where in an answer a negative cue could
+// start, read once over its text before any brand's sentences are looked
+// for. Most answers hold no phrase of negativeBefore or negativeAfter
+// anywhere, and then no brand of them has a cue.
 
 // negativeSpots appends to spots, in order, every word start of text
-// where a negative phrase may start (mayHoldNegative's rule: every phrase
-// the cue rule reads starts at one of them); anywhere says the text
-// holds a character whose lower case is ASCII, so a phrase may be
-// anywhere (spots is then cut short).
+// where a phrase of negativeBefore or negativeAfter may start as the cue
+// rule reads it, in lower case; anywhere says the text holds a character
+// whose lower case is ASCII (İ lowers to i, the Kelvin sign to k), so a
+// phrase its bytes do not show may be anywhere (spots is then cut short).
+// Every phrase the rule reads is in the lowered sentence, word after word
+// with spaces between (a phrase before a name is compared word by word
+// as strings.Fields splits the sentence, a space after its last word; one
+// after a name as written, as a prefix of the rest), and it starts where
+// a word starts: after a space or the start of its sentence (so after a
+// byte that is no ASCII letter or digit), or, after a name, past the
+// apostrophes, s's, commas and colons trimPossessive steps over (a run of
+// s at the start of a word after one of them).
 func negativeSpots(text string, spots []int32) (_ []int32, anywhere bool) {
 	// Eight bytes at a time: where words start (a letter or digit after a
 	// byte that is none, notWord8), and at each start its first byte.

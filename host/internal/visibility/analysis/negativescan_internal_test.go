@@ -6,6 +6,14 @@ import (
 	"testing"
 )
 
+// mayHoldNegative says text may hold a negative cue for some brand: false
+// only when negativeSpots finds no spot and no character lowering into
+// ASCII.
+func mayHoldNegative(text string) bool {
+	spots, anywhere := negativeSpots(text, nil)
+	return anywhere || len(spots) > 0
+}
+
 // mayHoldNegative may say yes too often, never no too often: over texts
 // built from the phrases' words in every case and spacing, after names,
 // possessives, s's, colons and characters whose lower case is ASCII,

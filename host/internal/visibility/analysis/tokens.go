@@ -281,11 +281,6 @@ func abbreviation(prose string, i int) bool {
 	return false
 }
 
-// gap is the text between tokens k and k+1.
-func (t *tokens) gap(k int) string {
-	return t.text[t.list[k].end:t.list[k+1].start]
-}
-
 const (
 	gapBreak = iota
 	gapSoft  // spaces or a hyphen inside a name: Hub Spot, Mail-Chimp
